@@ -1,0 +1,38 @@
+"""The FastAPI application: routers per area, one settings object, one trace store."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from app.routes import api, assets, pages
+from app.settings import Settings, get_settings
+from app.spec import SpecError
+from app.store import TraceStore
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="xt",
+        summary="One training step of a small Llama-style transformer, op by op, forward and backward.",
+        version="0.1.0",
+    )
+    app.state.settings = settings
+    app.state.store = TraceStore(settings)
+
+    @app.exception_handler(SpecError)
+    async def spec_error(request: Request, exc: SpecError):
+        return JSONResponse(status_code=422, content={"detail": exc.detail()})
+
+    @app.get("/healthz", tags=["meta"])
+    async def healthz() -> dict:
+        return {"status": "ok"}
+
+    app.include_router(api.router)
+    app.include_router(assets.router)
+    app.include_router(pages.router)
+    return app
+
+
+app = create_app()

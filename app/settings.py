@@ -1,0 +1,47 @@
+"""One settings object: every limit the server enforces, overridable by XT_* environment
+variables (e.g. XT_CACHE_BYTES=100000000)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    # ---- what a spec may ask for
+    max_text_chars: int = 512  # characters of `text`
+    max_seq_len: int = 256  # config.seq_len
+    max_n_layer: int = 8
+    max_n_head: int = 16
+    max_n_embd: int = 512
+    max_ffn_hidden: int = 2048
+    max_vocab_size: int = 4096
+    max_params: int = 8_000_000  # total parameter count of a random-init config
+    max_n_seq: int = 4  # rows of `tokens`
+    max_seed: int = 2**32 - 1
+    # ---- server resources
+    cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
+    worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop
+    max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
+    # ---- paths
+    templates_dir: Path = ROOT / "templates"
+    static_dir: Path = ROOT / "static"
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        overrides = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"XT_{f.name.upper()}")
+            if raw is not None:
+                overrides[f.name] = Path(raw) if f.type == "Path" else int(raw)
+        return cls(**overrides)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,74 @@
+"""Trace cache: traces by spec id in an LRU bounded by bytes. An evicted trace is rebuilt
+from its spec (a trace is a pure function of it); the spec map is bounded by count."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+import xt_core
+from app.settings import Settings
+from app.spec import ResolvedSpec
+
+
+def build_trace(spec: ResolvedSpec) -> xt_core.Trace:
+    params = xt_core.init_params(spec.cfg, seed=spec.seed, dtype=np.dtype(spec.dtype))
+    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets)
+
+
+class TraceStore:
+    MAX_SPECS = 10_000
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._traces: OrderedDict[str, tuple[xt_core.Trace, int]] = OrderedDict()
+        self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._traces)
+
+    def remember(self, spec: ResolvedSpec) -> None:
+        with self._lock:
+            self._specs[spec.id] = spec
+            self._specs.move_to_end(spec.id)
+            while len(self._specs) > self.MAX_SPECS:
+                self._specs.popitem(last=False)
+
+    def spec(self, trace_id: str) -> ResolvedSpec | None:
+        with self._lock:
+            return self._specs.get(trace_id)
+
+    def get(self, spec: ResolvedSpec) -> xt_core.Trace:
+        """The trace for a spec, from the cache or built now (blocking: call off the event loop).
+        Concurrent requests for one spec build it once."""
+        self.remember(spec)
+        with self._lock:
+            hit = self._traces.get(spec.id)
+            if hit is not None:
+                self._traces.move_to_end(spec.id)
+                return hit[0]
+            build_lock = self._building.setdefault(spec.id, threading.Lock())
+        with build_lock:
+            with self._lock:
+                hit = self._traces.get(spec.id)
+                if hit is not None:
+                    return hit[0]
+            trace = build_trace(spec)
+            size = trace.nbytes()
+            with self._lock:
+                self._traces[spec.id] = (trace, size)
+                self._bytes += size
+                while self._bytes > self.settings.cache_bytes and len(self._traces) > 1:
+                    _, (_, old) = self._traces.popitem(last=False)
+                    self._bytes -= old
+                self._building.pop(spec.id, None)
+            return trace

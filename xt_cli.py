@@ -1,0 +1,78 @@
+"""The `xt` command: `xt gradcheck` (verify the hand-written backward) and `xt serve`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def _gradcheck(args) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    import xt_core
+    from xt_core.gradcheck import gradcheck
+
+    cfg = xt_core.PRESETS[args.preset]
+    params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float64)
+    rng = np.random.default_rng(args.seed)
+    tokens = rng.integers(0, cfg.vocab_size, size=(args.n_seq, min(args.seq, cfg.seq_len) + 1))
+    console = Console(width=max(Console().width, 120))
+    n_tensors = len(params) + len(xt_core.build_tape(cfg))
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("finite differences", total=n_tensors)
+
+        def advance(name: str) -> None:
+            progress.update(task, advance=1, description=name)
+
+        report = gradcheck(cfg, params, tokens[:, :-1], tokens[:, 1:], max_entries=args.max_entries,
+                           seed=args.seed, progress=advance)
+    table = Table(title=f"gradcheck: preset {args.preset}, float64, loss {report.loss:.6f}, tolerance {report.tolerance:g}")
+    for column in ("tensor", "kind", "shape", "entries", "max abs err", "max rel err", ""):
+        table.add_column(column, justify="right" if column in ("entries", "max abs err", "max rel err") else "left")
+    for row in report.rows:
+        table.add_row(row.name, row.kind, str(row.shape), str(row.checked), f"{row.max_abs_error:.2e}",
+                      f"{row.max_rel_error:.2e}", "[green]pass[/]" if row.passed else "[bold red]FAIL[/]")
+    console.print(table)
+    failed = [r.name for r in report.rows if not r.passed]
+    console.print(f"{len(report.rows) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+def _serve(args) -> int:
+    import uvicorn
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
+    if args.demo:
+        print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
+    uvicorn.run("app.main:app", host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def main(argv=None) -> int:
+    import xt_core
+
+    parser = argparse.ArgumentParser(prog="xt", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("gradcheck", help="finite differences in float64 for every parameter and intermediate")
+    check.add_argument("--preset", choices=sorted(xt_core.PRESETS), default="tiny")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--n-seq", type=int, default=2, help="sequences in the batch")
+    check.add_argument("--seq", type=int, default=16, help="positions per sequence (T)")
+    check.add_argument("--max-entries", type=int, default=64, help="entries checked per tensor (all when fewer)")
+    check.set_defaults(run=_gradcheck)
+    serve = sub.add_parser("serve", help="serve the walkthrough")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.set_defaults(run=_serve)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

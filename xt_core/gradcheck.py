@@ -1,0 +1,209 @@
+"""Gradients are verified, never trusted: central finite differences in float64.
+
+Two checks, both re-running the forward from the op onward on the tape:
+
+* `check_record(trace, index)`: what the walkthrough badge shows for one step. For a
+  seeded random direction u, compare <g, u> with (L(X + eps u) - L(X - eps u)) / 2 eps.
+  A forward step checks dL/d(its output) (the full gradient); a backward step checks the
+  contribution it adds to each of its inputs, perturbing the input for that op only. The
+  loss is always the true one, so a wrong backward (the bug lab) fails at its own step.
+* `gradcheck(cfg, params, inputs, targets)`: entry by entry for every parameter (all
+  entries of small tensors, a seeded sample of large ones) and every recorded tensor.
+
+Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction or
+entry set, and normwise over a tensor's sampled entries. Tolerances in TOLERANCE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.model import forward_backward
+from xt_core.tape import first_reader, replay_loss
+from xt_core.trace import Trace
+
+# Relative error allowed for a gradient of this dtype against float64 finite differences.
+# float64: FD truncation and round-off stay near 1e-9; float32: the analytic gradient
+# itself carries float32 round-off (about 1e-6 relative, more after cancellation).
+TOLERANCE = {"float64": 1e-6, "float32": 1e-3}
+FLOOR = 1e-10  # below this a derivative counts as zero (masked scores, a lone token's softmax)
+REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
+
+
+@dataclass(frozen=True)
+class DirectionCheck:
+    tensor: str  # the tensor perturbed
+    analytic: float  # <gradient, u>
+    numeric: float  # central difference of the true loss along u
+    rel_error: float
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    record: int
+    checks: list[DirectionCheck]
+    tolerance: float
+
+    @property
+    def max_rel_error(self) -> float:
+        return max((c.rel_error for c in self.checks), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        return self.max_rel_error <= self.tolerance
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), FLOOR)
+
+
+def _step_size(x: np.ndarray) -> float:
+    finite = x[np.isfinite(x)]
+    rms = float(np.sqrt(np.mean(finite * finite))) if finite.size else 1.0
+    return REL_STEP * max(rms, 1e-3)
+
+
+def _direction(x: np.ndarray, seed: int) -> np.ndarray:
+    u = np.random.default_rng(seed).standard_normal(x.shape)
+    u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
+    return u
+
+
+def _directional(trace: Trace, tensor: str, x: np.ndarray, grad, seed: int, loss_at) -> DirectionCheck:
+    u = _direction(x, seed)
+    eps = _step_size(x)
+    numeric = (loss_at(x + eps * u) - loss_at(x - eps * u)) / (2 * eps)
+    analytic = float(np.sum(np.asarray(grad, dtype=np.float64) * u))
+    return DirectionCheck(tensor, analytic, numeric, _rel(analytic, numeric))
+
+
+def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
+    """The gradient check of one walkthrough step (see module docstring)."""
+    record = trace.records[index]
+    env, nodes = trace.values64, trace.nodes
+    step_seed = seed * 1_000_003 + index
+    checks = []
+    if record.phase != "backward":
+        start = record.node + 1
+        name = record.name
+        checks.append(
+            _directional(
+                trace, name, env[name], trace.grad(name), step_seed,
+                lambda value: replay_loss(nodes, env, start, replace={name: value}),
+            )
+        )
+    else:
+        for slot, name in enumerate(record.inputs):
+            if name not in record.contributions:
+                continue
+            checks.append(
+                _directional(
+                    trace, name, env[name], record.contributions[name], step_seed + slot,
+                    lambda value, slot=slot: replay_loss(nodes, env, record.node, replace_input=(record.node, slot, value)),
+                )
+            )
+    return StepCheck(index, checks, TOLERANCE[trace.dtype.name])
+
+
+# ---------------------------------------------------------------------- whole-step gradcheck
+
+
+@dataclass
+class TensorReport:
+    name: str
+    kind: str  # "param" or "activation"
+    shape: tuple[int, ...]
+    checked: int  # entries compared
+    max_abs_error: float
+    max_rel_error: float  # max |g - fd| over max(|g|, |fd|) of the checked entries
+    passed: bool
+
+
+@dataclass
+class GradcheckReport:
+    rows: list[TensorReport] = field(default_factory=list)
+    tolerance: float = TOLERANCE["float64"]
+    loss: float = float("nan")
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.rows)
+
+
+def _entries(x: np.ndarray, grad: np.ndarray, max_entries: int, rng: np.random.Generator) -> np.ndarray:
+    """All finite entries of a small tensor; of a large one, the half with the largest
+    |gradient| (a sparse gradient such as dL/dprobs would otherwise be sampled as all
+    zeros and pass trivially) and a seeded random half of the rest."""
+    candidates = np.flatnonzero(np.isfinite(x))
+    if candidates.size <= max_entries:
+        return candidates
+    magnitude = np.abs(np.asarray(grad).reshape(-1)[candidates])
+    top = candidates[np.argsort(-magnitude, kind="stable")[: max_entries // 2]]
+    rest = np.setdiff1d(candidates, top)
+    return np.sort(np.concatenate([top, rng.choice(rest, size=max_entries - top.size, replace=False)]))
+
+
+def _check_entries(name, kind, x, grad, entries, loss_at, tolerance) -> TensorReport:
+    eps = _step_size(x)
+    flat = x.reshape(-1).copy()
+    numeric = np.empty(entries.size)
+    for n, i in enumerate(entries):
+        original = flat[i]
+        flat[i] = original + eps
+        plus = loss_at(flat.reshape(x.shape))
+        flat[i] = original - eps
+        minus = loss_at(flat.reshape(x.shape))
+        flat[i] = original
+        numeric[n] = (plus - minus) / (2 * eps)
+    analytic = np.asarray(grad, dtype=np.float64).reshape(-1)[entries]
+    abs_err = float(np.max(np.abs(analytic - numeric), initial=0.0))
+    scale = max(float(np.max(np.abs(analytic), initial=0.0)), float(np.max(np.abs(numeric), initial=0.0)), FLOOR)
+    rel = abs_err / scale
+    return TensorReport(name, kind, x.shape, int(entries.size), abs_err, rel, rel <= tolerance)
+
+
+def gradcheck(
+    cfg: Config,
+    params: dict[str, np.ndarray],
+    inputs,
+    targets,
+    max_entries: int = 64,
+    seed: int = 0,
+    include_activations: bool = True,
+    progress=None,
+) -> GradcheckReport:
+    """Entry-wise central differences in float64 against the hand-written backward.
+
+    Tensors with at most `max_entries` entries are checked whole, larger ones on a seeded
+    sample of that many. `progress(name)` is called before each tensor (CLI progress bar)."""
+    params64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    trace = forward_backward(cfg, params64, inputs, targets)
+    env, nodes = trace.values64, trace.nodes
+    rng = np.random.default_rng(seed)
+    tol = TOLERANCE["float64"]
+    report = GradcheckReport(tolerance=tol, loss=trace.loss)
+    for name in trace.param_names:
+        if progress:
+            progress(name)
+        start = first_reader(nodes, name)
+        report.rows.append(
+            _check_entries(
+                name, "param", env[name], trace.grad(name), _entries(env[name], trace.grad(name), max_entries, rng),
+                lambda value, name=name, start=start: replay_loss(nodes, env, start, replace={name: value}), tol,
+            )
+        )
+    if include_activations:
+        for i, node in enumerate(nodes):
+            if progress:
+                progress(node.name)
+            x = np.asarray(env[node.name])
+            report.rows.append(
+                _check_entries(
+                    node.name, "activation", x, trace.grad(node.name), _entries(x, trace.grad(node.name), max_entries, rng),
+                    lambda value, name=node.name, start=i + 1: replay_loss(nodes, env, start, replace={name: value}), tol,
+                )
+            )
+    return report

@@ -1,0 +1,67 @@
+"""The softmax Jacobian and the chain-rule check the walkthrough shows for one row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def softmax_jacobian(p: np.ndarray) -> np.ndarray:
+    """J = diag(p) - p p^T for a 1-D probability vector p (N,): J[i, j] = dp_i / ds_j.
+    Symmetric, rows sum to zero (adding a constant to every score changes nothing)."""
+    p = np.asarray(p)
+    if p.ndim != 1:
+        raise ValueError(f"softmax_jacobian takes a 1-D probability vector, got shape {p.shape}")
+    return np.diag(p) - np.outer(p, p)
+
+
+@dataclass(frozen=True)
+class JacobianCheck:
+    """J for one softmax row, the gradient arriving (dL/dp), J @ dL/dp computed here, and
+    the gradient the backward pass recorded for the scores (or logits)."""
+
+    indices: np.ndarray  # which entries of the row these vectors cover
+    p: np.ndarray
+    jacobian: np.ndarray
+    dprobs: np.ndarray
+    chain: np.ndarray  # J @ dL/dp
+    recorded: np.ndarray  # dL/dscores from the backward pass
+    max_abs_error: float  # over the whole row, even when restricted for display
+    max_rel_error: float
+
+    @property
+    def ok(self) -> bool:
+        tol = 1e-4 if self.recorded.dtype == np.float32 else 1e-9
+        return self.max_rel_error <= tol
+
+    def restricted(self, indices: np.ndarray) -> "JacobianCheck":
+        """The same check shown on a subset of the row (e.g. the top-k tokens)."""
+        pos = np.searchsorted(self.indices, indices)
+        return JacobianCheck(
+            indices=self.indices[pos],
+            p=self.p[pos],
+            jacobian=self.jacobian[np.ix_(pos, pos)],
+            dprobs=self.dprobs[pos],
+            chain=self.chain[pos],
+            recorded=self.recorded[pos],
+            max_abs_error=self.max_abs_error,
+            max_rel_error=self.max_rel_error,
+        )
+
+
+def check_softmax_row(p: np.ndarray, dprobs: np.ndarray, recorded: np.ndarray) -> JacobianCheck:
+    jac = softmax_jacobian(np.asarray(p, dtype=np.float64))
+    chain = jac @ np.asarray(dprobs, dtype=np.float64)  # J is symmetric: J^T dp == J dp
+    err = np.abs(chain - recorded)
+    scale = max(float(np.max(np.abs(chain))), float(np.max(np.abs(recorded))), 1e-30)
+    return JacobianCheck(
+        indices=np.arange(p.shape[0]),
+        p=p,
+        jacobian=jac,
+        dprobs=dprobs,
+        chain=chain,
+        recorded=recorded,
+        max_abs_error=float(err.max()),
+        max_rel_error=float(err.max() / scale),
+    )

@@ -1,0 +1,161 @@
+"""The Llama-style model of the seed, as a tape of ops, and one recorded training step.
+
+    x = tok_embeddings[tokens]
+    per layer L:  h = x + Wo(attend(softmax(scores(RoPE(n Wq), RoPE(n Wk))), n Wv)),  n = RMSNorm(x)
+                  x = h + W2(silu(m W1) * (m W3)),                                      m = RMSNorm(h)
+    logits = RMSNorm(x) @ W^T   (W = tok_embeddings when tied, else output)
+    loss = mean over all B*T positions of -log softmax(logits)[target]
+
+Tensor names are documented in xt_core/names.py; parameter names follow Meta/llama2.c.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.tape import Node, run_backward, run_forward
+from xt_core.trace import Trace
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
+    """Every parameter's name and shape; Linear weights are (in, out): y = x @ W."""
+    C, hd = cfg.n_embd, cfg.head_dim
+    shapes: dict[str, tuple[int, ...]] = {"tok_embeddings": (cfg.vocab_size, C)}
+    for L in range(cfg.n_layer):
+        p = f"layers.{L}"
+        shapes[f"{p}.attention_norm"] = (C,)
+        shapes[f"{p}.attention.wq"] = (C, cfg.n_head * hd)
+        shapes[f"{p}.attention.wk"] = (C, cfg.n_kv_head * hd)
+        shapes[f"{p}.attention.wv"] = (C, cfg.n_kv_head * hd)
+        shapes[f"{p}.attention.wo"] = (cfg.n_head * hd, C)
+        shapes[f"{p}.ffn_norm"] = (C,)
+        shapes[f"{p}.feed_forward.w1"] = (C, cfg.ffn_hidden)
+        shapes[f"{p}.feed_forward.w3"] = (C, cfg.ffn_hidden)
+        shapes[f"{p}.feed_forward.w2"] = (cfg.ffn_hidden, C)
+    shapes["norm"] = (C,)
+    if not cfg.tie_embeddings:
+        shapes["output"] = (cfg.vocab_size, C)
+    return shapes
+
+
+def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.ndarray]:
+    """Seeded random init: norm gains 1; weights N(0, 1/fan_in) so activations keep unit
+    scale and a random model's attention is not uniform; embeddings N(0, 1/C) so tied
+    logits start near unit scale. Drawn in float64, then cast: float32 and float64 models
+    of one seed hold the same numbers."""
+    dtype = np.dtype(dtype)
+    if dtype not in FLOAT_DTYPES:
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name, shape in param_shapes(cfg).items():
+        if len(shape) == 1:
+            value = np.ones(shape)
+        elif name in ("tok_embeddings", "output"):
+            value = rng.standard_normal(shape) / np.sqrt(cfg.n_embd)
+        else:
+            value = rng.standard_normal(shape) / np.sqrt(shape[0])
+        params[name] = value.astype(dtype)
+    return params
+
+
+def build_tape(cfg: Config) -> list[Node]:
+    """The step's ops in execution order; each node is named after the tensor it produces."""
+    nodes: list[Node] = []
+
+    def add(name, kind, inputs, layer=None, phase="forward", **attrs):
+        nodes.append(Node(name, kind, tuple(inputs), layer, phase, attrs))
+        return name
+
+    eps = cfg.norm_eps
+    x = add("embedding", "embedding", ["tokens", "tok_embeddings"])
+    for L in range(cfg.n_layer):
+        p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"
+        n = add(f"{p}.attention_norm.out", "rmsnorm", [x, f"{p}.attention_norm"], L, eps=eps)
+        q = add(f"{a}.q", "linear", [n, f"{a}.wq"], L)
+        k = add(f"{a}.k", "linear", [n, f"{a}.wk"], L)
+        v = add(f"{a}.v", "linear", [n, f"{a}.wv"], L)
+        q = add(f"{a}.q_rot", "rope", [q], L, n_heads=cfg.n_head, theta=cfg.rope_theta)
+        k = add(f"{a}.k_rot", "rope", [k], L, n_heads=cfg.n_kv_head, theta=cfg.rope_theta)
+        s = add(f"{a}.scores", "scores", [q, k], L, n_head=cfg.n_head, n_kv_head=cfg.n_kv_head)
+        pr = add(f"{a}.probs", "softmax", [s], L)
+        o = add(f"{a}.heads", "attend", [pr, v], L, n_kv_head=cfg.n_kv_head)
+        o = add(f"{a}.concat", "merge_heads", [o], L)
+        o = add(f"{a}.out", "linear", [o, f"{a}.wo"], L)
+        h = add(f"{p}.attention_residual", "residual", [x, o], L)
+        m = add(f"{p}.ffn_norm.out", "rmsnorm", [h, f"{p}.ffn_norm"], L, eps=eps)
+        gate = add(f"{f}.gate", "linear", [m, f"{f}.w1"], L)
+        up = add(f"{f}.up", "linear", [m, f"{f}.w3"], L)
+        s = add(f"{f}.swiglu", "swiglu", [gate, up], L)
+        o = add(f"{f}.out", "linear", [s, f"{f}.w2"], L)
+        x = add(f"{p}.ffn_residual", "residual", [h, o], L)
+    x = add("norm.out", "rmsnorm", [x, "norm"], eps=eps)
+    logits = add("logits", "unembed", [x, "tok_embeddings" if cfg.tie_embeddings else "output"])
+    probs = add("probs", "softmax", [logits], phase="loss")
+    token_loss = add("token_loss", "token_loss", [probs, "targets"], phase="loss")
+    add("loss", "mean", [token_loss], phase="loss")
+    return nodes
+
+
+def check_params(cfg: Config, params: dict[str, np.ndarray]) -> np.dtype:
+    """Names, shapes and one common float dtype; returns that dtype."""
+    expected = param_shapes(cfg)
+    missing = sorted(set(expected) - set(params))
+    extra = sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(f"params do not match the config: missing {missing}, unexpected {extra}")
+    dtypes = {np.asarray(v).dtype for v in params.values()}
+    if len(dtypes) != 1 or next(iter(dtypes)) not in FLOAT_DTYPES:
+        raise ValueError(f"params must all be float32 or all float64, got {sorted(map(str, dtypes))}")
+    for name, shape in expected.items():
+        if np.shape(params[name]) != shape:
+            raise ValueError(f"param {name} has shape {np.shape(params[name])}, expected {shape}")
+    return next(iter(dtypes))
+
+
+def check_tokens(cfg: Config, inputs, targets) -> tuple[np.ndarray, np.ndarray]:
+    """Accepts (T,) or (n_seq, T) integer arrays; returns both as (n_seq, T) int64."""
+    checked = []
+    for field_name, ids in (("inputs", inputs), ("targets", targets)):
+        ids = np.asarray(ids)
+        if ids.dtype.kind not in "iu":
+            raise ValueError(f"{field_name} must be integer token ids, got dtype {ids.dtype}")
+        if ids.ndim == 1:
+            ids = ids[None, :]
+        if ids.ndim != 2:
+            raise ValueError(f"{field_name} must have shape (T,) or (n_seq, T), got {ids.shape}")
+        if ids.shape[0] < 1 or ids.shape[1] < 1:
+            raise ValueError(f"{field_name} must hold at least one token, got shape {ids.shape}")
+        if ids.shape[1] > cfg.seq_len:
+            raise ValueError(f"{field_name} has T = {ids.shape[1]} positions, more than seq_len = {cfg.seq_len}")
+        bad = np.flatnonzero((ids < 0) | (ids >= cfg.vocab_size))
+        if bad.size:
+            where = np.unravel_index(bad[0], ids.shape)
+            raise ValueError(
+                f"{field_name} holds token id {int(ids[where])} at {tuple(map(int, where))}, "
+                f"outside [0, vocab_size = {cfg.vocab_size})"
+            )
+        checked.append(ids.astype(np.int64, copy=False))
+    if checked[0].shape != checked[1].shape:
+        raise ValueError(f"targets shape {checked[1].shape} differs from inputs shape {checked[0].shape}")
+    return checked[0], checked[1]
+
+
+def forward_backward(cfg: Config, params: dict[str, np.ndarray], inputs, targets, backward_override=None) -> Trace:
+    """One recorded training step: forward, loss, backward. Nothing is copied for
+    recording: the trace keeps the arrays the step computed."""
+    if not isinstance(cfg, Config):
+        raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
+    dtype = check_params(cfg, params)
+    tokens, targets = check_tokens(cfg, inputs, targets)
+    nodes = build_tape(cfg)
+    env = {name: np.asarray(value) for name, value in params.items()}
+    env["tokens"], env["targets"] = tokens, targets
+    caches = run_forward(nodes, env)
+    grads, contributions = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override)
+    return Trace(cfg=cfg, nodes=nodes, values=env, all_grads=grads, contributions=contributions, param_names=list(params))

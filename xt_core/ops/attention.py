@@ -1,0 +1,185 @@
+"""Causal grouped-query attention, split into the steps a learner walks through:
+RoPE, scores, softmax, attend (probs @ v), merge heads.
+
+Dimensions: B sequences, T positions, H query heads, K = n_kv_head key/value heads,
+G = H / K query heads per kv head, hd = head width. Query head h reads kv head h // G,
+so heads are laid out as (K, G) and a kv head is shared by G consecutive query heads:
+its gradient is the *sum* over those G heads.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+# --------------------------------------------------------------------------- RoPE
+
+ROPE_FORWARD_TEX = r"\begin{pmatrix} y_{2i} \\ y_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,i} & -\sin\phi_{t,i} \\ \sin\phi_{t,i} & \cos\phi_{t,i} \end{pmatrix} \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}, \quad \phi_{t,i} = t\,\theta^{-2i/d_h}"
+ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial x_{2i} \\ \partial x_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,i} & \sin\phi_{t,i} \\ -\sin\phi_{t,i} & \cos\phi_{t,i} \end{pmatrix} \begin{pmatrix} \partial y_{2i} \\ \partial y_{2i+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
+
+
+@lru_cache(maxsize=64)
+def rope_tables(T: int, hd: int, theta: float, dtype_str: str) -> tuple[np.ndarray, np.ndarray]:
+    """cos, sin of shape (T, 1, hd/2): angle[t, i] = t * theta^(-2i/hd), computed in float64
+    once, then cast, so float32 and float64 runs rotate by the same angles."""
+    inv_freq = theta ** (-np.arange(0, hd, 2, dtype=np.float64) / hd)
+    angle = np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
+    cos = np.cos(angle)[:, None, :].astype(dtype_str)
+    sin = np.sin(angle)[:, None, :].astype(dtype_str)
+    cos.flags.writeable = False
+    sin.flags.writeable = False
+    return cos, sin
+
+
+def _rotate(x: np.ndarray, n_heads: int, theta: float, transpose: bool) -> np.ndarray:
+    B, T, width = x.shape
+    hd = width // n_heads
+    cos, sin = rope_tables(T, hd, float(theta), x.dtype.str)
+    if transpose:
+        sin = -sin
+    pairs = x.reshape(B, T, n_heads, hd // 2, 2)
+    even, odd = pairs[..., 0], pairs[..., 1]
+    out = np.empty_like(pairs)
+    out[..., 0] = even * cos - odd * sin
+    out[..., 1] = even * sin + odd * cos
+    return out.reshape(B, T, width)
+
+
+def rope_forward(x: np.ndarray, n_heads: int, theta: float):
+    """x (B, T, n_heads*hd) -> same shape, each pair (2i, 2i+1) of each head rotated by t*theta^(-2i/hd)."""
+    return _rotate(x, n_heads, theta, transpose=False), (n_heads, theta)
+
+
+def rope_backward(dy: np.ndarray, cache):
+    """Forward: y = R(t) x per pair. R is orthogonal, so dx = R(t)^T dy: rotate by -angle.
+    Applying R again instead of R^T is a classic mistake (the bug lab has it)."""
+    n_heads, theta = cache
+    return (_rotate(dy, n_heads, theta, transpose=True),)
+
+
+# --------------------------------------------------------------------------- scores
+
+SCORES_FORWARD_TEX = r"S_{h,i,j} = \frac{q_{h,i} \cdot k_{\lfloor h/G \rfloor,j}}{\sqrt{d_h}} \ (j \le i), \qquad S_{h,i,j} = -\infty \ (j > i)"
+SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial q_{h,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{h,i,j}} k_{j}, \qquad \frac{\partial L}{\partial k_{g,j}} = \frac{1}{\sqrt{d_h}} \sum_{h \in g} \sum_{i \ge j} \frac{\partial L}{\partial S_{h,i,j}} q_{h,i}"
+
+
+def _split_queries(q: np.ndarray, n_head: int, n_kv_head: int) -> np.ndarray:
+    """(B, T, H*hd) -> (B, K, G, T, hd)."""
+    B, T, width = q.shape
+    hd = width // n_head
+    return q.reshape(B, T, n_kv_head, n_head // n_kv_head, hd).transpose(0, 2, 3, 1, 4)
+
+
+def _split_kv(k: np.ndarray, n_kv_head: int) -> np.ndarray:
+    """(B, T, K*hd) -> (B, K, 1, T, hd): the 1 broadcasts over the G query heads of a group."""
+    B, T, width = k.shape
+    return k.reshape(B, T, n_kv_head, 1, width // n_kv_head).transpose(0, 2, 3, 1, 4)
+
+
+def _merge_queries(x: np.ndarray) -> np.ndarray:
+    """(B, K, G, T, hd) -> (B, T, K*G*hd)."""
+    B, K, G, T, hd = x.shape
+    return x.transpose(0, 3, 1, 2, 4).reshape(B, T, K * G * hd)
+
+
+def _merge_kv(x: np.ndarray) -> np.ndarray:
+    """(B, K, G, T, hd) summed over G -> (B, T, K*hd): the GQA gradient sum."""
+    summed = x.sum(axis=2) if x.shape[2] > 1 else x[:, :, 0]
+    B, K, T, hd = summed.shape
+    return summed.transpose(0, 2, 1, 3).reshape(B, T, K * hd)
+
+
+@lru_cache(maxsize=64)
+def causal_mask(T: int) -> np.ndarray:
+    """(T, T) bool, True where key j is in the future of query i (j > i)."""
+    mask = np.triu(np.ones((T, T), dtype=bool), k=1)
+    mask.flags.writeable = False
+    return mask
+
+
+def scores_forward(q: np.ndarray, k: np.ndarray, n_head: int, n_kv_head: int):
+    """q (B, T, H*hd), k (B, T, K*hd) -> scores (B, H, T, T), scaled by 1/sqrt(hd), future masked to -inf."""
+    B, T, width = q.shape
+    hd = width // n_head
+    scale = q.dtype.type(1.0 / np.sqrt(hd))
+    qh = _split_queries(q, n_head, n_kv_head)
+    kh = _split_kv(k, n_kv_head)
+    scores = (qh @ kh.swapaxes(-1, -2)).reshape(B, n_head, T, T)
+    scores *= scale
+    scores[..., causal_mask(T)] = -np.inf
+    return scores, (qh, kh, scale, n_head)
+
+
+def scores_backward(dscores: np.ndarray, cache):
+    """Forward: S = (q @ k^T) * scale, masked. Masked entries are constants, so their
+    incoming gradient is dropped.  dq = dS @ k * scale;  dk = sum over the group of dS^T @ q * scale."""
+    qh, kh, scale, n_head = cache
+    B, K, G, T, hd = qh.shape
+    ds = np.where(causal_mask(T), 0, dscores).astype(dscores.dtype, copy=False) * scale
+    ds = ds.reshape(B, K, G, T, T)
+    dq = _merge_queries(ds @ kh)
+    dk = _merge_kv(ds.swapaxes(-1, -2) @ qh)
+    return dq, dk
+
+
+# --------------------------------------------------------------------------- softmax
+
+SOFTMAX_FORWARD_TEX = r"p_{j} = \frac{e^{s_j - \max_k s_k}}{\sum_{k} e^{s_k - \max_k s_k}}"
+SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial s} = J^{\top} \frac{\partial L}{\partial p}, \quad J = \mathrm{diag}(p) - p p^{\top} \quad\Longrightarrow\quad \frac{\partial L}{\partial s_j} = p_j\Big(\frac{\partial L}{\partial p_j} - \sum_k p_k \frac{\partial L}{\partial p_k}\Big)"
+
+
+def softmax_forward(x: np.ndarray):
+    """x (..., N) -> p (..., N), normalized over the last axis; -inf entries get p = 0."""
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    e /= e.sum(axis=-1, keepdims=True)
+    return e, e
+
+
+def softmax_backward(dp: np.ndarray, p):
+    """Forward: p = softmax(x). Per row, dx = J dp with J = diag(p) - p p^T (symmetric),
+    i.e. dx = p * (dp - sum(p * dp)); dropping the `- sum` term is a classic mistake."""
+    return (p * (dp - np.sum(p * dp, axis=-1, keepdims=True)),)
+
+
+# --------------------------------------------------------------------------- attend
+
+ATTEND_FORWARD_TEX = r"o_{h,i} = \sum_{j \le i} P_{h,i,j}\, v_{\lfloor h/G \rfloor, j}"
+ATTEND_BACKWARD_TEX = r"\frac{\partial L}{\partial P_{h,i,j}} = \frac{\partial L}{\partial o_{h,i}} \cdot v_{j}, \qquad \frac{\partial L}{\partial v_{g,j}} = \sum_{h \in g} \sum_{i} P_{h,i,j} \frac{\partial L}{\partial o_{h,i}}"
+
+
+def attend_forward(probs: np.ndarray, v: np.ndarray, n_kv_head: int):
+    """probs (B, H, T, T), v (B, T, K*hd) -> heads (B, H, T, hd) = probs @ v per head."""
+    B, H, T, _ = probs.shape
+    ph = probs.reshape(B, n_kv_head, H // n_kv_head, T, T)
+    vh = _split_kv(v, n_kv_head)
+    out = ph @ vh
+    return out.reshape(B, H, T, out.shape[-1]), (ph, vh)
+
+
+def attend_backward(dheads: np.ndarray, cache):
+    """Forward: o = P @ v.  dP = do @ v^T;  dv = sum over the group of P^T @ do."""
+    ph, vh = cache
+    B, K, G, T, _ = ph.shape
+    do = dheads.reshape(B, K, G, T, dheads.shape[-1])
+    dprobs = (do @ vh.swapaxes(-1, -2)).reshape(B, K * G, T, T)
+    dv = _merge_kv(ph.swapaxes(-1, -2) @ do)
+    return dprobs, dv
+
+
+# --------------------------------------------------------------------------- merge heads
+
+MERGE_HEADS_FORWARD_TEX = r"y_{t} = \big[\,o_{0,t} \,\|\, o_{1,t} \,\|\, \cdots \,\|\, o_{H-1,t}\,\big]"
+MERGE_HEADS_BACKWARD_TEX = r"\frac{\partial L}{\partial o_{h,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{h d_h : (h+1) d_h}"
+
+
+def merge_heads_forward(heads: np.ndarray):
+    """heads (B, H, T, hd) -> y (B, T, H*hd), heads side by side."""
+    B, H, T, hd = heads.shape
+    return heads.transpose(0, 2, 1, 3).reshape(B, T, H * hd), H
+
+
+def merge_heads_backward(dy: np.ndarray, n_head: int):
+    """Forward: y = concat over heads. Backward slices it back: a pure re-layout."""
+    B, T, width = dy.shape
+    return (dy.reshape(B, T, n_head, width // n_head).transpose(0, 2, 1, 3),)

@@ -1,0 +1,112 @@
+"""Embedding lookup, matmuls, the residual add and the SwiGLU gate.
+
+Dimension names: B sequences, T positions, C = n_embd, V = vocab_size,
+F = ffn_hidden; `in`/`out` are a Linear's widths (weights stored (in, out): y = x @ W).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# --------------------------------------------------------------------------- embedding
+
+EMBEDDING_FORWARD_TEX = r"x_{b,t,:} = E_{\mathrm{tok}_{b,t},\,:}"
+EMBEDDING_BACKWARD_TEX = r"\frac{\partial L}{\partial E_{v,:}} \mathrel{+}= \sum_{(b,t):\,\mathrm{tok}_{b,t}=v} \frac{\partial L}{\partial x_{b,t,:}}"
+
+
+def embedding_forward(tokens: np.ndarray, table: np.ndarray):
+    """tokens (B, T) int, table (V, C) -> x (B, T, C) = table[tokens]."""
+    return table[tokens], (tokens, table.shape)
+
+
+def embedding_backward(dx: np.ndarray, cache):
+    """Forward: x = table[tokens]. Each row of dx (B, T, C) flows back to the row of its token;
+    a token used twice gets both rows added (np.add.at, not fancy-index assignment, which
+    would keep only the last)."""
+    tokens, table_shape = cache
+    dtable = np.zeros(table_shape, dtype=dx.dtype)
+    np.add.at(dtable, tokens.reshape(-1), dx.reshape(-1, table_shape[1]))
+    return None, dtable
+
+
+# --------------------------------------------------------------------------- linear
+
+LINEAR_FORWARD_TEX = r"Y = X W"
+LINEAR_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial Y} W^{\top}, \qquad \frac{\partial L}{\partial W} = X^{\top} \frac{\partial L}{\partial Y}"
+
+
+def linear_forward(x: np.ndarray, weight: np.ndarray):
+    """x (B, T, in), weight (in, out) -> y (B, T, out) = x @ weight."""
+    return x @ weight, (x, weight)
+
+
+def linear_backward(dy: np.ndarray, cache):
+    """Forward: y = x @ weight.  dx = dy @ weight^T;  dweight = x^T @ dy (X first: (in, out))."""
+    x, weight = cache
+    dx = dy @ weight.T
+    dweight = x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
+    return dx, dweight
+
+
+# --------------------------------------------------------------------------- unembed (LM head)
+
+UNEMBED_FORWARD_TEX = r"\mathrm{logits} = X W^{\top}, \quad W \in \mathbb{R}^{V \times C}"
+UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial \mathrm{logits}} W, \qquad \frac{\partial L}{\partial W} \mathrel{+}= \Big(\frac{\partial L}{\partial \mathrm{logits}}\Big)^{\top} X"
+
+
+def unembed_forward(x: np.ndarray, weight: np.ndarray):
+    """x (B, T, C), weight (V, C) -> logits (B, T, V) = x @ weight^T.
+    With tied embeddings `weight` is tok_embeddings, which then gets a second gradient."""
+    return x @ weight.T, (x, weight)
+
+
+def unembed_backward(dlogits: np.ndarray, cache):
+    """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
+    x, weight = cache
+    dx = dlogits @ weight
+    dweight = dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+    return dx, dweight
+
+
+# --------------------------------------------------------------------------- residual add
+
+RESIDUAL_FORWARD_TEX = r"h = x + f(x)"
+RESIDUAL_BACKWARD_TEX = r"\frac{\partial L}{\partial x} \mathrel{+}= \frac{\partial L}{\partial h}, \qquad \frac{\partial L}{\partial f} = \frac{\partial L}{\partial h}"
+
+
+def residual_forward(x: np.ndarray, branch: np.ndarray):
+    """x, branch (B, T, C) -> h = x + branch."""
+    return x + branch, None
+
+
+def residual_backward(dh: np.ndarray, cache):
+    """Forward: h = x + branch. The gradient is copied unchanged to both summands; x also
+    receives its branch's contribution later, so the tape *adds* into dx."""
+    return dh, dh
+
+
+# --------------------------------------------------------------------------- SwiGLU
+
+SWIGLU_FORWARD_TEX = r"s = \mathrm{silu}(a) \odot u, \quad \mathrm{silu}(a) = a\,\sigma(a), \quad a = n W_1,\ u = n W_3"
+SWIGLU_BACKWARD_TEX = r"\frac{\partial L}{\partial a} = \frac{\partial L}{\partial s} \odot u \odot \sigma(a)\big(1 + a(1-\sigma(a))\big), \qquad \frac{\partial L}{\partial u} = \frac{\partial L}{\partial s} \odot \mathrm{silu}(a)"
+
+
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    # exp of -|a| never overflows; both branches are the same function
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
+
+
+def swiglu_forward(gate: np.ndarray, up: np.ndarray):
+    """gate = n @ W1, up = n @ W3, both (B, T, F) -> s (B, T, F) = silu(gate) * up."""
+    sig = _sigmoid(gate)
+    silu = gate * sig
+    return silu * up, (gate, up, sig, silu)
+
+
+def swiglu_backward(ds: np.ndarray, cache):
+    """Forward: s = silu(gate) * up.
+    dgate = ds * up * silu'(gate), silu'(a) = sigma(a) * (1 + a * (1 - sigma(a)));  dup = ds * silu(gate)."""
+    gate, up, sig, silu = cache
+    dsilu = sig * (1 + gate * (1 - sig))
+    return ds * up * dsilu, ds * silu

@@ -1,0 +1,27 @@
+"""RMSNorm: y = x / sqrt(mean(x^2) + eps) * g, over the last axis (C)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+RMSNORM_FORWARD_TEX = r"r = \Big(\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon\Big)^{-1/2}, \quad \hat{x} = r\,x, \quad y = \hat{x} \odot g"
+RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial y} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_j \frac{\partial L}{\partial \hat{x}_j}\hat{x}_j\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial y} \odot g"
+
+
+def rmsnorm_forward(x: np.ndarray, gain: np.ndarray, eps: float):
+    """x (B, T, C), gain (C,) -> y (B, T, C).  r (B, T, 1) = 1/sqrt(mean(x^2) + eps)."""
+    r = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + x.dtype.type(eps))
+    xhat = x * r
+    return xhat * gain, (xhat, r, gain)
+
+
+def rmsnorm_backward(dy: np.ndarray, cache):
+    """Forward: y = xhat * gain, xhat = x * r.
+    dgain = sum over (B, T) of dy * xhat.
+    dx = r * (dxhat - xhat * mean(dxhat * xhat)): r depends on x too, which gives the
+    projection term; forgetting it is a classic mistake (the bug lab has it)."""
+    xhat, r, gain = cache
+    dgain = np.einsum("btc,btc->c", dy, xhat)
+    dxhat = dy * gain
+    dx = r * (dxhat - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True))
+    return dx, dgain

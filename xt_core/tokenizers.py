@@ -1,0 +1,101 @@
+"""Tokenizers: byte-level (any UTF-8 text, vocab 256) and character-level (vocab = the
+sorted distinct characters of a text). Both round-trip: decode(encode(s)) == s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ByteTokenizer:
+    """One token per UTF-8 byte; needs vocab_size >= 256."""
+
+    name = "byte"
+    vocab_size = 256
+
+    def encode(self, text: str) -> list[int]:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, got {type(text).__name__}")
+        return list(text.encode("utf-8"))
+
+    def decode(self, ids) -> str:
+        return bytes(_check_ids(ids, self.vocab_size)).decode("utf-8", errors="replace")
+
+    def token_label(self, token_id: int) -> str:
+        """A short printable label for one token (axis labels): a lone byte of a multi-byte
+        character shows as its hex value."""
+        if 32 <= token_id < 127:
+            return chr(token_id)
+        return _SPECIAL.get(chr(token_id), f"\\x{token_id:02x}")
+
+    def to_dict(self) -> dict:
+        return {"name": self.name}
+
+
+@dataclass(frozen=True)
+class CharTokenizer:
+    """One token per character of a fixed alphabet (the sorted distinct characters of a text)."""
+
+    chars: str
+    name = "char"
+
+    def __post_init__(self):
+        if not self.chars:
+            raise ValueError("a character tokenizer needs a non-empty alphabet")
+        if len(set(self.chars)) != len(self.chars) or list(self.chars) != sorted(self.chars):
+            raise ValueError("alphabet must be sorted distinct characters (use CharTokenizer.from_text)")
+
+    @classmethod
+    def from_text(cls, text: str) -> "CharTokenizer":
+        if not isinstance(text, str) or not text:
+            raise ValueError("a character tokenizer is built from a non-empty text")
+        return cls("".join(sorted(set(text))))
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.chars)
+
+    @property
+    def _index(self) -> dict[str, int]:
+        return {c: i for i, c in enumerate(self.chars)}
+
+    def encode(self, text: str) -> list[int]:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, got {type(text).__name__}")
+        index = self._index
+        ids = []
+        for position, char in enumerate(text):
+            if char not in index:
+                raise ValueError(f"character {char!r} at position {position} is not in the tokenizer's vocabulary")
+            ids.append(index[char])
+        return ids
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[i] for i in _check_ids(ids, self.vocab_size))
+
+    def token_label(self, token_id: int) -> str:
+        char = self.chars[token_id]
+        return _SPECIAL.get(char, char)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "chars": self.chars}
+
+
+_SPECIAL = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+
+
+def _check_ids(ids, vocab_size: int) -> list[int]:
+    out = []
+    for position, i in enumerate(ids):
+        if isinstance(i, bool) or not hasattr(i, "__index__") or not 0 <= int(i) < vocab_size:
+            raise ValueError(f"token id {i!r} at position {position} is outside [0, {vocab_size})")
+        out.append(int(i))
+    return out
+
+
+def make_tokenizer(name: str, text: str | None = None):
+    """"byte" or "char" (whose vocabulary is `text`'s sorted distinct characters)."""
+    if name == "byte":
+        return ByteTokenizer()
+    if name == "char":
+        return CharTokenizer.from_text(text or "")
+    raise ValueError(f'tokenizer must be "byte" or "char", got {name!r}')
