@@ -1,0 +1,169 @@
+"""The whole step: shapes, names, records, accumulation, dtype, determinism, gradients."""
+
+import numpy as np
+import pytest
+
+import xt_core
+from tests.conftest import make_batch
+from xt_core.gradcheck import check_record, gradcheck
+from xt_core.names import tensor_names
+
+CONFIGS = {
+    "tied-gqa-L2": dict(vocab_size=11, n_layer=2, n_head=4, n_kv_head=2, n_embd=8, ffn_hidden=12, seq_len=8),
+    "untied-mha-L1": dict(vocab_size=9, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=10, seq_len=6,
+                          tie_embeddings=False),
+    "tied-mqa-L3": dict(vocab_size=7, n_layer=3, n_head=4, n_kv_head=1, n_embd=8, ffn_hidden=6, seq_len=5),
+    "untied-gqa-L1": dict(vocab_size=13, n_layer=1, n_head=6, n_kv_head=3, n_embd=12, ffn_hidden=8, seq_len=9,
+                          tie_embeddings=False, rope_theta=500.0),
+}
+BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("n_seq,T", BATCHES)
+def test_gradcheck_every_parameter_and_intermediate(name, n_seq, T):
+    cfg = xt_core.Config(**CONFIGS[name])
+    params = xt_core.init_params(cfg, seed=3, dtype=np.float64)
+    inputs, targets = make_batch(cfg, n_seq, T, seed=n_seq)
+    report = gradcheck(cfg, params, inputs, targets, max_entries=24)
+    failing = [(r.name, r.max_rel_error) for r in report.rows if not r.passed]
+    assert not failing
+    assert {r.name for r in report.rows} == set(params) | set(tensor_names(cfg))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_step_check_passes(tiny, dtype):
+    params = xt_core.init_params(tiny, seed=0, dtype=dtype)
+    inputs, targets = make_batch(tiny, 2, 12)
+    trace = xt_core.forward_backward(tiny, params, inputs, targets)
+    results = [check_record(trace, i) for i in range(len(trace.records))]
+    assert all(r.passed for r in results), [(trace.records[r.record].name, r.max_rel_error) for r in results if not r.passed]
+    assert all(r.checks for r in results)
+
+
+def test_a_wrong_backward_fails_at_its_own_step(tiny):
+    """The checks can fail: a softmax backward without its `- sum(p dp)` term is caught at
+    the step of that op, and every step later in the backward pass still passes."""
+    params = xt_core.init_params(tiny, seed=0, dtype=np.float64)
+    inputs, targets = make_batch(tiny, 1, 10)
+    target = "layers.1.attention.probs"
+
+    def broken(node):
+        if node.name == target:
+            return lambda dp, p: (p * dp,)
+        return None
+
+    trace = xt_core.forward_backward(tiny, params, inputs, targets, backward_override=broken)
+    backward = [r for r in trace.records if r.phase == "backward"]
+    verdicts = [(r.name, check_record(trace, r.index).passed) for r in backward]
+    first_bad = next(name for name, ok in verdicts if not ok)
+    assert first_bad == target
+    assert all(ok for name, ok in verdicts[: [n for n, _ in verdicts].index(target)])
+
+
+def test_contract_shapes_and_names(tiny):
+    params = xt_core.init_params(tiny, seed=0)
+    assert params["tok_embeddings"].shape == (96, 64)
+    assert params["layers.1.attention.wq"].shape == (64, 64)
+    assert params["layers.1.attention.wk"].shape == (64, 32)
+    assert params["layers.1.attention.wo"].shape == (64, 64)
+    assert params["layers.0.feed_forward.w1"].shape == (64, 172)
+    assert params["layers.0.feed_forward.w2"].shape == (172, 64)
+    assert "output" not in params
+    inputs, targets = make_batch(tiny, 3, 7)
+    trace = xt_core.forward_backward(tiny, params, inputs, targets)
+    assert trace["layers.0.attention.scores"].shape == (3, 4, 7, 7)
+    assert trace["layers.0.attention.probs"].shape == (3, 4, 7, 7)
+    assert trace["layers.0.attention.heads"].shape == (3, 4, 7, 16)
+    assert trace["layers.0.attention.k"].shape == (3, 7, 32)
+    assert trace["logits"].shape == (3, 7, 96)
+    assert trace["token_loss"].shape == (3, 7)
+    assert set(trace.grads) == set(params)
+    for name in tensor_names(tiny):
+        assert trace.grad(name).shape == np.shape(trace[name]), name
+    for name, value in params.items():
+        assert trace.grads[name].shape == value.shape
+    assert trace.loss == pytest.approx(float(np.mean(trace["token_loss"])))
+
+
+def test_records_run_forward_then_loss_then_backward_in_reverse(tiny):
+    trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny), *make_batch(tiny, 1, 5))
+    phases = [r.phase for r in trace.records]
+    n = len(trace.nodes)
+    assert phases[:n].count("loss") == 3 and phases[n - 3 : n] == ["loss"] * 3
+    assert phases[n:] == ["backward"] * n
+    assert [r.name for r in trace.records[n:]] == [r.name for r in trace.records[:n]][::-1]
+    for r in trace.records:
+        assert r.forward_latex and r.backward_latex
+        assert r.layer is None or 0 <= r.layer < tiny.n_layer
+
+
+def test_contributions_add_up_to_the_gradient(tiny):
+    """Residual stream and tied embedding: several contributions, summed."""
+    trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny, dtype=np.float64), *make_batch(tiny, 2, 6))
+    sums: dict[str, np.ndarray] = {}
+    for r in trace.records:
+        for name, g in r.contributions.items():
+            sums[name] = sums.get(name, 0) + g
+    for name, total in sums.items():
+        np.testing.assert_allclose(total, trace.grad(name), rtol=1e-12, atol=1e-15)
+    readers = [r for r in trace.records if r.phase == "backward" and "tok_embeddings" in r.contributions]
+    assert [r.name for r in readers] == ["logits", "embedding"]
+    readers = [r for r in trace.records if r.phase == "backward" and "layers.0.attention_residual" in r.contributions]
+    assert len(readers) == 2  # the FFN residual add and ffn_norm
+
+
+def test_untied_head_has_its_own_gradient():
+    cfg = xt_core.Config(**CONFIGS["untied-mha-L1"])
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), *make_batch(cfg, 1, 4))
+    assert "output" in trace.grads
+    backward_names = [r.name for r in trace.records if r.phase == "backward" and "tok_embeddings" in r.contributions]
+    assert backward_names == ["embedding"]
+
+
+def test_float32_stays_float32(tiny):
+    trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny, dtype=np.float32), *make_batch(tiny, 2, 9))
+    for name in tensor_names(tiny):
+        assert trace[name].dtype == np.float32, name
+        assert trace.grad(name).dtype == np.float32, name
+    for r in trace.records:
+        for name, g in r.contributions.items():
+            assert g.dtype == np.float32, (r.name, name)
+
+
+def test_same_spec_same_bits(tiny):
+    def run():
+        return xt_core.forward_backward(tiny, xt_core.init_params(tiny, seed=7), *make_batch(tiny, 2, 9, seed=5))
+
+    a, b = run(), run()
+    assert a.loss == b.loss
+    for name in tensor_names(tiny):
+        assert a[name].tobytes() == b[name].tobytes()
+        assert a.grad(name).tobytes() == b.grad(name).tobytes()
+    for name in a.grads:
+        assert a.grads[name].tobytes() == b.grads[name].tobytes()
+
+
+def test_one_dimensional_inputs_are_one_sequence(tiny):
+    inputs, targets = make_batch(tiny, 1, 6)
+    a = xt_core.forward_backward(tiny, xt_core.init_params(tiny), inputs[0], targets[0])
+    b = xt_core.forward_backward(tiny, xt_core.init_params(tiny), inputs, targets)
+    assert a.loss == b.loss and a["logits"].shape == (1, 6, 96)
+
+
+def test_class_config_completes():
+    cfg = xt_core.PRESETS["class"]
+    params = xt_core.init_params(cfg, seed=0)
+    trace = xt_core.forward_backward(cfg, params, *make_batch(cfg, 1, 128))
+    assert np.isfinite(trace.loss)
+    assert trace["layers.3.attention.probs"].shape == (1, 8, 128, 128)
+    assert all(g.dtype == np.float32 for g in trace.grads.values())
+
+
+def test_init_is_seeded_and_dtype_independent(tiny):
+    a = xt_core.init_params(tiny, seed=1, dtype=np.float64)
+    b = xt_core.init_params(tiny, seed=1, dtype=np.float32)
+    c = xt_core.init_params(tiny, seed=2, dtype=np.float64)
+    for name in a:
+        np.testing.assert_array_equal(a[name].astype(np.float32), b[name])
+    assert not np.array_equal(a["tok_embeddings"], c["tok_embeddings"])
