@@ -28,14 +28,24 @@ def _gradcheck(args) -> int:
         def advance(name: str) -> None:
             progress.update(task, advance=1, description=name)
 
-        report = gradcheck(cfg, params, tokens[:, :-1], tokens[:, 1:], max_entries=args.max_entries,
-                           seed=args.seed, progress=advance)
-    table = Table(title=f"gradcheck: preset {args.preset}, float64, loss {report.loss:.6f}, tolerance {report.tolerance:g}")
+        report = gradcheck(
+            cfg, params, tokens[:, :-1], tokens[:, 1:], max_entries=args.max_entries, seed=args.seed, progress=advance
+        )
+    table = Table(
+        title=f"gradcheck: preset {args.preset}, float64, loss {report.loss:.6f}, tolerance {report.tolerance:g}"
+    )
     for column in ("tensor", "kind", "shape", "entries", "max abs err", "max rel err", ""):
         table.add_column(column, justify="right" if column in ("entries", "max abs err", "max rel err") else "left")
     for row in report.rows:
-        table.add_row(row.name, row.kind, str(row.shape), str(row.checked), f"{row.max_abs_error:.2e}",
-                      f"{row.max_rel_error:.2e}", "[green]pass[/]" if row.passed else "[bold red]FAIL[/]")
+        table.add_row(
+            row.name,
+            row.kind,
+            str(row.shape),
+            str(row.checked),
+            f"{row.max_abs_error:.2e}",
+            f"{row.max_rel_error:.2e}",
+            "[green]pass[/]" if row.passed else "[bold red]FAIL[/]",
+        )
     console.print(table)
     failed = [r.name for r in report.rows if not r.passed]
     console.print(f"{len(report.rows) - len(failed)} passed, {len(failed)} failed")

@@ -1,8 +1,8 @@
 """xt_core: one training step of a small Llama-style transformer, by hand, in NumPy.
 
-    cfg = Config(...); params = init_params(cfg, seed=0)
-    trace = forward_backward(cfg, params, inputs, targets)
-    trace.loss, trace.grads, trace.records, trace["layers.0.attention.probs"], trace.grad(name)
+cfg = Config(...); params = init_params(cfg, seed=0)
+trace = forward_backward(cfg, params, inputs, targets)
+trace.loss, trace.grads, trace.records, trace["layers.0.attention.probs"], trace.grad(name)
 """
 
 from xt_core.config import PRESETS, Config

@@ -59,7 +59,7 @@ class Config:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Config":
+    def from_dict(cls, data: dict) -> Config:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

@@ -91,7 +91,11 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
         name = record.name
         checks.append(
             _directional(
-                trace, name, env[name], trace.grad(name), step_seed,
+                trace,
+                name,
+                env[name],
+                trace.grad(name),
+                step_seed,
                 lambda value: replay_loss(nodes, env, start, replace={name: value}),
             )
         )
@@ -101,8 +105,14 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
                 continue
             checks.append(
                 _directional(
-                    trace, name, env[name], record.contributions[name], step_seed + slot,
-                    lambda value, slot=slot: replay_loss(nodes, env, record.node, replace_input=(record.node, slot, value)),
+                    trace,
+                    name,
+                    env[name],
+                    record.contributions[name],
+                    step_seed + slot,
+                    lambda value, slot=slot: replay_loss(
+                        nodes, env, record.node, replace_input=(record.node, slot, value)
+                    ),
                 )
             )
     return StepCheck(index, checks, TOLERANCE[trace.dtype.name])
@@ -191,8 +201,13 @@ def gradcheck(
         start = first_reader(nodes, name)
         report.rows.append(
             _check_entries(
-                name, "param", env[name], trace.grad(name), _entries(env[name], trace.grad(name), max_entries, rng),
-                lambda value, name=name, start=start: replay_loss(nodes, env, start, replace={name: value}), tol,
+                name,
+                "param",
+                env[name],
+                trace.grad(name),
+                _entries(env[name], trace.grad(name), max_entries, rng),
+                lambda value, name=name, start=start: replay_loss(nodes, env, start, replace={name: value}),
+                tol,
             )
         )
     if include_activations:
@@ -202,8 +217,13 @@ def gradcheck(
             x = np.asarray(env[node.name])
             report.rows.append(
                 _check_entries(
-                    node.name, "activation", x, trace.grad(node.name), _entries(x, trace.grad(node.name), max_entries, rng),
-                    lambda value, name=node.name, start=i + 1: replay_loss(nodes, env, start, replace={name: value}), tol,
+                    node.name,
+                    "activation",
+                    x,
+                    trace.grad(node.name),
+                    _entries(x, trace.grad(node.name), max_entries, rng),
+                    lambda value, name=node.name, start=i + 1: replay_loss(nodes, env, start, replace={name: value}),
+                    tol,
                 )
             )
     return report

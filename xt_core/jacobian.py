@@ -35,7 +35,7 @@ class JacobianCheck:
         tol = 1e-4 if self.recorded.dtype == np.float32 else 1e-9
         return self.max_rel_error <= tol
 
-    def restricted(self, indices: np.ndarray) -> "JacobianCheck":
+    def restricted(self, indices: np.ndarray) -> JacobianCheck:
         """The same check shown on a subset of the row (e.g. the top-k tokens)."""
         pos = np.searchsorted(self.indices, indices)
         return JacobianCheck(

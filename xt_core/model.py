@@ -158,4 +158,6 @@ def forward_backward(cfg: Config, params: dict[str, np.ndarray], inputs, targets
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
     grads, contributions = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override)
-    return Trace(cfg=cfg, nodes=nodes, values=env, all_grads=grads, contributions=contributions, param_names=list(params))
+    return Trace(
+        cfg=cfg, nodes=nodes, values=env, all_grads=grads, contributions=contributions, param_names=list(params)
+    )

@@ -7,8 +7,8 @@ parameters and every earlier output). Its name is the name of the tensor it prod
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 
@@ -56,7 +56,7 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
         node = nodes[i]
         backward = (backward_override and backward_override(node)) or node.op.backward
         in_grads = backward(grads[node.name], caches[i])
-        for name, grad in zip(node.inputs, in_grads):
+        for name, grad in zip(node.inputs, in_grads, strict=True):
             if grad is None:
                 continue
             contributions[i][name] = grad

@@ -23,7 +23,7 @@ class ByteTokenizer:
     def token_label(self, token_id: int) -> str:
         """A short printable label for one token (axis labels): a lone byte of a multi-byte
         character shows as its hex value."""
-        if 32 <= token_id < 127:
+        if 33 <= token_id < 127:
             return chr(token_id)
         return _SPECIAL.get(chr(token_id), f"\\x{token_id:02x}")
 
@@ -45,7 +45,7 @@ class CharTokenizer:
             raise ValueError("alphabet must be sorted distinct characters (use CharTokenizer.from_text)")
 
     @classmethod
-    def from_text(cls, text: str) -> "CharTokenizer":
+    def from_text(cls, text: str) -> CharTokenizer:
         if not isinstance(text, str) or not text:
             raise ValueError("a character tokenizer is built from a non-empty text")
         return cls("".join(sorted(set(text))))
@@ -93,7 +93,7 @@ def _check_ids(ids, vocab_size: int) -> list[int]:
 
 
 def make_tokenizer(name: str, text: str | None = None):
-    """"byte" or "char" (whose vocabulary is `text`'s sorted distinct characters)."""
+    """ "byte" or "char" (whose vocabulary is `text`'s sorted distinct characters)."""
     if name == "byte":
         return ByteTokenizer()
     if name == "char":

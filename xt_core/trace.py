@@ -118,7 +118,10 @@ class Trace:
     @cached_property
     def values64(self) -> dict[str, np.ndarray]:
         """The forward values in float64 (ids unchanged): where finite differences run."""
-        return {k: (np.asarray(v, dtype=np.float64) if np.asarray(v).dtype.kind == "f" else v) for k, v in self.values.items()}
+        return {
+            k: (np.asarray(v, dtype=np.float64) if np.asarray(v).dtype.kind == "f" else v)
+            for k, v in self.values.items()
+        }
 
     def nbytes(self) -> int:
         """Bytes held by recorded forward values and gradients (contributions that are the

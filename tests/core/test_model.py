@@ -10,11 +10,21 @@ from xt_core.names import tensor_names
 
 CONFIGS = {
     "tied-gqa-L2": dict(vocab_size=11, n_layer=2, n_head=4, n_kv_head=2, n_embd=8, ffn_hidden=12, seq_len=8),
-    "untied-mha-L1": dict(vocab_size=9, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=10, seq_len=6,
-                          tie_embeddings=False),
+    "untied-mha-L1": dict(
+        vocab_size=9, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=10, seq_len=6, tie_embeddings=False
+    ),
     "tied-mqa-L3": dict(vocab_size=7, n_layer=3, n_head=4, n_kv_head=1, n_embd=8, ffn_hidden=6, seq_len=5),
-    "untied-gqa-L1": dict(vocab_size=13, n_layer=1, n_head=6, n_kv_head=3, n_embd=12, ffn_hidden=8, seq_len=9,
-                          tie_embeddings=False, rope_theta=500.0),
+    "untied-gqa-L1": dict(
+        vocab_size=13,
+        n_layer=1,
+        n_head=6,
+        n_kv_head=3,
+        n_embd=12,
+        ffn_hidden=8,
+        seq_len=9,
+        tie_embeddings=False,
+        rope_theta=500.0,
+    ),
 }
 BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
 
@@ -37,7 +47,9 @@ def test_every_step_check_passes(tiny, dtype):
     inputs, targets = make_batch(tiny, 2, 12)
     trace = xt_core.forward_backward(tiny, params, inputs, targets)
     results = [check_record(trace, i) for i in range(len(trace.records))]
-    assert all(r.passed for r in results), [(trace.records[r.record].name, r.max_rel_error) for r in results if not r.passed]
+    assert all(r.passed for r in results), [
+        (trace.records[r.record].name, r.max_rel_error) for r in results if not r.passed
+    ]
     assert all(r.checks for r in results)
 
 

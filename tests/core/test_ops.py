@@ -56,7 +56,7 @@ def test_backward_matches_finite_differences(kind):
         y = np.asarray(op.forward(*args, **attrs)[0])
         return float(np.sum(np.where(np.isfinite(y), y, 0.0) * dout))
 
-    for slot, (x, g) in enumerate(zip(inputs, grads)):
+    for slot, (x, g) in enumerate(zip(inputs, grads, strict=True)):
         if x.dtype.kind in "iu":
             assert g is None
             continue
@@ -72,7 +72,9 @@ def test_backward_matches_finite_differences(kind):
                 bumped[i] += sign * eps
                 args[slot] = bumped.reshape(x.shape)
                 numeric.reshape(-1)[i] += sign * objective(args) / (2 * eps)
-        np.testing.assert_allclose(np.where(finite, g, 0), numeric, rtol=1e-6, atol=1e-8, err_msg=f"{kind} input {slot}")
+        np.testing.assert_allclose(
+            np.where(finite, g, 0), numeric, rtol=1e-6, atol=1e-8, err_msg=f"{kind} input {slot}"
+        )
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))

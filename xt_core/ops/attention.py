@@ -170,7 +170,9 @@ def attend_backward(dheads: np.ndarray, cache):
 # --------------------------------------------------------------------------- merge heads
 
 MERGE_HEADS_FORWARD_TEX = r"y_{t} = \big[\,o_{0,t} \,\|\, o_{1,t} \,\|\, \cdots \,\|\, o_{H-1,t}\,\big]"
-MERGE_HEADS_BACKWARD_TEX = r"\frac{\partial L}{\partial o_{h,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{h d_h : (h+1) d_h}"
+MERGE_HEADS_BACKWARD_TEX = (
+    r"\frac{\partial L}{\partial o_{h,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{h d_h : (h+1) d_h}"
+)
 
 
 def merge_heads_forward(heads: np.ndarray):

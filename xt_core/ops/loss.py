@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 TOKEN_LOSS_FORWARD_TEX = r"\ell_{b,t} = -\log p_{b,t,\,y_{b,t}}"
-TOKEN_LOSS_BACKWARD_TEX = r"\frac{\partial L}{\partial p_{b,t,v}} = -\frac{\partial L}{\partial \ell_{b,t}} \frac{[v = y_{b,t}]}{p_{b,t,v}}"
+TOKEN_LOSS_BACKWARD_TEX = (
+    r"\frac{\partial L}{\partial p_{b,t,v}} = -\frac{\partial L}{\partial \ell_{b,t}} \frac{[v = y_{b,t}]}{p_{b,t,v}}"
+)
 
 
 def token_loss_forward(probs: np.ndarray, targets: np.ndarray):

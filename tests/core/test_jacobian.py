@@ -1,0 +1,84 @@
+"""The softmax Jacobian and the chain-rule identities the walkthrough shows."""
+
+import numpy as np
+import pytest
+
+import xt_core
+from tests.conftest import make_batch
+
+
+def test_softmax_jacobian_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal(6)
+    p = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    J = xt_core.softmax_jacobian(p)
+    eps = 1e-6
+    numeric = np.empty((6, 6))
+    for j in range(6):
+        d = np.zeros(6)
+        d[j] = eps
+        plus, minus = np.exp(s + d), np.exp(s - d)
+        numeric[:, j] = (plus / plus.sum() - minus / minus.sum()) / (2 * eps)
+    np.testing.assert_allclose(J, numeric, atol=1e-9)
+    np.testing.assert_allclose(J, J.T)
+    np.testing.assert_allclose(J.sum(axis=1), 0, atol=1e-15)
+
+
+def test_softmax_jacobian_rejects_matrices():
+    with pytest.raises(ValueError, match="1-D"):
+        xt_core.softmax_jacobian(np.ones((2, 2)) / 2)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    cfg = xt_core.PRESETS["tiny"]
+    return xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=1, dtype=np.float64), *make_batch(cfg, 2, 9))
+
+
+def test_every_attention_row_satisfies_the_chain_rule(trace):
+    cfg = trace.cfg
+    for layer in range(cfg.n_layer):
+        for head in range(cfg.n_head):
+            for seq in range(2):
+                for pos in range(9):
+                    check = trace.attention_jacobian(layer, head, seq, pos)
+                    assert check.jacobian.shape == (pos + 1, pos + 1)
+                    assert check.ok and check.max_rel_error < 1e-12
+
+
+def test_output_rows_and_the_fused_identity(trace):
+    for pos in range(9):
+        check = trace.output_jacobian(1, pos)
+        assert check.jacobian.shape == (96, 96) and check.ok
+    assert trace.logits_identity_error() < 1e-15
+
+
+def test_top_k_restriction_keeps_the_target_and_the_full_check(trace):
+    full = trace.output_jacobian(0, 4)
+    top = trace.output_jacobian(0, 4, top_k=5)
+    target = int(trace.targets[0, 4])
+    assert target in top.indices and len(top.indices) in (5, 6)
+    assert top.max_rel_error == full.max_rel_error
+    np.testing.assert_array_equal(top.jacobian, full.jacobian[np.ix_(top.indices, top.indices)])
+
+
+def test_float32_trace_identity_within_float32_roundoff():
+    cfg = xt_core.PRESETS["tiny"]
+    t = xt_core.forward_backward(cfg, xt_core.init_params(cfg), *make_batch(cfg, 1, 9))
+    assert t.logits_identity_error() < 1e-7
+    assert t.attention_jacobian(0, 0, 0, 8).ok
+
+
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        ((2, 0, 0, 0), "layer"),
+        ((0, 4, 0, 0), "head"),
+        ((0, 0, 2, 0), "seq"),
+        ((0, 0, 0, 9), "pos"),
+        ((0, 0, 0, -1), "pos"),
+    ],
+)
+def test_bad_rows_name_the_field(trace, args, field):
+    with pytest.raises(ValueError, match=field):
+        trace.attention_jacobian(*args)
