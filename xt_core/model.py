@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.faults import fault_override
 from xt_core.tape import Node, run_backward, run_forward
 from xt_core.trace import Trace
 
@@ -146,18 +147,40 @@ def check_tokens(cfg: Config, inputs, targets) -> tuple[np.ndarray, np.ndarray]:
     return checked[0], checked[1]
 
 
-def forward_backward(cfg: Config, params: dict[str, np.ndarray], inputs, targets, backward_override=None) -> Trace:
+def forward_backward(
+    cfg: Config,
+    params: dict[str, np.ndarray],
+    inputs,
+    targets,
+    faults=(),
+    fault_layer: int | None = None,
+    backward_override=None,
+) -> Trace:
     """One recorded training step: forward, loss, backward. Nothing is copied for
-    recording: the trace keeps the arrays the step computed."""
+    recording: the trace keeps the arrays the step computed.
+
+    faults: names from xt_core.faults.CATALOGUE (the bug lab), applied in `fault_layer`
+    (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
+    swaps any op's backward (the exercises)."""
     if not isinstance(cfg, Config):
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
+    if faults:
+        if backward_override is not None:
+            raise ValueError("give faults or backward_override, not both")
+        backward_override = fault_override(cfg, list(faults), fault_layer)
     nodes = build_tape(cfg)
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
     grads, contributions = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override)
     return Trace(
-        cfg=cfg, nodes=nodes, values=env, all_grads=grads, contributions=contributions, param_names=list(params)
+        cfg=cfg,
+        nodes=nodes,
+        values=env,
+        all_grads=grads,
+        contributions=contributions,
+        param_names=list(params),
+        faults=tuple(faults),
     )

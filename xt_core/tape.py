@@ -49,13 +49,17 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
     (the residual stream, a tied embedding) receives several contributions; the sum is
     built out of place so that every recorded contribution keeps its own value.
 
-    `backward_override(node) -> callable | None` swaps one op's backward (the bug lab)."""
+    `backward_override(node) -> callable | None` swaps one op's backward (the bug lab, the
+    exercises): the callable takes (dout, cache, grads), grads being every gradient so far."""
     grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
     contributions: list[dict[str, np.ndarray]] = [{} for _ in nodes]
     for i in range(len(nodes) - 1, -1, -1):
         node = nodes[i]
-        backward = (backward_override and backward_override(node)) or node.op.backward
-        in_grads = backward(grads[node.name], caches[i])
+        override = backward_override(node) if backward_override else None
+        if override is None:
+            in_grads = node.op.backward(grads[node.name], caches[i])
+        else:
+            in_grads = override(grads[node.name], caches[i], grads)
         for name, grad in zip(node.inputs, in_grads, strict=True):
             if grad is None:
                 continue

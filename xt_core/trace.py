@@ -35,12 +35,15 @@ class Record:
 
 
 class Trace:
-    def __init__(self, cfg: Config, nodes: list[Node], values: dict, all_grads: dict, contributions: list, param_names):
+    def __init__(
+        self, cfg: Config, nodes: list[Node], values: dict, all_grads: dict, contributions: list, param_names, faults=()
+    ):
         self.cfg = cfg
         self.nodes = nodes
         self.values = values
         self.all_grads = all_grads
         self.param_names = list(param_names)
+        self.faults = tuple(faults)  # bug-lab faults this step's backward ran with
         self.loss = float(values["loss"])
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)

@@ -62,7 +62,7 @@ def test_a_wrong_backward_fails_at_its_own_step(tiny):
 
     def broken(node):
         if node.name == target:
-            return lambda dp, p: (p * dp,)
+            return lambda dp, cache, grads: (cache[0] * dp,)
         return None
 
     trace = xt_core.forward_backward(tiny, params, inputs, targets, backward_override=broken)

@@ -132,13 +132,16 @@ SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial s} = J^{\top} \frac{\partial
 def softmax_forward(x: np.ndarray):
     """x (..., N) -> p (..., N), normalized over the last axis; -inf entries get p = 0."""
     e = np.exp(x - x.max(axis=-1, keepdims=True))
-    e /= e.sum(axis=-1, keepdims=True)
-    return e, e
+    row_sum = e.sum(axis=-1, keepdims=True)
+    e /= row_sum
+    return e, (e, row_sum)
 
 
-def softmax_backward(dp: np.ndarray, p):
+def softmax_backward(dp: np.ndarray, cache):
     """Forward: p = softmax(x). Per row, dx = J dp with J = diag(p) - p p^T (symmetric),
-    i.e. dx = p * (dp - sum(p * dp)); dropping the `- sum` term is a classic mistake."""
+    i.e. dx = p * (dp - sum(p * dp)); dropping the `- sum` term is a classic mistake.
+    p is already normalized: dividing by the row sum again is another (the seed warns)."""
+    p, _ = cache
     return (p * (dp - np.sum(p * dp, axis=-1, keepdims=True)),)
 
 

@@ -1,0 +1,79 @@
+"""The bug lab: every catalogue fault is caught by the per-step check at exactly its own op."""
+
+import numpy as np
+import pytest
+
+import xt_core
+from tests.conftest import make_batch
+from xt_core.faults import CATALOGUE
+from xt_core.gradcheck import check_record
+from xt_core.names import tensor_names
+
+
+def first_failing_backward_step(trace):
+    for record in trace.records:
+        if record.phase == "backward" and not check_record(trace, record.index).passed:
+            return record
+    return None
+
+
+@pytest.fixture(scope="module")
+def setup():
+    cfg = xt_core.PRESETS["tiny"]  # tied and grouped-query: every fault applies
+    inputs, targets = make_batch(cfg, 2, 10, seed=4)
+    return cfg, inputs, targets
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_no_fault_every_step_passes(setup, dtype):
+    cfg, inputs, targets = setup
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=dtype), inputs, targets)
+    assert first_failing_backward_step(trace) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_fault_is_caught_at_its_own_op_and_the_loss_is_unchanged(setup, name, dtype):
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg, dtype=dtype)
+    clean = xt_core.forward_backward(cfg, params, inputs, targets)
+    faulty = xt_core.forward_backward(cfg, params, inputs, targets, faults=[name])
+    assert faulty.loss == clean.loss
+    for tensor in clean.tensor_names():
+        assert np.array_equal(faulty[tensor], clean[tensor])  # only backward changes
+    first = first_failing_backward_step(faulty)
+    assert first is not None and first.name == CATALOGUE[name].step_name(cfg.n_layer - 1)
+    assert faulty.faults == (name,)
+
+
+def test_fault_in_a_chosen_layer(setup):
+    cfg, inputs, targets = setup
+    trace = xt_core.forward_backward(
+        cfg, xt_core.init_params(cfg), inputs, targets, faults=["softmax_missing_sum_term"], fault_layer=0
+    )
+    assert first_failing_backward_step(trace).name == "layers.0.attention.probs"
+
+
+def test_fault_errors_name_the_problem(setup):
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg)
+    with pytest.raises(ValueError, match="unknown fault 'nope'"):
+        xt_core.forward_backward(cfg, params, inputs, targets, faults=["nope"])
+    with pytest.raises(ValueError, match=r"fault layer must be in \[0, 2\)"):
+        xt_core.forward_backward(cfg, params, inputs, targets, faults=["batch_mean_twice"], fault_layer=2)
+    with pytest.raises(ValueError, match="both change step 'loss'"):
+        xt_core.forward_backward(cfg, params, inputs, targets, faults=["batch_mean_twice", "batch_mean_missing"])
+    mha = xt_core.Config(n_kv_head=4, tie_embeddings=False)
+    mha_params = xt_core.init_params(mha)
+    with pytest.raises(ValueError, match="grouped-query"):
+        xt_core.forward_backward(mha, mha_params, inputs, targets, faults=["gqa_kv_not_summed"])
+    with pytest.raises(ValueError, match="tied embeddings"):
+        xt_core.forward_backward(mha, mha_params, inputs, targets, faults=["tied_embedding_one_contribution"])
+
+
+def test_catalogue_entries_are_documented():
+    cfg = xt_core.PRESETS["tiny"]
+    steps = set(tensor_names(cfg))
+    for fault in CATALOGUE.values():
+        assert fault.description and fault.correct and fault.faulty
+        assert fault.step_name(cfg.n_layer - 1) in steps

@@ -1,0 +1,135 @@
+"""Exercises: write one op's backward yourself and check it, Backprop-Ninja style.
+
+    import numpy as np
+    from xt_core import exercise
+
+    def my_softmax_backward(dp, scores):
+        p = np.exp(scores - scores.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        return p * (dp - (p * dp).sum(-1, keepdims=True))
+
+    print(exercise.check("softmax", my_softmax_backward))
+
+Your function receives dL/d(output) and the op's forward inputs and attributes, exactly
+as the forward got them (`xt_core.ops.OPS[kind].forward`), and returns one gradient per
+input (None for token ids; a single array for a one-input op). If it declares a `grads`
+parameter it also receives every gradient computed so far, by tensor name.
+
+It replaces the backward of every op of that kind in one training step of a small model.
+Each of its gradients is compared with the reference backward and with central finite
+differences of the true loss (the walkthrough's per-step check).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.gradcheck import TOLERANCE, check_record
+from xt_core.model import forward_backward, init_params
+from xt_core.ops import OPS
+
+EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
+REFERENCE_TOLERANCE = 1e-8  # float64, same inputs: only round-off may differ
+
+
+@dataclass
+class ExerciseRow:
+    step: str  # the op in the model
+    tensor: str  # the input whose gradient is compared
+    rel_error_vs_reference: float
+    rel_error_vs_finite_differences: float
+    passed: bool
+    message: str = ""
+
+
+@dataclass
+class ExerciseReport:
+    op: str
+    rows: list[ExerciseRow] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.rows) and all(r.passed for r in self.rows)
+
+    def __str__(self) -> str:
+        lines = [f"exercise {self.op}: {'PASSED' if self.passed else 'FAILED'}"]
+        for r in self.rows:
+            verdict = "pass" if r.passed else "FAIL"
+            detail = r.message or (
+                f"vs reference {r.rel_error_vs_reference:.1e}, vs finite differences {r.rel_error_vs_finite_differences:.1e}"
+            )
+            lines.append(f"  {verdict}  {r.step} -> d{r.tensor}: {detail}")
+        return "\n".join(lines)
+
+
+class _Rejected(Exception):
+    pass
+
+
+def _as_tuple(result, n_inputs: int) -> tuple:
+    if isinstance(result, np.ndarray):
+        result = (result,)
+    result = tuple(result)
+    if len(result) != n_inputs:
+        raise _Rejected(f"returned {len(result)} gradient(s); this op has {n_inputs} input(s)")
+    return result
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    scale = max(float(np.max(np.abs(b), initial=0.0)), 1e-30)
+    return float(np.max(np.abs(a - b), initial=0.0)) / scale
+
+
+def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> ExerciseReport:
+    """Runs one float64 training step with `my_backward` in place of every `op` backward;
+    see the module docstring. Exceptions from your function are reported, not raised."""
+    if op not in OPS:
+        raise ValueError(f"unknown op {op!r}; choose one of {', '.join(sorted(OPS))}")
+    cfg = cfg or EXERCISE_CONFIG
+    params = init_params(cfg, seed=seed, dtype=np.float64)
+    ids = np.random.default_rng(seed).integers(0, cfg.vocab_size, size=(2, cfg.seq_len))
+    inputs, targets = ids[:, :-1], ids[:, 1:]
+    reference = forward_backward(cfg, params, inputs, targets)
+    wants_grads = "grads" in inspect.signature(my_backward).parameters
+    problems: dict[str, str] = {}
+
+    def override(node):
+        if node.kind != op:
+            return None
+
+        def backward(dout, cache, grads):
+            args = [reference.values[name] for name in node.inputs]
+            extra = {"grads": grads} if wants_grads else {}
+            try:
+                result = _as_tuple(my_backward(dout, *args, **node.attrs, **extra), len(args))
+            except Exception as exc:  # the learner's code: report it, keep going
+                problems[node.name] = f"{type(exc).__name__}: {exc}"
+                result = OPS[op].backward(dout, cache)
+            else:
+                for name, arg, grad in zip(node.inputs, args, result, strict=True):
+                    if arg.dtype.kind == "f" and (grad is None or np.shape(grad) != arg.shape):
+                        problems[node.name] = f"gradient for {name} has shape {np.shape(grad)}, expected {arg.shape}"
+                        result = OPS[op].backward(dout, cache)
+                        break
+            return tuple(None if g is None else np.asarray(g, dtype=np.float64) for g in result)
+
+        return backward
+
+    mine = forward_backward(cfg, params, inputs, targets, backward_override=override)
+    report = ExerciseReport(op)
+    for ref_record, record in zip(reference.records, mine.records, strict=True):
+        if record.phase != "backward" or record.kind != op:
+            continue
+        if record.name in problems:
+            report.rows.append(ExerciseRow(record.name, "*", float("nan"), float("nan"), False, problems[record.name]))
+            continue
+        fd = {c.tensor: c.rel_error for c in check_record(mine, record.index).checks}
+        for name, grad in record.contributions.items():
+            vs_ref = _rel(grad, ref_record.contributions[name])
+            ok = vs_ref <= REFERENCE_TOLERANCE and fd[name] <= TOLERANCE["float64"]
+            report.rows.append(ExerciseRow(record.name, name, vs_ref, fd[name], ok))
+    return report

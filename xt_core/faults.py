@@ -1,0 +1,245 @@
+"""The bug lab's catalogue: the classic mistakes of a hand-written backward pass.
+
+Each fault swaps the backward of exactly one op (never a forward), so the loss is
+unchanged while every gradient upstream of the op is corrupted. The per-step gradient
+check measures against finite differences of the true loss, so it fails first exactly at
+the faulted op. Most faults come from the warnings in the seed's C++ backward pass.
+
+Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
+then flows through every earlier layer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.ops import OPS
+from xt_core.ops.attention import _merge_kv, rope_forward
+from xt_core.tape import Node
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    step: str  # the step whose backward it changes; "{L}" is the layer
+    description: str
+    correct: str  # the line it replaces
+    faulty: str  # the line as the mistake writes it
+    backward: Callable  # (dout, cache, grads, layer) -> gradients, like the op's backward
+    requires: Callable[[Config], str | None] = lambda cfg: None  # why it cannot apply, or None
+
+    def step_name(self, layer: int) -> str:
+        return self.step.format(L=layer)
+
+
+def _softmax_ce_normalized_twice(dp, cache, grads, layer):
+    p, row_sum = cache
+    (dlogits,) = OPS["softmax"].backward(dp, cache)
+    return (dlogits / row_sum,)
+
+
+def _attention_out_reads_dres(dout, cache, grads, layer):
+    return OPS["linear"].backward(grads[f"layers.{layer}.ffn_residual"], cache)
+
+
+def _rope_forward_rotation(dy, cache, grads, layer):
+    n_heads, theta = cache
+    return (rope_forward(dy, n_heads, theta)[0],)
+
+
+def _batch_mean_missing(dloss, shape, grads, layer):
+    return (np.full(shape, dloss, dtype=dloss.dtype),)
+
+
+def _batch_mean_twice(dloss, shape, grads, layer):
+    n = np.prod(shape)
+    return (np.full(shape, dloss / n / n, dtype=dloss.dtype),)
+
+
+def _tied_embedding_one_contribution(dlogits, cache, grads, layer):
+    dx, dweight = OPS["unembed"].backward(dlogits, cache)
+    return dx, np.zeros_like(dweight)
+
+
+def _rmsnorm_missing_projection(dy, cache, grads, layer):
+    xhat, r, gain = cache
+    dgain = np.einsum("btc,btc->c", dy, xhat)
+    return r * (dy * gain), dgain
+
+
+def _softmax_missing_sum_term(dp, cache, grads, layer):
+    p, _ = cache
+    return (p * dp,)
+
+
+def _attention_scale_missing(dscores, cache, grads, layer):
+    scale = cache[2]
+    return tuple(g / scale for g in OPS["scores"].backward(dscores, cache))
+
+
+def _swiglu_silu_for_derivative(ds, cache, grads, layer):
+    gate, up, sig, silu = cache
+    return ds * up * silu, ds * silu
+
+
+def _gqa_kv_not_summed(dheads, cache, grads, layer):
+    ph, vh = cache
+    dprobs, _ = OPS["attend"].backward(dheads, cache)
+    B, K, G, T, _ = ph.shape
+    do = dheads.reshape(B, K, G, T, dheads.shape[-1])
+    first_head_only = (ph.swapaxes(-1, -2) @ do)[:, :, :1]
+    return dprobs, _merge_kv(first_head_only)
+
+
+def _linear_dw_transposed(dy, cache, grads, layer):
+    x, weight = cache
+    dx, _ = OPS["linear"].backward(dy, cache)
+    return dx, dy.reshape(-1, dy.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+
+
+def _needs_tied(cfg: Config) -> str | None:
+    return None if cfg.tie_embeddings else "needs tied embeddings (tie_embeddings = true)"
+
+
+def _needs_gqa(cfg: Config) -> str | None:
+    return None if cfg.n_kv_head < cfg.n_head else "needs grouped-query attention (n_kv_head < n_head)"
+
+
+CATALOGUE: dict[str, Fault] = {
+    f.name: f
+    for f in (
+        Fault(
+            "softmax_ce_normalized_twice",
+            "probs",
+            "Softmax-CE gradient divided by the softmax denominator a second time, though p is already normalized.",
+            "dlogits = p * (dp - sum(p * dp))",
+            "dlogits = p * (dp - sum(p * dp)) / sum(exp(logits - max))",
+            _softmax_ce_normalized_twice,
+        ),
+        Fault(
+            "attention_out_reads_dres",
+            "layers.{L}.attention.out",
+            "The attention output projection reads the gradient of the layer's output (dres) instead of dx, "
+            "which already holds the FFN branch's contribution.",
+            "dconcat, dWo = linear_backward(dh)",
+            "dconcat, dWo = linear_backward(dres)",
+            _attention_out_reads_dres,
+        ),
+        Fault(
+            "rope_forward_rotation",
+            "layers.{L}.attention.q_rot",
+            "RoPE backward rotates by +angle (the forward rotation R) instead of applying its transpose R^T.",
+            "dq = R(-angle) @ dq_rot",
+            "dq = R(+angle) @ dq_rot",
+            _rope_forward_rotation,
+        ),
+        Fault(
+            "batch_mean_missing",
+            "loss",
+            "The mean over the N positions is forgotten: every gradient is N times too large.",
+            "dtoken_loss = dL / N",
+            "dtoken_loss = dL",
+            _batch_mean_missing,
+        ),
+        Fault(
+            "batch_mean_twice",
+            "loss",
+            "The mean over the N positions is applied twice: every gradient is N times too small.",
+            "dtoken_loss = dL / N",
+            "dtoken_loss = dL / N / N",
+            _batch_mean_twice,
+        ),
+        Fault(
+            "tied_embedding_one_contribution",
+            "logits",
+            "With tied embeddings, the LM head's gradient is not added into tok_embeddings: only the lookup's "
+            "contribution arrives.",
+            "dE += dlogits^T @ x",
+            "(dropped)",
+            _tied_embedding_one_contribution,
+            _needs_tied,
+        ),
+        Fault(
+            "rmsnorm_missing_projection",
+            "layers.{L}.ffn_norm.out",
+            "RMSNorm backward treats 1/rms as a constant and loses the projection term - xhat * mean(xhat * dxhat).",
+            "dx = r * (dxhat - xhat * mean(dxhat * xhat))",
+            "dx = r * dxhat",
+            _rmsnorm_missing_projection,
+        ),
+        Fault(
+            "softmax_missing_sum_term",
+            "layers.{L}.attention.probs",
+            "Attention softmax backward keeps only the diagonal of the Jacobian and drops - sum(p * dp).",
+            "dscores = p * (dp - sum(p * dp))",
+            "dscores = p * dp",
+            _softmax_missing_sum_term,
+        ),
+        Fault(
+            "attention_scale_missing",
+            "layers.{L}.attention.scores",
+            "The 1/sqrt(hd) scale of the scores is forgotten in backward.",
+            "dq = dscores @ k * scale",
+            "dq = dscores @ k",
+            _attention_scale_missing,
+        ),
+        Fault(
+            "swiglu_silu_for_derivative",
+            "layers.{L}.feed_forward.swiglu",
+            "SwiGLU backward multiplies by silu(gate) where its derivative silu'(gate) belongs.",
+            "dgate = ds * up * silu'(gate)",
+            "dgate = ds * up * silu(gate)",
+            _swiglu_silu_for_derivative,
+        ),
+        Fault(
+            "gqa_kv_not_summed",
+            "layers.{L}.attention.heads",
+            "With grouped-query attention, a value head's gradient takes only the first query head of its group "
+            "instead of the sum over all heads sharing it.",
+            "dv[g] = sum over heads h in g of P[h]^T @ do[h]",
+            "dv[g] = P[first h]^T @ do[first h]",
+            _gqa_kv_not_summed,
+            _needs_gqa,
+        ),
+        Fault(
+            "linear_dw_transposed",
+            "layers.{L}.attention.q",
+            "dW computed as dY^T X instead of X^T dY: for the square wq the shapes still fit, the values are transposed.",
+            "dWq = X^T @ dY",
+            "dWq = dY^T @ X",
+            _linear_dw_transposed,
+        ),
+    )
+}
+
+
+def fault_override(cfg: Config, names, layer: int | None = None):
+    """A backward_override for forward_backward that applies the named faults.
+    Raises ValueError naming an unknown or inapplicable fault."""
+    layer = cfg.n_layer - 1 if layer is None else layer
+    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < cfg.n_layer:
+        raise ValueError(f"fault layer must be in [0, {cfg.n_layer}), got {layer!r}")
+    by_step: dict[str, Fault] = {}
+    for name in names:
+        fault = CATALOGUE.get(name)
+        if fault is None:
+            raise ValueError(f"unknown fault {name!r}; known: {', '.join(CATALOGUE)}")
+        reason = fault.requires(cfg)
+        if reason:
+            raise ValueError(f"fault {name!r} {reason}")
+        step = fault.step_name(layer)
+        if step in by_step:
+            raise ValueError(f"faults {by_step[step].name!r} and {name!r} both change step {step!r}; pick one")
+        by_step[step] = fault
+
+    def override(node: Node):
+        fault = by_step.get(node.name)
+        if fault is None:
+            return None
+        return lambda dout, cache, grads: fault.backward(dout, cache, grads, layer)
+
+    return override if by_step else None
