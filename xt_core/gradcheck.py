@@ -86,7 +86,9 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     env, nodes = trace.values64, trace.nodes
     step_seed = seed * 1_000_003 + index
     checks = []
-    if record.phase != "backward":
+    if record.phase == "update":
+        checks.append(_update_check(trace, step_seed))
+    elif record.phase != "backward":
         start = record.node + 1
         name = record.name
         checks.append(
@@ -116,6 +118,23 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
                 )
             )
     return StepCheck(index, checks, TOLERANCE[trace.dtype.name])
+
+
+def _update_check(trace: Trace, seed: int) -> DirectionCheck:
+    """The update step: the gradient the optimizer used, all parameters at once, along one
+    random direction in the whole parameter space."""
+    env, nodes = trace.values64, trace.nodes
+    names = trace.param_names
+    rng = np.random.default_rng(seed)
+    u = {name: rng.standard_normal(np.shape(env[name])) for name in names}
+    eps = REL_STEP * max(min(_step_size(env[name]) / REL_STEP for name in names), 1e-3)
+
+    def loss_at(sign: float) -> float:
+        return replay_loss(nodes, env, 0, replace={n: env[n] + sign * eps * u[n] for n in names})
+
+    numeric = (loss_at(1.0) - loss_at(-1.0)) / (2 * eps)
+    analytic = float(sum(np.sum(np.asarray(trace.grads[n], dtype=np.float64) * u[n]) for n in names))
+    return DirectionCheck("parameters", analytic, numeric, _rel(analytic, numeric))
 
 
 # ---------------------------------------------------------------------- whole-step gradcheck

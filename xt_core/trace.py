@@ -47,6 +47,25 @@ class Trace:
         self.loss = float(values["loss"])
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)
+        self.update = None  # the optimizer step, when the trace is a training step
+
+    def attach_update(self, update, latex: str) -> None:
+        """Appends the optimizer update as the last record (phase "update")."""
+        self.update = update
+        self.records.append(
+            Record(
+                index=len(self.records),
+                node=len(self.nodes),
+                name="update",
+                kind=update.optimizer.name,
+                phase="update",
+                layer=None,
+                inputs=tuple(self.param_names),
+                shape=(),
+                forward_latex=latex,
+                backward_latex="",
+            )
+        )
 
     def _make_records(self, contributions) -> list[Record]:
         order = [(i, n.phase) for i, n in enumerate(self.nodes)]

@@ -1,0 +1,85 @@
+"""Optimizers, the recorded update, training runs and the line search."""
+
+import numpy as np
+import pytest
+
+import xt_core
+from tests.conftest import make_batch
+from xt_core.gradcheck import check_record
+from xt_core.optim import SGD, AdamW, make_optimizer
+from xt_core.train import forward_loss, line_search, train, train_step
+
+
+@pytest.fixture(scope="module")
+def setup():
+    cfg = xt_core.PRESETS["tiny"]
+    return cfg, xt_core.init_params(cfg, seed=0, dtype=np.float64), *make_batch(cfg, 2, 12)
+
+
+def test_forward_loss_equals_the_traced_loss(setup):
+    cfg, params, x, y = setup
+    assert forward_loss(cfg, params, x, y) == xt_core.forward_backward(cfg, params, x, y).loss
+
+
+@pytest.mark.parametrize("optimizer", [SGD(lr=0.5), SGD(lr=0.3, momentum=0.9), AdamW(lr=3e-3)])
+def test_update_is_recorded_and_lowers_the_loss(setup, optimizer):
+    cfg, params, x, y = setup
+    trace = train_step(cfg, params, x, y, optimizer)
+    last = trace.records[-1]
+    assert last.phase == "update" and last.name == "update" and last.forward_latex
+    update = trace.update
+    assert update.loss_after < update.loss_before == trace.loss
+    for name, p in params.items():
+        np.testing.assert_array_equal(update.params[name], p + update.per_param[name].delta)
+        assert update.per_param[name].update_ratio > 0
+    assert check_record(trace, last.index).passed
+    assert update.grad_norm == pytest.approx(np.sqrt(sum(np.sum(g**2) for g in trace.grads.values())))
+
+
+def test_adamw_first_step_and_no_decay_on_gains(setup):
+    cfg, params, x, y = setup
+    trace = train_step(cfg, params, x, y, AdamW(lr=1e-2, weight_decay=0.5))
+    per = trace.update.per_param
+    # first Adam step: |Δ| = lr * |g| / (|g| + eps) ≈ lr for every entry of a gain
+    np.testing.assert_allclose(np.abs(per["norm"].delta), 1e-2, rtol=1e-4)
+    state = trace.update.state["norm"]
+    assert state["t"] == 1 and set(state) == {"t", "m", "v"}
+
+
+def test_training_is_deterministic_and_learns(setup):
+    cfg, params, x, y = setup
+
+    def batches():
+        while True:
+            yield x, y
+
+    a = train(cfg, params, AdamW(lr=3e-3), batches(), 15)
+    b = train(cfg, params, AdamW(lr=3e-3), batches(), 15)
+    assert a[2] == b[2] and a[2][-1] < a[2][0] * 0.8
+    for name in params:
+        assert a[0][name].tobytes() == b[0][name].tobytes()
+
+
+def test_line_search_matches_first_order_for_small_steps(setup):
+    cfg, params, x, y = setup
+    trace = xt_core.forward_backward(cfg, params, x, y)
+    result = line_search(cfg, trace, params, [1e-5, 1e-1])
+    small = result["loss"][0] - trace.loss
+    predicted = result["first_order"][0] - trace.loss
+    assert small == pytest.approx(predicted, rel=1e-3)
+    assert result["grad_norm_sq"] > 0
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ({"name": "adam"}, "optimizer name"),
+        ({"name": "sgd", "lr": -1}, "lr must be a positive"),
+        ({"name": "adamw", "lr": float("nan")}, "lr must be"),
+        ({"name": "adamw", "beta1": 1.0}, "beta1"),
+        ({"name": "sgd", "nesterov": True}, "unknown sgd field"),
+    ],
+)
+def test_optimizer_errors_name_the_field(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_optimizer(spec)

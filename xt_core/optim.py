@@ -1,0 +1,148 @@
+"""Optimizers by hand: SGD (with momentum) and AdamW, following torch.optim's update rules
+so the two can be compared to round-off. The update is recorded like any other step:
+per parameter ΔW, the update/weight RMS ratio, the gradient norm and the optimizer state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+def _positive(name: str, value, upper: float = float("inf"), allow_zero: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+    if not ok or not ((value >= 0) if allow_zero else (value > 0)) or value > upper:
+        rule = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"{name} must be a {rule} finite number at most {upper:g}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class SGD:
+    """p -= lr * buf, buf = momentum * buf + (g + weight_decay * p) (torch.optim.SGD, no dampening)."""
+
+    lr: float = 0.1
+    momentum: float = 0.0
+    weight_decay: float = 0.0
+    name: str = field(default="sgd", init=False)
+
+    def __post_init__(self):
+        _positive("lr", self.lr, 100.0)
+        _positive("momentum", self.momentum, 0.999, allow_zero=True)
+        _positive("weight_decay", self.weight_decay, 1.0, allow_zero=True)
+
+    def update(self, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> np.ndarray:
+        if self.weight_decay:
+            g = g + p.dtype.type(self.weight_decay) * p
+        if self.momentum:
+            buf = state.get("momentum")
+            buf = g.copy() if buf is None else p.dtype.type(self.momentum) * buf + g
+            state["momentum"] = buf
+            g = buf
+        return -p.dtype.type(self.lr) * g
+
+
+@dataclass(frozen=True)
+class AdamW:
+    """torch.optim.AdamW: decoupled weight decay p *= 1 - lr*wd, then the bias-corrected
+    Adam step. Norm gains (1-D parameters) get no weight decay, as usual for Llama."""
+
+    lr: float = 1e-3
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    weight_decay: float = 0.01
+    name: str = field(default="adamw", init=False)
+
+    def __post_init__(self):
+        _positive("lr", self.lr, 10.0)
+        _positive("beta1", self.beta1, 0.9999, allow_zero=True)
+        _positive("beta2", self.beta2, 0.99999, allow_zero=True)
+        _positive("eps", self.eps, 1.0)
+        _positive("weight_decay", self.weight_decay, 1.0, allow_zero=True)
+
+    def decays(self, p: np.ndarray) -> bool:
+        return p.ndim >= 2
+
+    def update(self, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> np.ndarray:
+        t = state.get("t", 0) + 1
+        m = state.get("m", np.zeros_like(p))
+        v = state.get("v", np.zeros_like(p))
+        b1, b2 = p.dtype.type(self.beta1), p.dtype.type(self.beta2)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * (g * g)
+        state.update(t=t, m=m, v=v)
+        bias1 = 1 - self.beta1**t
+        bias2 = 1 - self.beta2**t
+        denom = np.sqrt(v) / p.dtype.type(np.sqrt(bias2)) + p.dtype.type(self.eps)
+        step = -p.dtype.type(self.lr / bias1) * m / denom
+        if self.weight_decay and self.decays(p):
+            step = step - p.dtype.type(self.lr * self.weight_decay) * p
+        return step
+
+
+OPTIMIZERS = {"sgd": SGD, "adamw": AdamW}
+
+
+def make_optimizer(spec: dict | None):
+    """{"name": "adamw", "lr": 1e-3, ...} -> an optimizer; errors name the field."""
+    if spec is None:
+        return None
+    spec = dict(spec)
+    name = spec.pop("name", None)
+    if name not in OPTIMIZERS:
+        raise ValueError(f'optimizer name must be "sgd" or "adamw", got {name!r}')
+    cls = OPTIMIZERS[name]
+    known = {k for k in cls.__dataclass_fields__ if k != "name"}
+    unknown = sorted(set(spec) - known)
+    if unknown:
+        raise ValueError(f"unknown {name} field(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return cls(**spec)
+
+
+def optimizer_dict(opt) -> dict:
+    return asdict(opt)
+
+
+@dataclass
+class ParamUpdate:
+    delta: np.ndarray  # ΔW = W_after - W_before
+    grad_norm: float  # ||g||_2
+    weight_rms: float
+    update_rms: float
+
+    @property
+    def update_ratio(self) -> float:
+        """RMS(ΔW) / RMS(W): about 1e-3 per step is the usual healthy range."""
+        return self.update_rms / self.weight_rms if self.weight_rms > 0 else float("inf")
+
+
+@dataclass
+class Update:
+    optimizer: SGD | AdamW
+    params: dict[str, np.ndarray]  # after the step
+    state: dict[str, dict]  # per parameter: m, v, t (AdamW) or momentum (SGD)
+    per_param: dict[str, ParamUpdate]
+    grad_norm: float  # over all parameters
+    loss_before: float
+    loss_after: float | None = None  # same batch, after the step (filled by the caller)
+
+
+def _rms(a: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(a, dtype=np.float64)))) if a.size else 0.0
+
+
+def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_before: float) -> Update:
+    """One optimizer step; returns new params and state (the inputs are not modified)."""
+    state = {k: dict(v) for k, v in (state or {}).items()}
+    new_params, per_param = {}, {}
+    total = 0.0
+    for name, p in params.items():
+        g = grads[name]
+        slot = state.setdefault(name, {})
+        delta = optimizer.update(name, p, g, slot)
+        new_params[name] = p + delta
+        norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
+        total += norm * norm
+        per_param[name] = ParamUpdate(delta, norm, _rms(p), _rms(delta))
+    return Update(optimizer, new_params, state, per_param, float(np.sqrt(total)), loss_before)

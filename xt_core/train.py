@@ -1,0 +1,81 @@
+"""The training step's last part, the update, and short training runs.
+
+trace = train_step(cfg, params, inputs, targets, AdamW(lr=3e-3), state)
+trace.update.params   # the parameters after the step; trace.update.loss_after on the same batch
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.model import build_tape, check_params, check_tokens, forward_backward
+from xt_core.optim import AdamW, apply_update
+from xt_core.tape import run_forward
+from xt_core.trace import Trace
+
+SGD_TEX = r"b \leftarrow \mu b + g, \qquad W \leftarrow W - \eta\, b"
+ADAMW_TEX = (
+    r"m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2, \quad "
+    r"W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big)"
+)
+
+
+def forward_loss(cfg: Config, params: dict, inputs, targets) -> float:
+    """The loss alone (no backward, nothing kept)."""
+    check_params(cfg, params)
+    tokens, targets = check_tokens(cfg, inputs, targets)
+    env = dict(params, tokens=tokens, targets=targets)
+    run_forward(build_tape(cfg), env)
+    return float(env["loss"])
+
+
+def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dict | None = None, **kwargs) -> Trace:
+    """forward_backward, then one optimizer update, recorded as the trace's last step."""
+    trace = forward_backward(cfg, params, inputs, targets, **kwargs)
+    update = apply_update(optimizer, params, trace.grads, state, trace.loss)
+    update.loss_after = forward_loss(cfg, update.params, inputs, targets)
+    tex = ADAMW_TEX if isinstance(optimizer, AdamW) else SGD_TEX
+    trace.attach_update(update, tex)
+    return trace
+
+
+def train(
+    cfg: Config,
+    params: dict,
+    optimizer,
+    batches: Iterator[tuple[np.ndarray, np.ndarray]],
+    steps: int,
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[dict, dict, list[float]]:
+    """`steps` updates on successive batches; returns (params, optimizer state, losses).
+    Deterministic: the same params, optimizer and batches give the same bits."""
+    state: dict = {}
+    losses = []
+    for step in range(steps):
+        inputs, targets = next(batches)
+        trace = forward_backward(cfg, params, inputs, targets)
+        update = apply_update(optimizer, params, trace.grads, state, trace.loss)
+        params, state = update.params, update.state
+        losses.append(trace.loss)
+        if progress:
+            progress(step, trace.loss)
+    return params, state, losses
+
+
+def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
+    """loss(θ - η g) along the gradient, beside the first-order prediction loss - η ||g||²."""
+    grads = trace.grads
+    g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values())
+    actual = []
+    for eta in etas:
+        moved = {k: p - p.dtype.type(eta) * grads[k] for k, p in params.items()}
+        actual.append(forward_loss(cfg, moved, trace.tokens, trace.targets))
+    return {
+        "eta": [float(e) for e in etas],
+        "loss": actual,
+        "first_order": [trace.loss - float(e) * g2 for e in etas],
+        "grad_norm_sq": g2,
+    }
