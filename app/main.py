@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 
 from app.routes import api, assets, pages
 from app.settings import Settings, get_settings
@@ -33,7 +32,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(assets.router)
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
+    app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
     return app
 
 

@@ -1,3 +1,170 @@
-from fastapi import APIRouter
+"""HTML pages: the home form (GET /) and the step-through (GET /walk?<spec>&step=N).
 
-router = APIRouter()
+Both validate a spec the same way the API does (spec_from_query + resolve). A bad spec
+re-renders the home form with the message next to the field it names (422); the page JS
+only ever talks to the JSON API.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from app.routes.assets import plotly_url
+from app.settings import Settings
+from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
+
+router = APIRouter(include_in_schema=False)
+log = logging.getLogger("xt.pages")
+
+# Query keys that belong to the view, not to the spec (a trace ignores them).
+VIEW_KEYS = ("step", "seq")
+# Keys only the home form sends: `form` marks a form submission, `model=preset:<name>` a
+# random-init preset whose sizes the config fields already carry.
+FORM_KEYS = ("form",)
+PRESET_PREFIX = "preset:"
+
+EXAMPLE_TEXTS = [
+    ("cat", DEFAULT_TEXT),
+    ("abc", "abcabcabcabcabcabcabcabc"),
+    ("hamlet", "To be, or not to be, that is the question."),
+    ("emoji", "héllo wörld 👋 — שלום"),
+]
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    help: str = ""
+    kind: str = "int"  # int | float | bool
+    advanced: bool = False  # shown inside the "more sizes" disclosure
+
+
+CONFIG_FORM = [
+    Field("n_layer", "Layers", "transformer blocks"),
+    Field("n_head", "Query heads"),
+    Field("n_kv_head", "Key/value heads", "fewer than query heads = grouped-query attention"),
+    Field("n_embd", "Width C", "n_embd: must be divisible by the number of heads"),
+    Field("ffn_hidden", "FFN hidden width"),
+    Field("seq_len", "Max positions", "seq_len: the text may have at most seq_len + 1 tokens"),
+    Field(
+        "vocab_size", "Vocabulary size", "blank = automatic (256 for byte, the text's characters for char)", "int", True
+    ),
+    Field("tie_embeddings", "Tie embeddings", "logits reuse the token embedding matrix", "bool", True),
+    Field("rope_theta", "RoPE θ", "rotation base", "float", True),
+    Field("norm_eps", "RMSNorm ε", "", "float", True),
+]
+SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", *CONFIG_FIELDS)
+
+
+@lru_cache(maxsize=4)
+def _templates(directory: Path) -> Jinja2Templates:
+    templates = Jinja2Templates(directory=directory)
+    templates.env.globals["plotly_url"] = plotly_url
+    return templates
+
+
+def _render(request: Request, name: str, status: int = 200, **context) -> Response:
+    settings: Settings = request.app.state.settings
+    return _templates(settings.templates_dir).TemplateResponse(request, name, context, status_code=status)
+
+
+def _home_values(params: dict[str, str]) -> dict[str, str]:
+    """What the home form shows: the defaults, overridden by whatever the query carried."""
+    values = {name: _form_str(value) for name, value in DEFAULT_CONFIG.items()}
+    values.update(text=DEFAULT_TEXT, tokenizer="char", seed="0", dtype="float32", model="", vocab_size="")
+    values.update({key: value for key, value in params.items() if key in SPEC_FIELDS})
+    return values
+
+
+def _form_str(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _error_field(loc: tuple) -> str:
+    """The form field a SpecError.loc names: its last known field, else the config group,
+    else the form as a whole."""
+    for part in reversed(loc):
+        if part in SPEC_FIELDS:
+            return str(part)
+    return "config" if "config" in loc else "_form"
+
+
+def _render_home(request: Request, params: dict[str, str], errors: dict[str, str], status: int) -> Response:
+    values = _home_values(params)
+    advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
+    return _render(
+        request,
+        "home.html",
+        status,
+        values=values,
+        errors=errors,
+        config_form=CONFIG_FORM,
+        advanced_open=advanced_error,
+        examples=EXAMPLE_TEXTS,
+        settings=request.app.state.settings,
+    )
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> Response:
+    """The start form; a query string (e.g. from "change the model" on /walk) prefills it."""
+    return _render_home(request, dict(request.query_params), {}, 200)
+
+
+def _spec_params(params: dict[str, str]) -> dict[str, str]:
+    """The spec part of a /walk query. A home-form submission also sends blank fields
+    ("automatic"), a preset marker and textarea line endings (CRLF): normalised here."""
+    from_form = "form" in params
+    spec = {k: v for k, v in params.items() if k not in VIEW_KEYS and k not in FORM_KEYS}
+    if spec.get("model", "").startswith(PRESET_PREFIX):
+        spec.pop("model")
+    if from_form:
+        spec = {k: v for k, v in spec.items() if v != "" or k == "text"}
+        if "text" in spec:
+            spec["text"] = spec["text"].replace("\r\n", "\n")
+    return spec
+
+
+def _view_int(value: str | None) -> int:
+    try:
+        return max(0, int(value or 0))
+    except ValueError:
+        return 0
+
+
+@router.get("/walk", response_class=HTMLResponse)
+def walk(request: Request) -> Response:
+    params = dict(request.query_params)
+    spec_params = _spec_params(params)
+    try:
+        resolved = resolve(spec_from_query(spec_params), request.app.state.settings)
+    except SpecError as exc:
+        return _render_home(request, spec_params, {_error_field(exc.loc): exc.msg}, 422)
+    except Exception:  # a bug, not the user's mistake: still answer with a page, not a trace
+        log.exception("resolving %r", spec_params)
+        message = "The server could not read this spec (an internal error). Try another text or model."
+        return _render_home(request, spec_params, {"_form": message}, 500)
+    step, seq = _view_int(params.get("step")), _view_int(params.get("seq"))
+    query = spec_to_query(resolved.canonical)
+    if spec_params != query or "step" not in params:
+        # A form submission or a hand-written link: land on the complete, canonical permalink.
+        view = {"step": str(step)} | ({"seq": str(seq)} if seq else {})
+        return RedirectResponse(f"/walk?{urlencode(query | view)}", status_code=303)
+    return _render(
+        request,
+        "walk.html",
+        canonical=resolved.canonical,
+        query=query,
+        step=step,
+        seq=seq,
+        edit_url="/?" + urlencode(query),
+    )

@@ -1,0 +1,70 @@
+// DOM helpers. Every string goes in through textContent or setAttribute: tokens and texts
+// are user input. The one exception (server-generated MathML) lives in step_view.js.
+
+/** h("p", {className: "x", "aria-label": "y"}, "text", childNode) -> element. */
+export function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "className") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key === "hidden" || key === "disabled" || key === "selected") node[key] = Boolean(value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(node) {
+  while (node.firstChild) node.firstChild.remove();
+  return node;
+}
+
+/** A table cell's number: compact, aligned, "—" for missing values. */
+export function formatNumber(x) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "—";
+  if (typeof x !== "number") return String(x);
+  if (x === 0) return "0";
+  const abs = Math.abs(x);
+  if (abs < 1e-3 || abs >= 1e5) return x.toExponential(2);
+  return x.toPrecision(4).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+}
+
+/** An error size: 3.2e-08. */
+export function formatError(x) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
+  return Number(x).toExponential(1);
+}
+
+/** "4 × 47 × 47" */
+export function formatShape(dims) {
+  return Array.isArray(dims) && dims.length ? dims.join(" × ") : "scalar";
+}
+
+/** Options for a <select>: [{value, text}] -> replaces its children, keeps `selected`. */
+export function setOptions(select, options, selected) {
+  clear(select);
+  for (const { value, text } of options) {
+    select.append(h("option", { value: String(value), text, selected: String(value) === String(selected) }));
+  }
+}
+
+/** A message box with an optional retry button; never leaves the page blank. */
+export function errorBox(message, onRetry) {
+  return h(
+    "div",
+    { className: "alert alert-error", role: "alert" },
+    h("strong", { text: "Something went wrong: " }),
+    message,
+    onRetry ? h("button", { type: "button", onclick: onRetry, text: "Retry" }) : null,
+  );
+}

@@ -1,0 +1,157 @@
+// Figures: Plotly JSON from the server drawn with Plotly.newPlot, each with a "numbers"
+// table (the same data, readable by a screen reader), and attention heads enlarged on click.
+
+import { clear, formatNumber, h } from "./dom.js";
+
+const PLOT_CONFIG = {
+  responsive: true,
+  displaylogo: false,
+  modeBarButtonsToRemove: ["lasso2d", "select2d"],
+  toImageButtonOptions: { format: "png", scale: 2 },
+};
+const DEFAULT_FONT = 14;
+const DEFAULT_HEIGHT = 420;
+
+function fontScale() {
+  return document.documentElement.classList.contains("large-type") ? 1.3 : 1;
+}
+
+/** The server's layout, fitted to its container and to the chosen type size. */
+function pageLayout(layout, baseFont) {
+  const { width, ...rest } = layout || {}; // the card decides the width
+  return {
+    ...rest,
+    autosize: true,
+    height: rest.height || DEFAULT_HEIGHT,
+    font: { ...(rest.font || {}), size: Math.round(baseFont * fontScale()) },
+  };
+}
+
+/** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
+export async function plot(div, figure, onClick) {
+  const baseFont = (figure.layout && figure.layout.font && figure.layout.font.size) || DEFAULT_FONT;
+  div.dataset.baseFont = String(baseFont);
+  await window.Plotly.newPlot(div, figure.data || [], pageLayout(figure.layout, baseFont), PLOT_CONFIG);
+  if (onClick) div.on("plotly_click", (event) => event && event.points && event.points.length && onClick(event.points[0]));
+  return div;
+}
+
+export function purgeWithin(node) {
+  for (const div of node.querySelectorAll(".js-plotly-plot")) window.Plotly.purge(div);
+}
+
+// Large type on/off: re-size every drawn figure's text.
+document.addEventListener("xt:typesize", () => {
+  for (const div of document.querySelectorAll(".js-plotly-plot[data-base-font]")) {
+    window.Plotly.relayout(div, { "font.size": Math.round(Number(div.dataset.baseFont) * fontScale()) });
+  }
+});
+
+/** Indices of the heatmap traces: one per head in an attention grid. */
+export function heatmapTraces(figure) {
+  return (figure.data || []).flatMap((trace, i) => (trace.type === "heatmap" ? [i] : []));
+}
+
+/** The head a heatmap trace draws: `meta.head` when the server says, else its order. */
+export function headOfTrace(figure, curveNumber) {
+  const trace = figure.data[curveNumber];
+  if (trace && trace.meta && Number.isInteger(trace.meta.head)) return trace.meta.head;
+  return heatmapTraces(figure).indexOf(curveNumber);
+}
+
+/** A clicked heatmap cell's row (query position): pointNumber is [row, col]. */
+export function rowOfPoint(point) {
+  if (Array.isArray(point.pointNumber)) return point.pointNumber[0];
+  if (Array.isArray(point.pointIndex)) return point.pointIndex[0];
+  return null;
+}
+
+function axisName(ref, letter) {
+  const suffix = (ref || letter).slice(1);
+  return `${letter}axis${suffix}`;
+}
+
+function traceTitle(figure, curveNumber) {
+  const trace = figure.data[curveNumber];
+  const position = heatmapTraces(figure).indexOf(curveNumber);
+  const annotation = (figure.layout.annotations || [])[position];
+  return trace.name || (annotation && annotation.text) || `head ${headOfTrace(figure, curveNumber)}`;
+}
+
+/** One heatmap of a grid, alone, on full axes (its subplot's axis settings kept). */
+function singleTraceFigure(figure, curveNumber) {
+  const trace = figure.data[curveNumber];
+  const layout = figure.layout || {};
+  const xaxis = { ...(layout[axisName(trace.xaxis, "x")] || {}), domain: [0, 1], anchor: "y" };
+  const yaxis = { ...(layout[axisName(trace.yaxis, "y")] || {}), domain: [0, 1], anchor: "x", scaleanchor: undefined };
+  const single = { ...trace, xaxis: "x", yaxis: "y", showscale: !trace.coloraxis };
+  const { annotations, ...rest } = layout;
+  const out = { ...rest, xaxis, yaxis, title: { text: traceTitle(figure, curveNumber) }, height: undefined };
+  for (const key of Object.keys(out)) if (/^[xy]axis\d+$/.test(key)) delete out[key];
+  return { data: [single], layout: out };
+}
+
+/** Opens the enlarge dialog on one head; `onClick(point)` gets clicks inside it. */
+export async function enlarge(figure, curveNumber, { hint = "", onClick = null } = {}) {
+  const dialog = document.getElementById("enlarge");
+  const target = document.getElementById("enlarge-plot");
+  document.getElementById("enlarge-title").textContent = `${figure.layout.title?.text || ""} — ${traceTitle(figure, curveNumber)}`.replace(/^ — /, "");
+  document.getElementById("enlarge-hint").textContent = hint;
+  if (!dialog.open) dialog.showModal();
+  window.Plotly.purge(target);
+  const single = singleTraceFigure(figure, curveNumber);
+  single.layout.height = Math.max(360, Math.min(window.innerHeight * 0.78, window.innerWidth * 0.7));
+  await plot(target, single, onClick && ((point) => onClick({ ...point, curveNumber })));
+}
+
+export function wireEnlargeDialog() {
+  const dialog = document.getElementById("enlarge");
+  document.getElementById("enlarge-close").addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => window.Plotly.purge(document.getElementById("enlarge-plot")));
+  // A click on the backdrop (outside the dialog box) closes it too.
+  dialog.addEventListener("click", (event) => event.target === dialog && dialog.close());
+}
+
+/** The figure's `table` as an HTML table: row labels in <th scope=row>. */
+export function numbersTable(table, caption) {
+  const head = h("tr", {}, h("th", { scope: "col", text: "" }), table.columns.map((c) => h("th", { scope: "col", text: c })));
+  const body = table.rows.map((row, i) =>
+    h("tr", {}, h("th", { scope: "row", text: table.index ? table.index[i] : String(i) }),
+      row.map((value) => h("td", { text: formatNumber(value) }))),
+  );
+  return h("div", { className: "table-scroll", tabindex: "0", role: "region", "aria-label": `${caption}: numbers` },
+    h("table", { className: "numbers" }, h("caption", { text: caption }), h("thead", {}, head), h("tbody", {}, body)));
+}
+
+/** The "numbers" disclosure; the table is built when first opened (tables can be large). */
+function numbersDisclosure(figure) {
+  const details = h("details", { className: "numbers-toggle" }, h("summary", { text: "Numbers" }));
+  details.addEventListener("toggle", () => {
+    if (details.open && !details.querySelector("table")) details.append(numbersTable(figure.table, figure.title));
+  }, { once: false });
+  return details;
+}
+
+function headButtons(plotly, onEnlarge) {
+  const indices = heatmapTraces(plotly);
+  if (indices.length < 2) return null;
+  return h("div", { className: "head-buttons" }, h("span", { text: "Enlarge: " }),
+    indices.map((curve) =>
+      h("button", { type: "button", className: "button-quiet", text: traceTitle(plotly, curve), onclick: () => onEnlarge(curve) })));
+}
+
+/** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached. */
+export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
+  const plotDiv = h("div", { className: "plot", role: "img", "aria-label": figure.title });
+  const card = h("figure", { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
+    h("figcaption", {}, h("h3", { text: figure.title }), figure.note ? h("p", { className: "note", text: figure.note }) : null),
+    plotDiv,
+    onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
+    figure.table ? numbersDisclosure(figure) : null);
+  return { element: card, draw: () => plot(plotDiv, figure.figure, onPlotClick) };
+}
+
+export function clearPlots(node) {
+  purgeWithin(node);
+  clear(node);
+}

@@ -1,0 +1,106 @@
+// The softmax Jacobian of one row, on softmax-backward steps: J = diag(p) - p pᵀ, and the
+// chain rule J · dL/dp checked against the recorded dL/dscores (or dL/dlogits).
+
+import { clear, errorBox, formatError, formatNumber, h, setOptions } from "./dom.js";
+import { clearPlots, plot } from "./figures.js";
+
+function positionOptions(trace, seq) {
+  const labels = (trace.tokens.input_labels || [])[seq] || [];
+  return Array.from({ length: trace.T }, (_, pos) => ({ value: pos, text: `${pos}: ${labels[pos] ?? ""}` }));
+}
+
+function select(label, options, value) {
+  const node = h("select", {});
+  setOptions(node, options, value);
+  return { node, label: h("label", { className: "control" }, label, " ", node) };
+}
+
+function checkSummary(result, kind) {
+  const recorded = kind === "output" ? "dL/dlogits" : "dL/dscores";
+  const ok = Boolean(result.ok);
+  return h("p", { className: `badge-line` },
+    h("span", { className: `badge ${ok ? "badge-ok" : "badge-bad"}`, text: ok ? "chain rule ✓" : "chain rule ✗" }),
+    ` J · dL/dp ${ok ? "matches" : "does NOT match"} the recorded ${recorded}: max abs err ${formatError(result.max_abs_error)}, max rel err ${formatError(result.max_rel_error)}`);
+}
+
+function vectorsTable(result, kind) {
+  const recorded = kind === "output" ? "recorded dL/dlogits" : "recorded dL/dscores";
+  const columns = ["p", "dL/dp", "J · dL/dp", recorded, "difference"];
+  const labels = result.labels || [];
+  const rows = (result.p || []).map((p, j) => {
+    const chain = result.chain?.[j];
+    const rec = result.recorded?.[j];
+    const diff = typeof chain === "number" && typeof rec === "number" ? chain - rec : null;
+    return h("tr", {}, h("th", { scope: "row", text: labels[j] ?? String(j) }),
+      [p, result.dprobs?.[j], chain, rec, diff].map((v) => h("td", { text: formatNumber(v) })));
+  });
+  return h("div", { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": "Jacobian check numbers" },
+    h("table", { className: "numbers" },
+      h("caption", { text: "Row by row: the chain rule beside the recorded gradient" }),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "key" }), columns.map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, rows)));
+}
+
+/** The panel for a step whose `jacobian` is not null; select(head, pos) loads one row. */
+export function createJacobianPanel(info, { client, trace, seq }) {
+  const isOutput = info.kind === "output";
+  const nHead = info.n_head || 1;
+  const lastPos = trace.T - 1;
+  const head = select("Head", Array.from({ length: nHead }, (_, i) => ({ value: i, text: `head ${i}` })), 0);
+  const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), lastPos);
+  const show = h("button", { type: "button", className: "button-primary", text: "Show Jacobian" });
+  const heading = h("h3", { id: "jacobian-heading", text: "Softmax Jacobian of one row" });
+  const result = h("div", { className: "jacobian-result", "aria-live": "polite" });
+  const hint = isOutput
+    ? "Click a row (a position) of a heatmap above, or choose a position:"
+    : "Click a query row of an attention heatmap above, or choose a head and a query position:";
+  const element = h("section", { className: "jacobian", id: "jacobian", "aria-labelledby": "jacobian-heading" },
+    heading, h("p", { className: "field-help", text: hint }),
+    h("div", { className: "jacobian-controls" }, isOutput ? null : head.label, pos.label, show),
+    result);
+
+  let token = 0;
+  async function load() {
+    const mine = ++token;
+    const query = { layer: isOutput ? "output" : info.layer, pos: Number(pos.node.value), seq };
+    if (!isOutput) query.head = Number(head.node.value);
+    heading.textContent = isOutput
+      ? `Softmax Jacobian at position ${query.pos}`
+      : `Softmax Jacobian: layer ${info.layer}, head ${query.head}, query position ${query.pos}`;
+    clearPlots(result);
+    result.append(h("p", { className: "loading", text: "Computing the Jacobian…" }));
+    try {
+      const data = await client.jacobian(query);
+      if (mine !== token) return;
+      await render(data);
+    } catch (error) {
+      if (mine !== token) return;
+      clearPlots(result);
+      result.append(errorBox(error.message, load));
+    }
+  }
+
+  async function render(data) {
+    clearPlots(result);
+    const matrix = h("div", { className: "plot" });
+    const vectors = h("div", { className: "plot" });
+    result.append(checkSummary(data, info.kind), h("div", { className: "jacobian-plots" }, matrix, vectors), vectorsTable(data, info.kind));
+    if (data.figure) await plot(matrix, data.figure);
+    else matrix.remove();
+    if (data.vectors_figure) await plot(vectors, data.vectors_figure);
+    else vectors.remove();
+  }
+
+  show.addEventListener("click", load);
+  return {
+    element,
+    load,
+    select(headIndex, position) {
+      if (!isOutput && headIndex !== null && headIndex >= 0) head.node.value = String(headIndex);
+      if (position !== null && position >= 0 && position < trace.T) pos.node.value = String(position);
+      element.scrollIntoView({ behavior: "smooth", block: "start" });
+      return load();
+    },
+    clear: () => clear(result),
+  };
+}

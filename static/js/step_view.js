@@ -1,0 +1,138 @@
+// One step: title, phase, the forward and backward rules (MathML), shapes, the explanation,
+// the gradient check, warnings, the figures and (on softmax-backward steps) the Jacobian.
+
+import { formatError, formatShape, h } from "./dom.js";
+import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, rowOfPoint } from "./figures.js";
+import { createJacobianPanel } from "./jacobian.js";
+
+/** The one place the page inserts HTML: MathML the server generated from its own LaTeX. */
+function mathBlock(rule) {
+  const box = h("div", { className: "math", title: rule.latex || "" });
+  box.innerHTML = rule.mathml || "";
+  if (!rule.mathml) box.textContent = rule.latex || "";
+  return box;
+}
+
+function rules(step) {
+  const formula = step.formula || {};
+  const primary = step.phase === "backward" ? "backward" : "forward";
+  const sections = [["forward", "Forward rule"], ["backward", "Backward rule"]]
+    .filter(([key]) => formula[key] && (formula[key].mathml || formula[key].latex))
+    .map(([key, label]) =>
+      h("section", { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
+        h("h3", { text: label + (key === primary ? " · this step" : "") }), mathBlock(formula[key])));
+  return sections.length ? h("div", { className: "rules" }, sections) : null;
+}
+
+export function gradcheckBadge(check) {
+  if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
+  const passed = Boolean(check.passed);
+  const text = `grad check ${passed ? "✓" : "✗"} max rel err ${formatError(check.max_rel_error)} (tol ${formatError(check.tolerance)})`;
+  return h("span", {
+    className: `badge ${passed ? "badge-ok" : "badge-bad"} gradcheck`,
+    role: "status",
+    title: "A seeded random direction u: <dL/dX, u> against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64",
+    text,
+  });
+}
+
+function gradcheckDetails(check) {
+  if (!check || !check.checks || !check.checks.length) return null;
+  const rows = check.checks.map((c) =>
+    h("tr", { className: c.rel_error <= check.tolerance ? "" : "failed" },
+      h("th", { scope: "row", text: c.tensor }),
+      [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
+      h("td", { text: formatError(c.rel_error) })));
+  return h("details", { className: "gradcheck-details" }, h("summary", { text: "How the gradient was checked" }),
+    h("p", { className: "field-help", text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64." }),
+    h("div", { className: "table-scroll" }, h("table", { className: "numbers" },
+      h("thead", {}, h("tr", {}, ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, rows))));
+}
+
+function shapesList(shapes) {
+  const entries = Object.entries(shapes || {});
+  if (!entries.length) return null;
+  return h("dl", { className: "shapes", "aria-label": "Shapes" },
+    entries.map(([name, dims]) => h("div", {}, h("dt", {}, h("code", { text: name })), h("dd", { text: formatShape(dims) }))));
+}
+
+function warningsBox(warnings) {
+  if (!warnings || !warnings.length) return null;
+  return h("div", { className: "alert alert-warning", role: "alert" },
+    h("strong", { text: warnings.length === 1 ? "Warning: " : "Warnings:" }),
+    warnings.length === 1 ? warnings[0] : h("ul", {}, warnings.map((w) => h("li", { text: w }))));
+}
+
+function header(step) {
+  return h("header", { className: "step-header" },
+    h("span", { className: `badge phase-badge phase-${step.phase}`, text: step.phase }),
+    h("h2", { id: "step-title", text: step.title }),
+    h("code", { className: "step-name", text: step.name }),
+    step.kind ? h("span", { className: "step-kind", text: step.kind }) : null);
+}
+
+/** Rows of a heatmap's z: a plain array, or plotly's base64 typed array {dtype, bdata, shape}. */
+function rowCount(z) {
+  if (Array.isArray(z)) return z.length;
+  if (z && typeof z.shape === "string") return Number(z.shape.split(",")[0]);
+  if (z && Array.isArray(z.shape)) return Number(z.shape[0]);
+  return null;
+}
+
+/** Which position a click on a heatmap row asks the Jacobian for (null when it is not a
+ * position-by-something heatmap). A pooled heatmap (long texts) has fewer rows than
+ * positions: each row then stands for a block of positions, the first of which is asked. */
+function jacobianTarget(info, figure, point, T) {
+  const trace = figure.data[point.curveNumber];
+  if (!trace || trace.type !== "heatmap") return null;
+  const rows = rowCount(trace.z);
+  const row = rowOfPoint(point);
+  if (!rows || rows > T || row === null) return null;
+  const pos = Math.min(T - 1, row * Math.ceil(T / rows));
+  return { head: info.kind === "attention" ? headOfTrace(figure, point.curveNumber) : null, pos };
+}
+
+function figureHandlers(figure, jacobian, info, T) {
+  const plotly = figure.figure;
+  const grid = heatmapTraces(plotly).length > 1;
+  const toJacobian = (point) => {
+    const target = jacobian && jacobianTarget(info, plotly, point, T);
+    if (!target) return false;
+    jacobian.select(target.head, target.pos);
+    return true;
+  };
+  const hint = jacobian ? "Click a row to see its softmax Jacobian." : "";
+  const onEnlarge = grid ? (curve) => enlarge(plotly, curve, {
+    hint,
+    onClick: (point) => toJacobian(point) && document.getElementById("enlarge").close(),
+  }) : null;
+  const onPlotClick = (point) => {
+    if (toJacobian(point)) return;
+    if (onEnlarge && heatmapTraces(plotly).includes(point.curveNumber)) onEnlarge(point.curveNumber);
+  };
+  return { onPlotClick: jacobian || grid ? onPlotClick : null, onEnlarge };
+}
+
+/** Replaces `container`'s content with `step`; resolves when every figure is drawn.
+ * `isCurrent()` turns false when the user has moved on: drawing stops early. */
+export async function renderStep(container, step, { client, trace, seq, isCurrent }) {
+  clearPlots(container);
+  const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq }) : null;
+  const cards = (step.figures || []).map((figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T)));
+  container.append(
+    header(step),
+    warningsBox(step.warnings) || "",
+    h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck), shapesList(step.shapes) || ""),
+    rules(step) || "",
+    step.explanation ? h("p", { className: "explanation", text: step.explanation }) : "",
+    gradcheckDetails(step.gradcheck) || "",
+    h("div", { className: "figures" }, cards.length ? cards.map((c) => c.element) : h("p", { className: "field-help", text: "No figure for this step." })),
+    jacobian ? jacobian.element : "",
+  );
+  for (const card of cards) {
+    if (!isCurrent()) return;
+    await card.draw();
+  }
+  if (jacobian && isCurrent()) await jacobian.load();
+}

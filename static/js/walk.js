@@ -1,0 +1,102 @@
+// The step-through page: POST the spec, then show one step at a time. The URL always
+// carries the spec and the current step (and sequence), so a reload or a copied link
+// lands on the same view.
+
+import { TraceClient } from "./api.js";
+import { clear, errorBox, formatNumber, h, setOptions } from "./dom.js";
+import { clearPlots, wireEnlargeDialog } from "./figures.js";
+import { createNavigation } from "./navigation.js";
+import { renderStep } from "./step_view.js";
+
+const root = document.getElementById("walk");
+const stepView = document.getElementById("step");
+const spec = JSON.parse(document.getElementById("xt-spec").textContent);
+const client = new TraceClient(spec);
+const state = { index: Number(root.dataset.step) || 0, seq: Number(root.dataset.seq) || 0, trace: null, update: null };
+let renderToken = 0;
+
+function rememberInUrl() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("step", String(state.index));
+  if (state.seq > 0) url.searchParams.set("seq", String(state.seq));
+  else url.searchParams.delete("seq");
+  window.history.replaceState(null, "", url);
+}
+
+function tokenStrip(trace, seq) {
+  const strip = clear(document.getElementById("tokens"));
+  const inputs = trace.tokens.input_labels[seq] || [];
+  const targets = trace.tokens.target_labels[seq] || [];
+  const row = (label, items) =>
+    h("div", { className: "token-row" }, h("span", { className: "token-row-label", text: label }),
+      items.map((text, pos) => h("span", { className: "token", title: `position ${pos}` }, text)));
+  const positions = h("div", { className: "token-row positions", "aria-hidden": "true" },
+    h("span", { className: "token-row-label", text: "pos" }), inputs.map((_, pos) => h("span", { className: "token", text: String(pos) })));
+  strip.append(positions, row("input", inputs), row("target", targets));
+}
+
+function setupSequences(trace) {
+  if (!(trace.n_seq > 1)) return;
+  const control = document.getElementById("seq-control");
+  const selectNode = document.getElementById("seq-select");
+  const options = Array.from({ length: trace.n_seq }, (_, i) => ({
+    value: i,
+    text: `${i}: ${(trace.tokens.input_labels[i] || []).slice(0, 12).join("")}`,
+  }));
+  setOptions(selectNode, options, state.seq);
+  control.hidden = false;
+  selectNode.addEventListener("change", () => {
+    state.seq = Number(selectNode.value);
+    tokenStrip(trace, state.seq);
+    go(state.index);
+  });
+}
+
+async function show(index) {
+  const mine = ++renderToken;
+  const isCurrent = () => mine === renderToken;
+  stepView.setAttribute("aria-busy", "true");
+  delete stepView.dataset.rendered;
+  try {
+    const step = await client.step(index, state.seq);
+    if (!isCurrent()) return;
+    await renderStep(stepView, step, { client, trace: state.trace, seq: state.seq, isCurrent });
+    if (!isCurrent()) return;
+    stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
+    client.prefetch(index + 1, state.seq);
+  } catch (error) {
+    if (!isCurrent()) return;
+    clearPlots(stepView);
+    stepView.append(errorBox(`step ${index + 1} could not be loaded: ${error.message}`, () => show(index)));
+  } finally {
+    if (isCurrent()) stepView.removeAttribute("aria-busy");
+  }
+}
+
+function go(index, options = {}) {
+  const count = state.trace.steps.length;
+  state.index = Math.max(0, Math.min(count - 1, index));
+  rememberInUrl();
+  state.update(state.index, options);
+  return show(state.index);
+}
+
+async function start() {
+  wireEnlargeDialog();
+  try {
+    state.trace = await client.open();
+  } catch (error) {
+    clear(stepView).append(errorBox(`the training step could not be run: ${error.message}`, () => window.location.reload()));
+    return;
+  }
+  const trace = state.trace;
+  document.getElementById("loss").textContent = `${formatNumber(trace.loss)} (mean cross-entropy)`;
+  if (!(state.seq < trace.n_seq)) state.seq = 0;
+  tokenStrip(trace, state.seq);
+  setupSequences(trace);
+  state.update = createNavigation(trace, go);
+  await go(state.index);
+}
+
+window.xt = state; // for the browser tests and the curious: the current step and trace
+start();
