@@ -28,12 +28,18 @@ class Settings:
     cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
     worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop
     max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
+    max_figure_cells: int = 150_000  # all panels of one figure (every head of a layer) together
+    max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
+    max_table_cols: int = 16  # ... and columns
+    max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
+    step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
+    gradcheck_cache_entries: int = 8192  # per-step gradient checks, by trace id and step
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         overrides = {}
         for f in fields(cls):
             raw = os.environ.get(f"XT_{f.name.upper()}")

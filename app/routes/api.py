@@ -1,3 +1,188 @@
-from fastapi import APIRouter
+"""The JSON API (contract in docs/api.md). Routes only validate, fetch the trace and hand
+the work to app.views in a bounded thread pool: nothing CPU-heavy runs on the event loop."""
 
-router = APIRouter()
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi.responses import Response
+
+from app import views
+from app.cache import LRU
+from app.panels import TraceContext
+from app.serialize import encoded_response, json_response, json_safe
+from app.spec import SpecError, TraceSpec, resolve
+from xt_core.gradcheck import StepCheck, check_record
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+@dataclass
+class Services:
+    """Per-app workers and caches, created on first use (create_app stays unaware of them)."""
+
+    executor: ThreadPoolExecutor
+    gradchecks: LRU[StepCheck]
+    steps: LRU[tuple[bytes, bytes]]
+
+
+_services_lock = threading.Lock()
+
+
+def services(request: Request) -> Services:
+    state = request.app.state
+    with _services_lock:
+        if not hasattr(state, "api_services"):
+            s = state.settings
+            state.api_services = Services(
+                executor=ThreadPoolExecutor(max_workers=max(1, s.worker_threads), thread_name_prefix="xt-worker"),
+                gradchecks=LRU(s.gradcheck_cache_entries),
+                steps=LRU(100_000, s.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1])),
+            )
+        return state.api_services
+
+
+async def run(request: Request, fn, *args, **kwargs):
+    """fn(*args) in the worker pool (settings.worker_threads threads)."""
+    return await asyncio.get_running_loop().run_in_executor(services(request).executor, partial(fn, *args, **kwargs))
+
+
+async def trace_context(request: Request, trace_id: str) -> TraceContext:
+    """The trace of a known id, rebuilt from its spec if it was evicted; 404 otherwise."""
+    store = request.app.state.store
+    spec = store.spec(trace_id)
+    if spec is None:
+        raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
+    trace = await run(request, store.get, spec)
+    return TraceContext(spec, trace, request.app.state.settings)
+
+
+def check_range(field: str, value: int, size: int, what: str) -> None:
+    if not 0 <= value < size:
+        raise SpecError(("query", field), f"{field} must be between 0 and {size - 1} ({what}), got {value}")
+
+
+def timed(response: Response, started: float) -> Response:
+    response.headers["Server-Timing"] = f"total;dur={(time.perf_counter() - started) * 1000:.1f}"
+    return response
+
+
+# ---------------------------------------------------------------------- routes
+
+
+@router.post("/traces", summary="Build (or find) the trace of a spec: its steps, tokens and blocks")
+async def create_trace(spec: TraceSpec, request: Request) -> Response:
+    started = time.perf_counter()
+    resolved = resolve(spec, request.app.state.settings)
+    trace = await run(request, request.app.state.store.get, resolved)
+    ctx = TraceContext(resolved, trace, request.app.state.settings)
+    return timed(json_response(request, json_safe(views.trace_summary(ctx))), started)
+
+
+@router.get("/traces/{trace_id}/steps/{index}", summary="One step: explanation, formulas, figures, gradient check")
+async def get_step(
+    request: Request,
+    trace_id: str,
+    index: int = Path(description="position in the trace's step list"),
+    seq: int = Query(0, description="which sequence of the batch the figures show"),
+    pos: int = Query(0, description="position of the output-softmax identity check (step `probs`, backward)"),
+) -> Response:
+    started = time.perf_counter()
+    svc = services(request)
+    key = (trace_id, index, seq, pos)
+    cached = svc.steps.get(key)
+    if cached is None:
+        ctx = await trace_context(request, trace_id)
+        n = len(ctx.trace.records)
+        if not 0 <= index < n:
+            raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
+        check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+        check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
+        cached = await run(
+            request, svc.steps.get_or_compute, key, partial(_render_step, svc, ctx, trace_id, index, seq, pos)
+        )
+    body, gzipped = cached
+    return timed(encoded_response(request, body, gzipped=gzipped), started)
+
+
+def _render_step(
+    svc: Services, ctx: TraceContext, trace_id: str, index: int, seq: int, pos: int
+) -> tuple[bytes, bytes]:
+    check = svc.gradchecks.get_or_compute((trace_id, index), lambda: check_record(ctx.trace, index))
+    payload = json_safe(views.step_view(ctx, index, seq, pos, check))
+    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    return body, gzip.compress(body, compresslevel=5)
+
+
+@router.get("/traces/{trace_id}/jacobian", summary="One softmax row's Jacobian and the chain-rule check")
+async def get_jacobian(
+    request: Request,
+    trace_id: str,
+    layer: str = Query(description='a layer index for attention, or "output" for the output softmax'),
+    head: int = Query(0, description="attention head (attention only)"),
+    pos: int | None = Query(None, description="query position (attention) or position (output); default the last"),
+    seq: int = Query(0, description="sequence of the batch"),
+    top_k: int = Query(10, description="output only: show the k most probable tokens and the target"),
+) -> Response:
+    started = time.perf_counter()
+    ctx = await trace_context(request, trace_id)
+    cfg = ctx.trace.cfg
+    if layer == "output":
+        layer_index = None
+        limit = min(cfg.vocab_size, request.app.state.settings.max_top_k)
+        if not 1 <= top_k <= limit:
+            raise SpecError(("query", "top_k"), f"top_k must be between 1 and {limit}, got {top_k}")
+    else:
+        try:
+            layer_index = int(layer)
+        except ValueError:
+            raise SpecError(("query", "layer"), f'layer must be an integer or "output", got {layer!r}') from None
+        check_range("layer", layer_index, cfg.n_layer, f"the model has {cfg.n_layer} layer(s)")
+        check_range("head", head, cfg.n_head, f"the model has {cfg.n_head} heads")
+    check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+    pos = ctx.T - 1 if pos is None else pos
+    check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
+    payload = await run(request, lambda: json_safe(views.jacobian_view(ctx, layer_index, head, seq, pos, top_k)))
+    return timed(json_response(request, payload), started)
+
+
+@router.get("/traces/{trace_id}/tensors/{name}", summary="One recorded tensor or its gradient, as .npy or JSON")
+async def get_tensor(
+    request: Request,
+    trace_id: str,
+    name: str,
+    grad: bool = Query(False, description="the gradient dL/d(name) instead of the value"),
+    format: Literal["npy", "json"] = Query(
+        "npy", description="npy: numpy's .npy file; json: {name, shape, dtype, data}"
+    ),
+) -> Response:
+    ctx = await trace_context(request, trace_id)
+    try:
+        array = views.tensor_array(ctx.trace, name, grad)
+    except KeyError as exc:
+        message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
+        raise HTTPException(404, detail=message) from None
+    if format == "json":
+        payload = await run(request, lambda: json_safe(views.tensor_json(name, array, grad)))
+        return json_response(request, payload)
+    body = await run(request, views.tensor_npy, array)
+    filename = f"{name}{'.grad' if grad else ''}.npy"
+    return Response(
+        body,
+        media_type="application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get("/models", summary="Checkpoints (none yet) and the random-init presets")
+async def list_models() -> dict:
+    return {"models": [], "presets": views.presets()}

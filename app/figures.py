@@ -1,0 +1,403 @@
+"""Figure builders: pure functions (arrays, labels) -> plotly Figure. No trace, no HTTP.
+
+Conventions shared by every builder:
+* values use a sequential colour-blind-safe scale (Viridis); gradients a diverging one,
+  RdBu reversed (blue negative, white zero, red positive) centred on zero, so the sign of a
+  gradient reads at a glance and the colour of zero never moves;
+* positions run down the y axis, labelled "index token" (the index keeps labels unique:
+  a categorical axis would merge two positions holding the same token);
+* hover shows the value at float32 precision (%{z:.7g});
+* data goes out as float32 (plotly serializes numpy arrays as base64 typed arrays);
+  NaN and ±inf become NaN, which Plotly draws as a gap;
+* a heatmap with more than `max_cells` cells is pooled: each cell shows the entry of
+  largest magnitude in its block (a real value, and outliers survive), with a note in
+  `figure.layout.meta["note"]`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+VALUE_SCALE = "Viridis"
+GRAD_SCALE = "RdBu_r"
+# No template: the default one adds ~10 kB to every figure; the page styles the plots.
+_NO_TEMPLATE = go.layout.Template()
+
+
+def as_float32(values) -> np.ndarray:
+    """float32 copy with every non-finite entry as NaN (drawn as a gap)."""
+    array = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(array), array, np.nan).astype(np.float32)
+
+
+# ---------------------------------------------------------------------- pooling
+
+
+@dataclass(frozen=True)
+class Pooling:
+    row_step: int = 1
+    col_step: int = 1
+
+    @property
+    def active(self) -> bool:
+        return self.row_step > 1 or self.col_step > 1
+
+    def note(self, shape: tuple[int, int]) -> str | None:
+        if not self.active:
+            return None
+        rows, cols = (-(-shape[0] // self.row_step), -(-shape[1] // self.col_step))
+        return (
+            f"{shape[0]}×{shape[1]} values shown as {rows}×{cols} cells: each cell holds the entry of largest "
+            f"magnitude in a block of {self.row_step}×{self.col_step}. Download the tensor for every value."
+        )
+
+
+def plan_pooling(n_rows: int, n_cols: int, max_cells: int, keep_rows: bool = True) -> Pooling:
+    """Smallest pooling that fits max_cells. keep_rows: pool the columns first, so positions
+    keep their own row (and label) as long as possible."""
+    max_cells = max(1, max_cells)
+    if n_rows * n_cols <= max_cells:
+        return Pooling()
+    if keep_rows and n_rows <= max_cells:
+        return Pooling(1, -(-n_cols // max(1, max_cells // n_rows)))
+    step = max(1, math.ceil(math.sqrt(n_rows * n_cols / max_cells)))
+    while -(-n_rows // step) * -(-n_cols // step) > max_cells:
+        step += 1
+    return Pooling(step, step)
+
+
+def max_abs_pool(z: np.ndarray, pooling: Pooling) -> np.ndarray:
+    """(R, C) -> (ceil(R/r), ceil(C/c)): per block, the finite entry of largest |value|
+    (NaN only if the block holds no finite entry)."""
+    if not pooling.active:
+        return z
+    r, c = pooling.row_step, pooling.col_step
+    R, C = z.shape
+    padded = np.full((-(-R // r) * r, -(-C // c) * c), np.nan, dtype=np.float64)
+    padded[:R, :C] = z
+    blocks = padded.reshape(padded.shape[0] // r, r, padded.shape[1] // c, c).transpose(0, 2, 1, 3)
+    blocks = blocks.reshape(blocks.shape[0], blocks.shape[1], r * c)
+    key = np.where(np.isfinite(blocks), np.abs(blocks), -1.0)
+    return np.take_along_axis(blocks, key.argmax(-1)[..., None], -1)[..., 0]
+
+
+def pool_labels(labels: list[str] | None, step: int, n: int) -> list[str] | np.ndarray:
+    if labels is None:
+        return np.arange(0, n, step)
+    if step == 1:
+        return list(labels)
+    return [f"{labels[i]}…" for i in range(0, n, step)]
+
+
+# ---------------------------------------------------------------------- shared pieces
+
+
+def _axis(labels, title: str | None = None, reversed_: bool = False) -> dict:
+    axis: dict = {"type": "category" if isinstance(labels, list) else "linear"}
+    if title:
+        axis["title"] = {"text": title}
+    if reversed_:
+        axis["autorange"] = "reversed"
+    return axis
+
+
+def _layout(title: str, height: int, note: str | None = None, **extra) -> dict:
+    layout = {
+        "template": _NO_TEMPLATE,
+        "title": {"text": title, "x": 0.01, "xanchor": "left"},
+        "height": height,
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 50},
+        **extra,
+    }
+    if note:
+        layout["meta"] = {"note": note}
+    return layout
+
+
+def _domain(start: float, end: float) -> list[float]:
+    """A subplot's [start, end] in paper units, clamped (float sums stray below 0 or above 1)."""
+    return [min(1.0, max(0.0, round(start, 6))), min(1.0, max(0.0, round(end, 6)))]
+
+
+def _hover(row_title: str, col_title: str, value_name: str, pooled: bool) -> str:
+    extra = "<br>(largest |value| of its block)" if pooled else ""
+    return f"{row_title} %{{y}}<br>{col_title} %{{x}}<br>{value_name} = %{{z:.7g}}{extra}<extra></extra>"
+
+
+def _colour(gradient: bool) -> dict:
+    return {"colorscale": GRAD_SCALE, "zmid": 0} if gradient else {"colorscale": VALUE_SCALE}
+
+
+# ---------------------------------------------------------------------- builders
+
+
+def heatmap(
+    z,
+    rows: list[str] | None,
+    cols: list[str] | None = None,
+    *,
+    title: str,
+    value_name: str,
+    row_title: str = "position",
+    col_title: str = "feature",
+    gradient: bool = False,
+    max_cells: int = 20_000,
+    keep_rows: bool = True,
+) -> go.Figure:
+    """A 2-D array (rows × cols); rows are positions unless told otherwise."""
+    z = np.asarray(z)
+    pooling = plan_pooling(z.shape[0], z.shape[1], max_cells, keep_rows)
+    shown = max_abs_pool(z, pooling)
+    trace = go.Heatmap(
+        z=as_float32(shown),
+        x=pool_labels(cols, pooling.col_step, z.shape[1]),
+        y=pool_labels(rows, pooling.row_step, z.shape[0]),
+        hovertemplate=_hover(row_title, col_title, value_name, pooling.active),
+        colorbar={"title": {"text": value_name}},
+        **_colour(gradient),
+    )
+    height = int(min(640, max(260, 14 * min(shown.shape[0], 40) + 120)))
+    layout = _layout(
+        title,
+        height,
+        pooling.note(z.shape),
+        xaxis=_axis(cols, col_title),
+        yaxis=_axis(rows, row_title, reversed_=True),
+    )
+    return go.Figure(data=[trace], layout=layout)
+
+
+def head_grid(
+    z,
+    rows: list[str] | None,
+    cols: list[str] | None,
+    *,
+    title: str,
+    value_name: str,
+    row_title: str = "query",
+    col_title: str = "key",
+    gradient: bool = False,
+    max_cells: int = 20_000,
+    max_figure_cells: int = 150_000,
+    panels_per_row: int = 4,
+) -> go.Figure:
+    """Every head of a layer, (H, R, C), as a grid of heatmaps titled "head h" that share
+    one colour axis (so heads compare by colour)."""
+    z = np.asarray(z)
+    n_head, R, C = z.shape
+    per_panel = min(max_cells, max(1, max_figure_cells // n_head))
+    pooling = plan_pooling(R, C, per_panel, keep_rows=False)
+    x = pool_labels(cols, pooling.col_step, C)
+    y = pool_labels(rows, pooling.row_step, R)
+    n_cols = min(n_head, panels_per_row)
+    n_rows = -(-n_head // n_cols)
+    gap_x, gap_y = 0.04, 0.14
+    width = (1 - gap_x * (n_cols - 1)) / n_cols
+    height = (1 - gap_y * (n_rows - 1)) / n_rows
+    hover = _hover(row_title, col_title, value_name, pooling.active)
+    traces, annotations = [], []
+    layout: dict = {}
+    for h in range(n_head):
+        r, c = divmod(h, n_cols)
+        x0, y1 = c * (width + gap_x), 1 - r * (height + gap_y)
+        suffix = "" if h == 0 else str(h + 1)
+        layout[f"xaxis{suffix}"] = {**_axis(cols), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = {
+            **_axis(rows, reversed_=True),
+            "domain": _domain(y1 - height, y1),
+            "anchor": f"x{suffix}",
+        }
+        traces.append(
+            go.Heatmap(
+                z=as_float32(max_abs_pool(z[h], pooling)),
+                x=x,
+                y=y,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                coloraxis="coloraxis",
+                name=f"head {h}",
+                meta={"head": h},
+                hovertemplate=f"head {h}<br>{hover}",
+            )
+        )
+        annotations.append(
+            {
+                "text": f"head {h}",
+                "x": x0 + width / 2,
+                "y": y1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        )
+    colour = {"colorscale": GRAD_SCALE, "cmid": 0} if gradient else {"colorscale": VALUE_SCALE}
+    note = pooling.note((R, C))
+    note = note and f"Per head: {note}"
+    layout.update(
+        _layout(title, 250 * n_rows + 90, note, annotations=annotations),
+        coloraxis={**colour, "colorbar": {"title": {"text": value_name}}},
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def bars(
+    values,
+    labels: list[str] | None,
+    *,
+    title: str,
+    value_name: str,
+    x_title: str = "position",
+    gradient: bool = False,
+    mean: float | None = None,
+) -> go.Figure:
+    """One bar per entry of a 1-D array (per-token losses, a norm's gain, ...); `mean`
+    draws a dashed line at that height."""
+    values = as_float32(values)
+    x = labels if labels is not None else np.arange(values.shape[0])
+    colour = None
+    if gradient:
+        colour = np.where(np.nan_to_num(values) < 0, "#2166ac", "#b2182b").tolist()
+    trace = go.Bar(
+        x=x,
+        y=values,
+        marker={"color": colour} if colour else None,
+        hovertemplate=f"{x_title} %{{x}}<br>{value_name} = %{{y:.7g}}<extra></extra>",
+    )
+    layout = _layout(
+        title, 320, xaxis=_axis(labels if labels is not None else None, x_title), yaxis={"title": {"text": value_name}}
+    )
+    if mean is not None and math.isfinite(mean):
+        layout["shapes"] = [
+            {
+                "type": "line",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": mean,
+                "y1": mean,
+                "line": {"dash": "dash", "width": 2, "color": "#444"},
+            }
+        ]
+        layout["annotations"] = [
+            {
+                "text": f"mean = {mean:.6g}",
+                "xref": "paper",
+                "x": 1,
+                "xanchor": "right",
+                "y": mean,
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        ]
+    return go.Figure(data=[trace], layout=layout)
+
+
+def loss_bars(token_loss, labels: list[str], mean: float, *, title: str = "Loss per position") -> go.Figure:
+    """Per-token loss −log p(target), one bar per position labelled "i input→target", and
+    the mean (the training loss) as a dashed line."""
+    return bars(
+        token_loss, labels, title=title, value_name="−log p(target)", x_title="position: input→target", mean=mean
+    )
+
+
+def series_bars(
+    labels: list[str], series: dict[str, np.ndarray], *, title: str, value_name: str, x_title: str = "key"
+) -> go.Figure:
+    """Several vectors over the same entries as grouped bars: J·dL/dp against the recorded
+    dL/dscores, or the recorded dL/dlogits against (p − onehot)/N."""
+    traces = [
+        go.Bar(
+            name=name,
+            x=labels,
+            y=as_float32(values),
+            hovertemplate=f"{x_title} %{{x}}<br>{name} = %{{y:.7g}}<extra></extra>",
+        )
+        for name, values in series.items()
+    ]
+    layout = _layout(
+        title,
+        340,
+        barmode="group",
+        xaxis=_axis(labels, x_title),
+        yaxis={"title": {"text": value_name}},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def jacobian_heatmap(jacobian, labels: list[str], *, title: str, max_cells: int = 20_000) -> go.Figure:
+    """J = diag(p) − p pᵀ of one softmax row: J[i, j] = ∂p_i/∂s_j (diverging: the diagonal is
+    positive, everything off it negative)."""
+    return heatmap(
+        jacobian,
+        labels,
+        labels,
+        title=title,
+        value_name="∂p_i/∂s_j",
+        row_title="i",
+        col_title="j",
+        gradient=True,
+        max_cells=max_cells,
+        keep_rows=False,
+    )
+
+
+def residual_view(
+    skip,
+    branch,
+    total,
+    rows: list[str],
+    *,
+    title: str,
+    names: tuple[str, str, str] = ("arriving along the skip", "added by the branch", "sum"),
+    max_cells: int = 20_000,
+) -> go.Figure:
+    """Residual gradients add: three (T, C) panels side by side on one diverging colour
+    axis — the gradient arriving along the skip, the part the branch adds, and their sum."""
+    panels = [np.asarray(a) for a in (skip, branch, total)]
+    pooling = plan_pooling(*panels[0].shape, max_cells // 3 or 1)
+    x = pool_labels(None, pooling.col_step, panels[0].shape[1])
+    y = pool_labels(rows, pooling.row_step, panels[0].shape[0])
+    width, gap = 0.3, 0.05
+    layout: dict = {}
+    traces, annotations = [], []
+    for k, (name, panel) in enumerate(zip(names, panels, strict=True)):
+        suffix = "" if k == 0 else str(k + 1)
+        x0 = k * (width + gap)
+        layout[f"xaxis{suffix}"] = {**_axis(x, "feature"), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = {**_axis(rows, reversed_=True), "anchor": f"x{suffix}", "showticklabels": k == 0}
+        traces.append(
+            go.Heatmap(
+                z=as_float32(max_abs_pool(panel, pooling)),
+                x=x,
+                y=y,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                coloraxis="coloraxis",
+                name=name,
+                hovertemplate=f"{name}<br>{_hover('position', 'feature', 'value', pooling.active)}",
+            )
+        )
+        annotations.append(
+            {
+                "text": name,
+                "x": x0 + width / 2,
+                "y": 1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        )
+    layout.update(
+        _layout(title, 420, pooling.note(panels[0].shape), annotations=annotations),
+        coloraxis={"colorscale": GRAD_SCALE, "cmid": 0, "colorbar": {"title": {"text": "dL/d·"}}},
+    )
+    return go.Figure(data=traces, layout=layout)

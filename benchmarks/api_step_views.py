@@ -1,0 +1,72 @@
+"""Payload size and server time of every step view for the class config (4 layers, 8 heads,
+width 256, 128 positions of byte-tokenized text). Not part of the test run:
+
+    .venv/bin/python benchmarks/api_step_views.py [--steps N]
+
+Server time is the route's own Server-Timing (trace cached; the first view of a step
+includes its gradient check, the second is served from the step cache)."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import statistics
+import time
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import Settings
+
+CLASS_CONFIG = {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688,
+                "seq_len": 128}  # fmt: skip
+TEXT = (
+    "Attention is all you need, they said. So the model looked back at every token it had seen, "
+    "and it learned what comes next, one byte at a time."
+)[:129]
+
+
+def server_ms(response) -> float:
+    return float(response.headers["server-timing"].split("dur=")[1])
+
+
+def summary(label: str, values: list[float], unit: str) -> str:
+    return (
+        f"{label:<22} median {statistics.median(values):>10,.0f} {unit}   mean {statistics.mean(values):>10,.0f} {unit}"
+        f"   max {max(values):>10,.0f} {unit}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=None, help="only the first N steps")
+    args = parser.parse_args()
+    client = TestClient(create_app(Settings()))
+    started = time.perf_counter()
+    trace = client.post("/api/traces", json={"config": CLASS_CONFIG, "tokenizer": "byte", "text": TEXT}).json()
+    print(f"POST /api/traces: T = {trace['T']}, {len(trace['steps'])} steps, {time.perf_counter() - started:.2f} s")
+    steps = trace["steps"][: args.steps]
+    rows = []
+    for step in steps:
+        url = f"/api/traces/{trace['id']}/steps/{step['index']}"
+        cold = client.get(url, headers={"Accept-Encoding": "identity"})
+        cached = client.get(url, headers={"Accept-Encoding": "gzip"})
+        rows.append((step, len(cold.content), len(gzip.compress(cold.content, 5)), server_ms(cold), server_ms(cached)))
+    print(summary("bytes (raw JSON)", [r[1] for r in rows], "B"))
+    print(summary("bytes (gzip)", [r[2] for r in rows], "B"))
+    print(summary("server ms, first view", [r[3] for r in rows], "ms"))
+    print(summary("server ms, cached", [r[4] for r in rows], "ms"))
+    print("largest steps:")
+    for step, raw, zipped, cold_ms, _ in sorted(rows, key=lambda r: -r[1])[:5]:
+        print(
+            f"  {step['index']:>4} {step['name']:<32} {step['phase']:<8} {raw:>10,} B  gzip {zipped:>9,} B  {cold_ms:>7.0f} ms"
+        )
+    print("slowest steps:")
+    for step, raw, zipped, cold_ms, _ in sorted(rows, key=lambda r: -r[3])[:5]:
+        print(
+            f"  {step['index']:>4} {step['name']:<32} {step['phase']:<8} {raw:>10,} B  gzip {zipped:>9,} B  {cold_ms:>7.0f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Steps, blocks, titles and explanations of the walkthrough."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xt_core
+from app import walkthrough
+
+CFG = xt_core.Config(vocab_size=12, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=8)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    params = xt_core.init_params(CFG, seed=0)
+    return xt_core.forward_backward(CFG, params, np.arange(6)[None], np.arange(1, 7)[None])
+
+
+def test_blocks_are_in_model_order():
+    ids = [b["id"] for b in walkthrough.blocks(CFG)]
+    assert ids == [
+        "embedding", "layers.0.attention", "layers.0.ffn", "layers.1.attention", "layers.1.ffn", "norm", "head", "loss",
+    ]  # fmt: skip
+    assert [b["layer"] for b in walkthrough.blocks(CFG)][1:5] == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("name", "block"),
+    [
+        ("embedding", "embedding"),
+        ("layers.1.attention_norm.out", "layers.1.attention"),
+        ("layers.0.attention.q_rot", "layers.0.attention"),
+        ("layers.0.attention_residual", "layers.0.attention"),
+        ("layers.1.ffn_norm.out", "layers.1.ffn"),
+        ("layers.0.feed_forward.swiglu", "layers.0.ffn"),
+        ("layers.0.ffn_residual", "layers.0.ffn"),
+        ("norm.out", "norm"),
+        ("logits", "head"),
+        ("probs", "loss"),
+        ("token_loss", "loss"),
+        ("loss", "loss"),
+    ],
+)
+def test_block_of(name, block):
+    assert walkthrough.block_of(name) == block
+
+
+def test_steps_follow_the_records(trace):
+    steps = walkthrough.steps(trace)
+    assert [s["index"] for s in steps] == [r.index for r in trace.records]
+    assert [s["name"] for s in steps] == [r.name for r in trace.records]
+    assert all(s["title"] and s["block"] for s in steps)
+    block_ids = {b["id"] for b in walkthrough.blocks(CFG)}
+    assert {s["block"] for s in steps} == block_ids
+    assert steps[0]["title"] == "Token embedding lookup"
+    assert steps[-1]["title"] == "Token embedding lookup — backward"
+    assert steps[1]["title"].startswith("Layer 0 · RMSNorm")
+
+
+def test_every_step_has_an_explanation(trace):
+    for record in trace.records:
+        text = walkthrough.explanation(record, CFG)
+        assert len(text) > 80 and "{" not in text, (record.name, record.phase, text)
+
+
+def _explain(trace, name, phase):
+    record = next(r for r in trace.records if r.name == name and (r.phase == "backward") == (phase == "backward"))
+    return walkthrough.explanation(record, CFG)
+
+
+@pytest.mark.parametrize(
+    ("name", "phase", "phrases"),
+    [
+        ("probs", "backward", ["must NOT be here", "already normalized", "(p − onehot)/N"]),
+        ("layers.1.attention.out", "backward", ["NOT dres", "FFN contribution"]),
+        ("layers.0.feed_forward.gate", "backward", ["dW = Xᵀ·dY", "X comes first"]),
+        ("loss", "backward", ["BEFORE", "exactly once"]),
+        ("layers.0.attention.q", "backward", ["once, at the loss, before any matmul", "sum of three"]),
+        ("layers.0.attention.k_rot", "backward", ["transposed rotation"]),
+        ("layers.0.ffn_residual", "backward", ["residual gradients add"]),
+        ("layers.1.ffn_norm.out", "backward", ["projection term", "the two add"]),
+        ("layers.0.attention.probs", "backward", ["diag(p) − p·pᵀ", "Jacobian"]),
+        ("layers.0.attention.scores", "forward", ["causal mask", "1/√hd", "grouped-query"]),
+        ("logits", "backward", ["tied embeddings", "add"]),
+    ],
+)
+def test_explanations_quote_the_classic_mistakes(trace, name, phase, phrases):
+    text = _explain(trace, name, phase)
+    for phrase in phrases:
+        assert phrase in text, (phrase, text)
