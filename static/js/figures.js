@@ -16,22 +16,65 @@ function fontScale() {
   return document.documentElement.classList.contains("large-type") ? 1.3 : 1;
 }
 
-/** The server's layout, fitted to its container and to the chosen type size. */
+/** The server's layout, fitted to its container and to the chosen type size. A legend
+ * placed under the plot collides with the x-axis title: it goes above the plot instead. */
 function pageLayout(layout, baseFont) {
   const { width, ...rest } = layout || {}; // the card decides the width
-  return {
+  const out = {
     ...rest,
     autosize: true,
     height: rest.height || DEFAULT_HEIGHT,
     font: { ...(rest.font || {}), size: Math.round(baseFont * fontScale()) },
   };
+  // Rotated tick labels must not run into the axis title: let plotly grow the margins.
+  for (const key of new Set(["xaxis", "yaxis", ...Object.keys(out)])) {
+    if (/^[xy]axis\d*$/.test(key) && (out[key] || {}).automargin === undefined) out[key] = { ...out[key], automargin: true };
+  }
+  if (rest.legend && typeof rest.legend.y === "number" && rest.legend.y < 0) {
+    out.legend = { ...rest.legend, x: 0, xanchor: "left", y: 1.02, yanchor: "bottom" };
+    out.margin = { ...(rest.margin || {}), t: Math.max(44, (rest.margin && rest.margin.t) || 0) };
+  }
+  return out;
+}
+
+/** A plot title as plain text (plotly titles may hold <br> and <b>). */
+export function titleText(layout) {
+  const title = layout && layout.title;
+  const text = typeof title === "string" ? title : (title && title.text) || "";
+  return text.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
+}
+
+/** The page shows titles as headings (they scale with the page's type): drop the plot's
+ * own copy, when it is `title` (or any, when no title is given), and the top margin it
+ * needed, keeping room for subplot captions. */
+export function withoutTitle(layout, title) {
+  if (!layout || !layout.title || (title !== undefined && titleText(layout) !== title)) return layout;
+  const { title: _, ...rest } = layout;
+  const margin = { ...(rest.margin || {}), t: (rest.annotations || []).length ? 34 : 16 };
+  const saved = ((layout.margin && layout.margin.t) ?? 60) - margin.t;
+  return { ...rest, margin, height: rest.height ? Math.max(220, rest.height - saved) : rest.height };
+}
+
+/** Heatmaps side by side (a grid of heads) show the same rows: label the rows once, on the
+ * left column, instead of letting each panel's labels run into its left neighbour. */
+function labelRowsOnce(layout, data) {
+  const heatmaps = data.filter((trace) => trace.type === "heatmap");
+  if (heatmaps.length < 2) return layout;
+  const out = { ...layout };
+  for (const trace of heatmaps) {
+    const xaxis = out[axisName(trace.xaxis, "x")];
+    const yname = axisName(trace.yaxis, "y");
+    if (xaxis && Array.isArray(xaxis.domain) && xaxis.domain[0] > 0.01) out[yname] = { ...out[yname], showticklabels: false };
+  }
+  return out;
 }
 
 /** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
 export async function plot(div, figure, onClick) {
   const baseFont = (figure.layout && figure.layout.font && figure.layout.font.size) || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
-  await window.Plotly.newPlot(div, figure.data || [], pageLayout(figure.layout, baseFont), PLOT_CONFIG);
+  const layout = labelRowsOnce(pageLayout(figure.layout, baseFont), figure.data || []);
+  await window.Plotly.newPlot(div, figure.data || [], layout, PLOT_CONFIG);
   if (onClick) div.on("plotly_click", (event) => event && event.points && event.points.length && onClick(event.points[0]));
   return div;
 }
@@ -142,13 +185,16 @@ function headButtons(plotly, onEnlarge) {
 
 /** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached. */
 export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
-  const plotDiv = h("div", { className: "plot", role: "img", "aria-label": figure.title });
+  // The plot's height is reserved before it is drawn, so drawing later does not move the page.
+  const drawn = { ...figure.figure, layout: withoutTitle(figure.figure.layout, figure.title) };
+  const height = (drawn.layout && drawn.layout.height) || DEFAULT_HEIGHT;
+  const plotDiv = h("div", { className: "plot", role: "img", "aria-label": figure.title, style: `min-height: ${height}px` });
   const card = h("figure", { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
     h("figcaption", {}, h("h3", { text: figure.title }), figure.note ? h("p", { className: "note", text: figure.note }) : null),
     plotDiv,
     onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
     figure.table ? numbersDisclosure(figure) : null);
-  return { element: card, draw: () => plot(plotDiv, figure.figure, onPlotClick) };
+  return { element: card, draw: () => plot(plotDiv, drawn, onPlotClick) };
 }
 
 export function clearPlots(node) {

@@ -41,17 +41,36 @@ function updateCount() {
 function fillConfig(config) {
   for (const input of configInputs()) {
     const value = config[input.dataset.config];
-    if (value === undefined || value === null) continue;
-    input.value = typeof value === "boolean" ? String(value) : String(value);
+    if (value === undefined) continue;
+    input.value = value === null ? "" : String(value); // null vocab_size: automatic
   }
   updateCount();
+}
+
+/** Numbers compare as numbers: "10000.0" in a field is the preset's 10000. */
+function sameValue(value, text) {
+  if (typeof value === "number") return text.trim() !== "" && Number(text) === value;
+  return String(value) === text;
 }
 
 function sameConfig(config) {
   return configInputs().every((input) => {
     const value = config[input.dataset.config];
-    return value === undefined || input.dataset.config === "vocab_size" || String(value) === input.value;
+    return value === undefined || value === null || input.dataset.config === "vocab_size" || sameValue(value, input.value);
   });
+}
+
+/** A preset may bring a tokenizer and a text; the text replaces only an untouched one. */
+function applyPreset(preset) {
+  fillConfig(preset.config || {});
+  if (preset.tokenizer) tokenizer.value = preset.tokenizer;
+  const untouched = text.value === text.defaultValue || exampleTexts().includes(text.value);
+  if (preset.text && untouched) text.value = preset.text;
+  updateCount();
+}
+
+function exampleTexts() {
+  return Array.from(document.querySelectorAll("#examples [data-text]"), (b) => b.dataset.text);
 }
 
 function addGroup(label, options) {
@@ -72,7 +91,7 @@ async function loadModels() {
   const response = await fetch("/api/models", { headers: { Accept: "application/json" } });
   if (!response.ok) throw new Error(`GET /api/models answered ${response.status}`);
   const { models = [], presets = [] } = await response.json();
-  const presetConfigs = new Map(presets.map((p) => [PRESET + p.name, p.config]));
+  const presetsByValue = new Map(presets.map((p) => [PRESET + p.name, p]));
   // Keep only the "random init" option; the server may have added the selected checkpoint.
   for (const option of Array.from(modelSelect.options).slice(1)) option.remove();
   addGroup("Random init: presets", presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })));
@@ -80,20 +99,22 @@ async function loadModels() {
     const name = typeof m === "string" ? m : m.name;
     return { value: name, text: (typeof m === "object" && m.label) || name };
   }));
-  const matching = presets.find((p) => sameConfig(p.config));
+  const matching = presets.find((p) => sameConfig(p.config || {}) && (!p.tokenizer || p.tokenizer === tokenizer.value));
   modelSelect.value = wanted || (matching ? PRESET + matching.name : "");
   if (!models.length) document.getElementById("model-help").textContent =
     "No trained checkpoints installed: random weights from the seed. Presets fill in the sizes.";
-  modelSelect.addEventListener("change", () => onModelChange(presetConfigs));
-  onModelChange(presetConfigs, false);
+  modelSelect.addEventListener("change", () => onModelChange(presetsByValue));
+  onModelChange(presetsByValue, false);
 }
 
-function onModelChange(presetConfigs, fill = true) {
+function onModelChange(presetsByValue, apply = true) {
   const value = modelSelect.value;
   const isCheckpoint = value !== "" && !value.startsWith(PRESET);
   // A checkpoint brings its own sizes; disabled fields are not submitted.
   configFields.disabled = isCheckpoint;
-  if (fill && presetConfigs.has(value)) fillConfig(presetConfigs.get(value));
+  const preset = presetsByValue.get(value);
+  if (preset && preset.description) document.getElementById("model-help").textContent = preset.description;
+  if (apply && preset) applyPreset(preset);
 }
 
 showExamples();

@@ -2,7 +2,7 @@
 // chain rule J · dL/dp checked against the recorded dL/dscores (or dL/dlogits).
 
 import { clear, errorBox, formatError, formatNumber, h, setOptions } from "./dom.js";
-import { clearPlots, plot } from "./figures.js";
+import { clearPlots, plot, titleText, withoutTitle } from "./figures.js";
 
 function positionOptions(trace, seq) {
   const labels = (trace.tokens.input_labels || [])[seq] || [];
@@ -82,13 +82,19 @@ export function createJacobianPanel(info, { client, trace, seq }) {
 
   async function render(data) {
     clearPlots(result);
-    const matrix = h("div", { className: "plot" });
-    const vectors = h("div", { className: "plot" });
-    result.append(checkSummary(data, info.kind), h("div", { className: "jacobian-plots" }, matrix, vectors), vectorsTable(data, info.kind));
-    if (data.figure) await plot(matrix, data.figure);
-    else matrix.remove();
-    if (data.vectors_figure) await plot(vectors, data.vectors_figure);
-    else vectors.remove();
+    const figures = [data.figure, data.vectors_figure].filter(Boolean).map((figure) => ({
+      figure: { ...figure, layout: withoutTitle(figure.layout) },
+      caption: titleText(figure.layout),
+      div: h("div", { className: "plot" }),
+    }));
+    result.append(
+      checkSummary(data, info.kind),
+      data.note ? h("p", { className: "note", text: data.note }) : "",
+      h("div", { className: "jacobian-plots" },
+        figures.map((f) => h("div", {}, h("h4", { className: "plot-caption", text: f.caption }), f.div))),
+      vectorsTable(data, info.kind),
+    );
+    for (const f of figures) await plot(f.div, f.figure);
   }
 
   show.addEventListener("click", load);

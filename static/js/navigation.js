@@ -28,23 +28,24 @@ function stepLabel(step) {
 
 function buildTimeline(list, steps, go) {
   clear(list);
+  list.classList.toggle("dense", steps.length > 120);
   const cells = [];
   for (const run of phaseRuns(steps)) {
     const row = h("ol", { className: "timeline-cells" });
     for (const step of run.steps) {
-      const layerStart = step.layer !== null && step.layer !== undefined && cells.length &&
-        cells[cells.length - 1].dataset.layer !== String(step.layer);
+      // A small gap where the block changes: the timeline groups like the diagram.
+      const blockStart = row.childElementCount > 0 && cells[cells.length - 1].dataset.block !== step.block;
       const cell = h("button", {
         type: "button",
-        className: `cell phase-${step.phase}${layerStart ? " layer-start" : ""}`,
+        className: `cell phase-${step.phase}${blockStart ? " block-start" : ""}`,
         title: stepLabel(step),
         "aria-label": stepLabel(step),
         tabindex: "-1",
-        dataset: { index: String(step.index), layer: String(step.layer ?? "") },
+        dataset: { index: String(step.index), block: step.block },
         onclick: () => go(step.index, { focusTimeline: true }),
       });
       cells.push(cell);
-      row.append(h("li", {}, cell));
+      row.append(h("li", { className: blockStart ? "block-start" : "" }, cell));
     }
     list.append(
       h("li", { className: `timeline-run run-${run.phase}`, style: `flex-grow: ${run.steps.length}` },
@@ -183,6 +184,7 @@ export function createNavigation(trace, go) {
     slider.value = String(index);
     slider.setAttribute("aria-valuetext", stepLabel(step));
     counter.textContent = `step ${index + 1} of ${count}`;
+    document.getElementById("announce").textContent = `${stepLabel(step)}, of ${count}`;
     const match = targets.find((t) => t.key === targetKey(step));
     jump.value = match ? String(match.value) : "";
     for (const [id, box] of boxes) {

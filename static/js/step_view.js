@@ -117,6 +117,7 @@ function figureHandlers(figure, jacobian, info, T) {
 /** Replaces `container`'s content with `step`; resolves when every figure is drawn.
  * `isCurrent()` turns false when the user has moved on: drawing stops early. */
 export async function renderStep(container, step, { client, trace, seq, isCurrent }) {
+  forgetObservers();
   clearPlots(container);
   const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq }) : null;
   const cards = (step.figures || []).map((figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T)));
@@ -130,9 +131,27 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     h("div", { className: "figures" }, cards.length ? cards.map((c) => c.element) : h("p", { className: "field-help", text: "No figure for this step." })),
     jacobian ? jacobian.element : "",
   );
-  for (const card of cards) {
-    if (!isCurrent()) return;
-    await card.draw();
-  }
+  // The first figure is drawn now; the others when they scroll near the viewport (drawing
+  // every heatmap of a step up front makes stepping slow on a classroom laptop).
+  const [first, ...rest] = cards;
+  if (first) await first.draw();
+  for (const card of rest) drawWhenNear(card, isCurrent);
   if (jacobian && isCurrent()) await jacobian.load();
+}
+
+let observers = [];
+
+function drawWhenNear(card, isCurrent) {
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    observer.disconnect();
+    if (isCurrent()) card.draw();
+  }, { rootMargin: "400px 0px" });
+  observer.observe(card.element);
+  observers.push(observer);
+}
+
+function forgetObservers() {
+  for (const observer of observers) observer.disconnect();
+  observers = [];
 }

@@ -64,6 +64,7 @@ async function show(index) {
     if (!isCurrent()) return;
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
+    client.prefetch(index - 1, state.seq);
   } catch (error) {
     if (!isCurrent()) return;
     clearPlots(stepView);

@@ -1,0 +1,252 @@
+"""The pages in a real browser: start from the home form, step through every step with the
+keyboard, the Jacobian on click, permalinks, validation messages, hostile text."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+# A 1-layer model small enough to step through quickly; 4 heads so attention is a grid.
+ONE_LAYER = {"n_layer": "1", "n_head": "4", "n_kv_head": "2", "n_embd": "32", "ffn_hidden": "64", "seq_len": "64"}
+TEXT = "the cat sat on the mat."
+HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
+
+
+def fill_home(session, text: str, **config: str) -> None:
+    page = session.page
+    session.goto("/")
+    page.fill("#f-text", text)
+    for name, value in config.items():
+        if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):
+            page.locator("details.more-sizes").evaluate("d => d.open = true")
+        page.fill(f"#f-{name}", value)
+
+
+def start_walk(session, text: str = TEXT, **config: str) -> None:
+    fill_home(session, text, **(config or ONE_LAYER))
+    session.page.click("#start")
+    session.page.wait_for_url(re.compile(r"/walk\?.*step=0"))
+    wait_rendered(session, 0)
+
+
+def wait_rendered(session, index: int) -> None:
+    session.page.wait_for_selector(f'#step[data-rendered="{index}"]')
+
+
+def shoot(session, name: str, selector: str | None = None) -> None:
+    """A viewport screenshot (what the class sees), scrolled to `selector` if given."""
+    if selector:
+        session.page.locator(selector).first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    session.screenshot(name)
+
+
+def steps(session) -> list[dict]:
+    return session.page.evaluate("window.xt.trace.steps")
+
+
+def url_step(session) -> int:
+    return int(parse_qs(urlsplit(session.page.url).query)["step"][0])
+
+
+def step_index(session, name: str, phase: str) -> int:
+    return next(s["index"] for s in steps(session) if s["name"] == name and s["phase"] == phase)
+
+
+def assert_clean(session) -> None:
+    assert session.errors == [], f"browser console errors: {session.errors}"
+    assert session.outside == [], f"requests outside the server: {session.outside}"
+    assert session.dialogs == []
+
+
+def test_every_step_renders_stepping_with_the_keyboard(session):
+    start_walk(session)
+    page = session.page
+    shoot(session, "01-walk-first-step")
+    all_steps = steps(session)
+    assert len(all_steps) == 48  # 1 layer: 24 forward/loss ops, each with its backward
+    assert [s["phase"] for s in all_steps].count("loss") == 3
+    shots = {8: "02-attention-probs-forward", 23: "03-loss", 29: "04-residual-backward"}
+    for step in all_steps:
+        index = step["index"]
+        if index:
+            page.keyboard.press("ArrowRight")
+            wait_rendered(session, index)
+        assert page.locator("#step .js-plotly-plot").count() >= 1, f"step {index} ({step['name']}) drew no figure"
+        assert page.locator("#step-title").text_content() == step["title"]
+        assert page.locator(".cell.current").get_attribute("data-index") == str(index)
+        assert url_step(session) == index
+        assert page.locator(".gradcheck").count() == 1
+        if index in shots:
+            shoot(session, shots[index], ".figure-card")
+            page.evaluate("window.scrollTo(0, 0)")
+    page.keyboard.press("ArrowRight")  # past the end: stays on the last step
+    assert url_step(session) == len(all_steps) - 1
+    page.keyboard.press("Home")
+    wait_rendered(session, 0)
+    assert_clean(session)
+
+
+def test_clicking_an_attention_row_shows_its_jacobian(session):
+    start_walk(session)
+    page = session.page
+    index = step_index(session, "layers.0.attention.probs", "backward")
+    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+    wait_rendered(session, index)
+    assert page.locator("#jacobian .js-plotly-plot").count() == 2  # J and the vectors, for the default row
+    # Head 1 is the second panel of the first grid; click the row of query position 5.
+    T = page.evaluate("window.xt.trace.T")
+    grid = page.locator(".figure-card").first.locator(".js-plotly-plot")
+    grid.scroll_into_view_if_needed()
+    panel = grid.locator(".nsewdrag").nth(1).bounding_box()
+    y = panel["y"] + (5 + 0.5) * panel["height"] / T
+    x = panel["x"] + 2 * panel["width"] / T  # key 1: visible to query 5
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    heading = page.locator("#jacobian-heading")
+    heading.filter(has_text="head 1, query position 5").wait_for()
+    page.locator("#jacobian .badge-ok").wait_for()
+    assert "chain rule ✓" in page.locator("#jacobian .badge-ok").text_content()
+    assert page.locator("#jacobian tbody tr").count() == 6  # keys 0..5
+    shoot(session, "05-softmax-backward-jacobian", "#jacobian")
+    assert_clean(session)
+
+
+def test_output_softmax_jacobian_by_position(session):
+    start_walk(session)
+    page = session.page
+    index = step_index(session, "probs", "backward")
+    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+    wait_rendered(session, index)
+    page.locator("#jacobian select").select_option("3")
+    page.locator("#jacobian button", has_text="Show Jacobian").click()
+    page.locator("#jacobian-heading").filter(has_text="position 3").wait_for()
+    page.locator("#jacobian .badge-ok").wait_for()
+    assert_clean(session)
+
+
+def test_a_permalink_reloads_onto_the_same_step(session):
+    start_walk(session)
+    page = session.page
+    page.keyboard.press("End")
+    last = len(steps(session)) - 1
+    wait_rendered(session, last)
+    permalink = page.url.replace(f"step={last}", "step=12")
+    page.goto(permalink)
+    wait_rendered(session, 12)
+    assert page.locator(".cell.current").get_attribute("data-index") == "12"
+    assert page.locator("#slider").input_value() == "12"
+    page.keyboard.press("ArrowLeft")
+    wait_rendered(session, 11)
+    page.reload()
+    wait_rendered(session, 11)
+    assert url_step(session) == 11
+    assert page.locator("#step-title").text_content() == steps(session)[11]["title"]
+    assert_clean(session)
+
+
+def test_the_diagram_and_jump_select_navigate(session):
+    start_walk(session)
+    page = session.page
+    page.select_option("#jump-layer", label="Layer 0 — backward")
+    first_backward = next(s for s in steps(session) if s["phase"] == "backward" and s["layer"] == 0)
+    wait_rendered(session, first_backward["index"])
+    assert "going-up" in page.locator("#blocks").get_attribute("class")
+    page.click('.block[data-block="layers.0.attention"]')
+    entry = next(s for s in steps(session) if s["phase"] == "backward" and s["block"] == "layers.0.attention")
+    wait_rendered(session, entry["index"])
+    assert page.locator('.block[data-block="layers.0.attention"]').get_attribute("aria-current") == "step"
+    assert_clean(session)
+
+
+def test_an_invalid_config_shows_the_message_next_to_the_field(session):
+    fill_home(session, TEXT, **{**ONE_LAYER, "n_embd": "60", "n_head": "8", "n_kv_head": "8"})
+    session.page.click("#start")
+    message = session.page.locator(".field:has(#f-n_embd) .field-error")
+    message.wait_for()
+    assert "divisible by n_head" in message.text_content()
+    assert session.page.locator("#f-n_embd").get_attribute("aria-invalid") == "true"
+    assert session.page.locator("#f-n_embd").input_value() == "60"  # the form keeps what was typed
+    session.screenshot("06-invalid-config")
+
+
+def test_hostile_text_renders_inert(session):
+    start_walk(session, HOSTILE, **ONE_LAYER)
+    page = session.page
+    assert page.evaluate("document.querySelectorAll('[onmouseover]').length") == 0
+    scripts = page.evaluate("Array.from(document.scripts).map(s => s.src || s.type)")
+    assert all("alert" not in s for s in scripts) and len(scripts) <= 4
+    strip = page.locator("#tokens").text_content()
+    assert "<" in strip and "👋" in strip and "ש" in strip
+    page.hover("#tokens .token >> nth=3")
+    index = step_index(session, "layers.0.attention.probs", "forward")
+    page.goto(page.url.replace("step=0", f"step={index}"))
+    wait_rendered(session, index)
+    shoot(session, "07-hostile-text")
+    page.click("text=Change model or text")
+    assert page.locator("#f-text").input_value() == HOSTILE
+    assert session.dialogs == []
+    assert_clean(session)
+
+
+def test_enlarge_a_head_on_click(session):
+    start_walk(session)
+    page = session.page
+    index = step_index(session, "layers.0.attention.probs", "forward")
+    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+    wait_rendered(session, index)
+    page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 2").click()
+    dialog = page.locator("dialog#enlarge")
+    dialog.locator(".js-plotly-plot").wait_for()
+    assert "head 2" in page.locator("#enlarge-title").text_content()
+    session.screenshot("08-enlarged-head")
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
+    assert_clean(session)
+
+
+def test_an_evicted_trace_is_rebuilt_by_re_posting_the_spec(session):
+    page = session.page
+    posts = []
+    page.on("request", lambda r: r.method == "POST" and posts.append(r.url))
+    failed = []
+
+    def evict_once(route):
+        if not failed:  # the first step request answers as an unknown id would
+            failed.append(route.request.url)
+            route.fulfill(status=404, json={"detail": "unknown trace id"})
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/api/traces/[^/]+/steps/\d+.*"), evict_once)
+    start_walk(session)
+    assert failed and len(posts) == 2
+    # The simulated 404 is the only console error.
+    assert len(session.errors) == 1 and "404" in session.errors[0]
+
+
+@pytest.mark.parametrize("large", [True])
+def test_large_type_for_projectors(session, large):
+    start_walk(session)
+    page = session.page
+    page.click("#type-size")
+    assert page.evaluate("document.documentElement.classList.contains('large-type')") is large
+    page.reload()
+    wait_rendered(session, 0)
+    assert page.locator("#type-size").get_attribute("aria-pressed") == "true"
+    session.screenshot("09-large-type")
+    assert_clean(session)
+
+
+def test_a_preset_fills_in_the_sizes(session):
+    session.goto("/")
+    page = session.page
+    page.wait_for_selector('#f-model optgroup[label="Random init: presets"] option', state="attached")
+    options = page.eval_on_selector_all("#f-model option", "os => os.map(o => o.value)")
+    one_layer = next(v for v in options if v.startswith("preset:") and "1" in v)
+    page.select_option("#f-model", one_layer)
+    assert page.input_value("#f-n_layer") == "1"
+    page.fill("#f-n_layer", "3")  # editing a size leaves the preset
+    assert page.input_value("#f-model") == ""
+    assert_clean(session)
