@@ -90,9 +90,11 @@ export class TraceClient {
     return promise;
   }
 
-  step(index, seq = 0) {
-    return this.cached(`step:${index}:${seq}`, () =>
-      this.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/steps/${index}?seq=${seq}`),
+  /** `pos` (output softmax backward only) picks the position of its identity-check figure. */
+  step(index, seq = 0, pos = null) {
+    const extra = pos === null ? "" : `&pos=${pos}`;
+    return this.cached(`step:${index}:${seq}${extra}`, () =>
+      this.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/steps/${index}?seq=${seq}${extra}`),
     );
   }
 

@@ -41,13 +41,15 @@ function vectorsTable(result, kind) {
       h("tbody", {}, rows)));
 }
 
-/** The panel for a step whose `jacobian` is not null; select(head, pos) loads one row. */
-export function createJacobianPanel(info, { client, trace, seq }) {
+/** The panel for a step whose `jacobian` is not null; select(head, pos) loads one row.
+ * `onPosition(pos)` is told each position shown (the step redraws what depends on it). */
+export function createJacobianPanel(info, { client, trace, seq, onPosition = null }) {
   const isOutput = info.kind === "output";
   const nHead = info.n_head || 1;
   const lastPos = trace.T - 1;
   const head = select("Head", Array.from({ length: nHead }, (_, i) => ({ value: i, text: `head ${i}` })), 0);
-  const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), lastPos);
+  // Attention: the last query sees every key. Output: position 0, as the step's identity check.
+  const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), isOutput ? 0 : lastPos);
   const show = h("button", { type: "button", className: "button-primary", text: "Show Jacobian" });
   const heading = h("h3", { id: "jacobian-heading", text: "Softmax Jacobian of one row" });
   const result = h("div", { className: "jacobian-result", "aria-live": "polite" });
@@ -73,6 +75,7 @@ export function createJacobianPanel(info, { client, trace, seq }) {
       const data = await client.jacobian(query);
       if (mine !== token) return;
       await render(data);
+      if (onPosition && mine === token) await onPosition(query.pos);
     } catch (error) {
       if (mine !== token) return;
       clearPlots(result);

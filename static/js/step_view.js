@@ -2,7 +2,7 @@
 // the gradient check, warnings, the figures and (on softmax-backward steps) the Jacobian.
 
 import { formatError, formatShape, h } from "./dom.js";
-import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, rowOfPoint } from "./figures.js";
+import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "./figures.js";
 import { createJacobianPanel } from "./jacobian.js";
 
 /** The one place the page inserts HTML: MathML the server generated from its own LaTeX. */
@@ -119,8 +119,16 @@ function figureHandlers(figure, jacobian, info, T) {
 export async function renderStep(container, step, { client, trace, seq, isCurrent }) {
   forgetObservers();
   clearPlots(container);
-  const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq }) : null;
-  const cards = (step.figures || []).map((figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T)));
+  // Cards need the Jacobian panel (clicks select its row); the panel's position changes
+  // redraw a card: hence the late-bound makeCard.
+  const cards = [];
+  let makeCard = null;
+  const onPosition = step.jacobian && step.jacobian.kind === "output"
+    ? identityFollower(step, cards, (figure) => makeCard(figure), { client, seq, isCurrent })
+    : null;
+  const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq, onPosition }) : null;
+  makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T));
+  cards.push(...(step.figures || []).map(makeCard));
   container.append(
     header(step),
     warningsBox(step.warnings) || "",
@@ -137,6 +145,25 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
   if (first) await first.draw();
   for (const card of rest) drawWhenNear(card, isCurrent);
   if (jacobian && isCurrent()) await jacobian.load();
+}
+
+/** On the output softmax backward step, the identity-check figure (dL/dlogits against
+ * (p − onehot)/N) follows the position chosen in the Jacobian panel. */
+function identityFollower(step, cards, makeCard, { client, seq, isCurrent }) {
+  let shown = 0; // the step JSON's default position
+  return async (pos) => {
+    const index = step.figures.findIndex((f) => f.id === "identity");
+    if (pos === shown || index < 0) return;
+    const fresh = await client.step(step.index, seq, pos);
+    const figure = fresh.figures.find((f) => f.id === "identity");
+    if (!figure || !isCurrent()) return;
+    const next = makeCard(figure);
+    purgeWithin(cards[index].element);
+    cards[index].element.replaceWith(next.element);
+    cards[index] = next;
+    shown = pos;
+    await next.draw();
+  };
 }
 
 let observers = [];

@@ -82,12 +82,21 @@ function go(index, options = {}) {
   return show(state.index);
 }
 
+function fail(message) {
+  clearPlots(stepView);
+  stepView.append(errorBox(message, () => window.location.reload()));
+}
+
 async function start() {
+  if (!window.Plotly) {
+    fail("the plotting library (Plotly.js) did not load; reload the page");
+    return;
+  }
   wireEnlargeDialog();
   try {
     state.trace = await client.open();
   } catch (error) {
-    clear(stepView).append(errorBox(`the training step could not be run: ${error.message}`, () => window.location.reload()));
+    fail(`the training step could not be run: ${error.message}`);
     return;
   }
   const trace = state.trace;
@@ -100,4 +109,4 @@ async function start() {
 }
 
 window.xt = state; // for the browser tests and the curious: the current step and trace
-start();
+start().catch((error) => fail(`the page failed to start: ${error.message}`));
