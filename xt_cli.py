@@ -52,6 +52,57 @@ def _gradcheck(args) -> int:
     return 1 if failed else 0
 
 
+def _train(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    import xt_core
+    from xt_core.checkpoint import Checkpoint, save
+    from xt_core.tasks import TASKS
+
+    task = TASKS[args.task]
+    cfg, tokenizer, batches = task.setup(batch=args.batch, seed=args.seed)
+    params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float32)
+    optimizer = xt_core.AdamW(lr=args.lr, weight_decay=args.weight_decay)
+    console = Console(width=max(Console().width, 100))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("loss {task.fields[loss]:.4f}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task(f"train {args.task}", total=args.steps, loss=float("nan"))
+        params, _, losses = xt_core.train(
+            cfg,
+            params,
+            optimizer,
+            batches,
+            args.steps,
+            progress=lambda step, loss: progress.update(bar, advance=1, loss=loss),
+        )
+    every = max(1, args.steps // 20)
+    console.print("loss curve (mean over each stretch of steps):")
+    for start in range(0, args.steps, every):
+        chunk = losses[start : start + every]
+        console.print(
+            f"  steps {start:5d}-{start + len(chunk) - 1:5d}  {np.mean(chunk):.4f}  " + "#" * int(20 * np.mean(chunk))
+        )
+    meta = {
+        "task": args.task,
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+        "seed": args.seed,
+        "final_loss": float(np.mean(losses[-every:])),
+        "description": task.description,
+        "examples": list(task.examples),
+    }
+    path = save(args.out, Checkpoint(cfg, params, tokenizer, meta))
+    console.print(f"saved {path} ({path.stat().st_size / 1e6:.2f} MB), final loss {meta['final_loss']:.4f}")
+    return 0
+
+
 def _serve(args) -> int:
     import uvicorn
 
@@ -75,6 +126,17 @@ def main(argv=None) -> int:
     check.add_argument("--seq", type=int, default=16, help="positions per sequence (T)")
     check.add_argument("--max-entries", type=int, default=64, help="entries checked per tensor (all when fewer)")
     check.set_defaults(run=_gradcheck)
+    from xt_core.tasks import TASKS
+
+    train = sub.add_parser("train", help="train a demo model on a task and save a checkpoint")
+    train.add_argument("--task", choices=sorted(TASKS), required=True)
+    train.add_argument("--steps", type=int, default=2000)
+    train.add_argument("--batch", type=int, default=16)
+    train.add_argument("--lr", type=float, default=3e-3)
+    train.add_argument("--weight-decay", type=float, default=0.0)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--out", required=True, help="checkpoint path (.safetensors or .npz)")
+    train.set_defaults(run=_train)
     serve = sub.add_parser("serve", help="serve the walkthrough")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
