@@ -107,7 +107,9 @@ async def get_step(
             raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
-        cached = await run(
+        if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
+            pos, key = 0, (trace_id, index, seq, 0)
+        cached = svc.steps.get(key) or await run(
             request, svc.steps.get_or_compute, key, partial(_render_step, svc, ctx, trace_id, index, seq, pos)
         )
     body, gzipped = cached
