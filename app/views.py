@@ -66,13 +66,14 @@ def _float_inputs(record) -> list[str]:
 def _forward_figures(ctx: TraceContext, record, seq: int) -> list[dict]:
     trace, out = ctx.trace, []
     for name in _float_inputs(record):
-        role = "input"
-        title = f"Input {name}" + (" (parameter)" if ctx.is_param(name) else "")
-        if name == "token_loss":
+        if name == "token_loss":  # the mean's input: the per-token loss chart
             out.append(loss_entry(ctx, seq))
             continue
+        title = f"Input {name}" + (" (parameter)" if ctx.is_param(name) else "")
         out.append(
-            tensor_entry(ctx, name, trace[name], seq, figure_id=f"input.{name}", title=title, role=role, gradient=False)
+            tensor_entry(
+                ctx, name, trace[name], seq, figure_id=f"input.{name}", title=title, role="input", gradient=False
+            )
         )
     if record.kind == "token_loss":
         out.append(loss_entry(ctx, seq))
