@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from threadpoolctl import threadpool_limits
 
 from app.routes import api, assets, pages
 from app.settings import Settings, get_settings
@@ -13,6 +14,9 @@ from app.store import TraceStore
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # The worker pool already keeps the cores busy; BLAS threads on top of it busy-wait
+    # and oversubscribe them (first step views measured ~9x slower with the default).
+    threadpool_limits(limits=settings.blas_threads, user_api="blas")
     app = FastAPI(
         title="xt",
         summary="One training step of a small Llama-style transformer, op by op, forward and backward.",

@@ -27,6 +27,7 @@ class Settings:
     # ---- server resources
     cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
     worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop
+    blas_threads: int = 1  # BLAS threads per worker: more oversubscribes the cores (measured ~9x slower)
     max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
     max_figure_cells: int = 150_000  # all panels of one figure (every head of a layer) together
     max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
