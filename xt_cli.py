@@ -55,11 +55,14 @@ def _gradcheck(args) -> int:
 def _train(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from threadpoolctl import threadpool_limits
 
     import xt_core
     from xt_core.checkpoint import Checkpoint, save
     from xt_core.tasks import TASKS
 
+    # one BLAS thread: on these 2-core machines more threads made small matmuls slower
+    threadpool_limits(limits=1, user_api="blas")
     task = TASKS[args.task]
     cfg, tokenizer, batches = task.setup(batch=args.batch, seed=args.seed)
     params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float32)
