@@ -10,14 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.buglab import default_fault_layer, quiz_fault
 from app.settings import Settings
 from xt_core import Config
+from xt_core.faults import CATALOGUE, fault_override
 from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
@@ -64,7 +66,11 @@ class TraceSpec(BaseModel):
     text: str | None = Field(None, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]")
     tokens: list[int] | list[list[int]] | None = Field(None, description="token ids instead of text (one or several rows)")
     dtype: Literal["float32", "float64"] = "float32"
-    faults: list[str] = Field(default_factory=list, description="bug-lab faults (none available yet)")
+    faults: list[str] = Field(
+        default_factory=list, description="bug-lab faults by name (GET /api/faults): each swaps one op's backward"
+    )
+    fault_layer: int | None = Field(None, description="the layer layer-specific faults hit (default: the last)")
+    quiz: int | None = Field(None, description="bug-lab quiz: the server hides a fault chosen by this seed")
     optimizer: dict[str, Any] | None = Field(None, description="optimizer for the update step (not available yet)")
     train_steps: int = Field(0, ge=0, description="training steps before the shown one (not available yet)")
 
@@ -79,6 +85,11 @@ class ResolvedSpec:
     targets: np.ndarray  # (n_seq, T)
     seed: int
     dtype: str
+    # The bug lab: the faults the trace's backward runs with (a quiz's hidden one included,
+    # which the canonical spec never names) and the layer they hit.
+    faults: tuple[str, ...] = ()
+    fault_layer: int | None = None
+    quiz: int | None = None
 
     def token_labels(self, ids) -> list[str]:
         if self.tokenizer is None:
@@ -140,8 +151,6 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
     if spec.model is not None:
         raise SpecError(("body", "model"), f"unknown model {spec.model!r}; no checkpoints are available yet (use null)")
-    if spec.faults:
-        raise SpecError(("body", "faults"), "no faults are available yet; send an empty list")
     if spec.optimizer is not None:
         raise SpecError(("body", "optimizer"), "no optimizer is available yet; send null")
     if spec.train_steps:
@@ -172,6 +181,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(field, f"{ids.shape[1]} tokens give T = {ids.shape[1] - 1} positions, more than seq_len = {cfg.seq_len}")
     if ids.min() < 0 or ids.max() >= cfg.vocab_size:
         raise SpecError(field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}")
+    faults, fault_layer = _resolve_faults(spec, cfg, settings)
     canonical = {
         "model": None,
         "config": cfg.to_dict(),
@@ -180,17 +190,64 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         "text": spec.text,
         "tokens": None if spec.tokens is None else ids.tolist(),
         "dtype": spec.dtype,
-        "faults": [],
+        "faults": [] if spec.quiz is not None else list(faults),
+        "fault_layer": fault_layer,
+        "quiz": spec.quiz,
         "optimizer": None,
         "train_steps": 0,
     }
-    digest = hashlib.sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    return ResolvedSpec(digest[:20], canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype)
+    return ResolvedSpec(
+        spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
+        faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
+    )  # fmt: skip
+
+
+def spec_id(canonical: dict) -> str:
+    """A trace's id: the hash of its canonical spec."""
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:20]
+
+
+def without_faults(spec: ResolvedSpec) -> ResolvedSpec:
+    """The same spec with the correct backward: the bug lab's reference trace."""
+    canonical = {**spec.canonical, "faults": [], "fault_layer": None, "quiz": None}
+    return replace(spec, id=spec_id(canonical), canonical=canonical, faults=(), fault_layer=None, quiz=None)
+
+
+def _resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tuple[str, ...], int | None]:
+    """(the faults the backward runs with, sorted; their layer), or ((), None) without any.
+    A quiz's fault is chosen here, from its seed, and stays out of the canonical spec."""
+    if spec.quiz is not None:
+        if spec.faults:
+            raise SpecError(("body", "quiz"), "a quiz hides its own fault: send faults = [] with quiz, or drop quiz")
+        _limit(("body", "quiz"), spec.quiz, 0, settings.max_seed)
+    elif not spec.faults:
+        return (), None  # fault_layer alone changes nothing: the canonical spec drops it
+    layer = default_fault_layer(cfg) if spec.fault_layer is None else spec.fault_layer
+    if not 0 <= layer < cfg.n_layer:
+        raise SpecError(
+            ("body", "fault_layer"),
+            f"fault_layer must be between 0 and {cfg.n_layer - 1} (the model has {cfg.n_layer} layer(s)), got {layer}",
+        )
+    if spec.quiz is not None:
+        return (quiz_fault(spec.quiz, cfg),), layer
+    names = tuple(sorted(set(spec.faults)))
+    for name in names:
+        fault = CATALOGUE.get(name)
+        if fault is None:
+            raise SpecError(("body", "faults"), f"unknown fault {name!r}; GET /api/faults lists them: {', '.join(CATALOGUE)}")
+        reason = fault.requires(cfg)
+        if reason:
+            raise SpecError(("body", "faults"), f"fault {name!r} does not apply to this config: it {reason}")
+    try:
+        fault_override(cfg, names, layer)  # two faults on one step
+    except ValueError as exc:
+        raise SpecError(("body", "faults"), str(exc)) from None
+    return names, layer
 
 
 # ---------------------------------------------------------------------- query strings (/walk permalinks)
 
-_QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps")
+_QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
 
 
 def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
@@ -239,4 +296,8 @@ def spec_to_query(canonical: dict) -> dict[str, str]:
         query[key] = str(value).lower() if isinstance(value, bool) else str(value)
     if canonical.get("faults"):
         query["faults"] = ",".join(canonical["faults"])
+    if canonical.get("quiz") is not None:
+        query["quiz"] = str(canonical["quiz"])
+    if canonical.get("fault_layer") is not None:
+        query["fault_layer"] = str(canonical["fault_layer"])
     return query

@@ -15,7 +15,9 @@ from app.spec import ResolvedSpec
 
 def build_trace(spec: ResolvedSpec) -> xt_core.Trace:
     params = xt_core.init_params(spec.cfg, seed=spec.seed, dtype=np.dtype(spec.dtype))
-    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets)
+    return xt_core.forward_backward(
+        spec.cfg, params, spec.inputs, spec.targets, faults=spec.faults, fault_layer=spec.fault_layer
+    )
 
 
 class TraceStore:

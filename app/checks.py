@@ -1,0 +1,131 @@
+"""Every step's gradient check for one trace: the bug lab's per-step error chart.
+
+A check costs a partial forward replay per direction: milliseconds for the tiny models,
+about 17 s for all 156 steps of the class config. So the checks run as a background job,
+one step per task in the shared worker pool (a step view asked for meanwhile waits behind
+one step, not behind the whole job), and GET .../checks answers with what is done so far.
+Results land in the same per-(trace, step) cache the step views read, so neither computes
+a check twice.
+
+Backward steps are checked first, in the order they run: the first failing one (the
+faulted op, with the bug lab on) is known as early as possible.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+
+import xt_core
+from app import walkthrough
+from app.cache import LRU
+from xt_core.gradcheck import TOLERANCE, StepCheck, check_record
+
+log = logging.getLogger("xt.checks")
+
+
+@dataclass(frozen=True)
+class StepResult:
+    index: int
+    name: str
+    phase: str
+    max_rel_error: float  # NaN when the check itself failed to run
+    passed: bool
+
+
+def check_order(trace: xt_core.Trace) -> list[int]:
+    """Backward steps first, in execution order; then everything else, in step order."""
+    backward = [r.index for r in trace.records if r.phase == "backward"]
+    others = [r.index for r in trace.records if r.phase != "backward"]
+    return backward + others
+
+
+class ChecksJob:
+    """The checks of one trace, filled in step by step by worker threads."""
+
+    def __init__(self, trace_id: str, trace: xt_core.Trace):
+        self.trace_id = trace_id
+        self.trace: xt_core.Trace | None = trace  # dropped when done: the job outlives its need for it
+        self.records = [(r.index, r.name, r.phase) for r in trace.records]
+        self.titles = [walkthrough.title(r) for r in trace.records]
+        self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
+        self.tolerance = TOLERANCE[trace.dtype.name]
+        self.pending = check_order(trace)
+        self.finished: Future = Future()  # resolves when every step is checked
+        self._results: dict[int, StepResult] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        return len(self.records)
+
+    def add(self, result: StepResult) -> None:
+        with self._lock:
+            self._results[result.index] = result
+
+    def results(self) -> list[StepResult]:
+        """What is done so far, in step order."""
+        with self._lock:
+            return [self._results[i] for i in sorted(self._results)]
+
+    def first_failing(self) -> tuple[int | None, bool]:
+        """(index of the first failing backward step, whether that answer is final): the
+        backward steps are checked in order, so it is final as soon as one fails."""
+        results = {r.index: r for r in self.results()}
+        for index, _, phase in self.records:
+            if phase != "backward":
+                continue
+            result = results.get(index)
+            if result is None:
+                return None, False
+            if not result.passed:
+                return index, True
+        return None, True
+
+
+class ChecksRunner:
+    """One job per trace id (the latest `max_jobs` kept); each step is a separate task."""
+
+    def __init__(self, executor: Executor, gradchecks: LRU[StepCheck], max_jobs: int = 256):
+        self.executor = executor
+        self.gradchecks = gradchecks
+        self._jobs: LRU[ChecksJob] = LRU(max_jobs)
+        self._lock = threading.Lock()
+
+    def job(self, trace_id: str, trace_for: Callable[[], xt_core.Trace]) -> ChecksJob:
+        """The trace's job, started on first request. `trace_for()` (blocking) supplies the
+        trace only when a new job starts."""
+        with self._lock:
+            job = self._jobs.get(trace_id)
+            if job is None:
+                job = ChecksJob(trace_id, trace_for())
+                self._jobs.put(trace_id, job)
+                self._submit_next(job)
+        return job
+
+    def _submit_next(self, job: ChecksJob) -> None:
+        if not job.pending:
+            job.trace = None
+            if not job.finished.done():
+                job.finished.set_result(job)
+            return
+        index = job.pending.pop(0)
+        try:
+            task = self.executor.submit(self._check_one, job, index)
+        except RuntimeError as exc:  # the pool is shut down (server stopping)
+            job.finished.set_exception(exc)
+            return
+        task.add_done_callback(lambda _: self._submit_next(job))
+
+    def _check_one(self, job: ChecksJob, index: int) -> None:
+        _, name, phase = job.records[index]
+        trace = job.trace
+        try:
+            check = self.gradchecks.get_or_compute((job.trace_id, index), lambda: check_record(trace, index))
+            job.add(StepResult(index, name, phase, check.max_rel_error, check.passed))
+        except Exception:  # a check that cannot run is a failed check, never a stuck job
+            log.exception("gradient check of step %d of trace %s", index, job.trace_id)
+            job.add(StepResult(index, name, phase, float("nan"), False))
