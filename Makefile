@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint format gradcheck clean
+.PHONY: run test lint format gradcheck demo-models clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ format: $(STAMP)
 
 gradcheck: $(STAMP)
 	$(BIN)/xt gradcheck --preset tiny
+
+# The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
+demo-models: $(STAMP)
+	$(BIN)/xt train --task induction --steps 3000 --batch 32 --lr 3e-3 --seed 0 --out xt_core/checkpoints/induction.safetensors
+	$(BIN)/xt train --task text --steps 1500 --batch 16 --lr 3e-3 --seed 0 --out xt_core/checkpoints/text.safetensors
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -27,7 +27,8 @@ def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> I
     """A few random tokens, then a random segment written again and again: once it
     repeats, every next token is predictable by finding the current token earlier and
     copying its successor — the job of an induction head. The segment's length varies
-    (4 to 12), so copying from a fixed distance back does not work.
+    (4 to 12) and its tokens are distinct, so copying from a fixed distance back does not
+    work and the earlier occurrence is unique.
     Yields (inputs, targets), each (batch, seq_len)."""
     rng = np.random.default_rng(seed)
     n = seq_len + 1
@@ -35,9 +36,10 @@ def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> I
         ids = rng.integers(0, vocab_size, size=(batch, n))
         prefixes = rng.integers(0, 9, size=batch)
         periods = rng.integers(4, 13, size=batch)
-        for row, prefix, period in zip(ids, prefixes, periods, strict=True):
-            start = min(prefix + period, n)
-            row[start:] = np.resize(row[prefix : prefix + period], n - start)
+        # distinct tokens within a segment, so "find the current token earlier" has one answer
+        segments = np.argsort(rng.random((batch, vocab_size)), axis=1)
+        for row, segment, prefix, period in zip(ids, segments, prefixes, periods, strict=True):
+            row[prefix:] = np.resize(segment[:period], n - prefix)
         yield ids[:, :-1], ids[:, 1:]
 
 
