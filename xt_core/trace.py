@@ -48,6 +48,7 @@ class Trace:
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)
         self.update = None  # the optimizer step, when the trace is a training step
+        self.train_losses: list[float] = []  # losses of the training steps run before this one
 
     def attach_update(self, update, latex: str) -> None:
         """Appends the optimizer update as the last record (phase "update")."""
@@ -147,7 +148,8 @@ class Trace:
 
     def nbytes(self) -> int:
         """Bytes held by recorded forward values and gradients (contributions that are the
-        same arrays as gradients are not double-counted)."""
+        same arrays as gradients are not double-counted), plus the float64 copy of the values
+        that gradient checks make (`values64`), counted up front so a cache bound holds."""
         seen, total = set(), 0
         arrays = list(self.values.values()) + list(self.all_grads.values())
         arrays += [g for r in self.records for g in r.contributions.values()]
@@ -156,6 +158,10 @@ class Trace:
             if id(a) not in seen:
                 seen.add(id(a))
                 total += a.nbytes
+        for v in self.values.values():
+            v = np.asarray(v)
+            if v.dtype.kind == "f" and v.dtype != np.float64:
+                total += v.size * 8
         return total
 
     # ------------------------------------------------------------------ softmax Jacobians

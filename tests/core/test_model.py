@@ -179,3 +179,11 @@ def test_init_is_seeded_and_dtype_independent(tiny):
     for name in a:
         np.testing.assert_array_equal(a[name].astype(np.float32), b[name])
     assert not np.array_equal(a["tok_embeddings"], c["tok_embeddings"])
+
+
+def test_nbytes_counts_every_array_once_and_the_float64_copy(tiny):
+    trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny), *make_batch(tiny, 2, 8))
+    values = sum(np.asarray(v).nbytes for v in trace.values.values())
+    grads = sum(g.nbytes for g in trace.all_grads.values())
+    float_values = sum(np.asarray(v).size for v in trace.values.values() if np.asarray(v).dtype.kind == "f")
+    assert values + grads + 8 * float_values <= trace.nbytes() <= 2 * (values + grads) + 8 * float_values
