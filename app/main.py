@@ -6,7 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from threadpoolctl import threadpool_limits
 
-from app.routes import api, assets, buglab, pages
+from app.routes import api, assets, buglab, models, pages
 from app.settings import Settings, get_settings
 from app.spec import SpecError
 from app.store import TraceStore
@@ -35,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(api.router)
     app.include_router(buglab.router)
+    app.include_router(models.router)  # /api/models, uploads, training progress
     app.include_router(assets.router)
     app.include_router(pages.router)
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")

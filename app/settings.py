@@ -35,9 +35,17 @@ class Settings:
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
     gradcheck_cache_entries: int = 8192  # per-step gradient checks, by trace id and step
+    # ---- checkpoints and training from the page
+    max_upload_bytes: int = 8 << 20  # an uploaded checkpoint file (413 beyond)
+    max_train_steps: int = 500  # spec.train_steps
+    # train_steps × parameters × positions: ~20 s of training on this class of machine
+    # (the class preset, T = 128, runs ~150 steps within it; the demo models all 500)
+    max_train_work: int = 50_000_000_000
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
+    shipped_models_dir: Path = ROOT / "xt_core" / "checkpoints"  # demo checkpoints in the repo
+    models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -17,7 +17,17 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.buglab import default_fault_layer, quiz_fault
+from app.errors import SpecError
+from app.models import ModelInfo
 from app.settings import Settings
+from app.spec_models import (
+    OPTIMIZER_FIELDS,
+    checkpoint_tokenizer,
+    optimizer_from_query,
+    optimizer_to_query,
+    resolve_checkpoint,
+    resolve_training,
+)
 from xt_core import Config
 from xt_core.faults import CATALOGUE, fault_override
 from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
@@ -27,18 +37,6 @@ CONFIG_FIELDS = [f.name for f in fields(Config)]
 DEFAULT_CONFIG = dict(n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=172, seq_len=64,
                       tie_embeddings=True, rope_theta=10000.0, norm_eps=1e-5)
 DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
-
-
-class SpecError(ValueError):
-    """A client's mistake in a spec: `loc` names the field, the message says the rule."""
-
-    def __init__(self, loc: tuple, msg: str):
-        super().__init__(msg)
-        self.loc = tuple(loc)
-        self.msg = msg
-
-    def detail(self) -> list[dict]:
-        return [{"loc": list(self.loc), "msg": self.msg, "type": "value_error"}]
 
 
 class ConfigSpec(BaseModel):
@@ -71,8 +69,12 @@ class TraceSpec(BaseModel):
     )
     fault_layer: int | None = Field(None, description="the layer layer-specific faults hit (default: the last)")
     quiz: int | None = Field(None, description="bug-lab quiz: the server hides a fault chosen by this seed")
-    optimizer: dict[str, Any] | None = Field(None, description="optimizer for the update step (not available yet)")
-    train_steps: int = Field(0, ge=0, description="training steps before the shown one (not available yet)")
+    optimizer: dict[str, Any] | None = Field(
+        None, description='{"name": "adamw"|"sgd", "lr": ..., ...}: the trace ends with this update step'
+    )
+    train_steps: int = Field(
+        0, ge=0, description="optimizer steps on this batch before the shown one (AdamW lr 3e-3 unless optimizer given)"
+    )
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,11 @@ class ResolvedSpec:
     faults: tuple[str, ...] = ()
     fault_layer: int | None = None
     quiz: int | None = None
+    # Checkpoints and training (app.spec_models): the checkpoint the weights come from (None:
+    # a random init from the seed), the optimizer of the update step and the steps before it.
+    checkpoint: ModelInfo | None = None
+    optimizer: dict | None = None
+    train_steps: int = 0
 
     def token_labels(self, ids) -> list[str]:
         if self.tokenizer is None:
@@ -149,12 +156,8 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
 
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
-    if spec.model is not None:
-        raise SpecError(("body", "model"), f"unknown model {spec.model!r}; no checkpoints are available yet (use null)")
-    if spec.optimizer is not None:
-        raise SpecError(("body", "optimizer"), "no optimizer is available yet; send null")
-    if spec.train_steps:
-        raise SpecError(("body", "train_steps"), "training steps are not available yet; send 0")
+    given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
+    checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
     _limit(("body", "seed"), spec.seed, 0, settings.max_seed)
     if spec.text is not None and spec.tokens is not None:
         raise SpecError(("body", "tokens"), "give text or tokens, not both")
@@ -163,7 +166,10 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}")
     tokenizer_name = spec.tokenizer or "char"
     tokenizer = None
-    if spec.tokens is None:
+    if checkpoint is not None:
+        tokenizer = checkpoint_tokenizer(checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text)
+        tokenizer_name = tokenizer.name if tokenizer is not None else None
+    elif spec.tokens is None:
         if len(text) == 0:
             raise SpecError(("body", "text"), "text is empty: type at least two characters")
         tokenizer = make_tokenizer(tokenizer_name, text)
@@ -171,7 +177,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         tokenizer = ByteTokenizer()
     spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
-    cfg = _resolve_config(spec, settings, alphabet)
+    cfg = checkpoint[1] if checkpoint is not None else _resolve_config(spec, settings, alphabet)
     rows = _token_rows(spec, tokenizer, settings)
     ids = np.asarray(rows, dtype=np.int64)
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
@@ -182,23 +188,25 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     if ids.min() < 0 or ids.max() >= cfg.vocab_size:
         raise SpecError(field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}")
     faults, fault_layer = _resolve_faults(spec, cfg, settings)
+    optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)
     canonical = {
-        "model": None,
-        "config": cfg.to_dict(),
+        "model": checkpoint[0].name if checkpoint is not None else None,
+        "config": None if checkpoint is not None else cfg.to_dict(),  # a checkpoint fixes it
         "tokenizer": tokenizer_name if tokenizer is not None else None,
-        "seed": spec.seed,
+        "seed": 0 if checkpoint is not None else spec.seed,  # no random init: the seed plays no part
         "text": spec.text,
         "tokens": None if spec.tokens is None else ids.tolist(),
         "dtype": spec.dtype,
         "faults": [] if spec.quiz is not None else list(faults),
         "fault_layer": fault_layer,
         "quiz": spec.quiz,
-        "optimizer": None,
-        "train_steps": 0,
+        "optimizer": optimizer,
+        "train_steps": spec.train_steps,
     }
     return ResolvedSpec(
         spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
         faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
+        checkpoint=checkpoint[0] if checkpoint is not None else None, optimizer=optimizer, train_steps=spec.train_steps,
     )  # fmt: skip
 
 
@@ -270,10 +278,15 @@ def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
             data["tokens"] = rows[0] if len(rows) == 1 else rows
         elif key == "faults":
             data["faults"] = [f for f in value.split(",") if f]
+        elif key == "optimizer" or key in OPTIMIZER_FIELDS:
+            continue  # gathered below, into one optimizer object
         else:
             raise SpecError(("query", key), f"unknown parameter {key!r}")
     if config:
         data["config"] = config
+    optimizer = optimizer_from_query(params)
+    if optimizer is not None:
+        data["optimizer"] = optimizer
     try:
         return TraceSpec.model_validate(data)
     except ValidationError as exc:
@@ -292,10 +305,13 @@ def spec_to_query(canonical: dict) -> dict[str, str]:
     query["dtype"] = canonical["dtype"]
     if canonical.get("tokens") is not None:
         query["tokens"] = ";".join(",".join(map(str, row)) for row in canonical["tokens"])
-    for key, value in canonical["config"].items():
+    for key, value in (canonical["config"] or {}).items():  # None: the model's checkpoint fixes it
         query[key] = str(value).lower() if isinstance(value, bool) else str(value)
     if canonical.get("faults"):
         query["faults"] = ",".join(canonical["faults"])
+    query.update(optimizer_to_query(canonical.get("optimizer")))
+    if canonical.get("train_steps"):
+        query["train_steps"] = str(canonical["train_steps"])
     if canonical.get("quiz") is not None:
         query["quiz"] = str(canonical["quiz"])
     if canonical.get("fault_layer") is not None:

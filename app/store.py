@@ -6,18 +6,18 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import numpy as np
-
 import xt_core
+from app import training
 from app.settings import Settings
 from app.spec import ResolvedSpec
 
 
-def build_trace(spec: ResolvedSpec) -> xt_core.Trace:
-    params = xt_core.init_params(spec.cfg, seed=spec.seed, dtype=np.dtype(spec.dtype))
-    return xt_core.forward_backward(
-        spec.cfg, params, spec.inputs, spec.targets, faults=spec.faults, fault_layer=spec.fault_layer
-    )
+def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None = None) -> xt_core.Trace:
+    params = training.initial_params(spec)  # the checkpoint's weights, or a seeded random init
+    faults = {"faults": spec.faults, "fault_layer": spec.fault_layer}
+    if spec.optimizer is not None:  # a training step: spec.train_steps updates, then the recorded one
+        return training.build(spec, params, progress, **faults)
+    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **faults)
 
 
 class TraceStore:
@@ -25,6 +25,7 @@ class TraceStore:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.progress = training.TrainingProgress()  # trainings in flight, polled by the walk page
         self._traces: OrderedDict[str, tuple[xt_core.Trace, int]] = OrderedDict()
         self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
         self._bytes = 0
@@ -64,8 +65,8 @@ class TraceStore:
                 hit = self._traces.get(spec.id)
                 if hit is not None:
                     return hit[0]
-            trace = build_trace(spec)
-            size = trace.nbytes()
+            trace = build_trace(spec, self.progress)
+            size = trace.nbytes() + training.update_nbytes(trace)
             with self._lock:
                 self._traces[spec.id] = (trace, size)
                 self._bytes += size

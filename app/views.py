@@ -8,7 +8,7 @@ import io
 import numpy as np
 
 import xt_core
-from app import figures, walkthrough
+from app import figures, update_view, walkthrough
 from app.mathml import formula
 from app.panels import TraceContext, identity_entry, loss_entry, residual_entry, tensor_entry
 from app.serialize import figure_json
@@ -39,8 +39,9 @@ def trace_summary(ctx: TraceContext) -> dict:
             "input_labels": [ctx.input_labels(s) for s in range(ctx.n_seq)],
             "target_labels": [ctx.target_labels(s) for s in range(ctx.n_seq)],
         },
-        "blocks": walkthrough.blocks(trace.cfg),
+        "blocks": walkthrough.blocks(trace.cfg) + ([walkthrough.UPDATE_BLOCK] if trace.update else []),
         "steps": walkthrough.steps(trace),
+        "training": update_view.training_summary(ctx),
     }
 
 
@@ -173,6 +174,8 @@ def _nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
 
 def step_view(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck) -> dict:
     record = ctx.trace.records[index]
+    if record.phase == "update":  # the optimizer step: a view of its own
+        return update_view.step_view(ctx, record, check, walkthrough.step_summary(record), gradcheck_json(check))
     trace = ctx.trace
     if record.phase == "backward":
         figs, warnings = _backward_figures(ctx, record, seq, pos)

@@ -42,7 +42,14 @@ def block_of(name: str) -> str:
         return "head"
     if name in ("probs", "token_loss", "loss"):
         return "loss"
+    if name == "update":
+        return UPDATE_BLOCK["id"]
     return "embedding"
+
+
+# The optimizer step of a training trace: one more block, after the loss (views add it).
+UPDATE_BLOCK = {"id": "update", "label": "Optimizer update", "layer": None}
+_OPTIMIZER_LABELS = {"sgd": "SGD", "adamw": "AdamW"}
 
 
 # ---------------------------------------------------------------------- titles
@@ -82,6 +89,8 @@ def local_name(name: str) -> str:
 
 
 def title(record: Record) -> str:
+    if record.phase == "update":
+        return f"Parameter update: one {_OPTIMIZER_LABELS.get(record.kind, record.kind)} step"
     base = _TITLES.get(local_name(record.name), record.name)
     where = f"Layer {record.layer} · " if record.layer is not None else ""
     return f"{where}{base}" + (" — backward" if record.phase == "backward" else "")

@@ -183,8 +183,3 @@ async def get_tensor(
         media_type="application/octet-stream",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
-
-
-@router.get("/models", summary="Checkpoints (none yet) and the random-init presets")
-async def list_models() -> dict:
-    return {"models": [], "presets": views.presets()}

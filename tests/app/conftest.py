@@ -3,6 +3,9 @@ sequences) posted once per test module; keeps the app suite fast on 2 cores."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -20,6 +23,8 @@ BATCH_SPEC = {
 
 
 def make_client(**overrides) -> TestClient:
+    # Uploads go to a fresh directory, never to the repo's data/models.
+    overrides.setdefault("models_dir", Path(tempfile.mkdtemp(prefix="xt-test-models-")))
     return TestClient(create_app(Settings(**overrides)))
 
 

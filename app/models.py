@@ -1,0 +1,221 @@
+"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints and the
+ones users uploaded (stored content-addressed, by sha256, under the data directory).
+
+A model's name is only ever matched against the listing, never joined into a path, so no
+name can reach outside the two directories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from app.settings import Settings
+from xt_core.checkpoint import Checkpoint, CheckpointError, import_llama2c, load, save
+from xt_core.config import Config
+
+log = logging.getLogger("xt.models")
+
+UPLOAD_NAME = re.compile(r"^sha256-[0-9a-f]{64}$")
+SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
+# Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
+DEMO_ORDER = ("induction", "text")
+UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    path: Path
+    shipped: bool
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """What the listing shows of a checkpoint, read from its metadata alone (no arrays)."""
+
+    config: dict
+    tokenizer: dict | None  # {"name": "char", "chars": "..."} or {"name": "byte"}; None: ids only
+    meta: dict
+
+
+class ModelRegistry:
+    def __init__(self, upload_dir: Path, shipped_dir: Path):
+        self.upload_dir = Path(upload_dir)
+        self.shipped_dir = Path(shipped_dir)
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ lookup
+
+    def available(self) -> list[ModelInfo]:
+        """Shipped models (demo models first), then uploads, newest first."""
+        shipped = []
+        if self.shipped_dir.is_dir():
+            shipped = [
+                ModelInfo(p.stem, p, True) for p in self.shipped_dir.glob("*.safetensors") if SHIPPED_NAME.match(p.stem)
+            ]
+        rank = {name: i for i, name in enumerate(DEMO_ORDER)}
+        shipped.sort(key=lambda m: (rank.get(m.name, len(rank)), m.name))
+        uploads = []
+        if self.upload_dir.is_dir():
+            uploads = [
+                ModelInfo(p.stem, p, False)
+                for p in self.upload_dir.glob("sha256-*.safetensors")
+                if UPLOAD_NAME.match(p.stem)
+            ]
+            uploads.sort(key=lambda m: (-_mtime(m.path), m.name))
+        return shipped + uploads
+
+    def info(self, name: str) -> ModelInfo | None:
+        for info in self.available():
+            if info.name == name:
+                return info
+        return None
+
+    def names(self) -> list[str]:
+        return [info.name for info in self.available()]
+
+    def digest(self, info: ModelInfo) -> str:
+        """sha256 of the stored file: part of a trace id, so a replaced checkpoint is a new trace."""
+        return _file_digest(info.path, _mtime(info.path))
+
+    def summary(self, info: ModelInfo) -> ModelSummary:
+        return _summary_cached(info.path, _mtime(info.path))
+
+    # ------------------------------------------------------------------ listing
+
+    def listing(self) -> list[dict]:
+        """GET /api/models' `models`: every readable checkpoint (an unreadable file is skipped
+        and logged, so one bad file cannot take the listing down)."""
+        out = []
+        for info in self.available():
+            try:
+                out.append(describe(info, self.summary(info)))
+            except CheckpointError as exc:
+                log.warning("skipping model %s: %s", info.path, exc)
+        return out
+
+    # ------------------------------------------------------------------ uploads
+
+    def store_upload(self, data: bytes, suffix: str, filename: str, settings: Settings) -> str:
+        """Validates an uploaded checkpoint (xt .safetensors or .npz, or llama2.c .bin), stores
+        it as sha256-<hex of the uploaded bytes>.safetensors and returns that name. Raises
+        CheckpointError (the file is not a checkpoint xt can use)."""
+        name = "sha256-" + hashlib.sha256(data).hexdigest()
+        target = self.upload_dir / f"{name}.safetensors"
+        if target.exists():
+            return name  # content-addressed: the same bytes were validated and stored before
+        with tempfile.TemporaryDirectory() as tmp:
+            staged = Path(tmp) / f"upload{suffix}"
+            staged.write_bytes(data)
+            ckpt = import_llama2c(staged) if suffix == ".bin" else load(staged)
+            check_limits(ckpt.cfg, settings)
+            ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
+            normalized = Path(tmp) / "normalized.safetensors"
+            save(normalized, ckpt)
+            self.upload_dir.mkdir(parents=True, exist_ok=True)
+            with self._lock:
+                if not target.exists():
+                    # A rename within one filesystem is atomic: a reader never sees half a file.
+                    staged_target = self.upload_dir / f".{name}.partial"
+                    staged_target.write_bytes(normalized.read_bytes())
+                    staged_target.replace(target)
+        return name
+
+
+def check_limits(cfg: Config, settings: Settings) -> None:
+    """An uploaded model must fit the limits a random-init spec has (it runs on this server)."""
+    limits = [
+        ("n_layer", cfg.n_layer, settings.max_n_layer),
+        ("n_head", cfg.n_head, settings.max_n_head),
+        ("n_embd", cfg.n_embd, settings.max_n_embd),
+        ("ffn_hidden", cfg.ffn_hidden, settings.max_ffn_hidden),
+        ("vocab_size", cfg.vocab_size, settings.max_vocab_size),
+    ]
+    for field, value, limit in limits:
+        if value > limit:
+            raise CheckpointError(f"the model's {field} = {value} is more than this server's limit of {limit}")
+    if cfg.n_params() > settings.max_params:
+        raise CheckpointError(
+            f"the model has {cfg.n_params():,} parameters, more than this server's limit of {settings.max_params:,}"
+        )
+
+
+def describe(info: ModelInfo, summary: ModelSummary) -> dict:
+    meta = summary.meta
+    tokenizer = summary.tokenizer or {}
+    uploaded_as = meta.get("uploaded_as")
+    label = info.name if info.shipped else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    examples = [e for e in meta.get("examples", []) if isinstance(e, str)]
+    return {
+        "name": info.name,
+        "label": label,
+        "shipped": info.shipped,
+        "config": summary.config,
+        "n_params": Config.from_dict(summary.config).n_params(),
+        "tokenizer": tokenizer.get("name"),
+        "alphabet": tokenizer.get("chars"),
+        "description": meta.get("description") or meta.get("imported_from") or "",
+        "examples": examples,
+        "final_loss": meta.get("final_loss"),
+    }
+
+
+def load_checkpoint(info: ModelInfo) -> Checkpoint:
+    """The checkpoint's weights, cached while its file is unchanged."""
+    return _load_cached(info.path, _mtime(info.path))
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+@lru_cache(maxsize=8)
+def _load_cached(path: Path, mtime_ns: int) -> Checkpoint:
+    return load(path)
+
+
+@lru_cache(maxsize=64)
+def _file_digest(path: Path, mtime_ns: int) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=256)
+def _summary_cached(path: Path, mtime_ns: int) -> ModelSummary:
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
+        config = json.loads(meta["config"])
+        tokenizer = json.loads(meta.get("tokenizer", "null"))
+        extra = json.loads(meta.get("meta", "{}"))
+        Config.from_dict(config)
+    except (SafetensorError, OSError, KeyError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"{path.name}: unreadable metadata ({exc})") from None
+    return ModelSummary(
+        config, tokenizer if isinstance(tokenizer, dict) else None, extra if isinstance(extra, dict) else {}
+    )
+
+
+@lru_cache(maxsize=4)
+def registry_for(upload_dir: Path, shipped_dir: Path) -> ModelRegistry:
+    return ModelRegistry(upload_dir, shipped_dir)
+
+
+def registry(settings: Settings) -> ModelRegistry:
+    """One registry per pair of directories (its lock serializes writes to the upload dir)."""
+    return registry_for(settings.models_dir, settings.shipped_models_dir)
+
+
+__all__ = ["CheckpointError", "ModelInfo", "ModelRegistry", "registry"]
