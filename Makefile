@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint format gradcheck demo-models clean
+.PHONY: run test lint format gradcheck bench demo-models clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ format: $(STAMP)
 
 gradcheck: $(STAMP)
 	$(BIN)/xt gradcheck --preset tiny
+
+# Speed and memory against PyTorch (pip install torch==2.13.0 for the torch column); never part of `make test`.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/step_vs_torch.py
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)

@@ -1,0 +1,76 @@
+"""The model of xt_core written directly in PyTorch: the reference for the parity tests
+and the benchmarks. Imports torch; never imported by xt_core or the app."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+import xt_core
+
+
+def torch_step(cfg: xt_core.Config, params, inputs, targets, keep_intermediates: bool = True):
+    """Loss, parameter grads and named intermediates (with their grads) from autograd.
+    keep_intermediates=False skips retain_grad (plain autograd, for timing)."""
+    P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    return _step(cfg, P, inputs, targets, keep_intermediates)
+
+
+def _step(cfg, P, inputs, targets, keep_intermediates):
+    tokens, tgt = torch.tensor(inputs), torch.tensor(targets)
+    B, T = tokens.shape
+    H, K, hd, eps = cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.norm_eps
+    named = {}
+
+    def keep(name, t):
+        if keep_intermediates:
+            t.retain_grad()
+            named[name] = t
+        return t
+
+    def rms(x, g):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * g
+
+    inv_freq = cfg.rope_theta ** (-torch.arange(0, hd, 2, dtype=torch.float64) / hd)
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * inv_freq
+    dtype = P["norm"].dtype
+    cos, sin = angle.cos()[:, None, :].to(dtype), angle.sin()[:, None, :].to(dtype)
+
+    def rope(x, n):
+        pairs = x.view(B, T, n, hd // 2, 2)
+        a, b = pairs[..., 0], pairs[..., 1]
+        return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).reshape(B, T, n * hd)
+
+    def heads(x, n):
+        return x.view(B, T, n, hd).transpose(1, 2)
+
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    x = keep("embedding", P["tok_embeddings"][tokens])
+    for L in range(cfg.n_layer):
+        p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"
+        n = keep(f"{p}.attention_norm.out", rms(x, P[f"{p}.attention_norm"]))
+        q = keep(f"{a}.q", n @ P[f"{a}.wq"])
+        k = keep(f"{a}.k", n @ P[f"{a}.wk"])
+        v = keep(f"{a}.v", n @ P[f"{a}.wv"])
+        qr, kr = keep(f"{a}.q_rot", rope(q, H)), keep(f"{a}.k_rot", rope(k, K))
+        kh = heads(kr, K).repeat_interleave(H // K, dim=1)  # query head h reads kv head h // G
+        vh = heads(v, K).repeat_interleave(H // K, dim=1)
+        scores = keep(f"{a}.scores", (heads(qr, H) @ kh.transpose(-1, -2) / math.sqrt(hd)).masked_fill(mask, -math.inf))
+        probs = keep(f"{a}.probs", scores.softmax(-1))
+        o = keep(f"{a}.heads", probs @ vh)
+        concat = keep(f"{a}.concat", o.transpose(1, 2).reshape(B, T, H * hd))
+        out = keep(f"{a}.out", concat @ P[f"{a}.wo"])
+        h = keep(f"{p}.attention_residual", x + out)
+        m = keep(f"{p}.ffn_norm.out", rms(h, P[f"{p}.ffn_norm"]))
+        gate, up = keep(f"{f}.gate", m @ P[f"{f}.w1"]), keep(f"{f}.up", m @ P[f"{f}.w3"])
+        s = keep(f"{f}.swiglu", F.silu(gate) * up)
+        x = keep(f"{p}.ffn_residual", h + keep(f"{f}.out", s @ P[f"{f}.w2"]))
+    nf = keep("norm.out", rms(x, P["norm"]))
+    head = P["tok_embeddings"] if cfg.tie_embeddings else P["output"]
+    logits = keep("logits", nf @ head.T)
+    probs = keep("probs", logits.softmax(-1))
+    token_loss = keep("token_loss", -probs.gather(-1, tgt[..., None])[..., 0].log())
+    loss = token_loss.mean()
+    loss.backward()
+    reference = F.cross_entropy(logits.detach().reshape(-1, cfg.vocab_size), tgt.reshape(-1))
+    return loss, reference, P, named
