@@ -8,6 +8,7 @@ quiz hides and how the catalogue is listed for a given config.
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 from xt_core import Config
 from xt_core.faults import CATALOGUE, Fault
@@ -47,3 +48,8 @@ def fault_json(fault: Fault, cfg: Config, layer: int, step_title: str | None = N
         "applies": reason is None,
         "reason": reason,
     }
+
+
+def new_quiz_seed() -> int:
+    """A fresh quiz for /quiz and the home form's "quiz" choice (small: the permalink stays short)."""
+    return secrets.randbelow(1_000_000)

@@ -94,7 +94,7 @@ def check_errors_chart(
         )  # fmt: skip
     layout = _layout(
         title,
-        300,
+        250,
         xaxis={"title": {"text": "step"}, "range": [0.5, n + 0.5], "showgrid": False},
         yaxis={"type": "log", "title": {"text": "max rel error"}, "range": [low, math.log10(ERROR_CEILING) + 0.4],
                "exponentformat": "power"},
@@ -158,13 +158,19 @@ def diff_panels(
             {"text": name, "x": x0 + width / 2, "y": 1, "xref": "paper", "yref": "paper", "xanchor": "center",
              "yanchor": "bottom", "showarrow": False}
         )  # fmt: skip
+    identical = not np.any(panels[2])
+    if identical:  # a blank panel would look like a failure to draw
+        annotations.append(
+            {"text": "0 everywhere:<br>identical", "x": starts[2] + width / 2, "y": 0.5, "xref": "paper",
+             "yref": "paper", "showarrow": False, "font": {"size": 16}, "bgcolor": "#fff"}
+        )  # fmt: skip
     n_rows = len(y)
     height = int(min(600, max(230, 14 * min(n_rows, 36) + 150)))
     layout.update(
         _layout(title, height, pooling.note(faulty.shape), annotations=annotations),
         coloraxis={"colorscale": GRAD_SCALE, "cmid": 0, "colorbar": {"title": {"text": value_name}, "x": 0.565,
                    "thickness": 14, "len": 0.9}},
-        coloraxis2={"colorscale": GRAD_SCALE, "cmid": 0, "colorbar": {"title": {"text": "faulty − correct"},
-                    "x": 0.965, "thickness": 14, "len": 0.9}},
+        coloraxis2={"colorscale": GRAD_SCALE, "cmid": 0, "showscale": not identical,
+                    "colorbar": {"title": {"text": "faulty − correct"}, "x": 0.965, "thickness": 14, "len": 0.9}},
     )  # fmt: skip
     return go.Figure(data=traces, layout=layout)

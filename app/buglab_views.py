@@ -5,6 +5,7 @@ Blocking work (call from a worker thread)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from urllib.parse import urlencode
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from app.buglab_figures import check_errors_chart, diff_panels
 from app.checks import ChecksJob
 from app.panels import TraceContext
 from app.serialize import figure_json
+from app.spec import ResolvedSpec
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
@@ -37,19 +39,42 @@ def catalogue(cfg: Config, layer: int) -> dict:
     return {"fault_layer": layer, "faults": faults}
 
 
-def revealed_faults(ctx: TraceContext) -> list[dict]:
-    """The faults a trace runs with, as the page reveals them (a quiz's only after an answer)."""
-    spec = ctx.spec
-    if not spec.faults:
-        return []
-    steps = {(r.name, r.phase): r.index for r in ctx.trace.records}
-    out = []
+def picker_options() -> list[dict]:
+    """The home form's fault choices: the name and the op, without a layer (the form's
+    sizes decide that; the page asks GET /api/faults for them)."""
+    options = []
+    for fault in CATALOGUE.values():
+        op = walkthrough.local_name(fault.step_name(0))
+        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward').lower()}"
+        options.append({"name": fault.name, "label": label, "description": fault.description})
+    return options
+
+
+def _fault_entries(spec: ResolvedSpec) -> list[dict]:
+    entries = []
     for name in spec.faults:
-        entry = fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, None)
-        entry["op_title"] = step_title(entry["op"], _op_layer(entry["op"], spec.fault_layer))
-        entry["step"] = steps.get((entry["op"], "backward"))
-        out.append(entry)
-    return out
+        op = CATALOGUE[name].step_name(spec.fault_layer)
+        entries.append(
+            fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, step_title(op, _op_layer(op, spec.fault_layer)))
+        )
+    return entries
+
+
+def revealed_faults(ctx: TraceContext) -> list[dict]:
+    """The faults a trace runs with and their steps (a quiz's: only once answered)."""
+    steps = {(r.name, r.phase): r.index for r in ctx.trace.records}
+    return [{**entry, "step": steps.get((entry["op"], "backward"))} for entry in _fault_entries(ctx.spec)]
+
+
+def page_info(spec: ResolvedSpec, query: dict[str, str]) -> dict:
+    """What the walk page's bug-lab panel needs. A quiz's says nothing of its fault."""
+    plain = {k: v for k, v in query.items() if k not in ("faults", "fault_layer", "quiz")}
+    links = {"quiz_url": "/quiz?" + urlencode(plain), "correct_url": "/walk?" + urlencode({**plain, "step": "0"})}
+    if spec.quiz is not None:
+        return {"mode": "quiz", "faults": [], **links}
+    if spec.faults:
+        return {"mode": "faults", "faults": _fault_entries(spec), **links}
+    return {"mode": "off", "faults": [], **links}
 
 
 # ---------------------------------------------------------------------- GET .../checks
@@ -87,27 +112,34 @@ def checks_view(job: ChecksJob) -> dict:
 # ---------------------------------------------------------------------- GET .../steps/{index}/diff
 
 
-def _matrix(ctx: TraceContext, name: str, array, seq: int):
-    """(z, rows, cols, row_title, col_title) of a tensor as a 2-D picture; None for a scalar."""
-    array = np.asarray(array)
+def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
+    """(faulty z, correct z, rows, cols, row_title, col_title, note) of a tensor as 2-D
+    pictures of sequence `seq`; None for a scalar. A tensor with a head axis shows the head
+    where the two differ most (every head stacked would squeeze each to a sliver)."""
+    bad, good = np.asarray(bad), np.asarray(good)
     if ctx.is_param(name):
-        if array.ndim == 1:  # an RMSNorm gain
-            return array[None, :], ["gain"], None, "", "feature"
-        if name in ("tok_embeddings", "output"):
-            return array, ctx.vocab, None, "token", "feature"
-        return array, None, None, "input feature", "output feature"
-    if array.ndim == 0:
+        if bad.ndim == 1:  # an RMSNorm gain
+            return bad[None, :], good[None, :], ["gain"], None, "", "feature", None
+        rows, row_title = (ctx.vocab, "token") if name in ("tok_embeddings", "output") else (None, "input feature")
+        col_title = "feature" if rows is not None else "output feature"
+        return bad, good, rows, None, row_title, col_title, None
+    if bad.ndim == 0:
         return None
-    a = array[seq]
-    if a.ndim == 1:  # (T,): per-token losses
-        return a[None, :], ["dL/dℓ"], ctx.predictions(seq), "", "position: input→target"
+    bad, good = bad[seq], good[seq]
+    if bad.ndim == 1:  # (T,): per-token losses
+        return bad[None, :], good[None, :], ["dL/dℓ"], ctx.predictions(seq), "", "position: input→target", None
     rows = ctx.positions(seq)
-    if a.ndim == 3:  # (H, T, X): heads stacked
-        cols = rows if a.shape[-1] == a.shape[-2] == ctx.T else None
-        index = [f"h{h} {label}" for h in range(a.shape[0]) for label in rows]
-        return a.reshape(-1, a.shape[-1]), index, cols, "head, query", "key" if cols else "feature"
+    if bad.ndim == 3:  # (H, T, X)
+        spread = np.nan_to_num(np.abs(bad.astype(np.float64) - good), nan=np.inf).reshape(bad.shape[0], -1)
+        head = int(np.argmax(spread.max(axis=1)))
+        cols = rows if bad.shape[-1] == bad.shape[-2] == ctx.T else None
+        if np.any(spread[head]):
+            note = f"Head {head} of {bad.shape[0]}: the head where faulty and correct differ most."
+        else:
+            note = f"Head 0 of {bad.shape[0]} shown: every head is identical."
+        return bad[head], good[head], rows, cols, "query", "key" if cols else "feature", note
     cols = ctx.vocab if name in ("logits", "probs") else None
-    return a, rows, cols, "position", "token" if cols else "feature"
+    return bad, good, rows, cols, "position", "token" if cols else "feature", None
 
 
 def _compare(faulty, correct) -> dict:
@@ -153,25 +185,27 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
     for kind, name, bad, good in pairs:
         comparison = {"kind": kind, "tensor": name, **_compare(bad, good)}
         summary.append(comparison)
-        picture = _matrix(faulty, name, bad, seq)
+        picture = _pictures(faulty, name, bad, good, seq)
         if picture is None:
             continue
-        z_bad, rows, cols, row_title, col_title = picture
-        z_good = _matrix(faulty, name, good, seq)[0]
+        z_bad, z_good, rows, cols, row_title, col_title, head_note = picture
         what = "the gradient arriving" if kind == "arriving" else "this op's contribution"
         title = f"dL/d({name}), {what}: faulty vs correct"
         fig = diff_panels(
             z_bad, z_good, rows, cols, title=title, value_name=f"dL/d{name.rsplit('.', 1)[-1]}",
             row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
         )  # fmt: skip
-        same = (
-            "identical, bit for bit"
-            if comparison["identical"]
-            else f"max |difference| {comparison['max_abs_diff']:.3g}"
-        )
-        note = f"{same} (largest |correct value| {comparison['max_abs_correct']:.3g})."
-        tab = faulty.table(z_bad - z_good, rows, cols)
-        figures.append(faulty.entry(f"diff.{kind}.{name}", title, "diff", fig, tab, [note]))
+        if comparison["identical"]:
+            headline = "Identical, bit for bit: the difference is 0 everywhere."
+        else:
+            headline = (
+                f"They differ: max |faulty − correct| = {comparison['max_abs_diff']:.3g}, "
+                f"against a largest |correct| value of {comparison['max_abs_correct']:.3g}."
+            )
+        entry = faulty.entry(f"diff.{kind}.{name}", title, "diff", fig, faulty.table(z_bad - z_good, rows, cols))
+        notes = (headline, head_note, entry["note"], "Numbers: faulty − correct.")
+        entry["note"] = " ".join(n for n in notes if n)
+        figures.append(entry)
     arriving = summary[0]
     return {
         "index": index,

@@ -5,7 +5,6 @@ Thin: validate, find the trace(s), hand the work to app.buglab_views in the work
 from __future__ import annotations
 
 import asyncio
-import secrets
 import threading
 import time
 from urllib.parse import urlencode
@@ -15,7 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
 from app import buglab_views
-from app.buglab import default_fault_layer
+from app.buglab import default_fault_layer, new_quiz_seed
 from app.checks import ChecksRunner
 from app.panels import TraceContext
 from app.routes.api import check_range, run, services, timed, trace_context
@@ -24,8 +23,6 @@ from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_fault
 
 router = APIRouter(tags=["bug lab"])
 _runner_lock = threading.Lock()
-# A quiz seed the server draws for a new quiz: small enough to keep the permalink short.
-QUIZ_SEEDS = 1_000_000
 
 
 def checks_runner(request: Request) -> ChecksRunner:
@@ -143,5 +140,5 @@ def start_quiz(request: Request) -> Response:
     """A new quiz: the spec of the query (the default model without one) with a fresh quiz
     seed; the fault it hides is resolved from the seed on the server only."""
     params = {k: v for k, v in request.query_params.items() if k not in ("quiz", "faults", "step")}
-    params["quiz"] = str(secrets.randbelow(QUIZ_SEEDS))
+    params["quiz"] = str(new_quiz_seed())
     return RedirectResponse(f"/walk?{urlencode(params)}", status_code=303)

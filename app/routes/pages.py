@@ -17,6 +17,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app import buglab_views
+from app.buglab import new_quiz_seed
 from app.routes.assets import plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
@@ -62,7 +64,9 @@ CONFIG_FORM = [
     Field("rope_theta", "RoPE θ", "rotation base", "float", True),
     Field("norm_eps", "RMSNorm ε", "", "float", True),
 ]
-SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", *CONFIG_FIELDS)
+SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
+# The home form's bug-lab choice that asks for a quiz (no fault is named "quiz").
+QUIZ_CHOICE = "quiz"
 
 
 @lru_cache(maxsize=4)
@@ -110,6 +114,7 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         config_form=CONFIG_FORM,
         advanced_open=advanced_error,
         examples=EXAMPLE_TEXTS,
+        fault_options=buglab_views.picker_options(),
         settings=request.app.state.settings,
     )
 
@@ -127,6 +132,8 @@ def _spec_params(params: dict[str, str]) -> dict[str, str]:
     spec = {k: v for k, v in params.items() if k not in VIEW_KEYS and k not in FORM_KEYS}
     if spec.get("model", "").startswith(PRESET_PREFIX):
         spec.pop("model")
+    if from_form and spec.get("faults") == QUIZ_CHOICE:  # the server picks (and hides) the fault
+        spec["faults"], spec["quiz"] = "", str(new_quiz_seed())
     if from_form:
         spec = {k: v for k, v in spec.items() if v != "" or k == "text"}
         if "text" in spec:
@@ -167,4 +174,5 @@ def walk(request: Request) -> Response:
         step=step,
         seq=seq,
         edit_url="/?" + urlencode(query),
+        buglab=buglab_views.page_info(resolved, query),
     )

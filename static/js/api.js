@@ -20,7 +20,7 @@ function detailMessage(body, status) {
   return `the server answered ${status}`;
 }
 
-async function requestJson(url, options = {}) {
+export async function requestJson(url, options = {}) {
   let response;
   try {
     response = await fetch(url, { ...options, headers: { Accept: "application/json", ...(options.headers || {}) } });

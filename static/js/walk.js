@@ -3,6 +3,7 @@
 // lands on the same view.
 
 import { TraceClient } from "./api.js";
+import { createBugLab } from "./buglab.js";
 import { clear, errorBox, formatNumber, h, setOptions } from "./dom.js";
 import { clearPlots, wireEnlargeDialog } from "./figures.js";
 import { createNavigation } from "./navigation.js";
@@ -14,6 +15,7 @@ const spec = JSON.parse(document.getElementById("xt-spec").textContent);
 const client = new TraceClient(spec);
 const state = { index: Number(root.dataset.step) || 0, seq: Number(root.dataset.seq) || 0, trace: null, update: null };
 let renderToken = 0;
+const buglab = createBugLab({ client, go: (index) => go(index), seq: () => state.seq });
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
@@ -62,6 +64,7 @@ async function show(index) {
     if (!isCurrent()) return;
     await renderStep(stepView, step, { client, trace: state.trace, seq: state.seq, isCurrent });
     if (!isCurrent()) return;
+    buglab.decorateStep(stepView, step);
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
     client.prefetch(index - 1, state.seq);
@@ -105,6 +108,7 @@ async function start() {
   tokenStrip(trace, state.seq);
   setupSequences(trace);
   state.update = createNavigation(trace, go);
+  buglab.start(trace);
   await go(state.index);
 }
 

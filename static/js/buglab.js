@@ -1,0 +1,214 @@
+// The bug lab on the walk page: the gradient check of every step as a chart above the
+// timeline (red cells where a step's gradient is wrong), the faulty-vs-correct diff of a
+// backward step, and the quiz ("this step is broken", then the verdict and the reveal).
+// Every text from the server goes in through textContent (dom.js's h).
+
+import { requestJson } from "./api.js";
+import { clear, h } from "./dom.js";
+import { figureCard, plot, withoutTitle } from "./figures.js";
+
+const POLL_MS = 600;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function cell(index) {
+  return document.querySelector(`#timeline .cell[data-index="${index}"]`);
+}
+
+/** Red timeline cells where the gradient check fails; the first failing backward step marked. */
+function markCell(index, passed, first = false) {
+  const node = cell(index);
+  if (!node) return;
+  node.classList.toggle("check-failed", !passed);
+  if (first) node.classList.add("first-failing");
+  if (!passed && !node.title.endsWith("gradient check FAILED")) {
+    node.title += " · gradient check FAILED";
+    node.setAttribute("aria-label", node.title);
+  }
+}
+
+function codeLines(fault) {
+  return h("dl", { className: "code-lines" },
+    h("div", { className: "line-correct" }, h("dt", { text: "correct" }), h("dd", {}, h("code", { text: fault.correct }))),
+    h("div", { className: "line-faulty" }, h("dt", { text: "faulty" }), h("dd", {}, h("code", { text: fault.faulty }))));
+}
+
+function stepName(step) {
+  return `step ${step.index + 1}: ${step.title}`;
+}
+
+export function createBugLab({ client, go, seq }) {
+  const info = JSON.parse(document.getElementById("xt-buglab").textContent);
+  const panel = document.getElementById("checks-panel");
+  const progress = document.getElementById("checks-progress");
+  const plotDiv = document.getElementById("checks-plot");
+  const state = { trace: null, answer: null, checking: null, current: null };
+  const storageKey = () => `xt.quiz.${state.trace.id}`;
+  const revealed = () => info.mode === "faults" || state.answer !== null;
+
+  function stepOf(op) {
+    return state.trace.steps.find((s) => s.name === op && s.phase === "backward") || null;
+  }
+
+  // ---- the chart: every step's check, polled while the server computes it
+
+  async function drawChecks(checks) {
+    const first = checks.first_failing;
+    for (const step of checks.steps) markCell(step.index, step.passed, step.index === first && checks.first_failing_final);
+    if (!checks.complete) {
+      progress.textContent = `Checking every step's gradient… ${checks.done} of ${checks.total} done.`;
+    } else if (first === null) {
+      progress.textContent = `All ${checks.total} steps pass: every gradient agrees with finite differences of the loss.`;
+    } else {
+      const failing = checks.steps.filter((s) => !s.passed).length;
+      progress.textContent = `${failing} of ${checks.total} steps fail; the first failing backward step is ` +
+        `${stepName(state.trace.steps[first])}.`;
+    }
+    // The summary above the chart already names it: drop the plot's own title.
+    const figure = { ...checks.figure, layout: withoutTitle(checks.figure.layout) };
+    await plot(plotDiv, figure, (point) => go(Number(point.x) - 1));
+  }
+
+  function loadChecks() {
+    if (!state.checking) {
+      state.checking = (async () => {
+        for (;;) {
+          const checks = await client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/checks`);
+          await drawChecks(checks);
+          if (checks.complete) return checks;
+          await sleep(POLL_MS);
+        }
+      })().catch((error) => {
+        state.checking = null;
+        progress.textContent = `The checks could not be computed: ${error.message}`;
+      });
+    }
+    return state.checking;
+  }
+
+  // ---- the quiz
+
+  async function answer(step) {
+    const body = JSON.stringify({ step: step.index });
+    state.answer = await requestJson(`/api/traces/${encodeURIComponent(state.trace.id)}/quiz/answer`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body,
+    });
+    try { window.sessionStorage.setItem(storageKey(), String(step.index)); } catch { /* private mode */ }
+    showVerdict(document.getElementById("quiz-result"));
+    panel.hidden = false;
+    panel.open = true;
+    loadChecks();
+  }
+
+  function verdictBox() {
+    const { correct, chosen, broken, fault } = state.answer;
+    const brokenStep = state.trace.steps[broken.index];
+    const headline = correct
+      ? `✓ Right: ${stepName(brokenStep)} is where the gradients first go wrong.`
+      : `✗ Not quite: you picked ${stepName(state.trace.steps[chosen.index])}. The bug is in ${stepName(brokenStep)}.`;
+    return h("div", { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
+      h("p", { className: "verdict-headline", text: headline }),
+      h("p", {}, h("strong", { className: "fault-name", text: fault.name }), `: ${fault.description}`),
+      codeLines(fault),
+      correct || chosen.index === broken.index ? null
+        : h("button", { type: "button", className: "button-quiet", text: `Go to step ${broken.index + 1}`, onclick: () => go(broken.index) }));
+  }
+
+  function showVerdict(container) {
+    if (container) clear(container).append(verdictBox());
+  }
+
+  // ---- per-step tools
+
+  async function showDiff(section, step) {
+    clear(section).append(h("p", { className: "loading", text: "Running the correct backward for comparison…" }));
+    const diff = await client.getWithReopen(
+      (id) => `/api/traces/${encodeURIComponent(id)}/steps/${step.index}/diff?seq=${seq()}`);
+    if (!section.isConnected) return;
+    clear(section).append(h("p", { className: "diff-verdict", text: diff.verdict }));
+    for (const figure of diff.figures) {
+      const card = figureCard(figure);
+      section.append(card.element);
+      if (section.isConnected) await card.draw();
+    }
+  }
+
+  function diffTools(step) {
+    const section = h("div", { className: "diff-figures" });
+    const button = h("button", {
+      type: "button", className: "button-quiet diff-button", text: "Compare with the correct backward",
+      onclick: () => {
+        button.disabled = true;
+        showDiff(section, step).then(() => button.remove()).catch((error) => {
+          button.disabled = false;
+          clear(section).append(h("p", { className: "field-error", text: `The comparison failed: ${error.message}` }));
+        });
+      },
+    });
+    return [button, section];
+  }
+
+  function stepTools(step) {
+    const tools = [];
+    const planted = info.faults.filter((f) => f.op === step.name);
+    if (info.mode === "faults" && planted.length) {
+      for (const fault of planted) {
+        tools.push(h("div", { className: "planted-here" },
+          h("p", {}, h("strong", { text: "The planted bug is in this step: " }), h("code", { text: fault.name }), ` — ${fault.description}`),
+          codeLines(fault)));
+      }
+    }
+    if (info.mode === "quiz" && state.answer === null) {
+      const status = h("span", { className: "field-help", "aria-live": "polite" });
+      tools.push(h("div", { className: "quiz-tools" },
+        h("button", {
+          type: "button", className: "button-primary quiz-answer", text: "This step is broken",
+          onclick: (event) => {
+            event.currentTarget.disabled = true;
+            answer(step).then(() => decorate(step)).catch((error) => { status.textContent = error.message; });
+          },
+        }), status));
+    } else if (info.mode === "quiz" && state.answer.chosen.index === step.index) {
+      tools.push(verdictBox());
+    }
+    if (revealed() && info.mode !== "off") tools.push(...diffTools(step));
+    return tools;
+  }
+
+  function decorate(step) {
+    const container = state.current && state.current.container;
+    if (!container || !step) return;
+    container.querySelector(".buglab-step")?.remove();
+    if (step.phase !== "backward") return;
+    const tools = stepTools(step);
+    if (!tools.length) return;
+    const box = h("div", { className: "buglab-step" }, tools);
+    const facts = container.querySelector(".step-facts");
+    if (facts) facts.after(box);
+    else container.prepend(box);
+  }
+
+  return {
+    start(trace) {
+      state.trace = trace;
+      for (const link of document.querySelectorAll("[data-go-op]")) {
+        const step = stepOf(link.dataset.goOp);
+        if (step) link.addEventListener("click", () => go(step.index));
+        else link.disabled = true;
+      }
+      if (info.mode === "faults") loadChecks();
+      if (info.mode === "off") panel.addEventListener("toggle", () => panel.open && loadChecks());
+      if (info.mode === "quiz") {
+        let saved = null;
+        try { saved = window.sessionStorage.getItem(storageKey()); } catch { /* private mode */ }
+        const step = saved === null ? null : trace.steps[Number(saved)];
+        if (step) answer(step).then(() => decorate(state.current && state.current.step)).catch(() => {});
+      }
+    },
+    /** Called after each step is drawn: its timeline cell, and the bug-lab tools of a backward step. */
+    decorateStep(container, step) {
+      state.current = { container, step };
+      if (step.gradcheck) markCell(step.index, step.gradcheck.passed);
+      decorate(step);
+    },
+  };
+}

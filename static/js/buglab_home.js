@@ -1,0 +1,65 @@
+// The home form's bug-lab picker: describe the chosen bug, and grey out the bugs the chosen
+// sizes rule out (GET /api/faults says which apply, e.g. the GQA bug needs n_kv_head < n_head).
+
+const select = document.getElementById("f-faults");
+const help = document.getElementById("faults-help");
+const layer = document.getElementById("f-fault_layer");
+const DEFAULT_HELP = help ? help.textContent : "";
+const QUIZ_HELP =
+  "The server picks one of the bugs that fit these sizes and hides it. Step through the backward pass, " +
+  "find the step where the gradient first goes wrong, and press “This step is broken” there.";
+const CONFIG_KEYS = ["n_layer", "n_head", "n_kv_head", "tie_embeddings"];
+
+function describe() {
+  const option = select.selectedOptions[0];
+  const value = select.value;
+  layer.disabled = value === "";
+  if (value === "") help.textContent = DEFAULT_HELP;
+  else if (value === "quiz") help.textContent = QUIZ_HELP;
+  else if (option && option.dataset.applies === "false") help.textContent = `Not with these sizes: it ${option.dataset.reason}.`;
+  else help.textContent = (option && option.dataset.description) || DEFAULT_HELP;
+}
+
+function configQuery() {
+  const query = new URLSearchParams();
+  for (const key of CONFIG_KEYS) {
+    const input = document.querySelector(`[data-config="${key}"]`);
+    if (input && input.value.trim() !== "") query.set(key, input.value.trim());
+  }
+  return query;
+}
+
+async function refreshApplicable() {
+  const response = await fetch(`/api/faults?${configQuery()}`, { headers: { Accept: "application/json" } });
+  if (!response.ok) return; // a size the server rejects: the form reports it on submit
+  const { faults } = await response.json();
+  for (const fault of faults) {
+    const option = Array.from(select.options).find((o) => o.value === fault.name);
+    if (!option) continue;
+    option.dataset.label = option.dataset.label || option.textContent;
+    option.disabled = !fault.applies && option.value !== select.value; // never disable the current choice
+    option.dataset.applies = String(fault.applies);
+    option.dataset.reason = fault.reason || "";
+    option.textContent = option.dataset.label + (fault.applies ? "" : ` (${fault.reason})`);
+  }
+  describe();
+}
+
+let timer = null;
+function refreshSoon() {
+  clearTimeout(timer);
+  timer = setTimeout(() => refreshApplicable().catch(() => {}), 250);
+}
+
+if (select && help && layer) {
+  select.addEventListener("change", describe);
+  document.getElementById("start-form").addEventListener("input", (event) => {
+    if (CONFIG_KEYS.includes(event.target.dataset.config)) refreshSoon();
+  });
+  // A preset (the model select) fills the sizes without input events.
+  document.getElementById("start-form").addEventListener("change", (event) => {
+    if (CONFIG_KEYS.includes(event.target.dataset.config) || event.target.id === "f-model") refreshSoon();
+  });
+  describe();
+  refreshApplicable().catch(() => {});
+}

@@ -1,0 +1,267 @@
+"""The bug lab through the API and the pages: faults in the spec, the catalogue, every
+step's check (the first failing step is the faulted op), the faulty-vs-correct diff, and a
+quiz that never names its fault before an answer."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from app.buglab import quiz_fault
+from app.spec import TraceSpec, resolve, spec_from_query
+from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
+from xt_core import Config
+from xt_core.faults import CATALOGUE
+
+# Every name and every description of the catalogue: a quiz's pages must show none of them.
+SECRETS = [*CATALOGUE, *(fault.description for fault in CATALOGUE.values())]
+MHA_UNTIED = {**SMALL_CONFIG, "n_kv_head": 4, "tie_embeddings": False}
+
+
+def post(client, **spec) -> dict:
+    response = client.post("/api/traces", json={**SMALL_SPEC, **spec})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def checks(client, trace_id: str) -> dict:
+    response = client.get(f"/api/traces/{trace_id}/checks", params={"wait": "true"})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def error_loc(response) -> list:
+    assert response.status_code == 422, response.text
+    return response.json()["detail"][0]["loc"]
+
+
+def step_of(trace: dict, name: str, phase: str = "backward") -> int:
+    return next(s["index"] for s in trace["steps"] if s["name"] == name and s["phase"] == phase)
+
+
+# ---------------------------------------------------------------------- GET /api/faults
+
+
+def test_catalogue_lists_every_fault_with_the_step_it_breaks(client):
+    body = client.get("/api/faults").json()
+    assert body["fault_layer"] == 1  # the default config has 2 layers: the last one
+    faults = {f["name"]: f for f in body["faults"]}
+    assert set(faults) == set(CATALOGUE)
+    for fault in faults.values():
+        assert {"name", "op", "description", "correct", "faulty", "applies", "reason", "op_title"} <= set(fault)
+        assert fault["applies"] and fault["reason"] is None
+    assert faults["softmax_missing_sum_term"]["op"] == "layers.1.attention.probs"
+    assert faults["softmax_missing_sum_term"]["op_title"] == "Layer 1 · Attention softmax over keys — backward"
+    assert faults["batch_mean_missing"]["op"] == "loss"
+
+
+def test_catalogue_says_which_faults_apply_to_a_config(client):
+    body = client.get(
+        "/api/faults", params={"n_head": 4, "n_kv_head": 4, "tie_embeddings": "false", "n_layer": 3}
+    ).json()
+    ruled_out = {f["name"]: f["reason"] for f in body["faults"] if not f["applies"]}
+    assert set(ruled_out) == {"gqa_kv_not_summed", "tied_embedding_one_contribution"}
+    assert "grouped-query" in ruled_out["gqa_kv_not_summed"]
+    chosen_layer = client.get("/api/faults", params={"n_layer": 3, "fault_layer": 0}).json()
+    assert {f["name"]: f["op"] for f in chosen_layer["faults"]}["rope_forward_rotation"] == "layers.0.attention.q_rot"
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"n_head": "x"}, "n_head"),
+        ({"n_embd": 15}, "n_embd"),
+        ({"fault_layer": 2}, "fault_layer"),
+        ({"nope": 1}, "nope"),
+    ],
+)
+def test_catalogue_rejects_a_bad_query_naming_the_field(client, query, field):
+    assert error_loc(client.get("/api/faults", params=query)) == ["query", field]
+
+
+# ---------------------------------------------------------------------- faults in the spec
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"faults": ["no_such_fault"]}, "faults"),
+        ({"faults": ["gqa_kv_not_summed"], "config": MHA_UNTIED}, "faults"),  # n_kv_head == n_head
+        ({"faults": ["tied_embedding_one_contribution"], "config": MHA_UNTIED}, "faults"),
+        ({"faults": ["batch_mean_missing", "batch_mean_twice"]}, "faults"),  # both change step "loss"
+        ({"faults": ["attention_scale_missing"], "fault_layer": 1}, "fault_layer"),  # 1 layer: only layer 0
+        ({"quiz": 3, "faults": ["attention_scale_missing"]}, "quiz"),
+        ({"quiz": -1}, "quiz"),
+    ],
+)
+def test_bad_faults_answer_422_naming_the_field(client, extra, field):
+    response = client.post("/api/traces", json={**SMALL_SPEC, **extra})
+    assert error_loc(response)[-1] == field
+    if field == "faults" and "no_such_fault" in str(extra):
+        assert "no_such_fault" in response.json()["detail"][0]["msg"]
+
+
+def test_faults_are_part_of_the_canonical_spec_and_the_permalink(client, trace):
+    faulty = post(client, faults=["softmax_missing_sum_term", "attention_out_reads_dres"])
+    assert faulty["id"] != trace["id"]
+    assert faulty["spec"]["faults"] == ["attention_out_reads_dres", "softmax_missing_sum_term"]  # sorted
+    assert faulty["spec"]["fault_layer"] == 0 and faulty["spec"]["quiz"] is None
+    assert faulty["query"]["faults"] == "attention_out_reads_dres,softmax_missing_sum_term"
+    settings = client.app.state.settings
+    assert resolve(spec_from_query(faulty["query"]), settings).id == faulty["id"]
+    reordered = {**faulty["query"], "faults": "softmax_missing_sum_term,attention_out_reads_dres"}
+    reordered.pop("fault_layer")  # the default layer, said or not: the same trace
+    assert resolve(spec_from_query(reordered), settings).id == faulty["id"]
+    assert resolve(TraceSpec.model_validate(faulty["spec"]), settings).id == faulty["id"]
+    assert trace["spec"]["faults"] == [] and trace["spec"]["fault_layer"] is None  # no faults: no layer
+
+
+def test_a_walk_permalink_with_faults_renders_the_planted_bug(client):
+    response = client.get("/walk", params={**post(client, faults=["rope_forward_rotation"])["query"], "step": 40})
+    assert response.status_code == 200, response.text
+    html = response.text
+    assert "rope_forward_rotation" in html and CATALOGUE["rope_forward_rotation"].faulty in html
+    assert "Layer 0 · RoPE rotates the queries — backward" in html
+
+
+# ---------------------------------------------------------------------- GET .../checks
+
+
+def test_without_faults_every_step_passes(client, trace):
+    body = checks(client, trace["id"])
+    assert body["complete"] and body["done"] == body["total"] == len(trace["steps"])
+    assert [s["index"] for s in body["steps"]] == list(range(len(trace["steps"])))
+    assert all(s["passed"] for s in body["steps"])
+    assert body["first_failing"] is None and body["first_failing_final"]
+    assert body["tolerance"] == 1e-3
+    assert body["figure"]["layout"]["yaxis"]["type"] == "log"
+
+
+@pytest.mark.parametrize(
+    "fault", ["softmax_ce_normalized_twice", "attention_out_reads_dres", "gqa_kv_not_summed", "batch_mean_missing"]
+)
+def test_the_first_failing_step_is_the_faulted_op_and_the_loss_is_unchanged(client, trace, fault):
+    faulty = post(client, faults=[fault])
+    assert faulty["loss"] == trace["loss"]
+    body = checks(client, faulty["id"])
+    expected = step_of(faulty, CATALOGUE[fault].step_name(0))
+    assert body["first_failing"] == expected and body["first_failing_final"]
+    by_index = {s["index"]: s for s in body["steps"]}
+    assert not by_index[expected]["passed"]
+    assert all(
+        by_index[s["index"]]["passed"] for s in faulty["steps"] if s["phase"] == "backward" and s["index"] < expected
+    )
+    # the step view's badge agrees with the chart
+    assert client.get(f"/api/traces/{faulty['id']}/steps/{expected}").json()["gradcheck"]["passed"] is False
+
+
+def test_checks_of_an_unknown_trace_answer_404(client):
+    assert client.get("/api/traces/0123456789abcdef0123/checks").status_code == 404
+
+
+# ---------------------------------------------------------------------- GET .../steps/{index}/diff
+
+
+def test_diff_shows_where_the_gradient_first_goes_wrong(client):
+    faulty = post(client, faults=["softmax_missing_sum_term"])
+    broken = step_of(faulty, "layers.0.attention.probs")
+    at = client.get(f"/api/traces/{faulty['id']}/steps/{broken}/diff").json()
+    arriving, *contributions = at["tensors"]
+    assert arriving["identical"] and not any(c["identical"] for c in contributions)
+    assert "this op's backward is the broken one" in at["verdict"]
+    assert at["correct_id"] == post(client)["id"]  # the same spec without faults
+    figure = at["figures"][0]
+    assert figure["role"] == "diff" and len(figure["figure"]["data"]) == 3
+    before = client.get(f"/api/traces/{faulty['id']}/steps/{broken - 1}/diff").json()  # ran just before
+    assert all(t["identical"] for t in before["tensors"])
+    after = client.get(f"/api/traces/{faulty['id']}/steps/{broken + 1}/diff").json()  # fed by the broken op
+    assert not after["tensors"][0]["identical"] and "already wrong" in after["verdict"]
+
+
+def test_diff_needs_a_faulty_trace_and_a_backward_step(client, trace):
+    assert client.get(f"/api/traces/{trace['id']}/steps/30/diff").status_code == 404
+    faulty = post(client, faults=["softmax_missing_sum_term"])
+    assert error_loc(client.get(f"/api/traces/{faulty['id']}/steps/3/diff")) == ["path", "index"]
+    assert client.get(f"/api/traces/{faulty['id']}/steps/999/diff").status_code == 404
+
+
+# ---------------------------------------------------------------------- the quiz
+
+
+def test_quiz_faults_fit_the_config_and_spread_over_the_catalogue():
+    gqa_tied = Config(n_layer=1, n_head=4, n_kv_head=2, tie_embeddings=True)
+    mha_untied = Config(n_layer=1, n_head=4, n_kv_head=4, tie_embeddings=False)
+    assert {quiz_fault(seed, gqa_tied) for seed in range(300)} == set(CATALOGUE)
+    picked = {quiz_fault(seed, mha_untied) for seed in range(300)}
+    assert picked == set(CATALOGUE) - {"gqa_kv_not_summed", "tied_embedding_one_contribution"}
+    assert quiz_fault(7, gqa_tied) == quiz_fault(7, gqa_tied)
+
+
+def assert_hides_the_fault(text: str) -> None:
+    for secret in SECRETS:
+        assert secret not in text, f"the quiz gives its fault away: {secret!r}"
+
+
+def test_the_quiz_never_names_its_fault_before_an_answer(client, trace):
+    quiz = client.post("/api/traces", json={**SMALL_SPEC, "quiz": 11})
+    assert quiz.status_code == 200
+    assert_hides_the_fault(quiz.text)
+    body = quiz.json()
+    assert body["spec"]["faults"] == [] and body["spec"]["quiz"] == 11 and body["loss"] == trace["loss"]
+    assert_hides_the_fault(body["id"])
+    page = client.get("/walk", params={**body["query"], "step": 0})
+    assert page.status_code == 200
+    assert_hides_the_fault(page.text)
+    for step in body["steps"]:
+        assert_hides_the_fault(client.get(f"/api/traces/{body['id']}/steps/{step['index']}").text)
+    assert_hides_the_fault(client.get(f"/api/traces/{body['id']}/checks", params={"wait": "true"}).text)
+    # and it does hide one: the first failing step is its op
+    hidden = quiz_fault(11, resolve(TraceSpec.model_validate(body["spec"]), client.app.state.settings).cfg)
+    assert checks(client, body["id"])["first_failing"] == step_of(body, CATALOGUE[hidden].step_name(0))
+
+
+def test_answering_the_quiz_says_right_or_wrong_and_reveals_the_fault(client):
+    quiz = post(client, quiz=5)
+    hidden = quiz_fault(5, resolve(TraceSpec.model_validate(quiz["spec"]), client.app.state.settings).cfg)
+    broken = step_of(quiz, CATALOGUE[hidden].step_name(0))
+    url = f"/api/traces/{quiz['id']}/quiz/answer"
+    right = client.post(url, json={"step": broken}).json()
+    assert right["correct"] is True and right["broken"]["index"] == broken
+    fault = right["fault"]
+    assert fault["name"] == hidden and fault["description"] == CATALOGUE[hidden].description
+    assert fault["correct"] == CATALOGUE[hidden].correct and fault["faulty"] == CATALOGUE[hidden].faulty
+    other = next(s["index"] for s in quiz["steps"] if s["phase"] == "backward" and s["index"] != broken)
+    wrong = client.post(url, json={"step": other}).json()
+    assert wrong["correct"] is False and wrong["chosen"]["index"] == other and wrong["fault"]["name"] == hidden
+
+
+def test_quiz_answers_are_validated(client, trace):
+    quiz = post(client, quiz=5)
+    url = f"/api/traces/{quiz['id']}/quiz/answer"
+    assert error_loc(client.post(url, json={"step": 0})) == ["body", "step"]  # a forward step
+    assert error_loc(client.post(url, json={"step": 999})) == ["body", "step"]
+    assert client.post(url, json={}).status_code == 422
+    assert client.post(f"/api/traces/{trace['id']}/quiz/answer", json={"step": 30}).status_code == 404
+
+
+def test_quiz_page_starts_a_fresh_hidden_quiz(client):
+    response = client.get("/quiz", params={"n_layer": 1, "text": "abcabc"}, follow_redirects=False)
+    assert response.status_code == 303
+    query = parse_qs(urlsplit(response.headers["location"]).query)
+    assert query["quiz"][0].isdigit() and "faults" not in query and query["text"] == ["abcabc"]
+
+
+def test_home_form_offers_the_bug_lab_and_its_quiz_choice(client):
+    html = client.get("/").text
+    assert 'name="faults"' in html and 'name="fault_layer"' in html and 'value="quiz"' in html
+    for name in CATALOGUE:
+        assert f'value="{name}"' in html
+    form = {"form": "home", "text": "abcabc", "n_layer": "1", "faults": "quiz", "fault_layer": ""}
+    response = client.get("/walk", params=form, follow_redirects=False)
+    assert response.status_code == 303
+    location = response.headers["location"]
+    assert re.search(r"[?&]quiz=\d+", location) and "faults=" not in location
+    prefilled = client.get("/", params={"faults": "rope_forward_rotation"}).text
+    assert re.search(r'value="rope_forward_rotation"[^>]*\bselected', prefilled)
