@@ -27,6 +27,9 @@ from xt_core.train import train, train_step
 OPTIMIZER_FIELDS = ("lr", "momentum", "weight_decay", "beta1", "beta2", "eps")
 # What "train N steps" uses when the spec names no optimizer.
 DEFAULT_OPTIMIZER = {"name": "adamw", "lr": 3e-3}
+# xt's defaults where they differ from the optimizer classes' (torch's): AdamW's lr 1e-3 is
+# tuned for large models; 3e-3 trains the small demo models in tens of steps.
+APP_DEFAULTS = {"adamw": {"lr": DEFAULT_OPTIMIZER["lr"]}}
 
 
 class OptimizerFieldError(ValueError):
@@ -53,7 +56,7 @@ def canonical_optimizer(raw: dict | None, train_steps: int) -> dict | None:
         if field != "name" and field not in known:
             raise OptimizerFieldError(field, f"{name} has no field {field!r}; its fields: {', '.join(known)}")
     try:
-        optimizer = make_optimizer(raw)
+        optimizer = make_optimizer({**APP_DEFAULTS.get(name, {}), **raw})
     except ValueError as exc:
         message = str(exc)
         field = message.split(" ", 1)[0]

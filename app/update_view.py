@@ -19,6 +19,12 @@ from xt_core.train import line_search
 LINE_SEARCH_POINTS = 25
 # An update moving a parameter by more than this fraction of its RMS in one step is a warning sign.
 LARGE_RATIO = 0.1
+# AdamW's rule on two lines (the record's one-line LaTeX overflows a projector-width page).
+_ADAMW_DISPLAY = (
+    r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
+    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big) "
+    r"\end{array}"
+)
 
 _EXPLANATION = {
     "sgd": (
@@ -178,18 +184,31 @@ def step_view(ctx: TraceContext, record, check: StepCheck, summary: dict, gradch
     explanation = _EXPLANATION.get(update.optimizer.name, "") + _COMMON
     if n_train:
         explanation = (
-            f"Before this step the model took {n_train} {describe_optimizer(optimizer)} step(s) on this same "
-            "batch (the loss curve); this is the next one. " + explanation
+            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
+            f"batch ({describe_optimizer(optimizer)}; the loss curve); this is the next one. " + explanation
         )
     warnings = _warnings(ctx, rows)
     if not check.passed:
-        warnings.insert(0, f"The gradient check failed: relative error {check.max_rel_error:.3g}.")
+        if spec.faults:
+            hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
+        elif spec.dtype == "float32":
+            hint = (
+                " A well-trained model is very sure of its targets (p ≈ 1), and p − onehot then keeps only a few "
+                "float32 digits: switch the precision to float64 to check the gradient exactly."
+            )
+        else:
+            hint = ""
+        warnings.insert(
+            0,
+            f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the {spec.dtype} "
+            f"tolerance {check.tolerance:g}.{hint}",
+        )
     return {
         **summary,
         "kind": record.kind,
         "explanation": explanation,
-        "formula": {"forward": None, "backward": None, "update": formula(record.forward_latex)},
-        "shapes": {r["name"]: r["shape"] for r in rows},
+        "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
+        "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
         "gradcheck": gradcheck,
         "jacobian": None,
@@ -206,6 +225,10 @@ def step_view(ctx: TraceContext, record, check: StepCheck, summary: dict, gradch
             "line_search": search,
         },
     }
+
+
+def _display_latex(record) -> str:
+    return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
 def _loss_index(n_train: int) -> list[str]:

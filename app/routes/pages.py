@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from app import buglab_views
+from app import buglab_views, model_form
 from app.buglab import new_quiz_seed
 from app.routes.assets import plotly_url
 from app.settings import Settings
@@ -65,6 +65,7 @@ CONFIG_FORM = [
     Field("norm_eps", "RMSNorm ε", "", "float", True),
 ]
 SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
+SPEC_FIELDS += model_form.TRAINING_FIELDS  # optimizer, lr, …, train_steps
 # The home form's bug-lab choice that asks for a quiz (no fault is named "quiz").
 QUIZ_CHOICE = "quiz"
 
@@ -115,6 +116,7 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         advanced_open=advanced_error,
         examples=EXAMPLE_TEXTS,
         fault_options=buglab_views.picker_options(),
+        **model_form.home_context(params, values, request.app.state.settings),  # checkpoints, training
         settings=request.app.state.settings,
     )
 
@@ -138,6 +140,7 @@ def _spec_params(params: dict[str, str]) -> dict[str, str]:
         spec = {k: v for k, v in spec.items() if v != "" or k == "text"}
         if "text" in spec:
             spec["text"] = spec["text"].replace("\r\n", "\n")
+        spec = model_form.normalise_form(spec)
     return spec
 
 
@@ -175,4 +178,5 @@ def walk(request: Request) -> Response:
         seq=seq,
         edit_url="/?" + urlencode(query),
         buglab=buglab_views.page_info(resolved, query),
+        **model_form.walk_context(resolved, query, request.app.state.settings),
     )

@@ -31,8 +31,11 @@ function tokenCount(value) {
 function updateCount() {
   const out = document.getElementById("text-count");
   const n = tokenCount(text.value.replace(/\r\n/g, "\n"));
-  const seqLen = Number(form.querySelector("[data-config=seq_len]")?.value);
+  const checkpoint = checkpoints.get(modelSelect.value);
+  const seqLen = checkpoint ? checkpoint.config.seq_len : Number(form.querySelector("[data-config=seq_len]")?.value);
   let message = `${n} token${n === 1 ? "" : "s"} → ${Math.max(0, n - 1)} positions (inputs = tokens[:-1], targets = tokens[1:])`;
+  const unknown = unknownCharacters(text.value);
+  if (unknown.length) message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
   if (n < 2) message += " · type at least two characters";
   else if (seqLen && n - 1 > seqLen) message += ` · more than Max positions = ${seqLen}`;
   out.textContent = message;
@@ -73,48 +76,111 @@ function exampleTexts() {
   return Array.from(document.querySelectorAll("#examples [data-text]"), (b) => b.dataset.text);
 }
 
-function addGroup(label, options) {
-  if (!options.length) return;
-  const group = document.createElement("optgroup");
-  group.label = label;
-  for (const { value, text: optionText } of options) {
-    const option = document.createElement("option");
-    option.value = value;
-    option.textContent = optionText;
-    group.append(option);
-  }
-  modelSelect.append(group);
+function option(value, optionText) {
+  const node = document.createElement("option");
+  node.value = value;
+  node.textContent = optionText;
+  return node;
+}
+
+function group(label, options) {
+  const node = document.createElement("optgroup");
+  node.label = label;
+  for (const { value, text: optionText } of options) node.append(option(value, optionText));
+  return node;
+}
+
+// Checkpoints by name (filled from /api/models; an upload adds itself).
+const checkpoints = new Map();
+let genericExamples = null;
+
+/** The model list: demo checkpoints, uploads, random init, random-init presets. */
+function rebuildModelList(models, presets, wanted) {
+  for (const m of models) checkpoints.set(m.name, m);
+  const all = Array.from(checkpoints.values());
+  const shipped = all.filter((m) => m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
+  const uploaded = all.filter((m) => !m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
+  modelSelect.replaceChildren();
+  if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
+  if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
+  modelSelect.append(option("", "Random init (sizes below)"));
+  if (presets.length) modelSelect.append(group("Random init: presets", presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name }))));
+  // A name the server does not know (a stale link) stays selected: its error sits beside it.
+  if (wanted && !wanted.startsWith(PRESET) && !checkpoints.has(wanted)) modelSelect.append(option(wanted, wanted));
+  modelSelect.value = wanted;
 }
 
 async function loadModels() {
-  const wanted = modelSelect.dataset.selected || "";
+  const wanted = modelSelect.value; // the server's choice, or the person's if they were quicker
   const response = await fetch("/api/models", { headers: { Accept: "application/json" } });
   if (!response.ok) throw new Error(`GET /api/models answered ${response.status}`);
   const { models = [], presets = [] } = await response.json();
   const presetsByValue = new Map(presets.map((p) => [PRESET + p.name, p]));
-  // Keep only the "random init" option; the server may have added the selected checkpoint.
-  for (const option of Array.from(modelSelect.options).slice(1)) option.remove();
-  addGroup("Random init: presets", presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })));
-  addGroup("Checkpoints", models.map((m) => {
-    const name = typeof m === "string" ? m : m.name;
-    return { value: name, text: (typeof m === "object" && m.label) || name };
-  }));
   const matching = presets.find((p) => sameConfig(p.config || {}) && (!p.tokenizer || p.tokenizer === tokenizer.value));
-  modelSelect.value = wanted || (matching ? PRESET + matching.name : "");
-  if (!models.length) document.getElementById("model-help").textContent =
-    "No trained checkpoints installed: random weights from the seed. Presets fill in the sizes.";
+  rebuildModelList(models, presets, wanted || (matching ? PRESET + matching.name : ""));
   modelSelect.addEventListener("change", () => onModelChange(presetsByValue));
+  document.addEventListener("xt:model-uploaded", (event) => {
+    rebuildModelList([event.detail], presets, event.detail.name);
+    onModelChange(presetsByValue);
+  });
   onModelChange(presetsByValue, false);
+  form.dataset.modelsLoaded = "true"; // the model list is complete (the browser tests wait on it)
+}
+
+/** Example buttons: the checkpoint's own examples, else the generic ones. */
+function setExamples(texts) {
+  const box = document.getElementById("examples");
+  genericExamples = genericExamples || exampleTexts();
+  const list = texts && texts.length ? texts : genericExamples;
+  for (const button of box.querySelectorAll("button[data-text]")) button.remove();
+  for (const example of list) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "button-quiet example";
+    button.dataset.text = example;
+    button.textContent = example;
+    box.append(button);
+  }
+}
+
+function describeCheckpoint(model) {
+  const c = model.config || {};
+  const sizes = `${c.n_layer} layers, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
+  const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
+  const description = model.description ? model.description[0].toUpperCase() + model.description.slice(1) + ". " : "";
+  return `${description}${sizes}; ${tokens}. Its sizes are fixed.`;
 }
 
 function onModelChange(presetsByValue, apply = true) {
   const value = modelSelect.value;
-  const isCheckpoint = value !== "" && !value.startsWith(PRESET);
-  // A checkpoint brings its own sizes; disabled fields are not submitted.
-  configFields.disabled = isCheckpoint;
+  const checkpoint = checkpoints.get(value);
+  // A checkpoint brings its own sizes and tokenizer; disabled fields are not submitted.
+  configFields.disabled = Boolean(checkpoint) || (value !== "" && !value.startsWith(PRESET));
+  tokenizer.disabled = Boolean(checkpoint);
+  document.getElementById("f-seed").disabled = Boolean(checkpoint);
+  const help = document.getElementById("model-help");
+  if (checkpoint) {
+    if (checkpoint.tokenizer) tokenizer.value = checkpoint.tokenizer;
+    fillConfig({ ...checkpoint.config, vocab_size: undefined }); // shown (disabled): the model's own sizes
+    help.textContent = describeCheckpoint(checkpoint);
+    const untouched = text.value === text.defaultValue || exampleTexts().includes(text.value);
+    setExamples(checkpoint.examples);
+    if (apply && untouched && checkpoint.examples && checkpoint.examples.length) text.value = checkpoint.examples[0];
+    updateCount();
+    return;
+  }
+  setExamples(null);
   const preset = presetsByValue.get(value);
-  if (preset && preset.description) document.getElementById("model-help").textContent = preset.description;
+  help.textContent = preset && preset.description ? preset.description : "Random weights from the seed; presets fill in the sizes.";
   if (apply && preset) applyPreset(preset);
+}
+
+/** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */
+function unknownCharacters(value) {
+  const checkpoint = checkpoints.get(modelSelect.value);
+  if (!checkpoint || checkpoint.tokenizer !== "char" || !checkpoint.alphabet) return [];
+  const known = new Set(Array.from(checkpoint.alphabet));
+  return Array.from(new Set(Array.from(value).filter((c) => !known.has(c))));
 }
 
 showExamples();

@@ -109,7 +109,8 @@ function jumpTargets(trace) {
     seen.add(key);
     const block = trace.blocks.find((b) => b.id === step.block);
     const name = step.layer === null || step.layer === undefined ? (block ? block.label : step.block) : `Layer ${step.layer}`;
-    targets.push({ value: step.index, text: `${name} — ${direction}`, key });
+    const text = step.phase === "update" ? name : `${name} — ${direction}`; // the update has no direction
+    targets.push({ value: step.index, text, key });
   }
   return targets;
 }

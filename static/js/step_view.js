@@ -4,6 +4,7 @@
 import { formatError, formatShape, h } from "./dom.js";
 import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "./figures.js";
 import { createJacobianPanel } from "./jacobian.js";
+import { attachUpdateControls } from "./update.js";
 
 /** The one place the page inserts HTML: MathML the server generated from its own LaTeX. */
 function mathBlock(rule) {
@@ -15,8 +16,8 @@ function mathBlock(rule) {
 
 function rules(step) {
   const formula = step.formula || {};
-  const primary = step.phase === "backward" ? "backward" : "forward";
-  const sections = [["forward", "Forward rule"], ["backward", "Backward rule"]]
+  const primary = step.phase === "update" ? "update" : step.phase === "backward" ? "backward" : "forward";
+  const sections = [["forward", "Forward rule"], ["backward", "Backward rule"], ["update", "Update rule"]]
     .filter(([key]) => formula[key] && (formula[key].mathml || formula[key].latex))
     .map(([key, label]) =>
       h("section", { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
@@ -139,6 +140,7 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     h("div", { className: "figures" }, cards.length ? cards.map((c) => c.element) : h("p", { className: "field-help", text: "No figure for this step." })),
     jacobian ? jacobian.element : "",
   );
+  if (step.update) attachUpdateControls(container, step, { client, isCurrent });
   // The first figure is drawn now; the others when they scroll near the viewport (drawing
   // every heatmap of a step up front makes stepping slow on a classroom laptop).
   const [first, ...rest] = cards;

@@ -98,6 +98,7 @@ async function start() {
   wireEnlargeDialog();
   try {
     state.trace = await client.open();
+    document.dispatchEvent(new CustomEvent("xt:trace", { detail: state.trace })); // training.js listens
   } catch (error) {
     fail(`the training step could not be run: ${error.message}`);
     return;

@@ -17,6 +17,9 @@ HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
 def fill_home(session, text: str, **config: str) -> None:
     page = session.page
     session.goto("/")
+    # The home page starts on a demo checkpoint when one is shipped: sizes need a random init.
+    page.wait_for_selector("#start-form[data-models-loaded]")
+    page.select_option("#f-model", "")
     page.fill("#f-text", text)
     for name, value in config.items():
         if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):
@@ -179,7 +182,8 @@ def test_hostile_text_renders_inert(session):
     page = session.page
     assert page.evaluate("document.querySelectorAll('[onmouseover]').length") == 0
     scripts = page.evaluate("Array.from(document.scripts).map(s => s.src || s.type)")
-    assert all("alert" not in s for s in scripts) and len(scripts) <= 4
+    # only the page's own scripts and its JSON data blocks: nothing the text injected
+    assert all("alert" not in s and (s.startswith(session.base) or s == "application/json") for s in scripts)
     strip = page.locator("#tokens").text_content()
     assert "<" in strip and "👋" in strip and "ש" in strip
     page.hover("#tokens .token >> nth=3")

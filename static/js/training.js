@@ -1,0 +1,75 @@
+// Training from the walk page: while the POST that builds a training trace runs, show how far
+// the training has got (GET /api/traces/{id}/progress); then the loss it reached; and the
+// "train N steps" links keep the step you are looking at.
+
+import { formatNumber } from "./dom.js";
+
+const root = document.getElementById("walk");
+const spec = JSON.parse(document.getElementById("xt-spec").textContent);
+const traceId = root.dataset.traceId;
+const POLL_MS = 300;
+
+function loadingLine() {
+  return document.getElementById("loading");
+}
+
+/** Polls the progress until the trace arrives (or the loading line is gone). */
+function watchProgress() {
+  const total = spec.train_steps || 0;
+  if (!total || !traceId) return () => {};
+  let stopped = false;
+  const line = loadingLine();
+  if (line) line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
+  async function poll() {
+    if (stopped || !loadingLine()) return;
+    try {
+      const response = await fetch(`/api/traces/${encodeURIComponent(traceId)}/progress`, { headers: { Accept: "application/json" } });
+      const progress = response.ok ? await response.json() : null;
+      const current = loadingLine();
+      if (progress && current && progress.state === "training") {
+        const loss = progress.loss === null ? "" : `, loss ${formatNumber(progress.loss)}`;
+        current.textContent = `Training ${progress.done} of ${progress.total} steps${loss} (${progress.seconds} s)…`;
+        current.dataset.progress = String(progress.done);
+      }
+      if (progress && (progress.state === "done" || progress.state === "failed")) return;
+    } catch {
+      // the POST reports real failures; progress is only a courtesy
+    }
+    if (!stopped) window.setTimeout(poll, POLL_MS);
+  }
+  window.setTimeout(poll, POLL_MS);
+  return () => {
+    stopped = true;
+  };
+}
+
+function showTraining(trace) {
+  const summary = document.getElementById("training-summary");
+  const training = trace.training;
+  if (!summary || !training) return;
+  const after = training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
+  summary.textContent = training.steps
+    ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${formatNumber(trace.loss)}${after}`
+    : `no training before this step${after}`;
+}
+
+/** The links carry step=0 for readers without JS: keep the step being looked at instead. */
+function wireTrainLinks() {
+  for (const link of document.querySelectorAll("#training-bar a[data-train-steps]")) {
+    link.addEventListener("click", () => {
+      const step = new URL(window.location.href).searchParams.get("step");
+      const url = new URL(link.href);
+      if (step !== null) url.searchParams.set("step", step);
+      link.href = url.toString();
+      link.classList.add("busy");
+      link.textContent = Number(link.dataset.trainSteps) ? `training ${link.dataset.trainSteps} steps…` : "loading…";
+    });
+  }
+}
+
+const stop = watchProgress();
+document.addEventListener("xt:trace", (event) => {
+  stop();
+  showTraining(event.detail);
+});
+wireTrainLinks();
