@@ -44,6 +44,7 @@ export function createBugLab({ client, go, seq }) {
   const state = { trace: null, answer: null, checking: null, current: null };
   const storageKey = () => `xt.quiz.${state.trace.id}`;
   const revealed = () => info.mode === "faults" || state.answer !== null;
+  const revealedFaults = () => (info.mode === "faults" ? info.faults : state.answer ? [state.answer.fault] : []);
 
   function stepOf(op) {
     return state.trace.steps.find((s) => s.name === op && s.phase === "backward") || null;
@@ -149,13 +150,12 @@ export function createBugLab({ client, go, seq }) {
 
   function stepTools(step) {
     const tools = [];
-    const planted = info.faults.filter((f) => f.op === step.name);
-    if (info.mode === "faults" && planted.length) {
-      for (const fault of planted) {
-        tools.push(h("div", { className: "planted-here" },
-          h("p", {}, h("strong", { text: "The planted bug is in this step: " }), h("code", { text: fault.name }), ` — ${fault.description}`),
-          codeLines(fault)));
-      }
+    const answeredHere = state.answer !== null && state.answer.chosen.index === step.index;
+    if (answeredHere) tools.push(verdictBox()); // the verdict names the bug: no second callout
+    for (const fault of answeredHere ? [] : revealedFaults().filter((f) => f.op === step.name)) {
+      tools.push(h("div", { className: "planted-here" },
+        h("p", {}, h("strong", { text: "The planted bug is in this step: " }), h("code", { text: fault.name }), ` — ${fault.description}`),
+        codeLines(fault)));
     }
     if (info.mode === "quiz" && state.answer === null) {
       const status = h("span", { className: "field-help", "aria-live": "polite" });
@@ -167,19 +167,24 @@ export function createBugLab({ client, go, seq }) {
             answer(step).then(() => decorate(step)).catch((error) => { status.textContent = error.message; });
           },
         }), status));
-    } else if (info.mode === "quiz" && state.answer.chosen.index === step.index) {
-      tools.push(verdictBox());
     }
     if (revealed() && info.mode !== "off") tools.push(...diffTools(step));
     return tools;
+  }
+
+  /** A forward step fails only because the broken backward pass hands it a wrong dL/d(output). */
+  function forwardNote(step) {
+    if (info.mode === "off" || !step.gradcheck || step.gradcheck.passed) return [];
+    return [h("p", { className: "forward-note", text:
+      "Why does a forward step fail? Its check tests dL/d(its output), the gradient the whole backward pass " +
+      "delivers to it. The bug is in a backward step; its damage reaches this tensor." })];
   }
 
   function decorate(step) {
     const container = state.current && state.current.container;
     if (!container || !step) return;
     container.querySelector(".buglab-step")?.remove();
-    if (step.phase !== "backward") return;
-    const tools = stepTools(step);
+    const tools = step.phase === "backward" ? stepTools(step) : forwardNote(step);
     if (!tools.length) return;
     const box = h("div", { className: "buglab-step" }, tools);
     const facts = container.querySelector(".step-facts");
