@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -95,13 +94,15 @@ class ChecksRunner:
         self._jobs: LRU[ChecksJob] = LRU(max_jobs)
         self._lock = threading.Lock()
 
-    def job(self, trace_id: str, trace_for: Callable[[], xt_core.Trace]) -> ChecksJob:
-        """The trace's job, started on first request. `trace_for()` (blocking) supplies the
-        trace only when a new job starts."""
+    def get(self, trace_id: str) -> ChecksJob | None:
+        return self._jobs.get(trace_id)
+
+    def start(self, trace_id: str, trace: xt_core.Trace) -> ChecksJob:
+        """The trace's job: started now, or the one a concurrent request started first."""
         with self._lock:
             job = self._jobs.get(trace_id)
             if job is None:
-                job = ChecksJob(trace_id, trace_for())
+                job = ChecksJob(trace_id, trace)
                 self._jobs.put(trace_id, job)
                 self._submit_next(job)
         return job

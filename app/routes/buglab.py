@@ -41,18 +41,20 @@ def faulty_context_or_404(ctx: TraceContext) -> None:
 
 @router.get("/api/faults", summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies")
 async def list_faults(request: Request) -> Response:
-    """Query: any config field (as on /walk: n_layer, n_head, n_kv_head, tie_embeddings, ...)
-    and fault_layer; without them, the default config and its last layer."""
-    config, layer = {}, None
+    """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
+    tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
+    config, layer, model = {}, None, None
     for key, value in request.query_params.items():
         if key in CONFIG_FIELDS:
             config[key] = value
         elif key == "fault_layer":
             layer = value
+        elif key == "model":
+            model = value or None
         else:
-            raise SpecError(("query", key), f"unknown parameter {key!r}: give config fields and fault_layer")
+            raise SpecError(("query", key), f"unknown parameter {key!r}: give model or config fields, and fault_layer")
     try:
-        spec = TraceSpec.model_validate({"config": config, "tokens": [0, 0]})
+        spec = TraceSpec.model_validate({"model": model, "config": config or None, "tokens": [0, 0]})
         cfg = resolve(spec, request.app.state.settings).cfg
     except SpecError as exc:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
@@ -73,11 +75,10 @@ async def get_checks(
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
     started = time.perf_counter()
-    store = request.app.state.store
-    spec = store.spec(trace_id)
-    if spec is None:
-        raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
-    job = await run(request, checks_runner(request).job, trace_id, lambda: store.get(spec))
+    runner = checks_runner(request)
+    job = runner.get(trace_id)
+    if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
+        job = runner.start(trace_id, (await trace_context(request, trace_id)).trace)
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_view or await run(request, lambda: json_safe(buglab_views.checks_view(job)))

@@ -22,6 +22,11 @@ function describe() {
 
 function configQuery() {
   const query = new URLSearchParams();
+  const model = document.getElementById("f-model");
+  if (model && model.value && !model.value.startsWith("preset:")) {
+    query.set("model", model.value); // a checkpoint fixes the sizes
+    return query;
+  }
   for (const key of CONFIG_KEYS) {
     const input = document.querySelector(`[data-config="${key}"]`);
     if (input && input.value.trim() !== "") query.set(key, input.value.trim());
@@ -60,6 +65,9 @@ if (select && help && layer) {
   document.getElementById("start-form").addEventListener("change", (event) => {
     if (CONFIG_KEYS.includes(event.target.dataset.config) || event.target.id === "f-model") refreshSoon();
   });
+  // home.js fills the model list (and picks the model) after its own fetch: refresh then too.
+  const modelSelect = document.getElementById("f-model");
+  if (modelSelect) new MutationObserver(refreshSoon).observe(modelSelect, { childList: true, subtree: true });
   describe();
-  refreshApplicable().catch(() => {});
+  refreshSoon();
 }

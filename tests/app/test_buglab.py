@@ -68,6 +68,16 @@ def test_catalogue_says_which_faults_apply_to_a_config(client):
     assert {f["name"]: f["op"] for f in chosen_layer["faults"]}["rope_forward_rotation"] == "layers.0.attention.q_rot"
 
 
+def test_catalogue_for_a_checkpoint_uses_its_config(client):
+    model = client.get("/api/models").json()["models"][0]
+    body = client.get("/api/faults", params={"model": model["name"]}).json()
+    n_layer = model["config"]["n_layer"]
+    assert body["fault_layer"] == n_layer - 1
+    gqa = next(f for f in body["faults"] if f["name"] == "gqa_kv_not_summed")
+    assert gqa["applies"] == (model["config"]["n_kv_head"] < model["config"]["n_head"])
+    assert error_loc(client.get("/api/faults", params={"model": "no-such-model"})) == ["query", "model"]
+
+
 @pytest.mark.parametrize(
     ("query", "field"),
     [
