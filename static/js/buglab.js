@@ -61,7 +61,7 @@ export function createBugLab({ client, go, seq }) {
       progress.textContent = `All ${checks.total} steps pass: every gradient agrees with finite differences of the loss.`;
     } else {
       const failing = checks.steps.filter((s) => !s.passed).length;
-      progress.textContent = `${failing} of ${checks.total} steps fail; the first failing backward step is ` +
+      progress.textContent = `${failing} of ${checks.total} steps ${failing === 1 ? "fails" : "fail"}; the first failing backward step is ` +
         `${stepName(state.trace.steps[first])}.`;
     }
     // The summary above the chart already names it: drop the plot's own title.

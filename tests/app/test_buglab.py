@@ -275,3 +275,11 @@ def test_home_form_offers_the_bug_lab_and_its_quiz_choice(client):
     assert re.search(r"[?&]quiz=\d+", location) and "faults=" not in location
     prefilled = client.get("/", params={"faults": "rope_forward_rotation"}).text
     assert re.search(r'value="rope_forward_rotation"[^>]*\bselected', prefilled)
+
+
+def test_a_hostile_fault_name_is_refused_and_shown_inert(client):
+    hostile = "<script>alert(1)</script>"
+    response = client.get("/walk", params={"text": "abcabc", "n_layer": 1, "faults": hostile, "step": 0})
+    assert response.status_code == 422
+    assert hostile not in response.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
+    assert 'id="error-faults"' in response.text  # the message sits next to the picker
