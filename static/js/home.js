@@ -145,7 +145,7 @@ function setExamples(texts) {
 
 function describeCheckpoint(model) {
   const c = model.config || {};
-  const sizes = `${c.n_layer} layers, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
+  const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
   const description = model.description ? model.description[0].toUpperCase() + model.description.slice(1) + ". " : "";
   return `${description}${sizes}; ${tokens}. Its sizes are fixed.`;

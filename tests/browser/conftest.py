@@ -58,11 +58,13 @@ def _wait_healthy(base: str, process: subprocess.Popen, timeout: float = 30.0) -
 
 
 @pytest.fixture(scope="session")
-def server() -> str:
+def server(tmp_path_factory) -> str:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command + ["--log-level", "warning"], cwd=ROOT)
+    # Uploads made by the tests go to a fresh directory, never to the repo's data/models.
+    env = {**os.environ, "XT_MODELS_DIR": str(tmp_path_factory.mktemp("uploaded-models"))}
+    process = subprocess.Popen(command + ["--log-level", "warning"], cwd=ROOT, env=env)
     try:
         _wait_healthy(base, process)
         yield base
