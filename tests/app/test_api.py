@@ -32,7 +32,20 @@ def error_fields(response) -> list[str]:
 
 
 def test_post_trace_answers_the_contract(trace):
-    assert set(trace) == {"id", "loss", "spec", "query", "config", "dtype", "n_seq", "T", "tokens", "blocks", "steps", "training"}
+    assert set(trace) == {
+        "id",
+        "loss",
+        "spec",
+        "query",
+        "config",
+        "dtype",
+        "n_seq",
+        "T",
+        "tokens",
+        "blocks",
+        "steps",
+        "training",
+    }
     assert trace["training"] is None  # no optimizer: no update step
     assert trace["dtype"] == "float32" and trace["n_seq"] == 1 and trace["T"] == len(SMALL_SPEC["text"]) - 1
     assert trace["loss"] > 0
