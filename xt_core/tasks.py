@@ -36,8 +36,8 @@ def _text(batch: int, seed: int):
 
 TASKS = {
     "induction": Task(
-        "random letters whose second half repeats the first: the model learns to find the current letter "
-        "earlier and copy what came next (an induction head)",
+        "a few random letters, then a segment of distinct letters written again and again: the model learns "
+        "to find the current letter earlier and copy what came after it (an induction head)",
         ("xkqvbmxkqvbmxkqvbmxkqvbm", "thequickfoxthequickfoxthequick"),
         _induction,
     ),
