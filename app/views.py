@@ -53,8 +53,17 @@ def gradcheck_json(check: StepCheck) -> dict:
         "passed": check.passed,
         "max_rel_error": check.max_rel_error,
         "tolerance": check.tolerance,
+        # float32 traces are checked through their float64 twin; this is how far the float32
+        # gradient on screen sits from it (round-off, not a wrong backward)
+        "float32_roundoff": check.float32_roundoff,
         "checks": [
-            {"tensor": c.tensor, "analytic": c.analytic, "numeric": c.numeric, "rel_error": c.rel_error}
+            {
+                "tensor": c.tensor,
+                "analytic": c.analytic,
+                "numeric": c.numeric,
+                "rel_error": c.rel_error,
+                "float32_shown": c.shown,
+            }
             for c in check.checks
         ],
     }

@@ -166,6 +166,13 @@ def forward_backward(
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
+    twin = None
+    if dtype != np.float64:
+        # the same step in float64: where a float32 trace's gradients are checked (see gradcheck)
+        def twin(override=backward_override):
+            params64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+            return forward_backward(cfg, params64, tokens, targets, faults, fault_layer, override)
+
     if faults:
         if backward_override is not None:
             raise ValueError("give faults or backward_override, not both")
@@ -183,4 +190,5 @@ def forward_backward(
         contributions=contributions,
         param_names=list(params),
         faults=tuple(faults),
+        float64_twin=twin,
     )

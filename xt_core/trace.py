@@ -36,7 +36,15 @@ class Record:
 
 class Trace:
     def __init__(
-        self, cfg: Config, nodes: list[Node], values: dict, all_grads: dict, contributions: list, param_names, faults=()
+        self,
+        cfg: Config,
+        nodes: list[Node],
+        values: dict,
+        all_grads: dict,
+        contributions: list,
+        param_names,
+        faults=(),
+        float64_twin=None,
     ):
         self.cfg = cfg
         self.nodes = nodes
@@ -44,6 +52,7 @@ class Trace:
         self.all_grads = all_grads
         self.param_names = list(param_names)
         self.faults = tuple(faults)  # bug-lab faults this step's backward ran with
+        self._make_twin = float64_twin
         self.loss = float(values["loss"])
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)
@@ -139,6 +148,13 @@ class Trace:
         raise self._unknown(name, self.tensor_names())
 
     @cached_property
+    def float64(self) -> Trace:
+        """The same step (same params, tokens, faults) computed in float64; the trace itself
+        when it is float64 already. Gradient checks of a float32 trace run on it: float32
+        round-off (p - onehot when p is near 1 keeps few digits) is not a wrong gradient."""
+        return self if self._make_twin is None else self._make_twin()
+
+    @cached_property
     def values64(self) -> dict[str, np.ndarray]:
         """The forward values in float64 (ids unchanged): where finite differences run."""
         return {
@@ -148,8 +164,9 @@ class Trace:
 
     def nbytes(self) -> int:
         """Bytes held by recorded forward values and gradients (contributions that are the
-        same arrays as gradients are not double-counted), plus the float64 copy of the values
-        that gradient checks make (`values64`), counted up front so a cache bound holds."""
+        same arrays as gradients are not double-counted), plus, for a float32 trace, its float64
+        twin that gradient checks build (about twice its own size), counted up front so a cache
+        bound holds."""
         seen, total = set(), 0
         arrays = list(self.values.values()) + list(self.all_grads.values())
         arrays += [g for r in self.records for g in r.contributions.values()]
@@ -158,10 +175,8 @@ class Trace:
             if id(a) not in seen:
                 seen.add(id(a))
                 total += a.nbytes
-        for v in self.values.values():
-            v = np.asarray(v)
-            if v.dtype.kind == "f" and v.dtype != np.float64:
-                total += v.size * 8
+        if self._make_twin is not None:
+            total *= 3
         return total
 
     # ------------------------------------------------------------------ softmax Jacobians

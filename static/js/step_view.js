@@ -44,8 +44,12 @@ function gradcheckDetails(check) {
       h("th", { scope: "row", text: c.tensor }),
       [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
       h("td", { text: formatError(c.rel_error) })));
+  const roundoff = typeof check.float32_roundoff === "number"
+    ? h("p", { className: "field-help", text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).` })
+    : "";
   return h("details", { className: "gradcheck-details" }, h("summary", { text: "How the gradient was checked" }),
     h("p", { className: "field-help", text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64." }),
+    roundoff,
     h("div", { className: "table-scroll" }, h("table", { className: "numbers" },
       h("thead", {}, h("tr", {}, ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c })))),
       h("tbody", {}, rows))));

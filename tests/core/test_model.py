@@ -181,9 +181,21 @@ def test_init_is_seeded_and_dtype_independent(tiny):
     assert not np.array_equal(a["tok_embeddings"], c["tok_embeddings"])
 
 
-def test_nbytes_counts_every_array_once_and_the_float64_copy(tiny):
+def test_nbytes_counts_every_array_once_and_the_float64_twin(tiny):
     trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny), *make_batch(tiny, 2, 8))
-    values = sum(np.asarray(v).nbytes for v in trace.values.values())
-    grads = sum(g.nbytes for g in trace.all_grads.values())
-    float_values = sum(np.asarray(v).size for v in trace.values.values() if np.asarray(v).dtype.kind == "f")
-    assert values + grads + 8 * float_values <= trace.nbytes() <= 2 * (values + grads) + 8 * float_values
+    own = sum(np.asarray(v).nbytes for v in trace.values.values()) + sum(g.nbytes for g in trace.all_grads.values())
+    assert 3 * own <= trace.nbytes() <= 6 * own  # float32 arrays + their float64 twin (x2)
+    twin = trace.float64
+    assert twin.dtype == np.float64 and twin.float64 is twin
+    assert twin.nbytes() >= 2 * own * 0.9 and trace.nbytes() >= own + twin.nbytes() * 0.9
+
+
+def test_float32_checks_run_on_the_float64_twin_and_report_roundoff(tiny):
+    from xt_core.gradcheck import TOLERANCE
+
+    trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny), *make_batch(tiny, 1, 8))
+    check = check_record(trace, trace.node_index("logits") + len(trace.nodes))  # some backward step
+    assert check.tolerance == TOLERANCE["float64"] and check.passed
+    assert check.float32_roundoff is not None and 0 < check.float32_roundoff < 1e-3
+    check64 = check_record(trace.float64, 5)
+    assert check64.float32_roundoff is None
