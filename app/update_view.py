@@ -191,11 +191,6 @@ def step_view(ctx: TraceContext, record, check: StepCheck, summary: dict, gradch
     if not check.passed:
         if spec.faults:
             hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
-        elif spec.dtype == "float32":
-            hint = (
-                " A well-trained model is very sure of its targets (p ≈ 1), and p − onehot then keeps only a few "
-                "float32 digits: switch the precision to float64 to check the gradient exactly."
-            )
         else:
             hint = ""
         warnings.insert(

@@ -244,4 +244,4 @@ def test_the_walk_page_offers_to_train_more(client):
     trained = client.get("/walk", params={**query, "train_steps": "495"}, follow_redirects=False).headers["location"]
     html = client.get(trained).text
     assert "AdamW, lr 0.003" in html and "trained 495 steps" in html
-    assert "train_steps=505" not in html and "Check in float64" in html  # past the limit: no button
+    assert "train_steps=505" not in html and "Show in float64" in html  # past the limit: no button
