@@ -116,7 +116,8 @@ def scores_backward(dscores: np.ndarray, cache):
     incoming gradient is dropped.  dq = dS @ k * scale;  dk = sum over the group of dS^T @ q * scale."""
     qh, kh, scale, n_head = cache
     B, K, G, T, hd = qh.shape
-    ds = np.where(causal_mask(T), 0, dscores).astype(dscores.dtype, copy=False) * scale
+    ds = dscores * scale
+    ds[..., causal_mask(T)] = 0
     ds = ds.reshape(B, K, G, T, T)
     dq = _merge_queries(ds @ kh)
     dk = _merge_kv(ds.swapaxes(-1, -2) @ qh)
@@ -131,7 +132,8 @@ SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial s} = J^{\top} \frac{\partial
 
 def softmax_forward(x: np.ndarray):
     """x (..., N) -> p (..., N), normalized over the last axis; -inf entries get p = 0."""
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    e = x - x.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
     row_sum = e.sum(axis=-1, keepdims=True)
     e /= row_sum
     return e, (e, row_sum)
