@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint format gradcheck bench demo-models clean
+.PHONY: run test lint format gradcheck bench loadbench demo-models clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ gradcheck: $(STAMP)
 # Speed and memory against PyTorch (pip install torch==2.13.0 for the torch column); never part of `make test`.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/step_vs_torch.py
+
+# The server over HTTP on 127.0.0.1 (uvicorn subprocess, always stopped; about a minute on 2 cores), then
+# the trace cache's memory against its bound; never part of `make test`.
+loadbench: $(STAMP)
+	$(BIN)/python benchmarks/load.py
+	$(BIN)/python benchmarks/memory.py
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)
