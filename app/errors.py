@@ -4,6 +4,21 @@ helpers (app.spec_models) and app.spec can both raise it without importing each 
 from __future__ import annotations
 
 
+def not_a_boolean(value):
+    """A pydantic before-validator for number fields: JSON true/false is not a number (lax
+    mode would read it as 1/0). Strings still pass: /walk query values are parsed from text."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, not {str(value).lower()}")
+    return value
+
+
+def only_a_boolean(value):
+    """A pydantic before-validator for boolean fields: a JSON number is not true/false."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {value}")
+    return value
+
+
 class SpecError(ValueError):
     """A client's mistake in a spec: `loc` names the field, the message says the rule."""
 
@@ -14,3 +29,21 @@ class SpecError(ValueError):
 
     def detail(self) -> list[dict]:
         return [{"loc": list(self.loc), "msg": self.msg, "type": "value_error"}]
+
+
+# OpenAPI: the answers besides 200 and FastAPI's own 422 that routes give (docs/api.md, "Errors").
+_MESSAGE = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+_FIELDS = {"$ref": "#/components/schemas/HTTPValidationError"}
+
+
+def _answer(description: str, schema: dict = _MESSAGE) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+NOT_FOUND = {404: _answer("unknown trace id (POST its spec again), step out of range, or no such tensor")}
+BAD_FIELD = {422: _answer("a bad field: `loc` names it, `msg` gives the rule", _FIELDS)}
+BAD_BODY = {400: _answer("the body could not be parsed")}
+UPLOAD_REFUSED = {
+    413: _answer("the upload is larger than max_upload_bytes"),
+    415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),
+}

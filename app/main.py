@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.routing import BaseRoute, Match
 from threadpoolctl import threadpool_limits
 
 from app.routes import api, assets, buglab, models, pages
+from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 from app.spec import SpecError
 from app.store import TraceStore
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _full_match(route: BaseRoute, scope: dict, method: str) -> bool:
+    return route.matches({**scope, "method": method})[0] == Match.FULL
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -29,6 +38,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def spec_error(request: Request, exc: SpecError):
         return JSONResponse(status_code=422, content={"detail": exc.detail()})
 
+    @app.exception_handler(405)
+    async def method_not_allowed(request: Request, exc: HTTPException):
+        # Starlette's Allow names the methods of the first route whose path matched; GET and
+        # POST /api/models are two routes, so ask every route about every method.
+        allowed = [m for m in METHODS if any(_full_match(r, request.scope, m) for r in app.router.routes)]
+        headers = {"Allow": ", ".join(allowed)} if allowed else dict(exc.headers or {})
+        return JSONResponse(status_code=405, content={"detail": exc.detail}, headers=headers)
+
     @app.get("/healthz", tags=["meta"])
     async def healthz() -> dict:
         return {"status": "ok"}
@@ -39,6 +56,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(assets.router)
     app.include_router(pages.router)
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
+    # Around every route, the static files and the 404/422 answers (not the bare 500 of an
+    # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes).
+    app.add_middleware(SecurityHeaders)
     return app
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from app.buglab import default_fault_layer, quiz_fault
-from app.errors import SpecError
+from app.errors import SpecError, not_a_boolean, only_a_boolean
 from app.models import ModelInfo
 from app.settings import Settings
 from app.spec_models import (
@@ -34,8 +34,17 @@ from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
 # A random-init model when the spec names no sizes: the tiny preset, with room for a sentence.
-DEFAULT_CONFIG = dict(n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=172, seq_len=64,
-                      tie_embeddings=True, rope_theta=10000.0, norm_eps=1e-5)
+DEFAULT_CONFIG = dict(
+    n_layer=2,
+    n_head=4,
+    n_kv_head=2,
+    n_embd=64,
+    ffn_hidden=172,
+    seq_len=64,
+    tie_embeddings=True,
+    rope_theta=10000.0,
+    norm_eps=1e-5,
+)
 DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
 
 
@@ -52,6 +61,9 @@ class ConfigSpec(BaseModel):
     rope_theta: float | None = None
     norm_eps: float | None = None
 
+    _numbers = field_validator(*(f for f in CONFIG_FIELDS if f != "tie_embeddings"), mode="before")(not_a_boolean)
+    _booleans = field_validator("tie_embeddings", mode="before")(only_a_boolean)
+
 
 class TraceSpec(BaseModel):
     """The JSON body of POST /api/traces."""
@@ -62,7 +74,9 @@ class TraceSpec(BaseModel):
     tokenizer: Literal["byte", "char"] | None = Field(None, description='"char" (default) or "byte"')
     seed: int = Field(0, ge=0, description="random-init seed")
     text: str | None = Field(None, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]")
-    tokens: list[int] | list[list[int]] | None = Field(None, description="token ids instead of text (one or several rows)")
+    tokens: list[int] | list[list[int]] | None = Field(
+        None, description="token ids instead of text (one or several rows)"
+    )
     dtype: Literal["float32", "float64"] = "float32"
     faults: list[str] = Field(
         default_factory=list, description="bug-lab faults by name (GET /api/faults): each swaps one op's backward"
@@ -75,6 +89,8 @@ class TraceSpec(BaseModel):
     train_steps: int = Field(
         0, ge=0, description="optimizer steps on this batch before the shown one (AdamW lr 3e-3 unless optimizer given)"
     )
+
+    _numbers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(not_a_boolean)
 
 
 @dataclass(frozen=True)
@@ -131,7 +147,9 @@ def _resolve_config(spec: TraceSpec, settings: Settings, alphabet_size: int | No
         field = str(exc).split(" ", 1)[0]
         raise SpecError(loc + ((field,) if field in CONFIG_FIELDS else ()), str(exc)) from None
     if cfg.n_params() > settings.max_params:
-        raise SpecError(loc, f"this config has {cfg.n_params():,} parameters, more than the limit of {settings.max_params:,}")
+        raise SpecError(
+            loc, f"this config has {cfg.n_params():,} parameters, more than the limit of {settings.max_params:,}"
+        )
     if tokenizer == "byte" and cfg.vocab_size < 256 and spec.tokens is None:
         raise SpecError(loc + ("vocab_size",), f"the byte tokenizer needs vocab_size >= 256, got {cfg.vocab_size}")
     if alphabet_size and cfg.vocab_size < alphabet_size:
@@ -163,11 +181,15 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(("body", "tokens"), "give text or tokens, not both")
     text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
     if spec.tokens is None and len(text) > settings.max_text_chars:
-        raise SpecError(("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}")
+        raise SpecError(
+            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
+        )
     tokenizer_name = spec.tokenizer or "char"
     tokenizer = None
     if checkpoint is not None:
-        tokenizer = checkpoint_tokenizer(checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text)
+        tokenizer = checkpoint_tokenizer(
+            checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text
+        )
         tokenizer_name = tokenizer.name if tokenizer is not None else None
     elif spec.tokens is None:
         if len(text) == 0:
@@ -184,9 +206,13 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     if ids.shape[1] < 2:
         raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {ids.shape[1]}")
     if ids.shape[1] - 1 > cfg.seq_len:
-        raise SpecError(field, f"{ids.shape[1]} tokens give T = {ids.shape[1] - 1} positions, more than seq_len = {cfg.seq_len}")
+        raise SpecError(
+            field, f"{ids.shape[1]} tokens give T = {ids.shape[1] - 1} positions, more than seq_len = {cfg.seq_len}"
+        )
     if ids.min() < 0 or ids.max() >= cfg.vocab_size:
-        raise SpecError(field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}")
+        raise SpecError(
+            field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}"
+        )
     faults, fault_layer = _resolve_faults(spec, cfg, settings)
     optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)
     canonical = {
@@ -242,7 +268,9 @@ def _resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[t
     for name in names:
         fault = CATALOGUE.get(name)
         if fault is None:
-            raise SpecError(("body", "faults"), f"unknown fault {name!r}; GET /api/faults lists them: {', '.join(CATALOGUE)}")
+            raise SpecError(
+                ("body", "faults"), f"unknown fault {name!r}; GET /api/faults lists them: {', '.join(CATALOGUE)}"
+            )
         reason = fault.requires(cfg)
         if reason:
             raise SpecError(("body", "faults"), f"fault {name!r} does not apply to this config: it {reason}")

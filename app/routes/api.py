@@ -18,12 +18,23 @@ from fastapi.responses import Response
 
 from app import views
 from app.cache import LRU
+from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND
 from app.panels import TraceContext
 from app.serialize import encoded_response, json_response, json_safe
 from app.spec import SpecError, TraceSpec, resolve
 from xt_core.gradcheck import StepCheck, check_record
 
-router = APIRouter(prefix="/api", tags=["api"])
+# format=npy (the default) answers a .npy file, format=json an object.
+TENSOR_ANSWER = {
+    200: {
+        "description": "the tensor: a .npy file, or {name, grad, shape, dtype, data} with format=json",
+        "content": {
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            "application/json": {"schema": {"type": "object"}},
+        },
+    }
+}
+router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD})
 
 
 @dataclass
@@ -79,7 +90,7 @@ def timed(response: Response, started: float) -> Response:
 # ---------------------------------------------------------------------- routes
 
 
-@router.post("/traces", summary="Build (or find) the trace of a spec: its steps, tokens and blocks")
+@router.post("/traces", responses=BAD_BODY, summary="Build (or find) the trace of a spec: its steps, tokens and blocks")
 async def create_trace(spec: TraceSpec, request: Request) -> Response:
     started = time.perf_counter()
     resolved = resolve(spec, request.app.state.settings)
@@ -157,7 +168,11 @@ async def get_jacobian(
     return timed(json_response(request, payload), started)
 
 
-@router.get("/traces/{trace_id}/tensors/{name}", summary="One recorded tensor or its gradient, as .npy or JSON")
+@router.get(
+    "/traces/{trace_id}/tensors/{name}",
+    responses=TENSOR_ANSWER,
+    summary="One recorded tensor or its gradient, as .npy or JSON",
+)
 async def get_tensor(
     request: Request,
     trace_id: str,

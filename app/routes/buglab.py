@@ -11,17 +11,18 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from app import buglab_views
 from app.buglab import default_fault_layer, new_quiz_seed
 from app.checks import ChecksRunner
+from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, not_a_boolean
 from app.panels import TraceContext
 from app.routes.api import check_range, run, services, timed, trace_context
 from app.serialize import json_response, json_safe
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_faults
 
-router = APIRouter(tags=["bug lab"])
+router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 _runner_lock = threading.Lock()
 
 
@@ -68,7 +69,11 @@ async def list_faults(request: Request) -> Response:
     return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer))))
 
 
-@router.get("/api/traces/{trace_id}/checks", summary="Every step's gradient check (computed in the background)")
+@router.get(
+    "/api/traces/{trace_id}/checks",
+    responses=NOT_FOUND,
+    summary="Every step's gradient check (computed in the background)",
+)
 async def get_checks(
     request: Request,
     trace_id: str,
@@ -87,7 +92,11 @@ async def get_checks(
     return timed(json_response(request, payload), started)
 
 
-@router.get("/api/traces/{trace_id}/steps/{index}/diff", summary="A backward step: faulty vs correct gradients")
+@router.get(
+    "/api/traces/{trace_id}/steps/{index}/diff",
+    responses=NOT_FOUND,
+    summary="A backward step: faulty vs correct gradients",
+)
 async def get_diff(
     request: Request,
     trace_id: str,
@@ -115,8 +124,14 @@ async def get_diff(
 class QuizAnswer(BaseModel):
     step: int = Field(description="index of the backward step the learner names as broken")
 
+    _number = field_validator("step", mode="before")(not_a_boolean)
 
-@router.post("/api/traces/{trace_id}/quiz/answer", summary="The quiz: name the broken step, get the fault revealed")
+
+@router.post(
+    "/api/traces/{trace_id}/quiz/answer",
+    responses={**NOT_FOUND, **BAD_BODY},
+    summary="The quiz: name the broken step, get the fault revealed",
+)
 async def answer_quiz(request: Request, trace_id: str, answer: QuizAnswer) -> Response:
     ctx = await trace_context(request, trace_id)
     if ctx.spec.quiz is None:

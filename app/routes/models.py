@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import update_view, views
-from app.errors import SpecError
+from app.errors import BAD_FIELD, NOT_FOUND, UPLOAD_REFUSED, SpecError
 from app.models import CheckpointError, describe, registry
 from app.routes.api import run, timed, trace_context
 from app.serialize import json_response, json_safe
@@ -41,6 +41,7 @@ async def list_models(request: Request) -> dict:
 @router.post(
     "/models",
     status_code=201,
+    responses={**UPLOAD_REFUSED, **BAD_FIELD},
     summary="Upload a checkpoint (xt .safetensors / .npz, or llama2.c .bin); answers its name",
     openapi_extra={"requestBody": _UPLOAD_BODY},
 )
@@ -77,7 +78,11 @@ async def training_progress(request: Request, trace_id: str) -> dict:
     return json_safe(progress or {"state": "pending", "done": 0, "total": None, "loss": None, "seconds": 0.0})
 
 
-@router.get("/traces/{trace_id}/update", summary="The update step for one parameter: ΔW beside its gradient")
+@router.get(
+    "/traces/{trace_id}/update",
+    responses={**NOT_FOUND, **BAD_FIELD},
+    summary="The update step for one parameter: ΔW beside its gradient",
+)
 async def update_parameter(
     request: Request, trace_id: str, param: str = Query(description="a parameter name, e.g. layers.0.attention.wq")
 ) -> Response:
