@@ -8,7 +8,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match
 from threadpoolctl import threadpool_limits
 
-from app.routes import api, assets, buglab, models, pages
+from app.routes import api, assets, buglab, docs, models, pages
 from app.security import SecurityHeaders
 from app.settings import Settings, get_settings
 from app.spec import SpecError
@@ -30,6 +30,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="xt",
         summary="One training step of a small Llama-style transformer, op by op, forward and backward.",
         version="0.1.0",
+        docs_url=None,  # /docs is served offline by app.routes.docs
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.store = TraceStore(settings)
@@ -55,6 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(models.router)  # /api/models, uploads, training progress
     app.include_router(assets.router)
     app.include_router(pages.router)
+    app.include_router(docs.router)
+    app.mount(docs.SWAGGER_PREFIX, docs.swagger_files(), name="swagger")
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
     # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes).

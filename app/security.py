@@ -10,9 +10,9 @@ What the pages need (checked in chromium, no CSP violation in the console):
 * images: the empty `data:,` favicon, and Plotly's "download plot as PNG" (data: and blob:);
 * fetch(): the JSON API on the same origin.
 
-FastAPI's Swagger UI (/docs) and ReDoc (/redoc) load their code from a CDN (cdn.jsdelivr.net)
-and start it with an inline script; those pages alone get a policy that allows exactly that,
-so /docs keeps working where the network reaches the CDN. Everything else stays offline.
+Swagger UI (/docs) is served from the fastapi-offline package's Swagger UI files (app/routes/docs.py)
+and started with an inline script: that page alone allows inline script; nothing anywhere
+loads from another origin.
 """
 
 from __future__ import annotations
@@ -34,14 +34,13 @@ CSP = "; ".join(
     ]
 )
 
-_CDN = "https://cdn.jsdelivr.net"
-DOCS_CSP = "; ".join(
+DOCS_CSP = "; ".join(  # Swagger UI's page starts it with an inline script; its files are local
     [
         "default-src 'self'",
-        f"script-src 'self' 'unsafe-inline' {_CDN}",
-        f"style-src 'self' 'unsafe-inline' {_CDN}",
-        f"img-src 'self' data: {_CDN} https://fastapi.tiangolo.com",
-        f"font-src 'self' {_CDN} https://fonts.gstatic.com",
+        "script-src 'self' 'unsafe-inline'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
         "connect-src 'self'",
         "worker-src 'self' blob:",
         "object-src 'none'",
@@ -49,7 +48,7 @@ DOCS_CSP = "; ".join(
         "frame-ancestors 'none'",
     ]
 )
-DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
+DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect"})
 
 HEADERS = (
     (b"x-content-type-options", b"nosniff"),

@@ -76,3 +76,13 @@ def test_method_not_allowed_lists_every_method(client):
     assert response.status_code == 405
     assert response.headers["allow"] == "GET, POST"
     assert_secured(response)
+
+
+def test_docs_are_served_offline(client):
+    html = client.get("/docs").text
+    assert "/assets/swagger/swagger-ui-bundle.js" in html and "/openapi.json" in html
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        response = client.get(f"/assets/swagger/{asset}")
+        assert response.status_code == 200 and len(response.content) > 10_000
+    assert client.get("/redoc").status_code == 404  # ReDoc would need a CDN: not offered
