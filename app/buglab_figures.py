@@ -16,7 +16,18 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures import GRAD_SCALE, _axis, _domain, _hover, _layout, as_float32, max_abs_pool, plan_pooling, pool_labels
+from app.figures import (
+    GRAD_SCALE,
+    _axis,
+    _domain,
+    _hover,
+    _layout,
+    as_float32,
+    max_abs_pool,
+    plan_pooling,
+    pool_labels,
+    reference_line,
+)
 
 PASSED_COLOUR = "#1a6b21"
 FAILED_COLOUR = "#b3261e"
@@ -78,10 +89,7 @@ def check_errors_chart(
             {"text": phase, "x": (first + last) / 2 + 1, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
              "showarrow": False}
         )  # fmt: skip
-    shapes.append(
-        {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": tolerance, "y1": tolerance,
-         "line": {"dash": "dash", "width": 2, "color": "#111"}}
-    )  # fmt: skip
+    shapes.append(reference_line(tolerance, vertical=False, color="#111"))
     annotations.append(
         {"text": f"tolerance {tolerance:g}", "xref": "paper", "x": 0, "xanchor": "left", "y": math.log10(tolerance),
          "yanchor": "bottom", "showarrow": False, "bgcolor": "rgba(255,255,255,0.8)"}

@@ -171,6 +171,15 @@ def heatmap(
     return go.Figure(data=[trace], layout=layout)
 
 
+def reference_line(value: float, *, vertical: bool, color: str = "#444", dash: str = "dash", width: int = 2) -> dict:
+    """A line across the whole plot at `value`: x = value when vertical, else y = value."""
+    if vertical:
+        span = {"yref": "paper", "y0": 0, "y1": 1, "x0": value, "x1": value}
+    else:
+        span = {"xref": "paper", "x0": 0, "x1": 1, "y0": value, "y1": value}
+    return {"type": "line", **span, "line": {"dash": dash, "width": width, "color": color}}
+
+
 def head_grid(
     z,
     rows: list[str] | None,
@@ -273,17 +282,7 @@ def bars(
         title, 320, xaxis=_axis(labels if labels is not None else None, x_title), yaxis={"title": {"text": value_name}}
     )
     if mean is not None and math.isfinite(mean):
-        layout["shapes"] = [
-            {
-                "type": "line",
-                "xref": "paper",
-                "x0": 0,
-                "x1": 1,
-                "y0": mean,
-                "y1": mean,
-                "line": {"dash": "dash", "width": 2, "color": "#444"},
-            }
-        ]
+        layout["shapes"] = [reference_line(mean, vertical=False)]
         layout["annotations"] = [
             {
                 "text": f"mean = {mean:.6g}",

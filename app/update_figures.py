@@ -9,7 +9,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures import _layout, as_float32
+from app.figures import _layout, as_float32, reference_line
 
 BAR_COLOUR = "#0b57d0"
 AFTER_COLOUR = "#1b7f3b"
@@ -59,17 +59,7 @@ def parameter_bars(
         yaxis={"type": "category", "autorange": "reversed", "title": {"text": "parameter"}},
     )
     if reference is not None:
-        layout["shapes"] = [
-            {
-                "type": "line",
-                "yref": "paper",
-                "y0": 0,
-                "y1": 1,
-                "x0": reference,
-                "x1": reference,
-                "line": {"dash": "dash", "width": 2, "color": "#444"},
-            }
-        ]
+        layout["shapes"] = [reference_line(reference, vertical=True)]
         layout["annotations"] = [
             {
                 "text": reference_label or f"{reference:g}",
@@ -186,29 +176,9 @@ def line_search(
         yaxis={"title": {"text": "loss on this batch"}, "range": [0, top]},
         legend={"orientation": "h", "y": -0.3},
     )
-    shapes = [
-        {
-            "type": "line",
-            "xref": "paper",
-            "x0": 0,
-            "x1": 1,
-            "y0": loss0,
-            "y1": loss0,
-            "line": {"dash": "dot", "width": 1, "color": "#444"},
-        }
-    ]
+    shapes = [reference_line(loss0, vertical=False, dash="dot", width=1)]
     if lr is not None:
-        shapes.append(
-            {
-                "type": "line",
-                "yref": "paper",
-                "y0": 0,
-                "y1": 1,
-                "x0": lr,
-                "x1": lr,
-                "line": {"dash": "dash", "width": 2, "color": "#d93025"},
-            }
-        )
+        shapes.append(reference_line(lr, vertical=True, color="#d93025"))
         layout["annotations"] = [
             {
                 "text": f"SGD lr = {lr:g}",
