@@ -28,12 +28,6 @@ UPDATE_FIGURES = [
 
 
 @pytest.fixture(scope="module")
-def client():
-    with make_client() as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def sgd_trace(client) -> dict:
     response = client.post("/api/traces", json=SGD_SPEC)
     assert response.status_code == 200, response.text
