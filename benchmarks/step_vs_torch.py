@@ -6,6 +6,8 @@ interleaved in one process with the same BLAS thread count. Not part of the test
 
 Prints median times, the ratio xt/torch, achieved GFLOP/s against this machine's measured sgemm
 peak, and the trace's bytes. Without torch the torch columns say so and the rest still runs.
+Both sides run under the allocator setting forward_backward makes for its process
+(xt_core.memory.keep_freed_memory: freed traces are reused instead of page-faulted in afresh).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xt_core  # noqa: E402
+import xt_core.memory  # noqa: E402
 
 CONFIGS = {  # name: (config, n_seq, T)
     "tiny": (
@@ -89,11 +92,13 @@ def main(argv=None) -> int:
         torch_version = torch.__version__
     except ImportError:
         torch_version = None
+    kept = xt_core.memory.keep_freed_memory()  # as the first forward_backward would: both sides run under it
     with threadpool_limits(limits=args.threads, user_api="blas"):
         peak = sgemm_peak()
         print(
             f"machine: sgemm peak {peak:.1f} GFLOP/s with {args.threads} BLAS thread(s); numpy {np.__version__}; "
-            f"torch {torch_version or 'not installed (torch columns skipped)'}"
+            f"torch {torch_version or 'not installed (torch columns skipped)'}; "
+            f"freed memory {f'kept for reuse (up to the largest step, >= {kept >> 20} MB)' if kept else 'returned to the OS'}"
         )
         print(
             f"{'config':8} {'xt ms':>9} {'torch ms':>9} {'xt/torch':>9} {'xt GFLOP/s':>11} {'% peak':>7} {'trace MB':>9}"

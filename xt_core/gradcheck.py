@@ -33,6 +33,11 @@ from xt_core.trace import Trace
 TOLERANCE = {"float64": 1e-6, "float32": 1e-6}
 FLOOR = 1e-10  # below this a derivative counts as zero (masked scores, a lone token's softmax)
 REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
+# A central difference cannot see below the round-off of the two losses it subtracts: about
+# an ulp of L each, divided by 2h. Discrepancies within ROUNDOFF_ULPS of that are not held
+# against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
+# otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
+ROUNDOFF_ULPS = 64
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,11 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / max(abs(a), abs(b), FLOOR)
 
 
+def _roundoff(plus: float, minus: float, h: float) -> float:
+    """What float64 round-off of L(x + h u) and L(x - h u) can put into their central difference."""
+    return ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(abs(plus), abs(minus), 1.0) / (2 * h)
+
+
 def _step_size(x: np.ndarray) -> float:
     finite = x[np.isfinite(x)]
     rms = float(np.sqrt(np.mean(finite * finite))) if finite.size else 1.0
@@ -90,16 +100,16 @@ def _dot(grad, u: np.ndarray) -> float:
     return float(np.sum(np.asarray(grad, dtype=np.float64) * u))
 
 
-def _resolved_error(analytic: float, numeric: float, difference_at) -> float:
+def _resolved_error(analytic: float, numeric: float, roundoff: float, difference_at) -> float:
     """_rel(analytic, numeric), except where that fails the tolerance: then the finite
     difference is taken again with twice the step, and the part of the discrepancy within
-    the two differences' spread (what the finite difference itself cannot resolve, e.g.
-    when the loss is ~1e-5 and float64 round-off of L dominates) is not held against the
-    gradient. A real bug is orders of magnitude above that spread."""
+    the two differences' spread plus the losses' round-off (what the finite difference itself
+    cannot resolve, e.g. when the loss is ~1e-5, or the gradient is exactly zero) is not held
+    against the gradient. A real bug is orders of magnitude above that."""
     rel = _rel(analytic, numeric)
     if rel <= TOLERANCE["float64"]:
         return rel
-    spread = abs(numeric - difference_at(2.0))
+    spread = abs(numeric - difference_at(2.0)[0]) + roundoff
     return max(abs(analytic - numeric) - spread, 0.0) / max(abs(analytic), abs(numeric), FLOOR)
 
 
@@ -107,13 +117,14 @@ def _directional(tensor: str, x: np.ndarray, grad, seed: int, loss_at, shown=Non
     u = _direction(x, seed)
     eps = _step_size(x)
 
-    def difference(scale: float) -> float:
+    def difference(scale: float) -> tuple[float, float]:
         h = scale * eps
-        return (loss_at(x + h * u) - loss_at(x - h * u)) / (2 * h)
+        plus, minus = loss_at(x + h * u), loss_at(x - h * u)
+        return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
-    numeric = difference(1.0)
+    numeric, roundoff = difference(1.0)
     analytic = _dot(grad, u)
-    error = _resolved_error(analytic, numeric, difference)
+    error = _resolved_error(analytic, numeric, roundoff, difference)
     return DirectionCheck(tensor, analytic, numeric, error, None if shown is None else _dot(shown, u))
 
 
@@ -174,14 +185,16 @@ def _update_check(trace: Trace, seed: int, shown_trace: Trace | None) -> Directi
     def loss_at(step: float) -> float:
         return replay_loss(nodes, env, 0, replace={n: env[n] + step * u[n] for n in names})
 
-    def difference(scale: float) -> float:
+    def difference(scale: float) -> tuple[float, float]:
         h = scale * eps
-        return (loss_at(h) - loss_at(-h)) / (2 * h)
+        plus, minus = loss_at(h), loss_at(-h)
+        return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
-    numeric = difference(1.0)
+    numeric, roundoff = difference(1.0)
     analytic = sum(_dot(trace.grads[n], u[n]) for n in names)
     shown = None if shown_trace is None else sum(_dot(shown_trace.grads[n], u[n]) for n in names)
-    return DirectionCheck("parameters", analytic, numeric, _resolved_error(analytic, numeric, difference), shown)
+    error = _resolved_error(analytic, numeric, roundoff, difference)
+    return DirectionCheck("parameters", analytic, numeric, error, shown)
 
 
 # ---------------------------------------------------------------------- whole-step gradcheck
@@ -226,6 +239,7 @@ def _check_entries(name, kind, x, grad, entries, loss_at, tolerance) -> TensorRe
     eps = _step_size(x)
     flat = x.reshape(-1).copy()
     numeric = np.empty(entries.size)
+    roundoff = np.empty(entries.size)
     for n, i in enumerate(entries):
         original = flat[i]
         flat[i] = original + eps
@@ -234,8 +248,10 @@ def _check_entries(name, kind, x, grad, entries, loss_at, tolerance) -> TensorRe
         minus = loss_at(flat.reshape(x.shape))
         flat[i] = original
         numeric[n] = (plus - minus) / (2 * eps)
+        roundoff[n] = _roundoff(plus, minus, eps)
     analytic = np.asarray(grad, dtype=np.float64).reshape(-1)[entries]
-    abs_err = float(np.max(np.abs(analytic - numeric), initial=0.0))
+    # what the finite differences cannot resolve is not an error (see ROUNDOFF_ULPS)
+    abs_err = float(np.max(np.maximum(np.abs(analytic - numeric) - roundoff, 0.0), initial=0.0))
     scale = max(float(np.max(np.abs(analytic), initial=0.0)), float(np.max(np.abs(numeric), initial=0.0)), FLOOR)
     rel = abs_err / scale
     return TensorReport(name, kind, x.shape, int(entries.size), abs_err, rel, rel <= tolerance)

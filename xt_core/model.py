@@ -15,6 +15,7 @@ import numpy as np
 
 from xt_core.config import Config
 from xt_core.faults import fault_override
+from xt_core.memory import keep_freed_memory
 from xt_core.tape import Node, run_backward, run_forward
 from xt_core.trace import Trace
 
@@ -166,6 +167,7 @@ def forward_backward(
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
+    keep_freed_memory()
     twin = None
     if dtype != np.float64:
         # the same step in float64: where a float32 trace's gradients are checked (see gradcheck)
@@ -182,6 +184,7 @@ def forward_backward(
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
     grads, contributions = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override)
+    keep_freed_memory(sum(a.nbytes for a in (*env.values(), *grads.values()) if isinstance(a, np.ndarray)))
     return Trace(
         cfg=cfg,
         nodes=nodes,

@@ -112,5 +112,11 @@ def swiglu_backward(ds: np.ndarray, cache):
     """Forward: s = silu(gate) * up.
     dgate = ds * up * silu'(gate), silu'(a) = sigma(a) * (1 + a * (1 - sigma(a)));  dup = ds * silu(gate)."""
     gate, up, sig, silu = cache
-    dsilu = sig * (1 + gate * (1 - sig))
-    return ds * up * dsilu, ds * silu
+    one = sig.dtype.type(1)
+    dsilu = np.subtract(one, sig)  # (B, T, F), built in place: sig * (1 + gate * (1 - sig))
+    dsilu *= gate
+    dsilu += one
+    dsilu *= sig
+    dgate = np.multiply(ds, up)
+    dgate *= dsilu
+    return dgate, ds * silu

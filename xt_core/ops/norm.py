@@ -21,7 +21,10 @@ def rmsnorm_backward(dy: np.ndarray, cache):
     dx = r * (dxhat - xhat * mean(dxhat * xhat)): r depends on x too, which gives the
     projection term; forgetting it is a classic mistake (the bug lab has it)."""
     xhat, r, gain = cache
+    C = xhat.shape[-1]
     dgain = np.einsum("btc,btc->c", dy, xhat)
-    dxhat = dy * gain
-    dx = r * (dxhat - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True))
+    dx = dy * gain  # (B, T, C) dxhat, turned into dx in place: one buffer instead of five
+    proj = np.einsum("btc,btc->bt", dx, xhat)[..., None] / dx.dtype.type(C)  # (B, T, 1) mean(dxhat * xhat)
+    dx -= xhat * proj
+    dx *= r
     return dx, dgain
