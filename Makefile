@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint format gradcheck bench loadbench demo-models clean
+.PHONY: run test lint format gradcheck bench loadbench loadtest demo-models clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ bench: $(STAMP)
 loadbench: $(STAMP)
 	$(BIN)/python benchmarks/load.py
 	$(BIN)/python benchmarks/memory.py
+
+# 50 concurrent clients for 45 s (new specs and cached views, tensors, pages mixed) while /healthz is
+# probed every 20 ms: fails unless there are zero errors and every probe answers under 100 ms.
+loadtest: $(STAMP)
+	$(BIN)/python benchmarks/loadtest.py --clients 50 --seconds 45
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)

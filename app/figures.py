@@ -1,6 +1,6 @@
 """Figure builders: pure functions (arrays, labels) -> plotly Figure. No trace, no HTTP.
 
-Conventions shared by every builder:
+Conventions shared by every builder (attention-head grids live in app.head_figures):
 * values use a sequential colour-blind-safe scale (Viridis); gradients a diverging one,
   RdBu reversed (blue negative, white zero, red positive) centred on zero, so the sign of a
   gradient reads at a glance and the colour of zero never moves;
@@ -123,9 +123,26 @@ def _domain(start: float, end: float) -> list[float]:
     return [min(1.0, max(0.0, round(start, 6))), min(1.0, max(0.0, round(end, 6)))]
 
 
-def _hover(row_title: str, col_title: str, value_name: str, pooled: bool) -> str:
+def _hover(row_title: str, col_title: str, value_name: str, pooled: bool | Pooling) -> str:
+    """Hover text of a heatmap cell. Given the Pooling, a pooled cell says which block it
+    stands for (hover must not pass a block's maximum off as one entry's value)."""
+    if isinstance(pooled, Pooling):
+        if pooled.active:
+            return _block_hover(row_title, col_title, value_name, pooled)
+        pooled = False
     extra = "<br>(largest |value| of its block)" if pooled else ""
     return f"{row_title} %{{y}}<br>{col_title} %{{x}}<br>{value_name} = %{{z:.7g}}{extra}<extra></extra>"
+
+
+def _block_hover(row_title: str, col_title: str, value_name: str, pooling: Pooling) -> str:
+    def span(title: str, ref: str, step: int) -> str:
+        return f"{title} %{{{ref}}}" + (f" and the next {step - 1}" if step > 1 else "")
+
+    r, c = pooling.row_step, pooling.col_step
+    return (
+        f"pooled block of {r}×{c} values<br>{span(row_title, 'y', r)}<br>{span(col_title, 'x', c)}<br>"
+        f"{value_name} = %{{z:.7g}}, the largest |value| in the block<extra></extra>"
+    )
 
 
 def _colour(gradient: bool) -> dict:
@@ -156,7 +173,7 @@ def heatmap(
         z=as_float32(shown),
         x=pool_labels(cols, pooling.col_step, z.shape[1]),
         y=pool_labels(rows, pooling.row_step, z.shape[0]),
-        hovertemplate=_hover(row_title, col_title, value_name, pooling.active),
+        hovertemplate=_hover(row_title, col_title, value_name, pooling),
         colorbar={"title": {"text": value_name}},
         **_colour(gradient),
     )
@@ -178,81 +195,6 @@ def reference_line(value: float, *, vertical: bool, color: str = "#444", dash: s
     else:
         span = {"xref": "paper", "x0": 0, "x1": 1, "y0": value, "y1": value}
     return {"type": "line", **span, "line": {"dash": dash, "width": width, "color": color}}
-
-
-def head_grid(
-    z,
-    rows: list[str] | None,
-    cols: list[str] | None,
-    *,
-    title: str,
-    value_name: str,
-    row_title: str = "query",
-    col_title: str = "key",
-    gradient: bool = False,
-    max_cells: int = 20_000,
-    max_figure_cells: int = 150_000,
-    panels_per_row: int = 4,
-) -> go.Figure:
-    """Every head of a layer, (H, R, C), as a grid of heatmaps titled "head h" that share
-    one colour axis (so heads compare by colour)."""
-    z = np.asarray(z)
-    n_head, R, C = z.shape
-    per_panel = min(max_cells, max(1, max_figure_cells // n_head))
-    pooling = plan_pooling(R, C, per_panel, keep_rows=False)
-    x = pool_labels(cols, pooling.col_step, C)
-    y = pool_labels(rows, pooling.row_step, R)
-    n_cols = min(n_head, panels_per_row)
-    n_rows = -(-n_head // n_cols)
-    gap_x, gap_y = 0.04, 0.14
-    width = (1 - gap_x * (n_cols - 1)) / n_cols
-    height = (1 - gap_y * (n_rows - 1)) / n_rows
-    hover = _hover(row_title, col_title, value_name, pooling.active)
-    traces, annotations = [], []
-    layout: dict = {}
-    for h in range(n_head):
-        r, c = divmod(h, n_cols)
-        x0, y1 = c * (width + gap_x), 1 - r * (height + gap_y)
-        suffix = "" if h == 0 else str(h + 1)
-        layout[f"xaxis{suffix}"] = {**_axis(cols), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
-        layout[f"yaxis{suffix}"] = {
-            **_axis(rows, reversed_=True),
-            "domain": _domain(y1 - height, y1),
-            "anchor": f"x{suffix}",
-        }
-        traces.append(
-            go.Heatmap(
-                z=as_float32(max_abs_pool(z[h], pooling)),
-                x=x,
-                y=y,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                coloraxis="coloraxis",
-                name=f"head {h}",
-                meta={"head": h},
-                hovertemplate=f"head {h}<br>{hover}",
-            )
-        )
-        annotations.append(
-            {
-                "text": f"head {h}",
-                "x": x0 + width / 2,
-                "y": y1,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "showarrow": False,
-            }
-        )
-    colour = {"colorscale": GRAD_SCALE, "cmid": 0} if gradient else {"colorscale": VALUE_SCALE}
-    note = pooling.note((R, C))
-    note = note and f"Per head: {note}"
-    layout.update(
-        _layout(title, 250 * n_rows + 90, note, annotations=annotations),
-        coloraxis={**colour, "colorbar": {"title": {"text": value_name}}},
-    )
-    return go.Figure(data=traces, layout=layout)
 
 
 def bars(
@@ -380,7 +322,7 @@ def residual_view(
                 yaxis=f"y{suffix}",
                 coloraxis="coloraxis",
                 name=name,
-                hovertemplate=f"{name}<br>{_hover('position', 'feature', 'value', pooling.active)}",
+                hovertemplate=f"{name}<br>{_hover('position', 'feature', 'value', pooling)}",
             )
         )
         annotations.append(

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 import xt_core
-from app import figures
+from app import figures, head_figures
 from app.serialize import figure_json, table
 from app.settings import Settings
 from app.spec import ResolvedSpec
@@ -69,12 +69,21 @@ class TraceContext:
     def is_param(self, name: str) -> bool:
         return name in self.trace.param_names
 
-    def entry(self, figure_id: str, title: str, role: str, figure, tab, notes=()) -> dict:
-        """One element of the step's "figures" list."""
+    def entry(self, figure_id: str, title: str, role: str, figure, tab, notes=(), heads: dict | None = None) -> dict:
+        """One element of the step's "figures" list. `heads`: set on a grid of attention
+        heads (how each head was downsampled; the page fetches a head's every value)."""
         fig_json, fig_note = figure_json(figure)
         table_json, table_note = tab if tab is not None else (None, None)
         note = " ".join(n for n in (fig_note, table_note, *notes) if n) or None
-        return {"id": figure_id, "title": title, "role": role, "figure": fig_json, "table": table_json, "note": note}
+        return {
+            "id": figure_id,
+            "title": title,
+            "role": role,
+            "figure": fig_json,
+            "table": table_json,
+            "note": note,
+            "heads": heads,
+        }
 
     def table(self, matrix, index, columns):
         return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols)
@@ -88,6 +97,31 @@ def _value_name(name: str, gradient: bool) -> str:
     return f"dL/d{short}" if gradient else short
 
 
+# ---------------------------------------------------------------------- cell budget
+
+
+def heatmap_cells(ctx: TraceContext, name: str, array: np.ndarray, seq: int) -> int:
+    """Cells tensor_entry would draw at full resolution (0 for bars and scalars)."""
+    shape = np.shape(array) if ctx.is_param(name) else np.shape(array)[1:]
+    return int(np.prod(shape)) if len(shape) >= 2 else 0
+
+
+def split_budget(needs: list[int], weights: list[float], total: int) -> list[int]:
+    """Share `total` cells among figures needing `needs` cells, in proportion to `weights`;
+    what a small figure leaves unused goes to the others (water filling)."""
+    budgets = [0] * len(needs)
+    remaining, weight_left = total, sum(w for n, w in zip(needs, weights, strict=True) if n)
+    for i in sorted(range(len(needs)), key=lambda i: needs[i] / weights[i]):
+        if not needs[i]:
+            continue
+        budgets[i] = max(1, min(needs[i], int(remaining * weights[i] / weight_left)))
+        remaining, weight_left = remaining - budgets[i], weight_left - weights[i]
+    return budgets
+
+
+# ---------------------------------------------------------------------- tensors
+
+
 def tensor_entry(
     ctx: TraceContext,
     name: str,
@@ -98,13 +132,16 @@ def tensor_entry(
     title: str,
     role: str,
     gradient: bool,
+    max_cells: int | None = None,
 ) -> dict | None:
     """The picture of one tensor (a value or a gradient of tensor `name`) for sequence
-    `seq`; None for a scalar (the loss), whose number the page shows as text."""
+    `seq`; None for a scalar (the loss), whose number the page shows as text. `max_cells`:
+    this figure's share of the step's cell budget (default: the per-figure limits)."""
     s, array = ctx.settings, np.asarray(array)
     value_name = _value_name(name, gradient)
+    cells = s.max_heatmap_cells if max_cells is None else min(max_cells, s.max_heatmap_cells)
     if ctx.is_param(name):
-        return _param_entry(ctx, name, array, figure_id, title, role, gradient, value_name)
+        return _param_entry(ctx, name, array, figure_id, title, role, gradient, value_name, cells)
     if array.ndim == 0:
         return None
     a = array[seq]
@@ -116,25 +153,8 @@ def tensor_entry(
         return ctx.entry(figure_id, title, role, fig, ctx.table(a, labels, [value_name]))
     rows = ctx.positions(seq)
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
-        square = a.shape[-1] == a.shape[-2] == ctx.T
-        cols = rows if square else None
-        fig = figures.head_grid(
-            a,
-            rows,
-            cols,
-            title=title,
-            value_name=value_name,
-            col_title="key" if square else "feature",
-            gradient=gradient,
-            max_cells=s.max_heatmap_cells,
-            max_figure_cells=s.max_figure_cells,
-        )
-        index = [f"h{h} {label}" for h in range(a.shape[0]) for label in rows]
-        notes = (
-            ["Masked (future) keys hold −∞ and are drawn blank."] if name.endswith(".scores") and not gradient else []
-        )
-        tab = ctx.table(a.reshape(-1, a.shape[-1]), index, cols)
-        return ctx.entry(figure_id, title, "attention", fig, tab, notes)
+        figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
+        return _head_grid_entry(ctx, name, a, rows, figure_id, title, gradient, value_name, figure_cells)
     vocab_axis = name in ("logits", "probs")
     cols = ctx.vocab if vocab_axis else None
     fig = figures.heatmap(
@@ -145,13 +165,79 @@ def tensor_entry(
         value_name=value_name,
         col_title="token" if vocab_axis else "feature",
         gradient=gradient,
-        max_cells=s.max_heatmap_cells,
+        max_cells=cells,
     )
     return ctx.entry(figure_id, title, role, fig, ctx.table(a, rows, cols))
 
 
-def _param_entry(ctx, name, array, figure_id, title, role, gradient, value_name) -> dict:
+def _head_axes(ctx: TraceContext, a: np.ndarray, rows: list[str]) -> tuple[list[str] | None, str]:
+    """(column labels, column title) of a (H, T, ·) tensor: keys for scores and probs,
+    features for head outputs."""
+    square = a.shape[-1] == a.shape[-2] == ctx.T
+    return (rows, "key") if square else (None, "feature")
+
+
+def _mask_notes(name: str, gradient: bool) -> list[str]:
+    return ["Masked (future) keys hold −∞ and are drawn blank."] if name.endswith(".scores") and not gradient else []
+
+
+def _head_grid_entry(ctx, name, a, rows, figure_id, title, gradient, value_name, figure_cells) -> dict:
     s = ctx.settings
+    cols, col_title = _head_axes(ctx, a, rows)
+    fig = head_figures.head_grid(
+        a,
+        rows,
+        cols,
+        title=title,
+        value_name=value_name,
+        col_title=col_title,
+        gradient=gradient,
+        max_cells=s.max_heatmap_cells,
+        max_figure_cells=figure_cells,
+    )
+    n_head, R, C = a.shape
+    pooling = head_figures.grid_pooling(n_head, R, C, s.max_heatmap_cells, figure_cells)
+    heads = {
+        "count": n_head,
+        "shape": [R, C],
+        "shown": list(head_figures.pooled_shape((R, C), pooling)),
+        "pooled": pooling.active,
+    }
+    index = [f"h{h} {label}" for h in range(n_head) for label in rows]
+    tab = ctx.table(a.reshape(-1, a.shape[-1]), index, cols)
+    return ctx.entry(figure_id, title, "attention", fig, tab, _mask_notes(name, gradient), heads=heads)
+
+
+def head_entry(
+    ctx: TraceContext, name: str, array: np.ndarray, seq: int, head: int, *, figure_id: str, title: str, gradient: bool
+) -> dict:
+    """One head of a grid (sequence `seq`), every value up to settings.max_head_cells: the
+    enlarged view. Same entry shape as a step's figures, `heads` naming the head."""
+    a = np.asarray(array)[seq, head]
+    rows = ctx.positions(seq)
+    cols, col_title = _head_axes(ctx, np.asarray(array)[seq], rows)
+    title = f"{title} — head {head}"
+    fig = head_figures.single_head(
+        a,
+        head,
+        rows,
+        cols,
+        title=title,
+        value_name=_value_name(name, gradient),
+        col_title=col_title,
+        gradient=gradient,
+        max_cells=ctx.settings.max_head_cells,
+    )
+    heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
+    return ctx.entry(
+        f"{figure_id}.head{head}", title, "attention", fig, ctx.table(a, rows, cols), _mask_notes(name, gradient), heads
+    )
+
+
+# ---------------------------------------------------------------------- parameters
+
+
+def _param_entry(ctx, name, array, figure_id, title, role, gradient, value_name, cells) -> dict:
     if array.ndim == 1:  # an RMSNorm gain
         fig = figures.bars(array, None, title=title, value_name=value_name, x_title="feature", gradient=gradient)
         return ctx.entry(figure_id, title, role, fig, ctx.table(array, None, [value_name]))
@@ -168,7 +254,7 @@ def _param_entry(ctx, name, array, figure_id, title, role, gradient, value_name)
         row_title=row_title,
         col_title=col_title,
         gradient=gradient,
-        max_cells=s.max_heatmap_cells,
+        max_cells=cells,
         keep_rows=False,
     )
     return ctx.entry(figure_id, title, role, fig, ctx.table(array, rows, None))
@@ -182,7 +268,7 @@ def loss_entry(ctx: TraceContext, seq: int) -> dict:
     return ctx.entry("loss.per_token", title, "loss", fig, ctx.table(losses, labels, ["−log p(target)"]))
 
 
-def residual_entry(ctx: TraceContext, record, seq: int) -> dict:
+def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = None) -> dict:
     """Residual gradients add: the gradient arriving along the skip (this op's share of
     dL/dx), what the branch adds through its norm, and the sum, the full dL/dx."""
     skip_name = record.inputs[0]
@@ -192,9 +278,8 @@ def residual_entry(ctx: TraceContext, record, seq: int) -> dict:
     rows = ctx.positions(seq)
     title = f"Residual gradients add: dL/d({skip_name}) = skip + branch"
     names = ("arriving along the skip (dL/dh)", "added by the branch", f"sum = dL/d({skip_name})")
-    fig = figures.residual_view(
-        skip, branch, total, rows, title=title, names=names, max_cells=ctx.settings.max_heatmap_cells
-    )
+    cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)
+    fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells)
     per = max(1, ctx.settings.max_table_cols // 3)
     n = min(per, skip.shape[1])
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)

@@ -92,12 +92,15 @@ def table(
     )
 
 
+def compact_json(payload: Any) -> bytes:
+    """UTF-8 JSON without spaces; payload must already be json_safe (NaN refused)."""
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
 def json_response(request: Request, payload: Any, status_code: int = 200) -> Response:
     """Compact JSON (payload must already be json_safe), gzipped when the client accepts it:
-    a step's heatmaps are several hundred kB of base64 that compress well where the
-    causal mask leaves zeros."""
-    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-    return encoded_response(request, body, status_code)
+    a step's heatmaps are base64 that compresses well where the causal mask leaves zeros."""
+    return encoded_response(request, compact_json(payload), status_code)
 
 
 def encoded_response(request: Request, body: bytes, status_code: int = 200, gzipped: bytes | None = None) -> Response:

@@ -30,11 +30,22 @@ class Settings:
     blas_threads: int = 1  # BLAS threads per worker: more oversubscribes the cores (measured ~9x slower)
     max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
     max_figure_cells: int = 150_000  # all panels of one figure (every head of a layer) together
+    # All heatmaps of one step view together (~5.3 bytes of base64 per float32 cell): with the
+    # tables this keeps every step's JSON under max_step_bytes; head grids get a double share.
+    max_step_cells: int = 40_000
+    max_step_bytes: int = 300_000  # raw JSON of a step view; beyond, its cell budget halves until it fits
+    max_head_cells: int = 65_536  # one enlarged head at full resolution (max_seq_len² = 256²)
     max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
     max_table_cols: int = 16  # ... and columns
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
     gradcheck_cache_entries: int = 8192  # per-step gradient checks, by trace id and step
+    # Specs remembered by trace id (an older id is a 404: POST the spec again): 2-3 KB each for
+    # a text, ~48 KB for the largest spec (4 rows of 256 token ids): at most ~100 MB.
+    max_specs: int = 2_000
+    # CPU jobs queued or running in the worker pool; beyond this a request is refused at once
+    # with 503 + Retry-After (an overloaded server, not a failure) instead of waiting minutes.
+    max_pending_jobs: int = 256
     # ---- checkpoints and training from the page
     max_upload_bytes: int = 8 << 20  # an uploaded checkpoint file (413 beyond)
     max_train_steps: int = 500  # spec.train_steps

@@ -21,7 +21,9 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
 
 
 class TraceStore:
-    MAX_SPECS = 10_000
+    """Traces in an LRU bounded by bytes (settings.cache_bytes: the sum of Trace.nbytes and the
+    update step's arrays), and the specs of the ids handed out in an LRU bounded by count
+    (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -39,39 +41,59 @@ class TraceStore:
     def __len__(self) -> int:
         return len(self._traces)
 
+    @property
+    def n_specs(self) -> int:
+        return len(self._specs)
+
     def remember(self, spec: ResolvedSpec) -> None:
         with self._lock:
-            self._specs[spec.id] = spec
-            self._specs.move_to_end(spec.id)
-            while len(self._specs) > self.MAX_SPECS:
-                self._specs.popitem(last=False)
+            self._remember(spec)
+
+    def _remember(self, spec: ResolvedSpec) -> None:  # with self._lock held
+        self._specs[spec.id] = spec
+        self._specs.move_to_end(spec.id)
+        while len(self._specs) > max(1, self.settings.max_specs):
+            self._specs.popitem(last=False)
 
     def spec(self, trace_id: str) -> ResolvedSpec | None:
         with self._lock:
             return self._specs.get(trace_id)
 
+    def cached(self, spec: ResolvedSpec) -> xt_core.Trace | None:
+        """The trace if it is in the cache, else None; never builds, so the event loop may call
+        it (the lock is only ever held for dictionary updates) and skip a trip through the pool."""
+        with self._lock:
+            self._remember(spec)
+            hit = self._traces.get(spec.id)
+            if hit is None:
+                return None
+            self._traces.move_to_end(spec.id)
+            return hit[0]
+
     def get(self, spec: ResolvedSpec) -> xt_core.Trace:
         """The trace for a spec, from the cache or built now (blocking: call off the event loop).
         Concurrent requests for one spec build it once."""
-        self.remember(spec)
+        hit = self.cached(spec)
+        if hit is not None:
+            return hit
         with self._lock:
-            hit = self._traces.get(spec.id)
-            if hit is not None:
-                self._traces.move_to_end(spec.id)
-                return hit[0]
             build_lock = self._building.setdefault(spec.id, threading.Lock())
-        with build_lock:
-            with self._lock:
-                hit = self._traces.get(spec.id)
-                if hit is not None:
-                    return hit[0]
-            trace = build_trace(spec, self.progress)
-            size = trace.nbytes() + training.update_nbytes(trace)
-            with self._lock:
-                self._traces[spec.id] = (trace, size)
-                self._bytes += size
-                while self._bytes > self.settings.cache_bytes and len(self._traces) > 1:
-                    _, (_, old) = self._traces.popitem(last=False)
-                    self._bytes -= old
-                self._building.pop(spec.id, None)
-            return trace
+        try:
+            with build_lock:
+                hit = self.cached(spec)  # built by the request this one waited for
+                return hit if hit is not None else self._build(spec)
+        finally:
+            with self._lock:  # also when the build failed: no lock left behind per spec
+                if self._building.get(spec.id) is build_lock:
+                    del self._building[spec.id]
+
+    def _build(self, spec: ResolvedSpec) -> xt_core.Trace:
+        trace = build_trace(spec, self.progress)
+        size = trace.nbytes() + training.update_nbytes(trace)
+        with self._lock:
+            self._traces[spec.id] = (trace, size)
+            self._bytes += size
+            while self._bytes > self.settings.cache_bytes and len(self._traces) > 1:
+                _, (_, old) = self._traces.popitem(last=False)
+                self._bytes -= old
+        return trace

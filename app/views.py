@@ -4,20 +4,17 @@ a softmax row's Jacobian, a recorded tensor. Blocking work (call from a worker t
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 
 import xt_core
-from app import figures, update_view, walkthrough
+from app import figures, step_figures, update_view, walkthrough
 from app.mathml import formula
-from app.panels import TraceContext, identity_entry, loss_entry, residual_entry, tensor_entry
-from app.serialize import figure_json
+from app.panels import TraceContext
+from app.serialize import compact_json, figure_json, json_safe
 from app.spec import DEFAULT_CONFIG, spec_to_query
 from xt_core.gradcheck import StepCheck
-
-# Relative deviation from (p − onehot)/N beyond which the step shows a warning.
-IDENTITY_TOLERANCE = {"float32": 1e-4, "float64": 1e-10}
-
 
 # ---------------------------------------------------------------------- POST /api/traces
 
@@ -42,6 +39,8 @@ def trace_summary(ctx: TraceContext) -> dict:
         "blocks": walkthrough.blocks(trace.cfg) + ([walkthrough.UPDATE_BLOCK] if trace.update else []),
         "steps": walkthrough.steps(trace),
         "training": update_view.training_summary(ctx),
+        # where NaN/inf first appear (the page's divergence banner), or null
+        "first_nonfinite": first_nonfinite(ctx),
     }
 
 
@@ -56,6 +55,9 @@ def gradcheck_json(check: StepCheck) -> dict:
         # float32 traces are checked through their float64 twin; this is how far the float32
         # gradient on screen sits from it (round-off, not a wrong backward)
         "float32_roundoff": check.float32_roundoff,
+        # the float64 twin checked fine but the float32 values on screen overflowed: the rule
+        # is right, the numbers are not (a diverged run); the badge must not look all green
+        "float32_nonfinite": any(c.shown is not None and not math.isfinite(c.shown) for c in check.checks),
         "checks": [
             {
                 "tensor": c.tensor,
@@ -69,90 +71,6 @@ def gradcheck_json(check: StepCheck) -> dict:
     }
 
 
-def _float_inputs(record) -> list[str]:
-    return [name for name in record.inputs if name not in ("tokens", "targets")]
-
-
-def _forward_figures(ctx: TraceContext, record, seq: int) -> list[dict]:
-    trace, out = ctx.trace, []
-    for name in _float_inputs(record):
-        if name == "token_loss":  # the mean's input: the per-token loss chart
-            out.append(loss_entry(ctx, seq))
-            continue
-        title = f"Input {name}" + (" (parameter)" if ctx.is_param(name) else "")
-        out.append(
-            tensor_entry(
-                ctx, name, trace[name], seq, figure_id=f"input.{name}", title=title, role="input", gradient=False
-            )
-        )
-    if record.kind == "token_loss":
-        out.append(loss_entry(ctx, seq))
-    elif record.name != "loss":
-        out.append(
-            tensor_entry(
-                ctx,
-                record.name,
-                trace[record.name],
-                seq,
-                figure_id=f"output.{record.name}",
-                title=f"Output {record.name}",
-                role="output",
-                gradient=False,
-            )
-        )
-    return [entry for entry in out if entry is not None]
-
-
-def _backward_figures(ctx: TraceContext, record, seq: int, pos: int) -> tuple[list[dict], list[str]]:
-    trace, out, warnings = ctx.trace, [], []
-    out.append(
-        tensor_entry(
-            ctx,
-            record.name,
-            trace.grad(record.name),
-            seq,
-            figure_id=f"arriving.{record.name}",
-            title=f"dL/d({record.name}): the gradient arriving",
-            role="grad",
-            gradient=True,
-        )
-    )
-    if record.kind == "residual":
-        out.append(residual_entry(ctx, record, seq))
-    else:
-        for name in _float_inputs(record):
-            if name not in record.contributions:
-                continue
-            title = (
-                f"dL/d({name}): the weight gradient from this op"
-                if ctx.is_param(name)
-                else f"Contribution of this op to dL/d({name})"
-            )
-            out.append(
-                tensor_entry(
-                    ctx,
-                    name,
-                    record.contributions[name],
-                    seq,
-                    figure_id=f"contribution.{name}",
-                    title=title,
-                    role="grad",
-                    gradient=True,
-                )
-            )
-    if record.name == "probs":
-        entry, error = identity_entry(ctx, seq, pos)
-        out.append(entry)
-        scale = float(np.max(np.abs(trace["probs"]))) / trace.targets.size
-        if not np.isfinite(error):
-            warnings.append("p or dL/dlogits holds NaN or infinite values: the identity cannot be checked.")
-        elif not error <= IDENTITY_TOLERANCE[ctx.spec.dtype] * max(scale, 1e-30):
-            warnings.append(f"dL/dlogits deviates from (p − onehot)/N by up to {error:.3g}.")
-    if record.kind in ("token_loss", "mean"):
-        out.append(loss_entry(ctx, seq))
-    return [entry for entry in out if entry is not None], warnings
-
-
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     if record.kind != "softmax" or record.phase != "backward":
         return None
@@ -161,35 +79,88 @@ def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
 
 
-def _nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
-    """NaN or ±inf in what this step shows (masked attention scores excepted: −∞ is their value)."""
+def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
+    """The arrays a step shows, labelled: what its NaN/inf warnings and the summary's
+    first_nonfinite look at. The update step: the weights it produces (the old ones are
+    inputs of earlier forward steps, so a non-finite ΔW shows here first)."""
     trace = ctx.trace
+    if record.phase == "update":
+        return [(f"the updated {n}", w) for n, w in trace.update.params.items()]
     if record.phase == "backward":
         arrays = [(f"dL/d({record.name})", trace.grad(record.name))]
-        arrays += [(f"the contribution to dL/d({n})", g) for n, g in record.contributions.items()]
-    else:
-        arrays = [(n, trace[n]) for n in (*_float_inputs(record), record.name)]
-    warnings = []
-    for label, array in arrays:
-        array = np.asarray(array)
-        bad = ~np.isfinite(array)
-        if label.endswith(".scores"):
-            bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)
-        count = int(bad.sum())
-        if count:
-            warnings.append(f"{label} holds {count} NaN or infinite value(s), drawn as gaps and sent as null.")
-    return warnings
+        return arrays + [(f"the contribution to dL/d({n})", g) for n, g in record.contributions.items()]
+    return [(n, trace[n]) for n in (*step_figures.float_inputs(record), record.name)]
 
 
-def step_view(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck) -> dict:
+def _nonfinite_count(label: str, array) -> int:
+    """NaN and ±inf entries; masked attention scores excepted (−∞ is their value)."""
+    array = np.asarray(array)
+    bad = ~np.isfinite(array)
+    if label.endswith(".scores"):
+        bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)
+    return int(bad.sum())
+
+
+def _nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
+    """NaN or ±inf in what this step shows."""
+    found = [(label, n) for label, a in _shown_arrays(ctx, record) if (n := _nonfinite_count(label, a))]
+    if record.phase == "update" and found:  # one line, not one per parameter
+        names = [label.removeprefix("the updated ") for label, _ in found]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return [f"The updated weights hold NaN or infinite values ({shown}): the step diverged."]
+    return [f"{label} holds {n} NaN or infinite value(s), drawn as gaps and sent as null." for label, n in found]
+
+
+def first_nonfinite(ctx: TraceContext) -> dict | None:
+    """The first step (in walkthrough order) whose values hold NaN or ±inf, or None: where
+    the page's divergence banner points. Every later step is computed from it, so this is
+    where the numbers broke, not merely one place they are broken."""
+    trace, seen = ctx.trace, {}
+    for record in trace.records:
+        for label, array in _shown_arrays(ctx, record):
+            key = (id(array), label.endswith(".scores"))  # a step's inputs are earlier steps' outputs
+            if key not in seen:
+                seen[key] = _nonfinite_count(label, array)
+            if seen[key]:
+                return {
+                    "index": record.index,
+                    "name": record.name,
+                    "phase": record.phase,
+                    "title": walkthrough.title(record),
+                    "tensor": label,
+                    "count": seen[key],
+                    "advice": _divergence_advice(trace, record),
+                }
+    return None
+
+
+def _divergence_advice(trace: xt_core.Trace, record) -> str:
+    """Why the numbers broke, as far as the spec tells: training with too large a step, or
+    weights too large for the dtype (a checkpoint's, with no training)."""
+    losses = np.asarray(trace.train_losses, dtype=np.float64)
+    broken = np.flatnonzero(~np.isfinite(losses))
+    if broken.size:
+        return (
+            f"the run diverged during training (its loss is NaN/inf from training step {broken[0] + 1} of "
+            f"{losses.size} on) — try a smaller learning rate"
+        )
+    if losses.size or record.phase == "update":
+        return "the run diverged — try a smaller learning rate"
+    return f"the values overflowed the {trace.dtype} range — try float64, or smaller weights"
+
+
+def step_view(
+    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck, max_cells: int | None = None
+) -> dict:
+    """`max_cells`: heatmap cells of the whole view (default settings.max_step_cells)."""
     record = ctx.trace.records[index]
     if record.phase == "update":  # the optimizer step: a view of its own
-        return update_view.step_view(ctx, record, check, walkthrough.step_summary(record), gradcheck_json(check))
+        view = update_view.step_view(ctx, record, check, walkthrough.step_summary(record), gradcheck_json(check))
+        view["warnings"] = _nonfinite_warnings(ctx, record) + view["warnings"]
+        return view
     trace = ctx.trace
-    if record.phase == "backward":
-        figs, warnings = _backward_figures(ctx, record, seq, pos)
-    else:
-        figs, warnings = _forward_figures(ctx, record, seq), []
+    cells = ctx.settings.max_step_cells if max_cells is None else max_cells
+    figs, warnings = step_figures.step_figures(ctx, record, seq, pos, cells)
     warnings = _nonfinite_warnings(ctx, record) + warnings
     if not check.passed:
         warnings.insert(
@@ -209,6 +180,33 @@ def step_view(ctx: TraceContext, index: int, seq: int, pos: int, check: StepChec
         "jacobian": _jacobian_ref(ctx, record),
         "warnings": warnings,
     }
+
+
+def step_view_json(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck) -> bytes:
+    """The step view as compact JSON within settings.max_step_bytes: the cell budget keeps
+    the usual view well inside; should long labels push one over, its heatmaps get half the
+    cells, then a quarter, ... (a few tries: the budget bounds the figures, not the text)."""
+    cells = ctx.settings.max_step_cells
+    for _ in range(4):
+        body = compact_json(json_safe(step_view(ctx, index, seq, pos, check, max_cells=cells)))
+        if len(body) <= ctx.settings.max_step_bytes:
+            break
+        cells //= 2
+    return body
+
+
+# ---------------------------------------------------------------------- GET .../steps/{index}/head
+
+
+def head_grids(ctx: TraceContext, index: int) -> list[str]:
+    """Figure ids of step `index`'s grids of attention heads (what the head route enlarges)."""
+    return list(step_figures.head_grids(ctx, ctx.trace.records[index]))
+
+
+def head_view(ctx: TraceContext, index: int, figure_id: str, head: int, seq: int) -> dict:
+    """One head of step `index`'s grid `figure_id` at full resolution (validated by the route)."""
+    source = step_figures.head_grids(ctx, ctx.trace.records[index])[figure_id]
+    return step_figures.head_view(ctx, index, source, head, seq)
 
 
 # ---------------------------------------------------------------------- GET .../jacobian

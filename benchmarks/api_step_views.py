@@ -4,7 +4,9 @@ width 256, 128 positions of byte-tokenized text). Not part of the test run:
     .venv/bin/python benchmarks/api_step_views.py [--steps N]
 
 Server time is the route's own Server-Timing (wall clock) (trace cached; the first view of a step
-includes its gradient check, the second is served from the step cache)."""
+includes its gradient check, the second is served from the step cache). Also: the largest view of
+each step kind against settings.max_step_bytes, and one enlarged head (the head route) at full
+resolution."""
 
 from __future__ import annotations
 
@@ -54,12 +56,15 @@ def main() -> None:
         cpu_ms = (time.process_time() - cpu) * 1000  # all threads of this process: robust on a busy machine
         cached = client.get(url, headers={"Accept-Encoding": "gzip"})
         raw, zipped = len(cold.content), len(gzip.compress(cold.content, 5))
+        step = {**step, "kind": cold.json().get("kind") or step["phase"]}
         rows.append((step, raw, zipped, server_ms(cold), server_ms(cached), cpu_ms))
     print(summary("bytes (raw JSON)", [r[1] for r in rows], "B"))
     print(summary("bytes (gzip)", [r[2] for r in rows], "B"))
     print(summary("server ms, first view", [r[3] for r in rows], "ms"))
     print(summary("server ms, cached", [r[4] for r in rows], "ms"))
     print(summary("process CPU ms, first", [r[5] for r in rows], "ms"))
+    by_kind(rows, client.app.state.settings.max_step_bytes)
+    enlarged_head(client, trace)
     print("largest steps:")
     for step, raw, zipped, cold_ms, _, _ in sorted(rows, key=lambda r: -r[1])[:5]:
         print(
@@ -70,6 +75,31 @@ def main() -> None:
         print(
             f"  {step['index']:>4} {step['name']:<32} {step['phase']:<8} {raw:>10,} B  gzip {zipped:>9,} B  {cold_ms:>7.0f} ms"
         )
+
+
+def by_kind(rows: list, limit: int) -> None:
+    """The largest view of each (phase, kind): where the payload budget binds."""
+    largest: dict[tuple[str, str], tuple] = {}
+    for row in rows:
+        key = (row[0]["phase"], row[0]["kind"])
+        if key not in largest or row[1] > largest[key][1]:
+            largest[key] = row
+    print(f"largest view per step kind (limit max_step_bytes = {limit:,} B raw):")
+    for (phase, kind), (step, raw, zipped, *_) in sorted(largest.items(), key=lambda kv: -kv[1][1]):
+        flag = "  OVER" if raw >= limit else ""
+        print(f"  {phase:<8} {kind:<12} {raw:>10,} B  gzip {zipped:>9,} B  ({step['name']}){flag}")
+
+
+def enlarged_head(client: TestClient, trace: dict) -> None:
+    """One head at full resolution, as the page fetches it when a head is enlarged."""
+    step = next((s for s in trace["steps"] if s["name"].endswith("attention.probs")), None)
+    if step is None:
+        return
+    url = f"/api/traces/{trace['id']}/steps/{step['index']}/head"
+    response = client.get(url, params={"head": 0}, headers={"Accept-Encoding": "identity"})
+    raw = len(response.content)
+    print(f"enlarged head ({step['name']}, head 0, every value): {raw:,} B raw, "
+          f"gzip {len(gzip.compress(response.content, 5)):,} B, {server_ms(response):.0f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -16,21 +16,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
-import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"  # loopback only
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._server import (  # noqa: E402
+    Server,
+    cpu_seconds,
+    finish_prober,
+    pct,
+    rss_mb,
+    start_prober,
+    start_server,
+    stop_server,
+    wait_ready,
+)
+
 CLASS_CONFIG = {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688,
                 "seq_len": 128}  # fmt: skip
 TEXT = (
@@ -40,62 +47,9 @@ TEXT = (
 TARGETS = {"cached_p95_ms": 50.0, "payload_bytes": 300_000, "cold_trace_s": 1.0}
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")  # as docs/api.md recommends
-    cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", HOST, "--port", str(port)]
-    cmd += ["--log-level", "warning", "--no-access-log"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGINT)  # uvicorn's graceful shutdown
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-
-
-def server_rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
 def server_ms(response: httpx.Response) -> float | None:
     timing = response.headers.get("server-timing")
     return float(timing.split("dur=")[1]) if timing and "dur=" in timing else None
-
-
-async def wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen, timeout: float = 60.0) -> float:
-    started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode} before answering /healthz")
-        try:
-            if (await client.get("/healthz")).status_code == 200:
-                return time.perf_counter() - started
-        except httpx.TransportError:
-            pass
-        await asyncio.sleep(0.1)
-    raise RuntimeError(f"the server did not answer /healthz within {timeout:.0f} s")
 
 
 async def post_trace(client: httpx.AsyncClient, seed: int) -> tuple[dict, float, float | None]:
@@ -129,29 +83,7 @@ async def payloads(client: httpx.AsyncClient, trace: dict) -> tuple[list[dict], 
     return rows, urls
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process so far (/proc/<pid>/stat utime and stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def probe_health(base: str, stop, out) -> None:
-    """GET /healthz every 50 ms until `stop` is set; puts the latencies (ms) on `out`."""
-
-    async def probe() -> list[float]:
-        latencies = []
-        async with httpx.AsyncClient(base_url=base, timeout=60, trust_env=False) as client:
-            while not stop.is_set():
-                started = time.perf_counter()
-                (await client.get("/healthz")).raise_for_status()
-                latencies.append((time.perf_counter() - started) * 1000)
-                await asyncio.sleep(0.05)
-        return latencies
-
-    out.put(asyncio.run(probe()))
-
-
-async def cached_load(base: str, urls: list[str], requests: int, concurrency: int, time_cap: float, pid: int) -> dict:
+async def cached_load(server: Server, urls: list[str], requests: int, concurrency: int, time_cap: float) -> dict:
     """`concurrency` clients GET cached step views (gzip, as browsers ask) until `requests` are
     done or `time_cap` seconds pass; another process polls /healthz every 50 ms meanwhile."""
     latencies: list[float] = []
@@ -173,20 +105,13 @@ async def cached_load(base: str, urls: list[str], requests: int, concurrency: in
             response.raise_for_status()
             handler.append(server_ms(response) or 0.0)
 
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60, trust_env=False) as client:
-        probes: multiprocessing.Queue = multiprocessing.Queue()
-        stop = multiprocessing.Event()
-        prober = multiprocessing.Process(target=probe_health, args=(base, stop, probes), daemon=True)
-        prober.start()  # its own process: the probes do not queue behind this event loop
-        started, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(pid), time.process_time()
+    async with httpx.AsyncClient(base_url=server.base, limits=limits, timeout=60, trust_env=False) as client:
+        prober = start_prober(server.port, 0.05)  # its own process: no queueing behind this event loop
+        started, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(server.pid), time.process_time()
         await asyncio.gather(*(worker(client) for _ in range(concurrency)))
         wall = time.perf_counter() - started
-        server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
-        stop.set()
-        health = probes.get(timeout=30)
-        prober.join(timeout=10)
-        if prober.is_alive():
-            prober.kill()
+        server_cpu, client_cpu = cpu_seconds(server.pid) - server_cpu, time.process_time() - client_cpu
+        health, _ = finish_prober(prober)
     n = len(latencies)
     return {"latencies": latencies, "handler": handler, "health": health, "wall": wall, "n": n,
             "server_cpu_ms": server_cpu / n * 1000, "client_cpu_ms": client_cpu / n * 1000}  # fmt: skip
@@ -220,10 +145,8 @@ def report_payloads(rows: list[dict]) -> None:
     )
 
 
-async def run(args: argparse.Namespace, base: str, proc: subprocess.Popen) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=120, trust_env=False) as client:
-        ready = await wait_ready(client, proc)
-        print(f"server up in {ready:.1f} s (pid {proc.pid}, {base})")
+async def run(args: argparse.Namespace, server: Server) -> None:
+    async with httpx.AsyncClient(base_url=server.base, timeout=120, trust_env=False) as client:
         await client.post("/api/traces", json={"text": "warm up the imports"})  # tiny default config
         colds = []
         for seed in range(1, args.cold + 1):  # distinct seeds: distinct ids, each built cold
@@ -232,7 +155,7 @@ async def run(args: argparse.Namespace, base: str, proc: subprocess.Popen) -> No
         rows, urls = await payloads(client, trace)
     loads = []
     for concurrency in args.concurrency:
-        load = await cached_load(base, urls, args.requests, concurrency, args.load_seconds, proc.pid)
+        load = await cached_load(server, urls, args.requests, concurrency, args.load_seconds)
         loads.append((concurrency, load))
 
     cold_s = [c[0] for c in colds]
@@ -268,7 +191,7 @@ async def run(args: argparse.Namespace, base: str, proc: subprocess.Popen) -> No
     if srv:
         print(f"\ncold POST server time (Server-Timing): median {statistics.median(srv):,.0f} ms")
     report_payloads(rows)
-    rss = server_rss_mb(proc.pid)
+    rss = rss_mb(server.pid)
     if rss is not None:
         print(f"\nserver RSS at the end: {rss:,.0f} MB ({args.cold + 1} traces built)")
 
@@ -283,15 +206,16 @@ def main() -> int:
     args = parser.parse_args()
     args.requests = max(1, min(args.requests, 100_000))
     args.concurrency = [max(1, min(int(c), 256)) for c in args.concurrency.split(",")]
-    port = free_port()
-    proc = start_server(port)
+    server = start_server()
     try:
-        asyncio.run(asyncio.wait_for(run(args, f"http://{HOST}:{port}", proc), timeout=args.deadline))
+        ready = wait_ready(server)
+        print(f"server up in {ready:.1f} s (pid {server.pid}, {server.base})")
+        asyncio.run(asyncio.wait_for(run(args, server), timeout=args.deadline))
     except TimeoutError:
         print(f"stopped: the run passed its {args.deadline:.0f} s deadline", file=sys.stderr)
         return 1
     finally:
-        stop_server(proc)
+        stop_server(server)
     return 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,7 @@ from app import views
 from app.cache import LRU
 from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND
 from app.panels import TraceContext
-from app.serialize import encoded_response, json_response, json_safe
+from app.serialize import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
 from app.spec import SpecError, TraceSpec, resolve
 from xt_core.gradcheck import StepCheck, check_record
 
@@ -44,6 +43,7 @@ class Services:
     executor: ThreadPoolExecutor
     gradchecks: LRU[StepCheck]
     steps: LRU[tuple[bytes, bytes]]
+    pending: int = 0  # jobs run() has queued or running; only the event loop thread touches it
 
 
 _services_lock = threading.Lock()
@@ -62,9 +62,45 @@ def services(request: Request) -> Services:
         return state.api_services
 
 
+RETRY_AFTER_S = 2  # an overloaded server's hint: a queue of cheap jobs drains within seconds
+
+
+class Overloaded(HTTPException):
+    """503 + Retry-After: too much work queued. The client may retry; nothing failed."""
+
+    def __init__(self, pending: int):
+        detail = f"the server is busy ({pending} jobs queued); retry in a few seconds"
+        super().__init__(503, detail=detail, headers={"Retry-After": str(RETRY_AFTER_S)})
+
+
 async def run(request: Request, fn, *args, **kwargs):
-    """fn(*args) in the worker pool (settings.worker_threads threads)."""
-    return await asyncio.get_running_loop().run_in_executor(services(request).executor, partial(fn, *args, **kwargs))
+    """fn(*args) in the worker pool (settings.worker_threads threads). At most
+    settings.max_pending_jobs jobs wait or run at once: one more is refused with a 503
+    (Overloaded) instead of queueing without bound behind minutes of work."""
+    svc = services(request)
+    if svc.pending >= request.app.state.settings.max_pending_jobs:
+        raise Overloaded(svc.pending)
+    svc.pending += 1
+    try:
+        return await asyncio.get_running_loop().run_in_executor(svc.executor, partial(fn, *args, **kwargs))
+    finally:
+        svc.pending -= 1
+
+
+def _encode(fn, gzip_ok: bool) -> tuple[bytes, bytes | None]:
+    """fn()'s payload as compact JSON, and gzipped when the client takes it (serialize.json_response's
+    encoding): done in the worker pool, since dumping and compressing a large answer on the event
+    loop would hold up every other request, /healthz included."""
+    body = compact_json(json_safe(fn()))
+    zipped = gzip.compress(body, compresslevel=5) if gzip_ok and len(body) >= GZIP_MIN_BYTES else None
+    return body, zipped
+
+
+async def run_json(request: Request, fn, *args) -> Response:
+    """A JSON answer built, encoded and compressed in the worker pool (see _encode)."""
+    gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
+    body, zipped = await run(request, _encode, partial(fn, *args), gzip_ok)
+    return encoded_response(request, body, gzipped=zipped)
 
 
 async def trace_context(request: Request, trace_id: str) -> TraceContext:
@@ -73,7 +109,7 @@ async def trace_context(request: Request, trace_id: str) -> TraceContext:
     spec = store.spec(trace_id)
     if spec is None:
         raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
-    trace = await run(request, store.get, spec)
+    trace = store.cached(spec) or await run(request, store.get, spec)  # a hit needs no trip through the pool
     return TraceContext(spec, trace, request.app.state.settings)
 
 
@@ -94,9 +130,10 @@ def timed(response: Response, started: float) -> Response:
 async def create_trace(spec: TraceSpec, request: Request) -> Response:
     started = time.perf_counter()
     resolved = resolve(spec, request.app.state.settings)
-    trace = await run(request, request.app.state.store.get, resolved)
+    store = request.app.state.store
+    trace = store.cached(resolved) or await run(request, store.get, resolved)
     ctx = TraceContext(resolved, trace, request.app.state.settings)
-    return timed(json_response(request, json_safe(views.trace_summary(ctx))), started)
+    return timed(await run_json(request, views.trace_summary, ctx), started)
 
 
 @router.get("/traces/{trace_id}/steps/{index}", summary="One step: explanation, formulas, figures, gradient check")
@@ -113,9 +150,7 @@ async def get_step(
     cached = svc.steps.get(key)
     if cached is None:
         ctx = await trace_context(request, trace_id)
-        n = len(ctx.trace.records)
-        if not 0 <= index < n:
-            raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
+        _step_record(ctx, index)
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
         if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
@@ -131,8 +166,53 @@ def _render_step(
     svc: Services, ctx: TraceContext, trace_id: str, index: int, seq: int, pos: int
 ) -> tuple[bytes, bytes]:
     check = svc.gradchecks.get_or_compute((trace_id, index), lambda: check_record(ctx.trace, index))
-    payload = json_safe(views.step_view(ctx, index, seq, pos, check))
-    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    body = views.step_view_json(ctx, index, seq, pos, check)  # within settings.max_step_bytes
+    return body, gzip.compress(body, compresslevel=5)
+
+
+def _step_record(ctx: TraceContext, index: int):
+    n = len(ctx.trace.records)
+    if not 0 <= index < n:
+        raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
+    return ctx.trace.records[index]
+
+
+@router.get(
+    "/traces/{trace_id}/steps/{index}/head",
+    summary="One attention head of a step's grid with every value (the step view sends a downsampled overview)",
+)
+async def get_head(
+    request: Request,
+    trace_id: str,
+    index: int = Path(description="position in the trace's step list"),
+    head: int = Query(description="the head, 0 to n_head - 1"),
+    figure: str | None = Query(None, description="id of one of the step's head grids (default: its first)"),
+    seq: int = Query(0, description="which sequence of the batch"),
+) -> Response:
+    started = time.perf_counter()
+    svc = services(request)
+    key = ("head", trace_id, index, figure, head, seq)
+    cached = svc.steps.get(key)
+    if cached is None:
+        ctx = await trace_context(request, trace_id)
+        record = _step_record(ctx, index)
+        grids = list(views.head_grids(ctx, index))
+        if not grids:
+            raise SpecError(("query", "figure"), f"step {index} ({record.name}) shows no grid of attention heads")
+        if figure is not None and figure not in grids:
+            raise SpecError(
+                ("query", "figure"), f"figure must be one of this step's head grids {grids}, got {figure!r}"
+            )
+        check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
+        check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+        render = partial(_render_head, ctx, index, figure or grids[0], head, seq)
+        cached = await run(request, svc.steps.get_or_compute, key, render)
+    body, gzipped = cached
+    return timed(encoded_response(request, body, gzipped=gzipped), started)
+
+
+def _render_head(ctx: TraceContext, index: int, figure_id: str, head: int, seq: int) -> tuple[bytes, bytes]:
+    body = compact_json(json_safe(views.head_view(ctx, index, figure_id, head, seq)))
     return body, gzip.compress(body, compresslevel=5)
 
 
@@ -164,8 +244,7 @@ async def get_jacobian(
     check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
     pos = ctx.T - 1 if pos is None else pos
     check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
-    payload = await run(request, lambda: json_safe(views.jacobian_view(ctx, layer_index, head, seq, pos, top_k)))
-    return timed(json_response(request, payload), started)
+    return timed(await run_json(request, views.jacobian_view, ctx, layer_index, head, seq, pos, top_k), started)
 
 
 @router.get(
@@ -189,8 +268,7 @@ async def get_tensor(
         message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
         raise HTTPException(404, detail=message) from None
     if format == "json":
-        payload = await run(request, lambda: json_safe(views.tensor_json(name, array, grad)))
-        return json_response(request, payload)
+        return await run_json(request, views.tensor_json, name, array, grad)
     body = await run(request, views.tensor_npy, array)
     filename = f"{name}{'.grad' if grad else ''}.npy"
     return Response(

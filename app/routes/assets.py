@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,18 +34,33 @@ class Bundle:
     etag: str
 
 
-@lru_cache(maxsize=1)
+_bundle_lock = threading.Lock()
+
+
 def plotly_bundle() -> Bundle:
+    """The compressed bundle, built once: concurrent first requests wait for the one build
+    (lru_cache alone lets each of them compress 4.8 MB at once)."""
+    with _bundle_lock:
+        return _build_bundle()
+
+
+@lru_cache(maxsize=1)
+def plotly_version() -> str:
+    return get_plotlyjs_version()
+
+
+@lru_cache(maxsize=1)
+def _build_bundle() -> Bundle:
     raw = PLOTLY_JS.read_bytes()
     # mtime=0 keeps the compressed bytes (and so any proxy's copy) identical across restarts.
     gzipped = gzip.compress(raw, compresslevel=9, mtime=0)
     etag = '"' + hashlib.sha256(raw).hexdigest()[:16] + '"'
-    return Bundle(get_plotlyjs_version(), raw, gzipped, etag)
+    return Bundle(plotly_version(), raw, gzipped, etag)
 
 
 def plotly_url() -> str:
     """The versioned URL pages load Plotly.js from."""
-    return f"/assets/plotly-{plotly_bundle().version}.min.js"
+    return f"/assets/plotly-{plotly_version()}.min.js"  # pages need the version, not the bytes
 
 
 def _accepts_gzip(request: Request) -> bool:

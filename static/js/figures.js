@@ -55,16 +55,19 @@ export function withoutTitle(layout, title) {
   return { ...rest, margin, height: rest.height ? Math.max(220, rest.height - saved) : rest.height };
 }
 
-/** Heatmaps side by side (a grid of heads) show the same rows: label the rows once, on the
- * left column, instead of letting each panel's labels run into its left neighbour. */
+/** Heatmaps side by side (a grid of heads) show the same rows and columns: label the rows
+ * once, on the left column, and the columns once, under the bottom row, instead of letting
+ * each panel's labels run into its neighbour (or into the head titles of the row below). */
 function labelRowsOnce(layout, data) {
   const heatmaps = data.filter((trace) => trace.type === "heatmap");
   if (heatmaps.length < 2) return layout;
   const out = { ...layout };
+  const inner = (axis) => axis && Array.isArray(axis.domain) && axis.domain[0] > 0.01;
   for (const trace of heatmaps) {
-    const xaxis = out[axisName(trace.xaxis, "x")];
-    const yname = axisName(trace.yaxis, "y");
-    if (xaxis && Array.isArray(xaxis.domain) && xaxis.domain[0] > 0.01) out[yname] = { ...out[yname], showticklabels: false };
+    const [xname, yname] = [axisName(trace.xaxis, "x"), axisName(trace.yaxis, "y")];
+    const [xaxis, yaxis] = [out[xname], out[yname]];
+    if (inner(xaxis)) out[yname] = { ...out[yname], showticklabels: false };
+    if (inner(yaxis)) out[xname] = { ...out[xname], showticklabels: false };
   }
   return out;
 }
@@ -134,23 +137,54 @@ function singleTraceFigure(figure, curveNumber) {
   return { data: [single], layout: out };
 }
 
-/** Opens the enlarge dialog on one head; `onClick(point)` gets clicks inside it. */
-export async function enlarge(figure, curveNumber, { hint = "", onClick = null } = {}) {
+let enlargeTicket = 0; // the latest enlarge: a slower, older load must not replace it
+
+async function drawEnlarged(target, single, onClick) {
+  window.Plotly.purge(target);
+  single.layout.height = Math.max(360, Math.min(window.innerHeight * 0.78, window.innerWidth * 0.7));
+  await plot(target, single, onClick && ((point) => onClick(point, single)));
+}
+
+/** Opens the enlarge dialog on one head; `onClick(point, shownFigure)` gets clicks inside it.
+ * `load()` is given when the grid is a downsampled overview: it resolves to the head's
+ * full-resolution entry (the head route), drawn in place of the overview's copy, which
+ * shows meanwhile. `#enlarge[data-resolution]` says which one is on screen. */
+export async function enlarge(figure, curveNumber, { hint = "", onClick = null, load = null } = {}) {
+  const ticket = ++enlargeTicket;
   const dialog = document.getElementById("enlarge");
   const target = document.getElementById("enlarge-plot");
+  const status = document.getElementById("enlarge-status");
   document.getElementById("enlarge-title").textContent = `${figure.layout.title?.text || ""} — ${traceTitle(figure, curveNumber)}`.replace(/^ — /, "");
   document.getElementById("enlarge-hint").textContent = hint;
+  status.textContent = load ? "Downsampled overview; loading every value of this head…" : "";
+  dialog.dataset.resolution = load ? "loading" : "full";
   if (!dialog.open) dialog.showModal();
-  window.Plotly.purge(target);
-  const single = singleTraceFigure(figure, curveNumber);
-  single.layout.height = Math.max(360, Math.min(window.innerHeight * 0.78, window.innerWidth * 0.7));
-  await plot(target, single, onClick && ((point) => onClick({ ...point, curveNumber })));
+  const full = load && load(); // starts now, while the overview's copy is drawn
+  await drawEnlarged(target, singleTraceFigure(figure, curveNumber), onClick);
+  if (!full) return;
+  let entry;
+  try {
+    entry = await full;
+  } catch (error) {
+    if (ticket !== enlargeTicket) return;
+    dialog.dataset.resolution = "pooled";
+    status.textContent = `Downsampled overview: every value could not be loaded (${error.message}).`;
+    return;
+  }
+  if (ticket !== enlargeTicket || !dialog.open) return;
+  await drawEnlarged(target, { data: entry.figure.data, layout: { ...entry.figure.layout, title: { text: traceTitle(figure, curveNumber) } } }, onClick);
+  const [rows, cols] = entry.heads.shape;
+  dialog.dataset.resolution = "full";
+  status.textContent = `Every value of this head: ${rows}×${cols}, on its own colour scale.`;
 }
 
 export function wireEnlargeDialog() {
   const dialog = document.getElementById("enlarge");
   document.getElementById("enlarge-close").addEventListener("click", () => dialog.close());
-  dialog.addEventListener("close", () => window.Plotly.purge(document.getElementById("enlarge-plot")));
+  dialog.addEventListener("close", () => {
+    enlargeTicket += 1; // a load still under way draws nothing
+    window.Plotly.purge(document.getElementById("enlarge-plot"));
+  });
   // A click on the backdrop (outside the dialog box) closes it too.
   dialog.addEventListener("click", (event) => event.target === dialog && dialog.close());
 }

@@ -28,9 +28,11 @@ function rules(step) {
 export function gradcheckBadge(check) {
   if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
   const passed = Boolean(check.passed);
-  const text = `grad check ${passed ? "✓" : "✗"} max rel err ${formatError(check.max_rel_error)} (tol ${formatError(check.tolerance)})`;
+  const broken = passed && Boolean(check.float32_nonfinite);
+  const verdict = broken ? "✓ in float64 · the float32 values here are NaN/inf" : passed ? "✓" : "✗";
+  const text = `grad check ${verdict} max rel err ${formatError(check.max_rel_error)} (tol ${formatError(check.tolerance)})`;
   return h("span", {
-    className: `badge ${passed ? "badge-ok" : "badge-bad"} gradcheck`,
+    className: `badge ${broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad"} gradcheck`,
     role: "status",
     title: "A seeded random direction u: <dL/dX, u> against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64",
     text,
@@ -44,7 +46,9 @@ function gradcheckDetails(check) {
       h("th", { scope: "row", text: c.tensor }),
       [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
       h("td", { text: formatError(c.rel_error) })));
-  const roundoff = typeof check.float32_roundoff === "number"
+  const roundoff = check.float32_nonfinite
+    ? h("p", { className: "field-help", text: "This trace is float32 and its values at this step overflowed to NaN/inf. The same step computed in float64 (same weights, tokens and bugs) checks fine: the backward rule is right, the float32 numbers on screen are not." })
+    : typeof check.float32_roundoff === "number"
     ? h("p", { className: "field-help", text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).` })
     : "";
   return h("details", { className: "gradcheck-details" }, h("summary", { text: "How the gradient was checked" }),
@@ -85,36 +89,51 @@ function rowCount(z) {
   return null;
 }
 
-/** Which position a click on a heatmap row asks the Jacobian for (null when it is not a
- * position-by-something heatmap). A pooled heatmap (long texts) has fewer rows than
- * positions: each row then stands for a block of positions, the first of which is asked. */
-function jacobianTarget(info, figure, point, T) {
-  const trace = figure.data[point.curveNumber];
+/** Which position a click on row `row` of a heatmap trace asks the Jacobian for (null when
+ * it is not a position-by-something heatmap). A pooled heatmap (long texts) has fewer rows
+ * than positions: each row then stands for a block of positions, the first of which is asked. */
+function jacobianPos(trace, row, T) {
   if (!trace || trace.type !== "heatmap") return null;
   const rows = rowCount(trace.z);
-  const row = rowOfPoint(point);
   if (!rows || rows > T || row === null) return null;
-  const pos = Math.min(T - 1, row * Math.ceil(T / rows));
-  return { head: info.kind === "attention" ? headOfTrace(figure, point.curveNumber) : null, pos };
+  return Math.min(T - 1, row * Math.ceil(T / rows));
 }
 
-function figureHandlers(figure, jacobian, info, T) {
+/** The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head). */
+function headLoader(client, stepIndex, seq) {
+  return (figureId, head) => {
+    const query = new URLSearchParams({ figure: figureId, head: String(head), seq: String(seq) });
+    return client.cached(`head:${stepIndex}:${query}`, () =>
+      client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/steps/${stepIndex}/head?${query}`));
+  };
+}
+
+function figureHandlers(figure, jacobian, info, T, loadHead) {
   const plotly = figure.figure;
   const grid = heatmapTraces(plotly).length > 1;
-  const toJacobian = (point) => {
-    const target = jacobian && jacobianTarget(info, plotly, point, T);
-    if (!target) return false;
-    jacobian.select(target.head, target.pos);
+  // A downsampled grid's row is a block of queries: a click enlarges the head (every value)
+  // rather than guessing which query of the block was meant.
+  const pooled = Boolean(figure.heads && figure.heads.pooled);
+  const toJacobian = (trace, head, point) => {
+    const pos = jacobian ? jacobianPos(trace, rowOfPoint(point), T) : null;
+    if (pos === null) return false;
+    jacobian.select(info.kind === "attention" ? head : null, pos);
     return true;
   };
   const hint = jacobian ? "Click a row to see its softmax Jacobian." : "";
-  const onEnlarge = grid ? (curve) => enlarge(plotly, curve, {
-    hint,
-    onClick: (point) => toJacobian(point) && document.getElementById("enlarge").close(),
-  }) : null;
+  const onEnlarge = grid ? (curve) => {
+    const head = headOfTrace(plotly, curve);
+    return enlarge(plotly, curve, {
+      hint,
+      load: pooled ? () => loadHead(figure.id, head) : null,
+      onClick: (point, shown) => toJacobian(shown.data[0], head, point) && document.getElementById("enlarge").close(),
+    });
+  } : null;
   const onPlotClick = (point) => {
-    if (toJacobian(point)) return;
-    if (onEnlarge && heatmapTraces(plotly).includes(point.curveNumber)) onEnlarge(point.curveNumber);
+    const isHead = onEnlarge && heatmapTraces(plotly).includes(point.curveNumber);
+    if (isHead && pooled) return onEnlarge(point.curveNumber);
+    if (toJacobian(plotly.data[point.curveNumber], headOfTrace(plotly, point.curveNumber), point)) return;
+    if (isHead) onEnlarge(point.curveNumber);
   };
   return { onPlotClick: jacobian || grid ? onPlotClick : null, onEnlarge };
 }
@@ -132,7 +151,8 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     ? identityFollower(step, cards, (figure) => makeCard(figure), { client, seq, isCurrent })
     : null;
   const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq, onPosition }) : null;
-  makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T));
+  const loadHead = headLoader(client, step.index, seq);
+  makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
   cards.push(...(step.figures || []).map(makeCard));
   container.append(
     header(step),

@@ -43,13 +43,18 @@ function watchProgress() {
   };
 }
 
+/** A loss sent as null is NaN or infinite (JSON has neither): say so rather than "—". */
+function lossText(loss) {
+  return loss === null ? "NaN/inf (the run diverged)" : formatNumber(loss);
+}
+
 function showTraining(trace) {
   const summary = document.getElementById("training-summary");
   const training = trace.training;
   if (!summary || !training) return;
   const after = training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
   summary.textContent = training.steps
-    ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${formatNumber(trace.loss)}${after}`
+    ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
     : `no training before this step${after}`;
 }
 

@@ -85,6 +85,27 @@ function go(index, options = {}) {
   return show(state.index);
 }
 
+/** The trace holds NaN/inf (a diverged run): say from which step on, mark that step on the
+ * timeline, and offer a jump to it. Every later step is computed from it. */
+function showDivergence(trace) {
+  const first = trace.first_nonfinite;
+  if (!first) return;
+  const where = `step ${first.index + 1} (${first.name}, ${first.phase})`;
+  document.getElementById("diverged-text").textContent =
+    `From ${where} on, the values hold NaN/inf: ${first.advice}. First seen in ${first.tensor} (${first.count} value(s)).`;
+  const button = document.getElementById("diverged-go");
+  button.textContent = `Go to step ${first.index + 1}`;
+  button.addEventListener("click", () => go(first.index));
+  document.getElementById("diverged-banner").hidden = false;
+  const cell = document.querySelector(`#timeline .cell[data-index="${first.index}"]`);
+  if (cell) {
+    cell.classList.add("nonfinite-first");
+    const label = `${cell.getAttribute("aria-label")} — NaN/inf first appear here`;
+    cell.setAttribute("aria-label", label);
+    cell.title = label;
+  }
+}
+
 function fail(message) {
   clearPlots(stepView);
   stepView.append(errorBox(message, () => window.location.reload()));
@@ -104,11 +125,13 @@ async function start() {
     return;
   }
   const trace = state.trace;
-  document.getElementById("loss").textContent = `${formatNumber(trace.loss)} (mean cross-entropy)`;
+  document.getElementById("loss").textContent =
+    trace.loss === null ? "NaN or infinite (mean cross-entropy)" : `${formatNumber(trace.loss)} (mean cross-entropy)`;
   if (!(state.seq < trace.n_seq)) state.seq = 0;
   tokenStrip(trace, state.seq);
   setupSequences(trace);
   state.update = createNavigation(trace, go);
+  showDivergence(trace);
   buglab.start(trace);
   await go(state.index);
 }

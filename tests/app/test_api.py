@@ -45,6 +45,7 @@ def test_post_trace_answers_the_contract(trace):
         "blocks",
         "steps",
         "training",
+        "first_nonfinite",
     }
     assert trace["training"] is None  # no optimizer: no update step
     assert trace["dtype"] == "float32" and trace["n_seq"] == 1 and trace["T"] == len(SMALL_SPEC["text"]) - 1
@@ -135,6 +136,24 @@ def test_attention_steps_show_every_head_with_token_labels(client, trace, name, 
         assert len(heatmaps) == 4
         assert [a["text"] for a in grid["figure"]["layout"]["annotations"]] == [f"head {h}" for h in range(4)]
         assert heatmaps[0]["y"][:2] == ["0 t", "1 h"]
+
+
+def test_small_head_grids_are_whole_and_the_head_route_repeats_one_panel(client, trace):
+    """A grid within the cell budget is sent whole (`heads.pooled` false); the head route
+    answers the same values for one head, as a figure entry of its own."""
+    step = _step(client, trace, "layers.0.attention.probs", "backward")
+    grid = _figure(step, "arriving.layers.0.attention.probs")
+    T = trace["T"]
+    assert grid["heads"] == {"count": 4, "shape": [T, T], "shown": [T, T], "pooled": False}
+    assert all(f["heads"] is None for f in step["figures"] if f["role"] != "attention")
+    # without `figure`: the step's first grid
+    response = client.get(f"/api/traces/{trace['id']}/steps/{step['index']}/head", params={"head": 2})
+    assert response.status_code == 200
+    head = response.json()
+    assert head["grid"] == grid["id"] and head["id"] == f"{grid['id']}.head2" and head["role"] == "attention"
+    assert set(head) == {"index", "seq", "head", "grid", "id", "title", "role", "figure", "table", "note", "heads"}
+    panel = grid["figure"]["data"][2]["z"]
+    assert head["figure"]["data"][0]["z"] == panel and head["figure"]["data"][0]["y"][:2] == ["0 t", "1 h"]
 
 
 def test_gradient_figures_use_a_zero_centred_diverging_scale(client, trace):

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from app import figures
+from app import figures, head_figures
 from app.serialize import figure_json
 
 POSITIONS = [f"{i} {c}" for i, c in enumerate("the cat")]
@@ -80,22 +80,45 @@ def test_max_abs_pool_prefers_finite_values():
 
 def test_head_grid_draws_every_head_with_titles_and_one_colour_axis():
     z = np.random.default_rng(0).random((4, 7, 7))
-    fig = as_json(figures.head_grid(z, POSITIONS, POSITIONS, title="probs", value_name="p"))
+    fig = as_json(head_figures.head_grid(z, POSITIONS, POSITIONS, title="probs", value_name="p"))
     heatmaps = fig["data"]
     assert len(heatmaps) == 4 and {t["coloraxis"] for t in heatmaps} == {"coloraxis"}
     assert [a["text"] for a in fig["layout"]["annotations"]] == ["head 0", "head 1", "head 2", "head 3"]
     assert [t["meta"]["head"] for t in heatmaps] == [0, 1, 2, 3]
     assert heatmaps[2]["x"] == POSITIONS and heatmaps[2]["y"] == POSITIONS
     assert fig["layout"]["xaxis4"]["domain"][1] <= 1 and fig["layout"]["yaxis4"]["domain"][0] >= 0
-    grad = as_json(figures.head_grid(z - 0.5, POSITIONS, POSITIONS, title="g", value_name="dL/dp", gradient=True))
+    grad = as_json(head_figures.head_grid(z - 0.5, POSITIONS, POSITIONS, title="g", value_name="dL/dp", gradient=True))
     assert grad["layout"]["coloraxis"]["cmid"] == 0
 
 
 def test_head_grid_respects_the_figure_budget():
     z = np.ones((16, 256, 256))
-    fig = as_json(figures.head_grid(z, None, None, title="t", value_name="v", max_figure_cells=160_000))
+    fig = as_json(head_figures.head_grid(z, None, None, title="t", value_name="v", max_figure_cells=160_000))
     cells = sum(decoded(t["z"]).size for t in fig["data"])
-    assert cells <= 160_000 and fig["note"].startswith("Per head:")
+    assert cells <= 160_000 and fig["note"].startswith("Downsampled:")
+
+
+def test_a_pooled_head_grid_says_so_in_its_note_and_hover():
+    z = np.zeros((8, 128, 128))
+    z[5, 100, 7] = -4.0
+    fig = as_json(head_figures.head_grid(z, None, None, title="t", value_name="p", max_figure_cells=20_000))
+    panels = [decoded(t["z"]) for t in fig["data"]]
+    assert all(p.shape == (43, 43) for p in panels)  # 3×3 blocks: 8 × 43² ≤ 20 000
+    assert panels[5].min() == -4.0 and panels[5][33, 2] == -4.0  # the outlier survives, in its block
+    assert "128×128 values are drawn as 43×43 cells" in fig["note"] and "Enlarge" in fig["note"]
+    hover = fig["data"][5]["hovertemplate"]
+    assert "pooled block of 3×3" in hover and "largest |value|" in hover and "and the next 2" in hover
+
+
+def test_single_head_keeps_every_value_up_to_its_limit():
+    z = np.random.default_rng(1).standard_normal((128, 128))
+    fig = as_json(head_figures.single_head(z, 3, None, None, title="t", value_name="p", gradient=True))
+    trace = fig["data"][0]
+    np.testing.assert_array_equal(decoded(trace["z"]), z.astype(np.float32))
+    assert trace["meta"] == {"head": 3} and trace["zmid"] == 0 and fig["note"] is None
+    assert "pooled" not in trace["hovertemplate"]
+    big = as_json(head_figures.single_head(z, 0, None, None, title="t", value_name="p", max_cells=1024))
+    assert decoded(big["data"][0]["z"]).size <= 1024 and "largest magnitude" in big["note"]
 
 
 def test_loss_bars_label_targets_and_draw_the_mean():

@@ -4,13 +4,16 @@ keyboard, the Jacobian on click, permalinks, validation messages, hostile text."
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+
+import xt_core
 
 # A 1-layer model small enough to step through quickly; 4 heads so attention is a grid.
 ONE_LAYER = {"n_layer": "1", "n_head": "4", "n_kv_head": "2", "n_embd": "32", "ffn_hidden": "64", "seq_len": "64"}
 TEXT = "the cat sat on the mat."
+CLASS_TEXT = "Attention is all you need, they said. So the model looked back at every token it had seen. "
 HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
 
 
@@ -210,6 +213,51 @@ def test_enlarge_a_head_on_click(session):
     session.screenshot("08-enlarged-head")
     page.keyboard.press("Escape")
     assert not dialog.is_visible()
+    assert_clean(session)
+
+
+def class_walk_url(step: int) -> str:
+    """The /walk permalink of the classroom preset (4 layers, 8 heads, width 256) on 128 positions."""
+    from app.settings import Settings
+    from app.spec import TraceSpec, resolve, spec_to_query
+
+    text = (CLASS_TEXT * 2)[:129]
+    spec = resolve(TraceSpec(config=xt_core.PRESETS["class"].to_dict(), tokenizer="byte", text=text), Settings())
+    return "/walk?" + urlencode({**spec_to_query(spec.canonical), "step": str(step)})
+
+
+def test_a_class_size_head_grid_is_an_overview_and_enlarging_loads_every_value(session):
+    page = session.page
+    session.goto(class_walk_url(0))
+    wait_rendered(session, 0)
+    for phase in ("forward", "backward"):
+        index = step_index(session, "layers.0.attention.probs", phase)
+        page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+        wait_rendered(session, index)
+        if phase == "forward":
+            shoot(session, "10-class-softmax-forward-overview", '.figure-card[data-figure$="attention.probs"]')
+            page.evaluate("window.scrollTo(0, 0)")
+    card = page.locator('.figure-card[data-role="attention"]').first
+    assert "Downsampled" in card.locator(".note").text_content()
+    grid_rows = card.locator(".js-plotly-plot").evaluate("gd => gd.data.map((t) => t.y.length)")
+    assert grid_rows == [43] * 8  # 3×3 blocks of the 128 × 128 rows and keys
+    shoot(session, "11-class-softmax-backward-overview", '.figure-card[data-role="attention"]')
+    heads = []
+    page.on("request", lambda r: "/head?" in r.url and heads.append(r.url))
+    card.locator(".head-buttons button", has_text="head 5").click()
+    dialog = page.locator('dialog#enlarge[data-resolution="full"]')
+    dialog.wait_for()
+    assert len(heads) == 1 and "head=5" in heads[0]
+    plotted = page.locator("#enlarge-plot").evaluate("gd => ({rows: gd.data[0].y.length, cols: gd.data[0].x.length})")
+    assert plotted == {"rows": 128, "cols": 128}
+    assert "128×128" in page.locator("#enlarge-status").text_content()
+    assert "head 5" in page.locator("#enlarge-title").text_content()
+    session.screenshot("12-class-enlarged-head-full-resolution")
+    # A row of the full-resolution head is one query: its click opens that row's Jacobian.
+    box = page.locator("#enlarge-plot .nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + 2 * box["width"] / 128, box["y"] + (100 + 0.5) * box["height"] / 128)
+    page.locator("#jacobian-heading").filter(has_text="head 5, query position 100").wait_for()
+    assert not page.locator("dialog#enlarge").is_visible()
     assert_clean(session)
 
 

@@ -1,0 +1,99 @@
+"""Concurrency (issue 7, item 4), short version of `make loadtest`: 50 clients for ~6 s against
+a real uvicorn subprocess on 127.0.0.1, mixing cold requests (new specs: trace builds, first
+step views) and cached ones (step views, tensors, pages), with /healthz probed every 20 ms from
+another process. Plus what keeps the event loop free, checked without any clock: the CPU work
+runs in the worker pool, and too much queued work is a 503 with Retry-After, never a 500."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+
+import pytest
+
+import app.store
+from app.routes import api
+from benchmarks._server import pct, running_server
+from benchmarks.loadtest import run_load, summary
+from tests.app.conftest import SMALL_SPEC, make_client
+
+CLIENTS = 50
+SECONDS = 6.0
+# /healthz bounds. The project never times tests for speed; this is the issue's responsiveness
+# requirement, asserted so that it holds on a shared, noisy 2-core machine. Measured here: the
+# median probe 4-12 ms; the slowest 0.18-0.3 s on a quiet machine, up to 1.2 s while other jobs
+# kept the load average at 5-6 (an idle server probed alike then had stalls up to 0.44 s: the
+# machine alone). Under 50 clients the server is GIL-bound (~1 core): the loop waits its turn
+# for the GIL behind two workers, and a full garbage collection pauses every thread (measured
+# up to 170 ms). So: the median must stay well under 100 ms (the loop is free most of the time)
+# and no probe may stall for seconds (work blocking the loop). `make loadtest` holds the strict
+# figure (every probe < 100 ms); the clock-free tests below pin down the causes exactly.
+HEALTHZ_P50_MS = 50.0
+HEALTHZ_MAX_MS = 3000.0
+
+
+@pytest.fixture(scope="module")
+def load() -> dict:
+    with running_server() as server:
+        result = run_load(server.base, server.port, server.pid, clients=CLIENTS, seconds=SECONDS)
+        result["log"] = server.log_tail()
+    print("\n" + summary(result))
+    return result
+
+
+def test_50_clients_get_no_errors(load):
+    tally = load["tally"]
+    assert tally.errors == [], f"{len(tally.errors)} errors, e.g. {tally.errors[:3]}\n{load['log']}"
+    assert tally.unexpected == [], tally.unexpected[:3]
+    assert tally.cold_seeds > 0 and len(tally.latencies["step"]) > 0  # both kinds of load ran
+    assert {"cold_post", "cold_step", "tensor", "page"} <= set(tally.latencies)
+
+
+def test_healthz_answers_throughout(load):
+    health = load["health"]
+    assert load["health_failures"] == []
+    assert len(health) >= SECONDS / 0.2  # the prober ran the whole time (it probes every 20 ms + latency)
+    assert pct(health, 50) < HEALTHZ_P50_MS, summary(load)
+    assert max(health) < HEALTHZ_MAX_MS, summary(load)
+
+
+# ---------------------------------------------------------------------- without a clock
+
+
+def test_cpu_work_never_runs_on_the_event_loop(monkeypatch):
+    """Trace builds, step views, JSON encoding and gzip all run in the xt-worker threads."""
+    threads: dict[str, set[str]] = {}
+
+    def spy(name, fn):
+        def wrapper(*args, **kwargs):
+            threads.setdefault(name, set()).add(threading.current_thread().name)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    with make_client() as client:  # started first: its startup gzips Plotly.js in a thread of its own
+        monkeypatch.setattr(app.store, "build_trace", spy("build", app.store.build_trace))
+        monkeypatch.setattr(api, "_encode", spy("encode", api._encode))
+        monkeypatch.setattr(gzip, "compress", spy("gzip", gzip.compress))
+        trace = client.post("/api/traces", json=SMALL_SPEC).json()
+        tid = trace["id"]
+        for url in (
+            f"/api/traces/{tid}/steps/3",
+            f"/api/traces/{tid}/tensors/logits?format=json",
+            f"/api/traces/{tid}/jacobian?layer=output",
+        ):
+            assert client.get(url).status_code == 200, url
+    assert {"build", "encode", "gzip"} <= set(threads)
+    for name, seen in threads.items():
+        assert all(t.startswith("xt-worker") for t in seen), (name, seen)
+
+
+def test_a_full_queue_answers_503_with_retry_after():
+    """Beyond max_pending_jobs queued jobs a request is refused at once: 503 + Retry-After
+    (the client may retry; nothing failed), and the server still answers what needs no job."""
+    with make_client(max_pending_jobs=0) as client:
+        response = client.post("/api/traces", json=SMALL_SPEC)
+        assert response.status_code == 503
+        assert int(response.headers["retry-after"]) > 0
+        assert "busy" in response.json()["detail"]
+        assert client.get("/healthz").status_code == 200
