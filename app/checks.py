@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -43,11 +44,13 @@ def check_order(trace: xt_core.Trace) -> list[int]:
 
 
 class ChecksJob:
-    """The checks of one trace, filled in step by step by worker threads."""
+    """The checks of one trace, filled in step by step by worker threads. The job does not hold
+    the trace: each step asks `load` (the trace store: cached, or rebuilt from its spec), so
+    running jobs never keep traces alive beyond the cache's byte bound."""
 
-    def __init__(self, trace_id: str, trace: xt_core.Trace):
+    def __init__(self, trace_id: str, trace: xt_core.Trace, load: Callable[[], xt_core.Trace]):
         self.trace_id = trace_id
-        self.trace: xt_core.Trace | None = trace  # dropped when done: the job outlives its need for it
+        self.load = load
         self.records = [(r.index, r.name, r.phase) for r in trace.records]
         self.titles = [walkthrough.title(r) for r in trace.records]
         self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
@@ -97,19 +100,19 @@ class ChecksRunner:
     def get(self, trace_id: str) -> ChecksJob | None:
         return self._jobs.get(trace_id)
 
-    def start(self, trace_id: str, trace: xt_core.Trace) -> ChecksJob:
-        """The trace's job: started now, or the one a concurrent request started first."""
+    def start(self, trace_id: str, trace: xt_core.Trace, load: Callable[[], xt_core.Trace]) -> ChecksJob:
+        """The trace's job: started now, or the one a concurrent request started first. `load`
+        gives the trace again when a step's check runs (see ChecksJob)."""
         with self._lock:
             job = self._jobs.get(trace_id)
             if job is None:
-                job = ChecksJob(trace_id, trace)
+                job = ChecksJob(trace_id, trace, load)
                 self._jobs.put(trace_id, job)
                 self._submit_next(job)
         return job
 
     def _submit_next(self, job: ChecksJob) -> None:
         if not job.pending:
-            job.trace = None
             if not job.finished.done():
                 job.finished.set_result(job)
             return
@@ -123,9 +126,8 @@ class ChecksRunner:
 
     def _check_one(self, job: ChecksJob, index: int) -> None:
         _, name, phase = job.records[index]
-        trace = job.trace
         try:
-            check = self.gradchecks.get_or_compute((job.trace_id, index), lambda: check_record(trace, index))
+            check = self.gradchecks.get_or_compute((job.trace_id, index), lambda: check_record(job.load(), index))
             job.add(StepResult(index, name, phase, check.max_rel_error, check.passed))
         except Exception:  # a check that cannot run is a failed check, never a stuck job
             log.exception("gradient check of step %d of trace %s", index, job.trace_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from functools import partial
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
@@ -83,7 +84,8 @@ async def get_checks(
     runner = checks_runner(request)
     job = runner.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
-        job = runner.start(trace_id, (await trace_context(request, trace_id)).trace)
+        ctx = await trace_context(request, trace_id)
+        job = runner.start(trace_id, ctx.trace, partial(request.app.state.store.get, ctx.spec))
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_view or await run(request, lambda: json_safe(buglab_views.checks_view(job)))

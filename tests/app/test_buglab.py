@@ -5,11 +5,15 @@ quiz that never names its fault before an answer."""
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+import xt_core
 from app.buglab import quiz_fault
+from app.cache import LRU
+from app.checks import ChecksRunner
 from app.spec import TraceSpec, resolve, spec_from_query
 from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
@@ -165,6 +169,24 @@ def test_the_first_failing_step_is_the_faulted_op_and_the_loss_is_unchanged(clie
     )
     # the step view's badge agrees with the chart
     assert client.get(f"/api/traces/{faulty['id']}/steps/{expected}").json()["gradcheck"]["passed"] is False
+
+
+def test_a_checks_job_never_holds_its_trace():
+    """Each step asks the store for the trace (cached, or rebuilt from its spec), so running jobs
+    cannot keep traces alive past the cache's byte bound."""
+    cfg = Config(vocab_size=8, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=12, seq_len=4)
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=0), [1, 2, 3], [2, 3, 4])
+    loads = []
+
+    def load():
+        loads.append(1)
+        return trace
+
+    with ThreadPoolExecutor(1) as pool:
+        job = ChecksRunner(pool, LRU(1000)).start("t", trace, load)
+        job.finished.result(timeout=60)
+    assert len(loads) == len(trace.records) and all(r.passed for r in job.results())
+    assert not any(isinstance(value, xt_core.Trace) for value in vars(job).values())
 
 
 def test_checks_of_an_unknown_trace_answer_404(client):

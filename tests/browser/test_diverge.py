@@ -61,6 +61,8 @@ def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
     warning = page.locator("#step .alert-warning")
     assert re.search(r"layers\.0\.attention\.scores holds \d+ NaN or infinite", warning.first.text_content())
     assert marked.get_attribute("aria-current") == "step"
+    badge = page.locator("#step .gradcheck")  # the rule checks fine in float64, the numbers did not
+    assert "badge-warn" in badge.get_attribute("class") and "NaN/inf" in badge.text_content()
     shoot(session, "31-diverged-first-step")
     assert_clean(session)
 
