@@ -24,6 +24,9 @@ class Settings:
     max_params: int = 8_000_000  # total parameter count of a random-init config
     max_n_seq: int = 4  # rows of `tokens`
     max_seed: int = 2**32 - 1
+    # a trace's Trace.nbytes() (float32: with its float64 twin), estimated before building it:
+    # class preset × 4 sequences ≈ 730 MB fits; every other limit at its maximum at once would not
+    max_trace_bytes: int = 1 << 30
     # ---- server resources
     cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
     worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop

@@ -30,6 +30,7 @@ from app.spec_models import (
 )
 from xt_core import Config
 from xt_core.faults import CATALOGUE, fault_override
+from xt_core.names import estimate_trace_bytes
 from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
@@ -172,6 +173,22 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
     return [ids]
 
 
+def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings) -> None:
+    """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
+    alone allows a config whose attention maps alone would take gigabytes."""
+    itemsize = np.dtype(dtype).itemsize
+    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize)
+    if estimate > settings.max_trace_bytes:
+        mb = 1 << 20
+        raise SpecError(
+            ("body", "config"),
+            f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
+            f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
+            f"{settings.max_trace_bytes / mb:,.0f} MB (max_trace_bytes): use fewer positions, sequences, "
+            "layers or heads",
+        )
+
+
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
     given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
@@ -213,6 +230,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(
             field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}"
         )
+    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings)
     faults, fault_layer = _resolve_faults(spec, cfg, settings)
     optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)
     canonical = {

@@ -39,3 +39,25 @@ from xt_core.model import build_tape
 def tensor_names(cfg: Config) -> list[str]:
     """Every recorded forward tensor of a config, in execution order."""
     return [node.name for node in build_tape(cfg)]
+
+
+def recorded_elements(cfg: Config, n_seq: int, T: int) -> int:
+    """Entries of every recorded forward tensor (the table above) for a batch of n_seq × T."""
+    C, H, K, hd, F, V = cfg.n_embd, cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.ffn_hidden, cfg.vocab_size
+    # norm outs, attention out, residuals, ffn out: 6 C; q, q_rot, heads, concat: 4 H hd;
+    # k, v, k_rot: 3 K hd; scores and probs: 2 H T; gate, up, swiglu: 3 F
+    per_layer = 6 * C + 4 * H * hd + 3 * K * hd + 2 * H * T + 3 * F
+    return n_seq * T * (cfg.n_layer * per_layer + 2 * C + 2 * V + 1) + 1
+
+
+# Measured Trace.nbytes (one copy) over the recorded entries: about 2.2-2.3 × (value, gradient,
+# and the contributions summed out of place); 2.5 keeps the estimate an upper bound.
+RECORDED_COPIES = 2.5
+
+
+def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4) -> int:
+    """What Trace.nbytes() will report for this step, known before building it (an upper
+    bound within ~15%): values, gradients and contributions of every recorded tensor and
+    parameter, and for a float32 trace (itemsize 4) its float64 twin (counted ×3, as nbytes)."""
+    one_copy = RECORDED_COPIES * recorded_elements(cfg, n_seq, T) + 2 * cfg.n_params()
+    return int(one_copy * itemsize * (3 if itemsize == 4 else 1))

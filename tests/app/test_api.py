@@ -85,6 +85,20 @@ def test_post_trace_spec_errors_are_422_naming_the_field(client, body, field):
     assert field in error_fields(response)
 
 
+def test_a_trace_too_big_to_hold_is_refused_before_it_is_built(client):
+    """Every size within its own limit, all at once: ~3.5 GB of recorded tensors."""
+    config = {"n_layer": 8, "n_head": 16, "n_kv_head": 16, "n_embd": 256, "ffn_hidden": 688, "seq_len": 256}
+    tokens = np.random.default_rng(0).integers(0, 256, (4, 257)).tolist()
+    store = client.app.state.store
+    traces_before = len(store)
+    response = client.post("/api/traces", json={"config": {**config, "vocab_size": 256}, "tokens": tokens})
+    assert response.status_code == 422, response.text
+    assert "config" in error_fields(response)
+    message = response.json()["detail"][0]["msg"]
+    assert "max_trace_bytes" in message and "4 sequence(s) × 256 positions" in message
+    assert len(store) == traces_before  # refused before building anything
+
+
 # ---------------------------------------------------------------------- GET .../steps/{index}
 
 
