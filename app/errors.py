@@ -46,4 +46,5 @@ BAD_BODY = {400: _answer("the body could not be parsed")}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
     415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),
+    507: _answer("the server's uploaded models already fill max_upload_store_bytes"),
 }

@@ -123,11 +123,28 @@ class ModelRegistry:
             self.upload_dir.mkdir(parents=True, exist_ok=True)
             with self._lock:
                 if not target.exists():
+                    self._check_quota(normalized.stat().st_size, settings)
                     # A rename within one filesystem is atomic: a reader never sees half a file.
                     staged_target = self.upload_dir / f".{name}.partial"
                     staged_target.write_bytes(normalized.read_bytes())
                     staged_target.replace(target)
         return name
+
+    def _check_quota(self, new_bytes: int, settings: Settings) -> None:
+        """Uploads are kept (a teacher's model must not vanish mid-lesson), so their disk use is
+        bounded by refusing new ones instead of deleting old ones."""
+        stored = sum(p.stat().st_size for p in self.upload_dir.glob("sha256-*.safetensors"))
+        if stored + new_bytes > settings.max_upload_store_bytes:
+            mb = 1 << 20
+            raise UploadQuotaError(
+                f"this server already stores {stored / mb:.1f} MB of uploaded models; this one ({new_bytes / mb:.1f} "
+                f"MB) would pass the limit of {settings.max_upload_store_bytes / mb:.0f} MB (max_upload_store_bytes). "
+                f"Whoever runs the server can remove old uploads from {self.upload_dir}."
+            )
+
+
+class UploadQuotaError(Exception):
+    """The uploads directory is full (507)."""
 
 
 def check_limits(cfg: Config, settings: Settings) -> None:

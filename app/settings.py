@@ -51,6 +51,7 @@ class Settings:
     max_pending_jobs: int = 256
     # ---- checkpoints and training from the page
     max_upload_bytes: int = 8 << 20  # an uploaded checkpoint file (413 beyond)
+    max_upload_store_bytes: int = 1 << 30  # all stored uploads together (507 beyond; none is deleted)
     max_train_steps: int = 500  # spec.train_steps
     # train_steps × parameters × positions: ~20 s of training on this class of machine
     # (the class preset, T = 128, runs ~150 steps within it; the demo models all 500)

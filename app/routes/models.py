@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app import update_view, views
 from app.errors import BAD_FIELD, NOT_FOUND, UPLOAD_REFUSED, SpecError
-from app.models import CheckpointError, describe, registry
+from app.models import CheckpointError, UploadQuotaError, describe, registry
 from app.routes.api import run, timed, trace_context
 from app.serialize import json_response, json_safe
 from app.upload import UploadError, parse_multipart, read_body, the_file
@@ -58,6 +58,8 @@ async def upload_model(request: Request) -> Response:
         name = await run(request, models.store_upload, upload.data, upload.suffix, upload.filename, settings)
     except CheckpointError as exc:
         raise SpecError(("body", "file"), str(exc)) from None
+    except UploadQuotaError as exc:
+        return JSONResponse(status_code=507, content={"detail": str(exc)})
     info = models.info(name)
     return JSONResponse(
         status_code=201, content=json_safe({"name": name, "model": describe(info, models.summary(info))})

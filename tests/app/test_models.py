@@ -233,3 +233,18 @@ def test_an_upload_beyond_the_servers_model_limits_is_422(dirs, tmp_path):
         response = upload(c, "deep.safetensors", checkpoint_bytes(".safetensors", tmp_path, 15, cfg=two_layers))
     assert response.status_code == 422 and "n_layer = 2" in detail_msg(response)
     assert not any((tmp_path / "up").glob("*.safetensors"))
+
+
+def test_uploads_past_the_store_quota_are_507_and_nothing_is_deleted(dirs, tmp_path):
+    first = checkpoint_bytes(".safetensors", tmp_path, seed=21)
+    with make_client(
+        shipped_models_dir=dirs["shipped"], models_dir=tmp_path / "up", max_upload_store_bytes=len(first) + 1024
+    ) as c:
+        kept = upload(c, "first.safetensors", first)
+        assert kept.status_code == 201, kept.text
+        refused = upload(c, "second.safetensors", checkpoint_bytes(".safetensors", tmp_path, seed=22))
+        assert refused.status_code == 507
+        assert "max_upload_store_bytes" in refused.json()["detail"]
+        assert upload(c, "again.safetensors", first).status_code == 201  # already stored: no new bytes
+        stored = list((tmp_path / "up").glob("sha256-*.safetensors"))
+        assert [p.stem for p in stored] == [kept.json()["name"]]
