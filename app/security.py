@@ -58,6 +58,12 @@ HEADERS = (
 )
 
 
+def header_dict(path: str) -> dict[str, str]:
+    """The headers as a dict, for answers written outside the middleware (the bare 500)."""
+    csp = DOCS_CSP if path in DOCS_PATHS else CSP
+    return {"content-security-policy": csp, **{name.decode(): value.decode() for name, value in HEADERS}}
+
+
 class SecurityHeaders:
     """Pure ASGI middleware (no BaseHTTPMiddleware: responses stream through untouched).
     A header the route already set is kept."""

@@ -29,6 +29,11 @@ class Settings:
     max_trace_bytes: int = 1 << 30
     # ---- server resources
     cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
+    # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
+    # objects (its record, its tape node, the float64 twin's) that every full garbage collection
+    # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
+    # shared cores, so 5,000 steps (~70 one-layer traces, ~12 of 8 layers) pause it ~30 ms.
+    cache_steps: int = 5_000
     worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop
     blas_threads: int = 1  # BLAS threads per worker: more oversubscribes the cores (measured ~9x slower)
     max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
@@ -42,7 +47,9 @@ class Settings:
     max_table_cols: int = 16  # ... and columns
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
-    gradcheck_cache_entries: int = 8192  # per-step gradient checks, by trace id and step
+    # Per-step gradient checks, by trace id and step: ~5 Python objects each that every full
+    # garbage collection walks (see cache_steps); 8,192 of them would pause the loop ~70 ms.
+    gradcheck_cache_entries: int = 2048
     # Specs remembered by trace id (an older id is a 404: POST the spec again): 2-3 KB each for
     # a text, ~48 KB for the largest spec (4 rows of 256 token ids): at most ~100 MB.
     max_specs: int = 2_000

@@ -22,7 +22,8 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
 
 class TraceStore:
     """Traces in an LRU bounded by bytes (settings.cache_bytes: the sum of Trace.nbytes and the
-    update step's arrays), and the specs of the ids handed out in an LRU bounded by count
+    update step's arrays) and by steps (settings.cache_steps: the Python objects every full
+    garbage collection walks), and the specs of the ids handed out in an LRU bounded by count
     (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again."""
 
     def __init__(self, settings: Settings):
@@ -31,6 +32,7 @@ class TraceStore:
         self._traces: OrderedDict[str, tuple[xt_core.Trace, int]] = OrderedDict()
         self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
         self._bytes = 0
+        self._steps = 0  # sum of len(trace.records) over the cached traces
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
 
@@ -93,7 +95,12 @@ class TraceStore:
         with self._lock:
             self._traces[spec.id] = (trace, size)
             self._bytes += size
-            while self._bytes > self.settings.cache_bytes and len(self._traces) > 1:
-                _, (_, old) = self._traces.popitem(last=False)
-                self._bytes -= old
+            self._steps += len(trace.records)
+            while self._over_bounds() and len(self._traces) > 1:
+                _, (old, old_size) = self._traces.popitem(last=False)
+                self._bytes -= old_size
+                self._steps -= len(old.records)
         return trace
+
+    def _over_bounds(self) -> bool:  # with self._lock held
+        return self._bytes > self.settings.cache_bytes or self._steps > self.settings.cache_steps

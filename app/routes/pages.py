@@ -71,7 +71,7 @@ QUIZ_CHOICE = "quiz"
 
 
 @lru_cache(maxsize=4)
-def _templates(directory: Path) -> Jinja2Templates:
+def templates(directory: Path) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["plotly_url"] = plotly_url
     return templates
@@ -79,7 +79,7 @@ def _templates(directory: Path) -> Jinja2Templates:
 
 def _render(request: Request, name: str, status: int = 200, **context) -> Response:
     settings: Settings = request.app.state.settings
-    return _templates(settings.templates_dir).TemplateResponse(request, name, context, status_code=status)
+    return templates(settings.templates_dir).TemplateResponse(request, name, context, status_code=status)
 
 
 def _home_values(params: dict[str, str]) -> dict[str, str]:

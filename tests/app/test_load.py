@@ -20,16 +20,19 @@ from tests.app.conftest import SMALL_SPEC, make_client
 CLIENTS = 50
 SECONDS = 6.0
 # /healthz bounds. The project never times tests for speed; this is the responsiveness
-# requirement, asserted so that it holds on a shared, noisy 2-core machine. Measured here: the
-# median probe 4-12 ms; the slowest 0.18-0.3 s on a quiet machine, up to 1.2 s while other jobs
-# kept the load average at 5-6 (an idle server probed alike then had stalls up to 0.44 s: the
-# machine alone). Under 50 clients the server is GIL-bound (~1 core): the loop waits its turn
-# for the GIL behind two workers, and a full garbage collection pauses every thread (measured
-# up to 170 ms). So: the median must stay well under 100 ms (the loop is free most of the time)
-# and no probe may stall for seconds (work blocking the loop). `make loadtest` holds the strict
-# figure (every probe < 100 ms); the clock-free tests below pin down the causes exactly.
+# requirement, asserted so that it holds on a shared, noisy 2-core machine. The server is
+# GIL-bound under 50 clients (~1 core); what once stalled the loop for 0.2-0.3 s is gone (full
+# garbage collections over ~100,000 startup objects: frozen by app.main.settle_heap; traces and
+# gradient checks piling up: bounded by settings.cache_steps and gradcheck_cache_entries; socket
+# I/O dropping the GIL on every send: uvloop). Measured here (load average ~1.5): median 3 ms,
+# p95 19-24 ms, slowest 49-80 ms; `make loadtest` (45 s) holds the strict figure, every probe
+# < 100 ms. What the machine alone costs is not the server's: an idle server probed alike had
+# stalls up to 0.44 s while other jobs kept the load average at 5-6. So: the median well under
+# 100 ms, 95% of probes under the requirement's 100 ms, and no probe near a second (work
+# blocking the loop). The clock-free tests below pin down the causes exactly.
 HEALTHZ_P50_MS = 50.0
-HEALTHZ_MAX_MS = 3000.0
+HEALTHZ_P95_MS = 100.0
+HEALTHZ_MAX_MS = 1000.0
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,7 @@ def test_healthz_answers_throughout(load):
     assert load["health_failures"] == []
     assert len(health) >= SECONDS / 0.2  # the prober ran the whole time (it probes every 20 ms + latency)
     assert pct(health, 50) < HEALTHZ_P50_MS, summary(load)
+    assert pct(health, 95) < HEALTHZ_P95_MS, summary(load)
     assert max(health) < HEALTHZ_MAX_MS, summary(load)
 
 

@@ -86,3 +86,22 @@ def test_docs_are_served_offline(client):
         response = client.get(f"/assets/swagger/{asset}")
         assert response.status_code == 200 and len(response.content) > 10_000
     assert client.get("/redoc").status_code == 404  # ReDoc would need a CDN: not offered
+
+
+def test_an_unhandled_error_is_a_json_500_with_the_headers():
+    """The bare 500 is written by Starlette's outermost middleware, outside SecurityHeaders."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app()
+
+    @app.get("/boom")
+    async def boom():
+        raise RuntimeError("a bug")
+
+    with TestClient(app, raise_server_exceptions=False) as c:
+        response = c.get("/boom")
+    assert response.status_code == 500
+    assert "internal error" in response.json()["detail"] and "a bug" not in response.text
+    assert_secured(response)
