@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -44,13 +43,14 @@ def check_order(trace: xt_core.Trace) -> list[int]:
 
 
 class ChecksJob:
-    """The checks of one trace, filled in step by step by worker threads. The job does not hold
-    the trace: each step asks `load` (the trace store: cached, or rebuilt from its spec), so
-    running jobs never keep traces alive beyond the cache's byte bound."""
+    """The checks of one trace, filled in step by step by worker threads. A running job holds
+    its trace (asking the store per step would rebuild an evicted trace at every step) and
+    drops it when done; ChecksRunner bounds the bytes running jobs hold."""
 
-    def __init__(self, trace_id: str, trace: xt_core.Trace, load: Callable[[], xt_core.Trace]):
+    def __init__(self, trace_id: str, trace: xt_core.Trace):
         self.trace_id = trace_id
-        self.load = load
+        self.trace: xt_core.Trace | None = trace
+        self.nbytes = trace.nbytes()
         self.records = [(r.index, r.name, r.phase) for r in trace.records]
         self.titles = [walkthrough.title(r) for r in trace.records]
         self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
@@ -88,46 +88,74 @@ class ChecksJob:
         return None, True
 
 
-class ChecksRunner:
-    """One job per trace id (the latest `max_jobs` kept); each step is a separate task."""
+class ChecksBusy(Exception):
+    """Running jobs already hold `max_running_bytes` of traces: try again shortly (503)."""
 
-    def __init__(self, executor: Executor, gradchecks: LRU[StepCheck], max_jobs: int = 256):
+    def __init__(self, running: int):
+        super().__init__(f"{running} gradient-check jobs are running and hold the memory they may use")
+        self.running = running
+
+
+class ChecksRunner:
+    """One job per trace id (the latest `max_jobs` kept); each step is a separate task. Running
+    jobs hold their traces, together at most `max_running_bytes` (one job always may run)."""
+
+    def __init__(
+        self, executor: Executor, gradchecks: LRU[StepCheck], max_jobs: int = 256, max_running_bytes: int = 1 << 30
+    ):
         self.executor = executor
         self.gradchecks = gradchecks
+        self.max_running_bytes = max_running_bytes
         self._jobs: LRU[ChecksJob] = LRU(max_jobs)
-        self._lock = threading.Lock()
+        self._running: dict[str, ChecksJob] = {}
+        # reentrant: a task that finishes before its done-callback is attached runs the callback
+        # (the next step, or _finish) in the thread that holds the lock in start()
+        self._lock = threading.RLock()
 
     def get(self, trace_id: str) -> ChecksJob | None:
         return self._jobs.get(trace_id)
 
-    def start(self, trace_id: str, trace: xt_core.Trace, load: Callable[[], xt_core.Trace]) -> ChecksJob:
-        """The trace's job: started now, or the one a concurrent request started first. `load`
-        gives the trace again when a step's check runs (see ChecksJob)."""
+    def start(self, trace_id: str, trace: xt_core.Trace) -> ChecksJob:
+        """The trace's job: started now, or the one a concurrent request started first.
+        Raises ChecksBusy when running jobs already hold max_running_bytes."""
         with self._lock:
             job = self._jobs.get(trace_id)
             if job is None:
-                job = ChecksJob(trace_id, trace, load)
+                held = sum(j.nbytes for j in self._running.values())
+                if self._running and held + trace.nbytes() > self.max_running_bytes:
+                    raise ChecksBusy(len(self._running))
+                job = ChecksJob(trace_id, trace)
                 self._jobs.put(trace_id, job)
+                self._running[trace_id] = job
                 self._submit_next(job)
         return job
 
+    def _finish(self, job: ChecksJob, error: BaseException | None = None) -> None:
+        job.trace = None  # the job outlives its need for the trace
+        with self._lock:
+            self._running.pop(job.trace_id, None)
+        if not job.finished.done():
+            if error is None:
+                job.finished.set_result(job)
+            else:
+                job.finished.set_exception(error)
+
     def _submit_next(self, job: ChecksJob) -> None:
         if not job.pending:
-            if not job.finished.done():
-                job.finished.set_result(job)
+            self._finish(job)
             return
         index = job.pending.pop(0)
         try:
             task = self.executor.submit(self._check_one, job, index)
         except RuntimeError as exc:  # the pool is shut down (server stopping)
-            job.finished.set_exception(exc)
+            self._finish(job, exc)
             return
         task.add_done_callback(lambda _: self._submit_next(job))
 
     def _check_one(self, job: ChecksJob, index: int) -> None:
         _, name, phase = job.records[index]
         try:
-            check = self.gradchecks.get_or_compute((job.trace_id, index), lambda: check_record(job.load(), index))
+            check = self.gradchecks.get_or_compute((job.trace_id, index), lambda: check_record(job.trace, index))
             job.add(StepResult(index, name, phase, check.max_rel_error, check.passed))
         except Exception:  # a check that cannot run is a failed check, never a stuck job
             log.exception("gradient check of step %d of trace %s", index, job.trace_id)

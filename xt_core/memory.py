@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 
 
 @functools.cache
@@ -24,6 +25,7 @@ def _mallopt():
         return None
 
 
+_lock = threading.Lock()
 _freed_bytes_kept = [0]  # the trim threshold set so far: only ever raised
 
 
@@ -39,9 +41,10 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
     step so far held (at least 256 MB): RSS stays near its high-water mark instead of shrinking."""
     mallopt = _mallopt()
     want = min(max(256 << 20, step_bytes + step_bytes // 4), 2**31 - 1)  # mallopt takes an int
-    if mallopt is None or want <= _freed_bytes_kept[0]:
+    with _lock:  # worker threads build steps at once: a smaller value must never land last
+        if mallopt is None or want <= _freed_bytes_kept[0]:
+            return _freed_bytes_kept[0]
+        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+        if mallopt(M_MMAP_THRESHOLD, 32 << 20) and mallopt(M_TRIM_THRESHOLD, want):
+            _freed_bytes_kept[0] = want
         return _freed_bytes_kept[0]
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
-    if mallopt(M_MMAP_THRESHOLD, 32 << 20) and mallopt(M_TRIM_THRESHOLD, want):
-        _freed_bytes_kept[0] = want
-    return _freed_bytes_kept[0]

@@ -57,7 +57,9 @@ RECORDED_COPIES = 2.5
 
 def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4) -> int:
     """What Trace.nbytes() will report for this step, known before building it (an upper
-    bound within ~15%): values, gradients and contributions of every recorded tensor and
+    bound within 30%, tests/core/test_trace_bytes.py): values, gradients and contributions of every recorded tensor and
     parameter, and for a float32 trace (itemsize 4) its float64 twin (counted ×3, as nbytes)."""
-    one_copy = RECORDED_COPIES * recorded_elements(cfg, n_seq, T) + 2 * cfg.n_params()
+    # a tied embedding table also gets two dense (V, C) contributions (lookup and unembed)
+    tied = 2 * cfg.vocab_size * cfg.n_embd if cfg.tie_embeddings else 0
+    one_copy = RECORDED_COPIES * recorded_elements(cfg, n_seq, T) + 2 * cfg.n_params() + tied
     return int(one_copy * itemsize * (3 if itemsize == 4 else 1))

@@ -57,7 +57,7 @@ def services(request: Request) -> Services:
             state.api_services = Services(
                 executor=ThreadPoolExecutor(max_workers=max(1, s.worker_threads), thread_name_prefix="xt-worker"),
                 gradchecks=LRU(s.gradcheck_cache_entries),
-                steps=LRU(100_000, s.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1])),
+                steps=LRU(100_000, s.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b"")),
             )
         return state.api_services
 
@@ -131,9 +131,16 @@ async def create_trace(spec: TraceSpec, request: Request) -> Response:
     started = time.perf_counter()
     resolved = resolve(spec, request.app.state.settings)
     store = request.app.state.store
-    trace = store.cached(resolved) or await run(request, store.get, resolved)
-    ctx = TraceContext(resolved, trace, request.app.state.settings)
-    return timed(await run_json(request, views.trace_summary, ctx), started)
+    svc, key = services(request), (resolved.id, "summary")
+    encoded = svc.steps.get(key)  # a re-posted spec (every page load does it): no trip through the pool
+    if encoded is None:
+        trace = store.cached(resolved) or await run(request, store.get, resolved)
+        ctx = TraceContext(resolved, trace, request.app.state.settings)
+        encoded = await run(request, _encode, partial(views.trace_summary, ctx), True)
+        svc.steps.put(key, encoded)
+    else:
+        store.remember(resolved)  # the id stays known (its spec) even while the summary is cached
+    return timed(encoded_response(request, encoded[0], gzipped=encoded[1]), started)
 
 
 @router.get("/traces/{trace_id}/steps/{index}", summary="One step: explanation, formulas, figures, gradient check")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from functools import partial
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
@@ -16,10 +15,10 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from app import buglab_views
 from app.buglab import default_fault_layer, new_quiz_seed
-from app.checks import ChecksRunner
+from app.checks import ChecksBusy, ChecksRunner
 from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, not_a_boolean
 from app.panels import TraceContext
-from app.routes.api import check_range, run, services, timed, trace_context
+from app.routes.api import Overloaded, check_range, run, services, timed, trace_context
 from app.serialize import json_response, json_safe
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_faults
 
@@ -32,7 +31,9 @@ def checks_runner(request: Request) -> ChecksRunner:
     with _runner_lock:
         if not hasattr(state, "checks_runner"):
             svc = services(request)
-            state.checks_runner = ChecksRunner(svc.executor, svc.gradchecks)
+            # running checks hold their traces: together at most what the trace cache may hold
+            max_running = state.settings.cache_bytes
+            state.checks_runner = ChecksRunner(svc.executor, svc.gradchecks, max_running_bytes=max_running)
         return state.checks_runner
 
 
@@ -84,8 +85,10 @@ async def get_checks(
     runner = checks_runner(request)
     job = runner.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
-        ctx = await trace_context(request, trace_id)
-        job = runner.start(trace_id, ctx.trace, partial(request.app.state.store.get, ctx.spec))
+        try:
+            job = runner.start(trace_id, (await trace_context(request, trace_id)).trace)
+        except ChecksBusy as exc:
+            raise Overloaded(exc.running) from None
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_view or await run(request, lambda: json_safe(buglab_views.checks_view(job)))

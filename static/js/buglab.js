@@ -8,6 +8,7 @@ import { clear, h } from "./dom.js";
 import { figureCard, plot, withoutTitle } from "./figures.js";
 
 const POLL_MS = 600;
+const BUSY_RETRY_MS = 2500; // the server answers 503 + Retry-After: 2 while checks of other traces hold its memory
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function cell(index) {
@@ -73,7 +74,15 @@ export function createBugLab({ client, go, seq }) {
     if (!state.checking) {
       state.checking = (async () => {
         for (;;) {
-          const checks = await client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/checks`);
+          let checks;
+          try {
+            checks = await client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/checks`);
+          } catch (error) {
+            if (error.status !== 503) throw error;
+            progress.textContent = "The server is busy checking other traces; trying again in a few seconds…";
+            await sleep(BUSY_RETRY_MS);
+            continue;
+          }
           await drawChecks(checks);
           if (checks.complete) return checks;
           await sleep(POLL_MS);

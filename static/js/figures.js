@@ -62,12 +62,18 @@ function labelRowsOnce(layout, data) {
   const heatmaps = data.filter((trace) => trace.type === "heatmap");
   if (heatmaps.length < 2) return layout;
   const out = { ...layout };
-  const inner = (axis) => axis && Array.isArray(axis.domain) && axis.domain[0] > 0.01;
-  for (const trace of heatmaps) {
+  const domain = (name) => (layout[name] && Array.isArray(layout[name].domain) ? layout[name].domain : null);
+  const panels = heatmaps.map((trace) => {
     const [xname, yname] = [axisName(trace.xaxis, "x"), axisName(trace.yaxis, "y")];
-    const [xaxis, yaxis] = [out[xname], out[yname]];
-    if (inner(xaxis)) out[yname] = { ...out[yname], showticklabels: false };
-    if (inner(yaxis)) out[xname] = { ...out[xname], showticklabels: false };
+    return { xname, yname, x: domain(xname), y: domain(yname) };
+  });
+  // a panel with another one below it in the same column leaves the column labels to that one
+  // (a partial last row keeps the labels of the columns it does not fill)
+  const hasPanelBelow = (p) => panels.some((q) => q !== p && q.x && q.y && Math.abs(q.x[0] - p.x[0]) < 0.01 && q.y[1] <= p.y[0]);
+  for (const p of panels) {
+    if (!p.x || !p.y) continue;
+    if (p.x[0] > 0.01) out[p.yname] = { ...out[p.yname], showticklabels: false };
+    if (hasPanelBelow(p)) out[p.xname] = { ...out[p.xname], showticklabels: false };
   }
   return out;
 }

@@ -5,6 +5,7 @@ quiz that never names its fault before an answer."""
 from __future__ import annotations
 
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
@@ -13,7 +14,7 @@ import pytest
 import xt_core
 from app.buglab import quiz_fault
 from app.cache import LRU
-from app.checks import ChecksRunner
+from app.checks import ChecksBusy, ChecksRunner
 from app.spec import TraceSpec, resolve, spec_from_query
 from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
@@ -171,22 +172,28 @@ def test_the_first_failing_step_is_the_faulted_op_and_the_loss_is_unchanged(clie
     assert client.get(f"/api/traces/{faulty['id']}/steps/{expected}").json()["gradcheck"]["passed"] is False
 
 
-def test_a_checks_job_never_holds_its_trace():
-    """Each step asks the store for the trace (cached, or rebuilt from its spec), so running jobs
-    cannot keep traces alive past the cache's byte bound."""
+def _tiny_trace(seed: int) -> xt_core.Trace:
     cfg = Config(vocab_size=8, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=12, seq_len=4)
-    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=0), [1, 2, 3], [2, 3, 4])
-    loads = []
+    return xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=seed), [1, 2, 3], [2, 3, 4])
 
-    def load():
-        loads.append(1)
-        return trace
 
+def test_running_checks_jobs_hold_a_bounded_amount_of_traces():
+    """A running job keeps its trace (no rebuild per step) and drops it when done; beyond
+    max_running_bytes a new job is refused (the route answers 503 + Retry-After)."""
+    first, second = _tiny_trace(0), _tiny_trace(1)
+    gate = threading.Event()
     with ThreadPoolExecutor(1) as pool:
-        job = ChecksRunner(pool, LRU(1000)).start("t", trace, load)
+        pool.submit(gate.wait, 60)  # the pool is busy: the first job stays running
+        runner = ChecksRunner(pool, LRU(1000), max_running_bytes=first.nbytes() + 1)
+        job = runner.start("first", first)
+        with pytest.raises(ChecksBusy):
+            runner.start("second", second)
+        assert runner.start("first", first) is job  # the same trace's job is found, not refused
+        gate.set()
         job.finished.result(timeout=60)
-    assert len(loads) == len(trace.records) and all(r.passed for r in job.results())
-    assert not any(isinstance(value, xt_core.Trace) for value in vars(job).values())
+        assert job.trace is None and all(r.passed for r in job.results())
+        assert len(job.results()) == len(first.records)
+        runner.start("second", second).finished.result(timeout=60)  # room again
 
 
 def test_checks_of_an_unknown_trace_answer_404(client):

@@ -31,9 +31,10 @@ TENSORS = [
 @pytest.fixture(scope="module")
 def servers():
     """Two servers started together (their startups overlap), always both stopped."""
-    started = [start_server(), start_server()]
-    clients = [httpx.Client(base_url=s.base, timeout=120, trust_env=False) for s in started]
+    started, clients = [], []
     try:
+        started += [start_server(), start_server()]
+        clients += [httpx.Client(base_url=s.base, timeout=120, trust_env=False) for s in started]
         for server in started:
             wait_ready(server, timeout=120)
         yield clients

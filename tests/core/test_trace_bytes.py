@@ -27,6 +27,19 @@ CASES = [  # (config, n_seq, T, dtype)
         np.float32,
     ),
     (xt_core.PRESETS["class"], 1, 128, np.float32),
+    # tied, one position, a large vocabulary: the embedding's contributions dominate
+    (
+        xt_core.Config(vocab_size=2048, n_layer=1, n_head=2, n_kv_head=2, n_embd=32, ffn_hidden=40, seq_len=4),
+        1,
+        1,
+        np.float32,
+    ),
+    (
+        xt_core.Config(vocab_size=2048, n_layer=1, n_head=2, n_kv_head=2, n_embd=32, ffn_hidden=40, seq_len=4),
+        1,
+        1,
+        np.float64,
+    ),
 ]
 
 
