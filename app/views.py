@@ -101,8 +101,32 @@ def _nonfinite_count(label: str, array) -> int:
     return int(bad.sum())
 
 
+def _norm_overflow(ctx: TraceContext, record) -> tuple[str, int] | None:
+    """(input name, rows) where an RMSNorm's mean square overflows the trace's dtype: 1/rms is
+    then 0 and the output 0, with every recorded value finite (a diverged run that would pass
+    silently: the loss sits at ln V and every gradient is 0). None if the step is not one."""
+    if record.kind != "rmsnorm" or record.phase != "forward":
+        return None
+    name = step_figures.float_inputs(record)[0]
+    x = np.asarray(ctx.trace[name])
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = int(np.sum(np.isinf(np.mean(x * x, axis=-1)) & np.all(np.isfinite(x), axis=-1)))
+    return (name, rows) if rows else None
+
+
+def _overflow_warning(ctx: TraceContext, name: str, rows: int) -> str:
+    biggest = float(np.max(np.abs(ctx.trace[name])))
+    return (
+        f"The mean square of {name} overflowed {ctx.trace.dtype} in {rows} row(s) (values up to {biggest:.2g}): "
+        "1/rms became 0, so this RMSNorm outputs 0 there and no gradient flows back. The run diverged."
+    )
+
+
 def _nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
-    """NaN or ±inf in what this step shows."""
+    """NaN or ±inf in what this step shows, or inside it (an RMSNorm's overflowed mean square)."""
+    overflow = _norm_overflow(ctx, record)
+    if overflow is not None:
+        return [_overflow_warning(ctx, *overflow)]
     found = [(label, n) for label, a in _shown_arrays(ctx, record) if (n := _nonfinite_count(label, a))]
     if record.phase == "update" and found:  # one line, not one per parameter
         names = [label.removeprefix("the updated ") for label, _ in found]
@@ -112,26 +136,34 @@ def _nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
 
 
 def first_nonfinite(ctx: TraceContext) -> dict | None:
-    """The first step (in walkthrough order) whose values hold NaN or ±inf, or None: where
-    the page's divergence banner points. Every later step is computed from it, so this is
-    where the numbers broke, not merely one place they are broken."""
+    """The first step (in walkthrough order) whose values hold NaN or ±inf (or whose RMSNorm's
+    mean square overflowed), or None: where the page's divergence banner points. Every later
+    step is computed from it, so this is where the numbers broke, not merely one place they are."""
     trace, seen = ctx.trace, {}
     for record in trace.records:
+        overflow = _norm_overflow(ctx, record)
+        if overflow is not None:
+            return _broken_at(trace, record, f"{overflow[0]} (its mean square)", overflow[1], "row(s) overflowed")
         for label, array in _shown_arrays(ctx, record):
             key = (id(array), label.endswith(".scores"))  # a step's inputs are earlier steps' outputs
             if key not in seen:
                 seen[key] = _nonfinite_count(label, array)
             if seen[key]:
-                return {
-                    "index": record.index,
-                    "name": record.name,
-                    "phase": record.phase,
-                    "title": walkthrough.title(record),
-                    "tensor": label,
-                    "count": seen[key],
-                    "advice": _divergence_advice(trace, record),
-                }
+                return _broken_at(trace, record, label, seen[key])
     return None
+
+
+def _broken_at(trace: xt_core.Trace, record, tensor: str, count: int, unit: str = "value(s)") -> dict:
+    return {
+        "index": record.index,
+        "name": record.name,
+        "phase": record.phase,
+        "title": walkthrough.title(record),
+        "tensor": tensor,
+        "count": count,
+        "unit": unit,  # what count counts
+        "advice": _divergence_advice(trace, record),
+    }
 
 
 def _divergence_advice(trace: xt_core.Trace, record) -> str:

@@ -92,7 +92,7 @@ function showDivergence(trace) {
   if (!first) return;
   const where = `step ${first.index + 1} (${first.name}, ${first.phase})`;
   document.getElementById("diverged-text").textContent =
-    `From ${where} on, the values hold NaN/inf: ${first.advice}. First seen in ${first.tensor} (${first.count} value(s)).`;
+    `From ${where} on, the values hold NaN/inf: ${first.advice}. First seen in ${first.tensor} (${first.count} ${first.unit || "value(s)"}).`;
   const button = document.getElementById("diverged-go");
   button.textContent = `Go to step ${first.index + 1}`;
   button.addEventListener("click", () => go(first.index));

@@ -213,3 +213,22 @@ def test_an_update_that_overflows_is_the_first_step(client, tmp_path):
     assert first["tensor"].startswith("the updated ") and "smaller learning rate" in first["advice"]
     view = ok_json(client.get(f"/api/traces/{summary['id']}/steps/{first['index']}"))
     assert any("The updated weights hold NaN or infinite values" in w for w in view["warnings"])
+
+
+def test_an_rmsnorm_whose_mean_square_overflows_is_the_first_step(client, tmp_path):
+    """Embeddings of ~1e20: every recorded value stays finite (RMSNorm outputs 0), the loss sits
+    at ln V with zero gradients; still a broken run, and the banner must say where it broke."""
+    model = upload_scaled(client, tmp_path, {"tok_embeddings": 1e20})
+    summary = ok_json(client.post("/api/traces", json={"model": model, "text": "abcabcabcabc"}))
+    first = summary["first_nonfinite"]
+    assert first is not None, summary["loss"]
+    assert (first["name"], first["phase"]) == ("layers.0.attention_norm.out", "forward")
+    assert first["tensor"] == "embedding (its mean square)" and first["unit"] == "row(s) overflowed"
+    assert first["count"] == len(summary["tokens"]["inputs"][0])  # every position's row
+    with np.errstate(all="ignore"):
+        ids = np.array(summary["tokens"]["inputs"]), np.array(summary["tokens"]["targets"])
+        trace = xt_core.forward_backward(CFG, scaled_params({"tok_embeddings": 1e20}), *ids)
+    assert first_broken_step(trace)[0] > first["index"]  # no NaN/inf recorded up to there
+    assert not np.any(trace["layers.0.attention_norm.out"])  # the collapse the warning names
+    view = ok_json(client.get(f"/api/traces/{summary['id']}/steps/{first['index']}"))
+    assert any(w.startswith("The mean square of embedding overflowed float32") for w in view["warnings"])
