@@ -34,7 +34,11 @@ class Settings:
     # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
     # shared cores, so 5,000 steps (~70 one-layer traces, ~12 of 8 layers) pause it ~30 ms.
     cache_steps: int = 5_000
-    worker_threads: int = 2  # CPU-heavy work runs in this many threads, off the event loop
+    # CPU-heavy work runs in this many threads, off the event loop (plus one thread for jobs of a
+    # few milliseconds). One: under 50 clients the server is GIL-bound at ~1 core either way, and
+    # with two the event loop waits longer for the GIL (make loadtest: slowest /healthz 75-104 ms
+    # with 2, 68-70 ms with 1, same requests per second; the cold spec's p50 1.5 -> 1.9 s).
+    worker_threads: int = 1
     blas_threads: int = 1  # BLAS threads per worker: more oversubscribes the cores (measured ~9x slower)
     max_heatmap_cells: int = 20_000  # larger heatmaps are downsampled (with a note)
     max_figure_cells: int = 150_000  # all panels of one figure (every head of a layer) together

@@ -41,6 +41,9 @@ class Services:
     """Per-app workers and caches, created on first use (create_app stays unaware of them)."""
 
     executor: ThreadPoolExecutor
+    # one thread for jobs known to take milliseconds (a cached trace's tensor as .npy or JSON,
+    # the model listing): they would otherwise wait behind seconds of trace builds
+    light: ThreadPoolExecutor
     gradchecks: LRU[StepCheck]
     steps: LRU[tuple[bytes, bytes]]
     pending: int = 0  # jobs run() has queued or running; only the event loop thread touches it
@@ -56,12 +59,16 @@ def services(request: Request) -> Services:
             s = state.settings
             state.api_services = Services(
                 executor=ThreadPoolExecutor(max_workers=max(1, s.worker_threads), thread_name_prefix="xt-worker"),
+                light=ThreadPoolExecutor(max_workers=1, thread_name_prefix="xt-worker-light"),
                 gradchecks=LRU(s.gradcheck_cache_entries),
                 steps=LRU(100_000, s.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b"")),
             )
         return state.api_services
 
 
+# A tensor up to this many entries is encoded in the light thread (milliseconds as .npy or JSON);
+# a bigger one (JSON of a 4 × 256 × 4096 logits tensor: seconds) waits in the worker pool.
+LIGHT_TENSOR_ENTRIES = 1 << 18
 RETRY_AFTER_S = 2  # an overloaded server's hint: a queue of cheap jobs drains within seconds
 
 
@@ -73,16 +80,18 @@ class Overloaded(HTTPException):
         super().__init__(503, detail=detail, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
-async def run(request: Request, fn, *args, **kwargs):
-    """fn(*args) in the worker pool (settings.worker_threads threads). At most
-    settings.max_pending_jobs jobs wait or run at once: one more is refused with a 503
-    (Overloaded) instead of queueing without bound behind minutes of work."""
+async def run(request: Request, fn, *args, light: bool = False, **kwargs):
+    """fn(*args) in the worker pool (settings.worker_threads threads), or with light=True in the
+    one thread kept for millisecond jobs (Services.light). At most settings.max_pending_jobs
+    jobs wait or run at once: one more is refused with a 503 (Overloaded) instead of queueing
+    without bound behind minutes of work."""
     svc = services(request)
     if svc.pending >= request.app.state.settings.max_pending_jobs:
         raise Overloaded(svc.pending)
     svc.pending += 1
+    executor = svc.light if light else svc.executor
     try:
-        return await asyncio.get_running_loop().run_in_executor(svc.executor, partial(fn, *args, **kwargs))
+        return await asyncio.get_running_loop().run_in_executor(executor, partial(fn, *args, **kwargs))
     finally:
         svc.pending -= 1
 
@@ -96,10 +105,10 @@ def _encode(fn, gzip_ok: bool) -> tuple[bytes, bytes | None]:
     return body, zipped
 
 
-async def run_json(request: Request, fn, *args) -> Response:
+async def run_json(request: Request, fn, *args, light: bool = False) -> Response:
     """A JSON answer built, encoded and compressed in the worker pool (see _encode)."""
     gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-    body, zipped = await run(request, _encode, partial(fn, *args), gzip_ok)
+    body, zipped = await run(request, _encode, partial(fn, *args), gzip_ok, light=light)
     return encoded_response(request, body, gzipped=zipped)
 
 
@@ -274,9 +283,10 @@ async def get_tensor(
     except KeyError as exc:
         message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
         raise HTTPException(404, detail=message) from None
+    light = array.size <= LIGHT_TENSOR_ENTRIES
     if format == "json":
-        return await run_json(request, views.tensor_json, name, array, grad)
-    body = await run(request, views.tensor_npy, array)
+        return await run_json(request, views.tensor_json, name, array, grad, light=light)
+    body = await run(request, views.tensor_npy, array, light=light)
     filename = f"{name}{'.grad' if grad else ''}.npy"
     return Response(
         body,

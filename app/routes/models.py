@@ -34,7 +34,7 @@ _UPLOAD_BODY = {
 
 @router.get("/models", summary="Checkpoints (demo models first, then uploads) and the random-init presets")
 async def list_models(request: Request) -> dict:
-    models = await run(request, registry(request.app.state.settings).listing)
+    models = await run(request, registry(request.app.state.settings).listing, light=True)
     return json_safe({"models": models, "presets": views.presets()})
 
 

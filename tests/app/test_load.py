@@ -90,6 +90,8 @@ def test_cpu_work_never_runs_on_the_event_loop(monkeypatch):
     assert {"build", "encode", "gzip"} <= set(threads)
     for name, seen in threads.items():
         assert all(t.startswith("xt-worker") for t in seen), (name, seen)
+    assert any(t.startswith("xt-worker-light") for t in threads["encode"])  # the small tensor's JSON
+    assert not any(t.startswith("xt-worker-light") for t in threads["build"])  # builds never take it
 
 
 def test_a_full_queue_answers_503_with_retry_after():
