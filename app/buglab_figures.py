@@ -22,8 +22,9 @@ from app.figures import (
     _domain,
     _hover,
     _layout,
-    as_float32,
-    max_abs_pool,
+    panel_caption,
+    panel_heatmap,
+    panel_suffix,
     plan_pooling,
     pool_labels,
     reference_line,
@@ -142,7 +143,7 @@ def diff_panels(
     traces, annotations = [], []
     hover = _hover(row_title, col_title, value_name, pooling.active)
     for k, (name, panel) in enumerate(zip(names, panels, strict=True)):
-        suffix = "" if k == 0 else str(k + 1)
+        suffix = panel_suffix(k)
         x0 = starts[k]
         layout[f"xaxis{suffix}"] = {**_axis(x, col_title), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
         layout[f"yaxis{suffix}"] = {
@@ -150,22 +151,11 @@ def diff_panels(
             "anchor": f"x{suffix}",
             "showticklabels": k == 0,
         }
+        coloraxis = "coloraxis2" if k == 2 else "coloraxis"  # the difference: a scale of its own
         traces.append(
-            go.Heatmap(
-                z=as_float32(max_abs_pool(panel, pooling)),
-                x=x,
-                y=y,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                coloraxis="coloraxis2" if k == 2 else "coloraxis",
-                name=name,
-                hovertemplate=f"{name}<br>{hover}",
-            )
+            panel_heatmap(k, panel, pooling, x, y, name=name, hovertemplate=f"{name}<br>{hover}", coloraxis=coloraxis)
         )
-        annotations.append(
-            {"text": name, "x": x0 + width / 2, "y": 1, "xref": "paper", "yref": "paper", "xanchor": "center",
-             "yanchor": "bottom", "showarrow": False}
-        )  # fmt: skip
+        annotations.append(panel_caption(name, x0 + width / 2))
     identical = not np.any(panels[2])
     if identical:  # a blank panel would look like a failure to draw
         annotations.append(

@@ -289,6 +289,41 @@ def jacobian_heatmap(jacobian, labels: list[str], *, title: str, max_cells: int 
     )
 
 
+def panel_suffix(k: int) -> str:
+    """Plotly's name of panel k's axes: x, y for the first, x2, y2 for the second, …"""
+    return "" if k == 0 else str(k + 1)
+
+
+def panel_heatmap(k: int, panel, pooling: Pooling, x, y, *, name: str, hovertemplate: str, **extra) -> go.Heatmap:
+    """Panel k of a figure of side-by-side heatmaps: `panel` pooled, on its own axes, on the
+    shared colour axis unless `extra` names another."""
+    suffix = panel_suffix(k)
+    return go.Heatmap(
+        z=as_float32(max_abs_pool(panel, pooling)),
+        x=x,
+        y=y,
+        xaxis=f"x{suffix}",
+        yaxis=f"y{suffix}",
+        name=name,
+        hovertemplate=hovertemplate,
+        **{"coloraxis": "coloraxis", **extra},
+    )
+
+
+def panel_caption(text: str, x: float, y: float = 1) -> dict:
+    """A panel's title, centred above it (paper coordinates)."""
+    return {
+        "text": text,
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "showarrow": False,
+    }
+
+
 def residual_view(
     skip,
     branch,
@@ -308,35 +343,14 @@ def residual_view(
     width, gap = 0.3, 0.05
     layout: dict = {}
     traces, annotations = [], []
+    hover = _hover("position", "feature", "value", pooling)
     for k, (name, panel) in enumerate(zip(names, panels, strict=True)):
-        suffix = "" if k == 0 else str(k + 1)
+        suffix = panel_suffix(k)
         x0 = k * (width + gap)
         layout[f"xaxis{suffix}"] = {**_axis(x, "feature"), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
         layout[f"yaxis{suffix}"] = {**_axis(rows, reversed_=True), "anchor": f"x{suffix}", "showticklabels": k == 0}
-        traces.append(
-            go.Heatmap(
-                z=as_float32(max_abs_pool(panel, pooling)),
-                x=x,
-                y=y,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                coloraxis="coloraxis",
-                name=name,
-                hovertemplate=f"{name}<br>{_hover('position', 'feature', 'value', pooling)}",
-            )
-        )
-        annotations.append(
-            {
-                "text": name,
-                "x": x0 + width / 2,
-                "y": 1,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "showarrow": False,
-            }
-        )
+        traces.append(panel_heatmap(k, panel, pooling, x, y, name=name, hovertemplate=f"{name}<br>{hover}"))
+        annotations.append(panel_caption(name, x0 + width / 2))
     layout.update(
         _layout(title, 420, pooling.note(panels[0].shape), annotations=annotations),
         coloraxis={"colorscale": GRAD_SCALE, "cmid": 0, "colorbar": {"title": {"text": "dL/d·"}}},

@@ -21,9 +21,10 @@ from app.figures import (
     _domain,
     _hover,
     _layout,
-    as_float32,
     heatmap,
-    max_abs_pool,
+    panel_caption,
+    panel_heatmap,
+    panel_suffix,
     plan_pooling,
     pool_labels,
 )
@@ -51,19 +52,6 @@ def grid_note(shape: tuple[int, int], pooling: Pooling) -> str | None:
         f"entry of largest magnitude in a {pooling.row_step}×{pooling.col_step} block. "
         "Click a head (or its Enlarge button) to see every value."
     )
-
-
-def _caption(text: str, x: float, y: float) -> dict:
-    return {
-        "text": text,
-        "x": x,
-        "y": y,
-        "xref": "paper",
-        "yref": "paper",
-        "xanchor": "center",
-        "yanchor": "bottom",
-        "showarrow": False,
-    }
 
 
 def head_grid(
@@ -98,27 +86,18 @@ def head_grid(
     for h in range(n_head):
         r, c = divmod(h, n_cols)
         x0, y1 = c * (width + gap_x), 1 - r * (height + gap_y)
-        suffix = "" if h == 0 else str(h + 1)
+        suffix = panel_suffix(h)
         layout[f"xaxis{suffix}"] = {**_axis(cols), "domain": _domain(x0, x0 + width), "anchor": f"y{suffix}"}
         layout[f"yaxis{suffix}"] = {
             **_axis(rows, reversed_=True),
             "domain": _domain(y1 - height, y1),
             "anchor": f"x{suffix}",
         }
+        name = f"head {h}"
         traces.append(
-            go.Heatmap(
-                z=as_float32(max_abs_pool(z[h], pooling)),
-                x=x,
-                y=y,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                coloraxis="coloraxis",
-                name=f"head {h}",
-                meta={"head": h},
-                hovertemplate=f"head {h}<br>{hover}",
-            )
+            panel_heatmap(h, z[h], pooling, x, y, name=name, meta={"head": h}, hovertemplate=f"{name}<br>{hover}")
         )
-        annotations.append(_caption(f"head {h}", x0 + width / 2, y1))
+        annotations.append(panel_caption(name, x0 + width / 2, y1))
     colour = {"colorscale": GRAD_SCALE, "cmid": 0} if gradient else {"colorscale": VALUE_SCALE}
     layout.update(
         _layout(title, 250 * n_rows + 90, grid_note((R, C), pooling), annotations=annotations),
