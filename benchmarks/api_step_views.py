@@ -13,19 +13,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import Settings
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-CLASS_CONFIG = {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688,
-                "seq_len": 128}  # fmt: skip
-TEXT = (
-    "Attention is all you need, they said. So the model looked back at every token it had seen, "
-    "and it learned what comes next, one byte at a time."
-)[:129]
+from app.main import create_app  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from benchmarks._class_spec import class_spec  # noqa: E402
 
 
 def server_ms(response) -> float:
@@ -45,7 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     client = TestClient(create_app(Settings()))
     started = time.perf_counter()
-    trace = client.post("/api/traces", json={"config": CLASS_CONFIG, "tokenizer": "byte", "text": TEXT}).json()
+    trace = client.post("/api/traces", json=class_spec()).json()
     print(f"POST /api/traces: T = {trace['T']}, {len(trace['steps'])} steps, {time.perf_counter() - started:.2f} s")
     steps = trace["steps"][: args.steps]
     rows = []

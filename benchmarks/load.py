@@ -26,6 +26,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._class_spec import class_spec  # noqa: E402
 from benchmarks._server import (  # noqa: E402
     Server,
     cpu_seconds,
@@ -38,12 +39,6 @@ from benchmarks._server import (  # noqa: E402
     wait_ready,
 )
 
-CLASS_CONFIG = {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688,
-                "seq_len": 128}  # fmt: skip
-TEXT = (
-    "Attention is all you need, they said. So the model looked back at every token it had seen, "
-    "and it learned what comes next, one byte at a time."
-)[:129]  # 129 bytes: T = 128
 TARGETS = {"cached_p95_ms": 50.0, "payload_bytes": 300_000, "cold_trace_s": 1.0}
 
 
@@ -53,7 +48,7 @@ def server_ms(response: httpx.Response) -> float | None:
 
 
 async def post_trace(client: httpx.AsyncClient, seed: int) -> tuple[dict, float, float | None]:
-    body = {"config": CLASS_CONFIG, "tokenizer": "byte", "text": TEXT, "seed": seed}
+    body = class_spec(seed)
     started = time.perf_counter()
     response = await client.post("/api/traces", json=body)
     elapsed = time.perf_counter() - started

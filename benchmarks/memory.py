@@ -25,13 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.settings import Settings  # noqa: E402
 from app.spec import TraceSpec, resolve  # noqa: E402
 from app.store import TraceStore  # noqa: E402
-
-CLASS_CONFIG = {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688,
-                "seq_len": 128}  # fmt: skip
-TEXT = (
-    "Attention is all you need, they said. So the model looked back at every token it had seen, "
-    "and it learned what comes next, one byte at a time."
-)[:129]
+from benchmarks._class_spec import class_spec  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -44,7 +38,7 @@ def rss_mb() -> float:
 def spec_for(i: int) -> tuple[str, TraceSpec]:
     if i % 2 == 0:
         return "tiny", TraceSpec(tokenizer="char", text="the cat sat on the mat. the dog sat on the log.", seed=i)
-    return "class", TraceSpec(config=CLASS_CONFIG, tokenizer="byte", text=TEXT, seed=i)
+    return "class", TraceSpec(**class_spec(i))
 
 
 def main() -> int:
