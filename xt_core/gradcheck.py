@@ -18,6 +18,7 @@ is not a wrong gradient, and it is reported apart (StepCheck.float32_roundoff).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,6 +74,12 @@ class StepCheck:
     def float32_roundoff(self) -> float | None:
         values = [c.roundoff for c in self.checks if c.roundoff is not None]
         return max(values) if values else None
+
+    @property
+    def float32_nonfinite(self) -> bool:
+        """The float32 gradient on screen holds NaN/inf where the float64 twin's does not need
+        to: the rule may check fine while the numbers shown have overflowed (a diverged run)."""
+        return any(c.shown is not None and not math.isfinite(c.shown) for c in self.checks)
 
 
 def _rel(a: float, b: float) -> float:
