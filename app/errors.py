@@ -48,3 +48,15 @@ UPLOAD_REFUSED = {
     415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),
     507: _answer("the server's uploaded models already fill max_upload_store_bytes"),
 }
+
+
+def check_between(loc: tuple, value, low, high, what: str = "") -> None:
+    """SpecError at `loc` unless low <= value <= high (None passes: the field was not given)."""
+    if value is not None and not low <= value <= high:
+        raise SpecError(loc, f"{loc[-1]} must be between {low} and {high}{what}, got {value}")
+
+
+def check_range(field: str, value: int, size: int, what: str) -> None:
+    """SpecError at the query field unless 0 <= value < size; `what` says where size comes from."""
+    if not 0 <= value < size:
+        raise SpecError(("query", field), f"{field} must be between 0 and {size - 1} ({what}), got {value}")

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.settings import Settings  # noqa: E402
 from app.spec import TraceSpec, resolve  # noqa: E402
-from app.store import TraceStore  # noqa: E402
+from app.traces.store import TraceStore  # noqa: E402
 from benchmarks._class_spec import class_spec  # noqa: E402
 
 

@@ -1,1 +1,28 @@
-"""Routes, one module per area: api (JSON), pages (HTML), assets (static files, plotly.js)."""
+"""Every route of the app, by resource, in one place (each module's router lists its own):
+
+| module | routes |
+|---|---|
+| meta | GET /healthz |
+| traces | POST /api/traces; GET /api/traces/{id}/steps/{i}, .../steps/{i}/head, .../jacobian, .../tensors/{name} |
+| buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; POST .../quiz/answer; GET /quiz |
+| checkpoints | GET, POST /api/models |
+| training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
+| pages | GET /, /walk |
+| assets | GET /assets/plotly-{version}.min.js (and /static, mounted by main) |
+| docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
+"""
+
+from fastapi import APIRouter
+
+from app.routes import assets, buglab, checkpoints, docs, meta, pages, traces, training
+
+ROUTERS: list[APIRouter] = [
+    meta.router,
+    traces.router,
+    buglab.router,
+    checkpoints.router,
+    training.router,
+    assets.router,
+    pages.router,
+    docs.router,
+]

@@ -1,40 +1,27 @@
 """The bug lab's routes (contract in docs/api.md): the catalogue, every step's gradient
 check, the faulty-vs-correct diff of a backward step, the quiz's answer and its start page.
-Thin: validate, find the trace(s), hand the work to app.buglab_views in the worker pool."""
+Thin: validate, find the trace(s), hand the work to app.buglab.views in the worker pool."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from app import buglab_views
-from app.buglab import default_fault_layer, new_quiz_seed
-from app.checks import ChecksBusy, ChecksRunner
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, not_a_boolean
-from app.panels import TraceContext
-from app.routes.api import Overloaded, check_range, run, services, timed, trace_context
-from app.serialize import json_response, json_safe
+from app.buglab import views as buglab_views
+from app.deps import Overloaded, ServicesDep, SettingsDep, TraceDep
+from app.encoding import json_response, json_safe
+from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, check_range, not_a_boolean
+from app.routes.traces import step_record
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_faults
+from app.spec.faults import default_fault_layer, new_quiz_seed
+from app.traces.checks import ChecksBusy
+from app.traces.context import TraceContext
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
-_runner_lock = threading.Lock()
-
-
-def checks_runner(request: Request) -> ChecksRunner:
-    state = request.app.state
-    with _runner_lock:
-        if not hasattr(state, "checks_runner"):
-            svc = services(request)
-            # running checks hold their traces: together at most what the trace cache may hold
-            max_running = state.settings.cache_bytes
-            state.checks_runner = ChecksRunner(svc.executor, svc.gradchecks, max_running_bytes=max_running)
-        return state.checks_runner
 
 
 def faulty_context_or_404(ctx: TraceContext) -> None:
@@ -43,7 +30,7 @@ def faulty_context_or_404(ctx: TraceContext) -> None:
 
 
 @router.get("/api/faults", summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies")
-async def list_faults(request: Request) -> Response:
+async def list_faults(request: Request, settings: SettingsDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
     config, layer, model = {}, None, None
@@ -58,7 +45,7 @@ async def list_faults(request: Request) -> Response:
             raise SpecError(("query", key), f"unknown parameter {key!r}: give model or config fields, and fault_layer")
     try:
         spec = TraceSpec.model_validate({"model": model, "config": config or None, "tokens": [0, 0]})
-        cfg = resolve(spec, request.app.state.settings).cfg
+        cfg = resolve(spec, settings).cfg
     except SpecError as exc:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
     except ValidationError as exc:  # a value that is not a number
@@ -78,23 +65,22 @@ async def list_faults(request: Request) -> Response:
 )
 async def get_checks(
     request: Request,
+    services: ServicesDep,
     trace_id: str,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
-    started = time.perf_counter()
-    runner = checks_runner(request)
-    job = runner.get(trace_id)
+    job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
         try:
-            job = runner.start(trace_id, (await trace_context(request, trace_id)).trace)
+            job = services.checks.start(trace_id, (await services.trace(trace_id)).trace)
         except ChecksBusy as exc:
             raise Overloaded(exc.running) from None
     if wait:
         await asyncio.wrap_future(job.finished)
-    payload = job.final_view or await run(request, lambda: json_safe(buglab_views.checks_view(job)))
+    payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)))
     if payload["complete"]:
         job.final_view = payload  # nothing changes any more: draw the chart once
-    return timed(json_response(request, payload), started)
+    return json_response(request, payload)
 
 
 @router.get(
@@ -104,26 +90,20 @@ async def get_checks(
 )
 async def get_diff(
     request: Request,
-    trace_id: str,
+    services: ServicesDep,
+    ctx: TraceDep,
     index: int = Path(description="a backward step of a trace run with faults"),
     seq: int = Query(0, description="which sequence of the batch the figures show"),
 ) -> Response:
-    started = time.perf_counter()
-    ctx = await trace_context(request, trace_id)
     faulty_context_or_404(ctx)
-    records = ctx.trace.records
-    if not 0 <= index < len(records):
-        raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {len(records) - 1}")
-    if records[index].phase != "backward":
-        raise SpecError(
-            ("path", "index"), f"step {index} is a {records[index].phase} step: faults change backward steps only"
-        )
+    record = step_record(ctx, index)
+    if record.phase != "backward":
+        raise SpecError(("path", "index"), f"step {index} is a {record.phase} step: faults change backward steps only")
     check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
-    store = request.app.state.store
     correct_spec = without_faults(ctx.spec)
-    correct = TraceContext(correct_spec, await run(request, store.get, correct_spec), ctx.settings)
-    payload = await run(request, lambda: json_safe(buglab_views.diff_view(ctx, correct, index, seq)))
-    return timed(json_response(request, payload), started)
+    correct = TraceContext(correct_spec, await services.run(services.store.get, correct_spec), ctx.settings)
+    payload = await services.run(lambda: json_safe(buglab_views.diff_view(ctx, correct, index, seq)))
+    return json_response(request, payload)
 
 
 class QuizAnswer(BaseModel):
@@ -137,10 +117,9 @@ class QuizAnswer(BaseModel):
     responses={**NOT_FOUND, **BAD_BODY},
     summary="The quiz: name the broken step, get the fault revealed",
 )
-async def answer_quiz(request: Request, trace_id: str, answer: QuizAnswer) -> Response:
-    ctx = await trace_context(request, trace_id)
+async def answer_quiz(request: Request, ctx: TraceDep, answer: QuizAnswer) -> Response:
     if ctx.spec.quiz is None:
-        raise HTTPException(404, detail=f"trace {trace_id} is not a quiz; start one at /quiz")
+        raise HTTPException(404, detail=f"trace {ctx.spec.id} is not a quiz; start one at /quiz")
     records = ctx.trace.records
     check_range_body(answer.step, len(records))
     if records[answer.step].phase != "backward":

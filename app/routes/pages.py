@@ -17,11 +17,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from app import buglab_views, model_form
-from app.buglab import new_quiz_seed
+from app.buglab import views as buglab_views
 from app.routes.assets import plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
+from app.spec import form as model_form
+from app.spec.faults import new_quiz_seed
 
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("xt.pages")

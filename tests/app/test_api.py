@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from app.cache import LRU
 from app.spec import TraceSpec, resolve, spec_from_query
+from app.traces.cache import LRU
 from tests.app.conftest import SMALL_SPEC, make_client
 
 STEP_KEYS = {
@@ -90,7 +90,7 @@ def test_a_trace_too_big_to_hold_is_refused_before_it_is_built(client):
     """Every size within its own limit, all at once: ~3.5 GB of recorded tensors."""
     config = {"n_layer": 8, "n_head": 16, "n_kv_head": 16, "n_embd": 256, "ffn_hidden": 688, "seq_len": 256}
     tokens = np.random.default_rng(0).integers(0, 256, (4, 257)).tolist()
-    store = client.app.state.store
+    store = client.app.state.services.store
     traces_before = len(store)
     response = client.post("/api/traces", json={"config": {**config, "vocab_size": 256}, "tokens": tokens})
     assert response.status_code == 422, response.text
@@ -245,7 +245,7 @@ def test_an_evicted_trace_is_rebuilt_from_its_spec():
     with make_client(cache_bytes=1) as client:  # every new trace evicts the previous one
         first = client.post("/api/traces", json=SMALL_SPEC).json()
         client.post("/api/traces", json={**SMALL_SPEC, "seed": 2})
-        assert len(client.app.state.store) == 1
+        assert len(client.app.state.services.store) == 1
         response = client.get(f"/api/traces/{first['id']}/steps/1")
         assert response.status_code == 200 and response.json()["name"] == first["steps"][1]["name"]
 
@@ -257,7 +257,7 @@ def test_step_views_are_gzipped_timed_and_computed_in_the_bounded_pool(client, t
     assert zipped.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
     assert zipped.json() == plain.json()
     assert plain.headers["server-timing"].startswith("total;dur=")
-    executor = client.app.state.api_services.executor
+    executor = client.app.state.services.executor
     assert executor._max_workers == client.app.state.settings.worker_threads
 
 
@@ -317,7 +317,7 @@ def test_jacobian_bad_queries_are_422_naming_the_field(client, trace, params, fi
 
 
 def _trace_object(client, trace_id):
-    store = client.app.state.store
+    store = client.app.state.services.store
     return store.get(store.spec(trace_id))
 
 
@@ -380,7 +380,7 @@ def test_nan_and_inf_never_break_the_json():
         recorded.loss = float("nan")
         # traces never change in the server; this one was changed behind its back, so drop the
         # summary cached for its id (a re-posted spec is answered from that cache)
-        client.app.state.api_services.steps = LRU(100)
+        client.app.state.services.answers = LRU(100)
         assert client.post("/api/traces", json={**SMALL_SPEC, "seed": 7}).json()["loss"] is None
         for index in (s["index"] for s in body["steps"] if s["name"] in ("layers.0.attention.q", "probs")):
             response = client.get(f"/api/traces/{body['id']}/steps/{index}")

@@ -12,10 +12,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import xt_core
-from app.buglab import quiz_fault
-from app.cache import LRU
-from app.checks import ChecksBusy, ChecksRunner
 from app.spec import TraceSpec, resolve, spec_from_query
+from app.spec.faults import quiz_fault
+from app.traces.cache import LRU
+from app.traces.checks import ChecksBusy, ChecksRunner
 from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
 from xt_core.faults import CATALOGUE

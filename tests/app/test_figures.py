@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from app import figures, head_figures
-from app.serialize import figure_json
+from app import figures
+from app.figures import heads as head_figures
+from app.figures.serialize import figure_json
 
 POSITIONS = [f"{i} {c}" for i, c in enumerate("the cat")]
 

@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-import app.store
-from app.routes import api
+import app.deps
+import app.traces.store
 from benchmarks._server import pct, running_server
 from benchmarks.loadtest import run_load, summary
 from tests.app.conftest import SMALL_SPEC, make_client
@@ -76,8 +76,8 @@ def test_cpu_work_never_runs_on_the_event_loop(monkeypatch):
         return wrapper
 
     with make_client() as client:  # started first: its startup gzips Plotly.js in a thread of its own
-        monkeypatch.setattr(app.store, "build_trace", spy("build", app.store.build_trace))
-        monkeypatch.setattr(api, "_encode", spy("encode", api._encode))
+        monkeypatch.setattr(app.traces.store, "build_trace", spy("build", app.traces.store.build_trace))
+        monkeypatch.setattr(app.deps, "encode", spy("encode", app.deps.encode))
         monkeypatch.setattr(gzip, "compress", spy("gzip", gzip.compress))
         trace = client.post("/api/traces", json=SMALL_SPEC).json()
         tid = trace["id"]

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from app.mathml import formula, repair, to_mathml
+from app.steps.mathml import formula, repair, to_mathml
 from xt_core.ops import OPS
 
 FORMULAS = [

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import xt_core
-from app import views
-from app.panels import TraceContext, split_budget
+from app.steps import view as views
+from app.steps.kind import split_budget
+from app.traces.context import TraceContext
 from tests.app.conftest import make_client
 from xt_core.gradcheck import DirectionCheck, StepCheck
 
@@ -48,7 +49,7 @@ def trace(client) -> dict:
 
 @pytest.fixture(scope="module")
 def ctx(client, trace) -> TraceContext:
-    store = client.app.state.store
+    store = client.app.state.services.store
     spec = store.spec(trace["id"])
     return TraceContext(spec, store.get(spec), client.app.state.settings)
 

@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 
-from app.cache import LRU
-from app.serialize import array_to_list, json_safe, table
+from app.encoding import array_to_list, json_safe
+from app.figures.serialize import table
+from app.traces.cache import LRU
 
 
 def test_json_safe_turns_non_finite_into_null_and_numpy_into_python():

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from app import update_figures
+from app.figures import update as update_figures
 from app.spec import TraceSpec, resolve, spec_from_query
-from app.update_view import line_search_etas
+from app.steps.update import line_search_etas
 from tests.app.conftest import SMALL_CONFIG, make_client
 
 TEXT = "the cat sat on the mat"

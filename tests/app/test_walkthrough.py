@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import xt_core
-from app import walkthrough
+from app.steps import explain, titles
 
 CFG = xt_core.Config(vocab_size=12, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=8)
 
@@ -18,11 +18,11 @@ def trace():
 
 
 def test_blocks_are_in_model_order():
-    ids = [b["id"] for b in walkthrough.blocks(CFG)]
+    ids = [b["id"] for b in titles.blocks(CFG)]
     assert ids == [
         "embedding", "layers.0.attention", "layers.0.ffn", "layers.1.attention", "layers.1.ffn", "norm", "head", "loss",
     ]  # fmt: skip
-    assert [b["layer"] for b in walkthrough.blocks(CFG)][1:5] == [0, 0, 1, 1]
+    assert [b["layer"] for b in titles.blocks(CFG)][1:5] == [0, 0, 1, 1]
 
 
 @pytest.mark.parametrize(
@@ -43,15 +43,15 @@ def test_blocks_are_in_model_order():
     ],
 )
 def test_block_of(name, block):
-    assert walkthrough.block_of(name) == block
+    assert titles.block_of(name) == block
 
 
 def test_steps_follow_the_records(trace):
-    steps = walkthrough.steps(trace)
+    steps = titles.steps(trace)
     assert [s["index"] for s in steps] == [r.index for r in trace.records]
     assert [s["name"] for s in steps] == [r.name for r in trace.records]
     assert all(s["title"] and s["block"] for s in steps)
-    block_ids = {b["id"] for b in walkthrough.blocks(CFG)}
+    block_ids = {b["id"] for b in titles.blocks(CFG)}
     assert {s["block"] for s in steps} == block_ids
     assert steps[0]["title"] == "Token embedding lookup"
     assert steps[-1]["title"] == "Token embedding lookup — backward"
@@ -60,13 +60,13 @@ def test_steps_follow_the_records(trace):
 
 def test_every_step_has_an_explanation(trace):
     for record in trace.records:
-        text = walkthrough.explanation(record, CFG)
+        text = explain.explanation(record, CFG)
         assert len(text) > 80 and "{" not in text, (record.name, record.phase, text)
 
 
 def _explain(trace, name, phase):
     record = next(r for r in trace.records if r.name == name and (r.phase == "backward") == (phase == "backward"))
-    return walkthrough.explanation(record, CFG)
+    return explain.explanation(record, CFG)
 
 
 @pytest.mark.parametrize(

@@ -17,31 +17,99 @@ class Op:
     backward_latex: str
 
 
-def _op(kind: str, module, stem: str) -> Op:
-    return Op(
-        kind=kind,
-        forward=getattr(module, f"{stem}_forward"),
-        backward=getattr(module, f"{stem}_backward"),
-        forward_latex=getattr(module, f"{stem.upper()}_FORWARD_TEX"),
-        backward_latex=getattr(module, f"{stem.upper()}_BACKWARD_TEX"),
-    )
-
-
-OPS: dict[str, Op] = {
-    op.kind: op
-    for op in (
-        _op("embedding", basic, "embedding"),
-        _op("rmsnorm", norm, "rmsnorm"),
-        _op("linear", basic, "linear"),
-        _op("unembed", basic, "unembed"),
-        _op("residual", basic, "residual"),
-        _op("swiglu", basic, "swiglu"),
-        _op("rope", attention, "rope"),
-        _op("scores", attention, "scores"),
-        _op("softmax", attention, "softmax"),
-        _op("attend", attention, "attend"),
-        _op("merge_heads", attention, "merge_heads"),
-        _op("token_loss", loss, "token_loss"),
-        _op("mean", loss, "mean"),
-    )
-}
+# Each entry names its functions and formulas directly, so a reader (or a tool) follows a
+# step's kind straight to the code that computes it.
+_TABLE = (
+    Op(
+        "embedding",
+        basic.embedding_forward,
+        basic.embedding_backward,
+        basic.EMBEDDING_FORWARD_TEX,
+        basic.EMBEDDING_BACKWARD_TEX,
+    ),
+    Op(
+        "rmsnorm",
+        norm.rmsnorm_forward,
+        norm.rmsnorm_backward,
+        norm.RMSNORM_FORWARD_TEX,
+        norm.RMSNORM_BACKWARD_TEX,
+    ),
+    Op(
+        "linear",
+        basic.linear_forward,
+        basic.linear_backward,
+        basic.LINEAR_FORWARD_TEX,
+        basic.LINEAR_BACKWARD_TEX,
+    ),
+    Op(
+        "unembed",
+        basic.unembed_forward,
+        basic.unembed_backward,
+        basic.UNEMBED_FORWARD_TEX,
+        basic.UNEMBED_BACKWARD_TEX,
+    ),
+    Op(
+        "residual",
+        basic.residual_forward,
+        basic.residual_backward,
+        basic.RESIDUAL_FORWARD_TEX,
+        basic.RESIDUAL_BACKWARD_TEX,
+    ),
+    Op(
+        "swiglu",
+        basic.swiglu_forward,
+        basic.swiglu_backward,
+        basic.SWIGLU_FORWARD_TEX,
+        basic.SWIGLU_BACKWARD_TEX,
+    ),
+    Op(
+        "rope",
+        attention.rope_forward,
+        attention.rope_backward,
+        attention.ROPE_FORWARD_TEX,
+        attention.ROPE_BACKWARD_TEX,
+    ),
+    Op(
+        "scores",
+        attention.scores_forward,
+        attention.scores_backward,
+        attention.SCORES_FORWARD_TEX,
+        attention.SCORES_BACKWARD_TEX,
+    ),
+    Op(
+        "softmax",
+        attention.softmax_forward,
+        attention.softmax_backward,
+        attention.SOFTMAX_FORWARD_TEX,
+        attention.SOFTMAX_BACKWARD_TEX,
+    ),
+    Op(
+        "attend",
+        attention.attend_forward,
+        attention.attend_backward,
+        attention.ATTEND_FORWARD_TEX,
+        attention.ATTEND_BACKWARD_TEX,
+    ),
+    Op(
+        "merge_heads",
+        attention.merge_heads_forward,
+        attention.merge_heads_backward,
+        attention.MERGE_HEADS_FORWARD_TEX,
+        attention.MERGE_HEADS_BACKWARD_TEX,
+    ),
+    Op(
+        "token_loss",
+        loss.token_loss_forward,
+        loss.token_loss_backward,
+        loss.TOKEN_LOSS_FORWARD_TEX,
+        loss.TOKEN_LOSS_BACKWARD_TEX,
+    ),
+    Op(
+        "mean",
+        loss.mean_forward,
+        loss.mean_backward,
+        loss.MEAN_FORWARD_TEX,
+        loss.MEAN_BACKWARD_TEX,
+    ),
+)
+OPS: dict[str, Op] = {op.kind: op for op in _TABLE}

@@ -1,0 +1,234 @@
+"""The bug lab's JSON answers, assembled from traces: the catalogue for a config, the
+all-steps check chart, the faulty-vs-correct diff of a backward step, the quiz's verdict.
+Blocking work (call from a worker thread)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
+import numpy as np
+
+from app.buglab.catalogue import fault_json
+from app.figures.buglab import check_errors_chart, diff_panels
+from app.figures.serialize import figure_json
+from app.spec import ResolvedSpec
+from app.steps import titles
+from app.steps.axes import activation_axes, head_axes, param_axes
+from app.traces.context import TraceContext
+from app.traces.checks import ChecksJob
+from xt_core import Config
+from xt_core.faults import CATALOGUE
+
+# ---------------------------------------------------------------------- GET /api/faults
+
+
+def step_title(name: str, layer: int | None, phase: str = "backward") -> str:
+    return titles.title(SimpleNamespace(name=name, layer=layer, phase=phase))
+
+
+def _op_layer(op: str, layer: int) -> int | None:
+    return layer if op.startswith("layers.") else None
+
+
+def catalogue(cfg: Config, layer: int) -> dict:
+    """Every fault of the catalogue, for this config and fault layer."""
+    faults = []
+    for fault in CATALOGUE.values():
+        op = fault.step_name(layer)
+        faults.append(fault_json(fault, cfg, layer, step_title(op, _op_layer(op, layer))))
+    return {"fault_layer": layer, "faults": faults}
+
+
+def picker_options() -> list[dict]:
+    """The home form's fault choices: the name and the op, without a layer (the form's
+    sizes decide that; the page asks GET /api/faults for them)."""
+    options = []
+    for fault in CATALOGUE.values():
+        op = titles.local_name(fault.step_name(0))
+        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward').lower()}"
+        options.append({"name": fault.name, "label": label, "description": fault.description})
+    return options
+
+
+def _fault_entries(spec: ResolvedSpec) -> list[dict]:
+    entries = []
+    for name in spec.faults:
+        op = CATALOGUE[name].step_name(spec.fault_layer)
+        entries.append(
+            fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, step_title(op, _op_layer(op, spec.fault_layer)))
+        )
+    return entries
+
+
+def revealed_faults(ctx: TraceContext) -> list[dict]:
+    """The faults a trace runs with and their steps (a quiz's: only once answered)."""
+    steps = {(r.name, r.phase): r.index for r in ctx.trace.records}
+    return [{**entry, "step": steps.get((entry["op"], "backward"))} for entry in _fault_entries(ctx.spec)]
+
+
+def page_info(spec: ResolvedSpec, query: dict[str, str]) -> dict:
+    """What the walk page's bug-lab panel needs. A quiz's says nothing of its fault."""
+    plain = {k: v for k, v in query.items() if k not in ("faults", "fault_layer", "quiz")}
+    links = {"quiz_url": "/quiz?" + urlencode(plain), "correct_url": "/walk?" + urlencode({**plain, "step": "0"})}
+    if spec.quiz is not None:
+        return {"mode": "quiz", "faults": [], **links}
+    if spec.faults:
+        return {"mode": "faults", "faults": _fault_entries(spec), **links}
+    return {"mode": "off", "faults": [], **links}
+
+
+# ---------------------------------------------------------------------- GET .../checks
+
+
+def checks_view(job: ChecksJob) -> dict:
+    """Every step's check done so far, the first failing backward step and the chart."""
+    results = job.results()
+    first, final = job.first_failing()
+    n = job.total
+    errors = np.full(n, np.nan)
+    passed: list[bool | None] = [None] * n
+    for r in results:
+        errors[r.index], passed[r.index] = r.max_rel_error, r.passed
+    phases = [phase for _, _, phase in job.records]
+    figure = check_errors_chart(
+        errors, passed, job.titles, phases, tolerance=job.tolerance, first_failing=first if final else None
+    )
+    return {
+        "id": job.trace_id,
+        "tolerance": job.tolerance,
+        "total": n,
+        "done": len(results),
+        "complete": len(results) == n,
+        "steps": [
+            {"index": r.index, "name": r.name, "phase": r.phase, "max_rel_error": r.max_rel_error, "passed": r.passed}
+            for r in results
+        ],
+        "first_failing": first,
+        "first_failing_final": final,
+        "figure": figure_json(figure)[0],
+    }
+
+
+# ---------------------------------------------------------------------- GET .../steps/{index}/diff
+
+
+def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
+    """(faulty z, correct z, rows, cols, row_title, col_title, note) of a tensor as 2-D
+    pictures of sequence `seq`; None for a scalar. A tensor with a head axis shows the head
+    where the two differ most (every head stacked would squeeze each to a sliver)."""
+    bad, good = np.asarray(bad), np.asarray(good)
+    if ctx.is_param(name):
+        if bad.ndim == 1:  # an RMSNorm gain
+            return bad[None, :], good[None, :], ["gain"], None, "", "feature", None
+        axes = param_axes(ctx, name)
+        return bad, good, axes.rows, None, axes.row_title, axes.col_title, None
+    if bad.ndim == 0:
+        return None
+    bad, good = bad[seq], good[seq]
+    if bad.ndim == 1:  # (T,): per-token losses
+        return bad[None, :], good[None, :], ["dL/dℓ"], ctx.predictions(seq), "", "position: input→target", None
+    if bad.ndim == 3:  # (H, T, X)
+        spread = np.nan_to_num(np.abs(bad.astype(np.float64) - good), nan=np.inf).reshape(bad.shape[0], -1)
+        head = int(np.argmax(spread.max(axis=1)))
+        axes = head_axes(ctx, bad.shape, seq)
+        if np.any(spread[head]):
+            note = f"Head {head} of {bad.shape[0]}: the head where faulty and correct differ most."
+        else:
+            note = f"Head 0 of {bad.shape[0]} shown: every head is identical."
+        return bad[head], good[head], axes.rows, axes.cols, axes.row_title, axes.col_title, note
+    axes = activation_axes(ctx, name, seq)
+    return bad, good, axes.rows, axes.cols, axes.row_title, axes.col_title, None
+
+
+def _compare(faulty, correct) -> dict:
+    faulty, correct = np.asarray(faulty, dtype=np.float64), np.asarray(correct, dtype=np.float64)
+    diff = float(np.max(np.abs(faulty - correct), initial=0.0))
+    scale = float(np.max(np.abs(correct), initial=0.0))
+    return {
+        "max_abs_diff": diff,
+        "max_abs_correct": scale,
+        "rel_diff": diff / scale if scale else diff,
+        "identical": diff == 0.0,
+    }
+
+
+def _verdict(arriving: dict | None, contributions: list[dict]) -> str:
+    wrong = [c["tensor"] for c in contributions if not c["identical"]]
+    if arriving is not None and not arriving["identical"]:
+        return (
+            "The gradient arriving at this op is already wrong: the mistake happened earlier in the backward "
+            "pass (in a step that ran before this one), and this op passes it on."
+        )
+    if wrong:
+        return (
+            f"The gradient arriving here is exactly right, but what this op computes from it ({', '.join(wrong)}) "
+            "is not: this op's backward is the broken one."
+        )
+    return (
+        "Every gradient of this step is exactly the correct one: the mistake, if any, comes later in the backward pass."
+    )
+
+
+def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int) -> dict:
+    """A backward step of a faulty trace against the same step of the correct trace: the
+    gradient arriving and each contribution, faulty | correct | difference."""
+    record, reference = faulty.trace.records[index], correct.trace.records[index]
+    pairs = [("arriving", record.name, faulty.trace.grad(record.name), correct.trace.grad(record.name))]
+    pairs += [
+        ("contribution", name, record.contributions[name], reference.contributions[name])
+        for name in record.inputs
+        if name in record.contributions
+    ]
+    figures, summary = [], []
+    for kind, name, bad, good in pairs:
+        comparison = {"kind": kind, "tensor": name, **_compare(bad, good)}
+        summary.append(comparison)
+        picture = _pictures(faulty, name, bad, good, seq)
+        if picture is None:
+            continue
+        z_bad, z_good, rows, cols, row_title, col_title, head_note = picture
+        what = "the gradient arriving" if kind == "arriving" else "this op's contribution"
+        title = f"dL/d({name}), {what}: faulty vs correct"
+        fig = diff_panels(
+            z_bad, z_good, rows, cols, title=title, value_name=f"dL/d{name.rsplit('.', 1)[-1]}",
+            row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
+        )  # fmt: skip
+        if comparison["identical"]:
+            headline = "Identical, bit for bit: the difference is 0 everywhere."
+        else:
+            headline = (
+                f"They differ: max |faulty − correct| = {comparison['max_abs_diff']:.3g}, "
+                f"against a largest |correct| value of {comparison['max_abs_correct']:.3g}."
+            )
+        entry = faulty.entry(f"diff.{kind}.{name}", title, "diff", fig, faulty.table(z_bad - z_good, rows, cols))
+        notes = (headline, head_note, entry["note"], "Numbers: faulty − correct.")
+        entry["note"] = " ".join(n for n in notes if n)
+        figures.append(entry)
+    arriving = summary[0]
+    return {
+        "index": index,
+        "name": record.name,
+        "title": titles.title(record),
+        "correct_id": correct.spec.id,
+        "verdict": _verdict(arriving, summary[1:]),
+        "tensors": summary,
+        "figures": figures,
+    }
+
+
+# ---------------------------------------------------------------------- POST .../quiz/answer
+
+
+def quiz_answer(ctx: TraceContext, index: int) -> dict:
+    """Right or wrong, and the hidden fault revealed: its description and the two lines."""
+    trace = ctx.trace
+    revealed = revealed_faults(ctx)
+    broken = revealed[0]
+    chosen = trace.records[index]
+    return {
+        "correct": chosen.name == broken["op"],
+        "chosen": {"index": index, "name": chosen.name, "title": titles.title(chosen)},
+        "broken": {"index": broken["step"], "name": broken["op"], "title": broken["op_title"]},
+        "fault": broken,
+    }

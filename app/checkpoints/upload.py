@@ -1,0 +1,134 @@
+"""Reading an uploaded checkpoint: the request body (bounded while it arrives), the one file
+of a multipart/form-data body, and the checks before xt_core.checkpoint reads it.
+
+Nothing here unpickles: the accepted types are safetensors (raw arrays), .npz (read with
+allow_pickle=False) and llama2.c's raw float32 .bin; PyTorch's .pt/.pth (pickles) are
+refused by name before a byte of them is parsed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from email.message import Message
+from email.parser import BytesHeaderParser
+
+from app.checkpoints.registry import UPLOAD_SUFFIXES
+
+# Room for the multipart framing around the file (boundaries, part headers).
+MULTIPART_OVERHEAD = 64 * 1024
+# An .npz is a zip: its members may expand far beyond the upload (a zip bomb); at most this
+# many times the upload limit is ever decompressed.
+NPZ_EXPANSION_LIMIT = 8
+_FILENAME_JUNK = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class UploadError(Exception):
+    """The upload is refused: `status` 413 (too large), 415 (wrong type) or 422 (unreadable)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    filename: str
+    suffix: str
+    data: bytes
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MB"
+
+
+def too_large(size: int, limit: int) -> UploadError:
+    return UploadError(
+        413, f"the file is {_megabytes(size)}; uploads are limited to {_megabytes(limit)} (max_upload_bytes)"
+    )
+
+
+async def read_body(chunks: AsyncIterator[bytes], declared: str | None, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it grows past the limit (and before
+    reading anything when Content-Length already says so): a huge upload never sits in memory."""
+    cap = limit + MULTIPART_OVERHEAD
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        raise too_large(int(declared) - MULTIPART_OVERHEAD, limit)
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > cap:
+            raise too_large(len(body) - MULTIPART_OVERHEAD, limit)
+    return bytes(body)
+
+
+def _headers(raw: bytes) -> Message:
+    return BytesHeaderParser().parsebytes(raw + b"\r\n\r\n")
+
+
+def clean_filename(name: str | None) -> str:
+    """The file's own name, for display only (never a path): no directories, no control
+    characters, at most 80 characters."""
+    name = (name or "").encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    name = _FILENAME_JUNK.sub("", re.split(r"[/\\]", name)[-1]).strip()
+    return name[-80:] or "upload"
+
+
+def parse_multipart(body: bytes, content_type: str | None) -> list[tuple[str, str | None, bytes]]:
+    """(field name, filename or None, data) of every part of a multipart/form-data body."""
+    header = Message()
+    header["content-type"] = content_type or ""
+    boundary = header.get_param("boundary")
+    if header.get_content_type() != "multipart/form-data" or not isinstance(boundary, str) or not boundary:
+        raise UploadError(415, "send the checkpoint as multipart/form-data with one file field named 'file'")
+    delimiter = b"\r\n--" + boundary.encode("latin-1", "replace")
+    sections = (b"\r\n" + body).split(delimiter)
+    parts = []
+    for section in sections[1:]:
+        if section.startswith(b"--"):
+            return parts  # the closing delimiter
+        head, found, data = section.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        if not found:
+            break
+        headers = _headers(head)
+        name = headers.get_param("name", header="content-disposition")
+        filename = headers.get_param("filename", header="content-disposition")
+        parts.append((name if isinstance(name, str) else "", filename if isinstance(filename, str) else None, data))
+    raise UploadError(422, "the multipart body is malformed or truncated (no closing boundary)")
+
+
+def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> UploadedFile:
+    """The one file of the form, type- and size-checked."""
+    files = [(filename, data) for _, filename, data in parts if filename is not None]
+    if len(files) != 1:
+        raise UploadError(422, f"send exactly one file (field 'file'), got {len(files)}")
+    filename, data = files[0]
+    filename = clean_filename(filename)
+    suffix = next((s for s in UPLOAD_SUFFIXES if filename.lower().endswith(s)), None)
+    if suffix is None:
+        raise UploadError(
+            415,
+            f"{filename!r} is not a checkpoint type xt reads: send an xt .safetensors or .npz file, or a "
+            "llama2.c .bin (PyTorch .pt/.pth files are pickles and are never loaded)",
+        )
+    if len(data) > limit:
+        raise too_large(len(data), limit)
+    if not data:
+        raise UploadError(422, f"{filename!r} is empty")
+    if suffix == ".npz":
+        _check_npz_expansion(filename, data, limit * NPZ_EXPANSION_LIMIT)
+    return UploadedFile(filename, suffix, data)
+
+
+def _check_npz_expansion(filename: str, data: bytes, limit: int) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a zip at all: xt_core.checkpoint.load says so (a 422 with its message)
+    if expanded > limit:
+        raise UploadError(413, f"{filename!r} expands to {_megabytes(expanded)}, more than {_megabytes(limit)}")

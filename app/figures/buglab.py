@@ -1,0 +1,168 @@
+"""Figure builders of the bug lab: pure functions (arrays, labels) -> plotly Figure.
+
+* `check_errors_chart`: every step's gradient-check error on a log scale, the tolerance
+  line, the first failing backward step marked: where the gradients go wrong.
+* `diff_panels`: a gradient as the faulty backward computed it, as the correct backward
+  computes it, and their difference.
+
+Conventions as in app.figures (diverging RdBu centred on zero for gradients, positions down
+the y axis, float32 data, pooling of large heatmaps).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.figures.panels import panel_caption, panel_heatmap, panel_suffix
+from app.figures.pooling import plan_pooling, pool_labels
+from app.figures.style import GRAD_SCALE, axis_style, base_layout, hover_template, reference_line, subplot_domain
+
+PASSED_COLOUR = "#1a6b21"
+FAILED_COLOUR = "#b3261e"
+# |a − b| / max(|a|, |b|) lies in [0, 2]: exact agreement (0) is drawn at the floor, a check
+# that could not run (NaN) at the top.
+ERROR_FLOOR = 1e-16
+ERROR_CEILING = 2.0
+PHASE_BANDS = {"forward": "#d6e4fb", "loss": "#fde2c8", "backward": "#ecd8f4", "update": "#d2efea"}
+
+
+def _runs(phases: list[str]) -> list[tuple[str, int, int]]:
+    """(phase, first, last) of each contiguous run of one phase."""
+    runs: list[tuple[str, int, int]] = []
+    for i, phase in enumerate(phases):
+        if runs and runs[-1][0] == phase:
+            runs[-1] = (phase, runs[-1][1], i)
+        else:
+            runs.append((phase, i, i))
+    return runs
+
+
+def check_errors_chart(
+    errors,
+    passed: list[bool | None],
+    labels: list[str],
+    phases: list[str],
+    *,
+    tolerance: float,
+    first_failing: int | None,
+    title: str = "Gradient check of every step: max relative error (log scale)",
+) -> go.Figure:
+    """One bar per step (x: step number, 1-based as the page counts), log-scale relative
+    error, green when within `tolerance`, red when not; `passed[i]` None = not checked yet
+    (no bar). Background bands show the phases; the dashed line is the tolerance."""
+    errors = np.asarray(errors, dtype=np.float64)
+    checked = [i for i, p in enumerate(passed) if p is not None]
+    shown = np.array([errors[i] for i in checked], dtype=np.float64)
+    heights = np.where(np.isnan(shown), ERROR_CEILING, np.clip(shown, ERROR_FLOOR, ERROR_CEILING))
+    exact = [("NaN: the check could not run" if math.isnan(e) else f"{e:.3g}") for e in shown]
+    bars = go.Bar(
+        x=[i + 1 for i in checked],
+        y=heights,
+        base=ERROR_FLOOR,
+        marker={"color": [PASSED_COLOUR if passed[i] else FAILED_COLOUR for i in checked]},
+        customdata=[[labels[i], exact[k], "passed" if passed[i] else "FAILED"] for k, i in enumerate(checked)],
+        hovertemplate="step %{x}: %{customdata[0]}<br>max rel error %{customdata[1]} (%{customdata[2]})<extra></extra>",
+        name="max relative error",
+    )
+    n = len(phases)
+    finite = heights[np.isfinite(heights)]
+    low = math.floor(math.log10(max(ERROR_FLOOR, min(finite.min(initial=tolerance), tolerance / 100))))
+    shapes, annotations = [], []
+    for phase, first, last in _runs(phases):
+        shapes.append(
+            {"type": "rect", "xref": "x", "yref": "paper", "x0": first + 0.5, "x1": last + 1.5, "y0": 0, "y1": 1,
+             "fillcolor": PHASE_BANDS.get(phase, "#eeeeee"), "opacity": 0.6, "line": {"width": 0}, "layer": "below"}
+        )  # fmt: skip
+        annotations.append(
+            {"text": phase, "x": (first + last) / 2 + 1, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+             "showarrow": False}
+        )  # fmt: skip
+    shapes.append(reference_line(tolerance, vertical=False, color="#111"))
+    annotations.append(
+        {"text": f"tolerance {tolerance:g}", "xref": "paper", "x": 0, "xanchor": "left", "y": math.log10(tolerance),
+         "yanchor": "bottom", "showarrow": False, "bgcolor": "rgba(255,255,255,0.8)"}
+    )  # fmt: skip
+    if first_failing is not None:
+        annotations.append(
+            {"text": f"first failing: step {first_failing + 1}", "x": first_failing + 1, "xref": "x",
+             "y": math.log10(ERROR_CEILING), "ax": 0, "ay": -28, "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
+             "arrowcolor": FAILED_COLOUR, "font": {"color": FAILED_COLOUR}, "bgcolor": "#fff"}
+        )  # fmt: skip
+    layout = base_layout(
+        title,
+        250,
+        xaxis={"title": {"text": "step"}, "range": [0.5, n + 0.5], "showgrid": False},
+        yaxis={"type": "log", "title": {"text": "max rel error"}, "range": [low, math.log10(ERROR_CEILING) + 0.4],
+               "exponentformat": "power"},
+        shapes=shapes,
+        annotations=annotations,
+        bargap=0.15,
+        showlegend=False,
+    )  # fmt: skip
+    layout["margin"] = {"l": 70, "r": 20, "t": 70, "b": 45}
+    return go.Figure(data=[bars], layout=layout)
+
+
+def diff_panels(
+    faulty,
+    correct,
+    rows: list[str] | None,
+    cols: list[str] | None,
+    *,
+    title: str,
+    value_name: str,
+    row_title: str = "position",
+    col_title: str = "feature",
+    names: tuple[str, str, str] = ("faulty backward", "correct backward", "difference: faulty − correct"),
+    max_cells: int = 20_000,
+) -> go.Figure:
+    """Three (R, C) heatmaps side by side: the faulty and the correct gradient on one
+    diverging colour axis (so they compare by colour), and their difference on its own
+    (a small difference would vanish on the gradients' scale)."""
+    faulty, correct = np.asarray(faulty, dtype=np.float64), np.asarray(correct, dtype=np.float64)
+    panels = (faulty, correct, faulty - correct)
+    pooling = plan_pooling(*faulty.shape, max(1, max_cells // 3), keep_rows=rows is not None)
+    x = pool_labels(cols, pooling.col_step, faulty.shape[1])
+    y = pool_labels(rows, pooling.row_step, faulty.shape[0])
+    # Each panel's left edge; the first colour bar sits between the second and third panel.
+    starts, width = (0.0, 0.29, 0.69), 0.265
+    layout: dict = {}
+    traces, annotations = [], []
+    hover = hover_template(row_title, col_title, value_name, pooling.active)
+    for k, (name, panel) in enumerate(zip(names, panels, strict=True)):
+        suffix = panel_suffix(k)
+        x0 = starts[k]
+        layout[f"xaxis{suffix}"] = {
+            **axis_style(x, col_title),
+            "domain": subplot_domain(x0, x0 + width),
+            "anchor": f"y{suffix}",
+        }
+        layout[f"yaxis{suffix}"] = {
+            **axis_style(y, row_title if k == 0 else None, reversed_=True),
+            "anchor": f"x{suffix}",
+            "showticklabels": k == 0,
+        }
+        coloraxis = "coloraxis2" if k == 2 else "coloraxis"  # the difference: a scale of its own
+        traces.append(
+            panel_heatmap(k, panel, pooling, x, y, name=name, hovertemplate=f"{name}<br>{hover}", coloraxis=coloraxis)
+        )
+        annotations.append(panel_caption(name, x0 + width / 2))
+    identical = not np.any(panels[2])
+    if identical:  # a blank panel would look like a failure to draw
+        annotations.append(
+            {"text": "0 everywhere:<br>identical", "x": starts[2] + width / 2, "y": 0.5, "xref": "paper",
+             "yref": "paper", "showarrow": False, "font": {"size": 16}, "bgcolor": "#fff"}
+        )  # fmt: skip
+    n_rows = len(y)
+    height = int(min(600, max(230, 14 * min(n_rows, 36) + 150)))
+    layout.update(
+        base_layout(title, height, pooling.note(faulty.shape), annotations=annotations),
+        coloraxis={"colorscale": GRAD_SCALE, "cmid": 0, "colorbar": {"title": {"text": value_name}, "x": 0.565,
+                   "thickness": 14, "len": 0.9}},
+        coloraxis2={"colorscale": GRAD_SCALE, "cmid": 0, "showscale": not identical,
+                    "colorbar": {"title": {"text": "faulty − correct"}, "x": 0.965, "thickness": 14, "len": 0.9}},
+    )  # fmt: skip
+    return go.Figure(data=traces, layout=layout)

@@ -1,0 +1,49 @@
+"""A figure as the JSON a step view sends (its note apart), and the small 'numbers' table beside it."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.encoding import array_to_list, json_safe
+
+# Significant digits of the numbers tables: float32 carries about 7; 6 keeps the JSON short.
+TABLE_DIGITS = 6
+
+
+def figure_json(figure: go.Figure) -> tuple[dict, str | None]:
+    """(Plotly JSON object, note). Numpy arrays are already base64 typed arrays in
+    to_plotly_json(); the empty template is dropped; a builder's note travels in
+    layout.meta["note"] and is returned separately."""
+    data = figure.to_plotly_json()
+    layout = data.get("layout", {})
+    layout.pop("template", None)
+    meta = layout.pop("meta", None)
+    note = meta.get("note") if isinstance(meta, dict) else None
+    return json_safe({"data": data.get("data", []), "layout": layout}), note
+
+
+def table(
+    matrix,
+    index: list[str] | None,
+    columns: list[str] | None,
+    max_rows: int,
+    max_cols: int,
+) -> tuple[dict, str | None]:
+    """The 'numbers' toggle of a figure: up to max_rows × max_cols values of a 1-D or 2-D
+    array (rounded to TABLE_DIGITS significant digits), and a note when truncated."""
+    matrix = np.asarray(matrix)
+    if matrix.ndim == 1:
+        matrix = matrix[:, None]
+        columns = columns or ["value"]
+    n_rows, n_cols = matrix.shape
+    index = list(index) if index is not None else [str(i) for i in range(n_rows)]
+    columns = list(columns) if columns is not None else [str(j) for j in range(n_cols)]
+    shown = matrix[:max_rows, :max_cols]
+    note = None
+    if n_rows > max_rows or n_cols > max_cols:
+        note = f"The table shows the first {shown.shape[0]} of {n_rows} rows and {shown.shape[1]} of {n_cols} columns."
+    return (
+        {"columns": columns[:max_cols], "index": index[:max_rows], "rows": array_to_list(shown, TABLE_DIGITS)},
+        note,
+    )

@@ -1,0 +1,194 @@
+"""Figure builders of the update step: pure functions (arrays, labels) -> plotly Figure,
+following the conventions of app.figures (no template, float32 data, hover at float32
+precision, the note in layout.meta)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.figures.style import as_float32, base_layout, reference_line
+
+BAR_COLOUR = "#0b57d0"
+AFTER_COLOUR = "#1b7f3b"
+FIRST_ORDER_COLOUR = "#a64b00"
+# RMS(ΔW)/RMS(W) around 1e-3 per step is the usual rule of thumb for healthy training.
+HEALTHY_RATIO = 1e-3
+
+
+def _log_range(values: np.ndarray, reference: float | None = None) -> list[float] | None:
+    """A log axis range (in log10 units) around the positive finite values (and the reference)."""
+    finite = values[np.isfinite(values) & (values > 0)]
+    if reference is not None:
+        finite = np.append(finite, reference)
+    if not finite.size:
+        return None
+    lo, hi = math.log10(float(finite.min())), math.log10(float(finite.max()))
+    return [math.floor(lo) - 0.3, math.ceil(hi) + 0.3]
+
+
+def parameter_bars(
+    values,
+    names: list[str],
+    *,
+    title: str,
+    value_name: str,
+    reference: float | None = None,
+    reference_label: str | None = None,
+) -> go.Figure:
+    """One horizontal bar per parameter, on a log axis (norms and ratios span decades); the
+    parameters run down in model order. `reference` draws a dashed line at that value."""
+    values = as_float32(values)
+    trace = go.Bar(
+        x=values,
+        y=names,
+        orientation="h",
+        marker={"color": BAR_COLOUR},
+        hovertemplate=f"%{{y}}<br>{value_name} = %{{x:.4g}}<extra></extra>",
+    )
+    xaxis = {"type": "log", "title": {"text": f"{value_name} (log scale)"}}
+    span = _log_range(np.asarray(values, dtype=np.float64), reference)
+    if span:
+        xaxis["range"] = span
+    layout = base_layout(
+        title,
+        int(min(900, 18 * len(names) + 130)),
+        xaxis=xaxis,
+        yaxis={"type": "category", "autorange": "reversed", "title": {"text": "parameter"}},
+    )
+    if reference is not None:
+        layout["shapes"] = [reference_line(reference, vertical=True)]
+        layout["annotations"] = [
+            {
+                "text": reference_label or f"{reference:g}",
+                "x": math.log10(reference),
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        ]
+    return go.Figure(data=[trace], layout=layout)
+
+
+def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, title: str) -> go.Figure:
+    """The loss on this batch: the N training steps run before this one (a line), this
+    step's loss and the loss after its update (markers), on a log axis."""
+    n = len(train_losses)
+    traces = []
+    if n:
+        traces.append(
+            go.Scatter(
+                x=np.arange(1, n + 1),
+                y=as_float32(train_losses),
+                mode="lines",
+                name=f"the {n} training step{'s' if n != 1 else ''} before",
+                line={"color": BAR_COLOUR, "width": 2},
+                hovertemplate="step %{x}<br>loss = %{y:.5g}<extra></extra>",
+            )
+        )
+    traces.append(
+        go.Scatter(
+            x=[n + 1],
+            y=as_float32([loss_before]),
+            mode="markers",
+            name=f"this step (step {n + 1}): {loss_before:.4g}",
+            marker={"size": 13, "color": "#d93025", "symbol": "circle"},
+            hovertemplate="this step<br>loss = %{y:.5g}<extra></extra>",
+        )
+    )
+    if loss_after is not None:
+        traces.append(
+            go.Scatter(
+                x=[n + 2],
+                y=as_float32([loss_after]),
+                mode="markers",
+                name=f"after the update, same batch: {loss_after:.4g}",
+                marker={"size": 13, "color": AFTER_COLOUR, "symbol": "diamond"},
+                hovertemplate="after the update<br>loss = %{y:.5g}<extra></extra>",
+            )
+        )
+    layout = base_layout(
+        title,
+        340,
+        xaxis={"title": {"text": "training step on this batch"}, "rangemode": "tozero"},
+        yaxis={"type": "log", "title": {"text": "loss (log scale)"}},
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def line_search(
+    eta,
+    loss,
+    first_order,
+    loss0: float,
+    *,
+    title: str,
+    lr: float | None = None,
+) -> go.Figure:
+    """loss(θ − η·g) against the step size η (log axis) beside the first-order prediction
+    loss − η‖g‖², which is exact for small η and drifts away where curvature takes over.
+    `lr`: the SGD learning rate of this step, drawn as a dashed line."""
+    eta = np.asarray(eta, dtype=np.float64)
+    actual = np.asarray(loss, dtype=np.float64)
+    traces = [
+        go.Scatter(
+            x=eta,
+            y=as_float32(actual),
+            mode="lines+markers",
+            name="loss(θ − η·g), measured",
+            line={"color": BAR_COLOUR, "width": 3},
+            hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
+        ),
+        go.Scatter(
+            x=eta,
+            y=as_float32(first_order),
+            mode="lines",
+            name="loss − η‖g‖², first-order prediction",
+            line={"color": FIRST_ORDER_COLOUR, "width": 2, "dash": "dash"},
+            hovertemplate="η = %{x:.3g}<br>predicted = %{y:.5g}<extra></extra>",
+        ),
+    ]
+    finite = np.isfinite(actual)
+    if finite.any():
+        best = int(np.argmin(np.where(finite, actual, np.inf)))
+        traces.append(
+            go.Scatter(
+                x=[eta[best]],
+                y=as_float32([actual[best]]),
+                mode="markers",
+                name=f"lowest measured: η = {eta[best]:.3g}",
+                marker={"size": 12, "color": AFTER_COLOUR, "symbol": "diamond"},
+                hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
+            )
+        )
+    # Loss is never negative and blows up for large η: show 0 .. a little above where it started.
+    top = float(np.max(actual[finite])) if finite.any() else loss0
+    top = max(loss0 * 1.15, min(top, 2 * loss0) * 1.05) if loss0 > 0 else top
+    layout = base_layout(
+        title,
+        380,
+        xaxis={"type": "log", "title": {"text": "step size η along −g (log scale)"}},
+        yaxis={"title": {"text": "loss on this batch"}, "range": [0, top]},
+        legend={"orientation": "h", "y": -0.3},
+    )
+    shapes = [reference_line(loss0, vertical=False, dash="dot", width=1)]
+    if lr is not None:
+        shapes.append(reference_line(lr, vertical=True, color="#d93025"))
+        layout["annotations"] = [
+            {
+                "text": f"SGD lr = {lr:g}",
+                "x": math.log10(lr),
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        ]
+    layout["shapes"] = shapes
+    return go.Figure(data=traces, layout=layout)

@@ -1,0 +1,68 @@
+"""Checkpoints: the model listing and uploads. Routes stay thin: app.checkpoints does the work,
+in the worker pool when it is CPU or disk."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.checkpoints.registry import CheckpointError, UploadQuotaError, describe, registry
+from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_file
+from app.deps import ServicesDep, SettingsDep
+from app.encoding import json_safe
+from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
+from app.spec.presets import presets
+
+router = APIRouter(prefix="/api", tags=["models"])
+
+_UPLOAD_BODY = {
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {"file": {"type": "string", "format": "binary"}},
+                "required": ["file"],
+            }
+        }
+    },
+    "required": True,
+}
+
+
+@router.get("/models", summary="Checkpoints (demo models first, then uploads) and the random-init presets")
+async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
+    models = await services.run(registry(settings).listing, light=True)
+    return json_safe({"models": models, "presets": presets()})
+
+
+@router.post(
+    "/models",
+    status_code=201,
+    responses={**UPLOAD_REFUSED, **BAD_FIELD},
+    summary="Upload a checkpoint (xt .safetensors / .npz, or llama2.c .bin); answers its name",
+    openapi_extra={"requestBody": _UPLOAD_BODY},
+)
+async def upload_model(request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
+    limit = settings.max_upload_bytes
+    try:
+        body = await read_body(request.stream(), request.headers.get("content-length"), limit)
+        upload = the_file(parse_multipart(body, request.headers.get("content-type")), limit)
+    except UploadError as exc:
+        return _refused(exc)
+    models = registry(settings)
+    try:
+        name = await services.run(models.store_upload, upload.data, upload.suffix, upload.filename, settings)
+    except CheckpointError as exc:
+        raise SpecError(("body", "file"), str(exc)) from None
+    except UploadQuotaError as exc:
+        return JSONResponse(status_code=507, content={"detail": str(exc)})
+    info = models.info(name)
+    return JSONResponse(
+        status_code=201, content=json_safe({"name": name, "model": describe(info, models.summary(info))})
+    )
+
+
+def _refused(exc: UploadError) -> Response:
+    if exc.status == 422:
+        raise SpecError(("body", "file"), exc.message)
+    return JSONResponse(status_code=exc.status, content={"detail": exc.message})

@@ -1,0 +1,42 @@
+"""Training from the page: the progress of a training run, and one parameter's ΔW on the
+update step (app.traces.training runs it; app.steps.update draws it)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import Response
+
+from app.deps import ServicesDep, TraceDep
+from app.encoding import json_response, json_safe
+from app.errors import BAD_FIELD, NOT_FOUND, SpecError
+from app.steps import update
+
+router = APIRouter(prefix="/api", tags=["training"])
+
+
+@router.get("/traces/{trace_id}/progress", summary="How far the training before a trace's step has got")
+async def training_progress(services: ServicesDep, trace_id: str) -> dict:
+    """{state: pending|training|done|failed, done, total, loss, seconds}; `pending` also for
+    an id the server has not started (the page polls while its POST is under way)."""
+    progress = services.store.progress.get(trace_id)
+    return json_safe(progress or {"state": "pending", "done": 0, "total": None, "loss": None, "seconds": 0.0})
+
+
+@router.get(
+    "/traces/{trace_id}/update",
+    responses={**NOT_FOUND, **BAD_FIELD},
+    summary="The update step for one parameter: ΔW beside its gradient",
+)
+async def update_parameter(
+    request: Request,
+    services: ServicesDep,
+    ctx: TraceDep,
+    param: str = Query(description="a parameter name, e.g. layers.0.attention.wq"),
+) -> Response:
+    if ctx.trace.update is None:
+        raise HTTPException(404, detail=f"trace {ctx.spec.id} has no update step: its spec names no optimizer")
+    if param not in ctx.trace.update.per_param:
+        names = ", ".join(ctx.trace.update.per_param)
+        raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
+    figures = await services.run(lambda: json_safe(update.param_figures(ctx, param)))
+    return json_response(request, {"param": param, "figures": figures})

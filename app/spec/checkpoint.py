@@ -1,0 +1,71 @@
+"""The spec's model, optimizer and train_steps: which checkpoint (it fixes the config and
+the tokenizer), which optimizer makes the trace a training step, and how many training
+steps run before it. app.spec.resolve calls these; every mistake is a SpecError naming
+its field and the rule.
+"""
+
+from __future__ import annotations
+
+from app.checkpoints.registry import ModelInfo, registry
+from app.errors import SpecError
+from app.settings import Settings
+from xt_core.checkpoint import CheckpointError, tokenizer_from_dict
+from xt_core.config import Config
+
+_MAX_NAMES_SHOWN = 6
+
+
+def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings) -> tuple[ModelInfo, Config] | None:
+    """The checkpoint a spec names and its config, or None for a random init. Names are
+    matched against the listing only (never used as a path)."""
+    if model is None:
+        return None
+    models = registry(settings)
+    info = models.info(model)
+    if info is None:
+        names = models.names()
+        shown = ", ".join(names[:_MAX_NAMES_SHOWN]) + (" …" if len(names) > _MAX_NAMES_SHOWN else "")
+        listing = f"available: {shown}" if names else "no checkpoints are installed; use null for a random init"
+        raise SpecError(("body", "model"), f"unknown model {model!r}; GET /api/models lists them ({listing})")
+    try:
+        config = models.summary(info).config
+        cfg = Config.from_dict(config)
+    except (CheckpointError, ValueError, TypeError) as exc:
+        raise SpecError(("body", "model"), f"model {model!r} cannot be read: {exc}") from None
+    for field in config:
+        if field in given_config:
+            raise SpecError(
+                ("body", "config", field),
+                f"model {model!r} fixes the config ({field} = {config[field]}): drop config.{field}, "
+                "or pick a random init (model null) to choose sizes",
+            )
+    return info, cfg
+
+
+def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | None, text: str | None):
+    """The checkpoint's tokenizer (None for imported weights, which need token ids). A
+    requested tokenizer must be the checkpoint's own; the text must be in its alphabet."""
+    try:
+        tokenizer = tokenizer_from_dict(registry(settings).summary(info).tokenizer)
+    except CheckpointError as exc:
+        raise SpecError(("body", "model"), f"model {info.name!r} cannot be read: {exc}") from None
+    own = tokenizer.name if tokenizer is not None else None
+    if requested is not None and requested != own:
+        fix = f'send "{own}" or leave it out' if own else "leave it out and give token ids"
+        raise SpecError(
+            ("body", "tokenizer"), f"model {info.name!r} uses the {own or 'no'} tokenizer, not {requested!r}: {fix}"
+        )
+    if text is not None:
+        if tokenizer is None:
+            raise SpecError(
+                ("body", "text"), f"model {info.name!r} has no tokenizer (imported weights): give token ids instead"
+            )
+        try:
+            tokenizer.encode(text)
+        except ValueError as exc:
+            alphabet = f"; its characters are {''.join(tokenizer.chars)!r}" if own == "char" else ""
+            raise SpecError(("body", "text"), f"{exc} of model {info.name!r}{alphabet}") from None
+    return tokenizer
+
+
+# ---------------------------------------------------------------------- query strings

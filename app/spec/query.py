@@ -1,0 +1,108 @@
+"""The spec as a /walk query string and back: flat config fields, token rows as '1,2;3,4',
+comma-separated faults, optimizer fields as flat keys (optimizer=adamw&lr=0.003)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.errors import SpecError
+from app.spec.schema import CONFIG_FIELDS, TraceSpec
+from app.spec.training import OPTIMIZER_FIELDS
+from xt_core.optim import OPTIMIZERS
+
+_QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
+
+
+def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
+    """/walk?text=...&n_layer=1&seed=3 -> TraceSpec. Config fields are flat; tokens are
+    '1,2,3' (rows separated by ';'); faults comma-separated. `step` is not part of the spec."""
+    data: dict[str, Any] = {}
+    config: dict[str, Any] = {}
+    for key, value in params.items():
+        if key == "step":
+            continue
+        if key in CONFIG_FIELDS:
+            config[key] = value
+        elif key in _QUERY_SCALARS:
+            data[key] = value if value != "" or key == "text" else None
+        elif key == "tokens":
+            try:
+                rows = [[int(t) for t in row.split(",") if t.strip()] for row in value.split(";")]
+            except ValueError:
+                raise SpecError(("query", "tokens"), "tokens must be integers separated by commas") from None
+            data["tokens"] = rows[0] if len(rows) == 1 else rows
+        elif key == "faults":
+            data["faults"] = [f for f in value.split(",") if f]
+        elif key == "optimizer" or key in OPTIMIZER_FIELDS:
+            continue  # gathered below, into one optimizer object
+        else:
+            raise SpecError(("query", key), f"unknown parameter {key!r}")
+    if config:
+        data["config"] = config
+    optimizer = optimizer_from_query(params)
+    if optimizer is not None:
+        data["optimizer"] = optimizer
+    try:
+        return TraceSpec.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ("query",) + tuple(str(p) for p in err["loc"] if not isinstance(p, int))
+        raise SpecError(loc, f"{'.'.join(loc[1:])}: {err['msg']}") from None
+
+
+def spec_to_query(canonical: dict) -> dict[str, str]:
+    """The inverse of spec_from_query for a canonical spec: a flat, complete permalink."""
+    query: dict[str, str] = {}
+    for key in ("model", "tokenizer", "text"):
+        if canonical.get(key) is not None:
+            query[key] = canonical[key]
+    query["seed"] = str(canonical["seed"])
+    query["dtype"] = canonical["dtype"]
+    if canonical.get("tokens") is not None:
+        query["tokens"] = ";".join(",".join(map(str, row)) for row in canonical["tokens"])
+    for key, value in (canonical["config"] or {}).items():  # None: the model's checkpoint fixes it
+        query[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    if canonical.get("faults"):
+        query["faults"] = ",".join(canonical["faults"])
+    query.update(optimizer_to_query(canonical.get("optimizer")))
+    if canonical.get("train_steps"):
+        query["train_steps"] = str(canonical["train_steps"])
+    if canonical.get("quiz") is not None:
+        query["quiz"] = str(canonical["quiz"])
+    if canonical.get("fault_layer") is not None:
+        query["fault_layer"] = str(canonical["fault_layer"])
+    return query
+
+
+def optimizer_from_query(params: Mapping[str, str]) -> dict[str, Any] | None:
+    """optimizer=adamw&lr=0.003&beta2=0.99 -> {"name": "adamw", "lr": 0.003, "beta2": 0.99}."""
+    given = {k: v for k, v in params.items() if k in OPTIMIZER_FIELDS}
+    name = params.get("optimizer") or None
+    if name is None:
+        if given:
+            field = next(iter(given))
+            raise SpecError(("query", field), f"{field} is an optimizer field: add optimizer=adamw or optimizer=sgd")
+        return None
+    out: dict[str, Any] = {"name": name}
+    for field, raw in given.items():
+        try:
+            out[field] = float(raw)
+        except ValueError:
+            raise SpecError(("query", field), f"{field} must be a number, got {raw!r}") from None
+    return out
+
+
+def optimizer_to_query(optimizer: dict | None) -> dict[str, str]:
+    """The canonical optimizer as query keys: its name and the fields that differ from the
+    optimizer's defaults (the permalink stays short; the spec it parses to is the same)."""
+    if optimizer is None:
+        return {}
+    defaults = OPTIMIZERS[optimizer["name"]]()
+    query = {"optimizer": optimizer["name"]}
+    for field in OPTIMIZER_FIELDS:
+        if field in optimizer and optimizer[field] != getattr(defaults, field):
+            query[field] = repr(optimizer[field])
+    return query

@@ -1,0 +1,194 @@
+"""The trace spec: what a user asks for (JSON body or /walk query string), validated
+against the limits in Settings and resolved into a config, token ids and a stable id.
+
+A trace is a pure function of its canonical spec; the id is a hash of it, so an evicted
+trace can be rebuilt and a URL carrying the spec is a permalink.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from app.checkpoints.registry import ModelInfo
+from app.errors import SpecError, check_between
+from app.settings import Settings
+from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
+from app.spec.faults import resolve_faults
+from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
+from app.spec.training import resolve_training
+from xt_core import Config
+from xt_core.names import estimate_trace_bytes
+from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
+
+
+@dataclass(frozen=True)
+class ResolvedSpec:
+    id: str
+    canonical: dict
+    cfg: Config
+    tokenizer: ByteTokenizer | CharTokenizer | None
+    inputs: np.ndarray  # (n_seq, T)
+    targets: np.ndarray  # (n_seq, T)
+    seed: int
+    dtype: str
+    # The bug lab: the faults the trace's backward runs with (a quiz's hidden one included,
+    # which the canonical spec never names) and the layer they hit.
+    faults: tuple[str, ...] = ()
+    fault_layer: int | None = None
+    quiz: int | None = None
+    # Checkpoints and training (app.spec_models): the checkpoint the weights come from (None:
+    # a random init from the seed), the optimizer of the update step and the steps before it.
+    checkpoint: ModelInfo | None = None
+    optimizer: dict | None = None
+    train_steps: int = 0
+
+    def token_labels(self, ids) -> list[str]:
+        if self.tokenizer is None:
+            return [str(int(i)) for i in ids]
+        return [self.tokenizer.token_label(int(i)) for i in ids]
+
+
+def _resolve_config(spec: TraceSpec, settings: Settings, alphabet_size: int | None) -> Config:
+    given = spec.config.model_dump(exclude_none=True) if spec.config else {}
+    values = {**DEFAULT_CONFIG, **given}
+    tokenizer = spec.tokenizer or "char"
+    if "vocab_size" not in given:
+        values["vocab_size"] = 256 if tokenizer == "byte" else (alphabet_size or 96)
+    loc = ("body", "config")
+    check_between(loc + ("n_layer",), values["n_layer"], 1, settings.max_n_layer)
+    check_between(loc + ("n_head",), values["n_head"], 1, settings.max_n_head)
+    check_between(loc + ("n_kv_head",), values["n_kv_head"], 1, settings.max_n_head)
+    check_between(loc + ("n_embd",), values["n_embd"], 2, settings.max_n_embd)
+    check_between(loc + ("ffn_hidden",), values["ffn_hidden"], 1, settings.max_ffn_hidden)
+    check_between(loc + ("seq_len",), values["seq_len"], 1, settings.max_seq_len)
+    check_between(loc + ("vocab_size",), values["vocab_size"], 1, settings.max_vocab_size)
+    check_between(loc + ("rope_theta",), values["rope_theta"], 1.0, 1e7)
+    check_between(loc + ("norm_eps",), values["norm_eps"], 1e-12, 1.0)
+    try:
+        cfg = Config(**values)
+    except ValueError as exc:
+        field = str(exc).split(" ", 1)[0]
+        raise SpecError(loc + ((field,) if field in CONFIG_FIELDS else ()), str(exc)) from None
+    if cfg.n_params() > settings.max_params:
+        raise SpecError(
+            loc, f"this config has {cfg.n_params():,} parameters, more than the limit of {settings.max_params:,}"
+        )
+    if tokenizer == "byte" and cfg.vocab_size < 256 and spec.tokens is None:
+        raise SpecError(loc + ("vocab_size",), f"the byte tokenizer needs vocab_size >= 256, got {cfg.vocab_size}")
+    if alphabet_size and cfg.vocab_size < alphabet_size:
+        raise SpecError(
+            loc + ("vocab_size",),
+            f"the text has {alphabet_size} distinct characters, more than vocab_size = {cfg.vocab_size}",
+        )
+    return cfg
+
+
+def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int]]:
+    if spec.tokens is not None:
+        rows = spec.tokens if spec.tokens and isinstance(spec.tokens[0], list) else [spec.tokens]
+        if len(rows) > settings.max_n_seq:
+            raise SpecError(("body", "tokens"), f"at most {settings.max_n_seq} sequences, got {len(rows)}")
+        if len({len(r) for r in rows}) > 1:
+            raise SpecError(("body", "tokens"), "every row of tokens must have the same length")
+        return rows
+    ids = tokenizer.encode(spec.text)
+    return [ids]
+
+
+def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings) -> None:
+    """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
+    alone allows a config whose attention maps alone would take gigabytes."""
+    itemsize = np.dtype(dtype).itemsize
+    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize)
+    if estimate > settings.max_trace_bytes:
+        mb = 1 << 20
+        raise SpecError(
+            ("body", "config"),
+            f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
+            f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
+            f"{settings.max_trace_bytes / mb:,.0f} MB (max_trace_bytes): use fewer positions, sequences, "
+            "layers or heads",
+        )
+
+
+def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
+    """Validates a spec against the limits and resolves it; raises SpecError."""
+    given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
+    checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
+    check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
+    if spec.text is not None and spec.tokens is not None:
+        raise SpecError(("body", "tokens"), "give text or tokens, not both")
+    text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
+    if spec.tokens is None and len(text) > settings.max_text_chars:
+        raise SpecError(
+            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
+        )
+    tokenizer_name = spec.tokenizer or "char"
+    tokenizer = None
+    if checkpoint is not None:
+        tokenizer = checkpoint_tokenizer(
+            checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text
+        )
+        tokenizer_name = tokenizer.name if tokenizer is not None else None
+    elif spec.tokens is None:
+        if len(text) == 0:
+            raise SpecError(("body", "text"), "text is empty: type at least two characters")
+        tokenizer = make_tokenizer(tokenizer_name, text)
+    elif spec.tokenizer == "byte":
+        tokenizer = ByteTokenizer()
+    spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
+    alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
+    cfg = checkpoint[1] if checkpoint is not None else _resolve_config(spec, settings, alphabet)
+    rows = _token_rows(spec, tokenizer, settings)
+    ids = np.asarray(rows, dtype=np.int64)
+    field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
+    if ids.shape[1] < 2:
+        raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {ids.shape[1]}")
+    if ids.shape[1] - 1 > cfg.seq_len:
+        raise SpecError(
+            field, f"{ids.shape[1]} tokens give T = {ids.shape[1] - 1} positions, more than seq_len = {cfg.seq_len}"
+        )
+    if ids.min() < 0 or ids.max() >= cfg.vocab_size:
+        raise SpecError(
+            field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}"
+        )
+    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings)
+    faults, fault_layer = resolve_faults(spec, cfg, settings)
+    optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)
+    canonical = {
+        "model": checkpoint[0].name if checkpoint is not None else None,
+        "config": None if checkpoint is not None else cfg.to_dict(),  # a checkpoint fixes it
+        "tokenizer": tokenizer_name if tokenizer is not None else None,
+        "seed": 0 if checkpoint is not None else spec.seed,  # no random init: the seed plays no part
+        "text": spec.text,
+        "tokens": None if spec.tokens is None else ids.tolist(),
+        "dtype": spec.dtype,
+        "faults": [] if spec.quiz is not None else list(faults),
+        "fault_layer": fault_layer,
+        "quiz": spec.quiz,
+        "optimizer": optimizer,
+        "train_steps": spec.train_steps,
+    }
+    return ResolvedSpec(
+        spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
+        faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
+        checkpoint=checkpoint[0] if checkpoint is not None else None, optimizer=optimizer, train_steps=spec.train_steps,
+    )  # fmt: skip
+
+
+def spec_id(canonical: dict) -> str:
+    """A trace's id: the hash of its canonical spec."""
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:20]
+
+
+def without_faults(spec: ResolvedSpec) -> ResolvedSpec:
+    """The same spec with the correct backward: the bug lab's reference trace."""
+    canonical = {**spec.canonical, "faults": [], "fault_layer": None, "quiz": None}
+    return replace(spec, id=spec_id(canonical), canonical=canonical, faults=(), fault_layer=None, quiz=None)
+
+
+# ---------------------------------------------------------------------- query strings (/walk permalinks)

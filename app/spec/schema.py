@@ -1,0 +1,75 @@
+"""What a user asks for: the spec's JSON schema (the body of POST /api/traces) and its defaults."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.errors import not_a_boolean, only_a_boolean
+from xt_core import Config
+
+CONFIG_FIELDS = [f.name for f in fields(Config)]
+
+
+# A random-init model when the spec names no sizes: the tiny preset, with room for a sentence.
+DEFAULT_CONFIG = dict(
+    n_layer=2,
+    n_head=4,
+    n_kv_head=2,
+    n_embd=64,
+    ffn_hidden=172,
+    seq_len=64,
+    tie_embeddings=True,
+    rope_theta=10000.0,
+    norm_eps=1e-5,
+)
+
+
+DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
+
+
+class ConfigSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    vocab_size: int | None = None
+    n_layer: int | None = None
+    n_head: int | None = None
+    n_kv_head: int | None = None
+    n_embd: int | None = None
+    ffn_hidden: int | None = None
+    seq_len: int | None = None
+    tie_embeddings: bool | None = None
+    rope_theta: float | None = None
+    norm_eps: float | None = None
+
+    _numbers = field_validator(*(f for f in CONFIG_FIELDS if f != "tie_embeddings"), mode="before")(not_a_boolean)
+    _booleans = field_validator("tie_embeddings", mode="before")(only_a_boolean)
+
+
+class TraceSpec(BaseModel):
+    """The JSON body of POST /api/traces."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = Field(None, description="a checkpoint name from /api/models, or null for a random init")
+    config: ConfigSpec | None = Field(None, description="random-init sizes; omitted fields take defaults")
+    tokenizer: Literal["byte", "char"] | None = Field(None, description='"char" (default) or "byte"')
+    seed: int = Field(0, ge=0, description="random-init seed")
+    text: str | None = Field(None, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]")
+    tokens: list[int] | list[list[int]] | None = Field(
+        None, description="token ids instead of text (one or several rows)"
+    )
+    dtype: Literal["float32", "float64"] = "float32"
+    faults: list[str] = Field(
+        default_factory=list, description="bug-lab faults by name (GET /api/faults): each swaps one op's backward"
+    )
+    fault_layer: int | None = Field(None, description="the layer layer-specific faults hit (default: the last)")
+    quiz: int | None = Field(None, description="bug-lab quiz: the server hides a fault chosen by this seed")
+    optimizer: dict[str, Any] | None = Field(
+        None, description='{"name": "adamw"|"sgd", "lr": ..., ...}: the trace ends with this update step'
+    )
+    train_steps: int = Field(
+        0, ge=0, description="optimizer steps on this batch before the shown one (AdamW lr 3e-3 unless optimizer given)"
+    )
+
+    _numbers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(not_a_boolean)

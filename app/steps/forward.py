@@ -1,0 +1,29 @@
+"""Any forward op: its inputs (parameters marked), then what it computes."""
+
+from __future__ import annotations
+
+from app.steps.kind import Figure, StepKind, TensorFigure, float_inputs
+from app.traces.context import TraceContext
+from xt_core.trace import Record
+
+
+def input_figures(ctx: TraceContext, record: Record, skip: tuple[str, ...] = ()) -> list[Figure]:
+    out: list[Figure] = []
+    for name in float_inputs(record):
+        if name in skip:
+            continue
+        title = f"Input {name}" + (" (parameter)" if ctx.is_param(name) else "")
+        out.append(TensorFigure(f"input.{name}", name, ctx.trace[name], title, "input", False))
+    return out
+
+
+def output_figure(ctx: TraceContext, record: Record) -> Figure:
+    name = record.name
+    return TensorFigure(f"output.{name}", name, ctx.trace[name], f"Output {name}", "output", False)
+
+
+def plan(ctx: TraceContext, record: Record) -> list[Figure]:
+    return [*input_figures(ctx, record), output_figure(ctx, record)]
+
+
+KIND = StepKind("a forward op (or the loss phase): inputs and output", lambda r: r.phase in ("forward", "loss"), plan)

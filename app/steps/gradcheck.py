@@ -1,0 +1,29 @@
+"""A step's gradient check as the JSON of its badge."""
+
+from __future__ import annotations
+
+from xt_core.gradcheck import StepCheck
+
+
+def gradcheck_json(check: StepCheck) -> dict:
+    return {
+        "passed": check.passed,
+        "max_rel_error": check.max_rel_error,
+        "tolerance": check.tolerance,
+        # float32 traces are checked through their float64 twin; this is how far the float32
+        # gradient on screen sits from it (round-off, not a wrong backward)
+        "float32_roundoff": check.float32_roundoff,
+        # the float64 twin checked fine but the float32 values on screen overflowed: the rule
+        # is right, the numbers are not (a diverged run); the badge must not look all green
+        "float32_nonfinite": check.float32_nonfinite,
+        "checks": [
+            {
+                "tensor": c.tensor,
+                "analytic": c.analytic,
+                "numeric": c.numeric,
+                "rel_error": c.rel_error,
+                "float32_shown": c.shown,
+            }
+            for c in check.checks
+        ],
+    }

@@ -1,0 +1,59 @@
+"""One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check, for the attention
+softmax of a layer and head or for the output softmax."""
+
+from __future__ import annotations
+
+from app import figures
+from app.figures.serialize import figure_json
+from app.traces.context import TraceContext
+
+
+def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:
+    """One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check
+    J·dL/dp == recorded dL/dscores (attention, layer given) or dL/dlogits (layer None)."""
+    trace, max_cells = ctx.trace, ctx.settings.max_heatmap_cells
+    if layer is None:
+        check = trace.output_jacobian(seq, pos, top_k=top_k)
+        target = int(trace.targets[seq, pos])
+        labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in check.indices]
+        where = f"output softmax, position {pos} ({ctx.positions(seq)[pos]})"
+        recorded_name, x_title = "dL/dlogits recorded", "token"
+        extra = {
+            "indices": check.indices.tolist(),
+            "target": target,
+            "note": f"Shown: the {top_k} most probable tokens and the target; the check covers the whole row.",
+        }
+    else:
+        check = trace.attention_jacobian(layer, head, seq, pos)
+        labels = ctx.positions(seq)[: pos + 1]
+        where = f"layer {layer}, head {head}, query {ctx.positions(seq)[pos]}"
+        recorded_name, x_title = "dL/dscores recorded", "key"
+        extra = {"note": f"Keys 0..{pos}: later keys are masked, their p is 0 and they take no part."}
+    figure = figures.jacobian_heatmap(
+        check.jacobian, labels, title=f"Softmax Jacobian J = diag(p) − ppᵀ: {where}", max_cells=max_cells
+    )
+    vectors = figures.series_bars(
+        labels,
+        {"J·dL/dp (chain rule)": check.chain, recorded_name: check.recorded},
+        title=f"J·dL/dp against the recorded gradient: {where}",
+        value_name="gradient",
+        x_title=x_title,
+    )
+    return {
+        "kind": "output" if layer is None else "attention",
+        "layer": "output" if layer is None else layer,
+        "head": None if layer is None else head,
+        "seq": seq,
+        "pos": pos,
+        "labels": labels,
+        "p": check.p,
+        "dprobs": check.dprobs,
+        "chain": check.chain,
+        "recorded": check.recorded,
+        "max_abs_error": check.max_abs_error,
+        "max_rel_error": check.max_rel_error,
+        "ok": check.ok,
+        "figure": figure_json(figure)[0],
+        "vectors_figure": figure_json(vectors)[0],
+        **extra,
+    }

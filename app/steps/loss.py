@@ -1,0 +1,32 @@
+"""The loss steps (per-token cross-entropy and its mean, forward and backward): the op's own
+figures, then the loss per position with the mean L as a dashed line."""
+
+from __future__ import annotations
+
+from app import figures
+from app.steps import backward, forward
+from app.steps.kind import ChartFigure, Figure, StepKind
+from app.traces.context import TraceContext
+from xt_core.trace import Record
+
+
+def loss_entry(ctx: TraceContext, seq: int) -> dict:
+    losses = ctx.trace["token_loss"][seq]
+    labels = ctx.predictions(seq)
+    title = "Loss per position, −log p(target); dashed: the mean L over all positions"
+    fig = figures.loss_bars(losses, labels, ctx.trace.loss, title=title)
+    return ctx.entry("loss.per_token", title, "loss", fig, ctx.table(losses, labels, ["−log p(target)"]))
+
+
+class LossChart(ChartFigure):
+    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+        return loss_entry(ctx, seq), []
+
+
+def plan(ctx: TraceContext, record: Record) -> list[Figure]:
+    if record.phase == "backward":
+        return [*backward.plan(ctx, record), LossChart()]
+    return [*forward.input_figures(ctx, record, skip=("token_loss",)), LossChart()]  # the mean's input: the chart
+
+
+KIND = StepKind("the loss: per-token cross-entropy and its mean", lambda r: r.kind in ("token_loss", "mean"), plan)

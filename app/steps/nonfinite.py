@@ -1,0 +1,114 @@
+"""Where the numbers broke: NaN or ±inf in what a step shows (or an RMSNorm whose mean square
+overflowed, which leaves every value finite), as step warnings and as the summary's
+`first_nonfinite` that the page's divergence banner points at."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import xt_core
+from app.steps.kind import float_inputs
+from app.steps.titles import title
+from app.traces.context import TraceContext
+
+
+def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
+    """The arrays a step shows, labelled: what its NaN/inf warnings and the summary's
+    first_nonfinite look at. The update step: the weights it produces (the old ones are
+    inputs of earlier forward steps, so a non-finite ΔW shows here first)."""
+    trace = ctx.trace
+    if record.phase == "update":
+        return [(f"the updated {n}", w) for n, w in trace.update.params.items()]
+    if record.phase == "backward":
+        arrays = [(f"dL/d({record.name})", trace.grad(record.name))]
+        return arrays + [(f"the contribution to dL/d({n})", g) for n, g in record.contributions.items()]
+    return [(n, trace[n]) for n in (*float_inputs(record), record.name)]
+
+
+def _nonfinite_count(label: str, array) -> int:
+    """NaN and ±inf entries; masked attention scores excepted (−∞ is their value)."""
+    array = np.asarray(array)
+    bad = ~np.isfinite(array)
+    if label.endswith(".scores"):
+        bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)
+    return int(bad.sum())
+
+
+def _norm_overflow(ctx: TraceContext, record) -> tuple[str, int] | None:
+    """(input name, rows) where an RMSNorm's mean square overflows the trace's dtype: 1/rms is
+    then 0 and the output 0, with every recorded value finite (a diverged run that would pass
+    silently: the loss sits at ln V and every gradient is 0). None if the step is not one."""
+    if record.kind != "rmsnorm" or record.phase != "forward":
+        return None
+    name = float_inputs(record)[0]
+    x = np.asarray(ctx.trace[name])
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = int(np.sum(np.isinf(np.mean(x * x, axis=-1)) & np.all(np.isfinite(x), axis=-1)))
+    return (name, rows) if rows else None
+
+
+def _overflow_warning(ctx: TraceContext, name: str, rows: int) -> str:
+    biggest = float(np.max(np.abs(ctx.trace[name])))
+    return (
+        f"The mean square of {name} overflowed {ctx.trace.dtype} in {rows} row(s) (values up to {biggest:.2g}): "
+        "1/rms became 0, so this RMSNorm outputs 0 there and no gradient flows back. The run diverged."
+    )
+
+
+def nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
+    """NaN or ±inf in what this step shows, or inside it (an RMSNorm's overflowed mean square)."""
+    overflow = _norm_overflow(ctx, record)
+    if overflow is not None:
+        return [_overflow_warning(ctx, *overflow)]
+    found = [(label, n) for label, a in _shown_arrays(ctx, record) if (n := _nonfinite_count(label, a))]
+    if record.phase == "update" and found:  # one line, not one per parameter
+        names = [label.removeprefix("the updated ") for label, _ in found]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return [f"The updated weights hold NaN or infinite values ({shown}): the step diverged."]
+    return [f"{label} holds {n} NaN or infinite value(s), drawn as gaps and sent as null." for label, n in found]
+
+
+def first_nonfinite(ctx: TraceContext) -> dict | None:
+    """The first step (in walkthrough order) whose values hold NaN or ±inf (or whose RMSNorm's
+    mean square overflowed), or None: where the page's divergence banner points. Every later
+    step is computed from it, so this is where the numbers broke, not merely one place they are."""
+    trace, seen = ctx.trace, {}
+    for record in trace.records:
+        overflow = _norm_overflow(ctx, record)
+        if overflow is not None:
+            return _broken_at(trace, record, f"{overflow[0]} (its mean square)", overflow[1], "row(s) overflowed")
+        for label, array in _shown_arrays(ctx, record):
+            key = (id(array), label.endswith(".scores"))  # a step's inputs are earlier steps' outputs
+            if key not in seen:
+                seen[key] = _nonfinite_count(label, array)
+            if seen[key]:
+                return _broken_at(trace, record, label, seen[key])
+    return None
+
+
+def _broken_at(trace: xt_core.Trace, record, tensor: str, count: int, unit: str = "value(s)") -> dict:
+    return {
+        "index": record.index,
+        "name": record.name,
+        "phase": record.phase,
+        "title": title(record),
+        "tensor": tensor,
+        "count": count,
+        "unit": unit,  # what count counts
+        "advice": _divergence_advice(trace, record),
+    }
+
+
+def _divergence_advice(trace: xt_core.Trace, record) -> str:
+    """Why the numbers broke, as far as the spec tells: training with too large a step, or
+    weights too large for the dtype (a checkpoint's, with no training)."""
+    losses = np.asarray(trace.train_losses, dtype=np.float64)
+    broken = np.flatnonzero(~np.isfinite(losses))
+    if broken.size:
+        return (
+            f"the run diverged during training (its loss is NaN/inf from training step {broken[0] + 1} of "
+            f"{losses.size} on) — try a smaller learning rate"
+        )
+    if losses.size or record.phase == "update":
+        return "the run diverged — try a smaller learning rate"
+    return f"the values overflowed the {trace.dtype} range — try float64, or smaller weights"

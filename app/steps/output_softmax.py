@@ -1,0 +1,75 @@
+"""The output softmax's backward: the usual backward figures, then the identity that makes the
+softmax + cross-entropy pair cheap, dL/dlogits = (p − onehot)/N, checked at one position."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app import figures
+from app.steps import backward
+from app.steps.kind import ChartFigure, Figure, StepKind
+from app.traces.context import TraceContext
+from xt_core.trace import Record
+
+# Relative deviation from (p − onehot)/N beyond which the step shows a warning.
+IDENTITY_TOLERANCE = {"float32": 1e-4, "float64": 1e-10}
+
+
+def top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
+    """The k most probable tokens and the target, most probable first."""
+    top = list(np.argsort(-p, kind="stable")[:k])
+    if target not in top:
+        top.append(target)
+    return np.array(sorted(top, key=lambda i: -p[i]), dtype=np.int64)
+
+
+def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[dict, float]:
+    """The output softmax + cross-entropy identity dL/dlogits = (p − onehot)/N at one
+    position, with numbers; and the largest deviation over every position."""
+    trace = ctx.trace
+    p = np.asarray(trace["probs"][seq, pos], dtype=np.float64)
+    target = int(trace.targets[seq, pos])
+    N = trace.targets.size
+    onehot = np.zeros_like(p)
+    onehot[target] = 1.0
+    expected = (p - onehot) / N
+    recorded = np.asarray(trace.grad("logits")[seq, pos], dtype=np.float64)
+    idx = top_tokens(p, target, k)
+    labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
+    title = f"dL/dlogits = (p − onehot)/N at position {pos} ({ctx.positions(seq)[pos]}), N = {N}"
+    fig = figures.series_bars(
+        labels,
+        {"recorded dL/dlogits": recorded[idx], "(p − onehot)/N": expected[idx]},
+        title=title,
+        value_name="dL/dlogit",
+        x_title="token",
+    )
+    columns = ["p", "onehot", "(p − onehot)/N", "recorded dL/dlogits"]
+    matrix = np.stack([p[idx], onehot[idx], expected[idx], recorded[idx]], axis=1)
+    error = trace.logits_identity_error()
+    notes = [
+        f"Largest |dL/dlogits − (p − onehot)/N| over all {N} positions and {p.shape[0]} tokens: {error:.3g}.",
+        f"Shown: the {min(k, p.shape[0])} most probable tokens and the target.",
+    ]
+    return ctx.entry("identity", title, "check", fig, ctx.table(matrix, labels, columns), notes), error
+
+
+class SoftmaxIdentity(ChartFigure):
+    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+        trace = ctx.trace
+        entry, error = identity_entry(ctx, seq, pos)
+        scale = float(np.max(np.abs(trace["probs"]))) / trace.targets.size
+        if not np.isfinite(error):
+            return entry, ["p or dL/dlogits holds NaN or infinite values: the identity cannot be checked."]
+        if not error <= IDENTITY_TOLERANCE[ctx.spec.dtype] * max(scale, 1e-30):
+            return entry, [f"dL/dlogits deviates from (p − onehot)/N by up to {error:.3g}."]
+        return entry, []
+
+
+def plan(ctx: TraceContext, record: Record) -> list[Figure]:
+    return [*backward.plan(ctx, record), SoftmaxIdentity()]
+
+
+KIND = StepKind(
+    "the output softmax, backward: (p − onehot)/N", lambda r: r.name == "probs" and r.phase == "backward", plan
+)

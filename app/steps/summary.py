@@ -1,0 +1,34 @@
+"""The answer to POST /api/traces: the trace's tokens, blocks, step list and training summary."""
+
+from __future__ import annotations
+
+from app.spec import spec_to_query
+from app.steps import titles
+from app.steps.nonfinite import first_nonfinite
+from app.steps.update import training_summary
+from app.traces.context import TraceContext
+
+
+def trace_summary(ctx: TraceContext) -> dict:
+    spec, trace = ctx.spec, ctx.trace
+    return {
+        "id": spec.id,
+        "loss": trace.loss,
+        "spec": spec.canonical,
+        "query": spec_to_query(spec.canonical),
+        "config": trace.cfg.to_dict(),
+        "dtype": spec.dtype,
+        "n_seq": ctx.n_seq,
+        "T": ctx.T,
+        "tokens": {
+            "inputs": spec.inputs.tolist(),
+            "targets": spec.targets.tolist(),
+            "input_labels": [ctx.input_labels(s) for s in range(ctx.n_seq)],
+            "target_labels": [ctx.target_labels(s) for s in range(ctx.n_seq)],
+        },
+        "blocks": titles.blocks(trace.cfg) + ([titles.UPDATE_BLOCK] if trace.update else []),
+        "steps": titles.steps(trace),
+        "training": training_summary(ctx),
+        # where NaN/inf first appear (the page's divergence banner), or null
+        "first_nonfinite": first_nonfinite(ctx),
+    }

@@ -1,0 +1,139 @@
+"""The picture of one recorded tensor as a step-view figure entry (figure, 'numbers' table,
+notes), chosen by its shape and meaning: bars for a gain or per-token values, a heatmap for a
+matrix, a grid of heads for attention, one head at full resolution when enlarged. Axes come
+from app.steps.axes; the pure builders from app.figures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app import figures
+from app.figures import heads as head_figures
+from app.steps.axes import activation_axes, head_axes, param_axes, value_name
+from app.traces.context import TraceContext
+
+
+def tensor_entry(
+    ctx: TraceContext,
+    name: str,
+    array: np.ndarray,
+    seq: int,
+    *,
+    figure_id: str,
+    title: str,
+    role: str,
+    gradient: bool,
+    max_cells: int | None = None,
+) -> dict | None:
+    """The picture of one tensor (a value or a gradient of tensor `name`) for sequence
+    `seq`; None for a scalar (the loss), whose number the page shows as text. `max_cells`:
+    this figure's share of the step's cell budget (default: the per-figure limits)."""
+    s, array = ctx.settings, np.asarray(array)
+    values = value_name(name, gradient)
+    cells = s.max_heatmap_cells if max_cells is None else min(max_cells, s.max_heatmap_cells)
+    if ctx.is_param(name):
+        return param_entry(ctx, name, array, figure_id, title, role, gradient, cells)
+    if array.ndim == 0:
+        return None
+    a = array[seq]
+    if a.ndim == 1:  # (T,): per-token losses and their gradients
+        labels = ctx.predictions(seq)
+        fig = figures.bars(
+            a, labels, title=title, value_name=values, x_title="position: input→target", gradient=gradient
+        )
+        return ctx.entry(figure_id, title, role, fig, ctx.table(a, labels, [values]))
+    if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
+        figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
+        return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells)
+    axes = activation_axes(ctx, name, seq)
+    fig = figures.heatmap(
+        a,
+        axes.rows,
+        axes.cols,
+        title=title,
+        value_name=values,
+        row_title=axes.row_title,
+        col_title=axes.col_title,
+        gradient=gradient,
+        max_cells=cells,
+    )
+    return ctx.entry(figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols))
+
+
+def _mask_notes(name: str, gradient: bool) -> list[str]:
+    return ["Masked (future) keys hold −∞ and are drawn blank."] if name.endswith(".scores") and not gradient else []
+
+
+def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells) -> dict:
+    s, axes = ctx.settings, head_axes(ctx, a.shape, seq)
+    fig = head_figures.head_grid(
+        a,
+        axes.rows,
+        axes.cols,
+        title=title,
+        value_name=value_name(name, gradient),
+        row_title=axes.row_title,
+        col_title=axes.col_title,
+        gradient=gradient,
+        max_cells=s.max_heatmap_cells,
+        max_figure_cells=figure_cells,
+    )
+    n_head, R, C = a.shape
+    pooling = head_figures.grid_pooling(n_head, R, C, s.max_heatmap_cells, figure_cells)
+    heads = {
+        "count": n_head,
+        "shape": [R, C],
+        "shown": list(head_figures.pooled_shape((R, C), pooling)),
+        "pooled": pooling.active,
+    }
+    index = [f"h{h} {label}" for h in range(n_head) for label in axes.rows]
+    tab = ctx.table(a.reshape(-1, a.shape[-1]), index, axes.cols)
+    return ctx.entry(figure_id, title, "attention", fig, tab, _mask_notes(name, gradient), heads=heads)
+
+
+def head_entry(
+    ctx: TraceContext, name: str, array: np.ndarray, seq: int, head: int, *, figure_id: str, title: str, gradient: bool
+) -> dict:
+    """One head of a grid (sequence `seq`), every value up to settings.max_head_cells: the
+    enlarged view. Same entry shape as a step's figures, `heads` naming the head."""
+    a = np.asarray(array)[seq, head]
+    axes = head_axes(ctx, np.shape(array)[1:], seq)
+    title = f"{title} — head {head}"
+    fig = head_figures.single_head(
+        a,
+        head,
+        axes.rows,
+        axes.cols,
+        title=title,
+        value_name=value_name(name, gradient),
+        row_title=axes.row_title,
+        col_title=axes.col_title,
+        gradient=gradient,
+        max_cells=ctx.settings.max_head_cells,
+    )
+    heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
+    tab = ctx.table(a, axes.rows, axes.cols)
+    return ctx.entry(f"{figure_id}.head{head}", title, "attention", fig, tab, _mask_notes(name, gradient), heads)
+
+
+def param_entry(ctx, name, array, figure_id, title, role, gradient, cells, values: str | None = None) -> dict:
+    """A parameter (or its gradient, or its update): bars for an RMSNorm gain, else a heatmap
+    of the whole matrix. `values` names the entries (default from the name)."""
+    values = values or value_name(name, gradient)
+    if array.ndim == 1:  # an RMSNorm gain
+        fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
+        return ctx.entry(figure_id, title, role, fig, ctx.table(array, None, [values]))
+    axes = param_axes(ctx, name)
+    fig = figures.heatmap(
+        array,
+        axes.rows,
+        None,
+        title=title,
+        value_name=values,
+        row_title=axes.row_title,
+        col_title=axes.col_title,
+        gradient=gradient,
+        max_cells=cells,
+        keep_rows=False,
+    )
+    return ctx.entry(figure_id, title, role, fig, ctx.table(array, axes.rows, None))

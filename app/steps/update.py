@@ -1,0 +1,252 @@
+"""The update step of a training trace (the record with phase "update"): the optimizer's
+rule, gradient norms and update/weight ratios per parameter, ΔW of one parameter beside its
+gradient, the loss before and after on the same batch (after the training run, if any), and
+a line search along −g. Blocking work (call from a worker thread)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.figures import update as update_figures
+from app.spec.training import describe_optimizer
+from app.steps.gradcheck import gradcheck_json
+from app.steps.kind import StepKind
+from app.steps.mathml import formula
+from app.steps.tensors import param_entry
+from app.steps.titles import step_summary
+from app.traces.context import TraceContext
+from xt_core.gradcheck import StepCheck
+from xt_core.train import line_search
+
+LINE_SEARCH_POINTS = 25
+# An update moving a parameter by more than this fraction of its RMS in one step is a warning sign.
+LARGE_RATIO = 0.1
+# AdamW's rule on two lines (the record's one-line LaTeX overflows a projector-width page).
+_ADAMW_DISPLAY = (
+    r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
+    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big) "
+    r"\end{array}"
+)
+
+_EXPLANATION = {
+    "sgd": (
+        "SGD steps against the gradient: ΔW = −η·g for every parameter (with momentum, against a running "
+        "sum of past gradients), so a parameter with a large gradient takes a large step and ΔW looks just "
+        "like g. "
+    ),
+    "adamw": (
+        "AdamW keeps, per entry, a running mean m of the gradient and a running mean v of its square, and "
+        "moves by m/√v: every entry moves by about η whatever the scale of its gradient, so ΔW looks like the "
+        "sign of g rather than g. Its weight decay then pulls every matrix (not the norm gains) a little "
+        "towards zero. "
+    ),
+}
+_COMMON = (
+    "The gradient check covers the gradient the optimizer used, all parameters at once, along one random "
+    "direction. The bars show each parameter's gradient norm ‖g‖ and its update/weight ratio RMS(ΔW)/RMS(W): "
+    "about 1e-3 per step is the usual healthy range; far above, training is unstable; far below, that "
+    "parameter barely learns. The line search moves all parameters along −g by η and measures the loss: for "
+    "small η it follows the first-order prediction loss − η‖g‖² (the gradient's promise); for larger η the "
+    "curvature bends it back up. Its lowest point is the best plain-SGD step for this one batch."
+)
+
+
+def shown_param(ctx: TraceContext) -> str:
+    """The parameter whose ΔW the step shows first: the weight matrix the update moved most,
+    relative to its size (a matrix: its picture says more than a norm gain's bars)."""
+    per_param = ctx.trace.update.per_param
+    ratios = {n: p.update_ratio for n, p in per_param.items() if math.isfinite(p.update_ratio)}
+    matrices = {n: r for n, r in ratios.items() if per_param[n].delta.ndim == 2}
+    pool = matrices or ratios
+    return max(pool, key=pool.get) if pool else next(iter(per_param))
+
+
+def line_search_etas(loss: float, grad_norm_sq: float, lr: float | None = None) -> np.ndarray:
+    """Log-spaced step sizes around η₀ = loss/‖g‖², where the first-order prediction reaches 0
+    (from η₀/1000 to 10·η₀), widened to include the SGD learning rate."""
+    if not (grad_norm_sq > 0 and math.isfinite(grad_norm_sq) and math.isfinite(loss) and loss > 0):
+        return np.array([])
+    eta0 = loss / grad_norm_sq
+    lo, hi = eta0 * 1e-3, eta0 * 10
+    if lr is not None:
+        lo, hi = min(lo, lr / 3), max(hi, lr * 3)
+    return np.logspace(math.log10(lo), math.log10(hi), LINE_SEARCH_POINTS)
+
+
+def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
+    trace = ctx.trace
+    g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in trace.grads.values())
+    etas = line_search_etas(trace.loss, g2, lr)
+    if not etas.size:
+        return None
+    params = {name: trace[name] for name in trace.param_names}  # the weights before the update
+    with np.errstate(all="ignore"):  # a huge η overflows: that loss is drawn as a gap
+        return line_search(trace.cfg, trace, params, etas)
+
+
+def param_figures(ctx: TraceContext, name: str) -> list[dict]:
+    """ΔW of one parameter beside its gradient (same layout: positions of the matrix)."""
+    delta = ctx.trace.update.per_param[name].delta
+    grad = ctx.trace.grads[name]
+    cells = ctx.settings.max_heatmap_cells
+    return [
+        param_entry(ctx, name, array, figure_id, f"{what} of {name}", "update", True, cells, values=what)
+        for figure_id, array, what in (("update.delta", delta, "ΔW"), ("update.grad", grad, "g = dL/dW"))
+    ]
+
+
+def _param_rows(ctx: TraceContext) -> list[dict]:
+    return [
+        {
+            "name": name,
+            "shape": list(np.shape(p.delta)),
+            "grad_norm": p.grad_norm,
+            "weight_rms": p.weight_rms,
+            "update_rms": p.update_rms,
+            "update_ratio": p.update_ratio,
+        }
+        for name, p in ctx.trace.update.per_param.items()
+    ]
+
+
+def _warnings(ctx: TraceContext, rows: list[dict]) -> list[str]:
+    update, out = ctx.trace.update, []
+    after = update.loss_after
+    if after is not None and not math.isfinite(after):
+        out.append("The loss after the update is not finite: the step diverged; try a smaller learning rate.")
+    elif after is not None and after > update.loss_before:
+        out.append(
+            f"The loss went up on this very batch ({update.loss_before:.4g} → {after:.4g}): the step overshot; "
+            "try a smaller learning rate."
+        )
+    big = [r for r in rows if math.isfinite(r["update_ratio"]) and r["update_ratio"] > LARGE_RATIO]
+    if big:
+        worst = max(big, key=lambda r: r["update_ratio"])
+        out.append(
+            f"{len(big)} parameter(s) moved by more than {LARGE_RATIO:g} of their RMS in one step (largest: "
+            f"{worst['name']}, {worst['update_ratio']:.3g}): a learning rate this large is likely unstable."
+        )
+    return out
+
+
+def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
+    """The step JSON of the update record."""
+    trace, spec = ctx.trace, ctx.spec
+    update = trace.update
+    optimizer = spec.optimizer or {"name": update.optimizer.name, "lr": update.optimizer.lr}
+    sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
+    rows = _param_rows(ctx)
+    names = [r["name"] for r in rows]
+    n_train = len(trace.train_losses)
+    after = update.loss_after
+    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
+        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
+    )
+    entries = [
+        ctx.entry(
+            "update.loss",
+            loss_title,
+            "loss",
+            update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
+            ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+        ),
+        _bars_entry(ctx, "update.grad_norm", [r["grad_norm"] for r in rows], names, "‖g‖", None),
+        _bars_entry(ctx, "update.ratio", [r["update_ratio"] for r in rows], names, "RMS(ΔW)/RMS(W)", 1e-3),
+    ]
+    shown = shown_param(ctx)
+    entries += param_figures(ctx, shown)
+    search = _line_search(ctx, sgd_lr)
+    if search is not None:
+        title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
+        fig = update_figures.line_search(
+            search["eta"], search["loss"], search["first_order"], trace.loss, title=title, lr=sgd_lr
+        )
+        matrix = np.stack([search["loss"], search["first_order"]], axis=1)
+        tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
+        entries.append(ctx.entry("update.line_search", title, "check", fig, tab))
+    explanation = _EXPLANATION.get(update.optimizer.name, "") + _COMMON
+    if n_train:
+        explanation = (
+            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
+            f"batch ({describe_optimizer(optimizer)}; the loss curve); this is the next one. " + explanation
+        )
+    warnings = _warnings(ctx, rows)
+    if not check.passed:
+        if spec.faults:
+            hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
+        else:
+            hint = ""
+        warnings.insert(
+            0,
+            f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the {spec.dtype} "
+            f"tolerance {check.tolerance:g}.{hint}",
+        )
+    return {
+        **step_summary(record),
+        "kind": record.kind,
+        "explanation": explanation,
+        "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
+        "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
+        "figures": entries,
+        "gradcheck": gradcheck_json(check),
+        "jacobian": None,
+        "warnings": warnings,
+        "update": {
+            "optimizer": optimizer,
+            "optimizer_label": describe_optimizer(optimizer),
+            "loss_before": update.loss_before,
+            "loss_after": after,
+            "grad_norm": update.grad_norm,
+            "train_steps": n_train,
+            "params": rows,
+            "shown": shown,
+            "line_search": search,
+        },
+    }
+
+
+def _display_latex(record) -> str:
+    return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
+
+
+def _loss_index(n_train: int) -> list[str]:
+    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
+
+
+def _bars_entry(ctx, figure_id, values, names, value_name, reference) -> dict:
+    what = "Gradient norm ‖g‖ per parameter" if figure_id.endswith("grad_norm") else "Update/weight ratio"
+    title = f"{what} ({value_name}, log scale)"
+    fig = update_figures.parameter_bars(
+        values,
+        names,
+        title=title,
+        value_name=value_name,
+        reference=reference,
+        reference_label="1e-3: a healthy step" if reference else None,
+    )
+    return ctx.entry(
+        figure_id, title, "update", fig, ctx.table(np.asarray(values, dtype=np.float64), names, [value_name])
+    )
+
+
+def training_summary(ctx: TraceContext) -> dict | None:
+    """POST /api/traces' `training`: the optimizer and the training run before the step
+    (null for a trace without an update step)."""
+    trace = ctx.trace
+    if trace.update is None:
+        return None
+    losses = trace.train_losses
+    optimizer = ctx.spec.optimizer
+    return {
+        "optimizer": optimizer,
+        "optimizer_label": describe_optimizer(optimizer),
+        "steps": len(losses),
+        "first_loss": losses[0] if losses else None,
+        "last_loss": losses[-1] if losses else None,
+        "loss_after": trace.update.loss_after,
+    }
+
+
+KIND = StepKind("the optimizer update", lambda r: r.phase == "update", view=step_view)

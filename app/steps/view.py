@@ -1,0 +1,85 @@
+"""One step's view: its title, explanation, formulas, shapes, figures (drawn by the kind of
+step view the registry picks), gradient check and warnings, as JSON within the step budget.
+Blocking work (call from a worker thread)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.encoding import compact_json, json_safe
+from app.steps.explain import explanation
+from app.steps.gradcheck import gradcheck_json
+from app.steps.kind import draw_figures
+from app.steps.mathml import formula
+from app.steps.nonfinite import nonfinite_warnings
+from app.steps.registry import kind_of
+from app.steps.titles import step_summary
+from app.traces.context import TraceContext
+from xt_core.gradcheck import StepCheck
+
+
+def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
+    if record.kind != "softmax" or record.phase != "backward":
+        return None
+    if record.name == "probs":
+        return {"kind": "output", "T": ctx.T}
+    return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
+
+
+def step_view(
+    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck, max_cells: int | None = None
+) -> dict:
+    """`max_cells`: heatmap cells of the whole view (default settings.max_step_cells)."""
+    record = ctx.trace.records[index]
+    kind = kind_of(record)
+    if kind.view is not None:  # a view of its own
+        view = kind.view(ctx, record, check)
+        view["warnings"] = nonfinite_warnings(ctx, record) + view["warnings"]
+        return view
+    trace = ctx.trace
+    cells = ctx.settings.max_step_cells if max_cells is None else max_cells
+    figs, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
+    warnings = nonfinite_warnings(ctx, record) + warnings
+    if not check.passed:
+        warnings.insert(
+            0,
+            f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the "
+            f"{ctx.spec.dtype} tolerance {check.tolerance:g}.",
+        )
+    shapes = {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)}
+    return {
+        **step_summary(record),
+        "kind": record.kind,
+        "explanation": explanation(record, trace.cfg),
+        "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
+        "shapes": shapes,
+        "figures": figs,
+        "gradcheck": gradcheck_json(check),
+        "jacobian": _jacobian_ref(ctx, record),
+        "warnings": warnings,
+    }
+
+
+def step_view_json(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck) -> bytes:
+    """The step view as compact JSON within settings.max_step_bytes: the cell budget keeps
+    the usual view well inside; should long labels push one over, its heatmaps get half the
+    cells, then a quarter, ... (a few tries: the budget bounds the figures, not the text)."""
+    cells = ctx.settings.max_step_cells
+    for _ in range(4):
+        body = compact_json(json_safe(step_view(ctx, index, seq, pos, check, max_cells=cells)))
+        if len(body) <= ctx.settings.max_step_bytes:
+            break
+        cells //= 2
+    return body
+
+
+# ---------------------------------------------------------------------- GET .../steps/{index}/head
+
+
+# ---------------------------------------------------------------------- GET .../jacobian
+
+
+# ---------------------------------------------------------------------- GET .../tensors/{name}
+
+
+# ---------------------------------------------------------------------- GET /api/models

@@ -1,0 +1,106 @@
+"""Trace cache: traces by spec id in an LRU bounded by bytes. An evicted trace is rebuilt
+from its spec (a trace is a pure function of it); the spec map is bounded by count."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import xt_core
+from app.settings import Settings
+from app.spec import ResolvedSpec
+from app.traces import training
+
+
+def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None = None) -> xt_core.Trace:
+    params = training.initial_params(spec)  # the checkpoint's weights, or a seeded random init
+    faults = {"faults": spec.faults, "fault_layer": spec.fault_layer}
+    if spec.optimizer is not None:  # a training step: spec.train_steps updates, then the recorded one
+        return training.build(spec, params, progress, **faults)
+    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **faults)
+
+
+class TraceStore:
+    """Traces in an LRU bounded by bytes (settings.cache_bytes: the sum of Trace.nbytes and the
+    update step's arrays) and by steps (settings.cache_steps: the Python objects every full
+    garbage collection walks), and the specs of the ids handed out in an LRU bounded by count
+    (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.progress = training.TrainingProgress()  # trainings in flight, polled by the walk page
+        self._traces: OrderedDict[str, tuple[xt_core.Trace, int]] = OrderedDict()
+        self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
+        self._bytes = 0
+        self._steps = 0  # sum of len(trace.records) over the cached traces
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._traces)
+
+    @property
+    def n_specs(self) -> int:
+        return len(self._specs)
+
+    def remember(self, spec: ResolvedSpec) -> None:
+        with self._lock:
+            self._remember(spec)
+
+    def _remember(self, spec: ResolvedSpec) -> None:  # with self._lock held
+        self._specs[spec.id] = spec
+        self._specs.move_to_end(spec.id)
+        while len(self._specs) > max(1, self.settings.max_specs):
+            self._specs.popitem(last=False)
+
+    def spec(self, trace_id: str) -> ResolvedSpec | None:
+        with self._lock:
+            return self._specs.get(trace_id)
+
+    def cached(self, spec: ResolvedSpec) -> xt_core.Trace | None:
+        """The trace if it is in the cache, else None; never builds, so the event loop may call
+        it (the lock is only ever held for dictionary updates) and skip a trip through the pool."""
+        with self._lock:
+            self._remember(spec)
+            hit = self._traces.get(spec.id)
+            if hit is None:
+                return None
+            self._traces.move_to_end(spec.id)
+            return hit[0]
+
+    def get(self, spec: ResolvedSpec) -> xt_core.Trace:
+        """The trace for a spec, from the cache or built now (blocking: call off the event loop).
+        Concurrent requests for one spec build it once."""
+        hit = self.cached(spec)
+        if hit is not None:
+            return hit
+        with self._lock:
+            build_lock = self._building.setdefault(spec.id, threading.Lock())
+        try:
+            with build_lock:
+                hit = self.cached(spec)  # built by the request this one waited for
+                return hit if hit is not None else self._build(spec)
+        finally:
+            with self._lock:  # also when the build failed: no lock left behind per spec
+                if self._building.get(spec.id) is build_lock:
+                    del self._building[spec.id]
+
+    def _build(self, spec: ResolvedSpec) -> xt_core.Trace:
+        trace = build_trace(spec, self.progress)
+        size = trace.nbytes() + training.update_nbytes(trace)
+        with self._lock:
+            self._traces[spec.id] = (trace, size)
+            self._bytes += size
+            self._steps += len(trace.records)
+            while self._over_bounds() and len(self._traces) > 1:
+                _, (old, old_size) = self._traces.popitem(last=False)
+                self._bytes -= old_size
+                self._steps -= len(old.records)
+        return trace
+
+    def _over_bounds(self) -> bool:  # with self._lock held
+        return self._bytes > self.settings.cache_bytes or self._steps > self.settings.cache_steps

@@ -1,0 +1,121 @@
+"""Training from the page: N deterministic training steps on the spec's own batch before the
+recorded step, and their live progress (the optimizer's canonical form: app.spec.training).
+
+Every training step uses the spec's own batch (its text or token rows): the model learns to
+predict that text, and the loss curve shows it doing so ("overfit one batch", the first sanity
+check of any training loop). Same spec, same bits: nothing here draws random numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from app.checkpoints.registry import load_checkpoint
+from xt_core.config import Config
+from xt_core.model import init_params
+from xt_core.optim import make_optimizer
+from xt_core.trace import Trace
+from xt_core.train import train, train_step
+
+
+def run(
+    cfg: Config,
+    params: dict[str, np.ndarray],
+    inputs: np.ndarray,
+    targets: np.ndarray,
+    optimizer: dict,
+    steps: int,
+    progress: Callable[[int, float], None] | None = None,
+    **step_kwargs,
+) -> Trace:
+    """`steps` optimizer steps on the batch, then the recorded training step (its last
+    record is the update; step_kwargs, e.g. bug-lab faults, apply to it alone). The
+    trace's train_losses hold the loss of each earlier step."""
+    opt = make_optimizer(optimizer)
+    params, state, losses = train(cfg, params, opt, itertools.repeat((inputs, targets)), steps, progress)
+    trace = train_step(cfg, params, inputs, targets, opt, state, **step_kwargs)
+    trace.train_losses = [float(x) for x in losses]
+    return trace
+
+
+def initial_params(spec) -> dict[str, np.ndarray]:
+    """The weights a spec (app.spec.ResolvedSpec) starts from: its checkpoint's, in the
+    spec's dtype (a copy: the cached checkpoint is shared), or a seeded random init."""
+    dtype = np.dtype(spec.dtype)
+    if spec.checkpoint is None:
+        return init_params(spec.cfg, seed=spec.seed, dtype=dtype)
+    checkpoint = load_checkpoint(spec.checkpoint)
+    return {name: np.array(value, dtype=dtype) for name, value in checkpoint.params.items()}
+
+
+def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None = None, **step_kwargs) -> Trace:
+    """A spec's training step, reporting the training before it to `progress`."""
+    report = progress.reporter(spec.id, spec.train_steps) if progress is not None and spec.train_steps else None
+    try:
+        trace = run(
+            spec.cfg, params, spec.inputs, spec.targets, spec.optimizer, spec.train_steps, report, **step_kwargs
+        )
+    except BaseException:
+        if report is not None:
+            progress.finish(spec.id, failed=True)
+        raise
+    if report is not None:
+        progress.finish(spec.id)
+    return trace
+
+
+def update_nbytes(trace: Trace) -> int:
+    """Bytes the update holds beyond Trace.nbytes(): new weights, ΔW and optimizer state."""
+    update = trace.update
+    if update is None:
+        return 0
+    arrays = list(update.params.values()) + [u.delta for u in update.per_param.values()]
+    arrays += [v for slot in update.state.values() for v in slot.values() if isinstance(v, np.ndarray)]
+    return sum(a.nbytes for a in arrays)
+
+
+class TrainingProgress:
+    """Trainings in flight (and the last few finished), by trace id: what the walk page
+    polls while its POST /api/traces is busy training. Written from worker threads."""
+
+    KEEP_FINISHED = 256
+
+    def __init__(self):
+        self._runs: OrderedDict[str, dict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def reporter(self, trace_id: str, total: int) -> Callable[[int, float], None]:
+        started = time.monotonic()
+        with self._lock:
+            self._runs[trace_id] = {"state": "training", "done": 0, "total": total, "loss": None, "seconds": 0.0}
+            self._runs.move_to_end(trace_id)
+
+        def report(step: int, loss: float) -> None:
+            with self._lock:
+                run = self._runs.get(trace_id)
+                if run is not None:
+                    run.update(done=step + 1, loss=float(loss), seconds=round(time.monotonic() - started, 2))
+
+        return report
+
+    def finish(self, trace_id: str, failed: bool = False) -> None:
+        with self._lock:
+            run = self._runs.get(trace_id)
+            if run is not None:
+                run["state"] = "failed" if failed else "done"
+            while len(self._runs) > self.KEEP_FINISHED:
+                oldest = next(iter(self._runs))
+                if self._runs[oldest]["state"] == "training":
+                    break
+                self._runs.popitem(last=False)
+
+    def get(self, trace_id: str) -> dict | None:
+        with self._lock:
+            run = self._runs.get(trace_id)
+            return dict(run) if run is not None else None
