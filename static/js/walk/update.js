@@ -2,8 +2,8 @@
 // and gradient are drawn (GET /api/traces/{id}/update?param=...). The other figures (loss,
 // gradient norms, update ratios, line search) come with the step like any step's.
 
-import { formatNumber, h } from "./dom.js";
-import { figureCard, purgeWithin } from "./figures.js";
+import { formatNumber, h } from "../lib/dom.js";
+import { figureCard, purgeWithin } from "../lib/figures.js";
 
 function shape(dims) {
   return dims.length ? dims.join("×") : "scalar";
@@ -19,9 +19,7 @@ function facts(info) {
 }
 
 async function showParam(container, client, name, isCurrent) {
-  const answer = await client.getWithReopen(
-    (id) => `/api/traces/${encodeURIComponent(id)}/update?param=${encodeURIComponent(name)}`,
-  );
+  const answer = await client.update(name);
   if (!isCurrent()) return;
   for (const figure of answer.figures) {
     const old = container.querySelector(`[data-figure="${figure.id}"]`);

@@ -1,7 +1,7 @@
 // Getting around the steps: the timeline (every step, coloured by phase), prev/next, the
 // slider, the keyboard, "jump to", and the clickable block diagram of the model.
 
-import { clear, h, setOptions } from "./dom.js";
+import { clear, h, setOptions } from "../lib/dom.js";
 
 const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
 const DIRECTION_TEXT = {

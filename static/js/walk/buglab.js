@@ -1,14 +1,12 @@
 // The bug lab on the walk page: the gradient check of every step as a chart above the
 // timeline (red cells where a step's gradient is wrong), the faulty-vs-correct diff of a
 // backward step, and the quiz ("this step is broken", then the verdict and the reveal).
-// Every text from the server goes in through textContent (dom.js's h).
+// Every text from the server goes in through textContent (lib/dom.js's h).
 
-import { requestJson } from "./api.js";
-import { clear, h } from "./dom.js";
-import { figureCard, plot, withoutTitle } from "./figures.js";
+import { clear, h } from "../lib/dom.js";
+import { figureCard, plot, withoutTitle } from "../lib/figures.js";
 
 const POLL_MS = 600;
-const BUSY_RETRY_MS = 2500; // the server answers 503 + Retry-After: 2 while checks of other traces hold its memory
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function cell(index) {
@@ -37,8 +35,8 @@ function stepName(step) {
   return `step ${step.index + 1}: ${step.title}`;
 }
 
-export function createBugLab({ client, go, seq }) {
-  const info = JSON.parse(document.getElementById("xt-buglab").textContent);
+/** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}. */
+export function createBugLab({ client, info, go, seq }) {
   const panel = document.getElementById("checks-panel");
   const progress = document.getElementById("checks-progress");
   const plotDiv = document.getElementById("checks-plot");
@@ -70,19 +68,17 @@ export function createBugLab({ client, go, seq }) {
     await plot(plotDiv, figure, (point) => go(Number(point.x) - 1));
   }
 
+  // The server answers 503 + Retry-After while checks of other traces hold its memory: the
+  // chart says so and waits as long as it takes (it is polled until complete anyway).
+  const onBusy = () => {
+    progress.textContent = "The server is busy checking other traces; trying again in a few seconds…";
+  };
+
   function loadChecks() {
     if (!state.checking) {
       state.checking = (async () => {
         for (;;) {
-          let checks;
-          try {
-            checks = await client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/checks`);
-          } catch (error) {
-            if (error.status !== 503) throw error;
-            progress.textContent = "The server is busy checking other traces; trying again in a few seconds…";
-            await sleep(BUSY_RETRY_MS);
-            continue;
-          }
+          const checks = await client.checks({ onBusy, busyRetries: Number.POSITIVE_INFINITY });
           await drawChecks(checks);
           if (checks.complete) return checks;
           await sleep(POLL_MS);
@@ -98,10 +94,7 @@ export function createBugLab({ client, go, seq }) {
   // ---- the quiz
 
   async function answer(step) {
-    const body = JSON.stringify({ step: step.index });
-    state.answer = await requestJson(`/api/traces/${encodeURIComponent(state.trace.id)}/quiz/answer`, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body,
-    });
+    state.answer = await client.answerQuiz(step.index);
     try { window.sessionStorage.setItem(storageKey(), String(step.index)); } catch { /* private mode */ }
     showVerdict(document.getElementById("quiz-result"));
     panel.hidden = false;
@@ -131,8 +124,7 @@ export function createBugLab({ client, go, seq }) {
 
   async function showDiff(section, step) {
     clear(section).append(h("p", { className: "loading", text: "Running the correct backward for comparison…" }));
-    const diff = await client.getWithReopen(
-      (id) => `/api/traces/${encodeURIComponent(id)}/steps/${step.index}/diff?seq=${seq()}`);
+    const diff = await client.diff(step.index, seq());
     if (!section.isConnected) return;
     clear(section).append(h("p", { className: "diff-verdict", text: diff.verdict }));
     for (const figure of diff.figures) {

@@ -1,8 +1,8 @@
 // The softmax Jacobian of one row, on softmax-backward steps: J = diag(p) - p pᵀ, and the
 // chain rule J · dL/dp checked against the recorded dL/dscores (or dL/dlogits).
 
-import { clear, errorBox, formatError, formatNumber, h, setOptions } from "./dom.js";
-import { clearPlots, plot, titleText, withoutTitle } from "./figures.js";
+import { clear, errorBox, formatError, formatNumber, h, setOptions } from "../lib/dom.js";
+import { clearPlots, plot, titleText, withoutTitle } from "../lib/figures.js";
 
 function positionOptions(trace, seq) {
   const labels = (trace.tokens.input_labels || [])[seq] || [];

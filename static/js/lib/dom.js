@@ -1,5 +1,5 @@
 // DOM helpers. Every string goes in through textContent or setAttribute: tokens and texts
-// are user input. The one exception (server-generated MathML) lives in step_view.js.
+// are user input. The one exception (server-generated MathML) lives in walk/step_view.js.
 
 /** h("p", {className: "x", "aria-label": "y"}, "text", childNode) -> element. */
 export function h(tag, props = {}, ...children) {
@@ -67,4 +67,9 @@ export function errorBox(message, onRetry) {
     message,
     onRetry ? h("button", { type: "button", onclick: onRetry, text: "Retry" }) : null,
   );
+}
+
+/** The data of a page's `<script type="application/json" id=...>` block (the spec, the bug lab's state). */
+export function readJsonBlock(id) {
+  return JSON.parse(document.getElementById(id).textContent);
 }

@@ -1,8 +1,9 @@
 // One step: title, phase, the forward and backward rules (MathML), shapes, the explanation,
 // the gradient check, warnings, the figures and (on softmax-backward steps) the Jacobian.
 
-import { formatError, formatShape, h } from "./dom.js";
-import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "./figures.js";
+import { formatError, formatShape, h } from "../lib/dom.js";
+import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
+import { enlarge } from "./enlarge.js";
 import { createJacobianPanel } from "./jacobian.js";
 import { attachUpdateControls } from "./update.js";
 
@@ -100,15 +101,6 @@ function jacobianPos(trace, row, T) {
   return Math.min(T - 1, row * Math.ceil(T / rows));
 }
 
-/** The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head). */
-function headLoader(client, stepIndex, seq) {
-  return (figureId, head) => {
-    const query = new URLSearchParams({ figure: figureId, head: String(head), seq: String(seq) });
-    return client.cached(`head:${stepIndex}:${query}`, () =>
-      client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/steps/${stepIndex}/head?${query}`));
-  };
-}
-
 function figureHandlers(figure, jacobian, info, T, loadHead) {
   const plotly = figure.figure;
   const grid = heatmapTraces(plotly).length > 1;
@@ -152,7 +144,8 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     ? identityFollower(step, cards, (figure) => makeCard(figure), { client, seq, isCurrent })
     : null;
   const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq, onPosition }) : null;
-  const loadHead = headLoader(client, step.index, seq);
+  // The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head).
+  const loadHead = (figureId, head) => client.head(step.index, { figure: figureId, head, seq });
   makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
   cards.push(...(step.figures || []).map(makeCard));
   container.append(
