@@ -15,50 +15,51 @@ export function wireBuglabPicker() {
   if (!select || !help || !layer) return;
   const defaultHelp = help.textContent;
 
-function describe() {
-  const option = select.selectedOptions[0];
-  const value = select.value;
-  layer.disabled = value === "";
-  if (value === "") help.textContent = defaultHelp;
-  else if (value === "quiz") help.textContent = QUIZ_HELP;
-  else if (option && option.dataset.applies === "false") help.textContent = `Not with these sizes: it ${option.dataset.reason}.`;
-  else help.textContent = (option && option.dataset.description) || defaultHelp;
-}
+  function describe() {
+    const option = select.selectedOptions[0];
+    const value = select.value;
+    layer.disabled = value === "";
+    if (value === "") help.textContent = defaultHelp;
+    else if (value === "quiz") help.textContent = QUIZ_HELP;
+    else if (option && option.dataset.applies === "false")
+      help.textContent = `Not with these sizes: it ${option.dataset.reason}.`;
+    else help.textContent = option?.dataset.description || defaultHelp;
+  }
 
-function configQuery() {
-  const query = new URLSearchParams();
-  const model = document.getElementById("f-model");
-  if (model && model.value && !model.value.startsWith("preset:")) {
-    query.set("model", model.value); // a checkpoint fixes the sizes
+  function configQuery() {
+    const query = new URLSearchParams();
+    const model = document.getElementById("f-model");
+    if (model?.value && !model.value.startsWith("preset:")) {
+      query.set("model", model.value); // a checkpoint fixes the sizes
+      return query;
+    }
+    for (const key of CONFIG_KEYS) {
+      const input = document.querySelector(`[data-config="${key}"]`);
+      if (input && input.value.trim() !== "") query.set(key, input.value.trim());
+    }
     return query;
   }
-  for (const key of CONFIG_KEYS) {
-    const input = document.querySelector(`[data-config="${key}"]`);
-    if (input && input.value.trim() !== "") query.set(key, input.value.trim());
-  }
-  return query;
-}
 
-/** A size the server rejects answers 422: the form reports it on submit, the options stay. */
-async function refreshApplicable() {
-  const { faults } = await getFaults(configQuery());
-  for (const fault of faults) {
-    const option = Array.from(select.options).find((o) => o.value === fault.name);
-    if (!option) continue;
-    option.dataset.label = option.dataset.label || option.textContent;
-    option.disabled = !fault.applies && option.value !== select.value; // never disable the current choice
-    option.dataset.applies = String(fault.applies);
-    option.dataset.reason = fault.reason || "";
-    option.textContent = option.dataset.label + (fault.applies ? "" : ` (${fault.reason})`);
+  /** A size the server rejects answers 422: the form reports it on submit, the options stay. */
+  async function refreshApplicable() {
+    const { faults } = await getFaults(configQuery());
+    for (const fault of faults) {
+      const option = Array.from(select.options).find((o) => o.value === fault.name);
+      if (!option) continue;
+      option.dataset.label = option.dataset.label || option.textContent;
+      option.disabled = !fault.applies && option.value !== select.value; // never disable the current choice
+      option.dataset.applies = String(fault.applies);
+      option.dataset.reason = fault.reason || "";
+      option.textContent = option.dataset.label + (fault.applies ? "" : ` (${fault.reason})`);
+    }
+    describe();
   }
-  describe();
-}
 
-let timer = null;
-function refreshSoon() {
-  clearTimeout(timer);
-  timer = setTimeout(() => refreshApplicable().catch(() => {}), 250);
-}
+  let timer = null;
+  function refreshSoon() {
+    clearTimeout(timer);
+    timer = setTimeout(() => refreshApplicable().catch(() => {}), 250);
+  }
 
   select.addEventListener("change", describe);
   document.getElementById("start-form").addEventListener("input", (event) => {

@@ -25,7 +25,7 @@ function describeCheckpoint(model) {
   const c = model.config || {};
   const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
-  const description = model.description ? model.description[0].toUpperCase() + model.description.slice(1) + ". " : "";
+  const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
   return `${description}${sizes}; ${tokens}. Its sizes are fixed.`;
 }
 
@@ -60,7 +60,13 @@ export function wireModelList(form, { checkpoints, text }) {
     if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
     if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
     modelSelect.append(option("", "Random init (sizes below)"));
-    if (presets.length) modelSelect.append(group("Random init: presets", presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name }))));
+    if (presets.length)
+      modelSelect.append(
+        group(
+          "Random init: presets",
+          presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })),
+        ),
+      );
     // A name the server does not know (a stale link) stays selected: its error sits beside it.
     if (wanted && !wanted.startsWith(PRESET) && !checkpoints.has(wanted)) modelSelect.append(option(wanted, wanted));
     modelSelect.value = wanted;
@@ -79,13 +85,15 @@ export function wireModelList(form, { checkpoints, text }) {
       help.textContent = describeCheckpoint(checkpoint);
       const untouched = text.isUntouched();
       text.setExamples(checkpoint.examples);
-      if (apply && untouched && checkpoint.examples && checkpoint.examples.length) text.set(checkpoint.examples[0]);
+      if (apply && untouched && checkpoint.examples?.length) text.set(checkpoint.examples[0]);
       text.updateCount();
       return;
     }
     text.setExamples(null);
     const preset = presetsByValue.get(value);
-    help.textContent = preset && preset.description ? preset.description : "Random weights from the seed; presets fill in the sizes.";
+    help.textContent = preset?.description
+      ? preset.description
+      : "Random weights from the seed; presets fill in the sizes.";
     if (apply && preset) applyPreset(preset);
   }
 
@@ -93,7 +101,9 @@ export function wireModelList(form, { checkpoints, text }) {
     const wanted = modelSelect.value; // the server's choice, or the person's if they were quicker
     const { models = [], presets = [] } = await getModels();
     const presetsByValue = new Map(presets.map((p) => [PRESET + p.name, p]));
-    const matching = presets.find((p) => sameConfig(form, p.config || {}) && (!p.tokenizer || p.tokenizer === tokenizer.value));
+    const matching = presets.find(
+      (p) => sameConfig(form, p.config || {}) && (!p.tokenizer || p.tokenizer === tokenizer.value),
+    );
     rebuildModelList(models, presets, wanted || (matching ? PRESET + matching.name : ""));
     modelSelect.addEventListener("change", () => onModelChange(presetsByValue));
     // home/upload.js announces a checkpoint it added: it joins the list, selected.

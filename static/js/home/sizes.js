@@ -24,6 +24,8 @@ function sameValue(value, text) {
 export function sameConfig(form, config) {
   return configInputs(form).every((input) => {
     const value = config[input.dataset.config];
-    return value === undefined || value === null || input.dataset.config === "vocab_size" || sameValue(value, input.value);
+    return (
+      value === undefined || value === null || input.dataset.config === "vocab_size" || sameValue(value, input.value)
+    );
   });
 }

@@ -20,7 +20,7 @@ export function createTextField(form, checkpointOf) {
   /** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */
   function unknownCharacters(value) {
     const checkpoint = checkpointOf();
-    if (!checkpoint || checkpoint.tokenizer !== "char" || !checkpoint.alphabet) return [];
+    if (checkpoint?.tokenizer !== "char" || !checkpoint.alphabet) return [];
     const known = new Set(Array.from(checkpoint.alphabet));
     return Array.from(new Set(Array.from(value).filter((c) => !known.has(c))));
   }
@@ -32,7 +32,8 @@ export function createTextField(form, checkpointOf) {
     const seqLen = checkpoint ? checkpoint.config.seq_len : Number(form.querySelector("[data-config=seq_len]")?.value);
     let message = `${n} token${n === 1 ? "" : "s"} → ${Math.max(0, n - 1)} positions (inputs = tokens[:-1], targets = tokens[1:])`;
     const unknown = unknownCharacters(text.value);
-    if (unknown.length) message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
+    if (unknown.length)
+      message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
     if (n < 2) message += " · type at least two characters";
     else if (seqLen && n - 1 > seqLen) message += ` · more than Max positions = ${seqLen}`;
     out.textContent = message;
@@ -41,7 +42,7 @@ export function createTextField(form, checkpointOf) {
   /** Example buttons: the checkpoint's own examples, else the generic ones. */
   function setExamples(texts) {
     genericExamples = genericExamples || exampleTexts();
-    const list = texts && texts.length ? texts : genericExamples;
+    const list = texts?.length ? texts : genericExamples;
     for (const button of box.querySelectorAll("button[data-text]")) button.remove();
     for (const example of list) {
       const button = document.createElement("button");

@@ -17,7 +17,7 @@ export function wireUpload() {
 
   async function upload(event) {
     event.preventDefault();
-    const file = input.files && input.files[0];
+    const file = input.files?.[0];
     if (!file) {
       show("Choose a checkpoint file first.", "upload-error");
       return;

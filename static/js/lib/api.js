@@ -20,7 +20,7 @@ export class ApiError extends Error {
 
 /** The person-readable message in a FastAPI error body: a string or [{loc, msg}]. */
 function detailMessage(body, status) {
-  const detail = body && body.detail;
+  const detail = body?.detail;
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail) && detail.length) {
     return detail.map((d) => (d.loc ? `${d.loc.filter((p) => p !== "body").join(".")}: ` : "") + d.msg).join("; ");

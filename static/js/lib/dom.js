@@ -36,7 +36,10 @@ export function formatNumber(x) {
   if (x === 0) return "0";
   const abs = Math.abs(x);
   if (abs < 1e-3 || abs >= 1e5) return x.toExponential(2);
-  return x.toPrecision(4).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return x
+    .toPrecision(4)
+    .replace(/(\.\d*?)0+$/, "$1")
+    .replace(/\.$/, "");
 }
 
 /** An error size: 3.2e-08. */

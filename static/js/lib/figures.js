@@ -28,19 +28,19 @@ function pageLayout(layout, baseFont) {
   };
   // Rotated tick labels must not run into the axis title: let plotly grow the margins.
   for (const key of new Set(["xaxis", "yaxis", ...Object.keys(out)])) {
-    if (/^[xy]axis\d*$/.test(key) && (out[key] || {}).automargin === undefined) out[key] = { ...out[key], automargin: true };
+    if (/^[xy]axis\d*$/.test(key) && out[key]?.automargin === undefined) out[key] = { ...out[key], automargin: true };
   }
   if (rest.legend && typeof rest.legend.y === "number" && rest.legend.y < 0) {
     out.legend = { ...rest.legend, x: 0, xanchor: "left", y: 1.02, yanchor: "bottom" };
-    out.margin = { ...(rest.margin || {}), t: Math.max(44, (rest.margin && rest.margin.t) || 0) };
+    out.margin = { ...(rest.margin || {}), t: Math.max(44, rest.margin?.t || 0) };
   }
   return out;
 }
 
 /** A plot title as plain text (plotly titles may hold <br> and <b>). */
 export function titleText(layout) {
-  const title = layout && layout.title;
-  const text = typeof title === "string" ? title : (title && title.text) || "";
+  const title = layout?.title;
+  const text = typeof title === "string" ? title : title?.text || "";
   return text.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
 }
 
@@ -48,10 +48,10 @@ export function titleText(layout) {
  * own copy, when it is `title` (or any, when no title is given), and the top margin it
  * needed, keeping room for subplot captions. */
 export function withoutTitle(layout, title) {
-  if (!layout || !layout.title || (title !== undefined && titleText(layout) !== title)) return layout;
+  if (!layout?.title || (title !== undefined && titleText(layout) !== title)) return layout;
   const { title: _, ...rest } = layout;
   const margin = { ...(rest.margin || {}), t: (rest.annotations || []).length ? 34 : 16 };
-  const saved = ((layout.margin && layout.margin.t) ?? 60) - margin.t;
+  const saved = (layout.margin?.t ?? 60) - margin.t;
   return { ...rest, margin, height: rest.height ? Math.max(220, rest.height - saved) : rest.height };
 }
 
@@ -69,7 +69,8 @@ function labelRowsOnce(layout, data) {
   });
   // a panel with another one below it in the same column leaves the column labels to that one
   // (a partial last row keeps the labels of the columns it does not fill)
-  const hasPanelBelow = (p) => panels.some((q) => q !== p && q.x && q.y && Math.abs(q.x[0] - p.x[0]) < 0.01 && q.y[1] <= p.y[0]);
+  const hasPanelBelow = (p) =>
+    panels.some((q) => q !== p && q.x && q.y && Math.abs(q.x[0] - p.x[0]) < 0.01 && q.y[1] <= p.y[0]);
   for (const p of panels) {
     if (!p.x || !p.y) continue;
     if (p.x[0] > 0.01) out[p.yname] = { ...out[p.yname], showticklabels: false };
@@ -80,11 +81,11 @@ function labelRowsOnce(layout, data) {
 
 /** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
 export async function plot(div, figure, onClick) {
-  const baseFont = (figure.layout && figure.layout.font && figure.layout.font.size) || DEFAULT_FONT;
+  const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
   const layout = labelRowsOnce(pageLayout(figure.layout, baseFont), figure.data || []);
   await window.Plotly.newPlot(div, figure.data || [], layout, PLOT_CONFIG);
-  if (onClick) div.on("plotly_click", (event) => event && event.points && event.points.length && onClick(event.points[0]));
+  if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));
   return div;
 }
 
@@ -107,7 +108,7 @@ export function heatmapTraces(figure) {
 /** The head a heatmap trace draws: `meta.head` when the server says, else its order. */
 export function headOfTrace(figure, curveNumber) {
   const trace = figure.data[curveNumber];
-  if (trace && trace.meta && Number.isInteger(trace.meta.head)) return trace.meta.head;
+  if (trace?.meta && Number.isInteger(trace.meta.head)) return trace.meta.head;
   return heatmapTraces(figure).indexOf(curveNumber);
 }
 
@@ -129,48 +130,87 @@ export function traceTitle(figure, curveNumber) {
   const trace = figure.data[curveNumber];
   const position = heatmapTraces(figure).indexOf(curveNumber);
   const annotation = (figure.layout.annotations || [])[position];
-  return trace.name || (annotation && annotation.text) || `head ${headOfTrace(figure, curveNumber)}`;
+  return trace.name || annotation?.text || `head ${headOfTrace(figure, curveNumber)}`;
 }
 
 /** The figure's `table` as an HTML table: row labels in <th scope=row>. */
 export function numbersTable(table, caption) {
-  const head = h("tr", {}, h("th", { scope: "col", text: "" }), table.columns.map((c) => h("th", { scope: "col", text: c })));
-  const body = table.rows.map((row, i) =>
-    h("tr", {}, h("th", { scope: "row", text: table.index ? table.index[i] : String(i) }),
-      row.map((value) => h("td", { text: formatNumber(value) }))),
+  const head = h(
+    "tr",
+    {},
+    h("th", { scope: "col", text: "" }),
+    table.columns.map((c) => h("th", { scope: "col", text: c })),
   );
-  return h("div", { className: "table-scroll", tabindex: "0", role: "region", "aria-label": `${caption}: numbers` },
-    h("table", { className: "numbers" }, h("caption", { text: caption }), h("thead", {}, head), h("tbody", {}, body)));
+  const body = table.rows.map((row, i) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", text: table.index ? table.index[i] : String(i) }),
+      row.map((value) => h("td", { text: formatNumber(value) })),
+    ),
+  );
+  return h(
+    "div",
+    { className: "table-scroll", tabindex: "0", role: "region", "aria-label": `${caption}: numbers` },
+    h("table", { className: "numbers" }, h("caption", { text: caption }), h("thead", {}, head), h("tbody", {}, body)),
+  );
 }
 
 /** The "numbers" disclosure; the table is built when first opened (tables can be large). */
 function numbersDisclosure(figure) {
   const details = h("details", { className: "numbers-toggle" }, h("summary", { text: "Numbers" }));
-  details.addEventListener("toggle", () => {
-    if (details.open && !details.querySelector("table")) details.append(numbersTable(figure.table, figure.title));
-  }, { once: false });
+  details.addEventListener(
+    "toggle",
+    () => {
+      if (details.open && !details.querySelector("table")) details.append(numbersTable(figure.table, figure.title));
+    },
+    { once: false },
+  );
   return details;
 }
 
 function headButtons(plotly, onEnlarge) {
   const indices = heatmapTraces(plotly);
   if (indices.length < 2) return null;
-  return h("div", { className: "head-buttons" }, h("span", { text: "Enlarge: " }),
+  return h(
+    "div",
+    { className: "head-buttons" },
+    h("span", { text: "Enlarge: " }),
     indices.map((curve) =>
-      h("button", { type: "button", className: "button-quiet", text: traceTitle(plotly, curve), onclick: () => onEnlarge(curve) })));
+      h("button", {
+        type: "button",
+        className: "button-quiet",
+        text: traceTitle(plotly, curve),
+        onclick: () => onEnlarge(curve),
+      }),
+    ),
+  );
 }
 
 /** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached. */
 export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
   // The plot's height is reserved before it is drawn, so drawing later does not move the page.
   const drawn = { ...figure.figure, layout: withoutTitle(figure.figure.layout, figure.title) };
-  const height = (drawn.layout && drawn.layout.height) || DEFAULT_HEIGHT;
-  const plotDiv = h("div", { className: "plot", role: "img", "aria-label": figure.title, style: `min-height: ${height}px` });
-  const card = h("figure", { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
-    h("figcaption", {}, h("h3", { text: figure.title }), figure.note ? h("p", { className: "note", text: figure.note }) : null),
+  const height = drawn.layout?.height || DEFAULT_HEIGHT;
+  const plotDiv = h("div", {
+    className: "plot",
+    role: "img",
+    "aria-label": figure.title,
+    style: `min-height: ${height}px`,
+  });
+  const card = h(
+    "figure",
+    { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
+    h(
+      "figcaption",
+      {},
+      h("h3", { text: figure.title }),
+      figure.note ? h("p", { className: "note", text: figure.note }) : null,
+    ),
     plotDiv,
     onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
-    figure.table ? numbersDisclosure(figure) : null);
+    figure.table ? numbersDisclosure(figure) : null,
+  );
   return { element: card, draw: () => plot(plotDiv, drawn, onPlotClick) };
 }
 

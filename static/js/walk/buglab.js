@@ -1,46 +1,30 @@
-// The bug lab on the walk page: the gradient check of every step as a chart above the
-// timeline (red cells where a step's gradient is wrong), the faulty-vs-correct diff of a
-// backward step, and the quiz ("this step is broken", then the verdict and the reveal).
+// The bug lab on the walk page: the planted bugs' links, the faulty-vs-correct diff of a
+// backward step, and the quiz ("this step is broken", then the verdict and the reveal); the
+// chart of every step's check is walk/checks_chart.js.
 // Every text from the server goes in through textContent (lib/dom.js's h).
 
 import { clear, h } from "../lib/dom.js";
-import { figureCard, plot, withoutTitle } from "../lib/figures.js";
-
-const POLL_MS = 600;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function cell(index) {
-  return document.querySelector(`#timeline .cell[data-index="${index}"]`);
-}
-
-/** Red timeline cells where the gradient check fails; the first failing backward step marked. */
-function markCell(index, passed, first = false) {
-  const node = cell(index);
-  if (!node) return;
-  node.classList.toggle("check-failed", !passed);
-  if (first) node.classList.add("first-failing");
-  if (!passed && !node.title.endsWith("gradient check FAILED")) {
-    node.title += " · gradient check FAILED";
-    node.setAttribute("aria-label", node.title);
-  }
-}
+import { figureCard } from "../lib/figures.js";
+import { createChecksChart, markCell, stepName } from "./checks_chart.js";
 
 function codeLines(fault) {
-  return h("dl", { className: "code-lines" },
-    h("div", { className: "line-correct" }, h("dt", { text: "correct" }), h("dd", {}, h("code", { text: fault.correct }))),
-    h("div", { className: "line-faulty" }, h("dt", { text: "faulty" }), h("dd", {}, h("code", { text: fault.faulty }))));
-}
-
-function stepName(step) {
-  return `step ${step.index + 1}: ${step.title}`;
+  return h(
+    "dl",
+    { className: "code-lines" },
+    h(
+      "div",
+      { className: "line-correct" },
+      h("dt", { text: "correct" }),
+      h("dd", {}, h("code", { text: fault.correct })),
+    ),
+    h("div", { className: "line-faulty" }, h("dt", { text: "faulty" }), h("dd", {}, h("code", { text: fault.faulty }))),
+  );
 }
 
 /** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}. */
 export function createBugLab({ client, info, go, seq }) {
   const panel = document.getElementById("checks-panel");
-  const progress = document.getElementById("checks-progress");
-  const plotDiv = document.getElementById("checks-plot");
-  const state = { trace: null, answer: null, checking: null, current: null };
+  const state = { trace: null, answer: null, chart: null, current: null };
   const storageKey = () => `xt.quiz.${state.trace.id}`;
   const revealed = () => info.mode === "faults" || state.answer !== null;
   const revealedFaults = () => (info.mode === "faults" ? info.faults : state.answer ? [state.answer.fault] : []);
@@ -49,57 +33,19 @@ export function createBugLab({ client, info, go, seq }) {
     return state.trace.steps.find((s) => s.name === op && s.phase === "backward") || null;
   }
 
-  // ---- the chart: every step's check, polled while the server computes it
-
-  async function drawChecks(checks) {
-    const first = checks.first_failing;
-    for (const step of checks.steps) markCell(step.index, step.passed, step.index === first && checks.first_failing_final);
-    if (!checks.complete) {
-      progress.textContent = `Checking every step's gradient… ${checks.done} of ${checks.total} done.`;
-    } else if (first === null) {
-      progress.textContent = `All ${checks.total} steps pass: every gradient agrees with finite differences of the loss.`;
-    } else {
-      const failing = checks.steps.filter((s) => !s.passed).length;
-      progress.textContent = `${failing} of ${checks.total} steps ${failing === 1 ? "fails" : "fail"}; the first failing backward step is ` +
-        `${stepName(state.trace.steps[first])}.`;
-    }
-    // The summary above the chart already names it: drop the plot's own title.
-    const figure = { ...checks.figure, layout: withoutTitle(checks.figure.layout) };
-    await plot(plotDiv, figure, (point) => go(Number(point.x) - 1));
-  }
-
-  // The server answers 503 + Retry-After while checks of other traces hold its memory: the
-  // chart says so and waits as long as it takes (it is polled until complete anyway).
-  const onBusy = () => {
-    progress.textContent = "The server is busy checking other traces; trying again in a few seconds…";
-  };
-
-  function loadChecks() {
-    if (!state.checking) {
-      state.checking = (async () => {
-        for (;;) {
-          const checks = await client.checks({ onBusy, busyRetries: Number.POSITIVE_INFINITY });
-          await drawChecks(checks);
-          if (checks.complete) return checks;
-          await sleep(POLL_MS);
-        }
-      })().catch((error) => {
-        state.checking = null;
-        progress.textContent = `The checks could not be computed: ${error.message}`;
-      });
-    }
-    return state.checking;
-  }
-
   // ---- the quiz
 
   async function answer(step) {
     state.answer = await client.answerQuiz(step.index);
-    try { window.sessionStorage.setItem(storageKey(), String(step.index)); } catch { /* private mode */ }
+    try {
+      window.sessionStorage.setItem(storageKey(), String(step.index));
+    } catch {
+      /* private mode */
+    }
     showVerdict(document.getElementById("quiz-result"));
     panel.hidden = false;
     panel.open = true;
-    loadChecks();
+    state.chart.load();
   }
 
   function verdictBox() {
@@ -108,12 +54,21 @@ export function createBugLab({ client, info, go, seq }) {
     const headline = correct
       ? `✓ Right: ${stepName(brokenStep)} is where the gradients first go wrong.`
       : `✗ Not quite: you picked ${stepName(state.trace.steps[chosen.index])}. The bug is in ${stepName(brokenStep)}.`;
-    return h("div", { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
+    return h(
+      "div",
+      { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
       h("p", { className: "verdict-headline", text: headline }),
       h("p", {}, h("strong", { className: "fault-name", text: fault.name }), `: ${fault.description}`),
       codeLines(fault),
-      correct || chosen.index === broken.index ? null
-        : h("button", { type: "button", className: "button-quiet", text: `Go to step ${broken.index + 1}`, onclick: () => go(broken.index) }));
+      correct || chosen.index === broken.index
+        ? null
+        : h("button", {
+            type: "button",
+            className: "button-quiet",
+            text: `Go to step ${broken.index + 1}`,
+            onclick: () => go(broken.index),
+          }),
+    );
   }
 
   function showVerdict(container) {
@@ -137,13 +92,19 @@ export function createBugLab({ client, info, go, seq }) {
   function diffTools(step) {
     const section = h("div", { className: "diff-figures" });
     const button = h("button", {
-      type: "button", className: "button-quiet diff-button", text: "Compare with the correct backward",
+      type: "button",
+      className: "button-quiet diff-button",
+      text: "Compare with the correct backward",
       onclick: () => {
         button.disabled = true;
-        showDiff(section, step).then(() => button.remove()).catch((error) => {
-          button.disabled = false;
-          clear(section).append(h("p", { className: "field-error", text: `The comparison failed: ${error.message}` }));
-        });
+        showDiff(section, step)
+          .then(() => button.remove())
+          .catch((error) => {
+            button.disabled = false;
+            clear(section).append(
+              h("p", { className: "field-error", text: `The comparison failed: ${error.message}` }),
+            );
+          });
       },
     });
     return [button, section];
@@ -154,20 +115,43 @@ export function createBugLab({ client, info, go, seq }) {
     const answeredHere = state.answer !== null && state.answer.chosen.index === step.index;
     if (answeredHere) tools.push(verdictBox()); // the verdict names the bug: no second callout
     for (const fault of answeredHere ? [] : revealedFaults().filter((f) => f.op === step.name)) {
-      tools.push(h("div", { className: "planted-here" },
-        h("p", {}, h("strong", { text: "The planted bug is in this step: " }), h("code", { text: fault.name }), ` — ${fault.description}`),
-        codeLines(fault)));
+      tools.push(
+        h(
+          "div",
+          { className: "planted-here" },
+          h(
+            "p",
+            {},
+            h("strong", { text: "The planted bug is in this step: " }),
+            h("code", { text: fault.name }),
+            ` — ${fault.description}`,
+          ),
+          codeLines(fault),
+        ),
+      );
     }
     if (info.mode === "quiz" && state.answer === null) {
       const status = h("span", { className: "field-help", "aria-live": "polite" });
-      tools.push(h("div", { className: "quiz-tools" },
-        h("button", {
-          type: "button", className: "button-primary quiz-answer", text: "This step is broken",
-          onclick: (event) => {
-            event.currentTarget.disabled = true;
-            answer(step).then(() => decorate(step)).catch((error) => { status.textContent = error.message; });
-          },
-        }), status));
+      tools.push(
+        h(
+          "div",
+          { className: "quiz-tools" },
+          h("button", {
+            type: "button",
+            className: "button-primary quiz-answer",
+            text: "This step is broken",
+            onclick: (event) => {
+              event.currentTarget.disabled = true;
+              answer(step)
+                .then(() => decorate(step))
+                .catch((error) => {
+                  status.textContent = error.message;
+                });
+            },
+          }),
+          status,
+        ),
+      );
     }
     if (revealed() && info.mode !== "off") tools.push(...diffTools(step));
     return tools;
@@ -176,13 +160,18 @@ export function createBugLab({ client, info, go, seq }) {
   /** A forward step fails only because the broken backward pass hands it a wrong dL/d(output). */
   function forwardNote(step) {
     if (info.mode === "off" || !step.gradcheck || step.gradcheck.passed) return [];
-    return [h("p", { className: "forward-note", text:
-      "Why does a forward step fail? Its check tests dL/d(its output), the gradient the whole backward pass " +
-      "delivers to it. The bug is in a backward step; its damage reaches this tensor." })];
+    return [
+      h("p", {
+        className: "forward-note",
+        text:
+          "Why does a forward step fail? Its check tests dL/d(its output), the gradient the whole backward pass " +
+          "delivers to it. The bug is in a backward step; its damage reaches this tensor.",
+      }),
+    ];
   }
 
   function decorate(step) {
-    const container = state.current && state.current.container;
+    const container = state.current?.container;
     if (!container || !step) return;
     container.querySelector(".buglab-step")?.remove();
     const tools = step.phase === "backward" ? stepTools(step) : forwardNote(step);
@@ -196,18 +185,26 @@ export function createBugLab({ client, info, go, seq }) {
   return {
     start(trace) {
       state.trace = trace;
+      state.chart = createChecksChart({ client, trace, go });
       for (const link of document.querySelectorAll("[data-go-op]")) {
         const step = stepOf(link.dataset.goOp);
         if (step) link.addEventListener("click", () => go(step.index));
         else link.disabled = true;
       }
-      if (info.mode === "faults") loadChecks();
-      if (info.mode === "off") panel.addEventListener("toggle", () => panel.open && loadChecks());
+      if (info.mode === "faults") state.chart.load();
+      if (info.mode === "off") panel.addEventListener("toggle", () => panel.open && state.chart.load());
       if (info.mode === "quiz") {
         let saved = null;
-        try { saved = window.sessionStorage.getItem(storageKey()); } catch { /* private mode */ }
+        try {
+          saved = window.sessionStorage.getItem(storageKey());
+        } catch {
+          /* private mode */
+        }
         const step = saved === null ? null : trace.steps[Number(saved)];
-        if (step) answer(step).then(() => decorate(state.current && state.current.step)).catch(() => {});
+        if (step)
+          answer(step)
+            .then(() => decorate(state.current?.step))
+            .catch(() => {});
       }
     },
     /** Called after each step is drawn: its timeline cell, and the bug-lab tools of a backward step. */

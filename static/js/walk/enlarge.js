@@ -33,12 +33,13 @@ export async function enlarge(figure, curveNumber, { hint = "", onClick = null, 
   const dialog = document.getElementById("enlarge");
   const target = document.getElementById("enlarge-plot");
   const status = document.getElementById("enlarge-status");
-  document.getElementById("enlarge-title").textContent = `${figure.layout.title?.text || ""} — ${traceTitle(figure, curveNumber)}`.replace(/^ — /, "");
+  document.getElementById("enlarge-title").textContent =
+    `${figure.layout.title?.text || ""} — ${traceTitle(figure, curveNumber)}`.replace(/^ — /, "");
   document.getElementById("enlarge-hint").textContent = hint;
   status.textContent = load ? "Downsampled overview; loading every value of this head…" : "";
   dialog.dataset.resolution = load ? "loading" : "full";
   if (!dialog.open) dialog.showModal();
-  const full = load && load(); // starts now, while the overview's copy is drawn
+  const full = load?.(); // starts now, while the overview's copy is drawn
   await drawEnlarged(target, singleTraceFigure(figure, curveNumber), onClick);
   if (!full) return;
   let entry;
@@ -51,7 +52,11 @@ export async function enlarge(figure, curveNumber, { hint = "", onClick = null, 
     return;
   }
   if (ticket !== enlargeTicket || !dialog.open) return;
-  await drawEnlarged(target, { data: entry.figure.data, layout: { ...entry.figure.layout, title: { text: traceTitle(figure, curveNumber) } } }, onClick);
+  await drawEnlarged(
+    target,
+    { data: entry.figure.data, layout: { ...entry.figure.layout, title: { text: traceTitle(figure, curveNumber) } } },
+    onClick,
+  );
   const [rows, cols] = entry.heads.shape;
   dialog.dataset.resolution = "full";
   status.textContent = `Every value of this head: ${rows}×${cols}, on its own colour scale.`;
@@ -67,4 +72,3 @@ export function wireEnlargeDialog() {
   // A click on the backdrop (outside the dialog box) closes it too.
   dialog.addEventListener("click", (event) => event.target === dialog && dialog.close());
 }
-

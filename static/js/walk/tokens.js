@@ -8,10 +8,18 @@ export function drawTokenStrip(trace, seq) {
   const inputs = trace.tokens.input_labels[seq] || [];
   const targets = trace.tokens.target_labels[seq] || [];
   const row = (label, items) =>
-    h("div", { className: "token-row" }, h("span", { className: "token-row-label", text: label }),
-      items.map((text, pos) => h("span", { className: "token", title: `position ${pos}` }, text)));
-  const positions = h("div", { className: "token-row positions", "aria-hidden": "true" },
-    h("span", { className: "token-row-label", text: "pos" }), inputs.map((_, pos) => h("span", { className: "token", text: String(pos) })));
+    h(
+      "div",
+      { className: "token-row" },
+      h("span", { className: "token-row-label", text: label }),
+      items.map((text, pos) => h("span", { className: "token", title: `position ${pos}` }, text)),
+    );
+  const positions = h(
+    "div",
+    { className: "token-row positions", "aria-hidden": "true" },
+    h("span", { className: "token-row-label", text: "pos" }),
+    inputs.map((_, pos) => h("span", { className: "token", text: String(pos) })),
+  );
   strip.append(positions, row("input", inputs), row("target", targets));
 }
 

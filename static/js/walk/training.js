@@ -15,7 +15,8 @@ function watchProgress(client, total) {
   if (!total || !client.id) return () => {};
   let stopped = false;
   const line = loadingLine();
-  if (line) line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
+  if (line)
+    line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
   async function poll() {
     if (stopped || !loadingLine()) return;
     try {
@@ -47,7 +48,8 @@ function showTraining(trace) {
   const summary = document.getElementById("training-summary");
   const training = trace.training;
   if (!summary || !training) return;
-  const after = training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
+  const after =
+    training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
   summary.textContent = training.steps
     ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
     : `no training before this step${after}`;
