@@ -1,10 +1,13 @@
-# `make run` and `make test` create .venv and install the project on first use.
+# `make run` and `make test` create .venv and install the project on first use; `make lint`
+# also installs node_modules (the JS linter, pinned by package-lock.json) on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
+BIOME := npx --no-install biome
 
-.PHONY: run test lint format gradcheck bench loadbench loadtest demo-models clean
+.PHONY: run test lint lint-js format gradcheck bench loadbench loadtest demo-models clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,19 +15,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# static/js is served as is (no build step); node and npm are only needed to lint and format it.
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js and npm (Debian: apt-get install nodejs npm) to lint static/js" >&2; exit 1; }
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
 run: $(STAMP)
 	$(BIN)/xt serve --demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+lint: $(STAMP) lint-js
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: $(STAMP)
+# Biome (biome.json): lint rules and the formatter's layout; any finding, warnings too, fails.
+lint-js: $(NODE_STAMP)
+	$(BIOME) ci --colors=off --error-on-warnings static/js
+
+format: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+	$(BIOME) check --write static/js
 
 gradcheck: $(STAMP)
 	$(BIN)/xt gradcheck --preset tiny
@@ -50,4 +64,4 @@ demo-models: $(STAMP)
 	$(BIN)/xt train --task text --steps 1500 --batch 16 --lr 3e-3 --seed 0 --out xt_core/checkpoints/text.safetensors
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts
+	rm -rf $(VENV) node_modules .pytest_cache test-artifacts

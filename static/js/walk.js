@@ -1,21 +1,33 @@
-// The step-through page: POST the spec, then show one step at a time. The URL always
-// carries the spec and the current step (and sequence), so a reload or a copied link
-// lands on the same view.
+// The step-through page (the entry module of templates/walk.html; its parts live in walk/):
+// POST the spec, then show one step at a time. The URL always carries the spec and the
+// current step (and sequence), so a reload or a copied link lands on the same view.
+// The page's data blocks (#xt-spec, #xt-buglab) are read here, once, and handed on.
 
-import { TraceClient } from "./api.js";
-import { createBugLab } from "./buglab.js";
-import { clear, errorBox, formatNumber, h, setOptions } from "./dom.js";
-import { clearPlots, wireEnlargeDialog } from "./figures.js";
-import { createNavigation } from "./navigation.js";
-import { renderStep } from "./step_view.js";
+import { TraceClient } from "./lib/api.js";
+import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
+import { clearPlots } from "./lib/figures.js";
+import { createBugLab } from "./walk/buglab.js";
+import { showDivergence } from "./walk/divergence.js";
+import { wireEnlargeDialog } from "./walk/enlarge.js";
+import { createNavigation } from "./walk/navigation.js";
+import { renderStep } from "./walk/step_view.js";
+import { drawTokenStrip, setupSequences } from "./walk/tokens.js";
+import { startTraining } from "./walk/training.js";
 
 const root = document.getElementById("walk");
 const stepView = document.getElementById("step");
-const spec = JSON.parse(document.getElementById("xt-spec").textContent);
-const client = new TraceClient(spec);
+const spec = readJsonBlock("xt-spec");
+// The page knows the trace id before the POST answers: the training progress is polled with it.
+const client = new TraceClient(spec, { traceId: root.dataset.traceId });
 const state = { index: Number(root.dataset.step) || 0, seq: Number(root.dataset.seq) || 0, trace: null, update: null };
 let renderToken = 0;
-const buglab = createBugLab({ client, go: (index) => go(index), seq: () => state.seq });
+const buglab = createBugLab({
+  client,
+  info: readJsonBlock("xt-buglab"),
+  go: (index) => go(index),
+  seq: () => state.seq,
+});
+const training = startTraining(client, spec);
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
@@ -23,35 +35,6 @@ function rememberInUrl() {
   if (state.seq > 0) url.searchParams.set("seq", String(state.seq));
   else url.searchParams.delete("seq");
   window.history.replaceState(null, "", url);
-}
-
-function tokenStrip(trace, seq) {
-  const strip = clear(document.getElementById("tokens"));
-  const inputs = trace.tokens.input_labels[seq] || [];
-  const targets = trace.tokens.target_labels[seq] || [];
-  const row = (label, items) =>
-    h("div", { className: "token-row" }, h("span", { className: "token-row-label", text: label }),
-      items.map((text, pos) => h("span", { className: "token", title: `position ${pos}` }, text)));
-  const positions = h("div", { className: "token-row positions", "aria-hidden": "true" },
-    h("span", { className: "token-row-label", text: "pos" }), inputs.map((_, pos) => h("span", { className: "token", text: String(pos) })));
-  strip.append(positions, row("input", inputs), row("target", targets));
-}
-
-function setupSequences(trace) {
-  if (!(trace.n_seq > 1)) return;
-  const control = document.getElementById("seq-control");
-  const selectNode = document.getElementById("seq-select");
-  const options = Array.from({ length: trace.n_seq }, (_, i) => ({
-    value: i,
-    text: `${i}: ${(trace.tokens.input_labels[i] || []).slice(0, 12).join("")}`,
-  }));
-  setOptions(selectNode, options, state.seq);
-  control.hidden = false;
-  selectNode.addEventListener("change", () => {
-    state.seq = Number(selectNode.value);
-    tokenStrip(trace, state.seq);
-    go(state.index);
-  });
 }
 
 async function show(index) {
@@ -85,27 +68,6 @@ function go(index, options = {}) {
   return show(state.index);
 }
 
-/** The trace holds NaN/inf (a diverged run): say from which step on, mark that step on the
- * timeline, and offer a jump to it. Every later step is computed from it. */
-function showDivergence(trace) {
-  const first = trace.first_nonfinite;
-  if (!first) return;
-  const where = `step ${first.index + 1} (${first.name}, ${first.phase})`;
-  document.getElementById("diverged-text").textContent =
-    `From ${where} on, the values hold NaN/inf: ${first.advice}. First seen in ${first.tensor} (${first.count} ${first.unit || "value(s)"}).`;
-  const button = document.getElementById("diverged-go");
-  button.textContent = `Go to step ${first.index + 1}`;
-  button.addEventListener("click", () => go(first.index));
-  document.getElementById("diverged-banner").hidden = false;
-  const cell = document.querySelector(`#timeline .cell[data-index="${first.index}"]`);
-  if (cell) {
-    cell.classList.add("nonfinite-first");
-    const label = `${cell.getAttribute("aria-label")} — NaN/inf first appear here`;
-    cell.setAttribute("aria-label", label);
-    cell.title = label;
-  }
-}
-
 function fail(message) {
   clearPlots(stepView);
   stepView.append(errorBox(message, () => window.location.reload()));
@@ -119,19 +81,23 @@ async function start() {
   wireEnlargeDialog();
   try {
     state.trace = await client.open();
-    document.dispatchEvent(new CustomEvent("xt:trace", { detail: state.trace })); // training.js listens
   } catch (error) {
     fail(`the training step could not be run: ${error.message}`);
     return;
   }
+  training.arrived(state.trace);
   const trace = state.trace;
   document.getElementById("loss").textContent =
     trace.loss === null ? "NaN or infinite (mean cross-entropy)" : `${formatNumber(trace.loss)} (mean cross-entropy)`;
   if (!(state.seq < trace.n_seq)) state.seq = 0;
-  tokenStrip(trace, state.seq);
-  setupSequences(trace);
+  drawTokenStrip(trace, state.seq);
+  setupSequences(trace, state.seq, (seq) => {
+    state.seq = seq;
+    drawTokenStrip(trace, seq);
+    go(state.index);
+  });
   state.update = createNavigation(trace, go);
-  showDivergence(trace);
+  showDivergence(trace, go);
   buglab.start(trace);
   await go(state.index);
 }

@@ -2,8 +2,8 @@
 // and gradient are drawn (GET /api/traces/{id}/update?param=...). The other figures (loss,
 // gradient norms, update ratios, line search) come with the step like any step's.
 
-import { formatNumber, h } from "./dom.js";
-import { figureCard, purgeWithin } from "./figures.js";
+import { formatNumber, h } from "../lib/dom.js";
+import { figureCard, purgeWithin } from "../lib/figures.js";
 
 function shape(dims) {
   return dims.length ? dims.join("×") : "scalar";
@@ -11,17 +11,18 @@ function shape(dims) {
 
 function facts(info) {
   const after = info.loss_after === null ? "—" : formatNumber(info.loss_after);
-  return h("p", { className: "update-facts" },
+  return h(
+    "p",
+    { className: "update-facts" },
     h("span", { text: info.optimizer_label }),
     h("span", { text: `loss on this batch ${formatNumber(info.loss_before)} → ${after}` }),
     h("span", { text: `‖g‖ over all parameters ${formatNumber(info.grad_norm)}` }),
-    info.train_steps ? h("span", { text: `after ${info.train_steps} training steps` }) : null);
+    info.train_steps ? h("span", { text: `after ${info.train_steps} training steps` }) : null,
+  );
 }
 
 async function showParam(container, client, name, isCurrent) {
-  const answer = await client.getWithReopen(
-    (id) => `/api/traces/${encodeURIComponent(id)}/update?param=${encodeURIComponent(name)}`,
-  );
+  const answer = await client.update(name);
   if (!isCurrent()) return;
   for (const figure of answer.figures) {
     const old = container.querySelector(`[data-figure="${figure.id}"]`);
@@ -37,12 +38,17 @@ async function showParam(container, client, name, isCurrent) {
 export function attachUpdateControls(container, step, { client, isCurrent }) {
   const info = step.update;
   if (!info) return;
-  const select = h("select", { id: "update-param" },
-    info.params.map((p) => h("option", {
-      value: p.name,
-      text: `${p.name} (${shape(p.shape)}): ratio ${formatNumber(p.update_ratio)}`,
-      selected: p.name === info.shown,
-    })));
+  const select = h(
+    "select",
+    { id: "update-param" },
+    info.params.map((p) =>
+      h("option", {
+        value: p.name,
+        text: `${p.name} (${shape(p.shape)}): ratio ${formatNumber(p.update_ratio)}`,
+        selected: p.name === info.shown,
+      }),
+    ),
+  );
   const status = h("span", { className: "field-help", role: "status", "aria-live": "polite" });
   select.addEventListener("change", async () => {
     status.textContent = "loading…";
@@ -53,8 +59,12 @@ export function attachUpdateControls(container, step, { client, isCurrent }) {
       status.textContent = `could not load ${select.value}: ${error.message}`;
     }
   });
-  const chooser = h("div", { className: "update-controls" },
-    h("label", { className: "control" }, "ΔW and gradient of ", select), status);
+  const chooser = h(
+    "div",
+    { className: "update-controls" },
+    h("label", { className: "control" }, "ΔW and gradient of ", select),
+    status,
+  );
   const header = container.querySelector(".step-facts");
   if (header) header.after(facts(info));
   const anchor = container.querySelector('[data-figure="update.delta"]');

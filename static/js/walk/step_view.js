@@ -1,8 +1,9 @@
 // One step: title, phase, the forward and backward rules (MathML), shapes, the explanation,
 // the gradient check, warnings, the figures and (on softmax-backward steps) the Jacobian.
 
-import { formatError, formatShape, h } from "./dom.js";
-import { clearPlots, enlarge, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "./figures.js";
+import { formatError, formatShape, h } from "../lib/dom.js";
+import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
+import { enlarge } from "./enlarge.js";
 import { createJacobianPanel } from "./jacobian.js";
 import { attachUpdateControls } from "./update.js";
 
@@ -17,11 +18,20 @@ function mathBlock(rule) {
 function rules(step) {
   const formula = step.formula || {};
   const primary = step.phase === "update" ? "update" : step.phase === "backward" ? "backward" : "forward";
-  const sections = [["forward", "Forward rule"], ["backward", "Backward rule"], ["update", "Update rule"]]
+  const sections = [
+    ["forward", "Forward rule"],
+    ["backward", "Backward rule"],
+    ["update", "Update rule"],
+  ]
     .filter(([key]) => formula[key] && (formula[key].mathml || formula[key].latex))
     .map(([key, label]) =>
-      h("section", { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
-        h("h3", { text: label + (key === primary ? " · this step" : "") }), mathBlock(formula[key])));
+      h(
+        "section",
+        { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
+        h("h3", { text: label + (key === primary ? " · this step" : "") }),
+        mathBlock(formula[key]),
+      ),
+    );
   return sections.length ? h("div", { className: "rules" }, sections) : null;
 }
 
@@ -41,45 +51,94 @@ export function gradcheckBadge(check) {
 }
 
 function gradcheckDetails(check) {
-  if (!check || !check.checks || !check.checks.length) return null;
+  if (!check?.checks?.length) return null;
   const rows = check.checks.map((c) =>
-    h("tr", { className: c.rel_error <= check.tolerance ? "" : "failed" },
+    h(
+      "tr",
+      { className: c.rel_error <= check.tolerance ? "" : "failed" },
       h("th", { scope: "row", text: c.tensor }),
       [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
-      h("td", { text: formatError(c.rel_error) })));
+      h("td", { text: formatError(c.rel_error) }),
+    ),
+  );
   const roundoff = check.float32_nonfinite
-    ? h("p", { className: "field-help", text: "This trace is float32 and its values at this step overflowed to NaN/inf. The same step computed in float64 (same weights, tokens and bugs) checks fine: the backward rule is right, the float32 numbers on screen are not." })
+    ? h("p", {
+        className: "field-help",
+        text: "This trace is float32 and its values at this step overflowed to NaN/inf. The same step computed in float64 (same weights, tokens and bugs) checks fine: the backward rule is right, the float32 numbers on screen are not.",
+      })
     : typeof check.float32_roundoff === "number"
-    ? h("p", { className: "field-help", text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).` })
-    : "";
-  return h("details", { className: "gradcheck-details" }, h("summary", { text: "How the gradient was checked" }),
-    h("p", { className: "field-help", text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64." }),
+      ? h("p", {
+          className: "field-help",
+          text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).`,
+        })
+      : "";
+  return h(
+    "details",
+    { className: "gradcheck-details" },
+    h("summary", { text: "How the gradient was checked" }),
+    h("p", {
+      className: "field-help",
+      text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64.",
+    }),
     roundoff,
-    h("div", { className: "table-scroll" }, h("table", { className: "numbers" },
-      h("thead", {}, h("tr", {}, ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c })))),
-      h("tbody", {}, rows))));
+    h(
+      "div",
+      { className: "table-scroll" },
+      h(
+        "table",
+        { className: "numbers" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c })),
+          ),
+        ),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
 }
 
 function shapesList(shapes) {
   const entries = Object.entries(shapes || {});
   if (!entries.length) return null;
-  return h("dl", { className: "shapes", "aria-label": "Shapes" },
-    entries.map(([name, dims]) => h("div", {}, h("dt", {}, h("code", { text: name })), h("dd", { text: formatShape(dims) }))));
+  return h(
+    "dl",
+    { className: "shapes", "aria-label": "Shapes" },
+    entries.map(([name, dims]) =>
+      h("div", {}, h("dt", {}, h("code", { text: name })), h("dd", { text: formatShape(dims) })),
+    ),
+  );
 }
 
 function warningsBox(warnings) {
-  if (!warnings || !warnings.length) return null;
-  return h("div", { className: "alert alert-warning", role: "alert" },
+  if (!warnings?.length) return null;
+  return h(
+    "div",
+    { className: "alert alert-warning", role: "alert" },
     h("strong", { text: warnings.length === 1 ? "Warning: " : "Warnings:" }),
-    warnings.length === 1 ? warnings[0] : h("ul", {}, warnings.map((w) => h("li", { text: w }))));
+    warnings.length === 1
+      ? warnings[0]
+      : h(
+          "ul",
+          {},
+          warnings.map((w) => h("li", { text: w })),
+        ),
+  );
 }
 
 function header(step) {
-  return h("header", { className: "step-header" },
+  return h(
+    "header",
+    { className: "step-header" },
     h("span", { className: `badge phase-badge phase-${step.phase}`, text: step.phase }),
     h("h2", { id: "step-title", text: step.title }),
     h("code", { className: "step-name", text: step.name }),
-    step.kind ? h("span", { className: "step-kind", text: step.kind }) : null);
+    step.kind ? h("span", { className: "step-kind", text: step.kind }) : null,
+  );
 }
 
 /** Rows of a heatmap's z: a plain array, or plotly's base64 typed array {dtype, bdata, shape}. */
@@ -94,19 +153,10 @@ function rowCount(z) {
  * it is not a position-by-something heatmap). A pooled heatmap (long texts) has fewer rows
  * than positions: each row then stands for a block of positions, the first of which is asked. */
 function jacobianPos(trace, row, T) {
-  if (!trace || trace.type !== "heatmap") return null;
+  if (trace?.type !== "heatmap") return null;
   const rows = rowCount(trace.z);
   if (!rows || rows > T || row === null) return null;
   return Math.min(T - 1, row * Math.ceil(T / rows));
-}
-
-/** The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head). */
-function headLoader(client, stepIndex, seq) {
-  return (figureId, head) => {
-    const query = new URLSearchParams({ figure: figureId, head: String(head), seq: String(seq) });
-    return client.cached(`head:${stepIndex}:${query}`, () =>
-      client.getWithReopen((id) => `/api/traces/${encodeURIComponent(id)}/steps/${stepIndex}/head?${query}`));
-  };
 }
 
 function figureHandlers(figure, jacobian, info, T, loadHead) {
@@ -114,7 +164,7 @@ function figureHandlers(figure, jacobian, info, T, loadHead) {
   const grid = heatmapTraces(plotly).length > 1;
   // A downsampled grid's row is a block of queries: a click enlarges the head (every value)
   // rather than guessing which query of the block was meant.
-  const pooled = Boolean(figure.heads && figure.heads.pooled);
+  const pooled = Boolean(figure.heads?.pooled);
   const toJacobian = (trace, head, point) => {
     const pos = jacobian ? jacobianPos(trace, rowOfPoint(point), T) : null;
     if (pos === null) return false;
@@ -122,14 +172,17 @@ function figureHandlers(figure, jacobian, info, T, loadHead) {
     return true;
   };
   const hint = jacobian ? "Click a row to see its softmax Jacobian." : "";
-  const onEnlarge = grid ? (curve) => {
-    const head = headOfTrace(plotly, curve);
-    return enlarge(plotly, curve, {
-      hint,
-      load: pooled ? () => loadHead(figure.id, head) : null,
-      onClick: (point, shown) => toJacobian(shown.data[0], head, point) && document.getElementById("enlarge").close(),
-    });
-  } : null;
+  const onEnlarge = grid
+    ? (curve) => {
+        const head = headOfTrace(plotly, curve);
+        return enlarge(plotly, curve, {
+          hint,
+          load: pooled ? () => loadHead(figure.id, head) : null,
+          onClick: (point, shown) =>
+            toJacobian(shown.data[0], head, point) && document.getElementById("enlarge").close(),
+        });
+      }
+    : null;
   const onPlotClick = (point) => {
     const isHead = onEnlarge && heatmapTraces(plotly).includes(point.curveNumber);
     if (isHead && pooled) return onEnlarge(point.curveNumber);
@@ -148,11 +201,13 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
   // redraw a card: hence the late-bound makeCard.
   const cards = [];
   let makeCard = null;
-  const onPosition = step.jacobian && step.jacobian.kind === "output"
-    ? identityFollower(step, cards, (figure) => makeCard(figure), { client, seq, isCurrent })
-    : null;
+  const onPosition =
+    step.jacobian && step.jacobian.kind === "output"
+      ? identityFollower(step, cards, (figure) => makeCard(figure), { client, seq, isCurrent })
+      : null;
   const jacobian = step.jacobian ? createJacobianPanel(step.jacobian, { client, trace, seq, onPosition }) : null;
-  const loadHead = headLoader(client, step.index, seq);
+  // The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head).
+  const loadHead = (figureId, head) => client.head(step.index, { figure: figureId, head, seq });
   makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
   cards.push(...(step.figures || []).map(makeCard));
   container.append(
@@ -162,7 +217,13 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     rules(step) || "",
     step.explanation ? h("p", { className: "explanation", text: step.explanation }) : "",
     gradcheckDetails(step.gradcheck) || "",
-    h("div", { className: "figures" }, cards.length ? cards.map((c) => c.element) : h("p", { className: "field-help", text: "No figure for this step." })),
+    h(
+      "div",
+      { className: "figures" },
+      cards.length
+        ? cards.map((c) => c.element)
+        : h("p", { className: "field-help", text: "No figure for this step." }),
+    ),
     jacobian ? jacobian.element : "",
   );
   if (step.update) attachUpdateControls(container, step, { client, isCurrent });
@@ -196,11 +257,14 @@ function identityFollower(step, cards, makeCard, { client, seq, isCurrent }) {
 let observers = [];
 
 function drawWhenNear(card, isCurrent) {
-  const observer = new IntersectionObserver((entries) => {
-    if (!entries.some((entry) => entry.isIntersecting)) return;
-    observer.disconnect();
-    if (isCurrent()) card.draw();
-  }, { rootMargin: "400px 0px" });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      if (isCurrent()) card.draw();
+    },
+    { rootMargin: "400px 0px" },
+  );
   observer.observe(card.element);
   observers.push(observer);
 }

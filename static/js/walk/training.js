@@ -2,11 +2,8 @@
 // the training has got (GET /api/traces/{id}/progress); then the loss it reached; and the
 // "train N steps" links keep the step you are looking at.
 
-import { formatNumber } from "./dom.js";
+import { formatNumber } from "../lib/dom.js";
 
-const root = document.getElementById("walk");
-const spec = JSON.parse(document.getElementById("xt-spec").textContent);
-const traceId = root.dataset.traceId;
 const POLL_MS = 300;
 
 function loadingLine() {
@@ -14,24 +11,23 @@ function loadingLine() {
 }
 
 /** Polls the progress until the trace arrives (or the loading line is gone). */
-function watchProgress() {
-  const total = spec.train_steps || 0;
-  if (!total || !traceId) return () => {};
+function watchProgress(client, total) {
+  if (!total || !client.id) return () => {};
   let stopped = false;
   const line = loadingLine();
-  if (line) line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
+  if (line)
+    line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
   async function poll() {
     if (stopped || !loadingLine()) return;
     try {
-      const response = await fetch(`/api/traces/${encodeURIComponent(traceId)}/progress`, { headers: { Accept: "application/json" } });
-      const progress = response.ok ? await response.json() : null;
+      const progress = await client.progress();
       const current = loadingLine();
-      if (progress && current && progress.state === "training") {
+      if (current && progress.state === "training") {
         const loss = progress.loss === null ? "" : `, loss ${formatNumber(progress.loss)}`;
         current.textContent = `Training ${progress.done} of ${progress.total} steps${loss} (${progress.seconds} s)…`;
         current.dataset.progress = String(progress.done);
       }
-      if (progress && (progress.state === "done" || progress.state === "failed")) return;
+      if (progress.state === "done" || progress.state === "failed") return;
     } catch {
       // the POST reports real failures; progress is only a courtesy
     }
@@ -52,7 +48,8 @@ function showTraining(trace) {
   const summary = document.getElementById("training-summary");
   const training = trace.training;
   if (!summary || !training) return;
-  const after = training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
+  const after =
+    training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
   summary.textContent = training.steps
     ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
     : `no training before this step${after}`;
@@ -72,9 +69,15 @@ function wireTrainLinks() {
   }
 }
 
-const stop = watchProgress();
-document.addEventListener("xt:trace", (event) => {
-  stop();
-  showTraining(event.detail);
-});
-wireTrainLinks();
+/** Starts on the page's load, before the trace's POST returns: progress while a spec with
+ * `train_steps` trains, and the links. Call `arrived(trace)` once the POST has answered. */
+export function startTraining(client, spec) {
+  const stop = watchProgress(client, spec.train_steps || 0);
+  wireTrainLinks();
+  return {
+    arrived(trace) {
+      stop();
+      showTraining(trace);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 // Getting around the steps: the timeline (every step, coloured by phase), prev/next, the
 // slider, the keyboard, "jump to", and the clickable block diagram of the model.
 
-import { clear, h, setOptions } from "./dom.js";
+import { clear, h, setOptions } from "../lib/dom.js";
 
 const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
 const DIRECTION_TEXT = {
@@ -48,9 +48,12 @@ function buildTimeline(list, steps, go) {
       row.append(h("li", { className: blockStart ? "block-start" : "" }, cell));
     }
     list.append(
-      h("li", { className: `timeline-run run-${run.phase}`, style: `flex-grow: ${run.steps.length}` },
+      h(
+        "li",
+        { className: `timeline-run run-${run.phase}`, style: `flex-grow: ${run.steps.length}` },
         h("span", { className: "run-caption", text: `${PHASE_LABEL[run.phase] || run.phase} · ${run.steps.length}` }),
-        row),
+        row,
+      ),
     );
   }
   return cells;
@@ -89,7 +92,14 @@ function buildDiagram(list, blocks, steps, go, currentDirection) {
     const hasLayer = block.layer !== null && block.layer !== undefined;
     if (hasLayer && block.layer !== lastLayer) {
       layerGroup = h("ol", { className: "layer-blocks" });
-      list.append(h("li", { className: "layer-group" }, h("span", { className: "layer-caption", text: `layer ${block.layer}` }), layerGroup));
+      list.append(
+        h(
+          "li",
+          { className: "layer-group" },
+          h("span", { className: "layer-caption", text: `layer ${block.layer}` }),
+          layerGroup,
+        ),
+      );
     }
     (hasLayer ? layerGroup : list).append(item);
     lastLayer = hasLayer ? block.layer : null;
@@ -108,7 +118,8 @@ function jumpTargets(trace) {
     if (seen.has(key)) continue;
     seen.add(key);
     const block = trace.blocks.find((b) => b.id === step.block);
-    const name = step.layer === null || step.layer === undefined ? (block ? block.label : step.block) : `Layer ${step.layer}`;
+    const name =
+      step.layer === null || step.layer === undefined ? (block ? block.label : step.block) : `Layer ${step.layer}`;
     const text = step.phase === "update" ? name : `${name} — ${direction}`; // the update has no direction
     targets.push({ value: step.index, text, key });
   }
@@ -121,15 +132,17 @@ function targetKey(step) {
 }
 
 function isTyping(target) {
-  return target instanceof HTMLElement &&
-    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+  );
 }
 
 function bindKeys(getIndex, count, go) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
-    const inTimeline = Boolean(event.target.closest && event.target.closest("#timeline"));
+    const inTimeline = Boolean(event.target.closest?.("#timeline"));
     const moves = { ArrowRight: +1, ArrowLeft: -1 };
     let index = null;
     if (event.key in moves) index = getIndex() + moves[event.key];
@@ -191,7 +204,8 @@ export function createNavigation(trace, go) {
     for (const [id, box] of boxes) {
       box.classList.toggle("current", id === step.block);
       box.classList.toggle(`phase-${step.phase}`, id === step.block);
-      for (const phase of Object.keys(PHASE_LABEL)) if (id !== step.block || phase !== step.phase) box.classList.remove(`phase-${phase}`);
+      for (const phase of Object.keys(PHASE_LABEL))
+        if (id !== step.block || phase !== step.phase) box.classList.remove(`phase-${phase}`);
       if (id === step.block) box.setAttribute("aria-current", "step");
       else box.removeAttribute("aria-current");
     }

@@ -1,5 +1,5 @@
 // DOM helpers. Every string goes in through textContent or setAttribute: tokens and texts
-// are user input. The one exception (server-generated MathML) lives in step_view.js.
+// are user input. The one exception (server-generated MathML) lives in walk/step_view.js.
 
 /** h("p", {className: "x", "aria-label": "y"}, "text", childNode) -> element. */
 export function h(tag, props = {}, ...children) {
@@ -36,7 +36,10 @@ export function formatNumber(x) {
   if (x === 0) return "0";
   const abs = Math.abs(x);
   if (abs < 1e-3 || abs >= 1e5) return x.toExponential(2);
-  return x.toPrecision(4).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return x
+    .toPrecision(4)
+    .replace(/(\.\d*?)0+$/, "$1")
+    .replace(/\.$/, "");
 }
 
 /** An error size: 3.2e-08. */
@@ -67,4 +70,9 @@ export function errorBox(message, onRetry) {
     message,
     onRetry ? h("button", { type: "button", onclick: onRetry, text: "Retry" }) : null,
   );
+}
+
+/** The data of a page's `<script type="application/json" id=...>` block (the spec, the bug lab's state). */
+export function readJsonBlock(id) {
+  return JSON.parse(document.getElementById(id).textContent);
 }

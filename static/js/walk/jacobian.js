@@ -1,8 +1,8 @@
 // The softmax Jacobian of one row, on softmax-backward steps: J = diag(p) - p pᵀ, and the
 // chain rule J · dL/dp checked against the recorded dL/dscores (or dL/dlogits).
 
-import { clear, errorBox, formatError, formatNumber, h, setOptions } from "./dom.js";
-import { clearPlots, plot, titleText, withoutTitle } from "./figures.js";
+import { clear, errorBox, formatError, formatNumber, h, setOptions } from "../lib/dom.js";
+import { clearPlots, plot, titleText, withoutTitle } from "../lib/figures.js";
 
 function positionOptions(trace, seq) {
   const labels = (trace.tokens.input_labels || [])[seq] || [];
@@ -18,9 +18,12 @@ function select(label, options, value) {
 function checkSummary(result, kind) {
   const recorded = kind === "output" ? "dL/dlogits" : "dL/dscores";
   const ok = Boolean(result.ok);
-  return h("p", { className: `badge-line` },
+  return h(
+    "p",
+    { className: `badge-line` },
     h("span", { className: `badge ${ok ? "badge-ok" : "badge-bad"}`, text: ok ? "chain rule ✓" : "chain rule ✗" }),
-    ` J · dL/dp ${ok ? "matches" : "does NOT match"} the recorded ${recorded}: max abs err ${formatError(result.max_abs_error)}, max rel err ${formatError(result.max_rel_error)}`);
+    ` J · dL/dp ${ok ? "matches" : "does NOT match"} the recorded ${recorded}: max abs err ${formatError(result.max_abs_error)}, max rel err ${formatError(result.max_rel_error)}`,
+  );
 }
 
 function vectorsTable(result, kind) {
@@ -31,14 +34,33 @@ function vectorsTable(result, kind) {
     const chain = result.chain?.[j];
     const rec = result.recorded?.[j];
     const diff = typeof chain === "number" && typeof rec === "number" ? chain - rec : null;
-    return h("tr", {}, h("th", { scope: "row", text: labels[j] ?? String(j) }),
-      [p, result.dprobs?.[j], chain, rec, diff].map((v) => h("td", { text: formatNumber(v) })));
+    return h(
+      "tr",
+      {},
+      h("th", { scope: "row", text: labels[j] ?? String(j) }),
+      [p, result.dprobs?.[j], chain, rec, diff].map((v) => h("td", { text: formatNumber(v) })),
+    );
   });
-  return h("div", { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": "Jacobian check numbers" },
-    h("table", { className: "numbers" },
+  return h(
+    "div",
+    { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": "Jacobian check numbers" },
+    h(
+      "table",
+      { className: "numbers" },
       h("caption", { text: "Row by row: the chain rule beside the recorded gradient" }),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "key" }), columns.map((c) => h("th", { scope: "col", text: c })))),
-      h("tbody", {}, rows)));
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col", text: "key" }),
+          columns.map((c) => h("th", { scope: "col", text: c })),
+        ),
+      ),
+      h("tbody", {}, rows),
+    ),
+  );
 }
 
 /** The panel for a step whose `jacobian` is not null; select(head, pos) loads one row.
@@ -47,7 +69,11 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
   const isOutput = info.kind === "output";
   const nHead = info.n_head || 1;
   const lastPos = trace.T - 1;
-  const head = select("Head", Array.from({ length: nHead }, (_, i) => ({ value: i, text: `head ${i}` })), 0);
+  const head = select(
+    "Head",
+    Array.from({ length: nHead }, (_, i) => ({ value: i, text: `head ${i}` })),
+    0,
+  );
   // Attention: the last query sees every key. Output: position 0, as the step's identity check.
   const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), isOutput ? 0 : lastPos);
   const show = h("button", { type: "button", className: "button-primary", text: "Show Jacobian" });
@@ -56,10 +82,14 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
   const hint = isOutput
     ? "Click a row (a position) of a heatmap above, or choose a position:"
     : "Click a query row of an attention heatmap above, or choose a head and a query position:";
-  const element = h("section", { className: "jacobian", id: "jacobian", "aria-labelledby": "jacobian-heading" },
-    heading, h("p", { className: "field-help", text: hint }),
+  const element = h(
+    "section",
+    { className: "jacobian", id: "jacobian", "aria-labelledby": "jacobian-heading" },
+    heading,
+    h("p", { className: "field-help", text: hint }),
     h("div", { className: "jacobian-controls" }, isOutput ? null : head.label, pos.label, show),
-    result);
+    result,
+  );
 
   let token = 0;
   async function load() {
@@ -93,8 +123,11 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
     result.append(
       checkSummary(data, info.kind),
       data.note ? h("p", { className: "note", text: data.note }) : "",
-      h("div", { className: "jacobian-plots" },
-        figures.map((f) => h("div", {}, h("h4", { className: "plot-caption", text: f.caption }), f.div))),
+      h(
+        "div",
+        { className: "jacobian-plots" },
+        figures.map((f) => h("div", {}, h("h4", { className: "plot-caption", text: f.caption }), f.div)),
+      ),
       vectorsTable(data, info.kind),
     );
     for (const f of figures) await plot(f.div, f.figure);

@@ -1,0 +1,125 @@
+// The home form's model list, from GET /api/models: demo checkpoints, uploads, a random init
+// and its presets. A checkpoint fixes the sizes and the tokenizer (their fields are disabled,
+// so not submitted); a preset fills the sizes in. The form works without this script.
+
+import { getModels } from "../lib/api.js";
+import { fillConfig, sameConfig } from "./sizes.js";
+
+const PRESET = "preset:";
+
+function option(value, optionText) {
+  const node = document.createElement("option");
+  node.value = value;
+  node.textContent = optionText;
+  return node;
+}
+
+function group(label, options) {
+  const node = document.createElement("optgroup");
+  node.label = label;
+  for (const { value, text: optionText } of options) node.append(option(value, optionText));
+  return node;
+}
+
+function describeCheckpoint(model) {
+  const c = model.config || {};
+  const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
+  const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
+  const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
+  return `${description}${sizes}; ${tokens}. Its sizes are fixed.`;
+}
+
+/** `checkpoints` (name -> listing entry) is filled here and shared with the token count;
+ * `text` is the text field (home/text.js). */
+export function wireModelList(form, { checkpoints, text }) {
+  const modelSelect = document.getElementById("f-model");
+  const tokenizer = document.getElementById("f-tokenizer");
+  const configFields = document.getElementById("config-fields");
+  const help = document.getElementById("model-help");
+
+  function setConfig(config) {
+    fillConfig(form, config);
+    text.updateCount();
+  }
+
+  /** A preset may bring a tokenizer and a text; the text replaces only an untouched one. */
+  function applyPreset(preset) {
+    setConfig(preset.config || {});
+    if (preset.tokenizer) tokenizer.value = preset.tokenizer;
+    if (preset.text && text.isUntouched()) text.set(preset.text);
+    text.updateCount();
+  }
+
+  /** The model list: demo checkpoints, uploads, random init, random-init presets. */
+  function rebuildModelList(models, presets, wanted) {
+    for (const m of models) checkpoints.set(m.name, m);
+    const all = Array.from(checkpoints.values());
+    const shipped = all.filter((m) => m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
+    const uploaded = all.filter((m) => !m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
+    modelSelect.replaceChildren();
+    if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
+    if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
+    modelSelect.append(option("", "Random init (sizes below)"));
+    if (presets.length)
+      modelSelect.append(
+        group(
+          "Random init: presets",
+          presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })),
+        ),
+      );
+    // A name the server does not know (a stale link) stays selected: its error sits beside it.
+    if (wanted && !wanted.startsWith(PRESET) && !checkpoints.has(wanted)) modelSelect.append(option(wanted, wanted));
+    modelSelect.value = wanted;
+  }
+
+  function onModelChange(presetsByValue, apply = true) {
+    const value = modelSelect.value;
+    const checkpoint = checkpoints.get(value);
+    // A checkpoint brings its own sizes and tokenizer; disabled fields are not submitted.
+    configFields.disabled = Boolean(checkpoint) || (value !== "" && !value.startsWith(PRESET));
+    tokenizer.disabled = Boolean(checkpoint);
+    document.getElementById("f-seed").disabled = Boolean(checkpoint);
+    if (checkpoint) {
+      if (checkpoint.tokenizer) tokenizer.value = checkpoint.tokenizer;
+      setConfig({ ...checkpoint.config, vocab_size: undefined }); // shown (disabled): the model's own sizes
+      help.textContent = describeCheckpoint(checkpoint);
+      const untouched = text.isUntouched();
+      text.setExamples(checkpoint.examples);
+      if (apply && untouched && checkpoint.examples?.length) text.set(checkpoint.examples[0]);
+      text.updateCount();
+      return;
+    }
+    text.setExamples(null);
+    const preset = presetsByValue.get(value);
+    help.textContent = preset?.description
+      ? preset.description
+      : "Random weights from the seed; presets fill in the sizes.";
+    if (apply && preset) applyPreset(preset);
+  }
+
+  async function loadModels() {
+    const wanted = modelSelect.value; // the server's choice, or the person's if they were quicker
+    const { models = [], presets = [] } = await getModels();
+    const presetsByValue = new Map(presets.map((p) => [PRESET + p.name, p]));
+    const matching = presets.find(
+      (p) => sameConfig(form, p.config || {}) && (!p.tokenizer || p.tokenizer === tokenizer.value),
+    );
+    rebuildModelList(models, presets, wanted || (matching ? PRESET + matching.name : ""));
+    modelSelect.addEventListener("change", () => onModelChange(presetsByValue));
+    // home/upload.js announces a checkpoint it added: it joins the list, selected.
+    document.addEventListener("xt:model-uploaded", (event) => {
+      rebuildModelList([event.detail], presets, event.detail.name);
+      onModelChange(presetsByValue);
+    });
+    onModelChange(presetsByValue, false);
+    form.dataset.modelsLoaded = "true"; // the model list is complete (the browser tests wait on it)
+  }
+
+  form.addEventListener("input", (event) => {
+    // Editing a size by hand means the config is no longer the preset's.
+    if (event.target.dataset.config && modelSelect.value.startsWith(PRESET)) modelSelect.value = "";
+  });
+  loadModels().catch((error) => {
+    help.textContent = `Model list unavailable (${error.message}); the sizes below still work.`;
+  });
+}

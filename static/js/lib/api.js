@@ -1,0 +1,200 @@
+// The one client of the JSON API (docs/api.md): every request the pages make goes through here.
+// * A 503 (the server's job queue is full: an overloaded server, not a failure) is retried after
+//   its Retry-After, a few times, telling the caller through `onBusy`.
+// * A trace-scoped call answered 404 means the server forgot the trace id (evicted, or it lives on
+//   another worker): re-POST the spec, retry once. The id is a hash of the spec, so it stays the same.
+// * Steps, Jacobians and enlarged heads are cached in memory (bounded, least recently used first out).
+
+const CACHE_LIMIT = 80;
+const BUSY_RETRIES = 3; // 503s retried per request before the error reaches the caller
+const BUSY_DEFAULT_MS = 2500; // when a 503 has no usable Retry-After (the server sends 2 s)
+const BUSY_MAX_MS = 10_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** The person-readable message in a FastAPI error body: a string or [{loc, msg}]. */
+function detailMessage(body, status) {
+  const detail = body?.detail;
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail) && detail.length) {
+    return detail.map((d) => (d.loc ? `${d.loc.filter((p) => p !== "body").join(".")}: ` : "") + d.msg).join("; ");
+  }
+  return `the server answered ${status}`;
+}
+
+/** How long a 503 asks us to wait: Retry-After in seconds (or an HTTP date), bounded. */
+function busyDelay(response) {
+  const hint = (response.headers.get("Retry-After") || "").trim();
+  if (!hint) return BUSY_DEFAULT_MS;
+  const seconds = Number(hint);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(hint) - Date.now();
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, BUSY_MAX_MS) : BUSY_DEFAULT_MS;
+}
+
+async function fetchOnce(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new ApiError(0, `cannot reach the server (${error.message})`);
+  }
+}
+
+/** One API call: `json` is sent as a JSON body, `form` (FormData) as multipart; the answer is JSON.
+ * `onBusy(ms)` is told before each wait on a 503; `busyRetries` bounds those waits. */
+async function request(url, { method = "GET", json, form, onBusy = null, busyRetries = BUSY_RETRIES } = {}) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (json !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  } else if (form !== undefined) {
+    init.body = form; // the browser writes the multipart Content-Type and its boundary
+  }
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetchOnce(url, init);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (response.status === 503 && attempt < busyRetries) {
+      const ms = busyDelay(response);
+      if (onBusy) onBusy(ms);
+      await sleep(ms);
+      continue;
+    }
+    if (!response.ok) throw new ApiError(response.status, detailMessage(body, response.status));
+    if (body === null) throw new ApiError(response.status, "the server's answer was not JSON");
+    return body;
+  }
+}
+
+/** GET /api/models: {models, presets}. */
+export function getModels() {
+  return request("/api/models");
+}
+
+/** GET /api/faults?<model or config fields>: which bugs of the catalogue these sizes allow. */
+export function getFaults(query) {
+  return request(`/api/faults?${query}`);
+}
+
+/** POST /api/models (multipart, field `file`): {name, model}. */
+export function uploadCheckpoint(file) {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  return request("/api/models", { method: "POST", form });
+}
+
+/** Every call about one trace. `traceId` is the id the page announced before the POST
+ * returns (the training progress is polled with it). */
+export class TraceClient {
+  constructor(spec, { traceId = null } = {}) {
+    this.spec = spec;
+    this.announcedId = traceId || null;
+    this.trace = null;
+    this.cache = new Map();
+    this.opening = null;
+  }
+
+  /** The trace's id: once opened, the server's; before, the page's. */
+  get id() {
+    return this.trace ? this.trace.id : this.announcedId;
+  }
+
+  /** POST /api/traces: builds (or finds) the trace. One POST at a time: a 404 that arrives
+   * while one is under way waits for it instead of sending another. */
+  open() {
+    if (!this.opening) {
+      this.opening = request("/api/traces", { method: "POST", json: this.spec })
+        .then((trace) => {
+          this.trace = trace;
+          return trace;
+        })
+        .finally(() => {
+          this.opening = null;
+        });
+    }
+    return this.opening;
+  }
+
+  /** A call under /api/traces/{id}; a 404 re-POSTs the spec (one POST shared by every request
+   * that hit it) and retries once. */
+  async call(suffix, options = {}) {
+    const id = this.id;
+    const url = (traceId) => `/api/traces/${encodeURIComponent(traceId)}${suffix}`;
+    try {
+      return await request(url(id), options);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      if (this.id === id) await this.open();
+      return request(url(this.id), options);
+    }
+  }
+
+  cached(key, load) {
+    if (this.cache.has(key)) {
+      const hit = this.cache.get(key);
+      this.cache.delete(key); // re-insert: the Map's order is the LRU order
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const promise = load();
+    this.cache.set(key, promise);
+    promise.catch(() => this.cache.delete(key));
+    while (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value);
+    return promise;
+  }
+
+  /** `pos` (output softmax backward only) picks the position of its identity-check figure. */
+  step(index, seq = 0, pos = null) {
+    const extra = pos === null ? "" : `&pos=${pos}`;
+    return this.cached(`step:${index}:${seq}${extra}`, () => this.call(`/steps/${index}?seq=${seq}${extra}`));
+  }
+
+  prefetch(index, seq = 0) {
+    if (this.trace && index >= 0 && index < this.trace.steps.length) this.step(index, seq).catch(() => {});
+  }
+
+  jacobian({ layer, head, pos, seq = 0 }) {
+    const query = new URLSearchParams({ layer: String(layer), pos: String(pos), seq: String(seq) });
+    if (head !== undefined && head !== null) query.set("head", String(head));
+    return this.cached(`jacobian:${query}`, () => this.call(`/jacobian?${query}`));
+  }
+
+  /** One head of a step's grid of attention heads, with every value. */
+  head(index, { figure, head, seq = 0 }) {
+    const query = new URLSearchParams({ figure, head: String(head), seq: String(seq) });
+    return this.cached(`head:${index}:${query}`, () => this.call(`/steps/${index}/head?${query}`));
+  }
+
+  /** The gradient check of every step, as far as the server has got. */
+  checks(options = {}) {
+    return this.call("/checks", options);
+  }
+
+  /** A backward step of a trace with faults against the same step without them. */
+  diff(index, seq = 0) {
+    return this.call(`/steps/${index}/diff?seq=${seq}`);
+  }
+
+  /** ΔW and the gradient of one parameter on the update step. */
+  update(param) {
+    return this.call(`/update?param=${encodeURIComponent(param)}`);
+  }
+
+  answerQuiz(index) {
+    return this.call("/quiz/answer", { method: "POST", json: { step: index } });
+  }
+
+  /** How far the training before the trace's step has got (while the POST trains). */
+  progress() {
+    return this.call("/progress");
+  }
+}

@@ -1,0 +1,220 @@
+// Figures: Plotly JSON from the server drawn with Plotly.newPlot, each with a "numbers"
+// table (the same data, readable by a screen reader); the helpers the step views share.
+
+import { clear, formatNumber, h } from "./dom.js";
+
+const PLOT_CONFIG = {
+  responsive: true,
+  displaylogo: false,
+  modeBarButtonsToRemove: ["lasso2d", "select2d"],
+  toImageButtonOptions: { format: "png", scale: 2 },
+};
+const DEFAULT_FONT = 14;
+const DEFAULT_HEIGHT = 420;
+
+function fontScale() {
+  return document.documentElement.classList.contains("large-type") ? 1.3 : 1;
+}
+
+/** The server's layout, fitted to its container and to the chosen type size. A legend
+ * placed under the plot collides with the x-axis title: it goes above the plot instead. */
+function pageLayout(layout, baseFont) {
+  const { width, ...rest } = layout || {}; // the card decides the width
+  const out = {
+    ...rest,
+    autosize: true,
+    height: rest.height || DEFAULT_HEIGHT,
+    font: { ...(rest.font || {}), size: Math.round(baseFont * fontScale()) },
+  };
+  // Rotated tick labels must not run into the axis title: let plotly grow the margins.
+  for (const key of new Set(["xaxis", "yaxis", ...Object.keys(out)])) {
+    if (/^[xy]axis\d*$/.test(key) && out[key]?.automargin === undefined) out[key] = { ...out[key], automargin: true };
+  }
+  if (rest.legend && typeof rest.legend.y === "number" && rest.legend.y < 0) {
+    out.legend = { ...rest.legend, x: 0, xanchor: "left", y: 1.02, yanchor: "bottom" };
+    out.margin = { ...(rest.margin || {}), t: Math.max(44, rest.margin?.t || 0) };
+  }
+  return out;
+}
+
+/** A plot title as plain text (plotly titles may hold <br> and <b>). */
+export function titleText(layout) {
+  const title = layout?.title;
+  const text = typeof title === "string" ? title : title?.text || "";
+  return text.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
+}
+
+/** The page shows titles as headings (they scale with the page's type): drop the plot's
+ * own copy, when it is `title` (or any, when no title is given), and the top margin it
+ * needed, keeping room for subplot captions. */
+export function withoutTitle(layout, title) {
+  if (!layout?.title || (title !== undefined && titleText(layout) !== title)) return layout;
+  const { title: _, ...rest } = layout;
+  const margin = { ...(rest.margin || {}), t: (rest.annotations || []).length ? 34 : 16 };
+  const saved = (layout.margin?.t ?? 60) - margin.t;
+  return { ...rest, margin, height: rest.height ? Math.max(220, rest.height - saved) : rest.height };
+}
+
+/** Heatmaps side by side (a grid of heads) show the same rows and columns: label the rows
+ * once, on the left column, and the columns once, under the bottom row, instead of letting
+ * each panel's labels run into its neighbour (or into the head titles of the row below). */
+function labelRowsOnce(layout, data) {
+  const heatmaps = data.filter((trace) => trace.type === "heatmap");
+  if (heatmaps.length < 2) return layout;
+  const out = { ...layout };
+  const domain = (name) => (layout[name] && Array.isArray(layout[name].domain) ? layout[name].domain : null);
+  const panels = heatmaps.map((trace) => {
+    const [xname, yname] = [axisName(trace.xaxis, "x"), axisName(trace.yaxis, "y")];
+    return { xname, yname, x: domain(xname), y: domain(yname) };
+  });
+  // a panel with another one below it in the same column leaves the column labels to that one
+  // (a partial last row keeps the labels of the columns it does not fill)
+  const hasPanelBelow = (p) =>
+    panels.some((q) => q !== p && q.x && q.y && Math.abs(q.x[0] - p.x[0]) < 0.01 && q.y[1] <= p.y[0]);
+  for (const p of panels) {
+    if (!p.x || !p.y) continue;
+    if (p.x[0] > 0.01) out[p.yname] = { ...out[p.yname], showticklabels: false };
+    if (hasPanelBelow(p)) out[p.xname] = { ...out[p.xname], showticklabels: false };
+  }
+  return out;
+}
+
+/** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
+export async function plot(div, figure, onClick) {
+  const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
+  div.dataset.baseFont = String(baseFont);
+  const layout = labelRowsOnce(pageLayout(figure.layout, baseFont), figure.data || []);
+  await window.Plotly.newPlot(div, figure.data || [], layout, PLOT_CONFIG);
+  if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));
+  return div;
+}
+
+export function purgeWithin(node) {
+  for (const div of node.querySelectorAll(".js-plotly-plot")) window.Plotly.purge(div);
+}
+
+// Large type on/off: re-size every drawn figure's text.
+document.addEventListener("xt:typesize", () => {
+  for (const div of document.querySelectorAll(".js-plotly-plot[data-base-font]")) {
+    window.Plotly.relayout(div, { "font.size": Math.round(Number(div.dataset.baseFont) * fontScale()) });
+  }
+});
+
+/** Indices of the heatmap traces: one per head in an attention grid. */
+export function heatmapTraces(figure) {
+  return (figure.data || []).flatMap((trace, i) => (trace.type === "heatmap" ? [i] : []));
+}
+
+/** The head a heatmap trace draws: `meta.head` when the server says, else its order. */
+export function headOfTrace(figure, curveNumber) {
+  const trace = figure.data[curveNumber];
+  if (trace?.meta && Number.isInteger(trace.meta.head)) return trace.meta.head;
+  return heatmapTraces(figure).indexOf(curveNumber);
+}
+
+/** A clicked heatmap cell's row (query position): pointNumber is [row, col]. */
+export function rowOfPoint(point) {
+  if (Array.isArray(point.pointNumber)) return point.pointNumber[0];
+  if (Array.isArray(point.pointIndex)) return point.pointIndex[0];
+  return null;
+}
+
+/** The layout key of a trace's axis: "x2" -> "xaxis2" ("x" or none -> "xaxis"). */
+export function axisName(ref, letter) {
+  const suffix = (ref || letter).slice(1);
+  return `${letter}axis${suffix}`;
+}
+
+/** A heatmap trace's title: its name, else its subplot's caption, else its head. */
+export function traceTitle(figure, curveNumber) {
+  const trace = figure.data[curveNumber];
+  const position = heatmapTraces(figure).indexOf(curveNumber);
+  const annotation = (figure.layout.annotations || [])[position];
+  return trace.name || annotation?.text || `head ${headOfTrace(figure, curveNumber)}`;
+}
+
+/** The figure's `table` as an HTML table: row labels in <th scope=row>. */
+export function numbersTable(table, caption) {
+  const head = h(
+    "tr",
+    {},
+    h("th", { scope: "col", text: "" }),
+    table.columns.map((c) => h("th", { scope: "col", text: c })),
+  );
+  const body = table.rows.map((row, i) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", text: table.index ? table.index[i] : String(i) }),
+      row.map((value) => h("td", { text: formatNumber(value) })),
+    ),
+  );
+  return h(
+    "div",
+    { className: "table-scroll", tabindex: "0", role: "region", "aria-label": `${caption}: numbers` },
+    h("table", { className: "numbers" }, h("caption", { text: caption }), h("thead", {}, head), h("tbody", {}, body)),
+  );
+}
+
+/** The "numbers" disclosure; the table is built when first opened (tables can be large). */
+function numbersDisclosure(figure) {
+  const details = h("details", { className: "numbers-toggle" }, h("summary", { text: "Numbers" }));
+  details.addEventListener(
+    "toggle",
+    () => {
+      if (details.open && !details.querySelector("table")) details.append(numbersTable(figure.table, figure.title));
+    },
+    { once: false },
+  );
+  return details;
+}
+
+function headButtons(plotly, onEnlarge) {
+  const indices = heatmapTraces(plotly);
+  if (indices.length < 2) return null;
+  return h(
+    "div",
+    { className: "head-buttons" },
+    h("span", { text: "Enlarge: " }),
+    indices.map((curve) =>
+      h("button", {
+        type: "button",
+        className: "button-quiet",
+        text: traceTitle(plotly, curve),
+        onclick: () => onEnlarge(curve),
+      }),
+    ),
+  );
+}
+
+/** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached. */
+export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
+  // The plot's height is reserved before it is drawn, so drawing later does not move the page.
+  const drawn = { ...figure.figure, layout: withoutTitle(figure.figure.layout, figure.title) };
+  const height = drawn.layout?.height || DEFAULT_HEIGHT;
+  const plotDiv = h("div", {
+    className: "plot",
+    role: "img",
+    "aria-label": figure.title,
+    style: `min-height: ${height}px`,
+  });
+  const card = h(
+    "figure",
+    { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
+    h(
+      "figcaption",
+      {},
+      h("h3", { text: figure.title }),
+      figure.note ? h("p", { className: "note", text: figure.note }) : null,
+    ),
+    plotDiv,
+    onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
+    figure.table ? numbersDisclosure(figure) : null,
+  );
+  return { element: card, draw: () => plot(plotDiv, drawn, onPlotClick) };
+}
+
+export function clearPlots(node) {
+  purgeWithin(node);
+  clear(node);
+}

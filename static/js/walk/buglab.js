@@ -1,0 +1,217 @@
+// The bug lab on the walk page: the planted bugs' links, the faulty-vs-correct diff of a
+// backward step, and the quiz ("this step is broken", then the verdict and the reveal); the
+// chart of every step's check is walk/checks_chart.js.
+// Every text from the server goes in through textContent (lib/dom.js's h).
+
+import { clear, h } from "../lib/dom.js";
+import { figureCard } from "../lib/figures.js";
+import { createChecksChart, markCell, stepName } from "./checks_chart.js";
+
+function codeLines(fault) {
+  return h(
+    "dl",
+    { className: "code-lines" },
+    h(
+      "div",
+      { className: "line-correct" },
+      h("dt", { text: "correct" }),
+      h("dd", {}, h("code", { text: fault.correct })),
+    ),
+    h("div", { className: "line-faulty" }, h("dt", { text: "faulty" }), h("dd", {}, h("code", { text: fault.faulty }))),
+  );
+}
+
+/** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}. */
+export function createBugLab({ client, info, go, seq }) {
+  const panel = document.getElementById("checks-panel");
+  const state = { trace: null, answer: null, chart: null, current: null };
+  const storageKey = () => `xt.quiz.${state.trace.id}`;
+  const revealed = () => info.mode === "faults" || state.answer !== null;
+  const revealedFaults = () => (info.mode === "faults" ? info.faults : state.answer ? [state.answer.fault] : []);
+
+  function stepOf(op) {
+    return state.trace.steps.find((s) => s.name === op && s.phase === "backward") || null;
+  }
+
+  // ---- the quiz
+
+  async function answer(step) {
+    state.answer = await client.answerQuiz(step.index);
+    try {
+      window.sessionStorage.setItem(storageKey(), String(step.index));
+    } catch {
+      /* private mode */
+    }
+    showVerdict(document.getElementById("quiz-result"));
+    panel.hidden = false;
+    panel.open = true;
+    state.chart.load();
+  }
+
+  function verdictBox() {
+    const { correct, chosen, broken, fault } = state.answer;
+    const brokenStep = state.trace.steps[broken.index];
+    const headline = correct
+      ? `✓ Right: ${stepName(brokenStep)} is where the gradients first go wrong.`
+      : `✗ Not quite: you picked ${stepName(state.trace.steps[chosen.index])}. The bug is in ${stepName(brokenStep)}.`;
+    return h(
+      "div",
+      { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
+      h("p", { className: "verdict-headline", text: headline }),
+      h("p", {}, h("strong", { className: "fault-name", text: fault.name }), `: ${fault.description}`),
+      codeLines(fault),
+      correct || chosen.index === broken.index
+        ? null
+        : h("button", {
+            type: "button",
+            className: "button-quiet",
+            text: `Go to step ${broken.index + 1}`,
+            onclick: () => go(broken.index),
+          }),
+    );
+  }
+
+  function showVerdict(container) {
+    if (container) clear(container).append(verdictBox());
+  }
+
+  // ---- per-step tools
+
+  async function showDiff(section, step) {
+    clear(section).append(h("p", { className: "loading", text: "Running the correct backward for comparison…" }));
+    const diff = await client.diff(step.index, seq());
+    if (!section.isConnected) return;
+    clear(section).append(h("p", { className: "diff-verdict", text: diff.verdict }));
+    for (const figure of diff.figures) {
+      const card = figureCard(figure);
+      section.append(card.element);
+      if (section.isConnected) await card.draw();
+    }
+  }
+
+  function diffTools(step) {
+    const section = h("div", { className: "diff-figures" });
+    const button = h("button", {
+      type: "button",
+      className: "button-quiet diff-button",
+      text: "Compare with the correct backward",
+      onclick: () => {
+        button.disabled = true;
+        showDiff(section, step)
+          .then(() => button.remove())
+          .catch((error) => {
+            button.disabled = false;
+            clear(section).append(
+              h("p", { className: "field-error", text: `The comparison failed: ${error.message}` }),
+            );
+          });
+      },
+    });
+    return [button, section];
+  }
+
+  function stepTools(step) {
+    const tools = [];
+    const answeredHere = state.answer !== null && state.answer.chosen.index === step.index;
+    if (answeredHere) tools.push(verdictBox()); // the verdict names the bug: no second callout
+    for (const fault of answeredHere ? [] : revealedFaults().filter((f) => f.op === step.name)) {
+      tools.push(
+        h(
+          "div",
+          { className: "planted-here" },
+          h(
+            "p",
+            {},
+            h("strong", { text: "The planted bug is in this step: " }),
+            h("code", { text: fault.name }),
+            ` — ${fault.description}`,
+          ),
+          codeLines(fault),
+        ),
+      );
+    }
+    if (info.mode === "quiz" && state.answer === null) {
+      const status = h("span", { className: "field-help", "aria-live": "polite" });
+      tools.push(
+        h(
+          "div",
+          { className: "quiz-tools" },
+          h("button", {
+            type: "button",
+            className: "button-primary quiz-answer",
+            text: "This step is broken",
+            onclick: (event) => {
+              event.currentTarget.disabled = true;
+              answer(step)
+                .then(() => decorate(step))
+                .catch((error) => {
+                  status.textContent = error.message;
+                });
+            },
+          }),
+          status,
+        ),
+      );
+    }
+    if (revealed() && info.mode !== "off") tools.push(...diffTools(step));
+    return tools;
+  }
+
+  /** A forward step fails only because the broken backward pass hands it a wrong dL/d(output). */
+  function forwardNote(step) {
+    if (info.mode === "off" || !step.gradcheck || step.gradcheck.passed) return [];
+    return [
+      h("p", {
+        className: "forward-note",
+        text:
+          "Why does a forward step fail? Its check tests dL/d(its output), the gradient the whole backward pass " +
+          "delivers to it. The bug is in a backward step; its damage reaches this tensor.",
+      }),
+    ];
+  }
+
+  function decorate(step) {
+    const container = state.current?.container;
+    if (!container || !step) return;
+    container.querySelector(".buglab-step")?.remove();
+    const tools = step.phase === "backward" ? stepTools(step) : forwardNote(step);
+    if (!tools.length) return;
+    const box = h("div", { className: "buglab-step" }, tools);
+    const facts = container.querySelector(".step-facts");
+    if (facts) facts.after(box);
+    else container.prepend(box);
+  }
+
+  return {
+    start(trace) {
+      state.trace = trace;
+      state.chart = createChecksChart({ client, trace, go });
+      for (const link of document.querySelectorAll("[data-go-op]")) {
+        const step = stepOf(link.dataset.goOp);
+        if (step) link.addEventListener("click", () => go(step.index));
+        else link.disabled = true;
+      }
+      if (info.mode === "faults") state.chart.load();
+      if (info.mode === "off") panel.addEventListener("toggle", () => panel.open && state.chart.load());
+      if (info.mode === "quiz") {
+        let saved = null;
+        try {
+          saved = window.sessionStorage.getItem(storageKey());
+        } catch {
+          /* private mode */
+        }
+        const step = saved === null ? null : trace.steps[Number(saved)];
+        if (step)
+          answer(step)
+            .then(() => decorate(state.current?.step))
+            .catch(() => {});
+      }
+    },
+    /** Called after each step is drawn: its timeline cell, and the bug-lab tools of a backward step. */
+    decorateStep(container, step) {
+      state.current = { container, step };
+      if (step.gradcheck) markCell(step.index, step.gradcheck.passed);
+      decorate(step);
+    },
+  };
+}
