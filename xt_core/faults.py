@@ -3,7 +3,7 @@
 Each fault swaps the backward of exactly one op (never a forward), so the loss is
 unchanged while every gradient upstream of the op is corrupted. The per-step gradient
 check measures against finite differences of the true loss, so it fails first exactly at
-the faulted op. Most faults come from the warnings in the seed's C++ backward pass.
+the faulted op. Most faults come from the warnings in the C++ reference's backward pass.
 
 Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
 then flows through every earlier layer).

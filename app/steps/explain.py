@@ -91,7 +91,7 @@ _FORWARD = {
 }
 
 _BATCH_MEAN_ONCE = (
-    "The 1/N of the batch mean is already inside the arriving gradient: the seed divides by N once, at the "
+    "The 1/N of the batch mean is already inside the arriving gradient: the C++ reference divides by N once, at the "
     "loss, before any matmul, so every weight gradient below gets the right scale without rescaling."
 )
 
@@ -107,14 +107,14 @@ _BACKWARD = {
     ),
     "linear": (
         "dX = dY·Wᵀ passes the gradient to the input, and dW = Xᵀ·dY gives the weight gradient. X comes "
-        'first: the seed\'s comment says "dW = X^T @ dY, so X goes first into gemm_tn". Swapped, the '
+        'first: the C++ reference\'s comment says "dW = X^T @ dY, so X goes first into gemm_tn". Swapped, the '
         "product has shape (out, in) and only fits when the layer is square, where the mistake can hide. "
         + _BATCH_MEAN_ONCE
         + "{extra}"
     ),
     "rope": (
         "A rotation is orthogonal, so its backward is the transposed rotation Rᵀ: rotate each pair by the "
-        'negative angle (the seed\'s "transposed rotation": a0·c + a1·s, −a0·s + a1·c). Rotating again by '
+        'negative angle (the C++ reference\'s "transposed rotation": a0·c + a1·s, −a0·s + a1·c). Rotating again by '
         "+angle is a classic mistake that keeps every norm intact and looks plausible; the gradient check "
         "catches it."
     ),
@@ -129,8 +129,8 @@ _BACKWARD = {
         "chain-rule check."
     ),
     "softmax_output": (
-        "dL/dlogits = J·dL/dp per position. Composed with the per-token loss this is the seed's fused rule "
-        'dL/dlogits = (p − onehot)/N, shown below with numbers. The seed warns: "a second multiplication by '
+        "dL/dlogits = J·dL/dp per position. Composed with the per-token loss this is the C++ reference's fused rule "
+        'dL/dlogits = (p − onehot)/N, shown below with numbers. The C++ reference warns: "a second multiplication by '
         'inv must NOT be here: the probabilities are already normalized" — normalizing twice would shrink '
         "every gradient by the softmax's sum."
     ),
@@ -155,21 +155,21 @@ _BACKWARD = {
         "is 0. Small probabilities of the right token give large gradients."
     ),
     "mean": (
-        "dL/dℓ = 1/N for every position: the batch mean, applied exactly once, here, before any matmul. The "
-        'seed: "average over the batch BEFORE multiplying by the matrices: then all the weights below '
+        "dL/dℓ = 1/N for every position: the batch mean, applied exactly once, here, before any matmul. The C++ "
+        'reference: "average over the batch BEFORE multiplying by the matrices: then all the weights below '
         'automatically get the right scale". Dividing again later, or not at all, is a classic mistake.'
     ),
 }
 
 _ATTENTION_OUT_BACKWARD = (
-    ' Here the seed warns: "read dx (already holding the FFN contribution), NOT dres". The gradient arriving '
+    ' Here the C++ reference warns: "read dx (already holding the FFN contribution), NOT dres". The gradient arriving '
     "at the attention output is dL/dh, and h = x + attention feeds both the feed-forward branch and the skip to "
     "the layer's output, so dL/dh holds both; using only the layer output's gradient would drop the FFN's part."
 )
 
 
 _SHARED_INPUT = (
-    " The normalized input feeds {names}, so its gradient is the sum of {count} such dX (the seed: {sum}); this "
+    " The normalized input feeds {names}, so its gradient is the sum of {count} such dX (the C++ reference: {sum}); this "
     "step adds one of them."
 )
 _LINEAR_BACKWARD_EXTRA = {
@@ -213,7 +213,7 @@ def _context(record: Record, cfg: xt_core.Config) -> dict:
     reader = {"attention_norm.out": "attention", "ffn_norm.out": "the feed-forward", "norm.out": "the LM head"}
     skip_path = (
         "This is one of two contributions to the gradient of {x}: it also reaches the loss directly through the "
-        "{which} residual's skip, and the two add (the seed adds the norm's contribution into dx with +=)."
+        "{which} residual's skip, and the two add (the C++ reference adds the norm's contribution into dx with +=)."
     )
     other = {
         "attention_norm.out": skip_path.format(x=record.inputs[0], which="attention"),
