@@ -84,6 +84,33 @@ def _rel(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b), initial=0.0)) / scale
 
 
+def _shape_problem(names, args, grads) -> str | None:
+    """The first float input whose gradient is missing or of another shape, described; None if all fit."""
+    for name, arg, grad in zip(names, args, grads, strict=True):
+        if arg.dtype.kind == "f" and (grad is None or np.shape(grad) != arg.shape):
+            return f"gradient for {name} has shape {np.shape(grad)}, expected {arg.shape}"
+    return None
+
+
+def _report(op: str, reference, mine, problems: dict[str, str]) -> ExerciseReport:
+    """One row per gradient of every `op` backward step of `mine` (the step run with the
+    learner's backward): against `reference` and against finite differences; one failed row
+    per step whose backward raised or returned a wrong shape (`problems`, by step name)."""
+    report = ExerciseReport(op)
+    for ref_record, record in zip(reference.records, mine.records, strict=True):
+        if record.phase != "backward" or record.kind != op:
+            continue
+        if record.name in problems:
+            report.rows.append(ExerciseRow(record.name, "*", float("nan"), float("nan"), False, problems[record.name]))
+            continue
+        fd = {c.tensor: c.rel_error for c in check_record(mine, record.index).checks}
+        for name, grad in record.contributions.items():
+            vs_ref = _rel(grad, ref_record.contributions[name])
+            ok = vs_ref <= REFERENCE_TOLERANCE and fd[name] <= TOLERANCE["float64"]
+            report.rows.append(ExerciseRow(record.name, name, vs_ref, fd[name], ok))
+    return report
+
+
 def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> ExerciseReport:
     """Runs one float64 training step with `my_backward` in place of every `op` backward;
     see the module docstring. Exceptions from your function are reported, not raised."""
@@ -110,26 +137,13 @@ def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> Exe
                 problems[node.name] = f"{type(exc).__name__}: {exc}"
                 result = OPS[op].backward(dout, cache)
             else:
-                for name, arg, grad in zip(node.inputs, args, result, strict=True):
-                    if arg.dtype.kind == "f" and (grad is None or np.shape(grad) != arg.shape):
-                        problems[node.name] = f"gradient for {name} has shape {np.shape(grad)}, expected {arg.shape}"
-                        result = OPS[op].backward(dout, cache)
-                        break
+                problem = _shape_problem(node.inputs, args, result)
+                if problem is not None:
+                    problems[node.name] = problem
+                    result = OPS[op].backward(dout, cache)
             return tuple(None if g is None else np.asarray(g, dtype=np.float64) for g in result)
 
         return backward
 
     mine = forward_backward(cfg, params, inputs, targets, backward_override=override)
-    report = ExerciseReport(op)
-    for ref_record, record in zip(reference.records, mine.records, strict=True):
-        if record.phase != "backward" or record.kind != op:
-            continue
-        if record.name in problems:
-            report.rows.append(ExerciseRow(record.name, "*", float("nan"), float("nan"), False, problems[record.name]))
-            continue
-        fd = {c.tensor: c.rel_error for c in check_record(mine, record.index).checks}
-        for name, grad in record.contributions.items():
-            vs_ref = _rel(grad, ref_record.contributions[name])
-            ok = vs_ref <= REFERENCE_TOLERANCE and fd[name] <= TOLERANCE["float64"]
-            report.rows.append(ExerciseRow(record.name, name, vs_ref, fd[name], ok))
-    return report
+    return _report(op, reference, mine, problems)

@@ -40,20 +40,9 @@ def _runs(phases: list[str]) -> list[tuple[str, int, int]]:
     return runs
 
 
-def check_errors_chart(
-    errors,
-    passed: list[bool | None],
-    labels: list[str],
-    phases: list[str],
-    *,
-    tolerance: float,
-    first_failing: int | None,
-    title: str = "Gradient check of every step: max relative error (log scale)",
-) -> go.Figure:
-    """One bar per step (x: step number, 1-based as the page counts), log-scale relative
-    error, green when within `tolerance`, red when not; `passed[i]` None = not checked yet
-    (no bar). Background bands show the phases; the dashed line is the tolerance."""
-    errors = np.asarray(errors, dtype=np.float64)
+def _error_bars(errors: np.ndarray, passed: list[bool | None], labels: list[str]) -> tuple[go.Bar, np.ndarray]:
+    """(bars, heights): one bar per checked step, its height the error clipped to [floor,
+    ceiling] (NaN at the ceiling), coloured passed/failed, the exact value in the hover."""
     checked = [i for i, p in enumerate(passed) if p is not None]
     shown = np.array([errors[i] for i in checked], dtype=np.float64)
     heights = np.where(np.isnan(shown), ERROR_CEILING, np.clip(shown, ERROR_FLOOR, ERROR_CEILING))
@@ -67,9 +56,11 @@ def check_errors_chart(
         hovertemplate="step %{x}: %{customdata[0]}<br>max rel error %{customdata[1]} (%{customdata[2]})<extra></extra>",
         name="max relative error",
     )
-    n = len(phases)
-    finite = heights[np.isfinite(heights)]
-    low = math.floor(math.log10(max(ERROR_FLOOR, min(finite.min(initial=tolerance), tolerance / 100))))
+    return bars, heights
+
+
+def _phase_bands(phases: list[str]) -> tuple[list[dict], list[dict]]:
+    """(shapes, annotations): a coloured background band and a caption per run of one phase."""
     shapes, annotations = [], []
     for phase, first, last in _runs(phases):
         shapes.append(
@@ -80,17 +71,45 @@ def check_errors_chart(
             {"text": phase, "x": (first + last) / 2 + 1, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
              "showarrow": False}
         )  # fmt: skip
-    shapes.append(reference_line(tolerance, vertical=False, color="#111"))
-    annotations.append(
+    return shapes, annotations
+
+
+def _check_marks(tolerance: float, first_failing: int | None) -> tuple[dict, list[dict]]:
+    """(tolerance line, annotations): the line's caption and the first failing step's arrow."""
+    annotations = [
         {"text": f"tolerance {tolerance:g}", "xref": "paper", "x": 0, "xanchor": "left", "y": math.log10(tolerance),
          "yanchor": "bottom", "showarrow": False, "bgcolor": "rgba(255,255,255,0.8)"}
-    )  # fmt: skip
+    ]  # fmt: skip
     if first_failing is not None:
         annotations.append(
             {"text": f"first failing: step {first_failing + 1}", "x": first_failing + 1, "xref": "x",
              "y": math.log10(ERROR_CEILING), "ax": 0, "ay": -28, "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
              "arrowcolor": FAILED_COLOUR, "font": {"color": FAILED_COLOUR}, "bgcolor": "#fff"}
         )  # fmt: skip
+    return reference_line(tolerance, vertical=False, color="#111"), annotations
+
+
+def check_errors_chart(
+    errors,
+    passed: list[bool | None],
+    labels: list[str],
+    phases: list[str],
+    *,
+    tolerance: float,
+    first_failing: int | None,
+    title: str = "Gradient check of every step: max relative error (log scale)",
+) -> go.Figure:
+    """One bar per step (x: step number, 1-based as the page counts), log-scale relative
+    error, green when within `tolerance`, red when not; `passed[i]` None = not checked yet
+    (no bar). Background bands show the phases; the dashed line is the tolerance."""
+    bars, heights = _error_bars(np.asarray(errors, dtype=np.float64), passed, labels)
+    n = len(phases)
+    finite = heights[np.isfinite(heights)]
+    low = math.floor(math.log10(max(ERROR_FLOOR, min(finite.min(initial=tolerance), tolerance / 100))))
+    shapes, annotations = _phase_bands(phases)
+    tolerance_line, marks = _check_marks(tolerance, first_failing)
+    shapes.append(tolerance_line)
+    annotations.extend(marks)
     layout = base_layout(
         title,
         250,

@@ -121,20 +121,9 @@ def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, ti
     return go.Figure(data=traces, layout=layout)
 
 
-def line_search(
-    eta,
-    loss,
-    first_order,
-    loss0: float,
-    *,
-    title: str,
-    lr: float | None = None,
-) -> go.Figure:
-    """loss(θ − η·g) against the step size η (log axis) beside the first-order prediction
-    loss − η‖g‖², which is exact for small η and drifts away where curvature takes over.
-    `lr`: the SGD learning rate of this step, drawn as a dashed line."""
-    eta = np.asarray(eta, dtype=np.float64)
-    actual = np.asarray(loss, dtype=np.float64)
+def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> list[go.Scatter]:
+    """The measured loss along −g, the first-order prediction, and the lowest measured point
+    (when any loss is finite)."""
     traces = [
         go.Scatter(
             x=eta,
@@ -166,6 +155,25 @@ def line_search(
                 hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
             )
         )
+    return traces
+
+
+def line_search(
+    eta,
+    loss,
+    first_order,
+    loss0: float,
+    *,
+    title: str,
+    lr: float | None = None,
+) -> go.Figure:
+    """loss(θ − η·g) against the step size η (log axis) beside the first-order prediction
+    loss − η‖g‖², which is exact for small η and drifts away where curvature takes over.
+    `lr`: the SGD learning rate of this step, drawn as a dashed line."""
+    eta = np.asarray(eta, dtype=np.float64)
+    actual = np.asarray(loss, dtype=np.float64)
+    traces = _line_search_traces(eta, actual, first_order)
+    finite = np.isfinite(actual)
     # Loss is never negative and blows up for large η: show 0 .. a little above where it started.
     top = float(np.max(actual[finite])) if finite.any() else loss0
     top = max(loss0 * 1.15, min(top, 2 * loss0) * 1.05) if loss0 > 0 else top

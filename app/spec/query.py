@@ -16,6 +16,25 @@ from xt_core.optim import OPTIMIZERS
 _QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
 
 
+def _tokens_from_query(value: str) -> list[int] | list[list[int]]:
+    """'1,2,3' -> one row [1, 2, 3]; '1,2;3,4' -> rows [[1, 2], [3, 4]]."""
+    try:
+        rows = [[int(t) for t in row.split(",") if t.strip()] for row in value.split(";")]
+    except ValueError:
+        raise SpecError(("query", "tokens"), "tokens must be integers separated by commas") from None
+    return rows[0] if len(rows) == 1 else rows
+
+
+def _validated_spec(data: dict[str, Any]) -> TraceSpec:
+    """The spec the query's fields make; pydantic's first error as a SpecError under ("query", ...)."""
+    try:
+        return TraceSpec.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ("query",) + tuple(str(p) for p in err["loc"] if not isinstance(p, int))
+        raise SpecError(loc, f"{'.'.join(loc[1:])}: {err['msg']}") from None
+
+
 def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
     """/walk?text=...&n_layer=1&seed=3 -> TraceSpec. Config fields are flat; tokens are
     '1,2,3' (rows separated by ';'); faults comma-separated. `step` is not part of the spec."""
@@ -29,11 +48,7 @@ def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
         elif key in _QUERY_SCALARS:
             data[key] = value if value != "" or key == "text" else None
         elif key == "tokens":
-            try:
-                rows = [[int(t) for t in row.split(",") if t.strip()] for row in value.split(";")]
-            except ValueError:
-                raise SpecError(("query", "tokens"), "tokens must be integers separated by commas") from None
-            data["tokens"] = rows[0] if len(rows) == 1 else rows
+            data["tokens"] = _tokens_from_query(value)
         elif key == "faults":
             data["faults"] = [f for f in value.split(",") if f]
         elif key == "optimizer" or key in OPTIMIZER_FIELDS:
@@ -45,12 +60,7 @@ def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
     optimizer = optimizer_from_query(params)
     if optimizer is not None:
         data["optimizer"] = optimizer
-    try:
-        return TraceSpec.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ("query",) + tuple(str(p) for p in err["loc"] if not isinstance(p, int))
-        raise SpecError(loc, f"{'.'.join(loc[1:])}: {err['msg']}") from None
+    return _validated_spec(data)
 
 
 def spec_to_query(canonical: dict) -> dict[str, str]:

@@ -115,18 +115,11 @@ def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Se
         )
 
 
-def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
-    """Validates a spec against the limits and resolves it; raises SpecError."""
-    given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
-    checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
-    check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
-    if spec.text is not None and spec.tokens is not None:
-        raise SpecError(("body", "tokens"), "give text or tokens, not both")
-    text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
-    if spec.tokens is None and len(text) > settings.max_text_chars:
-        raise SpecError(
-            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
-        )
+def _resolve_tokenizer(
+    spec: TraceSpec, text: str, checkpoint: tuple[ModelInfo, Config] | None, settings: Settings
+) -> tuple[ByteTokenizer | CharTokenizer | None, str | None]:
+    """(tokenizer, its name): a checkpoint's own, else one built for the text; None when the
+    spec gives token ids (a byte tokenizer still labels them if asked for)."""
     tokenizer_name = spec.tokenizer or "char"
     tokenizer = None
     if checkpoint is not None:
@@ -140,12 +133,11 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         tokenizer = make_tokenizer(tokenizer_name, text)
     elif spec.tokenizer == "byte":
         tokenizer = ByteTokenizer()
-    spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
-    alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
-    cfg = checkpoint[1] if checkpoint is not None else _resolve_config(spec, settings, alphabet)
-    rows = _token_rows(spec, tokenizer, settings)
-    ids = np.asarray(rows, dtype=np.int64)
-    field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
+    return tokenizer, tokenizer_name
+
+
+def _check_token_ids(ids: np.ndarray, cfg: Config, field: tuple[str, ...]) -> None:
+    """(n_seq, T + 1) token ids: at least 2 per row, at most seq_len positions, ids within the vocab."""
     if ids.shape[1] < 2:
         raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {ids.shape[1]}")
     if ids.shape[1] - 1 > cfg.seq_len:
@@ -156,6 +148,28 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(
             field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}"
         )
+
+
+def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
+    """Validates a spec against the limits and resolves it; raises SpecError."""
+    given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
+    checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
+    check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
+    if spec.text is not None and spec.tokens is not None:
+        raise SpecError(("body", "tokens"), "give text or tokens, not both")
+    text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
+    if spec.tokens is None and len(text) > settings.max_text_chars:
+        raise SpecError(
+            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
+        )
+    tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)
+    spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
+    alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
+    cfg = checkpoint[1] if checkpoint is not None else _resolve_config(spec, settings, alphabet)
+    rows = _token_rows(spec, tokenizer, settings)
+    ids = np.asarray(rows, dtype=np.int64)
+    field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
+    _check_token_ids(ids, cfg, field)
     _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
     optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)

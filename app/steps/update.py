@@ -131,6 +131,57 @@ def _warnings(ctx: TraceContext, rows: list[dict]) -> list[str]:
     return out
 
 
+def _loss_entry(ctx: TraceContext) -> dict:
+    """The loss on this batch: along the training run before the step (if any), before and after the update."""
+    trace, update = ctx.trace, ctx.trace.update
+    n_train = len(trace.train_losses)
+    after = update.loss_after
+    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
+        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
+    )
+    return ctx.entry(
+        "update.loss",
+        loss_title,
+        "loss",
+        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
+        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+    )
+
+
+def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
+    """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
+    title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
+    fig = update_figures.line_search(
+        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
+    )
+    matrix = np.stack([search["loss"], search["first_order"]], axis=1)
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
+    return ctx.entry("update.line_search", title, "check", fig, tab)
+
+
+def _explanation(optimizer_name: str, optimizer: dict, n_train: int) -> str:
+    """The optimizer's rule and what the figures show, after the training run (if any) before the step."""
+    explanation = _EXPLANATION.get(optimizer_name, "") + _COMMON
+    if n_train:
+        explanation = (
+            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
+            f"batch ({describe_optimizer(optimizer)}; the loss curve); this is the next one. " + explanation
+        )
+    return explanation
+
+
+def _check_failed_warning(ctx: TraceContext, check: StepCheck) -> str:
+    """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
+    if ctx.spec.faults:
+        hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
+    else:
+        hint = ""
+    return (
+        f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the {ctx.spec.dtype} "
+        f"tolerance {check.tolerance:g}.{hint}"
+    )
+
+
 def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
     """The step JSON of the update record."""
     trace, spec = ctx.trace, ctx.spec
@@ -140,18 +191,8 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
     rows = _param_rows(ctx)
     names = [r["name"] for r in rows]
     n_train = len(trace.train_losses)
-    after = update.loss_after
-    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
-        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
-    )
     entries = [
-        ctx.entry(
-            "update.loss",
-            loss_title,
-            "loss",
-            update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-            ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
-        ),
+        _loss_entry(ctx),
         _bars_entry(ctx, "update.grad_norm", [r["grad_norm"] for r in rows], names, "‖g‖", None),
         _bars_entry(ctx, "update.ratio", [r["update_ratio"] for r in rows], names, "RMS(ΔW)/RMS(W)", 1e-3),
     ]
@@ -159,34 +200,14 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
     entries += param_figures(ctx, shown)
     search = _line_search(ctx, sgd_lr)
     if search is not None:
-        title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
-        fig = update_figures.line_search(
-            search["eta"], search["loss"], search["first_order"], trace.loss, title=title, lr=sgd_lr
-        )
-        matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-        tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
-        entries.append(ctx.entry("update.line_search", title, "check", fig, tab))
-    explanation = _EXPLANATION.get(update.optimizer.name, "") + _COMMON
-    if n_train:
-        explanation = (
-            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
-            f"batch ({describe_optimizer(optimizer)}; the loss curve); this is the next one. " + explanation
-        )
+        entries.append(_line_search_entry(ctx, search, sgd_lr))
     warnings = _warnings(ctx, rows)
     if not check.passed:
-        if spec.faults:
-            hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
-        else:
-            hint = ""
-        warnings.insert(
-            0,
-            f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the {spec.dtype} "
-            f"tolerance {check.tolerance:g}.{hint}",
-        )
+        warnings.insert(0, _check_failed_warning(ctx, check))
     return {
         **step_summary(record),
         "kind": record.kind,
-        "explanation": explanation,
+        "explanation": _explanation(update.optimizer.name, optimizer, n_train),
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
@@ -197,7 +218,7 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
             "optimizer": optimizer,
             "optimizer_label": describe_optimizer(optimizer),
             "loss_before": update.loss_before,
-            "loss_after": after,
+            "loss_after": update.loss_after,
             "grad_norm": update.grad_norm,
             "train_steps": n_train,
             "params": rows,
