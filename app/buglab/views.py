@@ -91,8 +91,12 @@ def checks_view(job: ChecksJob) -> dict:
     for r in results:
         errors[r.index], passed[r.index] = r.max_rel_error, r.passed
     phases = [phase for _, _, phase in job.records]
+    names = [
+        titles.title(SimpleNamespace(name=name, phase=phase, layer=layer, kind=kind))
+        for (_, name, phase), (layer, kind) in zip(job.records, job.labels, strict=True)
+    ]
     figure = check_errors_chart(
-        errors, passed, job.titles, phases, tolerance=job.tolerance, first_failing=first if final else None
+        errors, passed, names, phases, tolerance=job.tolerance, first_failing=first if final else None
     )
     return {
         "id": job.trace_id,

@@ -19,7 +19,6 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
 import xt_core
-from app.steps import titles
 from app.traces.cache import LRU
 from xt_core.gradcheck import TOLERANCE, StepCheck, check_record
 
@@ -52,7 +51,7 @@ class ChecksJob:
         self.trace: xt_core.Trace | None = trace
         self.nbytes = trace.nbytes()
         self.records = [(r.index, r.name, r.phase) for r in trace.records]
-        self.titles = [titles.title(r) for r in trace.records]
+        self.labels = [(r.layer, r.kind) for r in trace.records]  # with name and phase: the step's title
         self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
         self.tolerance = TOLERANCE[trace.dtype.name]
         self.pending = check_order(trace)
