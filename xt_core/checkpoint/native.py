@@ -24,7 +24,7 @@ from xt_core.checkpoint.common import (
     check_names,
     short,
 )
-from xt_core.checkpoint.metadata import KEYS, metadata_strings, parse_metadata
+from xt_core.checkpoint.metadata import metadata_strings, parse_metadata
 from xt_core.checkpoint.safetensors_file import read_header, read_tensor
 from xt_core.model import FLOAT_DTYPES, param_shapes
 
@@ -101,7 +101,8 @@ def _load_npz(path: Path, limits: Limits | None) -> Checkpoint:
         with zipfile.ZipFile(path) as archive:
             members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
             headers = {name: _member_header(archive, info, source) for name, info in members.items()}  # no pickles
-            strings = {k: _read_string(archive, members.pop(f"__{k}__"), source) for k in KEYS if f"__{k}__" in members}
+            keys = [name for name in members if name.startswith("__") and name.endswith("__")]
+            strings = {key[2:-2]: _read_string(archive, members.pop(key), source) for key in keys}
             cfg, tokenizer, meta = parse_metadata(strings, source, limits)
             check_count(cfg, len(members), source)
             shapes = param_shapes(cfg)
@@ -136,7 +137,10 @@ def _npy_header(fp, name: str, source: str):
     read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
     if read is None:
         raise CheckpointError(f"{source}: member {name} has npy format version {version}; xt reads 1.0 and 2.0")
-    shape, fortran, dtype = read(fp)
+    try:
+        shape, fortran, dtype = read(fp)
+    except ValueError as exc:
+        raise CheckpointError(f"{source}: not a readable .npz file (member {name}: {short(str(exc))})") from None
     if dtype.hasobject:
         raise CheckpointError(
             f"{source}: not a readable .npz file: member {name} holds Python objects, which only unpickling could "
