@@ -1,6 +1,8 @@
 """import_hf checked against transformers' own LlamaForCausalLM: random tiny models written by
 `save_pretrained` (both config layouts, float32 / float64 / bfloat16, one file and shards),
-imported, and the loss and every parameter gradient compared in float64.
+imported, and the loss and every parameter gradient compared in float64. The same for
+import_llama2c, on a llama2.c legacy file this test writes from a transformers model; and
+export_hf's directory must be what save_pretrained writes, and load in transformers.
 
 How the float64 comparison is made fair: transformers run in float64 still computes three
 things in float32 (transformers 5.24): RMSNorm's variance and normalised activations
@@ -26,7 +28,7 @@ import pytest
 
 import xt_core
 from tests.conftest import make_batch, required
-from xt_core.checkpoint import CheckpointError, export_hf, import_hf
+from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_llama2c
 
 try:
     import torch
@@ -130,14 +132,18 @@ def as_xt(hf_name: str, grad: np.ndarray, cfg: xt_core.Config):
     if grad.ndim == 1:
         return name, grad
     if name.endswith(("wq", "wk")):
-        hd = cfg.head_dim
-        rows = np.arange(grad.shape[0])
-        head, j = rows // hd, rows % hd
-        target = head * hd + np.where(j < hd // 2, 2 * j, 2 * (j - hd // 2) + 1)
-        permuted = np.empty_like(grad)
-        permuted[target] = grad
-        grad = permuted
+        grad = interleaved_rows(grad, cfg.head_dim)
     return name, grad.T
+
+
+def interleaved_rows(w: np.ndarray, hd: int) -> np.ndarray:
+    """q/k rows from rotate-half order to interleaved pairs: row h*hd + j goes to h*hd + 2j
+    for j < hd/2, and to h*hd + 2(j - hd/2) + 1 after."""
+    rows = np.arange(w.shape[0])
+    head, j = rows // hd, rows % hd
+    permuted = np.empty_like(w)
+    permuted[head * hd + np.where(j < hd // 2, 2 * j, 2 * (j - hd // 2) + 1)] = w
+    return permuted
 
 
 def normwise(a, b) -> float:
@@ -268,3 +274,48 @@ def test_models_xt_does_not_compute_are_refused_naming_the_key(tmp_path, case):
     directory = write(hf_model(fields), tmp_path / case)
     with pytest.raises(CheckpointError, match=re.escape(f"config.json {words}")):
         import_hf(directory)
+
+
+def write_llama2c(path, model, cfg: xt_core.Config):
+    """llama2.c's legacy .bin written here from the HF model, as llama2.c's export does:
+    7 int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, +-vocab_size, seq_len); float32
+    embeddings; per kind, stacked over layers, in the order attention_norm, wq, wk, wv, wo,
+    ffn_norm, w1 (gate), w2 (down), w3 (up), each (out, in) with q/k rows interleaved; the
+    final norm; RoPE's cos and sin tables (seq_len, hd/2); the classifier when untied."""
+    w = {name: p.detach().numpy() for name, p in model.named_parameters()}
+    hd, V = cfg.head_dim, cfg.vocab_size
+    header = [cfg.n_embd, cfg.ffn_hidden, cfg.n_layer, cfg.n_head, cfg.n_kv_head, V if cfg.tie_embeddings else -V]
+    parts = [np.array(header + [cfg.seq_len], "<i4"), w["model.embed_tokens.weight"]]
+    kinds = ["input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj"]
+    kinds += ["post_attention_layernorm", "mlp.gate_proj", "mlp.down_proj", "mlp.up_proj"]
+    for kind in kinds:
+        for L in range(cfg.n_layer):
+            t = w[f"model.layers.{L}.{kind}.weight"]
+            parts.append(interleaved_rows(t, hd) if kind in ("self_attn.q_proj", "self_attn.k_proj") else t)
+    angle = np.arange(cfg.seq_len)[:, None] * cfg.rope_theta ** (-np.arange(0, hd, 2) / hd)
+    parts += [w["model.norm.weight"], np.cos(angle), np.sin(angle)]
+    if not cfg.tie_embeddings:
+        parts.append(w["lm_head.weight"])
+    path.write_bytes(
+        b"".join(np.ascontiguousarray(p, p.dtype if p.dtype.kind == "i" else "<f4").tobytes() for p in parts)
+    )
+    return path
+
+
+@pytest.mark.parametrize("tied", [True, False], ids=["tied", "untied"])
+def test_llama2c_import_matches_transformers(tmp_path, tied, float64_reference):
+    """llama2.c's format has no theta or eps: its run.c uses 10000 and 1e-5, and so does xt."""
+    fields = dict(num_key_value_heads=2, tie_word_embeddings=tied, rope_theta=1e4, rms_norm_eps=1e-5)
+    directory = write(hf_model(fields, seed=5), tmp_path / "hf")
+    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
+    cfg = import_hf(directory).cfg
+    ckpt = import_llama2c(write_llama2c(tmp_path / "m.bin", model, cfg))
+    assert ckpt.cfg == cfg and ckpt.meta == {"imported_from": "llama2.c m.bin"}
+    inputs, targets = make_batch(cfg, 3, 12, seed=2)
+    params = {name: value.astype(np.float64) for name, value in ckpt.params.items()}
+    trace = xt_core.forward_backward(cfg, params, inputs, targets)
+    _, loss, grads = reference_step(directory, inputs, targets)
+    assert abs(trace.loss - loss) <= 1e-10
+    for name, grad in grads.items():
+        xt_name, grad = as_xt(name, grad, cfg)
+        assert normwise(trace.grads[xt_name], grad) <= 1e-8, name

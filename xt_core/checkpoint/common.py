@@ -55,7 +55,8 @@ def config_from_fields(fields: dict, source: str, limits: Limits | None, origin:
         value = getattr(cfg, key)
         if not (math.isfinite(value) and low <= value <= high):
             raise CheckpointError(
-                f"{source}: {names.get(key, key)} = {value!r} is outside [{low:g}, {high:g}], the range a checkpoint may hold"
+                f"{source}: {names.get(key, key)} = {value!r} is outside [{low:g}, {high:g}], "
+                "the range a checkpoint may hold"
             )
     if limits is not None:
         limits(cfg)
