@@ -90,34 +90,41 @@ def _interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
 
 def _read_json(path: Path, source: str):
     try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{source}: {path.name} is over {MAX_JSON_BYTES >> 20} MB")
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CheckpointError(f"{source}: no readable {path.name} ({short(str(exc), 120)})") from None
+    if size > MAX_JSON_BYTES:
+        raise CheckpointError(f"{source}: {path.name} is {size} bytes, over {MAX_JSON_BYTES >> 20} MB")
+    try:
         return json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        if isinstance(exc, CheckpointError):
-            raise
         raise CheckpointError(f"{source}: no readable {path.name} ({short(str(exc), 120)})") from None
 
 
-def _weight_map(directory: Path, source: str) -> dict[str, str]:
-    """Tensor name -> the file in `directory` holding it (one file, or the index's shards)."""
+def _is_shard_name(file) -> bool:
+    """A plain file name in the directory: no path, not hidden."""
+    return isinstance(file, str) and file.endswith(".safetensors") and Path(file).name == file and file[0] != "."
+
+
+def _weight_map(directory: Path, source: str) -> dict[str, str] | None:
+    """Tensor name -> the shard in `directory` holding it; None without an index (one file)."""
     index = directory / "model.safetensors.index.json"
     if not index.exists():
-        return {}
+        return None
     data = _read_json(index, source)
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
-    if not isinstance(weight_map, dict):
-        raise CheckpointError(f"{source}: {index.name} has no weight_map object")
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise CheckpointError(f"{source}: {index.name} has no weight_map object naming the tensors")
     for name, file in weight_map.items():
-        if not (isinstance(file, str) and file.endswith(".safetensors") and Path(file).name == file) or file[0] == ".":
+        if not _is_shard_name(file):
             raise CheckpointError(
                 f"{source}: {index.name} maps {short(name)} to {short(file)}, not a shard in the directory"
             )
     return weight_map
 
 
-def _entries(directory: Path, weight_map: dict[str, str], source: str) -> dict[str, tuple[Path, Entry]]:
-    if not weight_map:
+def _entries(directory: Path, weight_map: dict[str, str] | None, source: str) -> dict[str, tuple[Path, Entry]]:
+    if weight_map is None:
         path = directory / "model.safetensors"
         if not path.exists():
             raise CheckpointError(f"{source}: neither model.safetensors nor model.safetensors.index.json")
@@ -143,7 +150,9 @@ def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint
     names = {"norm_eps": "rms_norm_eps"}
     cfg = config_from_fields(fields, source, limits, origin="config.json", names=names)
     weight_map = _weight_map(directory, source)
-    if weight_map:  # the index alone says how many tensors there are: refuse a lying config before any shard
+    if (
+        weight_map is not None
+    ):  # the index alone says how many tensors there are: refuse a lying config before any shard
         check_count(cfg, len(weight_map), source)
     entries = _entries(directory, weight_map, source)
     check_count(cfg, len(entries), source)

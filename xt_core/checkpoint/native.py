@@ -29,6 +29,9 @@ from xt_core.checkpoint.safetensors_file import read_header, read_tensor
 from xt_core.model import FLOAT_DTYPES, param_shapes
 
 MAX_METADATA_CHARS = 1 << 20  # one .npz metadata string; xt writes a few kB
+# What a corrupt zip or npy header raises (zlib: bad deflate data; NotImplementedError: an
+# unknown compression method).
+_ZIP_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, zlib.error)
 
 
 def save(path, ckpt: Checkpoint) -> Path:
@@ -113,15 +116,7 @@ def _load_npz(path: Path, limits: Limits | None) -> Checkpoint:
             params = {name: check_finite(name, _read_array(archive, members[name], source), source) for name in shapes}
     except CheckpointError:
         raise
-    except (
-        OSError,
-        EOFError,
-        ValueError,
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        NotImplementedError,
-        zlib.error,
-    ) as exc:
+    except _ZIP_ERRORS as exc:
         raise CheckpointError(f"{source}: not a readable .npz file ({short(str(exc), 120)})") from None
     return Checkpoint(cfg, params, tokenizer, meta)
 
