@@ -102,13 +102,15 @@ def test_hf_round_trip_and_rope_convention(tmp_path, name):
     original = ckpt(name, dtype=np.float64)
     cfg = original.cfg
     directory = export_hf(tmp_path / "hf", cfg, original.params)
-    imported = import_hf(directory)
+    imported = import_hf(directory)  # a float64 file stays float64
     assert imported.cfg == cfg
     for k, v in original.params.items():
-        np.testing.assert_allclose(imported.params[k], v.astype(np.float32), rtol=0, atol=0)
+        assert imported.params[k].dtype == np.float64 and imported.params[k].tobytes() == v.tobytes(), k
+    as32 = import_hf(directory, dtype=np.float32)
+    for k, v in original.params.items():
+        assert as32.params[k].dtype == np.float32 and as32.params[k].tobytes() == v.astype(np.float32).tobytes(), k
     tokens = make_batch(cfg, 1, 6)[0][0]
-    params64 = {k: v.astype(np.float64) for k, v in imported.params.items()}
-    trace = xt_core.forward_backward(cfg, params64, tokens, tokens)
+    trace = xt_core.forward_backward(cfg, imported.params, tokens, tokens)
     ours = trace["layers.0.attention.scores"][0]
     theirs = hf_scores(directory, cfg, tokens)
     keep = np.isfinite(ours)
@@ -178,7 +180,7 @@ def test_hf_missing_tensor_and_config(tmp_path):
     tensors = load_file(str(directory / "model.safetensors"))
     del tensors["model.layers.1.mlp.up_proj.weight"]
     save_file(tensors, str(directory / "model.safetensors"))
-    with pytest.raises(CheckpointError, match="lacks tensor model.layers.1.mlp.up_proj.weight"):
+    with pytest.raises(CheckpointError, match="missing model.layers.1.mlp.up_proj.weight"):
         import_hf(directory)
     (directory / "config.json").write_text("{")
     with pytest.raises(CheckpointError, match="config.json"):

@@ -1,0 +1,37 @@
+"""Checkpoints: xt's own .safetensors / .npz (config, tokenizer and meta in the metadata),
+and importers for llama2.c legacy `.bin` files and Hugging Face Llama directories.
+
+Every loader takes `limits(cfg)`, called once the config is parsed and before anything the
+config claims is read or allocated, and checks cheap consistency (the file's size, its
+tensor count) before anything proportional to the header's claims. Nothing here ever
+unpickles. A file xt cannot load, or whose config asks for math xt does not compute,
+raises CheckpointError naming the key, tensor or value.
+
+    common.py           the error, Checkpoint, the checks every loader shares
+    metadata.py         xt's metadata, parsed strictly (config, tokenizer, meta)
+    native.py           xt's own .safetensors / .npz: save, load, load_metadata
+    safetensors_file.py a safetensors header, read and checked before any tensor
+    llama2c.py          llama2.c's legacy .bin
+    hf.py, hf_config.py Hugging Face Llama: tensors, and config.json key by key
+"""
+
+from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits
+from xt_core.checkpoint.hf import export_hf, import_hf
+from xt_core.checkpoint.llama2c import export_llama2c, import_llama2c
+from xt_core.checkpoint.metadata import FORMAT, tokenizer_from_dict
+from xt_core.checkpoint.native import load, load_metadata, save
+
+__all__ = [
+    "FORMAT",
+    "Checkpoint",
+    "CheckpointError",
+    "Limits",
+    "export_hf",
+    "export_llama2c",
+    "import_hf",
+    "import_llama2c",
+    "load",
+    "load_metadata",
+    "save",
+    "tokenizer_from_dict",
+]

@@ -1,0 +1,135 @@
+"""A Hugging Face Llama config.json -> xt's Config fields, key by key: each key is either
+computed by xt (mapped to a Config field), fixed to the one value xt computes, or known to
+change nothing a training step computes. Any other key is refused with its name and value:
+an unknown key may change the math (a scaling, a bias, another activation), and importing
+it silently would show a learner a model that is not the one in the file.
+
+Both RoPE layouts are read: transformers >= 5 writes "rope_parameters": {"rope_theta",
+"rope_type"}; earlier versions a top-level "rope_theta" (and "rope_scaling").
+"""
+
+from __future__ import annotations
+
+import math
+
+from xt_core.checkpoint.common import CheckpointError, short
+
+# Keys that change nothing xt computes: names, token ids for generation, caching, init, dtype
+# of the stored tensors (xt reads each tensor's own dtype), the writer's version.
+IGNORED = {
+    "architectures",
+    "transformers_version",
+    "dtype",
+    "torch_dtype",
+    "bos_token_id",
+    "eos_token_id",
+    "pad_token_id",
+    "use_cache",
+    "initializer_range",
+    "_name_or_path",
+    "output_attentions",
+    "output_hidden_states",
+    "return_dict",
+}
+
+COMPUTED = {  # config.json key -> Config field
+    "vocab_size": "vocab_size",
+    "hidden_size": "n_embd",
+    "intermediate_size": "ffn_hidden",
+    "num_hidden_layers": "n_layer",
+    "num_attention_heads": "n_head",
+    "num_key_value_heads": "n_kv_head",
+    "max_position_embeddings": "seq_len",
+    "tie_word_embeddings": "tie_embeddings",
+    "rms_norm_eps": "norm_eps",
+    "rope_theta": "rope_theta",
+}
+REQUIRED = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
+DEFAULTS = {  # transformers' LlamaConfig defaults for keys a config.json may leave out
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 10000.0,
+}
+
+
+def _exactly(*allowed):
+    """A predicate: the value is one of `allowed`, of the same JSON type (false is not 0)."""
+    return lambda v: any(type(v) is type(a) and v == a for a in allowed)
+
+
+FIXED = {  # key -> (the only values xt computes, what xt computes instead)
+    "model_type": (_exactly("llama"), 'a Llama model ("llama")'),
+    "hidden_act": (_exactly("silu"), "SwiGLU with silu"),
+    "attention_bias": (_exactly(False), "attention projections without bias"),
+    "mlp_bias": (_exactly(False), "feed-forward projections without bias"),
+    "attention_dropout": (_exactly(0, 0.0), "no dropout"),
+    "pretraining_tp": (_exactly(1, None), "unsplit projections (pretraining_tp 1)"),
+}
+
+
+def _refuse(key: str, value, why: str, source: str):
+    raise CheckpointError(f"{source}: config.json {key} = {short(value)}: {why}")
+
+
+def _rope_theta(hf: dict, source: str) -> float:
+    """rope_parameters.rope_theta or the top-level rope_theta (equal when both are given)."""
+    scaling = hf.get("rope_scaling")
+    if scaling is not None:
+        kind = scaling.get("rope_type", scaling.get("type")) if isinstance(scaling, dict) else scaling
+        if kind != "default" or set(scaling) - {"rope_type", "type", "rope_theta"}:
+            _refuse("rope_scaling", scaling, "xt computes plain RoPE only (rope_type default)", source)
+    theta = hf.get("rope_theta")
+    params = hf.get("rope_parameters")
+    if params is not None:
+        if not isinstance(params, dict):
+            _refuse("rope_parameters", params, "not an object", source)
+        if params.get("rope_type", "default") != "default":
+            _refuse("rope_parameters.rope_type", params["rope_type"], "xt computes plain RoPE only (default)", source)
+        for key in set(params) - {"rope_type", "rope_theta"}:
+            _refuse(f"rope_parameters.{key}", params[key], "unknown RoPE parameter; it may change the math", source)
+        inner = params.get("rope_theta")
+        if theta is not None and inner is not None and inner != theta:
+            _refuse("rope_theta", theta, f"disagrees with rope_parameters.rope_theta = {short(inner)}", source)
+        theta = inner if inner is not None else theta
+    return DEFAULTS["rope_theta"] if theta is None else theta
+
+
+def _check_number(key: str, value, source: str):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        _refuse(key, value, "not a finite number", source)
+    return float(value)
+
+
+def _check_head_dim(hf: dict, source: str) -> None:
+    head_dim, hidden, heads = hf.get("head_dim"), hf["hidden_size"], hf["num_attention_heads"]
+    if head_dim is None:
+        return
+    valid = isinstance(hidden, int) and isinstance(heads, int) and heads > 0 and hidden % heads == 0
+    if not (valid and type(head_dim) is int and head_dim == hidden // heads):
+        width = f"{hidden // heads}" if valid else f"{short(hidden)} / {short(heads)}"
+        _refuse("head_dim", head_dim, f"xt's heads are hidden_size / num_attention_heads = {width} wide", source)
+
+
+def config_fields(hf, source: str) -> dict:
+    """xt Config fields from a parsed config.json; refuses what xt would not compute."""
+    if not isinstance(hf, dict):
+        raise CheckpointError(f"{source}: config.json is not an object")
+    for key, value in hf.items():
+        if key in FIXED and not FIXED[key][0](value):
+            _refuse(key, value, f"xt computes only {FIXED[key][1]}", source)
+        known = (
+            key in IGNORED or key in COMPUTED or key in FIXED or key in ("rope_parameters", "rope_scaling", "head_dim")
+        )
+        if not known:
+            _refuse(key, value, "unknown key; it may change what the model computes, so xt does not import it", source)
+    for key in REQUIRED:
+        if key not in hf:
+            raise CheckpointError(f"{source}: config.json lacks {key}")
+    _check_head_dim(hf, source)
+    values = {**DEFAULTS, **{k: v for k, v in hf.items() if k in COMPUTED and v is not None}}
+    values.setdefault("num_key_value_heads", hf["num_attention_heads"])
+    values["rope_theta"] = _rope_theta(hf, source)
+    for key in ("rms_norm_eps", "rope_theta"):
+        values[key] = _check_number(key, values[key], source)
+    return {COMPUTED[k]: v for k, v in values.items()}
