@@ -72,6 +72,10 @@ def _scalar(fields, key: str, kind):
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not numeric or (kind is int and value != int(value)):
         raise CheckpointError(f"metadata {key} = {value!r} is not {'an integer' if kind is int else 'a number'}")
+    if field.types[0] == GGUFValueType.FLOAT32:
+        # the shortest decimal that is this float32 (1e-05, not 9.999999747378752e-06): what the
+        # model's author wrote before the file rounded it
+        return kind(str(np.float32(value)))
     return kind(value)
 
 
@@ -96,7 +100,7 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def config_from_metadata(fields, vocab_size: int) -> Config:
+def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
     """The Config a llama GGUF header describes; any other architecture, a missing key or a
     setting xt's model does not have raises CheckpointError naming the key."""
     if "general.architecture" not in fields:
@@ -117,7 +121,7 @@ def config_from_metadata(fields, vocab_size: int) -> Config:
         else:
             values[name] = values[default] if isinstance(default, str) else default
     try:
-        cfg = Config(vocab_size=vocab_size, tie_embeddings=True, **values)
+        cfg = Config(vocab_size=vocab_size, tie_embeddings=tied, **values)
     except ValueError as exc:
         raise CheckpointError(f"metadata describes no valid config: {exc}") from None
     expected = {"vocab_size": vocab_size, "rope.dimension_count": cfg.head_dim}
@@ -225,42 +229,40 @@ def _reader(path: Path, limits: GGUFLimits):
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise CheckpointError(f"{path.name}: cannot read ({exc.strerror})") from None
+        raise CheckpointError(f"cannot read ({exc.strerror})") from None
     if limits.max_file_bytes is not None and size > limits.max_file_bytes:
-        raise CheckpointError(f"{path.name}: {size} bytes, more than the limit of {limits.max_file_bytes}")
+        raise CheckpointError(f"{size} bytes, more than the limit of {limits.max_file_bytes}")
     try:
         return GGUFReader(path)
     except (ValueError, KeyError, IndexError, OSError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{path.name}: not a readable GGUF file ({type(exc).__name__}: {exc})") from None
+        raise CheckpointError(f"not a readable GGUF file ({type(exc).__name__}: {exc})") from None
 
 
 def import_gguf(path, limits: GGUFLimits | None = None) -> Checkpoint:
-    """A llama GGUF file -> Checkpoint(cfg, float32 params, BPE tokenizer from its metadata, meta)."""
+    """A llama GGUF file -> Checkpoint(cfg, float32 params, BPE tokenizer from its metadata, meta).
+    A file xt cannot take raises CheckpointError naming the file and the key or tensor at fault."""
     path = Path(path)
-    limits = limits or GGUFLimits()
-    reader = _reader(path, limits)
+    try:
+        return _import(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path.name}: {exc}") from None
+
+
+def _import(reader, limits: GGUFLimits, source: str) -> Checkpoint:
     fields = reader.fields
     found = _inventory(reader)
-    if "tok_embeddings" not in found:
-        raise CheckpointError(f"{path.name}: tensor token_embd.weight is missing")
-    vocab_size = int(found["tok_embeddings"][0].shape[1])  # ne [n_embd, vocab]
-    try:
-        cfg = config_from_metadata(fields, vocab_size)
-    except CheckpointError as exc:
-        raise CheckpointError(f"{path.name}: {exc}") from None
-    cfg = Config(**{**cfg.to_dict(), "tie_embeddings": "output" not in found})
+    embeddings = found.get("tok_embeddings", (None,))[0]
+    if embeddings is None or len(embeddings.shape) != 2:
+        raise CheckpointError("tensor token_embd.weight is missing or not 2-D")
+    vocab_size = int(embeddings.shape[1])  # ne [n_embd, vocab]
+    cfg = config_from_metadata(fields, vocab_size, tied="output" not in found)
     if limits.max_params is not None and cfg.n_params() > limits.max_params:
-        raise CheckpointError(
-            f"{path.name}: {cfg.n_params():,} parameters, more than the limit of {limits.max_params:,}"
-        )
-    try:
-        _check_tensors(cfg, found)
-        tokenizer = _tokenizer(fields, cfg)
-    except CheckpointError as exc:
-        raise CheckpointError(f"{path.name}: {exc}") from None
+        raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {limits.max_params:,}")
+    _check_tensors(cfg, found)
+    tokenizer = _tokenizer(fields, cfg)
     params = {name: _dequantized(*found[name]) for name in param_shapes(cfg)}
     meta = {
-        "imported_from": f"gguf {path.name}",
+        "imported_from": f"gguf {source}",
         "gguf_name": fields["general.name"].contents() if "general.name" in fields else None,
         "gguf_tensor_types": dict(Counter(t.tensor_type.name for t, _ in found.values())),
     }
