@@ -78,10 +78,10 @@ TINY_MERGES = [
 ]  # fmt: skip
 
 
-TINY_VOCAB = 256 + len(TINY_MERGES) + 1  # bytes, merges, <|end|>
+TINY_VOCAB = 256 + len(TINY_MERGES) + 1  # bytes, merges, <|endoftext|>
 
 
-def tokenizer_kv(pre: str = "gpt-2", merges=TINY_MERGES, control=("<|end|>",)) -> dict:
+def tokenizer_kv(pre: str = "gpt-2", merges=TINY_MERGES, control=("<|endoftext|>",)) -> dict:
     tokens, merge_lines, types = byte_level_vocab(list(merges), list(control))
     return {
         "tokenizer.ggml.model": "gpt2",
