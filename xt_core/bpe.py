@@ -126,9 +126,9 @@ class BPETokenizer:
 
     @classmethod
     def from_gguf(cls, path) -> BPETokenizer:
-        from gguf import GGUFReader
+        from xt_core.gguf_import import open_reader
 
-        return cls.from_gguf_fields(GGUFReader(path).fields)
+        return cls.from_gguf_fields(open_reader(path).fields)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "tokenizer_json": self.backend.to_str()}

@@ -217,15 +217,32 @@ def _dequantized(tensor, transpose: bool) -> np.ndarray:
     values = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32).reshape(shape)
     if not np.all(np.isfinite(values)):
         raise CheckpointError(f"tensor {tensor.name} holds NaN or inf")
-    return np.ascontiguousarray(values.T if transpose else values)
+    # a copy in every case: an F32 tensor dequantizes to a read-only view of the file's mapping
+    return np.array(values.T if transpose else values, dtype=np.float32, order="C")
 
 
 # ---------------------------------------------------------------------- the entry point
 
 
-def _reader(path: Path, limits: GGUFLimits):
+def open_reader(path):
+    """A GGUFReader over a plain ndarray view of the file's memory map: np.memmap's bookkeeping on
+    every slice made parsing SmolLM2's ~98k vocabulary strings ~2.5x slower (6 s -> 2.4 s)."""
     from gguf import GGUFReader
 
+    class Reader(GGUFReader):
+        @property
+        def data(self):
+            return self._array
+
+        @data.setter
+        def data(self, memmap):
+            self._memmap = memmap  # keeps the mapping alive under the views
+            self._array = memmap.view(np.ndarray)
+
+    return Reader(path)
+
+
+def _reader(path: Path, limits: GGUFLimits):
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -233,7 +250,7 @@ def _reader(path: Path, limits: GGUFLimits):
     if limits.max_file_bytes is not None and size > limits.max_file_bytes:
         raise CheckpointError(f"{size} bytes, more than the limit of {limits.max_file_bytes}")
     try:
-        return GGUFReader(path)
+        return open_reader(path)
     except (ValueError, KeyError, IndexError, OSError, UnicodeDecodeError) as exc:
         raise CheckpointError(f"not a readable GGUF file ({type(exc).__name__}: {exc})") from None
 

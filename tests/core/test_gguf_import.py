@@ -80,6 +80,7 @@ def test_every_dequantizable_type_imports_in_xt_layout(tmp_path, qtype):
     for name, want in _expected(BLOCKY, tensors).items():
         got = ckpt.params[name]
         assert got.dtype == np.float32 and got.shape == params[name].shape and got.flags.c_contiguous, name
+        assert got.flags.writeable and got.flags.owndata, name  # not a view of the file: training updates it
         np.testing.assert_array_equal(got, want, err_msg=name)
         if qtype in CLOSENESS:
             err = np.max(np.abs(got - params[name])) / np.max(np.abs(params[name]))
