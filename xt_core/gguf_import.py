@@ -16,6 +16,7 @@ tests/core/test_smollm2_reference.py (the real SmolLM2) prove it on logits and g
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -69,7 +70,7 @@ def _scalar(fields, key: str, kind):
     if field.types[0] == GGUFValueType.ARRAY:
         raise CheckpointError(f"metadata {key} is an array (per-layer values); xt needs one value for every layer")
     value = field.contents()
-    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if not numeric or (kind is int and value != int(value)):
         raise CheckpointError(f"metadata {key} = {value!r} is not {'an integer' if kind is int else 'a number'}")
     if field.types[0] == GGUFValueType.FLOAT32:
@@ -191,6 +192,8 @@ def can_dequantize(qtype) -> bool:
 
 
 def _check_tensors(cfg: Config, found: dict) -> None:
+    if cfg.n_layer > len(found):  # before listing what n_layer layers need: the file bounds the work
+        raise CheckpointError(f"metadata {ARCH}.block_count = {cfg.n_layer}, but the file holds {len(found)} tensors")
     expected = param_shapes(cfg)
     missing = sorted(set(expected) - set(found))
     if missing:

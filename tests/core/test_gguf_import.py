@@ -197,6 +197,24 @@ REFUSALS = {  # name: (kv, tensors, arch, what the message must say)
         "llama.attention.head_count_kv is an array",
     ),
     "partial-rope": ({**llama_kv(SMALL), "llama.rope.dimension_count": 8}, None, "llama", "dimension_count = 8"),
+    "huge-layer-count": (
+        {**llama_kv(SMALL), "llama.block_count": 4_000_000_000},
+        None,
+        "llama",
+        "block_count = 4000000000, but the file holds 20 tensors",
+    ),
+    "float-layer-count": (
+        {**llama_kv(SMALL), "llama.block_count": 2.5},
+        None,
+        "llama",
+        "llama.block_count = 2.5 is not an integer",
+    ),
+    "nan-theta": (
+        {**llama_kv(SMALL), "llama.rope.freq_base": float("nan")},
+        None,
+        "llama",
+        "llama.rope.freq_base = nan is not a number",
+    ),
     "vocab-size": ({**llama_kv(SMALL), "llama.vocab_size": 50}, None, "llama", "llama.vocab_size = 50"),
     "bad-config": ({**llama_kv(SMALL), "llama.attention.head_count_kv": 3}, None, "llama", "divisible by n_kv_head"),
     "rope-freqs-tensor": (
