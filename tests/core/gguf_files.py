@@ -1,0 +1,128 @@
+"""Small synthetic GGUF files for the importer's tests, written with gguf.GGUFWriter: a llama
+header from a Config, xt params laid out as llama.cpp stores them, and a tiny byte-level BPE
+vocabulary. Tests edit the key/value and tensor dicts to build broken files."""
+
+from __future__ import annotations
+
+import numpy as np
+from gguf import GGMLQuantizationType, GGUFValueType, GGUFWriter
+from gguf.quants import quantize
+
+import xt_core
+from xt_core.bpe import BYTE_TO_CHAR
+from xt_core.gguf_import import _GLOBAL_TENSORS, _LAYER_TENSORS
+
+Q = GGMLQuantizationType
+
+
+def llama_kv(cfg: xt_core.Config) -> dict:
+    """The llama.* keys llama.cpp writes for this config."""
+    return {
+        "llama.block_count": cfg.n_layer,
+        "llama.context_length": cfg.seq_len,
+        "llama.embedding_length": cfg.n_embd,
+        "llama.feed_forward_length": cfg.ffn_hidden,
+        "llama.attention.head_count": cfg.n_head,
+        "llama.attention.head_count_kv": cfg.n_kv_head,
+        "llama.rope.freq_base": float(cfg.rope_theta),
+        "llama.attention.layer_norm_rms_epsilon": float(cfg.norm_eps),
+        "llama.vocab_size": cfg.vocab_size,
+        "llama.rope.dimension_count": cfg.head_dim,
+    }
+
+
+def stored_layout(cfg: xt_core.Config, params: dict) -> dict[str, np.ndarray]:
+    """GGUF tensor name -> float32 array as llama.cpp stores it: Linear weights (out, in)."""
+    out = {}
+    for gguf_name, (name, _) in _GLOBAL_TENSORS.items():
+        if name in params:
+            out[f"{gguf_name}.weight"] = params[name]
+    for L in range(cfg.n_layer):
+        for gguf_name, (name, transpose) in _LAYER_TENSORS.items():
+            value = params[f"layers.{L}.{name}"]
+            out[f"blk.{L}.{gguf_name}.weight"] = value.T if transpose else value
+    return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in out.items()}
+
+
+def encoded(values: np.ndarray, qtype) -> tuple[np.ndarray, GGMLQuantizationType | None]:
+    """(array to write, raw dtype) for float32 values in `qtype`."""
+    if qtype == Q.F32:
+        return values.astype(np.float32), None
+    if qtype == Q.F16:
+        return values.astype(np.float16), None
+    return quantize(values, qtype), qtype
+
+
+def random_blocks(shape: tuple[int, int], qtype, rng) -> np.ndarray:
+    """Raw blocks for a (rows, cols) tensor of a type gguf cannot quantize. Every byte < 0x40
+    keeps each float16 / e8m0 scale inside a block finite and small."""
+    from gguf import GGML_QUANT_SIZES
+
+    block, size = GGML_QUANT_SIZES[qtype]
+    return rng.integers(0, 0x40, size=(shape[0], shape[1] // block * size), dtype=np.uint8)
+
+
+def byte_level_vocab(merges: list[tuple[str, str]], control: list[str]) -> tuple[list[str], list[str], list[int]]:
+    """tokens, merges ("a b") and token types: the 256 byte tokens, one token per merge, then
+    control tokens (type 3)."""
+    tokens = [BYTE_TO_CHAR[b] for b in range(256)]
+    tokens += [a + b for a, b in merges] + control
+    types = [1] * (len(tokens) - len(control)) + [3] * len(control)
+    return tokens, [f"{a} {b}" for a, b in merges], types
+
+
+TINY_MERGES = [
+    ("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("i", "n"), ("Ġ", "a"), ("e", "r"), ("o", "n"), ("Ġ", "w"),
+    ("o", "r"), ("l", "l"), ("Ġw", "or"), ("Ġwor", "l"), ("Ġworl", "d"), ("1", "2"), ("Ġ", "1"),
+    ("Ã", "©"), ("c", "af"), ("a", "f"), ("Ċ", "Ċ"), ("Ġ", "Ġ"), ("!", "!"), ("Ġ", "ðŁ"), ("ð", "Ł"),
+]  # fmt: skip
+
+
+TINY_VOCAB = 256 + len(TINY_MERGES) + 1  # bytes, merges, <|endoftext|>
+
+
+def tokenizer_kv(pre: str = "gpt-2", merges=TINY_MERGES, control=("<|endoftext|>",)) -> dict:
+    tokens, merge_lines, types = byte_level_vocab(list(merges), list(control))
+    return {
+        "tokenizer.ggml.model": "gpt2",
+        "tokenizer.ggml.pre": pre,
+        "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.merges": merge_lines,
+        "tokenizer.ggml.token_type": types,
+        "tokenizer.ggml.bos_token_id": len(tokens) - 1,
+        "tokenizer.ggml.eos_token_id": len(tokens) - 1,
+        "tokenizer.ggml.add_bos_token": False,
+    }
+
+
+def write_gguf(path, kv: dict, tensors: dict, arch: str = "llama"):
+    """kv: key -> int (uint32) | float (float32) | bool | str | list; tensors: name -> (array,
+    raw dtype or None). Keys are written in order; general.architecture comes from `arch`."""
+    writer = GGUFWriter(str(path), arch)
+    for key, value in kv.items():
+        if isinstance(value, bool):
+            writer.add_key_value(key, value, GGUFValueType.BOOL)
+        elif isinstance(value, int):
+            writer.add_key_value(key, value, GGUFValueType.UINT32)
+        elif isinstance(value, float):
+            writer.add_key_value(key, value, GGUFValueType.FLOAT32)
+        elif isinstance(value, str):
+            writer.add_key_value(key, value, GGUFValueType.STRING)
+        else:
+            writer.add_array(key, list(value))
+    for name, (array, raw_dtype) in tensors.items():
+        writer.add_tensor(name, array, raw_dtype=raw_dtype)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def write_llama(path, cfg: xt_core.Config, params: dict, qtype=Q.F32, kv: dict | None = None, tokenizer: bool = False):
+    """A llama GGUF of these params: norms F32 (as llama.cpp keeps them), matrices in `qtype`."""
+    tensors = {}
+    for name, values in stored_layout(cfg, params).items():
+        tensors[name] = encoded(values, Q.F32 if values.ndim == 1 else qtype)
+    keys = {**llama_kv(cfg), **(tokenizer_kv() if tokenizer else {}), **(kv or {})}
+    return write_gguf(path, keys, tensors)

@@ -1,0 +1,81 @@
+"""The reference step for GGUF files: transformers loads the .gguf (dequantized to float32), torch
+autograd gives logits, the mean cross-entropy and every parameter's gradient, mapped to xt's
+names and layout. Imports torch; used only by tests that skip without it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import xt_core
+
+_HF_LAYER = {
+    "attention_norm": "input_layernorm",
+    "attention.wq": "self_attn.q_proj",
+    "attention.wk": "self_attn.k_proj",
+    "attention.wv": "self_attn.v_proj",
+    "attention.wo": "self_attn.o_proj",
+    "ffn_norm": "post_attention_layernorm",
+    "feed_forward.w1": "mlp.gate_proj",
+    "feed_forward.w3": "mlp.up_proj",
+    "feed_forward.w2": "mlp.down_proj",
+}
+
+
+def hf_names(cfg: xt_core.Config) -> dict[str, str]:
+    """xt parameter -> transformers parameter (tied: lm_head is embed_tokens, one parameter)."""
+    names = {"tok_embeddings": "model.embed_tokens.weight", "norm": "model.norm.weight"}
+    for L in range(cfg.n_layer):
+        for name, hf in _HF_LAYER.items():
+            names[f"layers.{L}.{name}"] = f"model.layers.{L}.{hf}.weight"
+    if not cfg.tie_embeddings:
+        names["output"] = "lm_head.weight"
+    return names
+
+
+def to_xt_layout(cfg: xt_core.Config, name: str, value: np.ndarray) -> np.ndarray:
+    """A transformers weight (or its gradient) in xt's layout: q/k rows from rotate-half halves
+    back to interleaved pairs, Linear weights (out, in) -> (in, out)."""
+    heads = {"attention.wq": cfg.n_head, "attention.wk": cfg.n_kv_head}.get(name.split(".", 2)[-1])
+    if heads:
+        out, inp = value.shape
+        value = value.reshape(heads, 2, out // heads // 2, inp).transpose(0, 2, 1, 3).reshape(out, inp)
+    if value.ndim == 2 and name.startswith("layers."):
+        value = value.T
+    return np.ascontiguousarray(value)
+
+
+def load_hf(path: Path):
+    from transformers import AutoModelForCausalLM
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+    model.eval()
+    return model
+
+
+def hf_step(model, cfg: xt_core.Config, tokens: np.ndarray, with_weights: bool = False) -> dict:
+    """tokens (n_seq, T + 1): inputs tokens[:, :-1], targets tokens[:, 1:], as xt's step.
+    Returns logits (n_seq, T, V), loss, grads {xt name: array} (and weights when asked)."""
+    inputs, targets = torch.tensor(tokens[:, :-1]), torch.tensor(tokens[:, 1:])
+    model.zero_grad(set_to_none=True)
+    logits = model(inputs).logits
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    loss.backward()
+    params = dict(model.named_parameters())
+    out = {"logits": logits.detach().numpy(), "loss": float(loss.detach()), "grads": {}, "weights": {}}
+    for name, hf in hf_names(cfg).items():
+        out["grads"][name] = to_xt_layout(cfg, name, params[hf].grad.numpy())
+        if with_weights:
+            out["weights"][name] = to_xt_layout(cfg, name, params[hf].detach().numpy())
+    return out
+
+
+def normwise(ours: np.ndarray, reference: np.ndarray) -> float:
+    """max |ours - reference| / max |reference|."""
+    return float(np.max(np.abs(ours - reference)) / max(float(np.max(np.abs(reference))), 1e-30))

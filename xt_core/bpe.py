@@ -1,0 +1,177 @@
+"""Byte-level BPE (GPT-2 style) built from a GGUF file's own metadata, run by the `tokenizers`
+library: the vocabulary (`tokenizer.ggml.tokens`), the merges (`tokenizer.ggml.merges`), which
+tokens are special (`tokenizer.ggml.token_type`) and how text is split before merging
+(`tokenizer.ggml.pre`). No tokenizer.json is needed: the .gguf is the whole model.
+
+Byte-level BPE spells every byte as one printable character (the GPT-2 table below: a space is
+"Ġ", a newline "Ċ"), so a token's *text* is its spelling mapped back to bytes; `pieces` gives it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from xt_core.tokenizers import _SPECIAL, _check_ids
+
+# tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
+CONTROL = 3  # <|im_start|>, <|endoftext|>: matched whole in text, special
+USER_DEFINED = 4  # matched whole in text, not special
+
+
+def _byte_alphabet() -> dict[int, str]:
+    """GPT-2's byte -> character table: printable Latin-1 bytes stand for themselves, the other
+    68 (controls, space, 0x7f-0xa0, soft hyphen) take the characters from U+0100 on, in order."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    table = {b: chr(b) for b in printable}
+    for offset, b in enumerate(b for b in range(256) if b not in table):
+        table[b] = chr(256 + offset)
+    return table
+
+
+BYTE_TO_CHAR = _byte_alphabet()
+CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
+
+
+def _pre_tokenizer(pre: str):
+    """How text is cut before merging, by `tokenizer.ggml.pre` (llama.cpp's names)."""
+    from tokenizers import pre_tokenizers
+
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)  # GPT-2's split regex
+    if pre in ("default", "gpt-2"):
+        return byte_level
+    if pre == "smollm":  # SmolLM's vocabulary was learned on digits cut one by one
+        return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+    raise ValueError(f'tokenizer.ggml.pre = {pre!r} is not supported (known: "default", "gpt-2", "smollm")')
+
+
+def _spelled(token: str) -> str:
+    """A vocabulary entry in the byte alphabet (files store user-defined tokens as plain text)."""
+    if all(c in CHAR_TO_BYTE for c in token):
+        return token
+    return "".join(BYTE_TO_CHAR[b] for b in token.encode("utf-8"))
+
+
+def _field(fields, key: str, required: bool = True):
+    if key not in fields:
+        if required:
+            raise ValueError(f"metadata {key} is missing: the tokenizer needs it")
+        return None
+    return fields[key].contents()
+
+
+def build_backend(tokens: list[str], merges: list[str], token_types: list[int] | None, pre: str, bos: int | None):
+    """The `tokenizers.Tokenizer` for this vocabulary; `bos` is prepended to every encoding when given."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, processors
+
+    vocab: dict[str, int] = {}
+    for i, token in enumerate(tokens):
+        spelled = _spelled(token)
+        if spelled in vocab:
+            raise ValueError(f"tokenizer.ggml.tokens holds {token!r} twice (ids {vocab[spelled]} and {i})")
+        vocab[spelled] = i
+    pairs = []
+    for i, merge in enumerate(merges):
+        parts = merge.split(" ")
+        if len(parts) != 2:
+            raise ValueError(f"tokenizer.ggml.merges[{i}] = {merge!r} is not two tokens separated by a space")
+        pairs.append((parts[0], parts[1]))
+    backend = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False, byte_fallback=False))
+    backend.pre_tokenizer = _pre_tokenizer(pre)
+    backend.decoder = decoders.ByteLevel()
+    kinds = token_types or [1] * len(tokens)  # 1: a normal token
+    backend.add_special_tokens(
+        [AddedToken(t, special=True, normalized=False) for t, k in zip(tokens, kinds, strict=True) if k == CONTROL]
+    )
+    backend.add_tokens(
+        [
+            AddedToken(t, special=False, normalized=False)
+            for t, k in zip(tokens, kinds, strict=True)
+            if k == USER_DEFINED
+        ]
+    )
+    if bos is not None:
+        name = tokens[bos]
+        backend.post_processor = processors.TemplateProcessing(single=f"{name} $A", special_tokens=[(name, bos)])
+    return backend
+
+
+class BPETokenizer:
+    """encode / decode / pieces over a `tokenizers.Tokenizer`; serializes as its JSON."""
+
+    name = "bpe"
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    @classmethod
+    def from_gguf_fields(cls, fields) -> BPETokenizer:
+        """From a GGUFReader's fields; ValueError names the key that is missing or unsupported."""
+        model = _field(fields, "tokenizer.ggml.model")
+        if model != "gpt2":
+            raise ValueError(f"tokenizer.ggml.model = {model!r} is not supported: only byte-level BPE ('gpt2')")
+        tokens = _field(fields, "tokenizer.ggml.tokens")
+        merges = _field(fields, "tokenizer.ggml.merges")
+        token_types = _field(fields, "tokenizer.ggml.token_type", required=False)
+        pre = _field(fields, "tokenizer.ggml.pre", required=False) or "default"
+        if _field(fields, "tokenizer.ggml.add_eos_token", required=False):
+            raise ValueError("tokenizer.ggml.add_eos_token = True is not supported")
+        bos = None
+        if _field(fields, "tokenizer.ggml.add_bos_token", required=False):
+            bos = _field(fields, "tokenizer.ggml.bos_token_id")
+            if not 0 <= bos < len(tokens):
+                raise ValueError(f"tokenizer.ggml.bos_token_id = {bos} is outside the {len(tokens)} tokens")
+        if token_types is not None and len(token_types) != len(tokens):
+            raise ValueError(f"tokenizer.ggml.token_type has {len(token_types)} entries for {len(tokens)} tokens")
+        return cls(build_backend(tokens, merges, token_types, pre, bos))
+
+    @classmethod
+    def from_gguf(cls, path) -> BPETokenizer:
+        from xt_core.gguf_import import open_reader
+
+        return cls.from_gguf_fields(open_reader(path).fields)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "tokenizer_json": self.backend.to_str()}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BPETokenizer:
+        from tokenizers import Tokenizer
+
+        return cls(Tokenizer.from_str(data["tokenizer_json"]))
+
+    @cached_property
+    def vocab_size(self) -> int:
+        return self.backend.get_vocab_size(with_added_tokens=True)
+
+    def encode(self, text: str) -> list[int]:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, got {type(text).__name__}")
+        return list(self.backend.encode(text).ids)
+
+    def decode(self, ids) -> str:
+        return self.backend.decode(_check_ids(ids, self.vocab_size), skip_special_tokens=False)
+
+    @cached_property
+    def _texts(self) -> list[str]:
+        """Each token's text: special and added tokens as written, the others' bytes decoded
+        (a token holding part of a UTF-8 character shows its bytes as \\xNN)."""
+        added = {i: t.content for i, t in self.backend.get_added_tokens_decoder().items()}
+        texts = []
+        for i in range(self.vocab_size):
+            token = self.backend.id_to_token(i) or ""
+            if i in added:
+                texts.append(added[i])
+            else:
+                raw = bytes(CHAR_TO_BYTE[c] for c in token if c in CHAR_TO_BYTE)
+                texts.append(raw.decode("utf-8", errors="backslashreplace"))
+        return texts
+
+    def pieces(self, ids) -> list[str]:
+        """The text of each token, e.g. [" The", " capital"] (a leading space is a real space)."""
+        texts = self._texts
+        return [texts[i] for i in _check_ids(ids, self.vocab_size)]
+
+    def token_label(self, token_id: int) -> str:
+        """A token's text with whitespace drawn visibly ("␣Paris", "⏎")."""
+        text = self.pieces([token_id])[0]
+        return "".join(_SPECIAL.get(c, c) for c in text) or "∅"
