@@ -141,6 +141,18 @@ async function annotate(plot, notes) {
   plot.dataset.lessonMarks = String(shapes.length + labels.length);
 }
 
+/** Removes every lesson mark from the shown step's figures. */
+export async function clearAnnotations() {
+  const keep = (items) => (items || []).filter((item) => item.name !== MARK);
+  for (const plot of document.querySelectorAll("#step .plot[data-lesson-marks]")) {
+    delete plot.dataset.lessonMarks;
+    await window.Plotly.relayout(plot, {
+      shapes: keep(plot.layout.shapes),
+      annotations: keep(plot.layout.annotations),
+    });
+  }
+}
+
 /** Draws a lesson step's annotations on the shown step (call once it is rendered); the first
  * annotated figure is scrolled into view. */
 export async function drawAnnotations(annotations) {

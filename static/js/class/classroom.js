@@ -41,8 +41,13 @@ function createLessons(page, select) {
     });
     current.player.setControlsEnabled(!follower);
     select.value = name;
-    if (!follower) setFragment("lesson", name);
-    current.presenter?.send({ lesson: name, lesson_step: 0 });
+    if (!follower) {
+      setFragment("lesson", name);
+      const here = lesson.steps.findIndex((s) => s.index === page.state.index);
+      const k = Math.max(0, here);
+      current.presenter?.send({ lesson: name, lesson_step: k });
+      current.player.show(k);
+    }
     return handle();
   }
 

@@ -3,7 +3,7 @@
 // the full walkthrough. A follower's player is driven by the presenter (its buttons detach).
 
 import { clear, h, setOptions } from "../lib/dom.js";
-import { drawAnnotations } from "./annotate.js";
+import { clearAnnotations, drawAnnotations } from "./annotate.js";
 import { lessonSlot, whenRendered } from "./hooks.js";
 
 const PACES = [10, 20, 30, 45, 60];
@@ -58,8 +58,9 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     state.k = Math.max(0, Math.min(lesson.steps.length - 1, k));
     render(state.k);
     const step = lesson.steps[state.k];
-    page.go(step.index);
+    if (page.state.index !== step.index) page.go(step.index);
     if (await whenRendered(page.state, step.index)) {
+      await clearAnnotations();
       await drawAnnotations(step.annotations);
       panel.dataset.drawn = String(state.k);
     }

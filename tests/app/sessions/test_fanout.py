@@ -12,7 +12,6 @@ import statistics
 import time
 
 import httpx
-import pytest
 
 from tests.app.sessions.conftest import SPEC, servers, sse_events
 
