@@ -29,7 +29,7 @@ from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
 
 from app.deps import ServicesDep, SettingsDep
-from app.errors import BAD_FIELD, SpecError
+from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
 from app.sessions import rules
@@ -85,7 +85,11 @@ def _answers(*codes: int) -> dict:
         503: "max_sessions sessions are open, or the session store (Redis) does not answer",
     }
     schema = {"type": "object", "properties": {"detail": {"type": "string"}}}
-    return {c: {"description": text[c], "content": {"application/json": {"schema": schema}}} for c in codes} | BAD_FIELD
+    return (
+        {c: {"description": text[c], "content": {"application/json": {"schema": schema}}} for c in codes}
+        | BAD_FIELD
+        | BAD_BODY
+    )
 
 
 def get_sessions(request: Request) -> Sessions:

@@ -106,7 +106,9 @@ def test_a_lesson_step_draws_its_annotation(two_pages):
     plot = "figure.figure-card[data-figure='output.layers.1.attention.probs'] .plot"
     marks = page.eval_on_selector(plot, "p => p.layout.shapes.filter(s => s.name === 'lesson-mark').length")
     assert marks == 4  # the stripe on each of the four heads
-    labels = page.eval_on_selector(plot, "p => p.layout.annotations.filter(a => a.name === 'lesson-mark').map(a => a.text)")
+    labels = page.eval_on_selector(
+        plot, "p => p.layout.annotations.filter(a => a.name === 'lesson-mark').map(a => a.text)"
+    )
     assert labels == ["the induction stripe"]
     assert "induction stripe" in page.text_content("#lesson-takeaway")
     page.screenshot(path=str(_artifact("class-lesson-step")))

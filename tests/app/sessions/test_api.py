@@ -105,7 +105,9 @@ def test_the_bug_hunt(client):
     assert client.get(f"/api/sessions/{code}").json()["poll"]["counts"] == {"49": 2}
     plain = _open(client)
     refused = client.post(
-        f"/api/sessions/{plain['code']}/poll", json={"action": "open"}, headers={"X-Presenter-Key": plain["presenter_key"]}
+        f"/api/sessions/{plain['code']}/poll",
+        json={"action": "open"},
+        headers={"X-Presenter-Key": plain["presenter_key"]},
     )
     assert refused.status_code == 409
 
@@ -116,7 +118,9 @@ def test_qr_code_and_join_pages(client):
     assert qr.status_code == 200 and qr.headers["content-type"] == "image/svg+xml" and qr.text.startswith("<svg")
     joined = client.get(f"/join/{code.lower()}", follow_redirects=False)
     assert joined.status_code == 303
-    assert joined.headers["location"].startswith("/walk?model=text&") and joined.headers["location"].endswith(f"#follow={code}")
+    assert joined.headers["location"].startswith("/walk?model=text&") and joined.headers["location"].endswith(
+        f"#follow={code}"
+    )
     assert client.get("/join?code=abc123", follow_redirects=False).headers["location"] == "/join/abc123"
     unknown = client.get("/join/ZZZZZZ")
     assert unknown.status_code == 404 and "Cannot join" in unknown.text

@@ -20,13 +20,15 @@ MOVES = (3, 7, 11, 19, 42)
 
 
 async def _follow(base: str, code: str, seen: list, ready: asyncio.Event) -> None:
-    async with httpx.AsyncClient(timeout=httpx.Timeout(30, read=60)) as client:
-        async with client.stream("GET", f"{base}/api/sessions/{code}/events") as response:
-            assert response.status_code == 200
-            assert response.headers["content-type"].startswith("text/event-stream")
-            async for _, state in sse_events(response):
-                seen.append((time.perf_counter(), state))
-                ready.set()
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(30, read=60)) as client,
+        client.stream("GET", f"{base}/api/sessions/{code}/events") as response,
+    ):
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        async for _, state in sse_events(response):
+            seen.append((time.perf_counter(), state))
+            ready.set()
 
 
 async def _wait_for(seen: list, predicate, timeout: float = 10.0) -> float:
@@ -51,12 +53,16 @@ async def _scenario(presenter_base: str, follower_base: str) -> list[float]:
         # the follower is counted (across processes) and the presenter sees it
         await _wait_for_followers(client, code, key, 1)
         # a wrong key moves nobody
-        denied = await client.post(f"/api/sessions/{code}/state", json={"step": 60}, headers={"X-Presenter-Key": "nope"})
+        denied = await client.post(
+            f"/api/sessions/{code}/state", json={"step": 60}, headers={"X-Presenter-Key": "nope"}
+        )
         assert denied.status_code == 403
         latencies = []
         for step in MOVES:
             sent = time.perf_counter()
-            moved = await client.post(f"/api/sessions/{code}/state", json={"step": step}, headers={"X-Presenter-Key": key})
+            moved = await client.post(
+                f"/api/sessions/{code}/state", json={"step": step}, headers={"X-Presenter-Key": key}
+            )
             assert moved.status_code == 200, moved.text
             arrived = await _wait_for(seen, lambda s, step=step: s["step"] == step)
             latencies.append(arrived - sent)
@@ -77,7 +83,9 @@ async def _wait_for_followers(client, code: str, key: str, count: int) -> None:
 def _run(presenter_base: str, follower_base: str) -> None:
     latencies = asyncio.run(_scenario(presenter_base, follower_base))
     median = statistics.median(latencies)
-    print(f"fan-out latency over {len(latencies)} moves: median {median * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+    print(
+        f"fan-out latency over {len(latencies)} moves: median {median * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"
+    )
     assert median < BOUND_S, f"median {median:.3f} s over {latencies}"
 
 
