@@ -30,6 +30,7 @@ from app.sessions.store import FAILURE_WINDOW_S, StoreUnavailable
 log = logging.getLogger("xt.sessions")
 CHANNEL_PREFIX = "xt:events:"
 REGISTRY = "xt:sessions"
+MAX_CONNECTIONS = 64  # per process
 
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -85,7 +86,12 @@ def _flat(fields: dict) -> list[str]:
 class RedisStore:
     def __init__(self, url: str):
         self.hub = Hub()
-        self.client = aioredis.from_url(url, decode_responses=True, health_check_interval=30)
+        # A blocking pool: a burst (a class of 200 opening their streams at once) waits for one
+        # of MAX_CONNECTIONS connections instead of failing past the default pool's 100.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=MAX_CONNECTIONS, timeout=10, decode_responses=True, health_check_interval=30
+        )
+        self.client = aioredis.Redis(connection_pool=pool)
         self._create = self.client.register_script(CREATE)
         self._update = self.client.register_script(UPDATE)
         self._answer = self.client.register_script(ANSWER)
