@@ -1,5 +1,6 @@
 """The `xt` command: `xt gradcheck` (verify the hand-written backward), `xt train`, `xt models fetch`
-(a real model into the models directory) and `xt serve`."""
+(a real model into the models directory), `xt serve` and `xt lesson check FILE` (a lesson file
+against the walkthrough its spec builds)."""
 
 from __future__ import annotations
 
@@ -158,6 +159,29 @@ def _serve(args) -> int:
     return 0
 
 
+def _lesson_check(args) -> int:
+    from pathlib import Path
+
+    from app.lessons import LessonError, check
+    from app.settings import get_settings
+    from app.traces.store import build_trace
+
+    failed = 0
+    for name in args.files:
+        path = Path(name)
+        try:
+            lesson = check(path, get_settings(), build_trace)
+        except LessonError as exc:
+            failed += 1
+            print(exc, file=sys.stderr)
+            continue
+        notes = sum(len(step["annotations"]) for step in lesson.steps)
+        print(f"{path.name}: ok: {lesson.title!r}, {len(lesson.steps)} steps, {notes} annotations")
+        for warning in lesson.warnings:
+            print(f"{path.name}: warning: {warning}")
+    return 1 if failed else 0
+
+
 def main(argv=None) -> int:
     import xt_core
 
@@ -199,6 +223,11 @@ def main(argv=None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--demo", action="store_true", help="open on the demo model")
     serve.set_defaults(run=_serve)
+    lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
+    lesson_sub = lesson.add_subparsers(dest="lesson_command", required=True)
+    lesson_check = lesson_sub.add_parser("check", help="check lesson files against the walkthroughs their specs build")
+    lesson_check.add_argument("files", nargs="+", metavar="FILE", help="lessons/*.toml")
+    lesson_check.set_defaults(run=_lesson_check)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -72,6 +72,21 @@ class Settings:
     static_dir: Path = ROOT / "static"
     shipped_models_dir: Path = ROOT / "xt_core" / "checkpoints"  # demo checkpoints in the repo
     models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
+    # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
+    lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`
+    # Empty: sessions live in this process. redis://host:port/db: in Redis (state keys with
+    # expiry, pub/sub for events), so several workers or hosts serve one class.
+    redis_url: str = ""
+    # The join URL's origin as students should type it (e.g. http://192.168.1.20:8000); empty:
+    # the origin the presenter's browser used.
+    public_url: str = ""
+    max_sessions: int = 200  # open sessions at once (a new one beyond: 503)
+    session_idle_seconds: int = 4 * 3600  # a session nobody touched (presenter move, open stream) for this long is gone
+    # Lookups of an unknown join code per client IP and minute; beyond, every lookup from that
+    # IP is a 429 until the minute ends: guessing one of max_sessions codes among 31^6 takes years.
+    join_failures_per_minute: int = 20
+    max_session_answers: int = 1000  # poll answers kept per session (one per student browser)
+    sse_ping_seconds: int = 15  # keep-alive comment on every event stream (proxies close idle ones)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -79,7 +94,7 @@ class Settings:
         for f in fields(cls):
             raw = os.environ.get(f"XT_{f.name.upper()}")
             if raw is not None:
-                overrides[f.name] = Path(raw) if f.type == "Path" else int(raw)
+                overrides[f.name] = Path(raw) if f.type == "Path" else raw if f.type == "str" else int(raw)
         return cls(**overrides)
 
 

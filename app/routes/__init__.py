@@ -10,11 +10,12 @@
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}.min.js (and /static, mounted by main) |
 | docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
+| sessions | POST /api/sessions; GET /api/sessions/{code}, .../events, .../qr.svg; POST .../state, .../poll, .../answers; GET /api/lessons, /api/lessons/{name}, /lessons/{name}, /join, /join/{code} |
 """
 
 from fastapi import APIRouter
 
-from app.routes import assets, buglab, checkpoints, docs, meta, pages, traces, training
+from app.routes import assets, buglab, checkpoints, docs, meta, pages, sessions, traces, training
 
 ROUTERS: list[APIRouter] = [
     meta.router,
@@ -25,4 +26,5 @@ ROUTERS: list[APIRouter] = [
     assets.router,
     pages.router,
     docs.router,
+    sessions.router,
 ]

@@ -3,6 +3,7 @@
 // current step (and sequence), so a reload or a copied link lands on the same view.
 // The page's data blocks (#xt-spec, #xt-buglab) are read here, once, and handed on.
 
+import { startClassroom } from "./class/classroom.js";
 import { TraceClient } from "./lib/api.js";
 import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
@@ -99,6 +100,7 @@ async function start() {
   state.update = createNavigation(trace, go);
   showDivergence(trace, go);
   buglab.start(trace);
+  startClassroom({ trace, go, state });
   await go(state.index);
 }
 

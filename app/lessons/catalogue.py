@@ -1,0 +1,199 @@
+"""The lessons of settings.lessons_dir, read and checked against the traces their specs build:
+every step named exists (by recorded name and phase), every annotation fits its figure, the spec
+is one the server accepts. Checked at startup (the sessions router's lifespan), by `xt lesson
+check FILE`, and in `make test`.
+
+A checked lesson is JSON-ready: each step carries its index in the walkthrough and its
+annotations resolved into polygons (app.lessons.geometry).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import threading
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pydantic import ValidationError
+
+import xt_core
+from app.errors import SpecError
+from app.lessons import geometry
+from app.lessons.schema import LessonFile, LessonStep
+from app.settings import Settings
+from app.spec import ResolvedSpec, TraceSpec, resolve, spec_to_query
+from app.steps.titles import title
+from app.traces.context import TraceContext
+from app.traces.store import build_trace
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+SUGGESTED_STEPS = (8, 15)
+TraceFor = Callable[[ResolvedSpec], xt_core.Trace]
+
+
+class LessonError(ValueError):
+    """Everything wrong with one lesson file, each problem on its own line."""
+
+    def __init__(self, path: Path, problems: list[str]):
+        self.path, self.problems = path, problems
+        super().__init__("\n".join(f"{path.name}: {p}" for p in problems))
+
+
+@dataclass
+class Lesson:
+    name: str
+    title: str
+    summary: str
+    spec: ResolvedSpec
+    steps: list[dict]
+    warnings: list[str] = field(default_factory=list)
+
+    def brief(self) -> dict:
+        query = spec_to_query(self.spec.canonical)
+        return {
+            "name": self.name,
+            "title": self.title,
+            "summary": self.summary,
+            "trace_id": self.spec.id,
+            "buglab": bool(self.spec.faults),
+            "steps": len(self.steps),
+            "url": f"/lessons/{self.name}",
+            "query": query,
+        }
+
+    def json(self) -> dict:
+        return {**self.brief(), "spec": self.spec.canonical, "steps": self.steps}
+
+
+def _loc(parts) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def read(path: Path) -> LessonFile:
+    """The file as a LessonFile; LessonError naming the line (TOML) or the field (shape)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonError(path, [f"cannot be read: {exc}"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise LessonError(path, [f"is not valid TOML: {exc}"]) from None
+    try:
+        return LessonFile.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{_loc(e['loc']) or 'file'}: {e['msg']}" for e in exc.errors()]
+        raise LessonError(path, problems) from None
+
+
+def resolve_spec(path: Path, spec: dict, settings: Settings) -> ResolvedSpec:
+    try:
+        return resolve(TraceSpec.model_validate(spec), settings)
+    except ValidationError as exc:
+        raise LessonError(path, [f"spec.{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]) from None
+    except SpecError as exc:
+        where = _loc([p for p in exc.loc if p != "body"]) or "spec"
+        raise LessonError(path, [f"spec.{where}: the server refuses this spec: {exc.msg}"]) from None
+
+
+def _step_index(ctx: TraceContext, step: LessonStep) -> int:
+    for record in ctx.trace.records:
+        if record.name == step.name and record.phase == step.phase:
+            return record.index
+    same_phase = [r.name for r in ctx.trace.records if r.phase == step.phase]
+    close = difflib.get_close_matches(step.name, same_phase, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; {step.phase} steps are: {', '.join(same_phase)}"
+    raise geometry.AnnotationError(f"no {step.phase} step named {step.name!r} in this lesson's walkthrough{hint}")
+
+
+def _check_step(ctx: TraceContext, step: LessonStep) -> dict:
+    index = _step_index(ctx, step)
+    figures = geometry.step_figures(ctx, index)
+    annotations = []
+    for i, note in enumerate(step.annotations):
+        info = figures.get(note.figure)
+        if info is None:
+            known = ", ".join(figures) or "none"
+            raise geometry.AnnotationError(
+                f"annotations[{i}]: no figure {note.figure!r} on this step (its figures: {known})"
+            )
+        try:
+            annotations.append(geometry.resolve(note, info, ctx.vocab))
+        except geometry.AnnotationError as exc:
+            raise geometry.AnnotationError(f"annotations[{i}] ({note.kind} on {note.figure}): {exc}") from None
+    record = ctx.trace.records[index]
+    return {
+        "index": index,
+        "name": step.name,
+        "phase": step.phase,
+        "title": title(record),
+        "takeaway": step.takeaway,
+        "narration": step.narration,
+        "next": step.next,
+        "annotations": annotations,
+    }
+
+
+def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
+    """One lesson file checked against its trace (built by trace_for); LessonError listing
+    every problem found."""
+    name = path.stem
+    if not NAME.match(name):
+        raise LessonError(
+            path, [f"the file name {name!r} must be lowercase letters, digits and dashes (it is the lesson's name)"]
+        )
+    lesson = read(path)
+    spec = resolve_spec(path, lesson.spec, settings)
+    ctx = TraceContext(spec, trace_for(spec), settings)
+    steps, problems = [], []
+    for i, step in enumerate(lesson.steps):
+        try:
+            steps.append(_check_step(ctx, step))
+        except geometry.AnnotationError as exc:
+            problems.append(f"steps[{i}] ({step.name}, {step.phase}): {exc}")
+    if problems:
+        raise LessonError(path, problems)
+    low, high = SUGGESTED_STEPS
+    warnings = (
+        [] if low <= len(steps) <= high else [f"{len(steps)} steps: a lesson is a path of {low}–{high} key steps"]
+    )
+    return Lesson(name, lesson.title, lesson.summary, spec, steps, warnings)
+
+
+@dataclass
+class Catalogue:
+    """The lessons that checked out, by name, and the files that did not (each LessonError)."""
+
+    lessons: dict[str, Lesson] = field(default_factory=dict)
+    errors: list[LessonError] = field(default_factory=list)
+
+
+_cache: dict[tuple, Catalogue] = {}
+_lock = threading.Lock()
+
+
+def _signature(directory: Path) -> tuple:
+    files = sorted(directory.glob("*.toml")) if directory.is_dir() else []
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+
+
+def load_all(settings: Settings, trace_for: TraceFor = build_trace) -> Catalogue:
+    """Every lesson file of settings.lessons_dir, checked. Cached until a file changes (the
+    uploads directory aside, the settings are part of the key: limits decide what is valid)."""
+    key = (replace(settings, models_dir=Path()), _signature(settings.lessons_dir))
+    with _lock:
+        if key not in _cache:
+            catalogue = Catalogue()
+            for path in sorted(settings.lessons_dir.glob("*.toml")) if settings.lessons_dir.is_dir() else []:
+                try:
+                    catalogue.lessons[path.stem] = check(path, settings, trace_for)
+                except LessonError as exc:
+                    catalogue.errors.append(exc)
+            if len(_cache) > 16:
+                _cache.clear()
+            _cache[key] = catalogue
+        return _cache[key]

@@ -1,0 +1,318 @@
+"""Classroom sessions and lessons (contract in docs/api.md, "Sessions"): a presenter opens a
+session, students follow it over Server-Sent Events, the presenter polls the class in the bug
+lab; lessons are paths through a walkthrough. Thin: app.sessions holds the state and the
+streams, app.lessons the lessons.
+
+The lessons are checked when the app starts (this router's lifespan): a bad file is logged with
+every problem and left out. Sessions are built on first use (an app driven without its lifespan
+works too) and their store is closed when the app stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import re
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated
+from urllib.parse import urlencode
+
+import anyio
+import segno
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
+from sse_starlette import EventSourceResponse
+
+from app.deps import ServicesDep, SettingsDep
+from app.errors import BAD_BODY, BAD_FIELD, SpecError
+from app.lessons import Catalogue, load_all
+from app.routes.pages import templates
+from app.sessions import rules
+from app.sessions.service import Sessions
+from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
+from app.sessions.store import StoreUnavailable
+from app.spec import resolve, spec_to_query
+from app.traces.context import TraceContext
+
+log = logging.getLogger("xt.sessions")
+VOTER_COOKIE = "xt_voter"
+VOTER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+REVEAL_WAIT_S = 30  # the gradient checks of every step before the reveal (tiny models: well under a second)
+
+
+class StoreRoute(APIRoute):
+    """A session store that does not answer (Redis down) is a 503, not a 500."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except StoreUnavailable as exc:
+                return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "5"})
+
+        return guarded
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    catalogue = await anyio.to_thread.run_sync(load_all, app.state.settings)
+    for error in catalogue.errors:
+        log.error("lesson left out: %s", error)
+    try:
+        yield
+    finally:
+        sessions = getattr(app.state, "sessions", None)
+        if sessions is not None:
+            await sessions.close()
+
+
+router = APIRouter(tags=["sessions"], route_class=StoreRoute, lifespan=lifespan)
+
+
+def _answers(*codes: int) -> dict:
+    text = {
+        403: "the X-Presenter-Key header is missing or wrong: only the presenter moves the class",
+        404: "no session with this code (it ended or is mistyped), or no such lesson",
+        409: "the poll is not open, this session's walkthrough plants no bug, or the poll is full",
+        429: "too many unknown codes from this address this minute (guessing is rate-limited)",
+        503: "max_sessions sessions are open, or the session store (Redis) does not answer",
+    }
+    schema = {"type": "object", "properties": {"detail": {"type": "string"}}}
+    return (
+        {c: {"description": text[c], "content": {"application/json": {"schema": schema}}} for c in codes}
+        | BAD_FIELD
+        | BAD_BODY
+    )
+
+
+def get_sessions(request: Request) -> Sessions:
+    if getattr(request.app.state, "sessions", None) is None:
+        request.app.state.sessions = Sessions(request.app.state.settings)
+    return request.app.state.sessions
+
+
+async def get_catalogue(request: Request) -> Catalogue:
+    return await anyio.to_thread.run_sync(load_all, request.app.state.settings)  # cached after the first
+
+
+SessionsDep = Annotated[Sessions, Depends(get_sessions)]
+CatalogueDep = Annotated[Catalogue, Depends(get_catalogue)]
+PresenterKey = Annotated[str | None, Header(alias="X-Presenter-Key", description="the key POST /api/sessions gave")]
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def join_url(request: Request, code: str) -> str:
+    base = request.app.state.settings.public_url or str(request.base_url)
+    return f"{base.rstrip('/')}/join/{code}"
+
+
+# ---------------------------------------------------------------------- sessions
+
+
+@router.post("/api/sessions", status_code=201, responses=_answers(503), summary="Open a classroom session")
+async def create_session(
+    request: Request,
+    body: SessionCreate,
+    services: ServicesDep,
+    settings: SettingsDep,
+    sessions: SessionsDep,
+    catalogue: CatalogueDep,
+) -> JSONResponse:
+    spec = resolve(body.spec, settings)
+    lesson = None
+    if body.lesson is not None:
+        lesson = catalogue.lessons.get(body.lesson)
+        if lesson is None:
+            raise SpecError(("body", "lesson"), f"unknown lesson {body.lesson!r}; GET /api/lessons lists them")
+        if lesson.spec.id != spec.id:
+            raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
+    trace = services.store.cached(spec) or await services.run(services.store.get, spec)
+    first = lesson.steps[0]["index"] if lesson else 0
+    code, key = await sessions.create(spec, trace.records, body.lesson, first)
+    return JSONResponse({"code": code, "join_url": join_url(request, code), "presenter_key": key}, status_code=201)
+
+
+async def _session(request: Request, sessions: Sessions, code: str) -> dict:
+    return await sessions.find(code, _client(request))
+
+
+@router.get("/api/sessions/{code}", responses=_answers(404, 429), summary="A session's state (never its key)")
+async def get_session(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> dict:
+    """With the presenter's key the poll carries its histogram (`counts`) before the reveal too."""
+    fields = await _session(request, sessions, code)
+    return await sessions.view(fields, sessions.is_presenter(fields, key))
+
+
+EVENTS = {
+    200: {"description": "text/event-stream: each event's data is the state", "content": {"text/event-stream": {}}}
+}
+
+
+@router.get(
+    "/api/sessions/{code}/events",
+    responses={**EVENTS, **_answers(404, 429)},
+    summary="The session's states as they change (SSE)",
+)
+async def session_events(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> Response:
+    fields = await _session(request, sessions, code)
+    stream = sessions.events(fields, sessions.is_presenter(fields, key))
+    # sse-starlette's own ping is a fallback: the stream sends its keep-alive every sse_ping_seconds
+    return EventSourceResponse(
+        stream, ping=4 * sessions.settings.sse_ping_seconds, headers={"Cache-Control": "no-store"}
+    )
+
+
+@router.post("/api/sessions/{code}/state", responses=_answers(403, 404, 429), summary="Move the class (presenter)")
+async def set_state(
+    request: Request,
+    code: str,
+    update: StateUpdate,
+    sessions: SessionsDep,
+    catalogue: CatalogueDep,
+    key: PresenterKey = None,
+) -> dict:
+    fields = await _session(request, sessions, code)
+    sessions.require_presenter(fields, key)
+    return await sessions.change(fields, rules.checked_changes(update, fields, catalogue.lessons))
+
+
+def _conflict(detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=409)
+
+
+async def _reveal(services, settings, fields: dict) -> dict:
+    spec = resolve(SessionCreate.model_validate({"spec": fields["spec"]}).spec, settings)
+    trace = services.store.cached(spec) or await services.run(services.store.get, spec)
+    job = services.checks.get(spec.id) or services.checks.start(spec.id, trace)
+    # past the wait, reveal what is known: the fault and its step (first_failing may be None)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)
+    return rules.reveal(TraceContext(spec, trace, settings), job)
+
+
+@router.post(
+    "/api/sessions/{code}/poll",
+    responses=_answers(403, 404, 409, 429),
+    summary="Open, close or reveal the bug hunt (presenter)",
+)
+async def set_poll(
+    request: Request,
+    code: str,
+    body: PollAction,
+    services: ServicesDep,
+    settings: SettingsDep,
+    sessions: SessionsDep,
+    key: PresenterKey = None,
+) -> Response:
+    fields = await _session(request, sessions, code)
+    sessions.require_presenter(fields, key)
+    if not fields["buglab"]:
+        return _conflict("this session's walkthrough plants no bug: start one from the bug lab to poll the class")
+    poll = dict(fields["poll"])
+    if body.action == "open":
+        await sessions.clear_answers(fields)
+        poll = {**closed_poll(), "status": "open"}
+    elif body.action == "close":
+        poll["status"] = "closed" if poll["status"] != "revealed" else "revealed"
+    else:
+        poll = {**poll, "status": "revealed", "reveal": await _reveal(services, settings, fields)}
+    return JSONResponse(await sessions.change(fields, {"poll": poll}))
+
+
+@router.post(
+    "/api/sessions/{code}/answers", responses=_answers(404, 409, 429), summary="A student's answer to the open poll"
+)
+async def answer_poll(request: Request, code: str, body: AnswerBody, sessions: SessionsDep) -> Response:
+    """One answer per student browser (a cookie names it): answering again changes it."""
+    fields = await _session(request, sessions, code)
+    if fields["poll"]["status"] != "open":
+        return _conflict("the poll is not open: wait for the presenter to open it")
+    rules.check_answer(body.step, fields)
+    voter = request.cookies.get(VOTER_COOKIE, "")
+    if not VOTER.match(voter):
+        voter = secrets.token_urlsafe(16)
+    await sessions.answer(fields, voter, body.step)
+    response = JSONResponse({"step": body.step})
+    response.set_cookie(VOTER_COOKIE, voter, max_age=86400, httponly=True, samesite="strict", path="/api/sessions")
+    return response
+
+
+SVG = {200: {"description": "the join URL as a QR code", "content": {"image/svg+xml": {}}}}
+
+
+@router.get(
+    "/api/sessions/{code}/qr.svg", responses={**SVG, **_answers(404, 429)}, summary="The join URL as a QR code (SVG)"
+)
+async def session_qr(request: Request, code: str, sessions: SessionsDep) -> Response:
+    fields = await _session(request, sessions, code)
+    out = io.BytesIO()
+    segno.make(join_url(request, fields["code"]), error="m").save(out, kind="svg", scale=8, border=2, xmldecl=False)
+    return Response(out.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+# ---------------------------------------------------------------------- lessons
+
+
+@router.get("/api/lessons", summary="The lessons: paths of key steps through a walkthrough")
+async def list_lessons(catalogue: CatalogueDep) -> dict:
+    return {"lessons": [lesson.brief() for lesson in catalogue.lessons.values()]}
+
+
+@router.get(
+    "/api/lessons/{name}", responses=_answers(404), summary="One lesson: its steps, takeaways, narration, annotations"
+)
+async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
+    lesson = catalogue.lessons.get(name)
+    if lesson is None:
+        return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
+    return JSONResponse(lesson.json())
+
+
+def _walk_url(query: dict, step: int, fragment: str) -> str:
+    return f"/walk?{urlencode(query | {'step': str(step)})}#{fragment}"
+
+
+@router.get("/lessons/{name}", include_in_schema=False)
+async def play_lesson(name: str, catalogue: CatalogueDep) -> Response:
+    lesson = catalogue.lessons.get(name)
+    if lesson is None:
+        return JSONResponse({"detail": f"no lesson named {name!r}"}, status_code=404)
+    return RedirectResponse(
+        _walk_url(spec_to_query(lesson.spec.canonical), lesson.steps[0]["index"], f"lesson={name}"), 303
+    )
+
+
+# ---------------------------------------------------------------------- the students' way in
+
+
+def _join_page(request: Request, status: int, error: str = "", code: str = "") -> Response:
+    page = templates(request.app.state.settings.templates_dir)
+    return page.TemplateResponse(request, "join.html", {"error": error, "code": code}, status_code=status)
+
+
+@router.get("/join", response_class=HTMLResponse, include_in_schema=False)
+async def join_form(request: Request, code: str = "") -> Response:
+    if code:
+        return RedirectResponse(f"/join/{code.strip()[:12]}", 303)
+    return _join_page(request, 200)
+
+
+@router.get("/join/{code}", response_class=HTMLResponse, include_in_schema=False)
+async def join(request: Request, code: str, sessions: SessionsDep) -> Response:
+    """A student's way in: the walk page of the session's spec, following the presenter."""
+    try:
+        fields = await _session(request, sessions, code)
+    except HTTPException as exc:
+        return _join_page(request, exc.status_code, str(exc.detail), code[:12])
+    query = spec_to_query(fields["spec"])
+    return RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)

@@ -1,0 +1,92 @@
+"""This process's listeners (open event streams), by session code, and the fan-out of each
+published state to them.
+
+A state is encoded once per view (the presenter's, with the poll histogram, and the students')
+and handed to every listener of the session. A listener keeps only the newest state: a slow
+client skips intermediate states instead of queueing them (the class follows the presenter,
+not the path the presenter took), and a state older than one already seen (a late delivery)
+is dropped by its `version`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from app.sessions.state import student_view
+
+
+def encode(state: dict) -> str:
+    return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+
+
+class Listener:
+    """One open stream: the newest state not yet sent, and an event set when there is one."""
+
+    def __init__(self, presenter: bool):
+        self.presenter = presenter
+        self.version = -1
+        self.latest: str | None = None
+        self.last_sent: str | None = None
+        self.ready = asyncio.Event()
+        self.closed = False
+
+    def offer(self, version: int, presenter_data: str, student_data: str) -> None:
+        if version < self.version:
+            return
+        self.version = version
+        data = presenter_data if self.presenter else student_data
+        if data != self.last_sent:
+            self.latest = data
+            self.ready.set()
+
+    async def next(self) -> str | None:
+        """The newest unsent state; None once the hub closed."""
+        await self.ready.wait()
+        self.ready.clear()
+        if self.closed:
+            return None
+        data, self.latest = self.latest, None
+        self.last_sent = data
+        return data
+
+    def close(self) -> None:
+        self.closed = True
+        self.ready.set()
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._listeners: dict[str, set[Listener]] = {}
+
+    def listen(self, code: str, presenter: bool) -> Listener:
+        listener = Listener(presenter)
+        self._listeners.setdefault(code, set()).add(listener)
+        return listener
+
+    def forget(self, code: str, listener: Listener) -> None:
+        listeners = self._listeners.get(code)
+        if listeners is not None:
+            listeners.discard(listener)
+            if not listeners:
+                del self._listeners[code]
+
+    def local_count(self, code: str | None = None) -> int:
+        if code is not None:
+            return len(self._listeners.get(code, ()))
+        return sum(len(v) for v in self._listeners.values())
+
+    def deliver(self, code: str, state: dict) -> None:
+        listeners = self._listeners.get(code)
+        if not listeners:
+            return
+        presenter_data = encode(state)
+        student_data = encode(student_view(state))
+        for listener in listeners:
+            listener.offer(state["version"], presenter_data, student_data)
+
+    def close(self) -> None:
+        for listeners in self._listeners.values():
+            for listener in listeners:
+                listener.close()
+        self._listeners.clear()

@@ -1,0 +1,86 @@
+"""What a presenter's change may say, checked against the session's walkthrough (its step count,
+positions, heads and layers) and the lessons; and what the bug hunt reveals."""
+
+from __future__ import annotations
+
+from app.buglab.views import revealed_faults
+from app.errors import SpecError
+from app.lessons import Lesson
+from app.sessions.state import StateUpdate
+from app.traces.checks import ChecksJob
+from app.traces.context import TraceContext
+
+
+def _between(field: tuple, value: int, size: int, what: str) -> None:
+    if not 0 <= value < size:
+        raise SpecError(("body", *field), f"{field[-1]} must be between 0 and {size - 1} ({what}), got {value}")
+
+
+def _check_jacobian(jacobian: dict, limits: dict) -> None:
+    if jacobian["layer"] != "output":
+        _between(("jacobian", "layer"), jacobian["layer"], limits["n_layer"], "the model's layers")
+    _between(("jacobian", "head"), jacobian["head"], limits["n_head"], "the model's heads")
+    _between(("jacobian", "pos"), jacobian["pos"], limits["T"], "the trace's positions")
+
+
+def _check_step(step: int | None, limits: dict) -> None:
+    if step is None:
+        raise SpecError(("body", "step"), "step cannot be null: the class is always on some step")
+    _between(("step",), step, limits["n_steps"], "the trace's steps")
+
+
+def _check_lesson(name: str, fields: dict, lessons: dict[str, Lesson]) -> None:
+    lesson = lessons.get(name)
+    if lesson is None:
+        raise SpecError(("body", "lesson"), f"unknown lesson {name!r}; GET /api/lessons lists them")
+    if lesson.spec.id != fields["trace_id"]:
+        raise SpecError(("body", "lesson"), f"lesson {name!r} walks through another spec than this session's")
+
+
+def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson]) -> dict:
+    """The fields a state update changes, each checked; SpecError (422) naming the field."""
+    changes = update.model_dump(exclude_unset=True)
+    limits = fields["limits"]
+    if "step" in changes:
+        _check_step(changes["step"], limits)
+    if changes.get("lesson") is not None:
+        lesson = lessons.get(changes["lesson"])
+        if lesson is None:
+            raise SpecError(("body", "lesson"), f"unknown lesson {changes['lesson']!r}; GET /api/lessons lists them")
+        if lesson.spec.id != fields["trace_id"]:
+            raise SpecError(
+                ("body", "lesson"), f"lesson {lesson.name!r} walks through another spec than this session's"
+            )
+    if changes.get("lesson_step") is not None:
+        name = changes.get("lesson", fields["lesson"])
+        if name is None or name not in lessons:
+            raise SpecError(("body", "lesson_step"), "lesson_step needs a lesson: this session plays none")
+        _between(("lesson_step",), changes["lesson_step"], len(lessons[name].steps), f"lesson {name!r}'s steps")
+    if changes.get("jacobian") is not None:
+        _check_jacobian(changes["jacobian"], limits)
+    if changes.get("head") is not None:
+        _between(("head", "head"), changes["head"]["head"], limits["n_head"], "the model's heads")
+    if "lesson" in changes and changes["lesson"] is None:
+        changes["lesson_step"] = None
+    return changes
+
+
+def check_answer(step: int, fields: dict) -> None:
+    backward = fields["limits"]["backward"]
+    if step not in backward:
+        raise SpecError(
+            ("body", "step"),
+            f"step {step} is not a backward step: the bug is in one of steps {backward[0]} to {backward[-1]}",
+        )
+
+
+def reveal(ctx: TraceContext, job: ChecksJob | None) -> dict:
+    """The planted fault(s) with their steps, and the first backward step whose gradient check
+    fails (None when the checks had not got that far)."""
+    faults = revealed_faults(ctx)
+    first = job.first_failing()[0] if job is not None else None
+    return {
+        "faults": faults,
+        "broken_step": faults[0]["step"] if faults else None,
+        "first_failing": first,
+    }

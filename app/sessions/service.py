@@ -1,0 +1,195 @@
+"""The classroom sessions of one app: create, look up (rate-limited), change (presenter only),
+poll, answer, and stream. Routes (app/routes/sessions.py) stay thin around it; the store
+(memory or Redis) holds the state, its hub fans the published states out to this process's
+streams.
+
+A presenter's change is published at once. What changes many times a second in a big class (a
+stream opening or closing, an answer coming in) is published at most every PUBLISH_LATER_S per
+session and process: the count and the histogram stay live without one event per student.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator
+
+import anyio
+from fastapi import HTTPException
+from sse_starlette import ServerSentEvent
+
+from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
+from app.sessions.hub import encode
+from app.sessions.state import closed_poll, compose, student_view
+from app.sessions.store import StoreUnavailable, make_store
+from app.settings import Settings
+from app.spec import ResolvedSpec
+
+log = logging.getLogger("xt.sessions")
+PUBLISH_LATER_S = 0.3
+CODE_TRIES = 8  # a fresh code colliding with an open one 8 times in a row: the cap, not bad luck
+
+
+class Sessions:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.store = make_store(settings.redis_url)
+        self.process = secrets.token_hex(4)  # names this process's streams in the store
+        self._later: dict[str, asyncio.Task] = {}
+
+    # ---------------------------------------------------------------- create and find
+
+    async def create(self, spec: ResolvedSpec, steps: list, lesson: str | None, first_step: int) -> tuple[str, str]:
+        """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key)."""
+        s, key = self.settings, new_presenter_key()
+        cfg = spec.cfg
+        limits = {
+            "n_steps": len(steps),
+            "backward": [r.index for r in steps if r.phase == "backward"],
+            "T": int(spec.inputs.shape[1]),
+            "n_head": cfg.n_head,
+            "n_layer": cfg.n_layer,
+        }
+        fields = {
+            "key": key_digest(key),
+            "spec": spec.canonical,
+            "trace_id": spec.id,
+            "lesson": lesson,
+            "limits": limits,
+            "buglab": bool(spec.faults),
+            "step": first_step,
+            "lesson_step": 0 if lesson else None,
+            "jacobian": None,
+            "head": None,
+            "poll": closed_poll(),
+        }
+        for _ in range(CODE_TRIES):
+            code = new_code()
+            if await self.store.create({**fields, "code": code}, s.max_sessions, s.session_idle_seconds):
+                return code, key
+        raise HTTPException(
+            503,
+            detail=f"this server already holds {s.max_sessions} open sessions (max_sessions); one ends after "
+            f"{s.session_idle_seconds} s without use",
+            headers={"Retry-After": "60"},
+        )
+
+    async def find(self, code_text: str, client: str) -> dict:
+        """The session's fields. An unknown code counts as a failed join for this client; past
+        settings.join_failures_per_minute every lookup from it is a 429 until the minute ends."""
+        limit = self.settings.join_failures_per_minute
+        if await self.store.failures(client) >= limit:
+            raise HTTPException(
+                429,
+                detail=f"too many unknown session codes from this address (limit {limit} a minute); wait a minute",
+                headers={"Retry-After": "60"},
+            )
+        code = normalize_code(code_text)
+        fields = await self.store.load(code) if code else None
+        if fields is None:
+            await self.store.add_failure(client)
+            raise HTTPException(
+                404, detail=f"no session with code {code_text[:12]!r}: it ended, or the code is mistyped"
+            )
+        return fields
+
+    @staticmethod
+    def is_presenter(fields: dict, key: str | None) -> bool:
+        return key_matches(key, fields["key"])
+
+    def require_presenter(self, fields: dict, key: str | None) -> None:
+        if not self.is_presenter(fields, key):
+            raise HTTPException(403, detail="only the presenter moves the class: X-Presenter-Key is missing or wrong")
+
+    # ---------------------------------------------------------------- state
+
+    async def compose(self, fields: dict) -> dict:
+        code = fields["code"]
+        return compose(fields, await self.store.answers(code), await self.store.followers(code))
+
+    async def view(self, fields: dict, presenter: bool) -> dict:
+        state = await self.compose(fields)
+        return state if presenter else student_view(state)
+
+    async def change(self, fields: dict, changes: dict) -> dict:
+        """Stores the changes and publishes the new state at once; the presenter's view of it."""
+        after = await self.store.update(fields["code"], changes, self.settings.session_idle_seconds)
+        if after is None:
+            raise HTTPException(404, detail=f"session {fields['code']} ended")
+        state = await self.compose(after)
+        await self.store.publish(after["code"], state)
+        return state
+
+    async def answer(self, fields: dict, voter: str, step: int) -> None:
+        s = self.settings
+        if not await self.store.answer(fields["code"], voter, step, s.max_session_answers, s.session_idle_seconds):
+            raise HTTPException(
+                409, detail=f"this poll already has {s.max_session_answers} answers (max_session_answers)"
+            )
+        self.publish_later(fields["code"])
+
+    async def clear_answers(self, fields: dict) -> None:
+        await self.store.clear_answers(fields["code"])
+
+    def publish_later(self, code: str) -> None:
+        """Publishes the session's state within PUBLISH_LATER_S (once, however often asked meanwhile)."""
+        if code in self._later:
+            return
+
+        async def later() -> None:
+            await asyncio.sleep(PUBLISH_LATER_S)
+            self._later.pop(code, None)
+            try:
+                fields = await self.store.load(code)
+                if fields is not None:
+                    await self.store.publish(code, await self.compose(fields))
+            except StoreUnavailable:
+                log.warning("session %s: the store did not answer; the next change republishes", code)
+
+        self._later[code] = asyncio.get_running_loop().create_task(later())
+
+    # ---------------------------------------------------------------- events
+
+    async def events(self, fields: dict, presenter: bool) -> AsyncIterator[ServerSentEvent]:
+        """The session's states as they change, newest only, with a keep-alive comment every
+        settings.sse_ping_seconds (which also keeps the session and this stream's count alive).
+        A student's stream counts as a follower; the presenter's does not."""
+        code, ping, idle = fields["code"], self.settings.sse_ping_seconds, self.settings.session_idle_seconds
+        conn = f"{self.process}:{secrets.token_hex(8)}"
+        await self.store.start()
+        listener = self.store.hub.listen(code, presenter)
+        try:
+            if not presenter:
+                await self.store.join(code, conn, 3 * ping)
+                self.publish_later(code)
+            first = await self.compose(await self.store.load(code) or fields)
+            listener.offer(first["version"], encode(first), encode(student_view(first)))
+            while True:
+                try:
+                    data = await asyncio.wait_for(listener.next(), timeout=ping)
+                except TimeoutError:
+                    if not await self.store.touch(code, idle):
+                        yield ServerSentEvent(data="{}", event="ended")
+                        return
+                    if not presenter:
+                        await self.store.join(code, conn, 3 * ping)
+                    yield ServerSentEvent(comment="keep-alive")
+                    continue
+                if data is None:  # the server is stopping
+                    return
+                yield ServerSentEvent(data=data)
+        finally:
+            self.store.hub.forget(code, listener)
+            if not presenter:
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await self.store.leave(code, conn)
+                        self.publish_later(code)
+                    except Exception:  # the count heals by itself: the stream's entry expires
+                        log.warning("session %s: could not remove stream %s", code, conn)
+
+    async def close(self) -> None:
+        for task in self._later.values():
+            task.cancel()
+        await self.store.close()

@@ -1,0 +1,113 @@
+"""What a session holds and what it shows: the stored fields, the request bodies that change
+them, and the state as the presenter and as a student see it (GET /api/sessions/{code} and
+each event of .../events).
+
+Stored fields (one flat mapping, JSON values; a Redis hash or a dict):
+  code, key (SHA-256 of the presenter key), spec (canonical), trace_id, lesson, limits
+  ({n_steps, backward, T, n_head, n_layer}), buglab, step, lesson_step, jacobian, head, poll,
+  version (bumped by every change: a listener drops an older state arriving late).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.errors import not_a_boolean
+from app.spec import TraceSpec
+
+STATE_KEYS = ("step", "lesson", "lesson_step", "jacobian", "head")
+POLL_QUESTION = "Which step is broken?"
+
+
+class SessionCreate(BaseModel):
+    """The body of POST /api/sessions."""
+
+    model_config = ConfigDict(extra="forbid")
+    spec: TraceSpec = Field(description="the walkthrough the class follows (as POST /api/traces)")
+    lesson: str | None = Field(None, max_length=100, description="a lesson name from GET /api/lessons")
+
+
+class JacobianRef(BaseModel):
+    """The softmax row the presenter's Jacobian panel shows."""
+
+    model_config = ConfigDict(extra="forbid")
+    layer: int | Literal["output"] = Field(description='a layer index, or "output" for the output softmax')
+    head: int = Field(0, ge=0)
+    pos: int = Field(ge=0, description="query position (attention) or position (output)")
+
+    _numbers = field_validator("layer", "head", "pos", mode="before")(not_a_boolean)
+
+
+class HeadRef(BaseModel):
+    """The attention head the presenter enlarged: a figure id of the step and its head."""
+
+    model_config = ConfigDict(extra="forbid")
+    figure: str = Field(max_length=200)
+    head: int = Field(ge=0)
+
+    _numbers = field_validator("head", mode="before")(not_a_boolean)
+
+
+class StateUpdate(BaseModel):
+    """The body of POST /api/sessions/{code}/state: only the keys given change (null clears
+    lesson, lesson_step, jacobian and head)."""
+
+    model_config = ConfigDict(extra="forbid")
+    step: int | None = Field(None, ge=0, description="index into the trace's steps")
+    lesson: str | None = Field(None, max_length=100)
+    lesson_step: int | None = Field(None, ge=0, description="position in the lesson (0-based)")
+    jacobian: JacobianRef | None = None
+    head: HeadRef | None = None
+
+    _numbers = field_validator("step", "lesson_step", mode="before")(not_a_boolean)
+
+
+class PollAction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["open", "close", "reveal"] = Field(
+        description="open: a new poll (earlier answers dropped); close: no more answers; reveal: the fault on every screen"
+    )
+
+
+class AnswerBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    step: int = Field(description="index of the backward step the student names as broken")
+
+    _number = field_validator("step", mode="before")(not_a_boolean)
+
+
+def closed_poll() -> dict:
+    return {"status": "closed", "question": POLL_QUESTION, "reveal": None}
+
+
+def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
+    """The presenter's view of a session: every field but the key, the number following, and
+    the poll with its histogram (answers per step index)."""
+    counts = Counter(answers.values())
+    poll = {**fields["poll"], "answers": len(answers), "counts": {str(k): v for k, v in sorted(counts.items())}}
+    return {
+        "code": fields["code"],
+        "spec": fields["spec"],
+        "lesson": fields["lesson"],
+        "step": fields["step"],
+        "lesson_step": fields["lesson_step"],
+        "jacobian": fields["jacobian"],
+        "head": fields["head"],
+        "followers": followers,
+        "poll": poll,
+        "trace_id": fields["trace_id"],
+        "buglab": fields["buglab"],
+        "version": fields["version"],
+    }
+
+
+def student_view(state: dict) -> dict:
+    """A student's view: the histogram stays with the presenter until the reveal (seeing the
+    class's answers would steer theirs)."""
+    poll = state["poll"]
+    if poll["status"] == "revealed":
+        return state
+    return {**state, "poll": {k: v for k, v in poll.items() if k != "counts"}}

@@ -1,0 +1,172 @@
+// A lesson's annotations drawn on the step's figures as Plotly shapes and labels. The server
+// sends each mark as polygons in tensor units (cell (r, c) covers x in [c − ½, c + ½], y in
+// [r − ½, r + ½]: app/lessons/geometry.py); here they are mapped onto the drawn heatmap, whose
+// axes are categories (labels) or numbers, and whose cells may be pooled blocks.
+
+import { axisName } from "../lib/figures.js";
+import { figureCard } from "./hooks.js";
+
+const MARK = "lesson-mark";
+const COLOUR = "#ff6f00";
+
+/** Resolves once the plot div has been drawn by Plotly (cards below the fold draw when scrolled near). */
+function whenDrawn(plot) {
+  if (plot.calcdata) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish(false), 15_000);
+    const observer = new MutationObserver(() => plot.calcdata && finish(true));
+    const finish = (drawn) => {
+      clearTimeout(timer);
+      observer.disconnect();
+      resolve(drawn);
+    };
+    observer.observe(plot, { attributes: true, childList: true });
+  });
+}
+
+/** A tensor coordinate on one axis -> the axis' coordinate: `step` tensor cells per drawn cell. */
+function mapper(isCategory, step) {
+  return isCategory ? (u) => (u + 0.5) / step - 0.5 : (u) => u + 0.5 - step / 2;
+}
+
+function panelsOf(plot, note) {
+  const panels = [];
+  plot.data.forEach((trace, i) => {
+    if (trace.type !== "heatmap" && trace.type !== "bar") return;
+    const head = Number.isInteger(trace.meta?.head) ? trace.meta.head : null;
+    if (note.head !== null && note.head !== undefined && head !== note.head) return;
+    panels.push(i);
+  });
+  return note.bars ? panels.slice(0, 1) : panels;
+}
+
+function axesOf(plot, index, note) {
+  const trace = plot.data[index];
+  const xref = trace.xaxis || "x";
+  const yref = trace.yaxis || "y";
+  const full = plot._fullLayout;
+  const z = plot.calcdata[index]?.[0]?.z;
+  const [rows, cols] = note.shape;
+  const shownRows = Array.isArray(z) ? z.length : rows;
+  const shownCols = Array.isArray(z) && Array.isArray(z[0]) ? z[0].length : cols;
+  const x = mapper(full[axisName(xref, "x")]?.type === "category", Math.max(1, Math.ceil(cols / shownCols)));
+  const y = mapper(full[axisName(yref, "y")]?.type === "category", Math.max(1, Math.ceil(rows / shownRows)));
+  return { xref, yref, x, y };
+}
+
+/** A data coordinate as a fraction of its axis' domain: labels placed this way leave the
+ * axis' autorange alone (a data-placed label would widen it to fit). */
+function domainFraction(plot, ref, letter, value) {
+  const range = plot._fullLayout[axisName(ref, letter)]?.range;
+  if (!range || range[1] === range[0]) return 0.5;
+  return (value - range[0]) / (range[1] - range[0]);
+}
+
+function marks(plot, note) {
+  const shapes = [];
+  const labels = [];
+  for (const [n, index] of panelsOf(plot, note).entries()) {
+    const { xref, yref, x, y } = axesOf(plot, index, note);
+    for (const polygon of note.polygons) {
+      const xs = polygon.map(([u]) => x(u));
+      const ys = note.bars ? [0, 0, 1, 1] : polygon.map(([, v]) => y(v));
+      const path = xs.map((px, i) => `${i ? "L" : "M"}${px},${ys[i]}`).join(" ");
+      shapes.push({
+        name: MARK,
+        type: "path",
+        path: `${path} Z`,
+        xref,
+        yref: note.bars ? `${yref} domain` : yref,
+        line: { color: COLOUR, width: 3 },
+        fillcolor: "rgba(255, 111, 0, 0.12)",
+      });
+    }
+    if (n === 0 && note.label && note.polygons.length) {
+      const corner = note.polygons[0].reduce((best, p) => (p[0] - p[1] > best[0] - best[1] ? p : best));
+      labels.push({
+        name: MARK,
+        text: note.label,
+        x: domainFraction(plot, xref, "x", x(corner[0])),
+        y: note.bars ? 1 : domainFraction(plot, yref, "y", y(corner[1])),
+        xref: `${xref} domain`,
+        yref: `${yref} domain`,
+        showarrow: true,
+        arrowcolor: COLOUR,
+        ax: 36,
+        ay: -30,
+        bgcolor: "#fff8e1",
+        bordercolor: COLOUR,
+        borderwidth: 2,
+        font: { size: 15, color: "#111" },
+      });
+    }
+  }
+  return { shapes, labels };
+}
+
+function noteLabel(note) {
+  return {
+    name: MARK,
+    text: note.label,
+    xref: "paper",
+    yref: "paper",
+    x: 0,
+    y: 1,
+    xanchor: "left",
+    yanchor: "bottom",
+    showarrow: false,
+    bgcolor: "#fff8e1",
+    bordercolor: COLOUR,
+    borderwidth: 2,
+    font: { size: 15, color: "#111" },
+  };
+}
+
+async function annotate(plot, notes) {
+  const shapes = [];
+  const labels = [];
+  for (const note of notes) {
+    if (note.kind === "note") labels.push(noteLabel(note));
+    else {
+      const found = marks(plot, note);
+      shapes.push(...found.shapes);
+      labels.push(...found.labels);
+    }
+  }
+  const keep = (items) => (items || []).filter((item) => item.name !== MARK);
+  await window.Plotly.relayout(plot, {
+    shapes: [...keep(plot.layout.shapes), ...shapes],
+    annotations: [...keep(plot.layout.annotations), ...labels],
+  });
+  plot.dataset.lessonMarks = String(shapes.length + labels.length);
+}
+
+/** Removes every lesson mark from the shown step's figures. */
+export async function clearAnnotations() {
+  const keep = (items) => (items || []).filter((item) => item.name !== MARK);
+  for (const plot of document.querySelectorAll("#step .plot[data-lesson-marks]")) {
+    delete plot.dataset.lessonMarks;
+    await window.Plotly.relayout(plot, {
+      shapes: keep(plot.layout.shapes),
+      annotations: keep(plot.layout.annotations),
+    });
+  }
+}
+
+/** Draws a lesson step's annotations on the shown step (call once it is rendered); the first
+ * annotated figure is scrolled into view. */
+export async function drawAnnotations(annotations) {
+  const byFigure = new Map();
+  for (const note of annotations || []) {
+    if (!byFigure.has(note.figure)) byFigure.set(note.figure, []);
+    byFigure.get(note.figure).push(note);
+  }
+  let first = true;
+  for (const [id, notes] of byFigure) {
+    const found = figureCard(id);
+    if (!found?.plot) continue;
+    if (first) found.card.scrollIntoView({ behavior: "smooth", block: "center" });
+    first = false;
+    if (await whenDrawn(found.plot)) await annotate(found.plot, notes);
+  }
+}

@@ -1,0 +1,109 @@
+// The classroom's calls (docs/api.md, "Sessions"): sessions, their event streams and the
+// lessons. Kept beside lib/api.js rather than in it: these calls carry the presenter's key
+// header and read event streams, which the trace client never does.
+
+import { ApiError } from "../lib/api.js";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function detail(body, status) {
+  const text = body?.detail;
+  if (typeof text === "string") return text;
+  if (Array.isArray(text) && text.length) return text.map((d) => d.msg).join("; ");
+  return `the server answered ${status}`;
+}
+
+async function call(url, { method = "GET", json, key } = {}) {
+  const headers = { Accept: "application/json" };
+  if (json !== undefined) headers["Content-Type"] = "application/json";
+  if (key) headers["X-Presenter-Key"] = key;
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  } catch (error) {
+    throw new ApiError(0, `cannot reach the server (${error.message})`);
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, detail(body, response.status));
+  return body;
+}
+
+const sessionUrl = (code, suffix = "") => `/api/sessions/${encodeURIComponent(code)}${suffix}`;
+
+export const createSession = (spec, lesson = null) =>
+  call("/api/sessions", { method: "POST", json: lesson ? { spec, lesson } : { spec } });
+export const getSession = (code, key = null) => call(sessionUrl(code), { key });
+export const setState = (code, key, partial) =>
+  call(sessionUrl(code, "/state"), { method: "POST", json: partial, key });
+export const setPoll = (code, key, action) =>
+  call(sessionUrl(code, "/poll"), { method: "POST", json: { action }, key });
+export const answerPoll = (code, step) => call(sessionUrl(code, "/answers"), { method: "POST", json: { step } });
+export const qrUrl = (code) => sessionUrl(code, "/qr.svg");
+export const getLessons = () => call("/api/lessons");
+export const getLesson = (name) => call(`/api/lessons/${encodeURIComponent(name)}`);
+
+/** A student's stream: EventSource (it reconnects by itself). Returns a function that closes it. */
+export function followEvents(code, { onState, onEnded, onTrouble }) {
+  const source = new EventSource(sessionUrl(code, "/events"));
+  source.onmessage = (event) => onState(JSON.parse(event.data));
+  source.addEventListener("ended", () => {
+    source.close();
+    onEnded();
+  });
+  source.onerror = () => onTrouble(source.readyState === EventSource.CLOSED);
+  return () => source.close();
+}
+
+function* eventsIn(blocks) {
+  for (const block of blocks) {
+    const data = block
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).trimStart());
+    const name = block.split("\n").find((line) => line.startsWith("event:"));
+    if (data.length) yield { name: name ? name.slice(6).trim() : "message", data: data.join("\n") };
+  }
+}
+
+async function readStream(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer = (buffer + value).replace(/\r\n/g, "\n"); // a lone trailing \r waits for its \n
+    const blocks = buffer.split("\n\n");
+    buffer = blocks.pop();
+    for (const event of eventsIn(blocks)) onEvent(event);
+  }
+}
+
+/** The presenter's stream: fetch, so the key goes in a header (EventSource cannot send one);
+ * reconnects after a drop. Returns a function that stops it. */
+export function presenterEvents(code, key, { onState, onEnded }) {
+  const controller = new AbortController();
+  (async () => {
+    for (let attempt = 0; !controller.signal.aborted; attempt++) {
+      try {
+        const response = await fetch(sessionUrl(code, "/events"), {
+          headers: { Accept: "text/event-stream", "X-Presenter-Key": key },
+          signal: controller.signal,
+        });
+        if (response.status === 404) return onEnded();
+        if (response.ok) {
+          attempt = 0;
+          await readStream(response, (event) => (event.name === "ended" ? onEnded() : onState(JSON.parse(event.data))));
+        }
+      } catch {
+        if (controller.signal.aborted) return;
+      }
+      await sleep(Math.min(5, attempt + 1) * 1000);
+    }
+  })();
+  return () => controller.abort();
+}

@@ -1,0 +1,143 @@
+// The classroom on the walk page (templates/_class.html): lessons, presenting to a class, and
+// following a presenter. walk.js calls startClassroom once the trace is open. The page's URL
+// fragment says what to start with (never sent to the server):
+//   #lesson=NAME     play a lesson          #present=CODE   resume presenting (key in this browser)
+//   #follow=CODE     follow a presenter (what /join/CODE lands on)
+
+import { h, setOptions } from "../lib/dom.js";
+import { getLesson, getLessons } from "./api.js";
+import { follow } from "./follow.js";
+import { onStepChange } from "./hooks.js";
+import { createLessonPlayer } from "./lesson.js";
+import { openSession, present, storedKey, wireJoinDialog } from "./present.js";
+
+function setFragment(key, value) {
+  const url = new URL(window.location.href);
+  const hash = new URLSearchParams(url.hash.slice(1));
+  if (value === null) hash.delete(key);
+  else hash.set(key, value);
+  url.hash = hash.toString();
+  window.history.replaceState(null, "", url);
+}
+
+function createLessons(page, select) {
+  const current = { name: null, lesson: null, player: null, presenter: null };
+
+  async function play(name, { follower = false } = {}) {
+    if (current.name === name && current.player) return handle();
+    const lesson = await getLesson(name);
+    if (lesson.trace_id !== page.trace.id) {
+      if (!follower) window.location.assign(lesson.url);
+      return null;
+    }
+    current.player?.remove();
+    current.name = name;
+    current.lesson = lesson;
+    current.player = createLessonPlayer({
+      lesson,
+      page,
+      onMove: (k) => current.presenter?.send({ lesson: name, lesson_step: k }),
+      onLeave: () => stop(),
+    });
+    current.player.setControlsEnabled(!follower);
+    select.value = name;
+    if (!follower) {
+      setFragment("lesson", name);
+      const here = lesson.steps.findIndex((s) => s.index === page.state.index);
+      const k = Math.max(0, here);
+      current.presenter?.send({ lesson: name, lesson_step: k });
+      current.player.show(k);
+    }
+    return handle();
+  }
+
+  function stop() {
+    current.player?.remove();
+    current.name = current.lesson = current.player = null;
+    select.value = "";
+    setFragment("lesson", null);
+    current.presenter?.send({ lesson: null });
+  }
+
+  function handle() {
+    return { player: current.player, stepIndex: (k) => current.lesson.steps[k]?.index };
+  }
+
+  onStepChange(page.state, (index) => current.player?.pageMoved(index));
+  return {
+    play,
+    stop,
+    current,
+    playing: () => (current.player ? { steps: current.lesson.steps, k: current.player.k } : null),
+  };
+}
+
+async function fillLessonList(select, page) {
+  const { lessons } = await getLessons();
+  const mine = lessons.filter((l) => l.trace_id === page.trace.id);
+  const others = lessons.filter((l) => l.trace_id !== page.trace.id);
+  const option = (l) => ({ value: l.name, text: `${l.title} (${l.steps} steps)` });
+  setOptions(select, [{ value: "", text: "none: the full walkthrough" }, ...mine.map(option)], "");
+  if (others.length) {
+    const group = h("optgroup", { label: "other models and texts" });
+    for (const l of others) group.append(h("option", { value: l.name, text: option(l).text }));
+    select.append(group);
+  }
+  select.disabled = false;
+}
+
+function startPresenting(page, lessons, session) {
+  lessons.current.presenter = present(page, session, {
+    lesson: lessons.playing,
+    onEnded: () => {
+      lessons.current.presenter = null;
+    },
+  });
+  if (lessons.current.name) {
+    lessons.current.presenter.send({ lesson: lessons.current.name, lesson_step: lessons.current.player.k });
+  }
+}
+
+/** Wires the class bar; `page` is {trace, go, state} of the walk page. */
+export async function startClassroom({ trace, go, state }) {
+  const page = {
+    trace,
+    go,
+    state,
+    spec: trace.spec,
+    buglab: Boolean(trace.spec.quiz !== null || trace.spec.faults?.length),
+  };
+  const status = document.getElementById("class-status");
+  const select = document.getElementById("class-lesson");
+  const presentButton = document.getElementById("class-present");
+  if (!status || !select || !presentButton) return;
+  wireJoinDialog();
+  const lessons = createLessons(page, select);
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  try {
+    await fillLessonList(select, page);
+    select.addEventListener("change", () => (select.value ? lessons.play(select.value) : lessons.stop()));
+    presentButton.disabled = false;
+    presentButton.addEventListener("click", async () => {
+      try {
+        startPresenting(page, lessons, await openSession(page, lessons.current.name));
+      } catch (error) {
+        status.textContent = `Could not open a session: ${error.message}`;
+      }
+    });
+    const following = fragment.get("follow");
+    if (following) return await follow(page, following, { playLesson: lessons.play });
+    if (fragment.get("lesson")) await lessons.play(fragment.get("lesson"));
+    const resumed = fragment.get("present");
+    const key = resumed && storedKey(resumed);
+    if (key)
+      startPresenting(page, lessons, {
+        code: resumed,
+        presenter_key: key,
+        join_url: `${window.location.origin}/join/${resumed}`,
+      });
+  } catch (error) {
+    status.textContent = `The classroom tools could not start: ${error.message}`;
+  }
+  return null;
+}

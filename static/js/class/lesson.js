@@ -1,0 +1,141 @@
+// The lesson player: a lesson's takeaway, narration and "next" cue beside the figure, its
+// annotations drawn on the figure, Prev/Next, Play/Pause at a chosen pace, and a way back to
+// the full walkthrough. A follower's player is driven by the presenter (its buttons detach).
+
+import { clear, h, setOptions } from "../lib/dom.js";
+import { clearAnnotations, drawAnnotations } from "./annotate.js";
+import { lessonSlot, whenRendered } from "./hooks.js";
+
+const PACES = [10, 20, 30, 45, 60];
+const DEFAULT_PACE = 30;
+
+/** `lesson`: GET /api/lessons/{name}. `onMove(k)` is told each lesson step shown by this player's
+ * own controls; `onLeave()` when the learner goes back to the full walkthrough. */
+export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = () => {} }) {
+  const { walk, body } = lessonSlot();
+  const position = h("span", { className: "lesson-position" });
+  const takeaway = h("h2", { className: "lesson-takeaway", id: "lesson-takeaway" });
+  const narration = h("p", { className: "lesson-narration" });
+  const next = h("p", { className: "lesson-next" });
+  const offPath = h("p", { className: "lesson-off-path", hidden: true });
+  const prev = h("button", { type: "button", className: "button-quiet", text: "◀ Prev" });
+  const forward = h("button", { type: "button", className: "button-quiet", text: "Next ▶" });
+  const play = h("button", { type: "button", className: "button-primary lesson-play", text: "▶ Play" });
+  const pace = h("select", { "aria-label": "Seconds per step" });
+  setOptions(
+    pace,
+    PACES.map((s) => ({ value: s, text: `${s} s a step` })),
+    DEFAULT_PACE,
+  );
+  const leave = h("button", { type: "button", className: "button-quiet", text: "Full walkthrough ✕" });
+  const panel = h(
+    "aside",
+    { className: "lesson-panel", id: "lesson-panel", "aria-label": `Lesson: ${lesson.title}` },
+    h("p", { className: "lesson-title" }, h("strong", { text: lesson.title }), " ", position),
+    takeaway,
+    narration,
+    next,
+    offPath,
+    h("div", { className: "lesson-controls" }, prev, forward, play, pace, leave),
+  );
+  const state = { k: 0, timer: null };
+
+  function render(k) {
+    const step = lesson.steps[k];
+    position.textContent = `· step ${k + 1} of ${lesson.steps.length}`;
+    takeaway.textContent = step.takeaway;
+    narration.textContent = step.narration;
+    next.textContent = step.next ? `Next: ${step.next}` : "";
+    next.hidden = !step.next;
+    prev.disabled = k === 0;
+    forward.disabled = k === lesson.steps.length - 1;
+    offPath.hidden = true;
+    panel.dataset.lessonStep = String(k);
+  }
+
+  /** Shows lesson step k: moves the page there, then draws its annotations. */
+  async function show(k) {
+    state.k = Math.max(0, Math.min(lesson.steps.length - 1, k));
+    render(state.k);
+    const step = lesson.steps[state.k];
+    if (page.state.index !== step.index) page.go(step.index);
+    if (await whenRendered(page.state, step.index)) {
+      await clearAnnotations();
+      await drawAnnotations(step.annotations);
+      panel.dataset.drawn = String(state.k);
+    }
+  }
+
+  function stopPlaying() {
+    clearInterval(state.timer);
+    state.timer = null;
+    play.textContent = "▶ Play";
+    play.setAttribute("aria-pressed", "false");
+  }
+
+  function move(k) {
+    onMove(k);
+    return show(k);
+  }
+
+  prev.addEventListener("click", () => move(state.k - 1));
+  forward.addEventListener("click", () => move(state.k + 1));
+  play.addEventListener("click", () => {
+    if (state.timer) return stopPlaying();
+    play.textContent = "❚❚ Pause";
+    play.setAttribute("aria-pressed", "true");
+    state.timer = setInterval(() => {
+      if (state.k >= lesson.steps.length - 1) return stopPlaying();
+      move(state.k + 1);
+    }, Number(pace.value) * 1000);
+    return null;
+  });
+  leave.addEventListener("click", () => {
+    stopPlaying();
+    remove();
+    onLeave();
+  });
+
+  function remove() {
+    panel.remove();
+    walk.classList.remove("lesson-on");
+  }
+
+  /** The page moved on its own (the learner clicked elsewhere): follow it when it lands on a
+   * step of the lesson, else say how to get back. */
+  function pageMoved(index) {
+    if (lesson.steps[state.k]?.index === index) return;
+    const k = lesson.steps.findIndex((s) => s.index === index);
+    if (k >= 0) {
+      state.k = k;
+      render(k);
+      whenRendered(page.state, index).then((drawn) => drawn && drawAnnotations(lesson.steps[k].annotations));
+      return;
+    }
+    clear(offPath).append(
+      "Off the lesson's path. ",
+      h("button", {
+        type: "button",
+        className: "button-quiet",
+        text: "Back to the lesson",
+        onclick: () => move(state.k),
+      }),
+    );
+    offPath.hidden = false;
+  }
+
+  body.prepend(panel);
+  walk.classList.add("lesson-on");
+  return {
+    show,
+    pageMoved,
+    remove,
+    stopPlaying,
+    get k() {
+      return state.k;
+    },
+    setControlsEnabled(enabled) {
+      for (const control of [prev, forward, play, pace]) control.hidden = !enabled;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// The live bug hunt. The presenter opens a poll ("Which step is broken?"), sees the answers as
+// a histogram over the backward steps, in timeline order, and reveals the fault; each student
+// picks a backward step on their own page; the reveal shows on every screen.
+
+import { clear, h, setOptions } from "../lib/dom.js";
+import { answerPoll } from "./api.js";
+
+function backwardSteps(trace) {
+  return trace.steps.filter((s) => s.phase === "backward");
+}
+
+function revealBox(reveal, trace, go) {
+  if (!reveal) return null;
+  const fault = reveal.faults?.[0];
+  const stepTitle = (index) =>
+    index === null || index === undefined ? "not known yet" : `step ${index + 1}: ${trace.steps[index].title}`;
+  return h(
+    "div",
+    { className: "poll-reveal", role: "status" },
+    h(
+      "p",
+      {},
+      h("strong", { text: "The bug: " }),
+      fault ? h("code", { text: fault.name }) : "—",
+      fault ? ` — ${fault.description}` : "",
+    ),
+    fault
+      ? h(
+          "p",
+          { className: "poll-lines" },
+          "correct: ",
+          h("code", { text: fault.correct }),
+          " · faulty: ",
+          h("code", { text: fault.faulty }),
+        )
+      : null,
+    h("p", {}, h("strong", { text: "Broken step: " }), stepTitle(reveal.broken_step)),
+    h("p", {}, h("strong", { text: "First failing gradient check: " }), stepTitle(reveal.first_failing)),
+    reveal.broken_step !== null && reveal.broken_step !== undefined
+      ? h("button", {
+          type: "button",
+          className: "button-quiet",
+          text: "Go to the broken step",
+          onclick: () => go(reveal.broken_step),
+        })
+      : null,
+  );
+}
+
+/** The histogram: one column per backward step, in the order they run. */
+function histogram(poll, trace) {
+  const counts = poll.counts || {};
+  const most = Math.max(1, ...Object.values(counts));
+  const reveal = poll.reveal || {};
+  const columns = backwardSteps(trace).map((step) => {
+    const count = counts[String(step.index)] || 0;
+    const classes = ["poll-column"];
+    if (step.index === reveal.broken_step) classes.push("broken");
+    if (step.index === reveal.first_failing) classes.push("first-failing");
+    return h(
+      "li",
+      {
+        className: classes.join(" "),
+        title: `step ${step.index + 1}: ${step.title} — ${count} answer(s)`,
+        dataset: { index: String(step.index), count: String(count) },
+      },
+      h("span", { className: "poll-count", text: count ? String(count) : "" }),
+      h("span", { className: "poll-bar", style: `height: ${Math.round((100 * count) / most)}%` }),
+    );
+  });
+  return h(
+    "figure",
+    { className: "poll-histogram", id: "poll-histogram" },
+    h("figcaption", {
+      text: `${poll.answers || 0} answer(s) · backward steps, from the loss (left) to the embedding (right)`,
+    }),
+    h("ol", { className: "poll-columns" }, columns),
+  );
+}
+
+/** The presenter's poll panel: buttons and the live histogram. `act(action)` posts it. */
+export function createPresenterPoll(container, { trace, go, act }) {
+  const status = h("span", { className: "poll-status", "aria-live": "polite" });
+  const buttons = ["open", "close", "reveal"].map((action) =>
+    h("button", {
+      type: "button",
+      className: action === "reveal" ? "button-primary" : "button-quiet",
+      text: { open: "Open poll: which step is broken?", close: "Close poll", reveal: "Reveal the bug" }[action],
+      dataset: { action },
+      onclick: () => act(action).catch((error) => (status.textContent = error.message)),
+    }),
+  );
+  const body = h("div", { className: "poll-body" });
+  container.append(h("div", { className: "poll-buttons" }, buttons, status), body);
+  container.hidden = false;
+  return function update(poll) {
+    status.textContent =
+      { open: "Poll open: answers come in live.", closed: "", revealed: "Revealed on every screen." }[poll.status] ||
+      "";
+    clear(body).append(histogram(poll, trace), revealBox(poll.reveal, trace, go) || "");
+  };
+}
+
+/** A student's poll box: shown while a poll is open, and the reveal once revealed. */
+export function createStudentPoll(container, { trace, go, code, currentIndex }) {
+  let answered = null;
+  let shownStatus = null;
+  const choice = h("select", { id: "poll-choice", "aria-label": "The broken step" });
+  setOptions(
+    choice,
+    backwardSteps(trace).map((s) => ({ value: s.index, text: `step ${s.index + 1}: ${s.title}` })),
+    "",
+  );
+  const feedback = h("p", { className: "poll-feedback", "aria-live": "polite" });
+  const send = h("button", {
+    type: "button",
+    className: "button-primary",
+    id: "poll-send",
+    text: "Answer",
+    onclick: async () => {
+      try {
+        await answerPoll(code, Number(choice.value));
+        answered = Number(choice.value);
+        feedback.textContent = `Your answer: step ${answered + 1}. You can change it until the poll closes.`;
+      } catch (error) {
+        feedback.textContent = error.message;
+      }
+    },
+  });
+  const ask = h(
+    "div",
+    { className: "poll-ask" },
+    h(
+      "p",
+      {},
+      h("strong", { text: "Which step is broken? " }),
+      "Pick the backward step where the gradients first go wrong.",
+    ),
+    h("div", { className: "poll-answer" }, choice, send),
+    feedback,
+  );
+  return function update(poll) {
+    if (poll.status === shownStatus && poll.status !== "revealed") return;
+    shownStatus = poll.status;
+    clear(container);
+    container.hidden = poll.status === "closed" && !answered;
+    if (poll.status === "open") {
+      const here = currentIndex();
+      if (answered === null && trace.steps[here]?.phase === "backward") choice.value = String(here);
+      container.append(ask);
+    } else if (poll.status === "revealed") {
+      container.append(revealBox(poll.reveal, trace, go));
+      container.hidden = false;
+    } else {
+      container.append(
+        h("p", {
+          className: "poll-feedback",
+          text: answered === null ? "The poll is closed." : `The poll is closed. Your answer: step ${answered + 1}.`,
+        }),
+      );
+    }
+  };
+}

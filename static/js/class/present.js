@@ -1,0 +1,143 @@
+// The presenter's side: "Present to class" opens a session (code, join URL and QR code shown
+// large), then every move of this page (step, lesson step, Jacobian row, enlarged head) is sent
+// to the class, and the number following and the poll's histogram come back live. The
+// presenter key stays in this browser (localStorage, by code); it is never put in a URL.
+
+import { h } from "../lib/dom.js";
+import { createSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
+import { onHead, onJacobian, onStepChange } from "./hooks.js";
+import { createPresenterPoll } from "./poll.js";
+
+const keyName = (code) => `xt.class.${code}`;
+
+export function storedKey(code) {
+  try {
+    return window.localStorage.getItem(keyName(code));
+  } catch {
+    return null;
+  }
+}
+
+function storeKey(code, key) {
+  try {
+    window.localStorage.setItem(keyName(code), key);
+  } catch {
+    /* private mode: presenting lasts as long as the page */
+  }
+}
+
+/** One state update in flight at a time; changes made meanwhile are merged into the next. */
+function stateSender(code, key, onError) {
+  let pending = null;
+  let sending = false;
+  async function flush() {
+    if (sending || !pending) return;
+    sending = true;
+    const body = pending;
+    pending = null;
+    try {
+      await setState(code, key, body);
+    } catch (error) {
+      onError(error);
+    }
+    sending = false;
+    flush();
+  }
+  return (partial) => {
+    pending = { ...(pending || {}), ...partial };
+    flush();
+  };
+}
+
+function showJoinDialog(session) {
+  const dialog = document.getElementById("class-dialog");
+  document.getElementById("class-code").textContent = session.code;
+  document.getElementById("class-url").textContent = session.join_url;
+  document.getElementById("class-qr").src = qrUrl(session.code);
+  if (!dialog.open) dialog.showModal();
+}
+
+function jacobianLayer(page) {
+  const step = page.trace.steps[page.state.index];
+  return step.name === "probs" ? "output" : step.layer;
+}
+
+/** Presents `session` ({code, presenter_key, join_url}) from this page. `lesson()` is the
+ * lesson playing (or null), for the lesson step to announce. Returns {send, stop}. */
+export function present(page, session, { lesson, onEnded }) {
+  const { code, presenter_key: key } = session;
+  const status = document.getElementById("class-status");
+  const tools = document.getElementById("class-tools");
+  const send = stateSender(code, key, (error) => (status.textContent = `Could not move the class: ${error.message}`));
+  const followers = h("span", { className: "class-followers", id: "class-followers", text: "0 following" });
+  tools.replaceChildren(
+    h("strong", { className: "class-badge", text: `Class ${code}` }),
+    followers,
+    h("button", {
+      type: "button",
+      className: "button-quiet",
+      text: "Show code",
+      onclick: () => showJoinDialog(session),
+    }),
+    h("button", { type: "button", className: "button-quiet", text: "Stop presenting", onclick: () => stop() }),
+  );
+  document.getElementById("class-present").hidden = true;
+  const pollPanel = document.getElementById("poll-panel");
+  const updatePoll = page.buglab
+    ? createPresenterPoll(pollPanel, { trace: page.trace, go: page.go, act: (action) => setPoll(code, key, action) })
+    : null;
+
+  onStepChange(page.state, (index) => {
+    const partial = { step: index, jacobian: null, head: null };
+    const current = lesson();
+    if (current) partial.lesson_step = current.steps.findIndex((s) => s.index === index) >= 0 ? current.k : null;
+    send(partial);
+  });
+  onJacobian((row) => row && send({ jacobian: { layer: jacobianLayer(page), head: row.head, pos: row.pos } }));
+  onHead((ref) => send({ head: ref }));
+  send({ step: page.state.index });
+
+  const stopEvents = presenterEvents(code, key, {
+    onState: (state) => {
+      followers.textContent = `${state.followers} following`;
+      followers.dataset.count = String(state.followers);
+      if (updatePoll) updatePoll(state.poll);
+    },
+    onEnded: () => {
+      status.textContent = "The session ended (idle too long). Present again to open a new one.";
+      stop();
+    },
+  });
+
+  function stop() {
+    stopEvents();
+    tools.replaceChildren();
+    pollPanel.hidden = true;
+    document.getElementById("class-present").hidden = false;
+    const url = new URL(window.location.href);
+    const hash = new URLSearchParams(url.hash.slice(1));
+    hash.delete("present");
+    url.hash = hash.toString();
+    window.history.replaceState(null, "", url);
+    onEnded();
+  }
+  return { send, stop };
+}
+
+/** "Present to class": a new session for this page's spec (and lesson), its code shown large. */
+export async function openSession(page, lessonName) {
+  const session = await createSession(page.spec, lessonName);
+  storeKey(session.code, session.presenter_key);
+  const url = new URL(window.location.href);
+  const hash = new URLSearchParams(url.hash.slice(1));
+  hash.set("present", session.code);
+  url.hash = hash.toString();
+  window.history.replaceState(null, "", url);
+  showJoinDialog(session);
+  return session;
+}
+
+export function wireJoinDialog() {
+  const dialog = document.getElementById("class-dialog");
+  document.getElementById("class-dialog-close").addEventListener("click", () => dialog.close());
+}

@@ -1,0 +1,120 @@
+"""The classroom in two browsers (two Chromium contexts: two students' machines, no shared
+storage): the presenter presents a bug-lab lesson, the follower joins with the code and follows;
+the presenter presses → and the follower's page shows the same step; the follower answers the
+poll and the answer shows in the presenter's histogram; the follower cannot move the class.
+
+Screenshots (1280×720) land in test-artifacts/: a lesson step with its annotation, the join
+dialog, the presenter's poll histogram after the reveal."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import ARTIFACTS
+
+VIEWPORT = {"width": 1280, "height": 720}
+
+
+@pytest.fixture
+def two_pages(browser, server):
+    contexts = [browser.new_context(viewport=VIEWPORT, base_url=server) for _ in range(2)]
+    pages, errors = [], []
+    for context in contexts:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        pages.append(page)
+    yield pages[0], pages[1], errors
+    for context in contexts:
+        context.close()
+
+
+def _step(page) -> int:
+    return page.evaluate("window.xt.index")
+
+
+def _rendered(page, index: int) -> None:
+    page.wait_for_selector(f"#step[data-rendered='{index}']")
+
+
+def test_a_follower_follows_answers_and_cannot_move_the_class(two_pages, server):
+    presenter, follower, errors = two_pages
+    presenter.goto("/lessons/find-the-bug")
+    presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
+    first = _step(presenter)
+    presenter.click("#class-present:not([disabled])")
+    presenter.wait_for_selector("#class-dialog[open]")
+    code = presenter.text_content("#class-code").strip()
+    assert len(code) == 6
+    presenter.wait_for_function("document.getElementById('class-qr').naturalWidth > 0")
+    presenter.screenshot(path=str(_artifact("class-join-dialog")))
+    presenter.click("#class-dialog-close")
+
+    follower.goto(f"/join/{code.lower()}")
+    follower.wait_for_selector(".walk[data-following='following']")
+    _rendered(follower, first)
+    assert "presenter" not in follower.url and "key" not in follower.url
+    presenter.wait_for_selector("#class-followers[data-count='1']")
+
+    # the presenter presses → : the follower's page shows the same step
+    presenter.keyboard.press("ArrowRight")
+    _rendered(presenter, first + 1)
+    _rendered(follower, first + 1)
+    # the lesson's Next moves the follower's lesson panel too
+    presenter.click("#lesson-panel button:has-text('Next')")
+    follower.wait_for_selector("#lesson-panel[data-lesson-step='1']")
+
+    # a follower cannot move the class: without the key the server refuses, with the page's
+    # own navigation it only detaches itself
+    refused = follower.evaluate(
+        """code => fetch(`/api/sessions/${code}/state`, {method: 'POST', headers: {'Content-Type': 'application/json'},
+               body: JSON.stringify({step: 0})}).then(r => r.status)""",
+        code,
+    )
+    assert refused == 403
+    at = _step(presenter)
+    follower.keyboard.press("ArrowRight")
+    follower.wait_for_selector(".walk[data-following='detached']")
+    follower.wait_for_timeout(300)
+    assert _step(presenter) == at
+    follower.click("#class-back")
+    _rendered(follower, at)
+
+    # the bug hunt: the presenter opens the poll, the follower answers, the histogram shows it
+    presenter.click("#poll-panel button[data-action='open']")
+    follower.wait_for_selector("#poll-send")
+    answer = int(follower.eval_on_selector("#poll-choice", "s => s.value"))
+    follower.click("#poll-send")
+    presenter.wait_for_selector(f".poll-column[data-index='{answer}'][data-count='1']")
+    presenter.click("#poll-panel button[data-action='reveal']")
+    presenter.wait_for_selector(".poll-column.broken")
+    follower.wait_for_selector(".poll-reveal")
+    presenter.eval_on_selector("#poll-panel", "p => p.scrollIntoView()")
+    presenter.screenshot(path=str(_artifact("class-poll-histogram")))
+    assert "swiglu" in follower.text_content(".poll-reveal")
+    assert [e for e in errors if "403" not in e] == []  # the refused move logs its 403, nothing else
+
+
+def test_a_lesson_step_draws_its_annotation(two_pages):
+    page, _, errors = two_pages
+    page.goto("/lessons/forward-in-ten")
+    page.wait_for_selector("#lesson-panel[data-drawn='0']")
+    for k in range(1, 5):
+        page.click("#lesson-panel button:has-text('Next')")
+        page.wait_for_selector(f"#lesson-panel[data-drawn='{k}']")
+    plot = "figure.figure-card[data-figure='output.layers.1.attention.probs'] .plot"
+    marks = page.eval_on_selector(plot, "p => p.layout.shapes.filter(s => s.name === 'lesson-mark').length")
+    assert marks == 4  # the stripe on each of the four heads
+    labels = page.eval_on_selector(
+        plot, "p => p.layout.annotations.filter(a => a.name === 'lesson-mark').map(a => a.text)"
+    )
+    assert labels == ["the induction stripe"]
+    assert "induction stripe" in page.text_content("#lesson-takeaway")
+    page.screenshot(path=str(_artifact("class-lesson-step")))
+    assert not errors, errors
+
+
+def _artifact(name: str):
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / f"{name}.png"
