@@ -1,37 +1,14 @@
-// The classroom's calls (docs/api.md, "Sessions"): sessions, their event streams and the
-// lessons. Kept beside lib/api.js rather than in it: these calls carry the presenter's key
-// header and read event streams, which the trace client never does.
+// The classroom's calls (docs/api.md, "Sessions"): sessions, their event streams and the lessons.
+// Plain calls go through lib/api.js's one `request`; the event streams (EventSource, or a
+// fetch body read as it arrives for the presenter, whose key travels in a header) live here.
 
-import { ApiError } from "../lib/api.js";
+import { request } from "../lib/api.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function detail(body, status) {
-  const text = body?.detail;
-  if (typeof text === "string") return text;
-  if (Array.isArray(text) && text.length) return text.map((d) => d.msg).join("; ");
-  return `the server answered ${status}`;
-}
-
-async function call(url, { method = "GET", json, key } = {}) {
-  const headers = { Accept: "application/json" };
-  if (json !== undefined) headers["Content-Type"] = "application/json";
-  if (key) headers["X-Presenter-Key"] = key;
-  let response;
-  try {
-    response = await fetch(url, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-  } catch (error) {
-    throw new ApiError(0, `cannot reach the server (${error.message})`);
-  }
-  let body = null;
-  try {
-    body = await response.json();
-  } catch {
-    body = null;
-  }
-  if (!response.ok) throw new ApiError(response.status, detail(body, response.status));
-  return body;
-}
+// A 503 here (too many sessions, Redis unreachable) is not a queue that drains: no retry.
+const call = (url, { method = "GET", json, key } = {}) =>
+  request(url, { method, json, headers: key ? { "X-Presenter-Key": key } : {}, busyRetries: 0 });
 
 const sessionUrl = (code, suffix = "") => `/api/sessions/${encodeURIComponent(code)}${suffix}`;
 

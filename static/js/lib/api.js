@@ -46,9 +46,13 @@ async function fetchOnce(url, init) {
 }
 
 /** One API call: `json` is sent as a JSON body, `form` (FormData) as multipart; the answer is JSON.
- * `onBusy(ms)` is told before each wait on a 503; `busyRetries` bounds those waits. */
-async function request(url, { method = "GET", json, form, onBusy = null, busyRetries = BUSY_RETRIES } = {}) {
-  const init = { method, headers: { Accept: "application/json" } };
+ * `headers` are added (e.g. the presenter's key); `onBusy(ms)` is told before each wait on a 503;
+ * `busyRetries` bounds those waits. */
+export async function request(
+  url,
+  { method = "GET", json, form, headers = {}, onBusy = null, busyRetries = BUSY_RETRIES } = {},
+) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (json !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(json);
