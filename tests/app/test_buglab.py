@@ -16,7 +16,7 @@ from app.buglab import quiz_fault
 from app.cache import LRU
 from app.checks import ChecksBusy, ChecksRunner
 from app.spec import TraceSpec, resolve, spec_from_query
-from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
+from tests.helpers.specs import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
