@@ -12,8 +12,8 @@ from tests.helpers.browser import (
     ONE_LAYER,
     TEXT,
     assert_clean,
-    click_step,
     fill_home,
+    open_step,
     shoot,
     start_walk,
     step_index,
@@ -57,8 +57,7 @@ def test_every_step_renders_stepping_with_the_keyboard(session):
 def test_clicking_an_attention_row_shows_its_jacobian(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "layers.0.attention.probs", "backward")
-    click_step(session, index)
+    open_step(session, "layers.0.attention.probs", "backward")
     assert page.locator("#jacobian .js-plotly-plot").count() == 2  # J and the vectors, for the default row
     # Head 1 is the second panel of the first grid; click the row of query position 5.
     T = page.evaluate("window.xt.trace.T")
@@ -81,8 +80,7 @@ def test_clicking_an_attention_row_shows_its_jacobian(session):
 def test_output_softmax_jacobian_by_position(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "probs", "backward")
-    click_step(session, index)
+    open_step(session, "probs", "backward")
     page.locator("#jacobian select").select_option("3")
     page.locator("#jacobian button", has_text="Show Jacobian").click()
     page.locator("#jacobian-heading").filter(has_text="position 3").wait_for()
@@ -161,8 +159,7 @@ def test_hostile_text_renders_inert(session):
 def test_enlarge_a_head_on_click(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "layers.0.attention.probs", "forward")
-    click_step(session, index)
+    open_step(session, "layers.0.attention.probs", "forward")
     page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 2").click()
     dialog = page.locator("dialog#enlarge")
     dialog.locator(".js-plotly-plot").wait_for()
@@ -187,8 +184,7 @@ def test_a_class_size_head_grid_is_an_overview_and_enlarging_loads_every_value(s
     session.goto(class_walk_url(0))
     wait_rendered(session, 0)
     for phase in ("forward", "backward"):
-        index = step_index(session, "layers.0.attention.probs", phase)
-        click_step(session, index)
+        open_step(session, "layers.0.attention.probs", phase)
         if phase == "forward":
             shoot(session, "10-class-softmax-forward-overview", '.figure-card[data-figure$="attention.probs"]')
             page.evaluate("window.scrollTo(0, 0)")

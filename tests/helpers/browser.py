@@ -77,6 +77,13 @@ def click_step(session: Session, index: int) -> None:
     wait_rendered(session, index)
 
 
+def open_step(session: Session, name: str, phase: str) -> int:
+    """Clicks the walk's step `name` of `phase` (e.g. "layers.0.attention.probs", "backward"); its index."""
+    index = step_index(session, name, phase)
+    click_step(session, index)
+    return index
+
+
 def shoot(session: Session, name: str, selector: str | None = None) -> None:
     """A viewport screenshot (what the class sees), scrolled to `selector` if given."""
     if selector:
