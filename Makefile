@@ -24,8 +24,11 @@ $(NODE_STAMP): package.json package-lock.json
 run: $(STAMP)
 	$(BIN)/xt serve --demo
 
+# The whole suite (core, API, browser, torch parity, the short system tests) in two xdist
+# workers: the tests on a real server (marked `server`: browser, load, memory, determinism) run
+# one after another in one of them, everything else in the other.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 lint: $(STAMP) lint-js
 	$(BIN)/ruff check .
@@ -55,8 +58,12 @@ loadbench: $(STAMP)
 
 # 50 concurrent clients for 45 s (new specs and cached views, tensors, pages mixed) while /healthz is
 # probed every 20 ms: fails unless there are zero errors and every probe answers under 100 ms.
+# Then the long versions of the system tests `make test` runs short (XT_LONG_TESTS=1): 1,000 specs
+# against the cache bounds, 300 fuzzed examples an operation, every step of the class trace
+# (a few minutes on 2 cores).
 loadtest: $(STAMP)
 	$(BIN)/python benchmarks/loadtest.py --clients 50 --seconds 45
+	XT_LONG_TESTS=1 $(BIN)/python -m pytest -q tests/app/test_memory.py tests/app/test_fuzz.py tests/app/test_payload.py
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)

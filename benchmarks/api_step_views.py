@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from benchmarks._class_spec import class_spec  # noqa: E402
+from tests.helpers.specs import class_spec  # noqa: E402
 
 
 def server_ms(response) -> float:

@@ -26,8 +26,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._class_spec import class_spec  # noqa: E402
-from benchmarks._server import (  # noqa: E402
+from tests.helpers.server import (  # noqa: E402
     Server,
     cpu_seconds,
     finish_prober,
@@ -38,6 +37,7 @@ from benchmarks._server import (  # noqa: E402
     stop_server,
     wait_ready,
 )
+from tests.helpers.specs import class_spec  # noqa: E402
 
 TARGETS = {"cached_p95_ms": 50.0, "payload_bytes": 300_000, "cold_trace_s": 1.0}
 

@@ -25,14 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.settings import Settings  # noqa: E402
 from app.spec import TraceSpec, resolve  # noqa: E402
 from app.traces.store import TraceStore  # noqa: E402
-from benchmarks._class_spec import class_spec  # noqa: E402
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+from tests.helpers.server import rss_mb  # noqa: E402
+from tests.helpers.specs import class_spec  # noqa: E402
 
 
 def spec_for(i: int) -> tuple[str, TraceSpec]:

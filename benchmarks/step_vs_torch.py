@@ -66,7 +66,7 @@ def torch_runner(cfg, params, inputs, targets):
     try:
         import torch
 
-        from tests.torch_reference import _step
+        from tests.helpers.torch_reference import _step
     except ImportError:
         return None
     P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}

@@ -10,7 +10,8 @@ import pytest
 
 from app.spec import TraceSpec, resolve, spec_from_query
 from app.traces.cache import LRU
-from tests.app.conftest import SMALL_SPEC, make_client
+from tests.helpers.client import make_client
+from tests.helpers.specs import SMALL_SPEC
 
 STEP_KEYS = {
     "index", "name", "phase", "layer", "title", "block", "kind", "explanation", "formula", "shapes",

@@ -16,7 +16,7 @@ from app.spec import TraceSpec, resolve, spec_from_query
 from app.spec.faults import quiz_fault
 from app.traces.cache import LRU
 from app.traces.checks import ChecksBusy, ChecksRunner
-from tests.app.conftest import SMALL_CONFIG, SMALL_SPEC
+from tests.helpers.specs import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 

@@ -4,14 +4,17 @@ tensors (.npy bytes compared exactly): a random init from a seed, a demo checkpo
 of the bug lab, a training run with its update step, float64, and a batch of token rows.
 
 A trace is a pure function of its spec (DESIGN.md): no hidden state (time, id(), hash
-randomisation, thread timing, BLAS threading) may leak into the numbers."""
+randomisation, thread timing, BLAS threading, what the server did before) may leak into the
+numbers. One server is the run's (tests/conftest.py: live_server, which other tests may have
+used already), the other starts fresh for this module: one server start instead of two.
+Every spec and tensor is compared in `make test` too (a second or two once both are up)."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
-from benchmarks._server import start_server, stop_server, wait_ready
+from tests.helpers.server import running_server
 
 TEXT = "the cat sat on the mat. the dog sat on the log."
 # Values and gradients fetched for every spec: parameters, activations, the loss.
@@ -29,20 +32,14 @@ TENSORS = [
 
 
 @pytest.fixture(scope="module")
-def servers():
-    """Two servers started together (their startups overlap), always both stopped."""
-    started, clients = [], []
-    try:
-        started += [start_server(), start_server()]
-        clients += [httpx.Client(base_url=s.base, timeout=120, trust_env=False) for s in started]
-        for server in started:
-            wait_ready(server, timeout=120)
-        yield clients
-    finally:
-        for client in clients:
-            client.close()
-        for server in started:
-            stop_server(server)
+def servers(live_server):
+    """The run's server and a fresh one (always stopped): a client of each."""
+    with (
+        running_server(timeout=120) as fresh,
+        httpx.Client(base_url=live_server.base, timeout=120, trust_env=False) as first,
+        httpx.Client(base_url=fresh.base, timeout=120, trust_env=False) as second,
+    ):
+        yield first, second
 
 
 def preset(client: httpx.Client, name: str) -> dict:

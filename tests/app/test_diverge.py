@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.app.conftest import SMALL_CONFIG, make_client
+from tests.helpers.specs import DIVERGING_SPEC
 from xt_core.checkpoint import Checkpoint, save
 from xt_core.optim import SGD
 from xt_core.tokenizers import CharTokenizer
@@ -21,18 +21,8 @@ from xt_core.train import train, train_step
 # The overflows these tests provoke on purpose warn in NumPy; they are the subject, not a problem.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-TEXT = "the cat sat on the mat"
-# SGD with lr 100 and weight decay 1: each step multiplies the weights by about 1 - lr*wd = -99.
-# After 5 steps q·k overflows float32 in the recorded step's attention scores (forward).
-DIVERGING = {
-    "config": SMALL_CONFIG,
-    "text": TEXT,
-    "seed": 1,
-    "optimizer": {"name": "sgd", "lr": 100.0, "weight_decay": 1.0},
-    "train_steps": 5,
-}
 # One step more and the training itself breaks: the recorded step starts from NaN weights.
-BROKEN_IN_TRAINING = {**DIVERGING, "train_steps": 6}
+BROKEN_IN_TRAINING = {**DIVERGING_SPEC, "train_steps": 6}
 
 
 def strict_json(text: str):
@@ -50,14 +40,8 @@ def ok_json(response):
 
 
 @pytest.fixture(scope="module")
-def client():
-    with make_client() as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def diverged(client) -> dict:
-    return ok_json(client.post("/api/traces", json=DIVERGING))
+    return ok_json(client.post("/api/traces", json=DIVERGING_SPEC))
 
 
 # ---------------------------------------------------------------------- the same step, rebuilt
@@ -110,7 +94,7 @@ def first_broken_step(trace: xt_core.Trace) -> tuple[int, str, str]:
 def test_the_summary_names_the_first_step_with_nan_or_inf(diverged):
     first = diverged["first_nonfinite"]
     assert first is not None
-    trace = rebuild(diverged, DIVERGING["train_steps"])
+    trace = rebuild(diverged, DIVERGING_SPEC["train_steps"])
     assert (first["index"], first["name"], first["phase"]) == first_broken_step(trace)
     assert (first["name"], first["phase"]) == ("layers.0.attention.scores", "forward")
     assert first["tensor"] == "layers.0.attention.scores"

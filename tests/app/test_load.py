@@ -1,8 +1,10 @@
-"""Concurrency (issue 7, item 4), short version of `make loadtest`: 50 clients for ~6 s against
-a real uvicorn subprocess on 127.0.0.1, mixing cold requests (new specs: trace builds, first
-step views) and cached ones (step views, tensors, pages), with /healthz probed every 20 ms from
-another process. Plus what keeps the event loop free, checked without any clock: the CPU work
-runs in the worker pool, and too much queued work is a 503 with Retry-After, never a 500."""
+"""Concurrency (issue 7, item 4), short version of `make loadtest` (benchmarks/loadtest.py: 50
+clients for 45 s, every /healthz under 100 ms): 20 clients for 3 s against the run's uvicorn
+subprocess on 127.0.0.1 (tests/conftest.py: live_server), the same load (tests/helpers/load.py) mixing cold requests (new specs:
+trace builds, first step views) and cached ones (step views, tensors, pages), with /healthz
+probed every 20 ms from another process. Plus what keeps the event loop free, checked without
+any clock: the CPU work runs in the worker pool, and too much queued work is a 503 with
+Retry-After, never a 500."""
 
 from __future__ import annotations
 
@@ -11,14 +13,16 @@ import threading
 
 import pytest
 
-import app.deps
 import app.traces.store
-from benchmarks._server import pct, running_server
-from benchmarks.loadtest import run_load, summary
-from tests.app.conftest import SMALL_SPEC, make_client
+from tests.helpers.client import make_client
+from tests.helpers.load import run_load, summary
+from tests.helpers.server import pct
+from tests.helpers.specs import SMALL_SPEC
 
-CLIENTS = 50
-SECONDS = 6.0
+# Enough clients that requests queue behind one another in the worker pool (both kinds, cold
+# and cached, in flight at once), for long enough that ~15 probes land during the load.
+CLIENTS = 20
+SECONDS = 3.0
 # /healthz bounds. The project never times tests for speed; this is the issue's responsiveness
 # requirement, asserted so that it holds on a shared, noisy 2-core machine. The server is
 # GIL-bound under 50 clients (~1 core); what once stalled the loop for 0.2-0.3 s is gone (full
@@ -36,15 +40,15 @@ HEALTHZ_MAX_MS = 1000.0
 
 
 @pytest.fixture(scope="module")
-def load() -> dict:
-    with running_server() as server:
-        result = run_load(server.base, server.port, server.pid, clients=CLIENTS, seconds=SECONDS)
-        result["log"] = server.log_tail()
+def load(live_server) -> dict:
+    server = live_server
+    result = run_load(server.base, server.port, server.pid, clients=CLIENTS, seconds=SECONDS)
+    result["log"] = server.log_tail()
     print("\n" + summary(result))
     return result
 
 
-def test_50_clients_get_no_errors(load):
+def test_concurrent_clients_get_no_errors(load):
     tally = load["tally"]
     assert tally.errors == [], f"{len(tally.errors)} errors, e.g. {tally.errors[:3]}\n{load['log']}"
     assert tally.unexpected == [], tally.unexpected[:3]

@@ -14,7 +14,7 @@ import pytest
 
 import xt_core
 from app.spec import TraceSpec, resolve, spec_from_query
-from tests.app.conftest import make_client
+from tests.helpers.client import make_client
 from xt_core.checkpoint import Checkpoint, export_llama2c, save
 from xt_core.tokenizers import CharTokenizer
 

@@ -6,19 +6,19 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.routes.assets import plotly_bundle, plotly_url
-from app.settings import Settings
 from app.spec import DEFAULT_TEXT
+from tests.helpers.client import make_client
 
 ONE_LAYER = "n_layer=1&n_head=2&n_kv_head=2&n_embd=8&ffn_hidden=12&seq_len=48"
 
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app(Settings()), follow_redirects=False)
+    """Redirects are answers here: the client does not follow them."""
+    with make_client(follow_redirects=False) as c:
+        yield c
 
 
 def field_error(html: str, field: str) -> str | None:
@@ -123,7 +123,7 @@ def test_an_unknown_parameter_is_a_form_level_message(client):
 
 
 def test_a_too_long_text_names_the_text_field(client):
-    long = "ab" * (Settings().max_text_chars // 2 + 1)
+    long = "ab" * (client.app.state.settings.max_text_chars // 2 + 1)
     response = client.get("/walk", params={"text": long})
     assert response.status_code == 422
     assert "limit" in field_error(response.text, "text")

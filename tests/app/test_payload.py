@@ -1,48 +1,39 @@
 """Step views stay light on the classroom config (4 layers, 8 heads, width 256, 128
-positions, byte tokens, with an update step): every step's raw JSON under 300 kB, the head
-grids a downsampled overview, and one head's every value on demand from the head route."""
+positions, byte tokens, with an update step): every kind of step's raw JSON under 300 kB, the
+head grids a downsampled overview, and one head's every value on demand from the head route.
+
+The layers repeat one another's shapes, so `make test` views one step per op and phase (49 of
+the 157: every op, the update step, and every layer among them); the long version views all
+157 in `make loadtest` (XT_LONG_TESTS=1). `make loadbench` prints every kind's size, raw and
+gzipped, over HTTP (benchmarks/load.py)."""
 
 from __future__ import annotations
 
 import base64
 import io
+import json
+import re
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-import xt_core
 from app.steps import view as views
-from app.steps.kind import split_budget
-from app.traces.context import TraceContext
-from tests.app.conftest import make_client
+from app.steps.tensors import TraceContext, split_budget
+from tests.helpers.client import post_trace
+from tests.helpers.env import long_run
+from tests.helpers.specs import class_spec
 from xt_core.gradcheck import DirectionCheck, StepCheck
 
 LIMIT = 300_000  # bytes of raw (uncompressed) JSON per step view
-TEXT = (
-    "Attention is all you need, they said. So the model looked back at every token it had seen, "
-    "and it learned what comes next, one byte at a time."
-)[:129]  # 129 bytes: T = 128 = seq_len, the largest view the class config draws
-CLASS_SPEC = {
-    "config": xt_core.PRESETS["class"].to_dict(),
-    "tokenizer": "byte",
-    "text": TEXT,
-    "optimizer": {"name": "adamw"},
-}
+# The class spec (T = 128 = seq_len, the largest views the class config draws) with an update step.
+CLASS_SPEC = {**class_spec(), "optimizer": {"name": "adamw"}}
 HEAVY = ("attention.scores", "attention.probs", "attention.heads", "attention_residual", "feed_forward.swiglu")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with make_client() as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def trace(client) -> dict:
-    response = client.post("/api/traces", json=CLASS_SPEC)
-    assert response.status_code == 200, response.text
-    body = response.json()
+    body = post_trace(client, CLASS_SPEC)
     assert body["T"] == 128 and body["config"]["n_head"] == 8
     return body
 
@@ -68,12 +59,30 @@ def decoded(z: dict) -> np.ndarray:
     return values.reshape(tuple(int(s) for s in z["shape"].split(",")))
 
 
-def test_every_step_view_is_under_300_kb(ctx, trace):
-    sizes = {}
-    for step in trace["steps"]:
+def op_of(step: dict) -> tuple[str, str]:
+    """What a step does, whatever its layer: ("attention.probs", "backward")."""
+    return re.sub(r"^layers\.\d+\.", "", step["name"]), step["phase"]
+
+
+def one_step_per_op(steps: list[dict], n_layer: int) -> list[dict]:
+    """A step of every (op, phase), the i-th op's from layer i mod n_layer: every layer appears."""
+    by_op: dict[tuple[str, str], list[dict]] = {}
+    for step in steps:
+        by_op.setdefault(op_of(step), []).append(step)
+    return [group[i % n_layer] if len(group) == n_layer else group[0] for i, group in enumerate(by_op.values())]
+
+
+def test_every_kind_of_step_view_is_under_300_kb(ctx, trace):
+    assert len(trace["steps"]) == 157 and trace["steps"][-1]["phase"] == "update"
+    shown = trace["steps"] if long_run() else one_step_per_op(trace["steps"], 4)
+    assert {op_of(s) for s in shown} == {op_of(s) for s in trace["steps"]}  # every op, phase and layer
+    assert {s["layer"] for s in shown} == {None, 0, 1, 2, 3}
+    sizes, kinds = {}, set()
+    for step in shown:
         body = views.step_view_json(ctx, step["index"], 0, 0, stand_in_check(ctx, step["index"]))
         sizes[(step["index"], step["name"], step["phase"])] = len(body)
-    assert len(sizes) == 157 and trace["steps"][-1]["phase"] == "update"
+        kinds.add((json.loads(body)["kind"], step["phase"]))
+    print(f"\n{len(sizes)} step views, {len(kinds)} kinds of view; largest {max(sizes.values()):,} bytes")
     over = {key: size for key, size in sizes.items() if size >= LIMIT}
     assert not over, f"step views over {LIMIT} bytes: {over}"
 

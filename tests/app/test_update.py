@@ -12,26 +12,17 @@ import pytest
 from app.figures import update as update_figures
 from app.spec import TraceSpec, resolve, spec_from_query
 from app.steps.update import line_search_etas
-from tests.app.conftest import SMALL_CONFIG, make_client
+from tests.helpers.client import make_client, post_trace
+from tests.helpers.specs import SMALL_CONFIG, UPDATE_FIGURES
 
 TEXT = "the cat sat on the mat"
 SGD_SPEC = {"config": SMALL_CONFIG, "text": TEXT, "seed": 1, "optimizer": {"name": "sgd", "lr": 0.5}}
 TRAINED_SPEC = {"config": SMALL_CONFIG, "text": TEXT, "seed": 1, "train_steps": 20, "dtype": "float64"}
-UPDATE_FIGURES = [
-    "update.loss",
-    "update.grad_norm",
-    "update.ratio",
-    "update.delta",
-    "update.grad",
-    "update.line_search",
-]
 
 
 @pytest.fixture(scope="module")
 def sgd_trace(client) -> dict:
-    response = client.post("/api/traces", json=SGD_SPEC)
-    assert response.status_code == 200, response.text
-    return response.json()
+    return post_trace(client, SGD_SPEC)
 
 
 @pytest.fixture(scope="module")

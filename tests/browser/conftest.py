@@ -5,30 +5,11 @@ install`: the system chromium is the browser under test."""
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import required
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-VIEWPORT = {"width": 1366, "height": 768}  # a common projector resolution
+from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Session
+from tests.helpers.env import required
 
 
 def pytest_collection_modifyitems(items):
@@ -37,44 +18,10 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(base: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the server did not answer {base}/healthz within {timeout} s")
-
-
 @pytest.fixture(scope="session")
-def server(tmp_path_factory) -> str:
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
-    # Uploads made by the tests go to a fresh directory, never to the repo's data/models.
-    env = {**os.environ, "XT_MODELS_DIR": str(tmp_path_factory.mktemp("uploaded-models"))}
-    process = subprocess.Popen(command + ["--log-level", "warning"], cwd=ROOT, env=env)
-    try:
-        _wait_healthy(base, process)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+def server(live_server) -> str:
+    """The run's uvicorn subprocess (tests/conftest.py), by its base URL."""
+    return live_server.base
 
 
 @pytest.fixture(scope="session")
@@ -90,26 +37,6 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-
-
-@dataclass
-class Session:
-    """A page plus what the browser reported while the test ran."""
-
-    page: object
-    base: str
-    errors: list[str] = field(default_factory=list)
-    dialogs: list[str] = field(default_factory=list)
-    outside: list[str] = field(default_factory=list)
-
-    def goto(self, path: str):
-        return self.page.goto(self.base + path)
-
-    def screenshot(self, name: str, full_page: bool = False) -> Path:
-        ARTIFACTS.mkdir(exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=full_page)
-        return path
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from tests.browser.test_walk import ONE_LAYER, assert_clean, fill_home, shoot, step_index, steps, wait_rendered
+from tests.helpers.browser import ONE_LAYER, assert_clean, fill_home, shoot, step_index, steps, wait_rendered
 from xt_core.faults import CATALOGUE
 
 FAULT = "softmax_missing_sum_term"  # breaks layers.0.attention.probs (backward) of a 1-layer model

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.test_walk import assert_clean, start_walk, step_index, wait_rendered
+from tests.helpers.browser import assert_clean, start_walk, step_index, wait_rendered
 
 # Runs before any page script (DevTools injects it, so the CSP does not apply to it).
 RECORD_VIOLATIONS = """

@@ -9,18 +9,9 @@ import re
 import urllib.request
 from urllib.parse import urlencode
 
-from tests.browser.test_walk import assert_clean, shoot, url_step, wait_rendered
+from tests.helpers.browser import assert_clean, shoot, url_step, wait_rendered
+from tests.helpers.specs import DIVERGING_SPEC
 
-# SGD with lr 100 and weight decay 1 multiplies the weights by about -99 per step: after 5
-# training steps, q·k overflows float32 in layer 0's attention scores (tests/app/test_diverge.py
-# finds that step again from the recorded arrays).
-DIVERGING = {
-    "config": {"n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 32},
-    "text": "the cat sat on the mat",
-    "seed": 1,
-    "optimizer": {"name": "sgd", "lr": 100.0, "weight_decay": 1.0},
-    "train_steps": 5,
-}
 FIRST = 7  # layers.0.attention.scores, forward: the 8th step
 
 
@@ -36,7 +27,7 @@ def walk_url(base: str, spec: dict) -> str:
 
 def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
     page = session.page
-    session.goto(walk_url(session.base, DIVERGING))
+    session.goto(walk_url(session.base, DIVERGING_SPEC))
     wait_rendered(session, 0)
     banner = page.locator("#diverged-banner")
     assert banner.is_visible()
@@ -68,7 +59,7 @@ def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
 
 
 def test_a_healthy_run_shows_no_divergence_banner(session):
-    healthy = {key: value for key, value in DIVERGING.items() if key not in ("optimizer", "train_steps")}
+    healthy = {key: value for key, value in DIVERGING_SPEC.items() if key not in ("optimizer", "train_steps")}
     session.goto(walk_url(session.base, healthy))
     wait_rendered(session, 0)
     assert session.page.locator("#diverged-banner").is_hidden()

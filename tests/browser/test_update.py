@@ -8,20 +8,10 @@ import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import xt_core
-from tests.browser.test_walk import assert_clean, shoot, steps, wait_rendered
+from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, shoot, steps, wait_rendered
+from tests.helpers.specs import UPDATE_FIGURES
 from xt_core.checkpoint import Checkpoint, save
 from xt_core.tokenizers import CharTokenizer
-
-ONE_LAYER = {"n_layer": "1", "n_head": "4", "n_kv_head": "2", "n_embd": "32", "ffn_hidden": "64", "seq_len": "64"}
-TEXT = "the cat sat on the mat."
-UPDATE_FIGURES = [
-    "update.loss",
-    "update.grad_norm",
-    "update.ratio",
-    "update.delta",
-    "update.grad",
-    "update.line_search",
-]
 
 
 def walk_url(**spec: str) -> str:

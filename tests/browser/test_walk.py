@@ -4,66 +4,26 @@ keyboard, the Jacobian on click, permalinks, validation messages, hostile text."
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode
 
 import pytest
 
-import xt_core
+from tests.helpers.browser import (
+    ONE_LAYER,
+    TEXT,
+    assert_clean,
+    fill_home,
+    open_step,
+    shoot,
+    start_walk,
+    step_index,
+    steps,
+    url_step,
+    wait_rendered,
+)
+from tests.helpers.specs import class_spec
 
-# A 1-layer model small enough to step through quickly; 4 heads so attention is a grid.
-ONE_LAYER = {"n_layer": "1", "n_head": "4", "n_kv_head": "2", "n_embd": "32", "ffn_hidden": "64", "seq_len": "64"}
-TEXT = "the cat sat on the mat."
-CLASS_TEXT = "Attention is all you need, they said. So the model looked back at every token it had seen. "
 HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
-
-
-def fill_home(session, text: str, **config: str) -> None:
-    page = session.page
-    session.goto("/")
-    # The home page starts on a demo checkpoint when one is shipped: sizes need a random init.
-    page.wait_for_selector("#start-form[data-models-loaded]")
-    page.select_option("#f-model", "")
-    page.fill("#f-text", text)
-    for name, value in config.items():
-        if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):
-            page.locator("details.more-sizes").evaluate("d => d.open = true")
-        page.fill(f"#f-{name}", value)
-
-
-def start_walk(session, text: str = TEXT, **config: str) -> None:
-    fill_home(session, text, **(config or ONE_LAYER))
-    session.page.click("#start")
-    session.page.wait_for_url(re.compile(r"/walk\?.*step=0"))
-    wait_rendered(session, 0)
-
-
-def wait_rendered(session, index: int) -> None:
-    session.page.wait_for_selector(f'#step[data-rendered="{index}"]')
-
-
-def shoot(session, name: str, selector: str | None = None) -> None:
-    """A viewport screenshot (what the class sees), scrolled to `selector` if given."""
-    if selector:
-        session.page.locator(selector).first.evaluate("el => el.scrollIntoView({block: 'start'})")
-    session.screenshot(name)
-
-
-def steps(session) -> list[dict]:
-    return session.page.evaluate("window.xt.trace.steps")
-
-
-def url_step(session) -> int:
-    return int(parse_qs(urlsplit(session.page.url).query)["step"][0])
-
-
-def step_index(session, name: str, phase: str) -> int:
-    return next(s["index"] for s in steps(session) if s["name"] == name and s["phase"] == phase)
-
-
-def assert_clean(session) -> None:
-    assert session.errors == [], f"browser console errors: {session.errors}"
-    assert session.outside == [], f"requests outside the server: {session.outside}"
-    assert session.dialogs == []
 
 
 def test_every_step_renders_stepping_with_the_keyboard(session):
@@ -97,9 +57,7 @@ def test_every_step_renders_stepping_with_the_keyboard(session):
 def test_clicking_an_attention_row_shows_its_jacobian(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "layers.0.attention.probs", "backward")
-    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
-    wait_rendered(session, index)
+    open_step(session, "layers.0.attention.probs", "backward")
     assert page.locator("#jacobian .js-plotly-plot").count() == 2  # J and the vectors, for the default row
     # Head 1 is the second panel of the first grid; click the row of query position 5.
     T = page.evaluate("window.xt.trace.T")
@@ -122,9 +80,7 @@ def test_clicking_an_attention_row_shows_its_jacobian(session):
 def test_output_softmax_jacobian_by_position(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "probs", "backward")
-    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
-    wait_rendered(session, index)
+    open_step(session, "probs", "backward")
     page.locator("#jacobian select").select_option("3")
     page.locator("#jacobian button", has_text="Show Jacobian").click()
     page.locator("#jacobian-heading").filter(has_text="position 3").wait_for()
@@ -203,9 +159,7 @@ def test_hostile_text_renders_inert(session):
 def test_enlarge_a_head_on_click(session):
     start_walk(session)
     page = session.page
-    index = step_index(session, "layers.0.attention.probs", "forward")
-    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
-    wait_rendered(session, index)
+    open_step(session, "layers.0.attention.probs", "forward")
     page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 2").click()
     dialog = page.locator("dialog#enlarge")
     dialog.locator(".js-plotly-plot").wait_for()
@@ -221,8 +175,7 @@ def class_walk_url(step: int) -> str:
     from app.settings import Settings
     from app.spec import TraceSpec, resolve, spec_to_query
 
-    text = (CLASS_TEXT * 2)[:129]
-    spec = resolve(TraceSpec(config=xt_core.PRESETS["class"].to_dict(), tokenizer="byte", text=text), Settings())
+    spec = resolve(TraceSpec(**class_spec()), Settings())
     return "/walk?" + urlencode({**spec_to_query(spec.canonical), "step": str(step)})
 
 
@@ -231,9 +184,7 @@ def test_a_class_size_head_grid_is_an_overview_and_enlarging_loads_every_value(s
     session.goto(class_walk_url(0))
     wait_rendered(session, 0)
     for phase in ("forward", "backward"):
-        index = step_index(session, "layers.0.attention.probs", phase)
-        page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
-        wait_rendered(session, index)
+        open_step(session, "layers.0.attention.probs", phase)
         if phase == "forward":
             shoot(session, "10-class-softmax-forward-overview", '.figure-card[data-figure$="attention.probs"]')
             page.evaluate("window.scrollTo(0, 0)")

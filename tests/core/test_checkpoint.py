@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.conftest import make_batch
+from tests.helpers.specs import make_batch
 from xt_core.checkpoint import (
     Checkpoint,
     CheckpointError,

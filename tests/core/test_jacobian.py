@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.conftest import make_batch
+from tests.helpers.specs import make_batch
 
 
 def test_softmax_jacobian_matches_finite_differences():

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.conftest import make_batch, required
+from tests.helpers.env import required
+from tests.helpers.specs import make_batch
 from xt_core.names import tensor_names
 
 try:
@@ -20,7 +21,7 @@ if torch is None:
         raise RuntimeError("XT_REQUIRE_TORCH is set but torch is not installed: pip install torch==2.13.0")
     pytest.skip("torch is not installed (optional extra: pip install torch==2.13.0)", allow_module_level=True)
 
-from tests.torch_reference import torch_step  # noqa: E402  (needs torch)
+from tests.helpers.torch_reference import torch_step  # noqa: E402  (needs torch)
 
 CONFIGS = {
     "tiny": dict(),

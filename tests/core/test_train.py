@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.conftest import make_batch
+from tests.helpers.specs import make_batch
 from xt_core.gradcheck import check_record
 from xt_core.optim import SGD, AdamW, make_optimizer
 from xt_core.train import forward_loss, line_search, train, train_step

@@ -14,8 +14,8 @@ import time
 from contextlib import ExitStack, contextmanager
 
 import pytest
-
 from benchmarks._server import start_server, stop_server, wait_ready
+
 from tests.conftest import required
 
 SPEC = {"model": "text", "text": "the cat sat on the mat."}

@@ -1,4 +1,4 @@
-"""A real server for benchmarks and tests: `uvicorn app.main:app` as a subprocess on a free
+"""A real server for tests and benchmarks: `uvicorn app.main:app` as a subprocess on a free
 127.0.0.1 port (loopback only), with XT_* settings passed through the environment, waited for
 by polling /healthz (a timeout, never a fixed sleep) and always stopped (SIGINT, then SIGKILL).
 
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"  # loopback only
 
 

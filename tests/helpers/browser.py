@@ -1,0 +1,109 @@
+"""Driving the pages in Debian's chromium (Playwright): the launch settings, the per-test
+Session (what the browser reported), and the page moves the browser tests share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1366, "height": 768}  # a common projector resolution
+
+# A 1-layer model small enough to step through quickly; 4 heads so attention is a grid.
+ONE_LAYER = {"n_layer": "1", "n_head": "4", "n_kv_head": "2", "n_embd": "32", "ffn_hidden": "64", "seq_len": "64"}
+TEXT = "the cat sat on the mat."
+
+
+@dataclass
+class Session:
+    """A page plus what the browser reported while the test ran."""
+
+    page: object
+    base: str
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+
+    def goto(self, path: str):
+        return self.page.goto(self.base + path)
+
+    def screenshot(self, name: str, full_page: bool = False) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+
+def fill_home(session: Session, text: str, **config: str) -> None:
+    page = session.page
+    session.goto("/")
+    # The home page starts on a demo checkpoint when one is shipped: sizes need a random init.
+    page.wait_for_selector("#start-form[data-models-loaded]")
+    page.select_option("#f-model", "")
+    page.fill("#f-text", text)
+    for name, value in config.items():
+        if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):
+            page.locator("details.more-sizes").evaluate("d => d.open = true")
+        page.fill(f"#f-{name}", value)
+
+
+def start_walk(session: Session, text: str = TEXT, **config: str) -> None:
+    """From the home form to step 0 of the walk (ONE_LAYER unless sizes are given)."""
+    fill_home(session, text, **(config or ONE_LAYER))
+    session.page.click("#start")
+    session.page.wait_for_url(re.compile(r"/walk\?.*step=0"))
+    wait_rendered(session, 0)
+
+
+def wait_rendered(session: Session, index: int) -> None:
+    session.page.wait_for_selector(f'#step[data-rendered="{index}"]')
+
+
+def click_step(session: Session, index: int) -> None:
+    """Clicks the step's cell in the strip (scrolled out of view or not) and waits for it."""
+    session.page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+    wait_rendered(session, index)
+
+
+def open_step(session: Session, name: str, phase: str) -> int:
+    """Clicks the walk's step `name` of `phase` (e.g. "layers.0.attention.probs", "backward"); its index."""
+    index = step_index(session, name, phase)
+    click_step(session, index)
+    return index
+
+
+def shoot(session: Session, name: str, selector: str | None = None) -> None:
+    """A viewport screenshot (what the class sees), scrolled to `selector` if given."""
+    if selector:
+        session.page.locator(selector).first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    session.screenshot(name)
+
+
+def steps(session: Session) -> list[dict]:
+    return session.page.evaluate("window.xt.trace.steps")
+
+
+def url_step(session: Session) -> int:
+    return int(parse_qs(urlsplit(session.page.url).query)["step"][0])
+
+
+def step_index(session: Session, name: str, phase: str) -> int:
+    return next(s["index"] for s in steps(session) if s["name"] == name and s["phase"] == phase)
+
+
+def assert_clean(session: Session) -> None:
+    assert session.errors == [], f"browser console errors: {session.errors}"
+    assert session.outside == [], f"requests outside the server: {session.outside}"
+    assert session.dialogs == []

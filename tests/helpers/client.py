@@ -1,0 +1,25 @@
+"""The app in process (FastAPI's TestClient), its uploads kept out of the repo."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import Settings
+
+
+def make_client(*, follow_redirects: bool = True, **overrides) -> TestClient:
+    """A client of a new app with Settings(**overrides). Uploads go to a fresh directory, never
+    to the repo's data/models."""
+    overrides.setdefault("models_dir", Path(tempfile.mkdtemp(prefix="xt-test-models-")))
+    return TestClient(create_app(Settings(**overrides)), follow_redirects=follow_redirects)
+
+
+def post_trace(client, spec: dict) -> dict:
+    """POST /api/traces, asserted 200: the trace summary."""
+    response = client.post("/api/traces", json=spec)
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -1,0 +1,23 @@
+"""What the environment asks of a test run: optional tools that must not skip (CI), and the
+long versions of the system tests (`make loadtest`)."""
+
+from __future__ import annotations
+
+import os
+
+
+def required(flag: str) -> bool:
+    """CI sets XT_REQUIRE_TORCH / XT_REQUIRE_BROWSER: there a missing optional tool fails
+    the run instead of silently skipping the checks that need it."""
+    return os.environ.get(flag, "") not in ("", "0")
+
+
+def long_run() -> bool:
+    """XT_LONG_TESTS=1 (`make loadtest`): the system tests run their long versions (more specs,
+    examples, steps) with the same assertions; `make test` runs the short ones."""
+    return required("XT_LONG_TESTS")
+
+
+def sized(short, long):
+    """`long` under XT_LONG_TESTS=1, else `short`: one size, two run lengths."""
+    return long if long_run() else short
