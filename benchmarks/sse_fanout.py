@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks._server import HOST, finish_prober, pct, running_server, start_prober  # noqa: E402
+from tests.helpers.server import HOST, finish_prober, pct, running_server, start_prober  # noqa: E402
 
 SPEC = {"model": "text", "text": "the cat sat on the mat."}
 

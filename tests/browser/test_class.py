@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS
+from tests.helpers.browser import ARTIFACTS
 
 VIEWPORT = {"width": 1280, "height": 720}
 

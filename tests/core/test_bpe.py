@@ -4,8 +4,8 @@ the same file, round trips, each token's text, serialization, and refusals namin
 import pytest
 from gguf import GGUFReader
 
-from tests.conftest import required
-from tests.core.gguf_files import TINY_MERGES, tokenizer_kv, write_gguf
+from tests.helpers.env import required
+from tests.helpers.gguf_files import TINY_MERGES, tokenizer_kv, write_gguf
 from xt_core.bpe import BYTE_TO_CHAR, BPETokenizer
 
 TEXTS = [

@@ -8,8 +8,8 @@ from gguf import GGML_QUANT_SIZES
 from gguf.quants import dequantize, quantize
 
 import xt_core
-from tests.conftest import required
-from tests.core.gguf_files import (
+from tests.helpers.env import required
+from tests.helpers.gguf_files import (
     TINY_VOCAB,
     Q,
     llama_kv,
@@ -139,7 +139,7 @@ def test_logits_loss_and_gradients_match_transformers_on_the_same_file(tmp_path,
     try:
         import torch  # noqa: F401
 
-        from tests.core.hf_reference import hf_step, load_hf, normwise
+        from tests.helpers.hf_reference import hf_step, load_hf, normwise
     except ImportError:
         if required("XT_REQUIRE_TORCH"):
             raise

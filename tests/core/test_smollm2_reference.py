@@ -17,7 +17,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import xt_core
-from tests.conftest import required
+from tests.helpers.env import required
 from xt_core.gguf_import import import_gguf
 from xt_core.zoo import ZOO, default_models_dir
 
@@ -47,7 +47,7 @@ if not GGUF.is_file():
 try:
     import torch
 
-    from tests.core.hf_reference import hf_step, load_hf, normwise
+    from tests.helpers.hf_reference import hf_step, load_hf, normwise
 except ImportError:
     if required("XT_REQUIRE_TORCH"):
         raise

@@ -1,5 +1,5 @@
 """Real servers for the session tests: Debian's redis-server on a free loopback port (no
-persistence; started and stopped by the fixture), uvicorn processes from benchmarks/_server.py,
+persistence; started and stopped by the fixture), uvicorn processes from tests/helpers/server.py,
 and a small Server-Sent Events reader.
 
 Without redis-server the Redis tests skip, unless XT_REQUIRE_REDIS=1 (CI) makes them fail."""
@@ -14,9 +14,9 @@ import time
 from contextlib import ExitStack, contextmanager
 
 import pytest
-from benchmarks._server import start_server, stop_server, wait_ready
 
-from tests.conftest import required
+from tests.helpers.env import required
+from tests.helpers.server import start_server, stop_server, wait_ready
 
 SPEC = {"model": "text", "text": "the cat sat on the mat."}
 QUIZ_SPEC = {**SPEC, "quiz": 7}

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from app.sessions.codes import ALPHABET, normalize_code
-from tests.app.conftest import make_client
 from tests.app.sessions.conftest import QUIZ_SPEC, SPEC
+from tests.helpers.client import make_client
 
 
 @pytest.fixture(scope="module")

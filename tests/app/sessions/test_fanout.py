@@ -12,8 +12,12 @@ import statistics
 import time
 
 import httpx
+import pytest
 
 from tests.app.sessions.conftest import SPEC, servers, sse_events
+
+# Real servers and a latency bound: one at a time, in the `server` xdist group (tests/conftest.py).
+pytestmark = pytest.mark.server
 
 BOUND_S = 0.5
 MOVES = (3, 7, 11, 19, 42)

@@ -10,7 +10,7 @@ import pytest
 from app.lessons import LessonError, check, load_all
 from app.settings import Settings
 from app.traces.store import build_trace
-from tests.app.conftest import make_client
+from tests.helpers.client import make_client
 from xt_cli import main
 
 ROOT = Path(__file__).resolve().parents[3]

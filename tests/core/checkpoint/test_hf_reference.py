@@ -27,7 +27,8 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.conftest import make_batch, required
+from tests.helpers.env import required
+from tests.helpers.specs import make_batch
 from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_llama2c
 
 try:
