@@ -1,10 +1,10 @@
 """Concurrency (issue 7, item 4), short version of `make loadtest` (benchmarks/loadtest.py: 50
 clients for 45 s, every /healthz under 100 ms): 20 clients for 3 s against the run's uvicorn
-subprocess on 127.0.0.1 (tests/conftest.py: live_server), the same load (tests/helpers/load.py) mixing cold requests (new specs:
-trace builds, first step views) and cached ones (step views, tensors, pages), with /healthz
-probed every 20 ms from another process. Plus what keeps the event loop free, checked without
-any clock: the CPU work runs in the worker pool, and too much queued work is a 503 with
-Retry-After, never a 500."""
+subprocess on 127.0.0.1 (tests/conftest.py: live_server), the same load (tests/helpers/load.py)
+mixing cold requests (new specs: trace builds, first step views) and cached ones (step views,
+tensors, pages), with /healthz probed every 20 ms from another process. Plus what keeps the
+event loop free, checked without any clock: the CPU work runs in the worker pool, and too much
+queued work is a 503 with Retry-After, never a 500."""
 
 from __future__ import annotations
 
