@@ -85,8 +85,7 @@ class Services:
         run at once: one more is refused with a 503 instead of queueing behind minutes of work."""
         if self.pending >= self.settings.max_pending_jobs:
             raise Overloaded(self.pending)
-        if not self.running:  # served after its lifespan ended (an app driven without one)
-            self.start()
+        self.ensure_running()
         self.pending += 1
         executor = self.light if light else self.executor
         try:
@@ -111,6 +110,11 @@ class Services:
     def shutdown(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.light.shutdown(wait=False, cancel_futures=True)
+
+    def ensure_running(self) -> None:
+        """Pools again if a lifespan ended them (an app driven without one serves on)."""
+        if not self.running:
+            self.start()
 
     @property
     def running(self) -> bool:

@@ -69,6 +69,7 @@ async def get_checks(
     trace_id: str,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
+    services.ensure_running()  # the checks job submits to the worker pool itself
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
         try:
