@@ -84,10 +84,8 @@ export function wirePresenter() {
   }
 
   button.addEventListener("click", () => set(!presenting()));
-  details.addEventListener("click", () => {
-    showDetails(!context.classList.contains("open"));
-    refitFirstFigure();
-  });
+  // Opening the details pushes the step down (the page scrolls): the figure keeps its height.
+  details.addEventListener("click", () => showDetails(!context.classList.contains("open")));
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
