@@ -214,7 +214,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     const container = state.current?.container;
     if (!container || !step) return;
     container.querySelector(".buglab-step")?.remove();
-    const tools = [...stepTools(step), ...forwardNote(step)];
+    const tools = [...stepTools(step), ...(step.phase === "backward" ? [] : forwardNote(step))];
     if (!tools.length) return;
     const box = h("div", { className: "buglab-step" }, tools);
     const facts = container.querySelector(".step-facts");
