@@ -19,6 +19,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import Response
 
+from app.buglab.quiz import QuizLedger
 from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
 from app.settings import Settings
 from app.traces.cache import LRU
@@ -66,6 +67,7 @@ class Services:
         )
         # running checks hold their traces: together at most what the trace cache may hold
         self.checks = ChecksRunner(self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes)
+        self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace id
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
 
     def start(self) -> None:

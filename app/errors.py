@@ -43,6 +43,8 @@ def _answer(description: str, schema: dict = _MESSAGE) -> dict:
 NOT_FOUND = {404: _answer("unknown trace id (POST its spec again), step out of range, or no such tensor")}
 BAD_FIELD = {422: _answer("a bad field: `loc` names it, `msg` gives the rule", _FIELDS)}
 BAD_BODY = {400: _answer("the body could not be parsed")}
+QUIZ_SEALED = {403: _answer("a quiz not yet answered: its verdicts stay hidden (probe a step, or answer)")}
+PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
     415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),

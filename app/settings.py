@@ -50,6 +50,7 @@ class Settings:
     max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
     max_table_cols: int = 16  # ... and columns
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
+    quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
     # Per-step gradient checks, by trace id and step: ~5 Python objects each that every full
     # garbage collection walks (see cache_steps); 8,192 of them would pause the loop ~70 ms.

@@ -46,7 +46,7 @@ def picker_options() -> list[dict]:
     options = []
     for fault in CATALOGUE.values():
         op = titles.local_name(fault.step_name(0))
-        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward').lower()}"
+        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward')}"
         options.append({"name": fault.name, "label": label, "description": fault.description})
     return options
 

@@ -48,7 +48,7 @@ def _error_bars(errors: np.ndarray, passed: list[bool | None], labels: list[str]
     heights = np.where(np.isnan(shown), ERROR_CEILING, np.clip(shown, ERROR_FLOOR, ERROR_CEILING))
     exact = [("NaN: the check could not run" if math.isnan(e) else f"{e:.3g}") for e in shown]
     bars = go.Bar(
-        x=[i + 1 for i in checked],
+        x=checked,
         y=heights,
         base=ERROR_FLOOR,
         marker={"color": [PASSED_COLOUR if passed[i] else FAILED_COLOUR for i in checked]},
@@ -64,11 +64,11 @@ def _phase_bands(phases: list[str]) -> tuple[list[dict], list[dict]]:
     shapes, annotations = [], []
     for phase, first, last in _runs(phases):
         shapes.append(
-            {"type": "rect", "xref": "x", "yref": "paper", "x0": first + 0.5, "x1": last + 1.5, "y0": 0, "y1": 1,
+            {"type": "rect", "xref": "x", "yref": "paper", "x0": first - 0.5, "x1": last + 0.5, "y0": 0, "y1": 1,
              "fillcolor": PHASE_BANDS.get(phase, "#eeeeee"), "opacity": 0.6, "line": {"width": 0}, "layer": "below"}
         )  # fmt: skip
         annotations.append(
-            {"text": phase, "x": (first + last) / 2 + 1, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+            {"text": phase, "x": (first + last) / 2, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
              "showarrow": False}
         )  # fmt: skip
     return shapes, annotations
@@ -82,7 +82,7 @@ def _check_marks(tolerance: float, first_failing: int | None) -> tuple[dict, lis
     ]  # fmt: skip
     if first_failing is not None:
         annotations.append(
-            {"text": f"first failing: step {first_failing + 1}", "x": first_failing + 1, "xref": "x",
+            {"text": f"first failing: step {first_failing}", "x": first_failing, "xref": "x",
              "y": math.log10(ERROR_CEILING), "ax": 0, "ay": -28, "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
              "arrowcolor": FAILED_COLOUR, "font": {"color": FAILED_COLOUR}, "bgcolor": "#fff"}
         )  # fmt: skip
@@ -99,7 +99,7 @@ def check_errors_chart(
     first_failing: int | None,
     title: str = "Gradient check of every step: max relative error (log scale)",
 ) -> go.Figure:
-    """One bar per step (x: step number, 1-based as the page counts), log-scale relative
+    """One bar per step (x: the step's index, 0-based as the page and its URL count), log-scale relative
     error, green when within `tolerance`, red when not; `passed[i]` None = not checked yet
     (no bar). Background bands show the phases; the dashed line is the tolerance."""
     bars, heights = _error_bars(np.asarray(errors, dtype=np.float64), passed, labels)
@@ -113,7 +113,7 @@ def check_errors_chart(
     layout = base_layout(
         title,
         250,
-        xaxis={"title": {"text": "step"}, "range": [0.5, n + 0.5], "showgrid": False},
+        xaxis={"title": {"text": "step"}, "range": [-0.5, n - 0.5], "showgrid": False},
         yaxis={"type": "log", "title": {"text": "max rel error"}, "range": [low, math.log10(ERROR_CEILING) + 0.4],
                "exponentformat": "power"},
         shapes=shapes,

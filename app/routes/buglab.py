@@ -11,15 +11,18 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from app.buglab import quiz
 from app.buglab import views as buglab_views
 from app.deps import Overloaded, ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, check_range, not_a_boolean
+from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, check_range, not_a_boolean
 from app.routes.traces import step_record
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_faults
 from app.spec.faults import default_fault_layer, new_quiz_seed
+from app.steps.gradcheck import gradcheck_json
 from app.traces.checks import ChecksBusy
 from app.traces.context import TraceContext
+from xt_core.gradcheck import check_record
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
@@ -60,7 +63,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
 
 @router.get(
     "/api/traces/{trace_id}/checks",
-    responses=NOT_FOUND,
+    responses={**NOT_FOUND, **QUIZ_SEALED},
     summary="Every step's gradient check (computed in the background)",
 )
 async def get_checks(
@@ -70,6 +73,13 @@ async def get_checks(
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
     services.ensure_running()  # the checks job submits to the worker pool itself
+    spec = services.store.spec(trace_id)
+    if spec is not None and spec.quiz is not None and services.quiz.sealed(trace_id):
+        raise HTTPException(
+            403,
+            detail=f"a quiz hides every step's check until it is answered: probe up to "
+            f"{services.quiz.max_probes} steps (POST /api/traces/{trace_id}/quiz/probe) or answer it",
+        )
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
         try:
@@ -104,6 +114,8 @@ async def get_diff(
     correct_spec = without_faults(ctx.spec)
     correct = TraceContext(correct_spec, await services.run(services.store.get, correct_spec), ctx.settings)
     payload = await services.run(lambda: json_safe(buglab_views.diff_view(ctx, correct, index, seq)))
+    if ctx.spec.quiz is not None and services.quiz.sealed(ctx.spec.id):
+        payload = quiz.seal_diff(payload)
     return json_response(request, payload)
 
 
@@ -113,14 +125,19 @@ class QuizAnswer(BaseModel):
     _number = field_validator("step", mode="before")(not_a_boolean)
 
 
+class QuizProbe(BaseModel):
+    step: int = Field(description="index of the step (any phase) whose gradient check the probe runs")
+
+    _number = field_validator("step", mode="before")(not_a_boolean)
+
+
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
     responses={**NOT_FOUND, **BAD_BODY},
     summary="The quiz: name the broken step, get the fault revealed",
 )
-async def answer_quiz(request: Request, ctx: TraceDep, answer: QuizAnswer) -> Response:
-    if ctx.spec.quiz is None:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} is not a quiz; start one at /quiz")
+async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
+    quiz_or_404(ctx)
     records = ctx.trace.records
     check_range_body(answer.step, len(records))
     if records[answer.step].phase != "backward":
@@ -128,7 +145,43 @@ async def answer_quiz(request: Request, ctx: TraceDep, answer: QuizAnswer) -> Re
             ("body", "step"),
             f"step {answer.step} is a {records[answer.step].phase} step: the bug is in a backward step",
         )
-    return json_response(request, json_safe(buglab_views.quiz_answer(ctx, answer.step)))
+    state = services.quiz.answer(ctx.spec.id)
+    verdict = buglab_views.quiz_answer(ctx, answer.step) | state.json(services.quiz.max_probes)
+    return json_response(request, json_safe(verdict))
+
+
+def quiz_or_404(ctx: TraceContext) -> None:
+    if ctx.spec.quiz is None:
+        raise HTTPException(404, detail=f"trace {ctx.spec.id} is not a quiz; start one at /quiz")
+
+
+@router.get(
+    "/api/traces/{trace_id}/quiz",
+    responses=NOT_FOUND,
+    summary="The quiz's state: answered or not, the steps probed and the probes left",
+)
+async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> Response:
+    quiz_or_404(ctx)
+    return json_response(request, services.quiz.state(ctx.spec.id).json(services.quiz.max_probes))
+
+
+@router.post(
+    "/api/traces/{trace_id}/quiz/probe",
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT},
+    summary="The quiz: spend a probe on one step and get its gradient check",
+)
+async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
+    """Any step (forward, loss, backward, update). Probing a step again, or after the answer, is free."""
+    quiz_or_404(ctx)
+    check_range_body(probe.step, len(ctx.trace.records))
+    try:
+        state = services.quiz.probe(ctx.spec.id, probe.step)
+    except quiz.ProbesSpent as exc:
+        raise HTTPException(409, detail=str(exc)) from None
+    key = (ctx.spec.id, probe.step)
+    check = await services.run(services.gradchecks.get_or_compute, key, lambda: check_record(ctx.trace, probe.step))
+    payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
+    return json_response(request, json_safe(payload))
 
 
 def check_range_body(step: int, n: int) -> None:

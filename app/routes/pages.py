@@ -1,4 +1,4 @@
-"""HTML pages: the home form (GET /) and the step-through (GET /walk?<spec>&step=N).
+"""HTML pages: the home form (GET /) and the step-through (GET /walk?<spec>&step=N[&present=1]).
 
 Both validate a spec the same way the API does (spec_from_query + resolve). A bad spec
 re-renders the home form with the message next to the field it names (422); the page JS
@@ -28,7 +28,7 @@ router = APIRouter(include_in_schema=False)
 log = logging.getLogger("xt.pages")
 
 # Query keys that belong to the view, not to the spec (a trace ignores them).
-VIEW_KEYS = ("step", "seq")
+VIEW_KEYS = ("step", "seq", "present")
 # Keys only the home form sends: `form` marks a form submission, `model=preset:<name>` a
 # random-init preset whose sizes the config fields already carry.
 FORM_KEYS = ("form",)
@@ -165,10 +165,11 @@ def walk(request: Request) -> Response:
         message = "The server could not read this spec (an internal error). Try another text or model."
         return _render_home(request, spec_params, {"_form": message}, 500)
     step, seq = _view_int(params.get("step")), _view_int(params.get("seq"))
+    present = params.get("present") == "1"  # presenter mode (static/js/walk/present.js)
     query = spec_to_query(resolved.canonical)
     if spec_params != query or "step" not in params:
         # A form submission or a hand-written link: land on the complete, canonical permalink.
-        view = {"step": str(step)} | ({"seq": str(seq)} if seq else {})
+        view = {"step": str(step)} | ({"seq": str(seq)} if seq else {}) | ({"present": "1"} if present else {})
         return RedirectResponse(f"/walk?{urlencode(query | view)}", status_code=303)
     return _render(
         request,
@@ -177,7 +178,9 @@ def walk(request: Request) -> Response:
         query=query,
         step=step,
         seq=seq,
+        present=present,
         edit_url="/?" + urlencode(query),
         buglab=buglab_views.page_info(resolved, query),
+        quiz_probes=request.app.state.settings.quiz_probes,
         **model_form.walk_context(resolved, query, request.app.state.settings),
     )

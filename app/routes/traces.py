@@ -10,6 +10,7 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
+from app.buglab import quiz
 from app.deps import ServicesDep, SettingsDep, TraceDep, encode, with_gzip
 from app.encoding import compact_json, encoded_response, json_safe
 from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, SpecError, check_range
@@ -67,7 +68,9 @@ async def get_step(
     seq: int = Query(0, description="which sequence of the batch the figures show"),
     pos: int = Query(0, description="position of the output-softmax identity check (step `probs`, backward)"),
 ) -> Response:
-    key = (trace_id, index, seq, pos)
+    # A quiz's step keeps its verdict until answered or probed (app/buglab/quiz.py): its own cache entry.
+    sealed = _is_quiz(services, trace_id) and services.quiz.sealed(trace_id, index)
+    key = (trace_id, index, seq, pos, sealed)
     cached = services.answers.get(key)
     if cached is None:
         ctx = await services.trace(trace_id)
@@ -75,16 +78,24 @@ async def get_step(
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
         if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
-            pos, key = 0, (trace_id, index, seq, 0)
-        render = partial(_render_step, services, ctx, trace_id, index, seq, pos)
+            pos, key = 0, (trace_id, index, seq, 0, sealed)
+        render = partial(_render_step, services, ctx, trace_id, index, seq, pos, sealed)
         cached = services.answers.get(key) or await services.run(services.answers.get_or_compute, key, render)
     body, gzipped = cached
     return encoded_response(request, body, gzipped=gzipped)
 
 
-def _render_step(services, ctx: TraceContext, trace_id: str, index: int, seq: int, pos: int) -> tuple[bytes, bytes]:
+def _is_quiz(services, trace_id: str) -> bool:
+    spec = services.store.spec(trace_id)
+    return spec is not None and spec.quiz is not None
+
+
+def _render_step(
+    services, ctx: TraceContext, trace_id: str, index: int, seq: int, pos: int, sealed: bool = False
+) -> tuple[bytes, bytes]:
     check = services.gradchecks.get_or_compute((trace_id, index), lambda: check_record(ctx.trace, index))
-    return with_gzip(view.step_view_json(ctx, index, seq, pos, check))  # within settings.max_step_bytes
+    body = view.step_view_json(ctx, index, seq, pos, check)  # within settings.max_step_bytes
+    return with_gzip(quiz.seal_step(body) if sealed else body)
 
 
 @router.get(
@@ -156,7 +167,13 @@ async def get_jacobian(
     check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
     pos = ctx.T - 1 if pos is None else pos
     check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
+    if ctx.spec.quiz is not None and services.quiz.sealed(ctx.spec.id):
+        return await services.json(request, _sealed_jacobian, ctx, layer_index, head, seq, pos, top_k)
     return await services.json(request, jacobian.jacobian_view, ctx, layer_index, head, seq, pos, top_k)
+
+
+def _sealed_jacobian(*args) -> dict:
+    return quiz.seal_jacobian(jacobian.jacobian_view(*args))
 
 
 @router.get(

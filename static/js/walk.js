@@ -11,6 +11,7 @@ import { createBugLab } from "./walk/buglab.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
 import { createNavigation } from "./walk/navigation.js";
+import { firstFigureHeight, revealTitle, wirePresenter } from "./walk/present.js";
 import { renderStep } from "./walk/step_view.js";
 import { drawTokenStrip, setupSequences } from "./walk/tokens.js";
 import { startTraining } from "./walk/training.js";
@@ -20,13 +21,20 @@ const stepView = document.getElementById("step");
 const spec = readJsonBlock("xt-spec");
 // The page knows the trace id before the POST answers: the training progress is polled with it.
 const client = new TraceClient(spec, { traceId: root.dataset.traceId });
-const state = { index: Number(root.dataset.step) || 0, seq: Number(root.dataset.seq) || 0, trace: null, update: null };
+const state = {
+  index: Number(root.dataset.step) || 0,
+  seq: Number(root.dataset.seq) || 0,
+  trace: null,
+  update: null,
+  moved: false, // once the reader has moved, every new step starts at its title
+};
 let renderToken = 0;
 const buglab = createBugLab({
   client,
   info: readJsonBlock("xt-buglab"),
   go: (index) => go(index),
   seq: () => state.seq,
+  rerender: () => show(state.index),
 });
 const training = startTraining(client, spec);
 
@@ -43,19 +51,31 @@ async function show(index) {
   const isCurrent = () => mine === renderToken;
   stepView.setAttribute("aria-busy", "true");
   delete stepView.dataset.rendered;
+  delete stepView.dataset.shown;
   try {
     const step = await client.step(index, state.seq);
     if (!isCurrent()) return;
-    await renderStep(stepView, step, { client, trace: state.trace, seq: state.seq, isCurrent });
+    const onLaidOut = () => {
+      buglab.decorateStep(stepView, step);
+      if (state.moved) revealTitle(); // a page opens at its top; a move starts at the step's title
+      stepView.dataset.shown = String(index); // text and formulas in place (figures may still be drawing)
+    };
+    await renderStep(stepView, step, {
+      client,
+      trace: state.trace,
+      seq: state.seq,
+      isCurrent,
+      onLaidOut,
+      firstHeight: firstFigureHeight,
+    });
     if (!isCurrent()) return;
-    buglab.decorateStep(stepView, step);
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
     client.prefetch(index - 1, state.seq);
   } catch (error) {
     if (!isCurrent()) return;
     clearPlots(stepView);
-    stepView.append(errorBox(`step ${index + 1} could not be loaded: ${error.message}`, () => show(index)));
+    stepView.append(errorBox(`step ${index} could not be loaded: ${error.message}`, () => show(index)));
   } finally {
     if (isCurrent()) stepView.removeAttribute("aria-busy");
   }
@@ -63,6 +83,7 @@ async function show(index) {
 
 function go(index, options = {}) {
   const count = state.trace.steps.length;
+  state.moved = index !== state.index || state.moved;
   state.index = Math.max(0, Math.min(count - 1, index));
   rememberInUrl();
   state.update(state.index, options);
@@ -80,6 +101,7 @@ async function start() {
     return;
   }
   wireEnlargeDialog();
+  wirePresenter();
   try {
     state.trace = await client.open();
   } catch (error) {

@@ -5,9 +5,11 @@ a 1-layer model, steps reached through the permalink's `step=`."""
 from __future__ import annotations
 
 import re
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
+from app.spec.faults import quiz_fault
 from tests.helpers.browser import ONE_LAYER, assert_clean, fill_home, shoot, step_index, steps, wait_rendered
+from xt_core import Config
 from xt_core.faults import CATALOGUE
 
 FAULT = "softmax_missing_sum_term"  # breaks layers.0.attention.probs (backward) of a 1-layer model
@@ -40,7 +42,7 @@ def test_a_planted_fault_turns_the_first_badge_red_at_its_own_step(session):
     page.wait_for_url(re.compile(rf"/walk\?.*faults={FAULT}.*step=0"))
     wait_rendered(session, 0)
     broken = step_index(session, "layers.0.attention.probs", "backward")
-    assert f"step {broken + 1}:" in wait_checks_done(session)
+    assert f"step {broken}:" in wait_checks_done(session)  # numbered from 0, as the URL
     first = page.locator("#timeline .cell.first-failing")
     assert first.count() == 1 and first.get_attribute("data-index") == str(broken)
     backward_cells = page.locator("#timeline .cell.phase-backward")
@@ -78,7 +80,7 @@ def test_the_home_picker_greys_out_faults_the_sizes_rule_out(session):
     page.wait_for_function(
         "() => document.querySelector('#f-faults option[value=gqa_kv_not_summed]').disabled === true"
     )
-    assert "grouped-query" in gqa.text_content()
+    assert "not with these sizes" in gqa.text_content() and "grouped-query" in gqa.get_attribute("data-reason")
     assert page.locator(f'#f-faults option[value="{FAULT}"]').is_enabled()
     assert_clean(session)
 
@@ -93,8 +95,11 @@ def test_the_quiz_hides_its_fault_until_answered(session):
         assert name not in html, f"the quiz page names {name!r} before an answer"
     assert page.locator("#checks-panel").is_hidden()  # the chart would give the answer away
     trace_id = page.evaluate("window.xt.trace.id")
-    checks = page.evaluate(f"fetch('/api/traces/{trace_id}/checks?wait=true').then(r => r.json())")
-    broken = checks["first_failing"]
+    sealed = page.request.get(f"{session.base}/api/traces/{trace_id}/checks?wait=true")
+    assert sealed.status == 403  # the server keeps the verdicts too
+    seed = int(parse_qs(urlsplit(page.url).query)["quiz"][0])
+    hidden = quiz_fault(seed, Config(**page.evaluate("window.xt.trace.config")))
+    broken = step_index(session, CATALOGUE[hidden].step_name(0), "backward")
     backward = [s["index"] for s in steps(session) if s["phase"] == "backward"]
     wrong = next(i for i in backward if i != broken)
 
@@ -109,7 +114,7 @@ def test_the_quiz_hides_its_fault_until_answered(session):
     assert page.locator("#checks-panel").is_visible()
     shoot(session, "buglab-05-quiz-wrong-answer", "#quiz-result")
 
-    page.click(f"#step .quiz-verdict >> text=Go to step {broken + 1}")
+    page.click(f"#step .quiz-verdict >> text=Go to step {broken}")
     wait_rendered(session, broken)
     assert not badge_passed(session) and page.locator(".quiz-answer").count() == 0
     # A reload remembers this tab's answer: the verdict again, no second guess.

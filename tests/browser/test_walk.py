@@ -86,7 +86,7 @@ def test_output_softmax_jacobian_by_position(session):
     page.locator("#jacobian-heading").filter(has_text="position 3").wait_for()
     page.locator("#jacobian .badge-ok").wait_for()
     # The identity check dL/dlogits = (p - onehot)/N follows the chosen position.
-    page.locator('.figure-card[data-figure="identity"] h3').filter(has_text="position 3").wait_for()
+    page.locator('.figure-card[data-figure="identity"] .figure-title').filter(has_text="position 3").wait_for()
     assert page.locator('.figure-card[data-figure="identity"] .js-plotly-plot').count() == 1
     assert_clean(session)
 

@@ -50,7 +50,8 @@ export function wireBuglabPicker() {
       option.disabled = !fault.applies && option.value !== select.value; // never disable the current choice
       option.dataset.applies = String(fault.applies);
       option.dataset.reason = fault.reason || "";
-      option.textContent = option.dataset.label + (fault.applies ? "" : ` (${fault.reason})`);
+      // The reason goes in the help line when chosen: the option stays short enough to show whole.
+      option.textContent = option.dataset.label + (fault.applies ? "" : " (not with these sizes)");
     }
     describe();
   }

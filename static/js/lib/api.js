@@ -193,8 +193,29 @@ export class TraceClient {
     return this.call(`/update?param=${encodeURIComponent(param)}`);
   }
 
-  answerQuiz(index) {
-    return this.call("/quiz/answer", { method: "POST", json: { step: index } });
+  /** The quiz's answer; from then on every step's view carries its verdict: cached views are dropped. */
+  async answerQuiz(index) {
+    const answer = await this.call("/quiz/answer", { method: "POST", json: { step: index } });
+    this.forget(/^(step|jacobian):/);
+    return answer;
+  }
+
+  /** A quiz's state: {answered, probes: {used, max, left}}. */
+  quizState() {
+    return this.call("/quiz");
+  }
+
+  /** Spends one of the quiz's probes on step `index`: its gradient check (the step's view
+   * now carries it: its cached copies are dropped). */
+  async probeQuiz(index) {
+    const probe = await this.call("/quiz/probe", { method: "POST", json: { step: index } });
+    this.forget(new RegExp(`^step:${index}:`));
+    return probe;
+  }
+
+  /** Drops cached answers whose key matches `pattern`. */
+  forget(pattern) {
+    for (const key of [...this.cache.keys()]) if (pattern.test(key)) this.cache.delete(key);
   }
 
   /** How far the training before the trace's step has got (while the POST trains). */

@@ -2,30 +2,65 @@
 // table (the same data, readable by a screen reader); the helpers the step views share.
 
 import { clear, formatNumber, h } from "./dom.js";
+import { stackPanels } from "./stack.js";
 
+// The app works offline: the toolbar keeps only what works without a network (PNG download,
+// zoom, reset); no "Share chart…" to Plotly Cloud, no logo, no link out.
 const PLOT_CONFIG = {
   responsive: true,
   displaylogo: false,
-  modeBarButtonsToRemove: ["lasso2d", "select2d"],
+  showSendToCloud: false,
+  showEditInChartStudio: false,
+  showLink: false,
+  plotlyServerURL: "",
+  modeBarButtons: [["toImage", "zoom2d", "resetScale2d"]],
   toImageButtonOptions: { format: "png", scale: 2 },
 };
 const DEFAULT_FONT = 14;
+const MIN_FONT = 14; // no figure text smaller than this (a projector at the back of a room)
 const DEFAULT_HEIGHT = 420;
 
 function fontScale() {
   return document.documentElement.classList.contains("large-type") ? 1.3 : 1;
 }
 
+/** A font object with its size raised to at least `min` (absent sizes inherit the layout's). */
+function atLeast(font, min) {
+  return font && typeof font.size === "number" && font.size < min ? { ...font, size: min } : font;
+}
+
+/** Every explicit font size of the layout (annotations, axes, legend, colour bars) >= `min`. */
+function raiseFonts(layout, min) {
+  const out = { ...layout, hoverlabel: { ...(layout.hoverlabel || {}), font: { size: Math.max(min, 15) } } };
+  if (Array.isArray(layout.annotations))
+    out.annotations = layout.annotations.map((a) => (a.font ? { ...a, font: atLeast(a.font, min) } : a));
+  for (const key of Object.keys(out)) {
+    const part = out[key];
+    if (!part || typeof part !== "object" || Array.isArray(part)) continue;
+    if (/^([xy]axis\d*|legend|coloraxis\d*)$/.test(key)) {
+      const raised = { ...part, tickfont: atLeast(part.tickfont, min), font: atLeast(part.font, min) };
+      if (part.colorbar) raised.colorbar = { ...part.colorbar, tickfont: atLeast(part.colorbar.tickfont, min) };
+      out[key] = raised;
+    }
+  }
+  return out;
+}
+
+/** Plotly's toolbar buttons stay out of the tab order (8 stops per figure otherwise); the
+ * page's own controls and the "Numbers" tables carry what a keyboard user needs. */
+function untab(div) {
+  for (const button of div.querySelectorAll(".modebar-btn")) button.setAttribute("tabindex", "-1");
+}
+
 /** The server's layout, fitted to its container and to the chosen type size. A legend
  * placed under the plot collides with the x-axis title: it goes above the plot instead. */
 function pageLayout(layout, baseFont) {
   const { width, ...rest } = layout || {}; // the card decides the width
-  const out = {
-    ...rest,
-    autosize: true,
-    height: rest.height || DEFAULT_HEIGHT,
-    font: { ...(rest.font || {}), size: Math.round(baseFont * fontScale()) },
-  };
+  const size = Math.max(MIN_FONT, Math.round(baseFont * fontScale()));
+  const out = raiseFonts(
+    { ...rest, autosize: true, height: rest.height || DEFAULT_HEIGHT, font: { ...(rest.font || {}), size } },
+    MIN_FONT,
+  );
   // Rotated tick labels must not run into the axis title: let plotly grow the margins.
   for (const key of new Set(["xaxis", "yaxis", ...Object.keys(out)])) {
     if (/^[xy]axis\d*$/.test(key) && out[key]?.automargin === undefined) out[key] = { ...out[key], automargin: true };
@@ -83,10 +118,24 @@ function labelRowsOnce(layout, data) {
 export async function plot(div, figure, onClick) {
   const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
-  const layout = labelRowsOnce(pageLayout(figure.layout, baseFont), figure.data || []);
-  await window.Plotly.newPlot(div, figure.data || [], layout, PLOT_CONFIG);
+  const fitted = pageLayout(figure.layout, baseFont);
+  // Panels side by side on a phone: one above the other instead (lib/stack.js).
+  const stacked = stackPanels(fitted, figure.data || [], div.clientWidth || window.innerWidth);
+  const layout = stacked ? stacked.layout : labelRowsOnce(fitted, figure.data || []);
+  if (stacked) div.style.minHeight = `${layout.height}px`;
+  await window.Plotly.newPlot(div, stacked ? stacked.data : figure.data || [], layout, PLOT_CONFIG);
+  untab(div);
+  div.on("plotly_afterplot", () => untab(div)); // a redraw may build the toolbar anew
   if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));
   return div;
+}
+
+/** A drawn plot at another height (presenter mode fits the first figure to the screen). */
+export function setPlotHeight(div, height) {
+  div.style.minHeight = `${height}px`;
+  if (div.classList.contains("js-plotly-plot") && div._fullLayout?.height !== height)
+    return window.Plotly.relayout(div, { height });
+  return Promise.resolve();
 }
 
 export function purgeWithin(node) {
@@ -96,7 +145,8 @@ export function purgeWithin(node) {
 // Large type on/off: re-size every drawn figure's text.
 document.addEventListener("xt:typesize", () => {
   for (const div of document.querySelectorAll(".js-plotly-plot[data-base-font]")) {
-    window.Plotly.relayout(div, { "font.size": Math.round(Number(div.dataset.baseFont) * fontScale()) });
+    const size = Math.max(MIN_FONT, Math.round(Number(div.dataset.baseFont) * fontScale()));
+    window.Plotly.relayout(div, { "font.size": size });
   }
 });
 
@@ -187,16 +237,19 @@ function headButtons(plotly, onEnlarge) {
   );
 }
 
-/** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached. */
+/** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached;
+ * .draw({height}) draws the plot at another height than the server's. */
 export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
   // The plot's height is reserved before it is drawn, so drawing later does not move the page.
   const drawn = { ...figure.figure, layout: withoutTitle(figure.figure.layout, figure.title) };
   const height = drawn.layout?.height || DEFAULT_HEIGHT;
+  // Not role=img: the plot holds the toolbar's buttons. A named group; the numbers are in the table.
   const plotDiv = h("div", {
     className: "plot",
-    role: "img",
-    "aria-label": figure.title,
+    role: "group",
+    "aria-label": `${figure.title} (plot)`,
     style: `min-height: ${height}px`,
+    dataset: { naturalHeight: String(height) },
   });
   const card = h(
     "figure",
@@ -204,14 +257,19 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
     h(
       "figcaption",
       {},
-      h("h3", { text: figure.title }),
+      h("h2", { className: "figure-title", text: figure.title }),
       figure.note ? h("p", { className: "note", text: figure.note }) : null,
     ),
     plotDiv,
     onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
     figure.table ? numbersDisclosure(figure) : null,
   );
-  return { element: card, draw: () => plot(plotDiv, drawn, onPlotClick) };
+  const draw = ({ height: fitted = null } = {}) => {
+    if (!fitted) return plot(plotDiv, drawn, onPlotClick);
+    plotDiv.style.minHeight = `${fitted}px`;
+    return plot(plotDiv, { ...drawn, layout: { ...drawn.layout, height: fitted } }, onPlotClick);
+  };
+  return { element: card, plot: plotDiv, draw };
 }
 
 export function clearPlots(node) {

@@ -1,6 +1,10 @@
 // The bug lab on the walk page: the planted bugs' links, the faulty-vs-correct diff of a
 // backward step, and the quiz ("this step is broken", then the verdict and the reveal); the
 // chart of every step's check is walk/checks_chart.js.
+// An honest quiz: until the learner answers, the page shows no verdict anywhere (the server
+// sends none: app/buglab/quiz.py). The learner has what a real debugger has: the numbers,
+// the comparison with the correct backward, and the gradient check itself on a few steps of
+// their choice ("probes", counted by the server).
 // Every text from the server goes in through textContent (lib/dom.js's h).
 
 import { clear, h } from "../lib/dom.js";
@@ -21,12 +25,32 @@ function codeLines(fault) {
   );
 }
 
-/** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}. */
-export function createBugLab({ client, info, go, seq }) {
+function plantedHere(fault) {
+  return h(
+    "div",
+    { className: "planted-here" },
+    h(
+      "p",
+      {},
+      h("strong", { text: "The planted bug is in this step: " }),
+      h("code", { text: fault.name }),
+      ` — ${fault.description}`,
+    ),
+    codeLines(fault),
+  );
+}
+
+function probesText(probes) {
+  const used = probes.used.length;
+  return `You used ${used} of ${probes.max} probe${probes.max === 1 ? "" : "s"}${used ? ` (step${used === 1 ? "" : "s"} ${probes.used.join(", ")})` : ""}.`;
+}
+
+/** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}.
+ * `rerender()` draws the current step again (its view changed: a probe, the answer). */
+export function createBugLab({ client, info, go, seq, rerender }) {
   const panel = document.getElementById("checks-panel");
-  const state = { trace: null, answer: null, chart: null, current: null };
+  const state = { trace: null, answer: null, quiz: null, chart: null, current: null };
   const storageKey = () => `xt.quiz.${state.trace.id}`;
-  const revealed = () => info.mode === "faults" || state.answer !== null;
   const revealedFaults = () => (info.mode === "faults" ? info.faults : state.answer ? [state.answer.fault] : []);
 
   function stepOf(op) {
@@ -37,6 +61,7 @@ export function createBugLab({ client, info, go, seq }) {
 
   async function answer(step) {
     state.answer = await client.answerQuiz(step.index);
+    state.quiz = { answered: true, probes: state.answer.probes };
     try {
       window.sessionStorage.setItem(storageKey(), String(step.index));
     } catch {
@@ -49,7 +74,7 @@ export function createBugLab({ client, info, go, seq }) {
   }
 
   function verdictBox() {
-    const { correct, chosen, broken, fault } = state.answer;
+    const { correct, chosen, broken, fault, probes } = state.answer;
     const brokenStep = state.trace.steps[broken.index];
     const headline = correct
       ? `✓ Right: ${stepName(brokenStep)} is where the gradients first go wrong.`
@@ -58,6 +83,7 @@ export function createBugLab({ client, info, go, seq }) {
       "div",
       { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
       h("p", { className: "verdict-headline", text: headline }),
+      probes ? h("p", { className: "verdict-probes", text: probesText(probes) }) : null,
       h("p", {}, h("strong", { className: "fault-name", text: fault.name }), `: ${fault.description}`),
       codeLines(fault),
       correct || chosen.index === broken.index
@@ -65,7 +91,7 @@ export function createBugLab({ client, info, go, seq }) {
         : h("button", {
             type: "button",
             className: "button-quiet",
-            text: `Go to step ${broken.index + 1}`,
+            text: `Go to step ${broken.index}`,
             onclick: () => go(broken.index),
           }),
     );
@@ -75,13 +101,62 @@ export function createBugLab({ client, info, go, seq }) {
     if (container) clear(container).append(verdictBox());
   }
 
+  /** "This step is broken" (backward steps) and "spend a probe" (any step not probed yet). */
+  function quizTools(step) {
+    const status = h("span", { className: "field-help", role: "status" });
+    const fail = (button) => (error) => {
+      button.disabled = false;
+      status.textContent = error.message;
+    };
+    const answerButton =
+      step.phase === "backward"
+        ? h("button", {
+            type: "button",
+            className: "button-primary quiz-answer",
+            text: "This step is broken",
+            onclick: (event) => {
+              const button = event.currentTarget;
+              button.disabled = true;
+              answer(step).then(rerender).catch(fail(button));
+            },
+          })
+        : null;
+    const probes = state.quiz?.probes;
+    const probed = probes?.used.includes(step.index);
+    let probe = null;
+    if (probes && !probed && probes.left > 0) {
+      probe = h("button", {
+        type: "button",
+        className: "button-quiet quiz-probe",
+        text: `Spend a probe: check this step's gradient (${probes.left} of ${probes.max} left)`,
+        onclick: (event) => {
+          const button = event.currentTarget;
+          button.disabled = true;
+          client
+            .probeQuiz(step.index)
+            .then((answer) => {
+              state.quiz = { answered: answer.answered, probes: answer.probes };
+              rerender();
+            })
+            .catch(fail(button));
+        },
+      });
+    } else if (probes && !probed) {
+      probe = h("span", { className: "field-help", text: `All ${probes.max} probes spent: the numbers have to do.` });
+    } else if (probed) {
+      probe = h("span", { className: "field-help", text: `You probed this step (${probesText(probes)})` });
+    }
+    return h("div", { className: "quiz-tools" }, answerButton, probe, status);
+  }
+
   // ---- per-step tools
 
   async function showDiff(section, step) {
     clear(section).append(h("p", { className: "loading", text: "Running the correct backward for comparison…" }));
     const diff = await client.diff(step.index, seq());
     if (!section.isConnected) return;
-    clear(section).append(h("p", { className: "diff-verdict", text: diff.verdict }));
+    clear(section);
+    if (diff.verdict) section.append(h("p", { className: "diff-verdict", text: diff.verdict }));
     for (const figure of diff.figures) {
       const card = figureCard(figure);
       section.append(card.element);
@@ -114,52 +189,17 @@ export function createBugLab({ client, info, go, seq }) {
     const tools = [];
     const answeredHere = state.answer !== null && state.answer.chosen.index === step.index;
     if (answeredHere) tools.push(verdictBox()); // the verdict names the bug: no second callout
-    for (const fault of answeredHere ? [] : revealedFaults().filter((f) => f.op === step.name)) {
-      tools.push(
-        h(
-          "div",
-          { className: "planted-here" },
-          h(
-            "p",
-            {},
-            h("strong", { text: "The planted bug is in this step: " }),
-            h("code", { text: fault.name }),
-            ` — ${fault.description}`,
-          ),
-          codeLines(fault),
-        ),
-      );
-    }
-    if (info.mode === "quiz" && state.answer === null) {
-      const status = h("span", { className: "field-help", "aria-live": "polite" });
-      tools.push(
-        h(
-          "div",
-          { className: "quiz-tools" },
-          h("button", {
-            type: "button",
-            className: "button-primary quiz-answer",
-            text: "This step is broken",
-            onclick: (event) => {
-              event.currentTarget.disabled = true;
-              answer(step)
-                .then(() => decorate(step))
-                .catch((error) => {
-                  status.textContent = error.message;
-                });
-            },
-          }),
-          status,
-        ),
-      );
-    }
-    if (revealed() && info.mode !== "off") tools.push(...diffTools(step));
+    const planted = answeredHere || step.phase !== "backward" ? [] : revealedFaults();
+    for (const fault of planted.filter((f) => f.op === step.name)) tools.push(plantedHere(fault));
+    if (info.mode === "quiz" && state.answer === null) tools.push(quizTools(step));
+    // The comparison with the correct backward: a debugger's tool, on offer before the answer too.
+    if (info.mode !== "off" && step.phase === "backward") tools.push(...diffTools(step));
     return tools;
   }
 
   /** A forward step fails only because the broken backward pass hands it a wrong dL/d(output). */
   function forwardNote(step) {
-    if (info.mode === "off" || !step.gradcheck || step.gradcheck.passed) return [];
+    if (info.mode === "off" || step.gradcheck?.passed !== false) return [];
     return [
       h("p", {
         className: "forward-note",
@@ -174,12 +214,30 @@ export function createBugLab({ client, info, go, seq }) {
     const container = state.current?.container;
     if (!container || !step) return;
     container.querySelector(".buglab-step")?.remove();
-    const tools = step.phase === "backward" ? stepTools(step) : forwardNote(step);
+    const tools = [...stepTools(step), ...(step.phase === "backward" ? [] : forwardNote(step))];
     if (!tools.length) return;
     const box = h("div", { className: "buglab-step" }, tools);
     const facts = container.querySelector(".step-facts");
     if (facts) facts.after(box);
     else container.prepend(box);
+  }
+
+  async function startQuiz(trace) {
+    let saved = null;
+    try {
+      saved = window.sessionStorage.getItem(storageKey());
+    } catch {
+      /* private mode */
+    }
+    const step = saved === null ? null : trace.steps[Number(saved)];
+    // A remembered answer is posted again (a restarted server forgets it): the verdict comes back.
+    if (step) {
+      await answer(step);
+      rerender();
+    } else {
+      state.quiz = await client.quizState();
+      decorate(state.current?.step); // the probes left, once known
+    }
   }
 
   return {
@@ -193,24 +251,13 @@ export function createBugLab({ client, info, go, seq }) {
       }
       if (info.mode === "faults") state.chart.load();
       if (info.mode === "off") panel.addEventListener("toggle", () => panel.open && state.chart.load());
-      if (info.mode === "quiz") {
-        let saved = null;
-        try {
-          saved = window.sessionStorage.getItem(storageKey());
-        } catch {
-          /* private mode */
-        }
-        const step = saved === null ? null : trace.steps[Number(saved)];
-        if (step)
-          answer(step)
-            .then(() => decorate(state.current?.step))
-            .catch(() => {});
-      }
+      if (info.mode === "quiz") startQuiz(trace).catch(() => {});
     },
-    /** Called after each step is drawn: its timeline cell, and the bug-lab tools of a backward step. */
+    /** Called once a step's text is laid out: its timeline cell, and the bug-lab tools. */
     decorateStep(container, step) {
       state.current = { container, step };
-      if (step.gradcheck) markCell(step.index, step.gradcheck.passed);
+      // A quiz's sealed check has no `passed`: its cell keeps its phase colour.
+      if (typeof step.gradcheck?.passed === "boolean") markCell(step.index, step.gradcheck.passed);
       decorate(step);
     },
   };

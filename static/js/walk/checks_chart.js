@@ -7,7 +7,7 @@ const POLL_MS = 600;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function stepName(step) {
-  return `step ${step.index + 1}: ${step.title}`;
+  return `step ${step.index}: ${step.title}`;
 }
 
 function cell(index) {
@@ -49,7 +49,7 @@ export function createChecksChart({ client, trace, go }) {
     }
     // The summary above the chart already names it: drop the plot's own title.
     const figure = { ...checks.figure, layout: withoutTitle(checks.figure.layout) };
-    await plot(plotDiv, figure, (point) => go(Number(point.x) - 1));
+    await plot(plotDiv, figure, (point) => go(Number(point.x))); // x: the step's index
   }
 
   // The server answers 503 + Retry-After while checks of other traces hold its memory: the

@@ -17,7 +17,15 @@ function select(label, options, value) {
 
 function checkSummary(result, kind) {
   const recorded = kind === "output" ? "dL/dlogits" : "dL/dscores";
-  const ok = Boolean(result.ok);
+  if (typeof result.ok !== "boolean") {
+    // A quiz before its answer: the numbers, no verdict (the server sends none).
+    return h(
+      "p",
+      { className: "badge-line" },
+      `J · dL/dp beside the recorded ${recorded}: max abs difference ${formatError(result.max_abs_error)}, max rel difference ${formatError(result.max_rel_error)}`,
+    );
+  }
+  const ok = result.ok;
   return h(
     "p",
     { className: `badge-line` },
@@ -77,7 +85,7 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
   // Attention: the last query sees every key. Output: position 0, as the step's identity check.
   const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), isOutput ? 0 : lastPos);
   const show = h("button", { type: "button", className: "button-primary", text: "Show Jacobian" });
-  const heading = h("h3", { id: "jacobian-heading", text: "Softmax Jacobian of one row" });
+  const heading = h("h2", { id: "jacobian-heading", text: "Softmax Jacobian of one row" });
   const result = h("div", { className: "jacobian-result", "aria-live": "polite" });
   const hint = isOutput
     ? "Click a row (a position) of a heatmap above, or choose a position:"
@@ -118,7 +126,7 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
     const figures = [data.figure, data.vectors_figure].filter(Boolean).map((figure) => ({
       figure: { ...figure, layout: withoutTitle(figure.layout) },
       caption: titleText(figure.layout),
-      div: h("div", { className: "plot" }),
+      div: h("div", { className: "plot", role: "group", "aria-label": `${titleText(figure.layout)} (plot)` }),
     }));
     result.append(
       checkSummary(data, info.kind),
@@ -126,7 +134,7 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
       h(
         "div",
         { className: "jacobian-plots" },
-        figures.map((f) => h("div", {}, h("h4", { className: "plot-caption", text: f.caption }), f.div)),
+        figures.map((f) => h("div", {}, h("h3", { className: "plot-caption", text: f.caption }), f.div)),
       ),
       vectorsTable(data, info.kind),
     );

@@ -1,5 +1,6 @@
 // Getting around the steps: the timeline (every step, coloured by phase), prev/next, the
-// slider, the keyboard, "jump to", and the clickable block diagram of the model.
+// slider, the keyboard, "jump to", and the clickable block diagram of the model (on a narrow
+// screen a strip that opens on demand). Steps are numbered from 0, as in the URL's `step=`.
 
 import { clear, h, setOptions } from "../lib/dom.js";
 
@@ -23,7 +24,12 @@ function phaseRuns(steps) {
 }
 
 function stepLabel(step) {
-  return `Step ${step.index + 1}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
+  return `Step ${step.index}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
+}
+
+/** "step 57 of 0–83": the URL's number, and the range it runs over. */
+export function counterText(index, count) {
+  return `step ${index} of 0–${count - 1}`;
 }
 
 function buildTimeline(list, steps, go) {
@@ -138,19 +144,40 @@ function isTyping(target) {
   );
 }
 
+/** Space presses a focused button, opens a <details>, follows a link: only elsewhere a move. */
+function spaceActivates(target) {
+  return (
+    target instanceof Element && Boolean(target.closest("button, a[href], summary, [role=button], [tabindex='0']"))
+  );
+}
+
 function bindKeys(getIndex, count, go) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
     const inTimeline = Boolean(event.target.closest?.("#timeline"));
     const moves = { ArrowRight: +1, ArrowLeft: -1 };
+    // Presenter mode: Space steps on (Shift+Space back), as in a slide deck.
+    const space = event.key === " " && document.body.classList.contains("present") && !spaceActivates(event.target);
     let index = null;
     if (event.key in moves) index = getIndex() + moves[event.key];
+    else if (space) index = getIndex() + (event.shiftKey ? -1 : 1);
     else if (event.key === "Home") index = 0;
     else if (event.key === "End") index = count - 1;
     if (index === null) return;
     event.preventDefault();
     go(Math.max(0, Math.min(count - 1, index)), { focusTimeline: inTimeline });
+  });
+}
+
+/** On a narrow screen the diagram is a strip naming the current block; it opens on demand. */
+function wireDiagramToggle() {
+  const toggle = document.getElementById("diagram-toggle");
+  const diagram = toggle.closest(".diagram");
+  toggle.addEventListener("click", () => {
+    const open = !diagram.classList.contains("open");
+    diagram.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
   });
 }
 
@@ -166,6 +193,8 @@ export function createNavigation(trace, go) {
   const jump = document.getElementById("jump-layer");
   const direction = document.getElementById("direction");
   const blockList = document.getElementById("blocks");
+  const diagramCurrent = document.getElementById("diagram-current");
+  wireDiagramToggle();
 
   const cells = buildTimeline(document.getElementById("timeline"), steps, go);
   const boxes = buildDiagram(blockList, trace.blocks, steps, go, () => directionOf(steps[current]));
@@ -191,13 +220,12 @@ export function createNavigation(trace, go) {
     cell.classList.add("current");
     cell.setAttribute("aria-current", "step");
     cell.tabIndex = 0;
-    if (focusTimeline) cell.focus();
-    cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (focusTimeline) cell.focus({ preventScroll: true });
     prev.disabled = index === 0;
     next.disabled = index === count - 1;
     slider.value = String(index);
     slider.setAttribute("aria-valuetext", stepLabel(step));
-    counter.textContent = `step ${index + 1} of ${count}`;
+    counter.textContent = counterText(index, count);
     document.getElementById("announce").textContent = `${stepLabel(step)}, of ${count}`;
     const match = targets.find((t) => t.key === targetKey(step));
     jump.value = match ? String(match.value) : "";
@@ -209,6 +237,8 @@ export function createNavigation(trace, go) {
       if (id === step.block) box.setAttribute("aria-current", "step");
       else box.removeAttribute("aria-current");
     }
+    const block = trace.blocks.find((b) => b.id === step.block);
+    diagramCurrent.textContent = block ? block.label : step.block;
     const backward = directionOf(step) === "backward";
     blockList.classList.toggle("going-up", backward);
     direction.className = `direction phase-${step.phase}`;

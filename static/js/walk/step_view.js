@@ -5,6 +5,7 @@ import { formatError, formatShape, h } from "../lib/dom.js";
 import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
 import { enlarge } from "./enlarge.js";
 import { createJacobianPanel } from "./jacobian.js";
+import { fitFormulas } from "./math_fit.js";
 import { attachUpdateControls } from "./update.js";
 
 /** The one place the page inserts HTML: MathML the server generated from its own LaTeX. */
@@ -26,9 +27,9 @@ function rules(step) {
     .filter(([key]) => formula[key] && (formula[key].mathml || formula[key].latex))
     .map(([key, label]) =>
       h(
-        "section",
+        "div",
         { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
-        h("h3", { text: label + (key === primary ? " · this step" : "") }),
+        h("p", { className: "rule-label", text: label + (key === primary ? " · this step" : "") }),
         mathBlock(formula[key]),
       ),
     );
@@ -37,6 +38,12 @@ function rules(step) {
 
 export function gradcheckBadge(check) {
   if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
+  if (check.sealed)
+    return h("span", {
+      className: "badge badge-none gradcheck sealed",
+      text: "grad check hidden until you answer",
+      title: "A quiz keeps every verdict until you answer; spend a probe to run this step's check",
+    });
   const passed = Boolean(check.passed);
   const broken = passed && Boolean(check.float32_nonfinite);
   const verdict = broken ? "✓ in float64" : passed ? "✓" : "✗";
@@ -135,10 +142,19 @@ function header(step) {
     "header",
     { className: "step-header" },
     h("span", { className: `badge phase-badge phase-${step.phase}`, text: step.phase }),
-    h("h2", { id: "step-title", text: step.title }),
+    h("h1", { id: "step-title", text: step.title }),
     h("code", { className: "step-name", text: step.name }),
     step.kind ? h("span", { className: "step-kind", text: step.kind }) : null,
   );
+}
+
+/** The step in one line: the server's `takeaway` when it sends one, else the explanation's
+ * first clause (up to its first colon, semicolon or full stop). Shown in presenter mode. */
+export function takeaway(step) {
+  if (step.takeaway) return step.takeaway;
+  const text = step.explanation || "";
+  const end = text.search(/[:;](\s|$)|(?<!\b(?:i\.e|e\.g|cf|vs))\.(\s|$)/);
+  return end > 0 ? text.slice(0, end) : text;
 }
 
 /** Rows of a heatmap's z: a plain array, or plotly's base64 typed array {dtype, bdata, shape}. */
@@ -192,9 +208,11 @@ function figureHandlers(figure, jacobian, info, T, loadHead) {
   return { onPlotClick: jacobian || grid ? onPlotClick : null, onEnlarge };
 }
 
-/** Replaces `container`'s content with `step`; resolves when every figure is drawn.
- * `isCurrent()` turns false when the user has moved on: drawing stops early. */
-export async function renderStep(container, step, { client, trace, seq, isCurrent }) {
+/** Replaces `container`'s content with `step`; resolves when its first figure is drawn (the
+ * others draw as they scroll near). `isCurrent()` turns false when the user has moved on:
+ * drawing stops early. `onLaidOut()` runs once the text and formulas are in place, before
+ * any figure is drawn; `firstHeight(card)` may give the first figure another height. */
+export async function renderStep(container, step, { client, trace, seq, isCurrent, onLaidOut, firstHeight }) {
   forgetObservers();
   clearPlots(container);
   // Cards need the Jacobian panel (clicks select its row); the panel's position changes
@@ -210,8 +228,10 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
   const loadHead = (figureId, head) => client.head(step.index, { figure: figureId, head, seq });
   makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
   cards.push(...(step.figures || []).map(makeCard));
+  const lead = takeaway(step);
   container.append(
     header(step),
+    lead ? h("p", { className: "takeaway", text: lead, title: lead }) : "",
     warningsBox(step.warnings) || "",
     h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck), shapesList(step.shapes) || ""),
     rules(step) || "",
@@ -227,10 +247,12 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     jacobian ? jacobian.element : "",
   );
   if (step.update) attachUpdateControls(container, step, { client, isCurrent });
+  fitFormulas(container);
+  onLaidOut?.();
   // The first figure is drawn now; the others when they scroll near the viewport (drawing
   // every heatmap of a step up front makes stepping slow on a classroom laptop).
   const [first, ...rest] = cards;
-  if (first) await first.draw();
+  if (first) await first.draw({ height: firstHeight?.(first) ?? null });
   for (const card of rest) drawWhenNear(card, isCurrent);
   if (jacobian && isCurrent()) await jacobian.load();
 }

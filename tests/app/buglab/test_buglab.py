@@ -255,10 +255,56 @@ def test_the_quiz_never_names_its_fault_before_an_answer(client, trace):
     assert_hides_the_fault(page.text)
     for step in body["steps"]:
         assert_hides_the_fault(client.get(f"/api/traces/{body['id']}/steps/{step['index']}").text)
-    assert_hides_the_fault(client.get(f"/api/traces/{body['id']}/checks", params={"wait": "true"}).text)
-    # and it does hide one: the first failing step is its op
+    sealed = client.get(f"/api/traces/{body['id']}/checks", params={"wait": "true"})
+    assert sealed.status_code == 403 and "probe" in sealed.json()["detail"]
+    # and it does hide one: once answered, the first failing step is its op
     hidden = quiz_fault(11, resolve(TraceSpec.model_validate(body["spec"]), client.app.state.settings).cfg)
-    assert checks(client, body["id"])["first_failing"] == step_of(body, CATALOGUE[hidden].step_name(0))
+    broken = step_of(body, CATALOGUE[hidden].step_name(0))
+    assert client.post(f"/api/traces/{body['id']}/quiz/answer", json={"step": broken}).status_code == 200
+    assert checks(client, body["id"])["first_failing"] == broken
+
+
+def verdicts(view: dict) -> list:
+    """What in a step view would tell right from wrong."""
+    return [view["gradcheck"].get("passed"), view["gradcheck"].get("max_rel_error"), view["warnings"]]
+
+
+def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
+    quiz = post(client, quiz=23)
+    base = f"/api/traces/{quiz['id']}"
+    hidden = quiz_fault(23, resolve(TraceSpec.model_validate(quiz["spec"]), client.app.state.settings).cfg)
+    broken = step_of(quiz, CATALOGUE[hidden].step_name(0))
+    assert client.get(f"{base}/quiz").json() == {"answered": False, "probes": {"used": [], "max": 3, "left": 3}}
+    for step in quiz["steps"]:
+        view = client.get(f"{base}/steps/{step['index']}").json()
+        assert view["gradcheck"] == {"sealed": True} and view["warnings"] == [], step
+    # the numbers stay: the correct backward beside the faulty one, the Jacobian's columns
+    diff = client.get(f"{base}/steps/{broken}/diff").json()
+    assert "verdict" not in diff and diff["figures"] and not all(t["identical"] for t in diff["tensors"])
+    jacobian = client.get(f"{base}/jacobian", params={"layer": 0, "head": 1, "pos": 3}).json()
+    assert "ok" not in jacobian and jacobian["chain"] and jacobian["recorded"]
+
+    probe = client.post(f"{base}/quiz/probe", json={"step": broken}).json()
+    assert probe["gradcheck"]["passed"] is False and probe["probes"] == {"used": [broken], "max": 3, "left": 2}
+    probed = client.get(f"{base}/steps/{broken}").json()
+    assert verdicts(probed)[0] is False and any("gradient check failed" in w for w in probed["warnings"])
+    assert client.post(f"{base}/quiz/probe", json={"step": broken}).json()["probes"]["left"] == 2  # again: free
+    others = [s["index"] for s in quiz["steps"] if s["index"] != broken][:3]
+    for index in others[:2]:
+        assert client.post(f"{base}/quiz/probe", json={"step": index}).status_code == 200
+    spent = client.post(f"{base}/quiz/probe", json={"step": others[2]})
+    assert spent.status_code == 409 and "all 3 probes" in spent.json()["detail"]
+    assert client.get(f"{base}/steps/{others[2]}").json()["gradcheck"] == {"sealed": True}
+    assert error_loc(client.post(f"{base}/quiz/probe", json={"step": 999})) == ["body", "step"]
+
+    answer = client.post(f"{base}/quiz/answer", json={"step": broken}).json()
+    assert answer["correct"] is True and answer["answered"] is True and answer["probes"]["left"] == 0
+    assert client.get(f"{base}/steps/{others[2]}").json()["gradcheck"]["passed"] in (True, False)
+    assert "verdict" in client.get(f"{base}/steps/{broken}/diff").json()
+    assert "ok" in client.get(f"{base}/jacobian", params={"layer": 0, "head": 1, "pos": 3}).json()
+    not_a_quiz = post(client)
+    assert client.post(f"/api/traces/{not_a_quiz['id']}/quiz/probe", json={"step": 1}).status_code == 404
+    assert client.get(f"/api/traces/{not_a_quiz['id']}/quiz").status_code == 404
 
 
 def test_answering_the_quiz_says_right_or_wrong_and_reveals_the_fault(client):

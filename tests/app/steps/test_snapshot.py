@@ -1,7 +1,7 @@
 """The JSON of every answer built from a trace stays byte-identical while code moves.
 
 For a fixed set of specs (every kind of step, two sequences, untied embeddings, a bug-lab fault,
-SGD and AdamW update steps after training, float64, a quiz) this hashes, through the HTTP API
+SGD and AdamW update steps after training, float64, a quiz: its step views before the answer) this hashes, through the HTTP API
 only, the trace summary, every step view, one enlarged head, both Jacobians, a fault's diff, the
 checks and a quiz answer, and compares with `snapshots/views.json`. A deliberate change to what a
 view shows regenerates the file: `XT_UPDATE_SNAPSHOTS=1 pytest tests/app/test_snapshot.py`, and
@@ -61,13 +61,16 @@ def _spec_digests(client, spec: dict) -> dict[str, str]:
             out[f"diff {i}"] = _digest(_get(client, f"{base}/steps/{i}/diff"))
     out["jacobian attention"] = _digest(_get(client, f"{base}/jacobian?layer=0&head=1&pos=3"))
     out["jacobian output"] = _digest(_get(client, f"{base}/jacobian?layer=output&top_k=3"))
-    if spec.get("faults") or "quiz" in spec:
-        out["checks"] = _digest(_get(client, f"{base}/checks?wait=true"))
-    if "quiz" in spec:
+    if "quiz" in spec:  # its checks only once answered
         backward = [s["index"] for s in summary["steps"] if s["phase"] == "backward"]
+        probe = client.post(f"{base}/quiz/probe", json={"step": backward[2]})
+        assert probe.status_code == 200, probe.text[:300]
+        out["quiz probe"] = _digest(probe.content)
         answer = client.post(f"{base}/quiz/answer", json={"step": backward[3]})
         assert answer.status_code == 200, answer.text[:300]
         out["quiz answer"] = _digest(answer.content)
+    if spec.get("faults") or "quiz" in spec:
+        out["checks"] = _digest(_get(client, f"{base}/checks?wait=true"))
     if summary["training"] is not None:
         out["update param"] = _digest(_get(client, f"{base}/update?param=layers.0.attention.wq"))
     return out

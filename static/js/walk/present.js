@@ -1,0 +1,103 @@
+// What is on the screen. Presenter mode (`present=1` in the URL, the Present button, the P
+// key; Esc leaves): the summary, tokens, training bar and checks go behind one "Details"
+// toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
+// figure is drawn as tall as the room left). In every mode a new step starts at its title.
+
+import { setPlotHeight } from "../lib/figures.js";
+
+const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
+const BOTTOM_GAP = 6; // px between the first figure and the bottom of the screen
+
+export function presenting() {
+  return document.body.classList.contains("present");
+}
+
+/** How far down the screen what sticks to its top reaches once stuck (the navigation bar). */
+function stickyBottom() {
+  let bottom = 0;
+  for (const node of document.querySelectorAll(".navbar, .controls-main")) {
+    const style = getComputedStyle(node);
+    if (style.position !== "sticky") continue;
+    bottom = Math.max(bottom, (Number.parseFloat(style.top) || 0) + node.getBoundingClientRect().height);
+  }
+  return bottom;
+}
+
+/** A new step starts at its title: when the title is not fully on screen (the reader had
+ * scrolled down to a figure), scroll it to just under the navigation bar. */
+export function revealTitle() {
+  const header = document.querySelector("#step .step-header");
+  if (!header) return;
+  const top = stickyBottom();
+  const rect = header.getBoundingClientRect();
+  if (rect.top >= top && rect.bottom <= window.innerHeight) return;
+  window.scrollBy({ top: rect.top - top - 4, behavior: "instant" });
+}
+
+/** Presenter mode: the first figure's plot height that keeps its whole card on screen. */
+export function firstFigureHeight(card) {
+  if (!presenting()) return null;
+  const natural = Number(card.plot.dataset.naturalHeight) || 420;
+  const plot = card.plot.getBoundingClientRect();
+  const below = card.element.getBoundingClientRect().bottom - plot.bottom; // head buttons, numbers
+  const room = Math.floor(window.innerHeight - plot.top - below - BOTTOM_GAP);
+  return Math.max(MIN_PLOT, Math.min(natural, room));
+}
+
+/** The first figure of the step on screen, re-fitted (or back to its own height). */
+function refitFirstFigure() {
+  const element = document.querySelector("#step .figures > .figure-card");
+  const plot = element?.querySelector(".plot");
+  if (!plot) return;
+  const natural = Number(plot.dataset.naturalHeight) || 420;
+  plot.style.minHeight = `${natural}px`; // measure from the card as laid out at its own height
+  const height = firstFigureHeight({ element, plot }) ?? natural;
+  setPlotHeight(plot, height);
+}
+
+function isTyping(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || target.closest("input, textarea, select"));
+}
+
+/** Wires the Present button, the Details toggle, P and Esc; the URL says present=1. */
+export function wirePresenter() {
+  const button = document.getElementById("present");
+  const details = document.getElementById("context-toggle");
+  const context = document.getElementById("walk-context");
+
+  function showDetails(open) {
+    context.classList.toggle("open", open);
+    details.setAttribute("aria-expanded", String(open));
+  }
+
+  function set(on) {
+    document.body.classList.toggle("present", on);
+    button.setAttribute("aria-pressed", String(on));
+    details.hidden = !on;
+    showDetails(false);
+    const url = new URL(window.location.href);
+    if (on) url.searchParams.set("present", "1");
+    else url.searchParams.delete("present");
+    window.history.replaceState(null, "", url);
+    revealTitle();
+    refitFirstFigure();
+  }
+
+  button.addEventListener("click", () => set(!presenting()));
+  // Opening the details pushes the step down (the page scrolls): the figure keeps its height.
+  details.addEventListener("click", () => showDetails(!context.classList.contains("open")));
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
+    if (event.key === "p" || event.key === "P") set(!presenting());
+    else if (event.key === "Escape" && presenting()) set(false);
+    else return;
+    event.preventDefault();
+  });
+  let pending = 0;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(() => presenting() && refitFirstFigure());
+  });
+  set(presenting()); // the page may start in presenter mode (present=1)
+}
