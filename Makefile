@@ -64,11 +64,11 @@ firstfigure: $(STAMP)
 	$(BIN)/python benchmarks/first_figure.py --compare-full
 
 # Rebuilds app/vendor/plotly/plotly-xt.min.js (Plotly.js with xt's trace types only) from the exact
-# versions in app/vendor/plotly/build/package-lock.json. The built file is in the repository:
+# versions in app/vendor/plotly/recipe/package-lock.json. The built file is in the repository:
 # `make run` never needs node; this does (after changing the plotly.js version or the trace types).
 vendor-plotly:
 	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js and npm to rebuild the Plotly.js bundle" >&2; exit 1; }
-	cd app/vendor/plotly/build && npm ci --ignore-scripts --no-audit --no-fund && node build.mjs
+	cd app/vendor/plotly/recipe && npm ci --ignore-scripts --no-audit --no-fund && node build.mjs
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)

@@ -66,12 +66,12 @@ def test_the_bundle_registers_every_trace_type_the_views_draw(client):
             drawn |= figure_trace_types(response.json())
     assert drawn, "no figure found: the walk through the views is broken"
     missing = drawn - registered
-    assert not missing, f"views draw {sorted(missing)}, not in {PLOTLY_JS.name}: register them in build/entry.js"
+    assert not missing, f"views draw {sorted(missing)}, not in {PLOTLY_JS.name}: register them in recipe/entry.js"
 
 
 def test_the_bundle_is_the_release_plotly_writes_figures_for():
     raw = PLOTLY_JS.read_bytes()
-    pinned = json.loads((PLOTLY_JS.parent / "build" / "package.json").read_text())["devDependencies"]["plotly.js"]
+    pinned = json.loads((PLOTLY_JS.parent / "recipe" / "package.json").read_text())["devDependencies"]["plotly.js"]
     assert bundle_version(raw) == pinned == get_plotlyjs_version()
 
 
