@@ -51,12 +51,12 @@ _EXPLANATION = {
 _RATIO_TEXT = {
     "sgd": (
         "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. For SGD it is "
-        "lr·RMS(g)/RMS(W) with lr = {lr} (the whiskers{momentum}): it follows the gradient, and the classic "
+        "lr·RMS(g)/RMS(W) with η = lr = {lr} (the whiskers{momentum}): it follows the gradient, and the classic "
         "rule of thumb of about 1e-3 per step is a guide for choosing lr. "
     ),
     "adamw": (
         "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. AdamW moves "
-        "every entry by at most about lr = {lr}, so its ratio is about lr/RMS(W), set by lr and the size of the "
+        "every entry by at most about η = lr = {lr}, so its ratio is about lr/RMS(W), set by lr and the size of the "
         "weights rather than by the gradient: the whiskers run from a tenth of lr/RMS(W) (an entry whose "
         "gradient keeps changing sign) to lr/RMS(W) (a steady gradient, and every first step). "
     ),

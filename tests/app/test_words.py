@@ -158,7 +158,10 @@ def test_adamw_moves_each_parameter_by_lr_over_its_rms_at_the_first_step(client)
     view = update_view(client, {**UNTIED, "optimizer": {"name": "adamw", "weight_decay": 0.0}})
     for p in view["update"]["params"]:
         assert p["update_ratio"] == pytest.approx(0.003 / p["weight_rms"], rel=1e-3), p["name"]
-    assert "lr/RMS(W)" in view["explanation"] and "AdamW moves every entry by at most about lr" in view["explanation"]
+    assert (
+        "lr/RMS(W)" in view["explanation"]
+        and "moves every entry by at most about η = lr = 0.003" in view["explanation"]
+    )
 
 
 @pytest.mark.parametrize(("last", "dtick"), [(1, 1), (2, 1), (10, 1), (11, 2), (22, 5), (60, 10), (101, 20)])
