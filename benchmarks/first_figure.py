@@ -2,17 +2,21 @@
 browser context (empty HTTP cache, as a first visit), and from a click on "Next" to the next
 step fully drawn. Real server (uvicorn on 127.0.0.1), Debian's chromium through Playwright:
 
-    .venv/bin/python benchmarks/first_figure.py [--runs 5] [--steps 12] [--compare-full]
+    .venv/bin/python benchmarks/first_figure.py [--runs 5] [--steps 12] [--compare-full] [--baseline DIR]
 
 The trace is built once before timing (a warm-up visit), so the numbers are the page's own
 critical path (HTML, CSS, Plotly.js, the ES modules, POST /api/traces answered from the
 server's cache, the first step's JSON, drawing), not the training step's compute.
 `--compare-full` also times the page served by a second server whose only difference is the
-full plotly.js bundle of the Python plotly package (benchmarks/_full_bundle.py), as before."""
+full plotly.js bundle of the Python plotly package (benchmarks/_full_bundle.py); `--baseline DIR`
+a server run from another checkout (say `git archive <commit> | tar -x -C DIR`). The pages take
+turns, visit by visit, so a change in the machine's load hits them alike."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
 import sys
 import time
@@ -23,7 +27,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._server import running_server  # noqa: E402
+from benchmarks._server import ROOT, running_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -119,13 +123,21 @@ def measure(browser, urls: dict[str, str], runs: int, steps: int, waterfall: boo
     return results
 
 
+def bundle_sizes(base: str, page_path: str) -> str:
+    """The Plotly.js bundle a page loads: its URL, raw and gzip bytes as served."""
+    page = httpx.get(base + page_path, timeout=120).text
+    url = re.search(r'src="(/assets/plotly-[^"]+)"', page).group(1)
+    raw = httpx.get(base + url, headers={"Accept-Encoding": "identity"}, timeout=60).content
+    zipped = httpx.get(base + url, headers={"Accept-Encoding": "gzip"}, timeout=60).headers["content-length"]
+    return f"{url}: {len(raw) / 1e6:.2f} MB raw, {int(zipped) / 1e6:.2f} MB gzip"
+
+
 def report(label: str, result: dict) -> None:
     first, nxt = result["first"], result["next"]
-    print(
-        f"{label:<34} first figure median {statistics.median(first):6.0f} ms "
-        f"(runs: {', '.join(f'{v:.0f}' for v in first)}); "
-        f"step-to-step median {statistics.median(nxt):5.0f} ms, max {max(nxt):5.0f} ms ({len(nxt)} steps)"
-    )
+    print(f"{label}:")
+    runs = ", ".join(f"{v:.0f}" for v in first)
+    print(f"  first figure  median {statistics.median(first):6.0f} ms   (runs: {runs})")
+    print(f"  step to step  median {statistics.median(nxt):6.0f} ms   max {max(nxt):.0f} ms over {len(nxt)} steps")
 
 
 def main() -> None:
@@ -135,14 +147,19 @@ def main() -> None:
     parser.add_argument("--path", default=DEFAULT_PATH, help=f"the page (default {DEFAULT_PATH})")
     parser.add_argument("--compare-full", action="store_true", help="also time the full plotly.js bundle")
     parser.add_argument("--waterfall", action="store_true", help="print the last visit's requests and milestones")
+    parser.add_argument("--baseline", type=Path, help="also time the page served from this checkout")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    apps = {"served bundle": "app.main:app"}
+    apps = {"this checkout": ("app.main:app", ROOT)}
     if args.compare_full:
-        apps["full plotly.js bundle"] = "benchmarks._full_bundle:app"
+        apps["the full plotly.js bundle"] = ("benchmarks._full_bundle:app", ROOT)
+    if args.baseline:
+        apps[f"baseline {args.baseline}"] = ("app.main:app", args.baseline.resolve())
     with ExitStack() as stack:
-        servers = {label: stack.enter_context(running_server(app=app)) for label, app in apps.items()}
+        servers = {
+            label: stack.enter_context(running_server(app=app, root=root)) for label, (app, root) in apps.items()
+        }
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         stack.callback(browser.close)
         urls = {}
@@ -151,8 +168,14 @@ def main() -> None:
             urls[label] = server.base + canonical_path(server.base, args.path)
             one_visit(browser, urls[label], 1)  # builds the trace and the first views on that server
             print(f"{label}: warm-up visit (trace built) {time.perf_counter() - started:.1f} s")
-        print(f"page: {canonical_path(servers['served bundle'].base, args.path)}")
-        for label, result in measure(browser, urls, args.runs, args.steps, args.waterfall).items():
+        page = canonical_path(servers["this checkout"].base, args.path)
+        print(f"page: {page}")
+        for label, server in servers.items():
+            print(f"{label}: {bundle_sizes(server.base, page)}")
+        load = os.getloadavg()[0]
+        results = measure(browser, urls, args.runs, args.steps, args.waterfall)
+        print(f"load average (1 min) {load:.1f} before, {os.getloadavg()[0]:.1f} after; {os.cpu_count()} cores")
+        for label, result in results.items():
             report(label, result)
 
 
