@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 BIOME := npx --no-install biome
 
-.PHONY: run test lint lint-js format gradcheck bench loadbench loadtest demo-models real-model clean
+.PHONY: run test lint lint-js format gradcheck bench loadbench loadtest firstfigure demo-models real-model vendor-plotly clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,7 +63,19 @@ loadbench: $(STAMP)
 # (a few minutes on 2 cores).
 loadtest: $(STAMP)
 	$(BIN)/python benchmarks/loadtest.py --clients 50 --seconds 45
-	XT_LONG_TESTS=1 $(BIN)/python -m pytest -q tests/app/test_memory.py tests/app/test_fuzz.py tests/app/test_payload.py
+	XT_LONG_TESTS=1 $(BIN)/python -m pytest -q tests/app/test_memory.py tests/app/test_fuzz.py tests/app/steps/test_payload.py
+
+# How soon the step-through page draws in a fresh browser (chromium): first figure and step to step,
+# beside the full plotly.js bundle; never part of `make test`.
+firstfigure: $(STAMP)
+	$(BIN)/python benchmarks/first_figure.py --compare-full
+
+# Rebuilds app/vendor/plotly/plotly-xt.min.js (Plotly.js with xt's trace types only) from the exact
+# versions in app/vendor/plotly/recipe/package-lock.json. The built file is in the repository:
+# `make run` never needs node; this does (after changing the plotly.js version or the trace types).
+vendor-plotly:
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js and npm to rebuild the Plotly.js bundle" >&2; exit 1; }
+	cd app/vendor/plotly/recipe && npm ci --ignore-scripts --no-audit --no-fund && node build.mjs
 
 # The shipped demo checkpoints, each one seeded command (a few minutes on 2 cores).
 demo-models: $(STAMP)

@@ -23,8 +23,8 @@ class Pooling:
             return None
         rows, cols = (-(-shape[0] // self.row_step), -(-shape[1] // self.col_step))
         return (
-            f"{shape[0]}×{shape[1]} values shown as {rows}×{cols} cells: each cell holds the entry of largest "
-            f"magnitude in a block of {self.row_step}×{self.col_step}. Download the tensor for every value."
+            f"Drawn: {shape[0]}×{shape[1]} values as {rows}×{cols} cells, each cell the entry of largest "
+            f"magnitude in a block of {self.row_step}×{self.col_step}."
         )
 
 

@@ -40,10 +40,21 @@ def table(
     index = list(index) if index is not None else [str(i) for i in range(n_rows)]
     columns = list(columns) if columns is not None else [str(j) for j in range(n_cols)]
     shown = matrix[:max_rows, :max_cols]
-    note = None
-    if n_rows > max_rows or n_cols > max_cols:
-        note = f"The table shows the first {shown.shape[0]} of {n_rows} rows and {shown.shape[1]} of {n_cols} columns."
+    note = numbers_note(shown.shape, (n_rows, n_cols))
     return (
         {"columns": columns[:max_cols], "index": index[:max_rows], "rows": array_to_list(shown, TABLE_DIGITS)},
         note,
     )
+
+
+def numbers_note(shown: tuple[int, int], full: tuple[int, int]) -> str | None:
+    """What the 'numbers' table leaves out (None when it holds every value), in words that
+    name the table, never the plot: "Numbers: the first 64 of 92 rows and 16 of 23 columns."."""
+    part = left_out(shown, full)
+    return f"Numbers: {part}." if part else None
+
+
+def left_out(shown: tuple[int, int], full: tuple[int, int], units: tuple[str, str] = ("rows", "columns")) -> str | None:
+    """ "the first 64 of 92 rows and 16 of 23 columns" (only the cut axes); None when nothing is cut."""
+    parts = [f"{a} of {b} {unit}" for a, b, unit in zip(shown, full, units, strict=True) if a < b]
+    return f"the first {' and '.join(parts)}" if parts else None

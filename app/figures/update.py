@@ -14,19 +14,43 @@ from app.figures.style import as_float32, base_layout, reference_line
 BAR_COLOUR = "#0b57d0"
 AFTER_COLOUR = "#1b7f3b"
 FIRST_ORDER_COLOUR = "#a64b00"
-# RMS(ΔW)/RMS(W) around 1e-3 per step is the usual rule of thumb for healthy training.
-HEALTHY_RATIO = 1e-3
+EXPECTED_COLOUR = "#a64b00"
 
 
-def _log_range(values: np.ndarray, reference: float | None = None) -> list[float] | None:
-    """A log axis range (in log10 units) around the positive finite values (and the reference)."""
+def _log_range(values: np.ndarray, *others) -> list[float] | None:
+    """A log axis range (in log10 units) around the positive finite values (and the others:
+    a reference value, an expected range)."""
+    for other in others:
+        if other is not None:
+            values = np.append(values, np.asarray(other, dtype=np.float64))
     finite = values[np.isfinite(values) & (values > 0)]
-    if reference is not None:
-        finite = np.append(finite, reference)
     if not finite.size:
         return None
     lo, hi = math.log10(float(finite.min())), math.log10(float(finite.max()))
     return [math.floor(lo) - 0.3, math.ceil(hi) + 0.3]
+
+
+def expected_range(names: list[str], low, high, label: str) -> go.Scatter:
+    """Per parameter, the range its value should fall in: a whisker from `low` to a marker
+    at `high` (a marker alone where they meet), on the bars' rows."""
+    high = np.asarray(high, dtype=np.float64)
+    return go.Scatter(
+        x=as_float32(high),
+        y=names,
+        mode="markers",
+        name=label,
+        marker={"symbol": "line-ns-open", "size": 16, "color": EXPECTED_COLOUR, "line": {"width": 3}},
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "array": np.zeros_like(high, dtype=np.float32),
+            "arrayminus": as_float32(high - np.asarray(low, dtype=np.float64)),
+            "color": EXPECTED_COLOUR,
+            "thickness": 2,
+            "width": 0,
+        },
+        hovertemplate="%{y}<br>expected up to %{x:.3g}<extra></extra>",
+    )
 
 
 def parameter_bars(
@@ -37,26 +61,36 @@ def parameter_bars(
     value_name: str,
     reference: float | None = None,
     reference_label: str | None = None,
+    expected: tuple | None = None,
+    expected_label: str = "expected",
 ) -> go.Figure:
     """One horizontal bar per parameter, on a log axis (norms and ratios span decades); the
-    parameters run down in model order. `reference` draws a dashed line at that value."""
+    parameters run down in model order. `reference` draws a dashed line at that value;
+    `expected` = (low, high) per parameter, the range each bar should end in."""
     values = as_float32(values)
-    trace = go.Bar(
-        x=values,
-        y=names,
-        orientation="h",
-        marker={"color": BAR_COLOUR},
-        hovertemplate=f"%{{y}}<br>{value_name} = %{{x:.4g}}<extra></extra>",
-    )
+    traces = [
+        go.Bar(
+            x=values,
+            y=names,
+            orientation="h",
+            name=value_name,
+            marker={"color": BAR_COLOUR},
+            hovertemplate=f"%{{y}}<br>{value_name} = %{{x:.4g}}<extra></extra>",
+        )
+    ]
+    if expected is not None:
+        traces.append(expected_range(names, *expected, expected_label))
     xaxis = {"type": "log", "title": {"text": f"{value_name} (log scale)"}}
-    span = _log_range(np.asarray(values, dtype=np.float64), reference)
+    span = _log_range(np.asarray(values, dtype=np.float64), reference, *(expected or ()))
     if span:
         xaxis["range"] = span
+    extra = {"legend": {"orientation": "h", "y": -0.3}, "showlegend": True} if expected is not None else {}
     layout = base_layout(
         title,
-        int(min(900, 18 * len(names) + 130)),
+        int(min(900, 18 * len(names) + 130)) + (40 if expected is not None else 0),
         xaxis=xaxis,
         yaxis={"type": "category", "autorange": "reversed", "title": {"text": "parameter"}},
+        **extra,
     )
     if reference is not None:
         layout["shapes"] = [reference_line(reference, vertical=True)]
@@ -71,7 +105,7 @@ def parameter_bars(
                 "showarrow": False,
             }
         ]
-    return go.Figure(data=[trace], layout=layout)
+    return go.Figure(data=traces, layout=layout)
 
 
 def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, title: str) -> go.Figure:
@@ -114,11 +148,19 @@ def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, ti
     layout = base_layout(
         title,
         340,
-        xaxis={"title": {"text": "training step on this batch"}, "rangemode": "tozero"},
+        xaxis={"title": {"text": "training step on this batch"}, **integer_ticks(n + 2)},
         yaxis={"type": "log", "title": {"text": "loss (log scale)"}},
         legend={"orientation": "h", "y": -0.3},
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def integer_ticks(last: int, max_ticks: int = 10) -> dict:
+    """An x axis counting steps 1..last: ticks on whole numbers only (1, 2 or 5 times a power
+    of ten apart, at most max_ticks of them), never at 0.5 or 1.5."""
+    steps = (m * 10**e for e in range(9) for m in (1, 2, 5))
+    step = next(s for s in steps if last / s <= max_ticks)
+    return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": "d", "range": [0.5, last + 0.5]}
 
 
 def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> list[go.Scatter]:

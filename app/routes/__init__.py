@@ -8,7 +8,7 @@
 | checkpoints | GET, POST /api/models |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
 | pages | GET /, /walk |
-| assets | GET /assets/plotly-{version}.min.js (and /static, mounted by main) |
+| assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |
 | docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
 | sessions | POST /api/sessions; GET /api/sessions/{code}, .../events, .../qr.svg; POST .../state, .../poll, .../answers; GET /api/lessons, /api/lessons/{name}, /lessons/{name}, /join, /join/{code} |
 """

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.buglab import views as buglab_views
-from app.routes.assets import plotly_url
+from app.routes.assets import module_preloads, plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
 from app.spec import form as model_form
@@ -75,6 +75,7 @@ QUIZ_CHOICE = "quiz"
 def templates(directory: Path) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["plotly_url"] = plotly_url
+    templates.env.globals["module_preloads"] = module_preloads
     return templates
 
 

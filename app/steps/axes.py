@@ -12,11 +12,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.steps.titles import local_name
 from app.traces.context import TraceContext
 
 VOCAB_ROWS = ("tok_embeddings", "output")  # (V, C) parameters
 VOCAB_COLS = ("logits", "probs")  # (..., V) activations
-_VALUE_NAMES = {"probs": "p", "logits": "logit", "token_loss": "ℓ"}
+# The symbols of the formulas (x, h, x′ the residual stream; n a norm's output; p, Wq, …), by name
+# without "layers.{L}."; any other tensor is named by its last part (q, k_rot, scores, gate, …).
+_VALUE_NAMES = {
+    "probs": "p",
+    "logits": "logit",
+    "token_loss": "ℓ",
+    "embedding": "x",
+    "attention_residual": "h",
+    "ffn_residual": "x′",
+    "attention_norm.out": "n",
+    "ffn_norm.out": "n",
+    "norm.out": "n",
+    "attention.out": "attention",
+    "feed_forward.out": "feed-forward",
+    "attention.probs": "p",
+    **{f"attention.w{m}": f"W{m}" for m in "qkvo"},
+    **{f"feed_forward.w{i}": f"W{i}" for i in "123"},
+}
 
 
 @dataclass(frozen=True)
@@ -50,5 +68,5 @@ def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
 
 def value_name(name: str, gradient: bool) -> str:
     """The short name of a tensor's entries on a colour bar or value axis: p, logit, dL/dp, …"""
-    short = _VALUE_NAMES.get(name, name.rsplit(".", 1)[-1])
+    short = _VALUE_NAMES.get(local_name(name), name.rsplit(".", 1)[-1])
     return f"dL/d{short}" if gradient else short

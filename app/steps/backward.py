@@ -4,12 +4,13 @@ each of its inputs (for a parameter: the weight gradient from this op)."""
 from __future__ import annotations
 
 from app.steps.kind import Figure, StepKind, TensorFigure, float_inputs
+from app.steps.titles import arriving_title, contribution_title
 from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 
 def arriving_figure(ctx: TraceContext, record: Record) -> Figure:
-    title = f"dL/d({record.name}): the gradient arriving"
+    title = arriving_title(record.name)
     return TensorFigure(f"arriving.{record.name}", record.name, ctx.trace.grad(record.name), title, "grad", True)
 
 
@@ -18,11 +19,9 @@ def contribution_figures(ctx: TraceContext, record: Record) -> list[Figure]:
     for name in float_inputs(record):
         if name not in record.contributions:
             continue
-        if ctx.is_param(name):
-            title = f"dL/d({name}): the weight gradient from this op"
-        else:
-            title = f"Contribution of this op to dL/d({name})"
-        out.append(TensorFigure(f"contribution.{name}", name, record.contributions[name], title, "grad", True))
+        title = contribution_title(name, ctx.is_param(name))
+        contribution = record.contributions[name]
+        out.append(TensorFigure(f"contribution.{name}", name, contribution, title, "grad", True, whole=False))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.steps.kind import Figure, StepKind, TensorFigure, float_inputs
+from app.steps.titles import input_title, output_title
 from app.traces.context import TraceContext
 from xt_core.trace import Record
 
@@ -12,14 +13,14 @@ def input_figures(ctx: TraceContext, record: Record, skip: tuple[str, ...] = ())
     for name in float_inputs(record):
         if name in skip:
             continue
-        title = f"Input {name}" + (" (parameter)" if ctx.is_param(name) else "")
+        title = input_title(name, ctx.is_param(name))
         out.append(TensorFigure(f"input.{name}", name, ctx.trace[name], title, "input", False))
     return out
 
 
 def output_figure(ctx: TraceContext, record: Record) -> Figure:
     name = record.name
-    return TensorFigure(f"output.{name}", name, ctx.trace[name], f"Output {name}", "output", False)
+    return TensorFigure(f"output.{name}", name, ctx.trace[name], output_title(name), "output", False)
 
 
 def plan(ctx: TraceContext, record: Record) -> list[Figure]:

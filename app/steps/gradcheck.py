@@ -1,4 +1,4 @@
-"""A step's gradient check as the JSON of its badge."""
+"""A step's gradient check as the JSON of its badge, and the words of a failed one."""
 
 from __future__ import annotations
 
@@ -27,3 +27,10 @@ def gradcheck_json(check: StepCheck) -> dict:
             for c in check.checks
         ],
     }
+
+
+def failure_text(check: StepCheck, dtype: str) -> str:
+    """Why a check failed. Every check runs in float64 (a float32 trace is checked through its
+    float64 twin: xt_core.gradcheck), so the tolerance is float64's whatever the trace's dtype."""
+    where = " (the check runs on this trace's float64 twin)" if dtype != "float64" else ""
+    return f"relative error {check.max_rel_error:.3g} exceeds the float64 tolerance {check.tolerance:g}{where}."

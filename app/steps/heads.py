@@ -42,5 +42,6 @@ def _head_view(ctx: TraceContext, index: int, source: TensorFigure, head: int, s
         figure_id=source.figure_id,
         title=source.title,
         gradient=source.gradient,
+        whole=source.whole,
     )
     return {"index": index, "seq": seq, "head": head, "grid": source.figure_id, **entry}

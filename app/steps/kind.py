@@ -58,6 +58,7 @@ class TensorFigure:
     title: str
     role: str
     gradient: bool
+    whole: bool = True  # the recorded tensor or its gradient (False: one op's contribution to it)
 
     def is_head_grid(self, ctx: TraceContext) -> bool:
         return not ctx.is_param(self.name) and np.ndim(self.array) == 4
@@ -79,6 +80,7 @@ class TensorFigure:
             role=self.role,
             gradient=self.gradient,
             max_cells=cells,
+            whole=self.whole,
         )
         return entry, []
 

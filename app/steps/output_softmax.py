@@ -36,7 +36,7 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
     recorded = np.asarray(trace.grad("logits")[seq, pos], dtype=np.float64)
     idx = top_tokens(p, target, k)
     labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
-    title = f"dL/dlogits = (p − onehot)/N at position {pos} ({ctx.positions(seq)[pos]}), N = {N}"
+    title = f"The softmax + loss shortcut at position {pos} ({ctx.positions(seq)[pos]}): dL/dlogits = (p − onehot)/N, N = {N}"
     fig = figures.series_bars(
         labels,
         {"recorded dL/dlogits": recorded[idx], "(p − onehot)/N": expected[idx]},

@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from app import figures
+from app.figures.serialize import left_out
 from app.steps import backward
 from app.steps.kind import Figure, StepKind, heatmap_cells
+from app.steps.titles import tensor_label
 from app.traces.context import TraceContext
 from xt_core.trace import Record
 
@@ -20,17 +22,18 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     total = np.asarray(ctx.trace.grad(skip_name))[seq]
     branch = total - skip
     rows = ctx.positions(seq)
-    title = f"Residual gradients add: dL/d({skip_name}) = skip + branch"
-    names = ("arriving along the skip (dL/dh)", "added by the branch", f"sum = dL/d({skip_name})")
+    title = f"Gradients add at the skip connection: the gradient of the {tensor_label(skip_name)}"
+    names = ("arriving along the skip", "added by the branch", "sum: the whole gradient")
     cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)
     fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells)
     per = max(1, ctx.settings.max_table_cols // 3)
     n = min(per, skip.shape[1])
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)
     columns = [f"{part}[{j}]" for j in range(n) for part in ("skip", "branch", "sum")]
-    tab = ctx.table(interleaved, rows, columns)
-    notes = [f"The table shows features 0–{n - 1} of {skip.shape[1]}: skip + branch = sum in every row."]
-    return ctx.entry("residual", title, "residual", fig, tab, notes)
+    table_json, _ = ctx.table(interleaved, rows, columns)
+    cut = left_out((len(table_json["index"]), n), skip.shape, ("positions", "features")) or "every feature"
+    note = f"Numbers: skip, branch and sum side by side for {cut} (skip + branch = sum in every row)."
+    return ctx.entry("residual", title, "residual", fig, (table_json, None), [note])
 
 
 class ResidualSplit:

@@ -1,16 +1,40 @@
 """The picture of one recorded tensor as a step-view figure entry (figure, 'numbers' table,
 notes), chosen by its shape and meaning: bars for a gain or per-token values, a heatmap for a
 matrix, a grid of heads for attention, one head at full resolution when enlarged. Axes come
-from app.steps.axes; the pure builders from app.figures."""
+from app.steps.axes; the pure builders from app.figures.
+
+An entry that draws a recorded tensor or its gradient as it is (not one op's contribution to
+it) carries `download`, the URL of the whole tensor as .npy; when its picture is downsampled or
+its numbers table cut, its note says so and points there."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import numpy as np
 
 from app import figures
 from app.figures import heads as head_figures
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
+from app.steps.titles import one_head_title
 from app.traces.context import TraceContext
+
+DOWNLOAD_NOTE = "Download the tensor for every value."
+
+
+def tensor_url(ctx: TraceContext, name: str, gradient: bool) -> str:
+    """Where the whole tensor (or its gradient) is, as .npy (GET .../tensors/{name})."""
+    return f"/api/traces/{ctx.spec.id}/tensors/{quote(name)}" + ("?grad=true" if gradient else "")
+
+
+def _entry(ctx, figure_id, title, role, fig, tab, notes=(), heads=None, *, download: str | None) -> dict:
+    """ctx.entry plus `download` (None: the figure is not a whole recorded tensor), and the
+    download note when the picture or the numbers leave values out."""
+    meta = fig.layout.meta
+    partial = tab[1] is not None or (isinstance(meta, dict) and bool(meta.get("note")))
+    if download is not None and partial:
+        notes = [*notes, DOWNLOAD_NOTE]
+    return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download}
 
 
 def tensor_entry(
@@ -24,15 +48,18 @@ def tensor_entry(
     role: str,
     gradient: bool,
     max_cells: int | None = None,
+    whole: bool = True,
 ) -> dict | None:
     """The picture of one tensor (a value or a gradient of tensor `name`) for sequence
     `seq`; None for a scalar (the loss), whose number the page shows as text. `max_cells`:
-    this figure's share of the step's cell budget (default: the per-figure limits)."""
+    this figure's share of the step's cell budget (default: the per-figure limits). `whole`:
+    `array` is the recorded tensor or its gradient (not a contribution): downloadable."""
     s, array = ctx.settings, np.asarray(array)
     values = value_name(name, gradient)
     cells = s.max_heatmap_cells if max_cells is None else min(max_cells, s.max_heatmap_cells)
+    download = tensor_url(ctx, name, gradient) if whole else None
     if ctx.is_param(name):
-        return param_entry(ctx, name, array, figure_id, title, role, gradient, cells)
+        return param_entry(ctx, name, array, figure_id, title, role, gradient, cells, download=download)
     if array.ndim == 0:
         return None
     a = array[seq]
@@ -41,10 +68,10 @@ def tensor_entry(
         fig = figures.bars(
             a, labels, title=title, value_name=values, x_title="position: input→target", gradient=gradient
         )
-        return ctx.entry(figure_id, title, role, fig, ctx.table(a, labels, [values]))
+        return _entry(ctx, figure_id, title, role, fig, ctx.table(a, labels, [values]), download=download)
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
         figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
-        return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells)
+        return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download)
     axes = activation_axes(ctx, name, seq)
     fig = figures.heatmap(
         a,
@@ -57,14 +84,14 @@ def tensor_entry(
         gradient=gradient,
         max_cells=cells,
     )
-    return ctx.entry(figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols))
+    return _entry(ctx, figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols), download=download)
 
 
 def _mask_notes(name: str, gradient: bool) -> list[str]:
     return ["Masked (future) keys hold −∞ and are drawn blank."] if name.endswith(".scores") and not gradient else []
 
 
-def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells) -> dict:
+def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download) -> dict:
     s, axes = ctx.settings, head_axes(ctx, a.shape, seq)
     fig = head_figures.head_grid(
         a,
@@ -88,17 +115,27 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
     }
     index = [f"h{h} {label}" for h in range(n_head) for label in axes.rows]
     tab = ctx.table(a.reshape(-1, a.shape[-1]), index, axes.cols)
-    return ctx.entry(figure_id, title, "attention", fig, tab, _mask_notes(name, gradient), heads=heads)
+    notes = _mask_notes(name, gradient)
+    return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download)
 
 
 def head_entry(
-    ctx: TraceContext, name: str, array: np.ndarray, seq: int, head: int, *, figure_id: str, title: str, gradient: bool
+    ctx: TraceContext,
+    name: str,
+    array: np.ndarray,
+    seq: int,
+    head: int,
+    *,
+    figure_id: str,
+    title: str,
+    gradient: bool,
+    whole: bool = True,
 ) -> dict:
     """One head of a grid (sequence `seq`), every value up to settings.max_head_cells: the
     enlarged view. Same entry shape as a step's figures, `heads` naming the head."""
     a = np.asarray(array)[seq, head]
     axes = head_axes(ctx, np.shape(array)[1:], seq)
-    title = f"{title} — head {head}"
+    title = one_head_title(title, head)
     fig = head_figures.single_head(
         a,
         head,
@@ -113,16 +150,21 @@ def head_entry(
     )
     heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
     tab = ctx.table(a, axes.rows, axes.cols)
-    return ctx.entry(f"{figure_id}.head{head}", title, "attention", fig, tab, _mask_notes(name, gradient), heads)
+    download = tensor_url(ctx, name, gradient) if whole else None
+    notes = _mask_notes(name, gradient)
+    return _entry(ctx, f"{figure_id}.head{head}", title, "attention", fig, tab, notes, heads, download=download)
 
 
-def param_entry(ctx, name, array, figure_id, title, role, gradient, cells, values: str | None = None) -> dict:
+def param_entry(
+    ctx, name, array, figure_id, title, role, gradient, cells, values: str | None = None, download: str | None = None
+) -> dict:
     """A parameter (or its gradient, or its update): bars for an RMSNorm gain, else a heatmap
-    of the whole matrix. `values` names the entries (default from the name)."""
+    of the whole matrix. `values` names the entries (default from the name); `download`: the
+    URL of the whole tensor drawn, if it is one."""
     values = values or value_name(name, gradient)
     if array.ndim == 1:  # an RMSNorm gain
         fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
-        return ctx.entry(figure_id, title, role, fig, ctx.table(array, None, [values]))
+        return _entry(ctx, figure_id, title, role, fig, ctx.table(array, None, [values]), download=download)
     axes = param_axes(ctx, name)
     fig = figures.heatmap(
         array,
@@ -136,4 +178,4 @@ def param_entry(ctx, name, array, figure_id, title, role, gradient, cells, value
         max_cells=cells,
         keep_rows=False,
     )
-    return ctx.entry(figure_id, title, role, fig, ctx.table(array, axes.rows, None))
+    return _entry(ctx, figure_id, title, role, fig, ctx.table(array, axes.rows, None), download=download)

@@ -1,4 +1,5 @@
-"""The walkthrough's structure: the block diagram, one step per trace record, and each step's title."""
+"""The walkthrough's structure and its words: the block diagram, one step per trace record,
+each step's title, and what every recorded tensor is called in a figure's title."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def block_of(name: str) -> str:
 UPDATE_BLOCK = {"id": "update", "label": "Optimizer update", "layer": None}
 
 
-_OPTIMIZER_LABELS = {"sgd": "SGD", "adamw": "AdamW"}
+OPTIMIZER_LABELS = {"sgd": "SGD", "adamw": "AdamW"}
 
 
 # What each op computes, keyed by the tensor name with "layers.{L}." removed.
@@ -85,9 +86,91 @@ def local_name(name: str) -> str:
     return re.sub(r"^layers\.\d+\.", "", name)
 
 
+# What each recorded tensor and parameter holds, in words, keyed like _TITLES ({L}: the layer).
+_TENSOR_LABELS = {
+    "tokens": "input token ids",
+    "targets": "target token ids",
+    "tok_embeddings": "token embedding matrix",
+    "embedding": "token embeddings",
+    "attention_norm": "layer {L} attention RMSNorm gain",
+    "attention_norm.out": "RMSNorm output of layer {L}, before attention",
+    "attention.wq": "layer {L} query weights Wq",
+    "attention.wk": "layer {L} key weights Wk",
+    "attention.wv": "layer {L} value weights Wv",
+    "attention.wo": "layer {L} attention output weights Wo",
+    "attention.q": "layer {L} queries",
+    "attention.k": "layer {L} keys",
+    "attention.v": "layer {L} values",
+    "attention.q_rot": "layer {L} queries after RoPE",
+    "attention.k_rot": "layer {L} keys after RoPE",
+    "attention.scores": "layer {L} attention scores, all heads",
+    "attention.probs": "layer {L} attention probabilities, all heads",
+    "attention.heads": "layer {L} attention outputs, all heads",
+    "attention.concat": "layer {L} heads side by side",
+    "attention.out": "layer {L} attention output",
+    "attention_residual": "residual stream after layer {L} attention",
+    "ffn_norm": "layer {L} feed-forward RMSNorm gain",
+    "ffn_norm.out": "RMSNorm output of layer {L}, before the feed-forward",
+    "feed_forward.w1": "layer {L} gate weights W1",
+    "feed_forward.w3": "layer {L} up weights W3",
+    "feed_forward.w2": "layer {L} down weights W2",
+    "feed_forward.gate": "layer {L} gate projection",
+    "feed_forward.up": "layer {L} up projection",
+    "feed_forward.swiglu": "layer {L} SwiGLU activation",
+    "feed_forward.out": "layer {L} feed-forward output",
+    "ffn_residual": "residual stream after layer {L}",
+    "norm": "final RMSNorm gain",
+    "norm.out": "final RMSNorm output",
+    "output": "LM head weights",
+    "logits": "next-token logits",
+    "probs": "next-token probabilities",
+    "token_loss": "loss per position",
+    "loss": "mean loss L",
+}
+
+
+def tensor_label(name: str) -> str:
+    """A recorded tensor in words: "layers.1.attention.probs" -> "layer 1 attention
+    probabilities, all heads". A name the table does not know is shown as it is."""
+    label = _TENSOR_LABELS.get(local_name(name))
+    layer = re.match(r"^layers\.(\d+)\.", name)
+    if label is None or ("{L}" in label) != (layer is not None):
+        return name
+    return label.format(L=layer.group(1)) if layer else label
+
+
+def output_title(name: str) -> str:
+    """What a forward op computes: "Layer 1 attention probabilities, all heads"."""
+    label = tensor_label(name)
+    return label if label == name else label[:1].upper() + label[1:]  # an unknown name keeps its case
+
+
+def one_head_title(title: str, head: int) -> str:
+    """A grid's title for one of its heads: "…, all heads" -> "…, head 2"."""
+    if title.endswith(", all heads"):
+        return f"{title.removesuffix(', all heads')}, head {head}"
+    return f"{title} — head {head}"
+
+
+def input_title(name: str, is_param: bool) -> str:
+    return f"Input: {tensor_label(name)}" + (" (a parameter)" if is_param else "")
+
+
+def arriving_title(name: str) -> str:
+    """The gradient a backward op starts from: dL/d(its forward output)."""
+    return f"Gradient arriving at the {tensor_label(name)}"
+
+
+def contribution_title(name: str, is_param: bool) -> str:
+    """What a backward op adds to the gradient of one of its inputs."""
+    if is_param:
+        return f"Weight gradient from this op: {tensor_label(name)}"
+    return f"This op's share of the gradient of the {tensor_label(name)}"
+
+
 def title(record: Record) -> str:
     if record.phase == "update":
-        return f"Parameter update: one {_OPTIMIZER_LABELS.get(record.kind, record.kind)} step"
+        return f"Parameter update: one {OPTIMIZER_LABELS.get(record.kind, record.kind)} step"
     base = _TITLES.get(local_name(record.name), record.name)
     where = f"Layer {record.layer} · " if record.layer is not None else ""
     return f"{where}{base}" + (" — backward" if record.phase == "backward" else "")

@@ -11,11 +11,11 @@ import numpy as np
 
 from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
-from app.steps.gradcheck import gradcheck_json
+from app.steps.gradcheck import failure_text, gradcheck_json
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
-from app.steps.titles import step_summary
+from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
 from app.traces.context import TraceContext
 from xt_core.gradcheck import StepCheck
 from xt_core.train import line_search
@@ -23,6 +23,9 @@ from xt_core.train import line_search
 LINE_SEARCH_POINTS = 25
 # An update moving a parameter by more than this fraction of its RMS in one step is a warning sign.
 LARGE_RATIO = 0.1
+# AdamW's step per entry is lr·m̂/(√v̂ + ε): exactly lr at its first step (m̂/√v̂ = ±1), less once
+# the gradient's sign wavers between steps; this fraction of lr is where "less" becomes "barely moves".
+ADAMW_LOW = 0.1
 # AdamW's rule on two lines (the record's one-line LaTeX overflows a projector-width page).
 _ADAMW_DISPLAY = (
     r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
@@ -43,11 +46,25 @@ _EXPLANATION = {
         "towards zero. "
     ),
 }
+# How big each parameter's step is relative to its weights, for each optimizer at its lr (the
+# ratio chart's whiskers); {lr}: the learning rate, {large}: LARGE_RATIO.
+_RATIO_TEXT = {
+    "sgd": (
+        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. For SGD it is "
+        "lr·RMS(g)/RMS(W) with η = lr = {lr} (the whiskers{momentum}): it follows the gradient, and the classic "
+        "rule of thumb of about 1e-3 per step is a guide for choosing lr. "
+    ),
+    "adamw": (
+        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. AdamW moves "
+        "every entry by at most about η = lr = {lr}, so its ratio is about lr/RMS(W), set by lr and the size of the "
+        "weights rather than by the gradient: the whiskers run from a tenth of lr/RMS(W) (an entry whose "
+        "gradient keeps changing sign) to lr/RMS(W) (a steady gradient, and every first step). "
+    ),
+}
 _COMMON = (
-    "The gradient check covers the gradient the optimizer used, all parameters at once, along one random "
-    "direction. The bars show each parameter's gradient norm ‖g‖ and its update/weight ratio RMS(ΔW)/RMS(W): "
-    "about 1e-3 per step is the usual healthy range; far above, training is unstable; far below, that "
-    "parameter barely learns. The line search moves all parameters along −g by η and measures the loss: for "
+    "Beyond {large} (the dashed line) a single step moves a parameter by a tenth of its size: training is "
+    "likely unstable. The gradient check covers the gradient the optimizer used, all parameters at once, along "
+    "one random direction. The line search moves all parameters along −g by η and measures the loss: for "
     "small η it follows the first-order prediction loss − η‖g‖² (the gradient's promise); for larger η the "
     "curvature bends it back up. Its lowest point is the best plain-SGD step for this one batch."
 )
@@ -91,10 +108,33 @@ def param_figures(ctx: TraceContext, name: str) -> list[dict]:
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
+    label = tensor_label(name)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of {name}", "update", True, cells, values=what)
-        for figure_id, array, what in (("update.delta", delta, "ΔW"), ("update.grad", grad, "g = dL/dW"))
+        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
+        for figure_id, array, what, values in (
+            ("update.delta", delta, "Update ΔW", "ΔW"),
+            ("update.grad", grad, "Gradient g", "g = dL/dW"),
+        )
     ]
+
+
+def expected_ratios(optimizer, rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) per parameter: where RMS(ΔW)/RMS(W) falls for this optimizer at its lr.
+    AdamW moves each entry by about lr (ADAMW_LOW of that when the gradient's sign wavers),
+    plus lr·weight_decay of the weight on matrices. SGD moves by lr·(g + weight_decay·W), exactly
+    lr·RMS(g)/RMS(W) without decay and momentum; momentum scales that by 1/(1 + momentum)
+    (past gradients cancelling) to 1/(1 − momentum) (agreeing)."""
+    weight_rms = np.array([r["weight_rms"] for r in rows], dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if optimizer.name == "adamw":
+            decay = np.array([optimizer.weight_decay if len(r["shape"]) >= 2 else 0.0 for r in rows])
+            high = optimizer.lr / weight_rms + optimizer.lr * decay
+            return ADAMW_LOW * high, high
+        grad_rms = np.array([r["grad_norm"] / math.sqrt(max(1, math.prod(r["shape"]))) for r in rows])
+        step = optimizer.lr * grad_rms / weight_rms
+        decay = optimizer.lr * optimizer.weight_decay  # ‖g + λW‖ lies within ‖g‖ ± λ‖W‖
+        low = np.maximum(step - decay, 0.0) / (1.0 + optimizer.momentum)
+        return low, (step + decay) / (1.0 - optimizer.momentum)
 
 
 def _param_rows(ctx: TraceContext) -> list[dict]:
@@ -161,7 +201,10 @@ def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) ->
 
 def _explanation(optimizer_name: str, optimizer: dict, n_train: int) -> str:
     """The optimizer's rule and what the figures show, after the training run (if any) before the step."""
-    explanation = _EXPLANATION.get(optimizer_name, "") + _COMMON
+    momentum = optimizer.get("momentum") or 0.0
+    between = f"; momentum makes it 1/(1 + {momentum:g}) to 1/(1 − {momentum:g}) times that" if momentum else ""
+    ratio = _RATIO_TEXT.get(optimizer_name, "").format(lr=f"{optimizer['lr']:g}", momentum=between)
+    explanation = _EXPLANATION.get(optimizer_name, "") + ratio + _COMMON.format(large=f"{LARGE_RATIO:g}")
     if n_train:
         explanation = (
             f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
@@ -176,10 +219,7 @@ def _check_failed_warning(ctx: TraceContext, check: StepCheck) -> str:
         hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
     else:
         hint = ""
-    return (
-        f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the {ctx.spec.dtype} "
-        f"tolerance {check.tolerance:g}.{hint}"
-    )
+    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
 
 
 def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
@@ -189,13 +229,8 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
     optimizer = spec.optimizer or {"name": update.optimizer.name, "lr": update.optimizer.lr}
     sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
     rows = _param_rows(ctx)
-    names = [r["name"] for r in rows]
     n_train = len(trace.train_losses)
-    entries = [
-        _loss_entry(ctx),
-        _bars_entry(ctx, "update.grad_norm", [r["grad_norm"] for r in rows], names, "‖g‖", None),
-        _bars_entry(ctx, "update.ratio", [r["update_ratio"] for r in rows], names, "RMS(ΔW)/RMS(W)", 1e-3),
-    ]
+    entries = [_loss_entry(ctx), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows)]
     shown = shown_param(ctx)
     entries += param_figures(ctx, shown)
     search = _line_search(ctx, sgd_lr)
@@ -236,20 +271,36 @@ def _loss_index(n_train: int) -> list[str]:
     return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
 
 
-def _bars_entry(ctx, figure_id, values, names, value_name, reference) -> dict:
-    what = "Gradient norm ‖g‖ per parameter" if figure_id.endswith("grad_norm") else "Update/weight ratio"
-    title = f"{what} ({value_name}, log scale)"
+def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+    names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
+    title = "Gradient norm ‖g‖ per parameter (log scale)"
+    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
+    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
+
+
+def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+    """RMS(ΔW)/RMS(W) per parameter beside the range the optimizer's rule predicts at its lr,
+    and the line beyond which a step is too large."""
+    optimizer = ctx.trace.update.optimizer
+    names = [r["name"] for r in rows]
+    values = np.array([r["update_ratio"] for r in rows], dtype=np.float64)
+    low, high = expected_ratios(optimizer, rows)
+    label = OPTIMIZER_LABELS[optimizer.name]
+    rule = "0.1–1 × lr/RMS(W)" if optimizer.name == "adamw" else "lr·RMS(g)/RMS(W)"
+    title = "Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)"
     fig = update_figures.parameter_bars(
         values,
         names,
         title=title,
-        value_name=value_name,
-        reference=reference,
-        reference_label="1e-3: a healthy step" if reference else None,
+        value_name="RMS(ΔW)/RMS(W)",
+        reference=LARGE_RATIO,
+        reference_label=f"{LARGE_RATIO:g}: too large a step",
+        expected=(low, high),
+        expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
     )
-    return ctx.entry(
-        figure_id, title, "update", fig, ctx.table(np.asarray(values, dtype=np.float64), names, [value_name])
-    )
+    matrix = np.stack([values, low, high], axis=1)
+    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
+    return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
 def training_summary(ctx: TraceContext) -> dict | None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from app.encoding import compact_json, json_safe
 from app.steps.explain import explanation
-from app.steps.gradcheck import gradcheck_json
+from app.steps.gradcheck import failure_text, gradcheck_json
 from app.steps.kind import draw_figures
 from app.steps.mathml import formula
 from app.steps.nonfinite import nonfinite_warnings
@@ -41,11 +41,7 @@ def step_view(
     figs, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
     warnings = nonfinite_warnings(ctx, record) + warnings
     if not check.passed:
-        warnings.insert(
-            0,
-            f"The gradient check failed: relative error {check.max_rel_error:.3g} exceeds the "
-            f"{ctx.spec.dtype} tolerance {check.tolerance:g}.",
-        )
+        warnings.insert(0, f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}")
     shapes = {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)}
     return {
         **step_summary(record),

@@ -43,7 +43,7 @@ def test_the_update_step_after_training_and_training_more(session):
 
     page.select_option("#update-param", "tok_embeddings")
     page.wait_for_function(  # a function, not an expression: the page's CSP forbids eval
-        "() => document.querySelector('[data-figure=\"update.delta\"] .figure-title').textContent === 'ΔW of tok_embeddings'"
+        "() => document.querySelector('[data-figure=\"update.delta\"] .figure-title').textContent === 'Update ΔW of the token embedding matrix'"
     )
     page.locator('[data-figure="update.delta"] .js-plotly-plot').wait_for()
 

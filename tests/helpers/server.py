@@ -56,16 +56,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(env: Mapping[str, str] | None = None, port: int | None = None) -> Server:
-    """Starts uvicorn (not yet answering: see wait_ready). One BLAS thread, as docs/api.md recommends."""
+def start_server(
+    env: Mapping[str, str] | None = None, port: int | None = None, app: str = "app.main:app", root: Path = ROOT
+) -> Server:
+    """Starts uvicorn serving `app` from the checkout `root` (not yet answering: see
+    wait_ready). One BLAS thread, as docs/api.md recommends."""
     port = port or free_port()
     full_env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     full_env.update(env or {})
     log = tempfile.NamedTemporaryFile(prefix=f"xt-uvicorn-{port}-", suffix=".log", delete=False)  # noqa: SIM115
-    cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", HOST, "--port", str(port)]
+    cmd = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port)]
     cmd += ["--log-level", "warning", "--no-access-log"]
     # Its own session: a signal to the test run (Ctrl-C) does not reach it first, stop_server does.
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     log.close()
     return Server(proc, port, Path(log.name))
 
@@ -113,8 +116,10 @@ def stop_server(server: Server) -> None:
 
 
 @contextmanager
-def running_server(env: Mapping[str, str] | None = None, timeout: float = 60.0) -> Iterator[Server]:
-    server = start_server(env)
+def running_server(
+    env: Mapping[str, str] | None = None, timeout: float = 60.0, app: str = "app.main:app", root: Path = ROOT
+) -> Iterator[Server]:
+    server = start_server(env, app=app, root=root)
     try:
         wait_ready(server, timeout)
         yield server

@@ -140,7 +140,7 @@ def test_an_error_in_an_advanced_field_opens_its_disclosure(client):
 
 def test_plotly_is_served_gzipped_versioned_and_immutable(client):
     url = plotly_url()
-    assert re.fullmatch(r"/assets/plotly-\d+\.\d+\.\d+\.min\.js", url)
+    assert re.fullmatch(r"/assets/plotly-\d+\.\d+\.\d+-[0-9a-f]{16}\.min\.js", url)
     response = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
     assert response.status_code == 200
     assert response.headers["content-encoding"] == "gzip"
@@ -154,13 +154,15 @@ def test_plotly_is_served_gzipped_versioned_and_immutable(client):
 def test_plotly_without_gzip_and_revalidation(client):
     response = client.get(plotly_url(), headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in response.headers
-    assert response.content.startswith(b"/**") and b"window.Plotly" in response.content[-200:]
+    assert response.content.startswith(b"/**") and b'"use strict";var Plotly=' in response.content[:400]
     again = client.get(plotly_url(), headers={"If-None-Match": response.headers["etag"]})
     assert again.status_code == 304
 
 
-def test_an_unknown_plotly_version_is_404(client):
+def test_an_unknown_plotly_version_or_build_is_404(client):
     assert client.get("/assets/plotly-0.0.1.min.js").status_code == 404
+    version = plotly_bundle().version
+    assert client.get(f"/assets/plotly-{version}-0123456789abcdef.min.js").status_code == 404
 
 
 def test_pages_reference_the_versioned_plotly_and_static_files_revalidate(client):

@@ -167,7 +167,9 @@ def test_small_head_grids_are_whole_and_the_head_route_repeats_one_panel(client,
     assert response.status_code == 200
     head = response.json()
     assert head["grid"] == grid["id"] and head["id"] == f"{grid['id']}.head2" and head["role"] == "attention"
-    assert set(head) == {"index", "seq", "head", "grid", "id", "title", "role", "figure", "table", "note", "heads"}
+    keys = {"index", "seq", "head", "grid", "id", "title", "role", "figure", "table", "note", "heads", "download"}
+    assert set(head) == keys and head["title"] == "Gradient arriving at the layer 0 attention probabilities, head 2"
+    assert head["download"] == f"/api/traces/{trace['id']}/tensors/layers.0.attention.probs?grad=true"
     panel = grid["figure"]["data"][2]["z"]
     assert head["figure"]["data"][0]["z"] == panel and head["figure"]["data"][0]["y"][:2] == ["0 t", "1 h"]
 
@@ -178,7 +180,8 @@ def test_gradient_figures_use_a_zero_centred_diverging_scale(client, trace):
         heatmap = figure["figure"]["data"][0]
         assert heatmap["zmid"] == 0 and heatmap["colorscale"][0][1] == "rgb(5,48,97)"  # RdBu reversed: blue first
     weight = _figure(step, "contribution.layers.0.feed_forward.w1")
-    assert "weight gradient" in weight["title"]
+    assert weight["title"] == "Weight gradient from this op: layer 0 gate weights W1"
+    assert weight["download"] is None  # this op's contribution, not a recorded gradient
     grid = _step(client, trace, "layers.0.attention.probs", "backward")["figures"][0]
     assert grid["figure"]["layout"]["coloraxis"]["cmid"] == 0
 

@@ -180,7 +180,10 @@ def test_one_parameters_delta_and_gradient(client, sgd_trace):
     url = f"/api/traces/{sgd_trace['id']}/update"
     body = client.get(url, params={"param": "layers.0.attention.wq"}).json()
     assert [f["id"] for f in body["figures"]] == ["update.delta", "update.grad"]
-    assert body["figures"][0]["title"] == "ΔW of layers.0.attention.wq"
+    assert [f["title"] for f in body["figures"]] == [
+        "Update ΔW of the layer 0 query weights Wq",
+        "Gradient g of the layer 0 query weights Wq",
+    ]
     norm = client.get(url, params={"param": "norm"}).json()
     assert norm["figures"][0]["figure"]["data"][0]["type"] == "bar"  # a 1-D gain: bars
     unknown = client.get(url, params={"param": "../secrets"})
