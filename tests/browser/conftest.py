@@ -51,6 +51,15 @@ def context(playwright_driver, server, tmp_path_factory):
     context.close()
 
 
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    """A browser for tests that need several separate contexts (two students' machines: no
+    shared storage); the other tests share the one persistent profile above."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
 @pytest.fixture
 def session(context, server):
     page = context.new_page()

@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.spec.faults import quiz_fault
-from tests.conftest import required
 from tests.helpers.browser import ONE_LAYER, assert_clean, steps, wait_rendered
+from tests.helpers.env import required
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 

@@ -13,7 +13,8 @@ import pytest
 from app.figures.serialize import numbers_note
 from app.figures.update import integer_ticks
 from app.steps.titles import one_head_title, output_title, tensor_label
-from tests.app.conftest import SMALL_CONFIG, make_client
+from tests.helpers.client import make_client
+from tests.helpers.specs import SMALL_CONFIG
 
 UNTIED = {"config": {**SMALL_CONFIG, "tie_embeddings": False}, "text": "the cat sat on the mat", "seed": 1}
 DOTTED_NAME = re.compile(r"\b(?:layers\.\d+\.)?[a-z_]+\.[a-z_]+\b")  # attention.q, layers.0.ffn_norm.out, …

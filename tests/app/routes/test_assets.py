@@ -12,7 +12,7 @@ from plotly.offline import get_plotlyjs_version
 
 from app.routes.assets import PLOTLY_JS, bundle_version, module_graph, plotly_bundle
 from app.settings import Settings
-from tests.app.conftest import SMALL_CONFIG
+from tests.helpers.specs import SMALL_CONFIG
 
 # Specs whose views together hold every kind of figure: every forward and backward op, the
 # loss, both Jacobians, an enlarged head, a bug-lab diff and its checks chart, an update step.
