@@ -10,9 +10,10 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
-from app.deps import ServicesDep, SettingsDep, TraceDep, encode, with_gzip
+from app import security
+from app.deps import OffLoopJSONRoute, ServicesDep, SettingsDep, TraceDep, encode, with_gzip
 from app.encoding import compact_json, encoded_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, SpecError, check_range
+from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.spec import TraceSpec, resolve
 from app.steps import heads, jacobian, summary, view
 from app.traces import tensors
@@ -33,16 +34,44 @@ TENSOR_ANSWER = {
 # a bigger one (JSON of a 4 × 256 × 4096 logits tensor: seconds) waits in the worker pool.
 LIGHT_TENSOR_ENTRIES = 1 << 18
 
-router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD})
+router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
+
+# The trace's id feeds every GET of this module (OpenAPI links: schemathesis' stateful phase follows them).
+_TRACE_LINKS = {
+    name: {"operationId": operation, "parameters": {"trace_id": "$response.body#/id"}}
+    for name, operation in (
+        ("GetStep", "get_step_api_traces__trace_id__steps__index__get"),
+        ("GetHead", "get_head_api_traces__trace_id__steps__index__head_get"),
+        ("GetJacobian", "get_jacobian_api_traces__trace_id__jacobian_get"),
+        ("GetTensor", "get_tensor_api_traces__trace_id__tensors__name__get"),
+        ("GetProgress", "training_progress_api_traces__trace_id__progress_get"),
+        ("GetUpdate", "update_parameter_api_traces__trace_id__update_get"),
+    )
+}
 
 
-@router.post("/traces", responses=BAD_BODY, summary="Build (or find) the trace of a spec: its steps, tokens and blocks")
+@router.post(
+    "/traces",
+    responses={
+        200: {"description": "the trace's summary", "links": _TRACE_LINKS},
+        **security.BODY_REFUSED,
+        **security.WRITE_REFUSED,
+        **security.BUSY,
+    },
+    summary="Build (or find) the trace of a spec: its steps, tokens and blocks",
+)
 async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
+    """Viewing is open to anyone who reaches the server; training (train_steps > 0) a trace
+    not already built needs the admin key on a server bound beyond loopback."""
     resolved = resolve(spec, settings)
     store, key = services.store, (resolved.id, "summary")
     encoded = services.answers.get(key)  # a re-posted spec (every page load does it): no trip through the pool
     if encoded is None:
-        trace = store.cached(resolved) or await services.run(store.get, resolved)
+        trace = store.cached(resolved)
+        if trace is None:
+            if resolved.train_steps:
+                security.check_writer(request, settings)
+            trace = await services.build(resolved, request)  # admitted by cost (503 beyond the budgets)
         ctx = TraceContext(resolved, trace, settings)
         encoded = await services.run(encode, partial(summary.trace_summary, ctx), True)
         services.answers.put(key, encoded)
@@ -70,7 +99,7 @@ async def get_step(
     key = (trace_id, index, seq, pos)
     cached = services.answers.get(key)
     if cached is None:
-        ctx = await services.trace(trace_id)
+        ctx = await services.trace(trace_id, request)
         step_record(ctx, index)
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
@@ -103,7 +132,7 @@ async def get_head(
     key = ("head", trace_id, index, figure, head, seq)
     cached = services.answers.get(key)
     if cached is None:
-        ctx = await services.trace(trace_id)
+        ctx = await services.trace(trace_id, request)
         record = step_record(ctx, index)
         grids = list(heads.head_grids(ctx, index))
         if not grids:

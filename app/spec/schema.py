@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from app.errors import not_a_boolean, only_a_boolean
 from xt_core import Config
@@ -56,7 +56,8 @@ class TraceSpec(BaseModel):
     tokenizer: Literal["byte", "char"] | None = Field(None, description='"char" (default) or "byte"')
     seed: int = Field(0, ge=0, description="random-init seed")
     text: str | None = Field(None, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]")
-    tokens: list[int] | list[list[int]] | None = Field(
+    # Strict: JSON true/false and 1.5 are not token ids (lax mode read true as 1).
+    tokens: list[StrictInt] | list[list[StrictInt]] | None = Field(
         None, description="token ids instead of text (one or several rows)"
     )
     dtype: Literal["float32", "float64"] = "float32"
@@ -73,3 +74,12 @@ class TraceSpec(BaseModel):
     )
 
     _numbers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(not_a_boolean)
+
+    @field_validator("text", "model")
+    @classmethod
+    def _whole_characters(cls, value: str | None) -> str | None:
+        """JSON may escape half a UTF-16 pair ("\\ud800"): no tokenizer can encode that."""
+        if value is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            index = next(i for i, c in enumerate(value) if 0xD800 <= ord(c) <= 0xDFFF)
+            raise ValueError(f"holds a lone surrogate (half of a UTF-16 pair) at character {index}, not a character")
+        return value

@@ -22,9 +22,14 @@ BATCH_SPEC = {
 }
 
 
+# Starlette's TestClient sends `Host: testserver`: allowed in tests only (the default is loopback).
+TEST_HOSTS = ("testserver", *Settings().allowed_hosts)
+
+
 def make_client(**overrides) -> TestClient:
     # Uploads go to a fresh directory, never to the repo's data/models.
     overrides.setdefault("models_dir", Path(tempfile.mkdtemp(prefix="xt-test-models-")))
+    overrides.setdefault("allowed_hosts", TEST_HOSTS)
     return TestClient(create_app(Settings(**overrides)))
 
 

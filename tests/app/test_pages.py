@@ -12,13 +12,14 @@ from app.main import create_app
 from app.routes.assets import plotly_bundle, plotly_url
 from app.settings import Settings
 from app.spec import DEFAULT_TEXT
+from tests.app.conftest import TEST_HOSTS
 
 ONE_LAYER = "n_layer=1&n_head=2&n_kv_head=2&n_embd=8&ffn_hidden=12&seq_len=48"
 
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app(Settings()), follow_redirects=False)
+    return TestClient(create_app(Settings(allowed_hosts=TEST_HOSTS)), follow_redirects=False)
 
 
 def field_error(html: str, field: str) -> str | None:
