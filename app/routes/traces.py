@@ -36,16 +36,22 @@ LIGHT_TENSOR_ENTRIES = 1 << 18
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 
-# The trace's id feeds every GET of this module (OpenAPI links: schemathesis' stateful phase follows them).
+# The trace's id feeds every route under /api/traces/{trace_id} (OpenAPI links: clients and
+# schemathesis' stateful phase follow them), with a second step and the logits as examples.
+_ID = "$response.body#/id"
+_STEP = "$response.body#/steps/1/index"
 _TRACE_LINKS = {
-    name: {"operationId": operation, "parameters": {"trace_id": "$response.body#/id"}}
-    for name, operation in (
-        ("GetStep", "get_step_api_traces__trace_id__steps__index__get"),
-        ("GetHead", "get_head_api_traces__trace_id__steps__index__head_get"),
-        ("GetJacobian", "get_jacobian_api_traces__trace_id__jacobian_get"),
-        ("GetTensor", "get_tensor_api_traces__trace_id__tensors__name__get"),
-        ("GetProgress", "training_progress_api_traces__trace_id__progress_get"),
-        ("GetUpdate", "update_parameter_api_traces__trace_id__update_get"),
+    name: {"operationId": operation, "parameters": {"trace_id": _ID, **extra}}
+    for name, operation, extra in (
+        ("GetStep", "get_step_api_traces__trace_id__steps__index__get", {"index": _STEP}),
+        ("GetHead", "get_head_api_traces__trace_id__steps__index__head_get", {}),
+        ("GetJacobian", "get_jacobian_api_traces__trace_id__jacobian_get", {"layer": "0"}),
+        ("GetTensor", "get_tensor_api_traces__trace_id__tensors__name__get", {"name": "logits"}),
+        ("GetProgress", "training_progress_api_traces__trace_id__progress_get", {}),
+        ("GetUpdate", "update_parameter_api_traces__trace_id__update_get", {}),
+        ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
+        ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),
+        ("AnswerQuiz", "answer_quiz_api_traces__trace_id__quiz_answer_post", {}),
     )
 }
 

@@ -1,5 +1,8 @@
 """Property-based fuzzing of the JSON API with schemathesis: every operation of the app's own
-OpenAPI schema, in process (ASGI, no network), a bounded and reproducible number of examples.
+OpenAPI schema, in process (ASGI, no network), a bounded and reproducible number of examples;
+and schemathesis' own CLI with every check (`--checks all`) and every phase, the stateful one
+included (it follows the OpenAPI links from POST /api/traces), against a real server on
+127.0.0.1 with an admin key (so `ignored_auth` checks the upload's key is enforced).
 
 Asserts no 5xx anywhere (a client's mistake is a 4xx naming the field) and that answers
 conform to the schema: documented status codes, content types, bodies, the Allow header.
@@ -13,19 +16,26 @@ limits (Settings below), not by skipping routes: every operation is fuzzed.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
+import tempfile
 import zlib
+from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 
+from benchmarks._server import running_server
 from tests.app.conftest import SMALL_CONFIG, make_client
 
 # Small limits: a fuzzed POST /api/traces builds at most a 2-layer, 120k-parameter model
 # with 3 training steps, so every example stays cheap on 2 cores.
-client = make_client(
+SMALL_LIMITS = dict(
     max_n_layer=2, max_n_embd=64, max_ffn_hidden=192, max_seq_len=64, max_params=120_000, max_train_steps=3
 )
+client = make_client(**SMALL_LIMITS)
 schema = schemathesis.openapi.from_asgi("/openapi.json", client.app)
 
 _SPECS = [
@@ -160,3 +170,29 @@ def test_json_booleans_are_not_numbers():
 def test_tensor_download_content_type_is_documented():
     content = schema.raw_schema["paths"]["/api/traces/{trace_id}/tensors/{name}"]["get"]["responses"]["200"]["content"]
     assert set(content) == {"application/octet-stream", "application/json"}
+
+
+# ---------------------------------------------------------------------- schemathesis' CLI, every check
+
+CLI_CONFIG = Path(__file__).with_name("schemathesis.toml")
+ADMIN_KEY = "fuzz-admin-key"
+# XT_FUZZ_CLI_EXAMPLES=100 for a deeper (slower) run; 10 takes ~30 s on 2 shared cores.
+CLI_EXAMPLES = int(os.environ.get("XT_FUZZ_CLI_EXAMPLES", "10"))
+
+
+def test_schemathesis_cli_all_checks_and_stateful_phase():
+    env = {f"XT_{name.upper()}": str(value) for name, value in SMALL_LIMITS.items()}
+    env.update(XT_ADMIN_KEY=ADMIN_KEY, XT_MODELS_DIR=tempfile.mkdtemp(prefix="xt-fuzz-models-"))
+    env["XT_MAX_UPLOAD_BYTES"] = str(200_000)
+    st = [sys.executable, "-c", "from schemathesis.cli import schemathesis; schemathesis()"]
+    with running_server(env) as server:
+        command = [*st, "--config-file", str(CLI_CONFIG), "run", f"{server.base}/openapi.json", "--checks", "all"]
+        command += ["--phases", "examples,coverage,fuzzing,stateful", "--max-examples", str(CLI_EXAMPLES)]
+        command += ["--seed", "1", "--workers", "1", "--request-timeout", "60", "-H", f"X-Admin-Key: {ADMIN_KEY}"]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+        log = server.log_tail()
+    summary = run.stdout[run.stdout.rfind("SUMMARY") :]
+    print("\n" + summary)
+    assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:] + log
+    assert re.search(r"Stateful.*\n\s*\n\s*Scenarios:\s+\d+", run.stdout), run.stdout[-4000:]
+    assert "Traceback" not in log and " 500 " not in log, log
