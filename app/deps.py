@@ -141,7 +141,7 @@ class Services:
     async def json(self, request: Request, fn, *args, light: bool = False) -> Response:
         """A JSON answer built, encoded and compressed in the worker pool (see encode)."""
         gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-        body, zipped = await self.run(encode, partial(fn, *args), gzip_ok, light=light)
+        body, zipped = await self.run(encode, partial(fn, *args), gzip_ok, light=light, request=request)
         return encoded_response(request, body, gzipped=zipped)
 
     async def trace(self, trace_id: str, request: Request | None = None) -> TraceContext:

@@ -112,7 +112,9 @@ async def get_step(
         if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
             pos, key = 0, (trace_id, index, seq, 0)
         render = partial(_render_step, services, ctx, trace_id, index, seq, pos)
-        cached = services.answers.get(key) or await services.run(services.answers.get_or_compute, key, render)
+        cached = services.answers.get(key) or await services.run(
+            services.answers.get_or_compute, key, render, request=request
+        )
     body, gzipped = cached
     return encoded_response(request, body, gzipped=gzipped)
 
@@ -150,7 +152,7 @@ async def get_head(
         check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         render = partial(_render_head, ctx, index, figure or grids[0], head, seq)
-        cached = await services.run(services.answers.get_or_compute, key, render)
+        cached = await services.run(services.answers.get_or_compute, key, render, request=request)
     body, gzipped = cached
     return encoded_response(request, body, gzipped=gzipped)
 
