@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -28,6 +28,14 @@ DEFAULT_CONFIG = dict(
 
 
 DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
+
+# Bounds the schema itself states, far above any server's limits (Settings: max_seq_len,
+# max_n_seq, max_text_chars), so that a body of 100,000 ids fails at the first id past them
+# instead of after validating every one (~16 ms on the event loop per 240,000 ids).
+MAX_ROW_TOKENS = 16_384
+MAX_ROWS = 64
+MAX_TEXT_CHARS = 65_536
+TokenRow = Annotated[list[StrictInt], Field(max_length=MAX_ROW_TOKENS)]
 
 
 class ConfigSpec(BaseModel):
@@ -55,9 +63,11 @@ class TraceSpec(BaseModel):
     config: ConfigSpec | None = Field(None, description="random-init sizes; omitted fields take defaults")
     tokenizer: Literal["byte", "char"] | None = Field(None, description='"char" (default) or "byte"')
     seed: int = Field(0, ge=0, description="random-init seed")
-    text: str | None = Field(None, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]")
+    text: str | None = Field(
+        None, max_length=MAX_TEXT_CHARS, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]"
+    )
     # Strict: JSON true/false and 1.5 are not token ids (lax mode read true as 1).
-    tokens: list[StrictInt] | list[list[StrictInt]] | None = Field(
+    tokens: TokenRow | Annotated[list[TokenRow], Field(max_length=MAX_ROWS)] | None = Field(
         None, description="token ids instead of text (one or several rows)"
     )
     dtype: Literal["float32", "float64"] = "float32"
