@@ -200,6 +200,13 @@ class Guard:
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
+            headers = Headers(scope=scope)
+            if host_name(headers.get("host", "")) not in self.settings.allowed_hosts or not self._same_origin(
+                scope, headers
+            ):
+                await send({"type": "websocket.close", "code": 1008})
+                return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

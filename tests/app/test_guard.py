@@ -145,3 +145,29 @@ def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeyp
     assert len(key) >= 24
     loopback, none = xt_cli._serve_settings(argparse.Namespace(host="127.0.0.1", allowed_host=[]))
     assert none == "" and loopback == ["127.0.0.1", "localhost", "::1"]
+
+
+def test_websockets_follow_the_same_host_and_origin_rules():
+    import asyncio
+
+    from app.security import Guard
+    from app.settings import Settings
+
+    async def connect(headers):
+        sent, reached = [], []
+
+        async def app(scope, receive, send):
+            reached.append(scope)
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "websocket", "path": "/ws", "query_string": b"", "scheme": "ws", "headers": headers}
+        await Guard(app, Settings())(scope, None, send)
+        return sent, reached
+
+    own = [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://127.0.0.1:8000")]
+    assert asyncio.run(connect(own))[1]
+    for headers in ([(b"host", b"evil.example")], [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://evil.example")]):
+        sent, reached = asyncio.run(connect(headers))
+        assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]
