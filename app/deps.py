@@ -83,7 +83,9 @@ class Services:
             100_000, settings.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b"")
         )
         # running checks hold their traces: together at most what the trace cache may hold
-        self.checks = ChecksRunner(self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes)
+        self.checks = ChecksRunner(
+            self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes, ensure_running=self.ensure_running
+        )
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
 
@@ -97,6 +99,10 @@ class Services:
         if hasattr(self, "checks"):
             self.checks.executor = self.executor
 
+    def ensure_running(self) -> None:
+        if not self.running:  # served after its lifespan ended (an app driven without one)
+            self.start()
+
     async def run(self, fn, *args, light: bool = False, request: Request | None = None, on_done=None, **kwargs):
         """fn(*args) in the worker pool (settings.worker_threads threads), or with light=True in
         the one thread kept for millisecond jobs. At most settings.max_pending_jobs jobs wait or
@@ -105,8 +111,7 @@ class Services:
         `on_done()` runs on the event loop once the job has finished or been cancelled."""
         if self.pending >= self.settings.max_pending_jobs:
             raise Overloaded(f"the server is busy ({self.pending} jobs queued)")
-        if not self.running:  # served after its lifespan ended (an app driven without one)
-            self.start()
+        self.ensure_running()
         executor = self.light if light else self.executor
         job = executor.submit(fn, *args, **kwargs)
         if on_done is not None:

@@ -36,8 +36,9 @@ LIGHT_TENSOR_ENTRIES = 1 << 18
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 
-# The trace's id feeds every route under /api/traces/{trace_id} (OpenAPI links: clients and
-# schemathesis' stateful phase follow them), with a second step and the logits as examples.
+# The trace's id feeds the routes under /api/traces/{trace_id} (OpenAPI links: clients and
+# schemathesis' stateful phase follow them), with a second step and the logits as examples;
+# not the quiz's answer, which only a quiz trace has.
 _ID = "$response.body#/id"
 _STEP = "$response.body#/steps/1/index"
 _TRACE_LINKS = {
@@ -51,7 +52,6 @@ _TRACE_LINKS = {
         ("GetUpdate", "update_parameter_api_traces__trace_id__update_get", {}),
         ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
         ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),
-        ("AnswerQuiz", "answer_quiz_api_traces__trace_id__quiz_answer_post", {}),
     )
 }
 

@@ -31,7 +31,9 @@ MAX_RETRY_AFTER_S = 120
 class Overloaded(HTTPException):
     """503 + Retry-After: too much work queued. The client may retry; nothing failed."""
 
-    def __init__(self, detail: str, retry_after: float = RETRY_AFTER_S):
+    def __init__(self, detail: str | int, retry_after: float = RETRY_AFTER_S):
+        if isinstance(detail, int):  # a count of jobs already running (app.traces.checks.ChecksBusy)
+            detail = f"the server is busy ({detail} jobs running)"
         seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
         super().__init__(503, detail=f"{detail}; retry in about {seconds} s", headers={"Retry-After": str(seconds)})
 

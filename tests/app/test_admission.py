@@ -189,7 +189,8 @@ def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_boun
         poller.join()
     bound = 400 + 512
     print(f"\n10 clients x 8 s: {codes}; RSS peak {max(peak):.0f} MB (bound {bound} MB)")
-    assert codes.get(503, 0) > 0 and codes.get(200, 0) > 0  # admission refused what would not fit
+    assert codes.get(503, 0) > 0  # admission refused what would not fit ...
+    assert codes.get(200, 0) + codes.get("gave up", 0) > 0  # ... and let builds in (a client may leave one)
     assert set(codes) <= {200, 503, "gave up"}
     assert max(peak) <= bound
     with httpx.Client(base_url=server.base, timeout=60, trust_env=False) as http:
@@ -238,3 +239,31 @@ def test_sigterm_stops_xt_serve_within_5_s_while_it_trains():
 def _post_quietly(base: str, body: dict) -> None:
     with contextlib.suppress(httpx.HTTPError):  # the server stops under it
         httpx.post(f"{base}/api/traces", json=body, timeout=120, trust_env=False)
+
+
+def test_a_checks_job_cut_short_by_a_shutdown_restarts_instead_of_failing(monkeypatch):
+    """The pools shut down (a lifespan ended) while a trace's gradient checks ran: the job stops
+    where it is, its waiters get the progress so far, and the next request starts it again (the
+    in-process fuzz found the 500 this was)."""
+    from app.traces.checks import ChecksRunner
+    from tests.app.conftest import make_client
+
+    gate, real = threading.Event(), ChecksRunner._check_one
+
+    def held(self, job, index):
+        gate.wait(60)  # the first step is still running when the pools shut down
+        return real(self, job, index)
+
+    with make_client() as c:
+        trace = c.post("/api/traces", json=SMALL_SPEC).json()
+        services = c.app.state.services
+        services.shutdown()  # a lifespan ended: starting a job starts new pools
+        monkeypatch.setattr(ChecksRunner, "_check_one", held)
+        job = services.checks.start(trace["id"], services.store.cached(services.store.spec(trace["id"])))
+        services.shutdown()
+        gate.set()
+        assert job.finished.result(timeout=60) is job and job.pending  # stopped where it was
+        assert services.checks.get(trace["id"]) is None  # forgotten
+        monkeypatch.setattr(ChecksRunner, "_check_one", real)
+        done = c.get(f"/api/traces/{trace['id']}/checks", params={"wait": "true"})
+        assert done.status_code == 200 and done.json()["complete"] is True
