@@ -5,9 +5,9 @@ A model's name is only ever matched against the listing, never joined into a pat
 name can reach outside the two directories.
 
 An upload is validated whole (the server's limits checked from its config before any tensor
-is read: `limits=`) before it is stored; it is written to a temporary file in the models
-directory, fsynced and renamed into place, so a reader never sees half a file and a crash
-leaves only a `.partial-*` file, removed at the next start. The listing reads each file's
+is read: `limits=`) before it is stored; it is staged in a `.partial-*` directory inside the
+models directory (never /tmp), written there, fsynced and renamed into place, so a reader never
+sees half a file and a crash leaves only the staging directory, removed at the next start. The listing reads each file's
 metadata strictly (xt_core.checkpoint.load_metadata): a file it cannot describe is skipped
 and logged, never a 500.
 """
@@ -22,6 +22,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
 DEMO_ORDER = ("induction", "text")
 UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
-PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random><suffix>: an upload being checked or written
+PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random>/: the staging directory of an upload being checked
 STALE_PARTIAL_S = 3600  # another worker's upload in progress is younger than this
 
 
@@ -138,10 +139,14 @@ class ModelRegistry:
         if _valid_stored(target, limits):
             return name  # content-addressed: the same bytes were validated and stored before
         self.upload_dir.mkdir(parents=True, exist_ok=True)
-        staged, normalized = self._partial(suffix), self._partial(".safetensors")
+        staging = self.upload_dir / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
+        staging.mkdir()
         try:
+            staged, normalized = staging / f"upload{suffix}", staging / "normalized.safetensors"
             _write_synced(staged, data)
             ckpt = import_llama2c(staged, limits=limits) if suffix == ".bin" else load(staged, limits=limits)
+            if suffix == ".bin":
+                ckpt.meta = {**ckpt.meta, "imported_from": f"llama2.c {filename}"}
             ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
             save(normalized, ckpt)
             _fsync(normalized)
@@ -152,28 +157,27 @@ class ModelRegistry:
                     normalized.replace(target)
                     _fsync_dir(self.upload_dir)
         finally:
-            for path in (staged, normalized):
-                path.unlink(missing_ok=True)
+            shutil.rmtree(staging, ignore_errors=True)
         return name
 
-    def _partial(self, suffix: str) -> Path:
-        return self.upload_dir / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}{suffix}"
-
     def remove_stale_partials(self) -> list[Path]:
-        """At startup: temporary files of uploads cut short (a SIGKILL mid-upload), those of a
-        process no longer running or older than an hour (another worker's may be in progress)."""
+        """At startup: the staging directories of uploads cut short (a SIGKILL mid-upload), those
+        of a process no longer running or older than an hour (another worker's may be in progress)."""
         removed = []
         if not self.upload_dir.is_dir():
             return removed
         for path in self.upload_dir.glob(f"{PARTIAL_PREFIX}*"):
-            pid = path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0]
             try:
-                stale = not _pid_alive(int(pid)) or time.time() - path.stat().st_mtime > STALE_PARTIAL_S
-                if stale or int(pid) == os.getpid():
-                    path.unlink()
-                    removed.append(path)
+                pid = int(path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0])
+                old = time.time() - path.stat().st_mtime > STALE_PARTIAL_S
             except (ValueError, OSError):
                 continue
+            if pid == os.getpid() or not _pid_alive(pid) or old:
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+                removed.append(path)
         if removed:
             log.info("removed %d stale partial upload(s) from %s", len(removed), self.upload_dir)
         return removed

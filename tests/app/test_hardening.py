@@ -144,7 +144,7 @@ def test_finding_6_a_walk_link_with_a_huge_token_id_is_the_form_again(client):
 
 
 def test_a_422_lists_a_few_errors_without_echoing_the_input(client):
-    body = json.dumps({"tokens": ["x"] * 5000, "text": "secret words"}).encode()
+    body = json.dumps({"tokens": ["x"] * 2000, "text": "secret words"}).encode()
     response = client.post("/api/traces", content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == 422
     detail = response.json()["detail"]
@@ -258,13 +258,17 @@ def test_finding_9_uploads_stage_in_the_models_dir_and_stale_partials_go_at_star
 
     uploads = tmp_path / "up"
     uploads.mkdir()
-    stale = uploads / f"{PARTIAL_PREFIX}999999999-0123456789abcdef.npz"  # no such process
-    stale.write_bytes(b"half an upload")
+    stale = uploads / f"{PARTIAL_PREFIX}999999999-0123456789abcdef"  # no such process
+    stale.mkdir()
+    (stale / "upload.npz").write_bytes(b"half an upload")
     monkeypatch.setattr(tempfile, "TemporaryDirectory", None)  # nothing goes to /tmp any more
     with make_client(models_dir=uploads, shipped_models_dir=tmp_path / "none") as c:
         assert not stale.exists()
         assert upload(c, "m.npz", checkpoint_bytes(".npz", tmp_path, seed=32)).status_code == 201
-        assert upload(c, "bad.npz", b"PK nope").status_code == 422
+        refused = upload(c, "bad.npz", b"PK nope")
+        assert refused.status_code == 422 and detail_msg(refused).startswith("upload.npz: ")
+        stories = upload(c, "stories.bin", checkpoint_bytes(".bin", tmp_path, seed=33)).json()["model"]
+        assert stories["description"] == "llama2.c stories.bin"
     assert [p.name for p in uploads.iterdir() if p.name.startswith(PARTIAL_PREFIX)] == []
 
 
