@@ -211,7 +211,14 @@ def test_schemathesis_cli_all_checks_and_stateful_phase():
         command = [*st, "--config-file", str(CONFIG_FILE), "run", f"{server.base}/openapi.json", "--checks", "all"]
         command += ["--phases", "examples,coverage,fuzzing,stateful", "--max-examples", str(CLI_EXAMPLES)]
         command += ["--seed", "1", "--workers", "1", "--request-timeout", "60", "-H", f"X-Admin-Key: {ADMIN_KEY}"]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=dict(os.environ, NO_COLOR="1"))
+        run = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env=dict(os.environ, NO_COLOR="1"),
+            cwd=tempfile.mkdtemp(prefix="xt-schemathesis-"),  # its .schemathesis/ cache stays out of the repo
+        )
         log = server.log_tail()
     summary = run.stdout[run.stdout.rfind("SUMMARY") :]
     print("\n" + summary)
