@@ -148,14 +148,66 @@ def _models_fetch(args) -> int:
     return 0
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# On SIGTERM uvicorn waits this long for requests in flight, then cancels them; the app then
+# stops any training at its next step and leaves no worker thread holding the process.
+GRACEFUL_SHUTDOWN_S = 2
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _serve_settings(args) -> tuple[list[str], str]:
+    """(allowed Host names, admin key or ""), also exported as XT_ALLOWED_HOSTS / XT_ADMIN_KEY
+    for the app that uvicorn imports. Beyond loopback: the bound address, the machine's name
+    and every --allowed-host are allowed, and writes need an admin key (XT_ADMIN_KEY or new)."""
+    import os
+    import secrets
+    import socket
+
+    hosts = list(LOOPBACK_HOSTS)
+    key = ""
+    if not _is_loopback(args.host):
+        if args.host not in ("0.0.0.0", "::"):
+            hosts.append(args.host)
+        hosts.append(socket.gethostname().lower())
+        key = os.environ.get("XT_ADMIN_KEY") or secrets.token_urlsafe(24)
+    hosts += [name.lower() for name in args.allowed_host]
+    hosts = list(dict.fromkeys(hosts))
+    os.environ["XT_ALLOWED_HOSTS"] = ",".join(hosts)
+    os.environ["XT_ADMIN_KEY"] = key
+    return hosts, key
+
+
 def _serve(args) -> int:
     import uvicorn
 
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    hosts, key = _serve_settings(args)
+    if key:
+        names = [h for h in hosts if h not in LOOPBACK_HOSTS]
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
-    if args.demo:
+        print(f"xt: students open http://{names[0]}:{args.port}/ (this server answers to: {', '.join(hosts)};")
+        print("    add the name they type with --allowed-host NAME)")
+        print("xt: uploads, training and presenting need the admin key; open this once in your browser:")
+        for name in (names[0], "127.0.0.1"):
+            print(f"    http://{name}:{args.port}/?key={key}")
+    elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
-    uvicorn.run("app.main:app", host=args.host, port=args.port, log_level="info")
+    uvicorn.run(
+        "app.main:app",
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
     return 0
 
 
@@ -222,6 +274,13 @@ def main(argv=None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
+    )
     serve.set_defaults(run=_serve)
     lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
     lesson_sub = lesson.add_subparsers(dest="lesson_command", required=True)

@@ -1,29 +1,37 @@
 """The FastAPI application: the app factory. Routers by resource (app.routes lists them all),
-one settings object, the services (deps.Services) built with the app and shut down with it."""
+one settings object, the services (deps.Services) built with the app and shut down with it,
+the guard in front of every route (app.security.Guard), and one rule for bad input: a 4xx
+naming the field and the limit, never a 500 (docs/api.md, "Errors")."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
 import anyio
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match
 from threadpoolctl import threadpool_limits
 
 from app import security
+from app.checkpoints.registry import registry
 from app.deps import Services
 from app.errors import SpecError
 from app.routes import ROUTERS, assets, docs, pages
-from app.security import SecurityHeaders
+from app.security import Guard, SecurityHeaders
 from app.settings import Settings, get_settings
 from app.timing import ServerTiming
 from app.warmup import settle_heap
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+# A 422 lists at most this many of pydantic's errors (a 1 MB body of bad token ids would
+# otherwise answer one error per id), each without the offending input.
+MAX_ERRORS_SHOWN = 10
 
 
 @asynccontextmanager
@@ -34,6 +42,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     env = pages.templates(app.state.settings.templates_dir).env
     await anyio.to_thread.run_sync(partial(settle_heap, env))
     services = app.state.services
+    await anyio.to_thread.run_sync(registry(app.state.settings).remove_stale_partials)
     try:
         yield
     finally:
@@ -44,10 +53,51 @@ def _full_match(route: BaseRoute, scope: dict, method: str) -> bool:
     return route.matches({**scope, "method": method})[0] == Match.FULL
 
 
+class ErrorResponse(JSONResponse):
+    """An error's JSON in ASCII: a message quoting the client's text (a lone surrogate included)
+    always encodes."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
+
+
+def _is_json(content_type: str | None) -> bool:
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def validation_answer(request: Request, exc: RequestValidationError) -> ErrorResponse:
+    """400 for a body that is not JSON at all, 415 for a body sent as another media type,
+    else 422 with the first few errors (loc, msg, type; never the input echoed back)."""
+    errors = list(exc.errors())
+    parse_error = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if parse_error is not None:
+        reason = (parse_error.get("ctx") or {}).get("error", "")
+        return ErrorResponse(status_code=400, content={"detail": f"the body is not valid JSON ({reason})"})
+    body_sent = int(request.headers.get("content-length") or 0) > 0
+    if (
+        body_sent
+        and not _is_json(request.headers.get("content-type"))
+        and any(e["loc"][:1] == ("body",) for e in errors)
+    ):
+        return ErrorResponse(
+            status_code=415,
+            content={"detail": f"send the body as application/json, not {request.headers.get('content-type')!r}"},
+        )
+    shown = [{"loc": list(e["loc"]), "msg": str(e["msg"]), "type": str(e["type"])} for e in errors[:MAX_ERRORS_SHOWN]]
+    if len(errors) > MAX_ERRORS_SHOWN:
+        shown.append({"loc": [], "msg": f"... and {len(errors) - MAX_ERRORS_SHOWN} more errors", "type": "value_error"})
+    return ErrorResponse(status_code=422, content={"detail": shown})
+
+
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SpecError)
     async def spec_error(request: Request, exc: SpecError):
-        return JSONResponse(status_code=422, content={"detail": exc.detail()})
+        return ErrorResponse(status_code=422, content={"detail": exc.detail()})
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation_error(request: Request, exc: RequestValidationError):
+        return validation_answer(request, exc)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception):
@@ -89,7 +139,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount(docs.SWAGGER_PREFIX, docs.swagger_files(), name="swagger")
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
-    # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes).
+    # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes); the
+    # guard's refusals (400/403/413/414) get the headers and the timing too.
+    app.add_middleware(Guard, settings=settings)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     return app

@@ -1,5 +1,19 @@
-"""Security headers on every response: a Content-Security-Policy that allows only this
-server's own files, no framing, no MIME sniffing, no referrer.
+"""Who may ask what, checked before anything is parsed (`Guard`), and security headers on
+every response (`SecurityHeaders`): a Content-Security-Policy that allows only this server's
+own files, no framing, no MIME sniffing, no referrer, and `Cache-Control: no-store` on the API.
+
+Guard, in order (docs/api.md, "Security"):
+* the Host header must name an allowed host (settings.allowed_hosts, any port): a page on
+  another site whose DNS name is rebound to this machine's address is refused (400);
+* a query string longer than settings.max_query_bytes: 414;
+* `GET /<any page>?key=<admin key>` sets the admin cookie and redirects to the page without it
+  (Jupyter's token login); a wrong key is a 403;
+* a state-changing request (POST, PUT, PATCH, DELETE) from a browser must come from this
+  server's own origin: `Sec-Fetch-Site` same-origin (or none) and `Origin` equal to the Host
+  (403 otherwise; a script's request, with neither header, passes);
+* a body longer than its limit (settings.max_body_bytes; uploads max_upload_bytes) is a 413,
+  from Content-Length before a byte is read, else as soon as it passes while it arrives.
+Who may write (uploads, training, presenting) on a server with an admin key: check_writer.
 
 What the pages need (checked in chromium, no CSP violation in the console):
 * scripts: ES modules from /static/js/, Plotly from /assets/plotly-*.min.js, and data-only
@@ -17,7 +31,22 @@ loads from another origin.
 
 from __future__ import annotations
 
+import hmac
+import json
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from fastapi import HTTPException
+from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.settings import Settings
+
+ADMIN_KEY_HEADER = "X-Admin-Key"
+ADMIN_COOKIE = "xt_admin"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+SAME_ORIGIN_FETCH = frozenset({"same-origin", "none"})  # Sec-Fetch-Site values of this origin's own requests
+MULTIPART_OVERHEAD = 64 * 1024  # boundaries and part headers around an uploaded file
 
 CSP = "; ".join(
     [
@@ -66,7 +95,8 @@ def header_dict(path: str) -> dict[str, str]:
 
 class SecurityHeaders:
     """Pure ASGI middleware (no BaseHTTPMiddleware: responses stream through untouched).
-    A header the route already set is kept."""
+    A header the route already set is kept. API answers are never stored by a cache (a
+    trace id is only known while the server remembers its spec)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -76,15 +106,211 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         csp = (DOCS_CSP if scope.get("path") in DOCS_PATHS else CSP).encode()
+        extra = ((b"cache-control", b"no-store"),) if scope.get("path", "").startswith("/api/") else ()
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                for name, value in ((b"content-security-policy", csp), *HEADERS):
+                for name, value in ((b"content-security-policy", csp), *HEADERS, *extra):
                     if name not in present:
                         headers.append((name, value))
                 message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+# ---------------------------------------------------------------------- who may ask what
+
+_MESSAGE = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+
+
+def _documented(description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": _MESSAGE}}}
+
+
+# OpenAPI: what a route with a JSON body, a write, or a trace build may also answer.
+BODY_REFUSED = {
+    400: _documented("the body is not JSON at all"),
+    413: _documented("the body is larger than max_body_bytes"),
+    415: _documented("the body was sent as another media type than application/json"),
+}
+WRITE_REFUSED = {403: _documented("from another site, or (a server bound beyond loopback) without the admin key")}
+BUSY = {503: _documented("the queued work would pass its budgets (max_queued_seconds, cache_bytes): retry later")}
+
+
+def host_name(host_header: str) -> str:
+    """'Example.org:8000' -> 'example.org'; '[::1]:8000' -> '::1' (the port never matters)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0].rstrip(".") if host.count(":") == 1 else host.rstrip(".")
+
+
+def same_origin(origin: str, host_header: str, scheme: str) -> bool:
+    """Whether a browser's Origin is this server's own: the same host and port as the Host header."""
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    default = 443 if parts.scheme == "https" else 80
+    own = urlsplit(f"{scheme}://{host_header}")
+    try:
+        own_port = own.port or (443 if scheme in ("https", "wss") else 80)
+    except ValueError:
+        return False
+    return parts.hostname == own.hostname and (port or default) == own_port
+
+
+def key_matches(given: str | None, settings: Settings) -> bool:
+    return bool(given) and hmac.compare_digest(given.encode(), settings.admin_key.encode())
+
+
+def check_writer(request: Request, settings: Settings) -> None:
+    """403 unless the request carries the admin key (header or cookie) when the server has one."""
+    if not settings.admin_key:
+        return  # loopback: whoever can reach the server runs it
+    given = request.headers.get(ADMIN_KEY_HEADER) or request.cookies.get(ADMIN_COOKIE)
+    if not key_matches(given, settings):
+        raise HTTPException(
+            403,
+            detail="uploads, training and presenting on this server need the admin key: open the address "
+            "`xt serve` printed (it ends in ?key=...) once in this browser, or send the X-Admin-Key header",
+        )
+
+
+def _answer(status: int, detail: str, headers: tuple = ()) -> tuple[Message, Message]:
+    body = json.dumps({"detail": detail}).encode()
+    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
+    return (
+        {"type": "http.response.start", "status": status, "headers": start_headers},
+        {"type": "http.response.body", "body": body},
+    )
+
+
+class Guard:
+    """Pure ASGI middleware: Host, query length, admin login, same-origin writes, body size."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
+            headers = Headers(scope=scope)
+            if host_name(headers.get("host", "")) not in self.settings.allowed_hosts or not self._same_origin(
+                scope, headers
+            ):
+                await send({"type": "websocket.close", "code": 1008})
+                return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope, headers) or self._login(scope)
+        if refusal is not None:
+            for message in refusal:
+                await send(message)
+            return
+        if scope["method"] in UNSAFE_METHODS:
+            receive = await self._bounded_body(scope, headers, receive, send)
+            if receive is None:
+                return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope, headers: Headers):
+        host = host_name(headers.get("host", ""))
+        if host not in self.settings.allowed_hosts:
+            return _answer(
+                400,
+                f"this server answers to {', '.join(self.settings.allowed_hosts)} (its allowed hosts), not "
+                f"{headers.get('host', '')[:80]!r}: whoever runs it can add a name with `xt serve --allowed-host NAME`",
+            )
+        if len(scope.get("query_string", b"")) > self.settings.max_query_bytes:
+            return _answer(
+                414,
+                f"the query string is {len(scope['query_string']):,} bytes, more than the limit of "
+                f"{self.settings.max_query_bytes:,} (max_query_bytes)",
+            )
+        if scope["method"] in UNSAFE_METHODS and not self._same_origin(scope, headers):
+            return _answer(
+                403,
+                "a state-changing request must come from this server's own pages: it came from another site "
+                "(Origin / Sec-Fetch-Site)",
+            )
+        return None
+
+    def _same_origin(self, scope: Scope, headers: Headers) -> bool:
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in SAME_ORIGIN_FETCH:
+            return False
+        origin = headers.get("origin")
+        return origin is None or same_origin(origin, headers.get("host", ""), scope.get("scheme", "http"))
+
+    def _login(self, scope: Scope):
+        """GET <page>?key=<admin key>: the cookie, and the page again without the key in its URL."""
+        if not self.settings.admin_key or scope["method"] not in ("GET", "HEAD"):
+            return None
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        keys = [value for name, value in query if name == "key"]
+        if not keys:
+            return None
+        if not key_matches(keys[0], self.settings):
+            return _answer(403, "wrong admin key: open the exact address `xt serve` printed")
+        rest = urlencode([(name, value) for name, value in query if name != "key"])
+        location = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
+        cookie = f"{ADMIN_COOKIE}={self.settings.admin_key}; Path=/; HttpOnly; SameSite=Strict"
+        start, body = _answer(303, "signed in: the admin cookie is set", ((b"location", location.encode()),))
+        start["headers"].append((b"set-cookie", cookie.encode()))
+        return start, body
+
+    async def _bounded_body(self, scope: Scope, headers: Headers, receive: Receive, send: Send):
+        """A receive that replays the whole body (read here, within its limit), or None after a 413."""
+        multipart = headers.get("content-type", "").lower().startswith("multipart/form-data")
+        limit, name = (
+            (self.settings.max_upload_bytes + MULTIPART_OVERHEAD, "max_upload_bytes")
+            if multipart
+            else (self.settings.max_body_bytes, "max_body_bytes")
+        )
+        declared = headers.get("content-length", "")
+        size = int(declared) if declared.isdigit() else 0
+        if size > limit or multipart:  # an upload streams on to its route, which counts it too
+            if size > limit:
+                await self._too_large(send, size, limit, name)
+                return None
+            return receive
+        chunks, total = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _replay(b"", receive)  # the client left: the app sees the disconnect
+            chunks.append(message.get("body", b""))
+            total += len(chunks[-1])
+            if total > limit:
+                await self._too_large(send, total, limit, name)
+                return None
+            if not message.get("more_body", False):
+                return _replay(b"".join(chunks), receive)
+
+    @staticmethod
+    async def _too_large(send: Send, size: int, limit: int, name: str) -> None:
+        detail = f"the body is {size:,} bytes or more; this server takes at most {limit:,} ({name})"
+        for message in _answer(413, detail, ((b"connection", b"close"),)):
+            await send(message)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -65,9 +65,25 @@ class Settings:
     max_upload_bytes: int = 8 << 20  # an uploaded checkpoint file (413 beyond)
     max_upload_store_bytes: int = 1 << 30  # all stored uploads together (507 beyond; none is deleted)
     max_train_steps: int = 500  # spec.train_steps
-    # train_steps × parameters × positions: ~20 s of training on this class of machine
-    # (the class preset, T = 128, runs ~150 steps within it; the demo models all 500)
-    max_train_work: int = 50_000_000_000
+    # ---- admission by cost (app/traces/admission.py; estimates: app/spec/cost.py)
+    # The estimated seconds of every trace build queued or running at once (one worker thread
+    # runs them in turn); beyond it a new build is refused with 503 + Retry-After. The bytes of
+    # builds in flight share cache_bytes with the cached traces: room is made before a build starts.
+    max_queued_seconds: float = 60.0
+    # One spec's training (train_steps of it) estimated by the cost model calibrated on this class
+    # of machine (benchmarks/cost_model.py): the README's "about 20 s of work" at most.
+    max_train_seconds: float = 20.0
+    # ---- requests (app/security.py: checked before anything is parsed)
+    # A JSON body (413 beyond). The largest spec is ~12 kB (4 rows of 257 ids, 512 escaped
+    # characters); parsing holds the GIL whatever thread does it (~50 ms a MB on a busy core).
+    max_body_bytes: int = 256 << 10
+    max_query_bytes: int = 16 << 10  # a query string (a /walk permalink is a few kB; 414 beyond)
+    # Host headers this server answers (any port; 400 otherwise: DNS rebinding). `xt serve
+    # --allowed-host NAME` adds the classroom's name for the machine.
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
+    # When set, uploads, training and presenting need it (X-Admin-Key header, or the cookie that
+    # opening /?key=<it> sets). `xt serve` bound beyond loopback makes one up and prints it.
+    admin_key: str = ""
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
@@ -95,8 +111,21 @@ class Settings:
         for f in fields(cls):
             raw = os.environ.get(f"XT_{f.name.upper()}")
             if raw is not None:
-                overrides[f.name] = Path(raw) if f.type == "Path" else raw if f.type == "str" else int(raw)
+                overrides[f.name] = _parse(f.type, raw)
         return cls(**overrides)
+
+
+def _parse(kind: str, raw: str):
+    """An XT_* value as its field's type (annotations are strings: `from __future__ import annotations`)."""
+    if kind == "Path":
+        return Path(raw)
+    if kind == "float":
+        return float(raw)
+    if kind == "str":
+        return raw
+    if kind.startswith("tuple"):
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return int(raw)
 
 
 @lru_cache(maxsize=1)

@@ -3,31 +3,49 @@ ones users uploaded (stored content-addressed, by sha256, under the data directo
 
 A model's name is only ever matched against the listing, never joined into a path, so no
 name can reach outside the two directories.
+
+An upload is validated whole (the server's limits checked from its config before any tensor
+is read: `limits=`) before it is stored; it is staged in a `.partial-*` directory inside the
+models directory (never /tmp), written there, fsynced and renamed into place, so a reader never
+sees half a file and a crash leaves only the staging directory, removed at the next start. The listing reads each file's
+metadata strictly (xt_core.checkpoint.load_metadata): a file it cannot describe is skipped
+and logged, never a 500.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
-import json
 import logging
+import math
+import os
 import re
-import tempfile
+import secrets
+import shutil
 import threading
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from app.settings import Settings
-from xt_core.checkpoint import Checkpoint, CheckpointError, import_llama2c, load, save
+from xt_core.checkpoint import Checkpoint, CheckpointError, import_llama2c, load, load_metadata, save
 from xt_core.config import Config
+from xt_core.tokenizers import ByteTokenizer, CharTokenizer
 
 log = logging.getLogger("xt.models")
 
+# What a random-init spec may ask for (app.spec.resolve); a checkpoint must fit them too.
+ROPE_THETA_RANGE = (1.0, 1e7)
+NORM_EPS_RANGE = (1e-12, 1.0)
 UPLOAD_NAME = re.compile(r"^sha256-[0-9a-f]{64}$")
 SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
 DEMO_ORDER = ("induction", "text")
 UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
+PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random>/: the staging directory of an upload being checked
+STALE_PARTIAL_S = 3600  # another worker's upload in progress is younger than this
 
 
 @dataclass(frozen=True)
@@ -39,11 +57,16 @@ class ModelInfo:
 
 @dataclass(frozen=True)
 class ModelSummary:
-    """What the listing shows of a checkpoint, read from its metadata alone (no arrays)."""
+    """What the listing shows of a checkpoint, read from its metadata alone (no arrays) and
+    checked strictly (xt_core.checkpoint.metadata): every field may be shown as it is."""
 
-    config: dict
-    tokenizer: dict | None  # {"name": "char", "chars": "..."} or {"name": "byte"}; None: ids only
+    cfg: Config
+    tokenizer: ByteTokenizer | CharTokenizer | None  # None: imported weights, token ids only
     meta: dict
+
+    @property
+    def config(self) -> dict:
+        return self.cfg.to_dict()
 
 
 class ModelRegistry:
@@ -98,42 +121,71 @@ class ModelRegistry:
         for info in self.available():
             try:
                 out.append(describe(info, self.summary(info)))
-            except CheckpointError as exc:
+            except (CheckpointError, OSError) as exc:
                 log.warning("skipping model %s: %s", info.path, exc)
+            except Exception:  # a bug describing one file must not take the listing down
+                log.exception("skipping model %s", info.path)
         return out
 
     # ------------------------------------------------------------------ uploads
 
     def store_upload(self, data: bytes, suffix: str, filename: str, settings: Settings) -> str:
-        """Validates an uploaded checkpoint (xt .safetensors or .npz, or llama2.c .bin), stores
+        """Validates an uploaded checkpoint (xt .safetensors or .npz, or llama2.c .bin) whole, stores
         it as sha256-<hex of the uploaded bytes>.safetensors and returns that name. Raises
-        CheckpointError (the file is not a checkpoint xt can use)."""
+        CheckpointError (the file is not a checkpoint xt can use, or passes this server's limits)."""
         name = "sha256-" + hashlib.sha256(data).hexdigest()
         target = self.upload_dir / f"{name}.safetensors"
-        if target.exists():
+        limits = functools.partial(check_limits, settings=settings)
+        if _valid_stored(target, limits):
             return name  # content-addressed: the same bytes were validated and stored before
-        with tempfile.TemporaryDirectory() as tmp:
-            staged = Path(tmp) / f"upload{suffix}"
-            staged.write_bytes(data)
-            ckpt = import_llama2c(staged) if suffix == ".bin" else load(staged)
-            check_limits(ckpt.cfg, settings)
+        self.upload_dir.mkdir(parents=True, exist_ok=True)
+        staging = self.upload_dir / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
+        staging.mkdir()
+        try:
+            staged, normalized = staging / f"upload{suffix}", staging / "normalized.safetensors"
+            _write_synced(staged, data)
+            ckpt = import_llama2c(staged, limits=limits) if suffix == ".bin" else load(staged, limits=limits)
+            if suffix == ".bin":
+                ckpt.meta = {**ckpt.meta, "imported_from": f"llama2.c {filename}"}
             ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
-            normalized = Path(tmp) / "normalized.safetensors"
             save(normalized, ckpt)
-            self.upload_dir.mkdir(parents=True, exist_ok=True)
+            _fsync(normalized)
             with self._lock:
-                if not target.exists():
-                    self._check_quota(normalized.stat().st_size, settings)
+                if not _valid_stored(target, limits):  # a stored file that is not valid is replaced
+                    self._check_quota(normalized.stat().st_size, settings, replacing=target)
                     # A rename within one filesystem is atomic: a reader never sees half a file.
-                    staged_target = self.upload_dir / f".{name}.partial"
-                    staged_target.write_bytes(normalized.read_bytes())
-                    staged_target.replace(target)
+                    normalized.replace(target)
+                    _fsync_dir(self.upload_dir)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         return name
 
-    def _check_quota(self, new_bytes: int, settings: Settings) -> None:
+    def remove_stale_partials(self) -> list[Path]:
+        """At startup: the staging directories of uploads cut short (a SIGKILL mid-upload), those
+        of a process no longer running or older than an hour (another worker's may be in progress)."""
+        removed = []
+        if not self.upload_dir.is_dir():
+            return removed
+        for path in self.upload_dir.glob(f"{PARTIAL_PREFIX}*"):
+            try:
+                pid = int(path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0])
+                old = time.time() - path.stat().st_mtime > STALE_PARTIAL_S
+            except (ValueError, OSError):
+                continue
+            if pid == os.getpid() or not _pid_alive(pid) or old:
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+                removed.append(path)
+        if removed:
+            log.info("removed %d stale partial upload(s) from %s", len(removed), self.upload_dir)
+        return removed
+
+    def _check_quota(self, new_bytes: int, settings: Settings, replacing: Path) -> None:
         """Uploads are kept (a teacher's model must not vanish mid-lesson), so their disk use is
         bounded by refusing new ones instead of deleting old ones."""
-        stored = sum(p.stat().st_size for p in self.upload_dir.glob("sha256-*.safetensors"))
+        stored = sum(p.stat().st_size for p in self.upload_dir.glob("sha256-*.safetensors") if p != replacing)
         if stored + new_bytes > settings.max_upload_store_bytes:
             mb = 1 << 20
             raise UploadQuotaError(
@@ -148,17 +200,24 @@ class UploadQuotaError(Exception):
 
 
 def check_limits(cfg: Config, settings: Settings) -> None:
-    """An uploaded model must fit the limits a random-init spec has (it runs on this server)."""
+    """An uploaded model must fit the limits a random-init spec has (it runs on this server).
+    Called by the loaders (limits=) once the config is parsed, before any tensor is read."""
     limits = [
         ("n_layer", cfg.n_layer, settings.max_n_layer),
         ("n_head", cfg.n_head, settings.max_n_head),
+        ("n_kv_head", cfg.n_kv_head, settings.max_n_head),
         ("n_embd", cfg.n_embd, settings.max_n_embd),
         ("ffn_hidden", cfg.ffn_hidden, settings.max_ffn_hidden),
         ("vocab_size", cfg.vocab_size, settings.max_vocab_size),
+        ("seq_len", cfg.seq_len, settings.max_seq_len),
     ]
     for field, value, limit in limits:
         if value > limit:
             raise CheckpointError(f"the model's {field} = {value} is more than this server's limit of {limit}")
+    for field, low, high in (("rope_theta", *ROPE_THETA_RANGE), ("norm_eps", *NORM_EPS_RANGE)):
+        value = getattr(cfg, field)
+        if not (math.isfinite(value) and low <= value <= high):
+            raise CheckpointError(f"the model's {field} = {value!r} is outside this server's range [{low:g}, {high:g}]")
     if cfg.n_params() > settings.max_params:
         raise CheckpointError(
             f"the model has {cfg.n_params():,} parameters, more than this server's limit of {settings.max_params:,}"
@@ -166,21 +225,21 @@ def check_limits(cfg: Config, settings: Settings) -> None:
 
 
 def describe(info: ModelInfo, summary: ModelSummary) -> dict:
+    """A listing entry. The summary was checked strictly: meta's fields have their types."""
     meta = summary.meta
-    tokenizer = summary.tokenizer or {}
+    tokenizer = summary.tokenizer
     uploaded_as = meta.get("uploaded_as")
     label = info.name if info.shipped else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
-    examples = [e for e in meta.get("examples", []) if isinstance(e, str)]
     return {
         "name": info.name,
         "label": label,
         "shipped": info.shipped,
         "config": summary.config,
-        "n_params": Config.from_dict(summary.config).n_params(),
-        "tokenizer": tokenizer.get("name"),
-        "alphabet": tokenizer.get("chars"),
+        "n_params": summary.cfg.n_params(),
+        "tokenizer": tokenizer.name if tokenizer is not None else None,
+        "alphabet": "".join(tokenizer.chars) if isinstance(tokenizer, CharTokenizer) else None,
         "description": meta.get("description") or meta.get("imported_from") or "",
-        "examples": examples,
+        "examples": list(meta.get("examples", [])),
         "final_loss": meta.get("final_loss"),
     }
 
@@ -209,20 +268,51 @@ def _file_digest(path: Path, mtime_ns: int) -> str:
 
 @lru_cache(maxsize=256)
 def _summary_cached(path: Path, mtime_ns: int) -> ModelSummary:
-    from safetensors import SafetensorError, safe_open
+    cfg, tokenizer, meta = load_metadata(path)  # strict: CheckpointError for anything it cannot describe
+    return ModelSummary(cfg, tokenizer, meta)
 
+
+def _valid_stored(path: Path, limits) -> bool:
+    """Whether a stored upload loads whole (a corrupt one is replaced by the next valid upload)."""
+    if not path.exists():
+        return False
     try:
-        with safe_open(str(path), framework="numpy") as f:
-            meta = f.metadata() or {}
-        config = json.loads(meta["config"])
-        tokenizer = json.loads(meta.get("tokenizer", "null"))
-        extra = json.loads(meta.get("meta", "{}"))
-        Config.from_dict(config)
-    except (SafetensorError, OSError, KeyError, ValueError, TypeError) as exc:
-        raise CheckpointError(f"{path.name}: unreadable metadata ({exc})") from None
-    return ModelSummary(
-        config, tokenizer if isinstance(tokenizer, dict) else None, extra if isinstance(extra, dict) else {}
-    )
+        load(path, limits=limits)
+    except (CheckpointError, OSError) as exc:
+        log.warning("stored upload %s is not valid (%s): a valid upload of the same bytes replaces it", path.name, exc)
+        return False
+    return True
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    """The rename itself reaches the disk (a crash after it keeps the new name)."""
+    with contextlib.suppress(OSError):  # a filesystem that cannot fsync a directory
+        _fsync(path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @lru_cache(maxsize=4)

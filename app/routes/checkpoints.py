@@ -6,9 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from app import security
 from app.checkpoints.registry import CheckpointError, UploadQuotaError, describe, registry
 from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_file
-from app.deps import ServicesDep, SettingsDep
+from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
 from app.spec.presets import presets
@@ -38,11 +39,11 @@ async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
 @router.post(
     "/models",
     status_code=201,
-    responses={**UPLOAD_REFUSED, **BAD_FIELD},
+    responses={**UPLOAD_REFUSED, **BAD_FIELD, **security.WRITE_REFUSED},
     summary="Upload a checkpoint (xt .safetensors / .npz, or llama2.c .bin); answers its name",
     openapi_extra={"requestBody": _UPLOAD_BODY},
 )
-async def upload_model(request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
+async def upload_model(request: Request, services: ServicesDep, settings: SettingsDep, _: WriterDep) -> Response:
     limit = settings.max_upload_bytes
     try:
         body = await read_body(request.stream(), request.headers.get("content-length"), limit)
@@ -51,7 +52,9 @@ async def upload_model(request: Request, services: ServicesDep, settings: Settin
         return _refused(exc)
     models = registry(settings)
     try:
-        name = await services.run(models.store_upload, upload.data, upload.suffix, upload.filename, settings)
+        name = await services.run(
+            models.store_upload, upload.data, upload.suffix, upload.filename, settings, request=request
+        )
     except CheckpointError as exc:
         raise SpecError(("body", "file"), str(exc)) from None
     except UploadQuotaError as exc:

@@ -10,10 +10,11 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
+from app import security
 from app.buglab import quiz
-from app.deps import ServicesDep, SettingsDep, TraceDep, encode, with_gzip
+from app.deps import OffLoopJSONRoute, ServicesDep, SettingsDep, TraceDep, encode, with_gzip
 from app.encoding import compact_json, encoded_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, SpecError, check_range
+from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.spec import TraceSpec, resolve
 from app.steps import heads, jacobian, summary, view
 from app.traces import tensors
@@ -34,16 +35,50 @@ TENSOR_ANSWER = {
 # a bigger one (JSON of a 4 × 256 × 4096 logits tensor: seconds) waits in the worker pool.
 LIGHT_TENSOR_ENTRIES = 1 << 18
 
-router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD})
+router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
+
+# The trace's id feeds the routes under /api/traces/{trace_id} (OpenAPI links: clients and
+# schemathesis' stateful phase follow them), with a second step and the logits as examples;
+# not the quiz's answer, which only a quiz trace has.
+_ID = "$response.body#/id"
+_STEP = "$response.body#/steps/1/index"
+_TRACE_LINKS = {
+    name: {"operationId": operation, "parameters": {"trace_id": _ID, **extra}}
+    for name, operation, extra in (
+        ("GetStep", "get_step_api_traces__trace_id__steps__index__get", {"index": _STEP}),
+        ("GetHead", "get_head_api_traces__trace_id__steps__index__head_get", {}),
+        ("GetJacobian", "get_jacobian_api_traces__trace_id__jacobian_get", {"layer": "0"}),
+        ("GetTensor", "get_tensor_api_traces__trace_id__tensors__name__get", {"name": "logits"}),
+        ("GetProgress", "training_progress_api_traces__trace_id__progress_get", {}),
+        ("GetUpdate", "update_parameter_api_traces__trace_id__update_get", {}),
+        ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
+        ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),
+    )
+}
 
 
-@router.post("/traces", responses=BAD_BODY, summary="Build (or find) the trace of a spec: its steps, tokens and blocks")
+@router.post(
+    "/traces",
+    responses={
+        200: {"description": "the trace's summary", "links": _TRACE_LINKS},
+        **security.BODY_REFUSED,
+        **security.WRITE_REFUSED,
+        **security.BUSY,
+    },
+    summary="Build (or find) the trace of a spec: its steps, tokens and blocks",
+)
 async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
+    """Viewing is open to anyone who reaches the server; training (train_steps > 0) a trace
+    not already built needs the admin key on a server bound beyond loopback."""
     resolved = resolve(spec, settings)
     store, key = services.store, (resolved.id, "summary")
     encoded = services.answers.get(key)  # a re-posted spec (every page load does it): no trip through the pool
     if encoded is None:
-        trace = store.cached(resolved) or await services.run(store.get, resolved)
+        trace = store.cached(resolved)
+        if trace is None:
+            if resolved.train_steps:
+                security.check_writer(request, settings)
+            trace = await services.build(resolved, request)  # admitted by cost (503 beyond the budgets)
         ctx = TraceContext(resolved, trace, settings)
         encoded = await services.run(encode, partial(summary.trace_summary, ctx), True)
         services.answers.put(key, encoded)
@@ -73,14 +108,16 @@ async def get_step(
     key = (trace_id, index, seq, pos, sealed)
     cached = services.answers.get(key)
     if cached is None:
-        ctx = await services.trace(trace_id)
+        ctx = await services.trace(trace_id, request)
         step_record(ctx, index)
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
         if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
             pos, key = 0, (trace_id, index, seq, 0, sealed)
         render = partial(_render_step, services, ctx, trace_id, index, seq, pos, sealed)
-        cached = services.answers.get(key) or await services.run(services.answers.get_or_compute, key, render)
+        cached = services.answers.get(key) or await services.run(
+            services.answers.get_or_compute, key, render, request=request
+        )
     body, gzipped = cached
     return encoded_response(request, body, gzipped=gzipped)
 
@@ -114,7 +151,7 @@ async def get_head(
     key = ("head", trace_id, index, figure, head, seq)
     cached = services.answers.get(key)
     if cached is None:
-        ctx = await services.trace(trace_id)
+        ctx = await services.trace(trace_id, request)
         record = step_record(ctx, index)
         grids = list(heads.head_grids(ctx, index))
         if not grids:
@@ -126,7 +163,7 @@ async def get_head(
         check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         render = partial(_render_head, ctx, index, figure or grids[0], head, seq)
-        cached = await services.run(services.answers.get_or_compute, key, render)
+        cached = await services.run(services.answers.get_or_compute, key, render, request=request)
     body, gzipped = cached
     return encoded_response(request, body, gzipped=gzipped)
 

@@ -6,10 +6,10 @@ its field and the rule.
 
 from __future__ import annotations
 
-from app.checkpoints.registry import ModelInfo, registry
+from app.checkpoints.registry import ModelInfo, check_limits, registry
 from app.errors import SpecError
 from app.settings import Settings
-from xt_core.checkpoint import CheckpointError, tokenizer_from_dict
+from xt_core.checkpoint import CheckpointError
 from xt_core.config import Config
 
 _MAX_NAMES_SHOWN = 6
@@ -28,10 +28,11 @@ def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings
         listing = f"available: {shown}" if names else "no checkpoints are installed; use null for a random init"
         raise SpecError(("body", "model"), f"unknown model {model!r}; GET /api/models lists them ({listing})")
     try:
-        config = models.summary(info).config
-        cfg = Config.from_dict(config)
-    except (CheckpointError, ValueError, TypeError) as exc:
-        raise SpecError(("body", "model"), f"model {model!r} cannot be read: {exc}") from None
+        cfg = models.summary(info).cfg  # its metadata, checked strictly
+        check_limits(cfg, settings)  # a file put there by hand, or limits lowered since it was stored
+    except (CheckpointError, OSError) as exc:
+        raise SpecError(("body", "model"), f"model {model!r} cannot be used: {exc}") from None
+    config = cfg.to_dict()
     for field in config:
         if field in given_config:
             raise SpecError(
@@ -46,8 +47,8 @@ def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | N
     """The checkpoint's tokenizer (None for imported weights, which need token ids). A
     requested tokenizer must be the checkpoint's own; the text must be in its alphabet."""
     try:
-        tokenizer = tokenizer_from_dict(registry(settings).summary(info).tokenizer)
-    except CheckpointError as exc:
+        tokenizer = registry(settings).summary(info).tokenizer
+    except (CheckpointError, OSError) as exc:
         raise SpecError(("body", "model"), f"model {info.name!r} cannot be read: {exc}") from None
     own = tokenizer.name if tokenizer is not None else None
     if requested is not None and requested != own:

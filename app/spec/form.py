@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from app.checkpoints.registry import DEMO_ORDER, registry
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, ResolvedSpec
+from app.spec.cost import max_steps_within
 from app.spec.training import DEFAULT_OPTIMIZER, OPTIMIZER_FIELDS, describe_optimizer
 
 # Form fields of the training controls (beside the spec's own fields on the home form).
@@ -54,10 +55,14 @@ def normalise_form(spec: dict[str, str]) -> dict[str, str]:
 def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settings) -> dict:
     """The walk page's summary facts and its training links."""
     steps = resolved.train_steps
+    n_seq, T = resolved.inputs.shape
+    most = min(
+        settings.max_train_steps, max_steps_within(resolved.cfg, n_seq, T, resolved.dtype, settings.max_train_seconds)
+    )
     links = []
     for more in TRAIN_MORE:
         total = steps + more
-        if total <= settings.max_train_steps:
+        if total <= most:  # a link the server would refuse is not offered
             # Training a model with no optimizer yet uses the default one: the canonical
             # permalink (after the redirect) names it.
             links.append(

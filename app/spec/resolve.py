@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.checkpoints.registry import ModelInfo
+from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo
 from app.errors import SpecError, check_between
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
@@ -66,8 +66,8 @@ def _resolve_config(spec: TraceSpec, settings: Settings, alphabet_size: int | No
     check_between(loc + ("ffn_hidden",), values["ffn_hidden"], 1, settings.max_ffn_hidden)
     check_between(loc + ("seq_len",), values["seq_len"], 1, settings.max_seq_len)
     check_between(loc + ("vocab_size",), values["vocab_size"], 1, settings.max_vocab_size)
-    check_between(loc + ("rope_theta",), values["rope_theta"], 1.0, 1e7)
-    check_between(loc + ("norm_eps",), values["norm_eps"], 1e-12, 1.0)
+    check_between(loc + ("rope_theta",), values["rope_theta"], *ROPE_THETA_RANGE)
+    check_between(loc + ("norm_eps",), values["norm_eps"], *NORM_EPS_RANGE)
     try:
         cfg = Config(**values)
     except ValueError as exc:
@@ -136,18 +136,18 @@ def _resolve_tokenizer(
     return tokenizer, tokenizer_name
 
 
-def _check_token_ids(ids: np.ndarray, cfg: Config, field: tuple[str, ...]) -> None:
-    """(n_seq, T + 1) token ids: at least 2 per row, at most seq_len positions, ids within the vocab."""
-    if ids.shape[1] < 2:
-        raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {ids.shape[1]}")
-    if ids.shape[1] - 1 > cfg.seq_len:
-        raise SpecError(
-            field, f"{ids.shape[1]} tokens give T = {ids.shape[1] - 1} positions, more than seq_len = {cfg.seq_len}"
-        )
-    if ids.min() < 0 or ids.max() >= cfg.vocab_size:
-        raise SpecError(
-            field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {int(ids.min())}..{int(ids.max())}"
-        )
+def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]) -> None:
+    """Rows of T + 1 token ids, checked before any array is made of them: at least 2 per row,
+    at most seq_len positions, ids within the vocab (a JSON integer may be any size)."""
+    n = len(rows[0]) if rows else 0
+    if n < 2:
+        raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {n}")
+    if n - 1 > cfg.seq_len:
+        raise SpecError(field, f"{n} tokens give T = {n - 1} positions, more than seq_len = {cfg.seq_len}")
+    low, high = min(min(row) for row in rows), max(max(row) for row in rows)
+    if low < 0 or high >= cfg.vocab_size:
+        shown = [str(v) if abs(v) < 10**12 else f"an integer of {v.bit_length()} bits" for v in (low, high)]
+        raise SpecError(field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {shown[0]}..{shown[1]}")
 
 
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
@@ -167,12 +167,14 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
     cfg = checkpoint[1] if checkpoint is not None else _resolve_config(spec, settings, alphabet)
     rows = _token_rows(spec, tokenizer, settings)
-    ids = np.asarray(rows, dtype=np.int64)
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
-    _check_token_ids(ids, cfg, field)
+    _check_token_rows(rows, cfg, field)
+    ids = np.asarray(rows, dtype=np.int64)
     _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
-    optimizer = resolve_training(spec.optimizer, spec.train_steps, cfg, ids.shape[0] * (ids.shape[1] - 1), settings)
+    optimizer = resolve_training(
+        spec.optimizer, spec.train_steps, cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings
+    )
     canonical = {
         "model": checkpoint[0].name if checkpoint is not None else None,
         "config": None if checkpoint is not None else cfg.to_dict(),  # a checkpoint fixes it

@@ -1,10 +1,13 @@
 """A spec's optimizer as a canonical dict (every field filled in), its label for the page, and
-the cost estimate that bounds `train_steps`."""
+the limit on `train_steps` from the cost model (app.spec.cost: seconds on this class of machine)."""
 
 from __future__ import annotations
 
+import math
+
 from app.errors import SpecError
 from app.settings import Settings
+from app.spec.cost import max_steps_within, step_seconds
 from xt_core.config import Config
 from xt_core.optim import OPTIMIZERS, make_optimizer, optimizer_dict
 
@@ -38,20 +41,43 @@ def canonical_optimizer(raw: dict | None, train_steps: int) -> dict | None:
             return None
         raw = DEFAULT_OPTIMIZER
     name = raw.get("name")
-    if name not in OPTIMIZERS:
-        raise OptimizerFieldError("name", f'optimizer name must be "sgd" or "adamw", got {name!r}')
+    if not isinstance(name, str) or name not in OPTIMIZERS:
+        raise OptimizerFieldError("name", f'optimizer name must be "sgd" or "adamw", got {_short(name)}')
     known = [f for f in OPTIMIZERS[name].__dataclass_fields__ if f != "name"]
-    for field in raw:
+    numbers = {}
+    for field, value in raw.items():
         if field != "name" and field not in known:
             raise OptimizerFieldError(field, f"{name} has no field {field!r}; its fields: {', '.join(known)}")
+        if field != "name":
+            numbers[field] = _finite(field, value)
     try:
-        optimizer = make_optimizer({**APP_DEFAULTS.get(name, {}), **raw})
+        optimizer = make_optimizer({**APP_DEFAULTS.get(name, {}), "name": name, **numbers})
     except ValueError as exc:
         message = str(exc)
         field = message.split(" ", 1)[0]
         raise OptimizerFieldError(field if field in known else "name", message) from None
     values = optimizer_dict(optimizer)
     return {"name": name, **{k: float(values[k]) for k in known}}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _finite(field: str, value) -> float:
+    """An optimizer field as a finite float: JSON true/false, strings, lists and numbers past
+    float's range (a JSON integer may have hundreds of digits) are refused by name."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise OptimizerFieldError(field, f"{field} must be a number, got {_short(value)}")
+    if isinstance(value, int) and value.bit_length() > 1000:
+        raise OptimizerFieldError(
+            field, f"{field} must be a finite number, got an integer of {value.bit_length()} bits"
+        )
+    number = float(value)
+    if not math.isfinite(number):
+        raise OptimizerFieldError(field, f"{field} must be a finite number, got {value!r}")
+    return number
 
 
 def describe_optimizer(optimizer: dict | None) -> str:
@@ -63,19 +89,11 @@ def describe_optimizer(optimizer: dict | None) -> str:
     return ", ".join([f"{label}, lr {optimizer['lr']:g}", *extras])
 
 
-def train_work(cfg: Config, n_tokens: int, steps: int) -> int:
-    """A cost estimate: each step touches every parameter once per position."""
-    return steps * cfg.n_params() * n_tokens
-
-
-def max_steps_within(cfg: Config, n_tokens: int, budget: int) -> int:
-    return budget // max(1, cfg.n_params() * n_tokens)
-
-
 def resolve_training(
-    optimizer: dict | None, train_steps: int, cfg: Config, n_tokens: int, settings: Settings
+    optimizer: dict | None, train_steps: int, cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings
 ) -> dict | None:
-    """The canonical optimizer (None: no update step) after checking train_steps' limits."""
+    """The canonical optimizer (None: no update step) after checking train_steps' limits: the
+    count, and the estimated seconds of that much training (app.spec.cost, attention included)."""
     if not 0 <= train_steps <= settings.max_train_steps:
         raise SpecError(
             ("body", "train_steps"), f"train_steps must be between 0 and {settings.max_train_steps}, got {train_steps}"
@@ -84,12 +102,15 @@ def resolve_training(
         canonical = canonical_optimizer(optimizer, train_steps)
     except OptimizerFieldError as exc:
         raise SpecError(("body", "optimizer", exc.field), exc.msg) from None
-    if train_work(cfg, n_tokens, train_steps) > settings.max_train_work:
-        most = max_steps_within(cfg, n_tokens, settings.max_train_work)
+    per_step = step_seconds(cfg, n_seq, T, dtype)
+    limit = settings.max_train_seconds
+    if train_steps * per_step > limit:
+        most = max_steps_within(cfg, n_seq, T, dtype, limit)
         raise SpecError(
             ("body", "train_steps"),
-            f"train_steps = {train_steps} is more training than this server allows for a model of "
-            f"{cfg.n_params():,} parameters on {n_tokens} tokens: at most {most} steps here "
-            "(a smaller model or a shorter text allows more)",
+            f"train_steps = {train_steps} would take about {train_steps * per_step:,.0f} s here ({cfg.n_layer} layers × "
+            f"{cfg.n_head} heads over {n_seq} × {T} positions, {dtype}: about {per_step:.2f} s a step), more than the "
+            f"limit of {limit:g} s (max_train_seconds): at most {most} steps here (fewer layers, heads or positions, "
+            "or float32, allow more)",
         )
     return canonical

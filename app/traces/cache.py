@@ -49,6 +49,14 @@ class LRU(Generic[V]):
                 _, (_, evicted) = self._items.popitem(last=False)
                 self._bytes -= evicted
 
+    def pop(self, key: Hashable) -> V | None:
+        with self._lock:
+            hit = self._items.pop(key, None)
+            if hit is None:
+                return None
+            self._bytes -= hit[1]
+            return hit[0]
+
     def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> V:
         """Cached value or compute() (outside the lock: two threads may both compute once)."""
         value = self.get(key)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -100,9 +101,17 @@ class ChecksRunner:
     jobs hold their traces, together at most `max_running_bytes` (one job always may run)."""
 
     def __init__(
-        self, executor: Executor, gradchecks: LRU[StepCheck], max_jobs: int = 256, max_running_bytes: int = 1 << 30
+        self,
+        executor: Executor,
+        gradchecks: LRU[StepCheck],
+        max_jobs: int = 256,
+        max_running_bytes: int = 1 << 30,
+        ensure_running: Callable[[], None] | None = None,
     ):
         self.executor = executor
+        # called when a request starts a job: pools a lifespan shut down are started again (a
+        # job's own next step, submitted from a worker thread, never restarts them)
+        self.ensure_running = ensure_running
         self.gradchecks = gradchecks
         self.max_running_bytes = max_running_bytes
         self._jobs: LRU[ChecksJob] = LRU(max_jobs)
@@ -117,6 +126,8 @@ class ChecksRunner:
     def start(self, trace_id: str, trace: xt_core.Trace) -> ChecksJob:
         """The trace's job: started now, or the one a concurrent request started first.
         Raises ChecksBusy when running jobs already hold max_running_bytes."""
+        if self.ensure_running is not None:
+            self.ensure_running()
         with self._lock:
             job = self._jobs.get(trace_id)
             if job is None:
@@ -146,8 +157,10 @@ class ChecksRunner:
         index = job.pending.pop(0)
         try:
             task = self.executor.submit(self._check_one, job, index)
-        except RuntimeError as exc:  # the pool is shut down (server stopping)
-            self._finish(job, exc)
+        except RuntimeError:  # the pool is shut down (the lifespan ended): the job stops where it is
+            job.pending.insert(0, index)
+            self._jobs.pop(job.trace_id)  # forgotten: the next request starts it again, on new pools
+            self._finish(job)  # waiters get the progress so far (complete: false), never an error
             return
         task.add_done_callback(lambda _: self._submit_next(job))
 

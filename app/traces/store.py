@@ -24,7 +24,11 @@ class TraceStore:
     """Traces in an LRU bounded by bytes (settings.cache_bytes: the sum of Trace.nbytes and the
     update step's arrays) and by steps (settings.cache_steps: the Python objects every full
     garbage collection walks), and the specs of the ids handed out in an LRU bounded by count
-    (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again."""
+    (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again.
+
+    Builds in flight share the byte bound: `reserve` makes room for a build's estimated bytes
+    (evicting cached traces) before it starts, so cached and building traces together stay
+    within cache_bytes; the finished trace takes its reservation's place."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -33,6 +37,7 @@ class TraceStore:
         self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
         self._bytes = 0
         self._steps = 0  # sum of len(trace.records) over the cached traces
+        self._reserved = 0  # estimated bytes of the builds admitted and not yet cached
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
 
@@ -72,7 +77,33 @@ class TraceStore:
             self._traces.move_to_end(spec.id)
             return hit[0]
 
-    def get(self, spec: ResolvedSpec) -> xt_core.Trace:
+    def building(self, trace_id: str) -> bool:
+        """Whether a build of this id is under way (a second request waits for it)."""
+        with self._lock:
+            return trace_id in self._building
+
+    @property
+    def reserved(self) -> int:
+        return self._reserved
+
+    def reserve(self, nbytes: int) -> Reservation | None:
+        """Room for a build of `nbytes` (estimated), made now by evicting cached traces; None
+        when the builds already admitted hold so much that this one would pass cache_bytes."""
+        with self._lock:
+            if self._reserved and self._reserved + nbytes > self.settings.cache_bytes:
+                return None
+            self._reserved += nbytes
+            self._evict(keep=0)
+            return Reservation(nbytes)
+
+    def release(self, reservation: Reservation | None) -> None:
+        """Gives back what a build reserved and did not use (it failed, hit the cache, or never ran)."""
+        if reservation is None:
+            return
+        with self._lock:
+            self._reserved -= reservation.take()
+
+    def get(self, spec: ResolvedSpec, reservation: Reservation | None = None) -> xt_core.Trace:
         """The trace for a spec, from the cache or built now (blocking: call off the event loop).
         Concurrent requests for one spec build it once."""
         hit = self.cached(spec)
@@ -83,24 +114,41 @@ class TraceStore:
         try:
             with build_lock:
                 hit = self.cached(spec)  # built by the request this one waited for
-                return hit if hit is not None else self._build(spec)
+                return hit if hit is not None else self._build(spec, reservation)
         finally:
             with self._lock:  # also when the build failed: no lock left behind per spec
                 if self._building.get(spec.id) is build_lock:
                     del self._building[spec.id]
 
-    def _build(self, spec: ResolvedSpec) -> xt_core.Trace:
+    def _build(self, spec: ResolvedSpec, reservation: Reservation | None) -> xt_core.Trace:
         trace = build_trace(spec, self.progress)
         size = trace.nbytes() + training.update_nbytes(trace)
         with self._lock:
+            if reservation is not None:  # the trace takes its reservation's place
+                self._reserved -= reservation.take()
             self._traces[spec.id] = (trace, size)
             self._bytes += size
             self._steps += len(trace.records)
-            while self._over_bounds() and len(self._traces) > 1:
-                _, (old, old_size) = self._traces.popitem(last=False)
-                self._bytes -= old_size
-                self._steps -= len(old.records)
+            self._evict(keep=1)
         return trace
 
+    def _evict(self, keep: int) -> None:  # with self._lock held; keeps the `keep` newest
+        while self._over_bounds() and len(self._traces) > keep:
+            _, (old, old_size) = self._traces.popitem(last=False)
+            self._bytes -= old_size
+            self._steps -= len(old.records)
+
     def _over_bounds(self) -> bool:  # with self._lock held
-        return self._bytes > self.settings.cache_bytes or self._steps > self.settings.cache_steps
+        over_bytes = self._bytes + self._reserved > self.settings.cache_bytes
+        return over_bytes or self._steps > self.settings.cache_steps
+
+
+class Reservation:
+    """Bytes a build holds in the store's bound until its trace is cached (or it gives them back)."""
+
+    def __init__(self, nbytes: int):
+        self.nbytes = nbytes
+
+    def take(self) -> int:  # with the store's lock held: at most once
+        nbytes, self.nbytes = self.nbytes, 0
+        return nbytes

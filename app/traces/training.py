@@ -80,15 +80,21 @@ def update_nbytes(trace: Trace) -> int:
     return sum(a.nbytes for a in arrays)
 
 
+class TrainingStopped(Exception):
+    """The server is stopping: a training run ends at its next step instead of running on."""
+
+
 class TrainingProgress:
     """Trainings in flight (and the last few finished), by trace id: what the walk page
-    polls while its POST /api/traces is busy training. Written from worker threads."""
+    polls while its POST /api/traces is busy training. Written from worker threads.
+    Setting `stop` ends every training at its next step (the server's shutdown)."""
 
     KEEP_FINISHED = 256
 
     def __init__(self):
         self._runs: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
+        self.stop = threading.Event()
 
     def reporter(self, trace_id: str, total: int) -> Callable[[int, float], None]:
         started = time.monotonic()
@@ -97,6 +103,8 @@ class TrainingProgress:
             self._runs.move_to_end(trace_id)
 
         def report(step: int, loss: float) -> None:
+            if self.stop.is_set():
+                raise TrainingStopped(f"the server is stopping: training stopped after {step + 1} of {total} steps")
             with self._lock:
                 run = self._runs.get(trace_id)
                 if run is not None:

@@ -1,5 +1,8 @@
 """Property-based fuzzing of the JSON API with schemathesis: every operation of the app's own
-OpenAPI schema, in process (ASGI, no network), a bounded and reproducible number of examples.
+OpenAPI schema, in process (ASGI, no network), a bounded and reproducible number of examples;
+and schemathesis' own CLI with every check (`--checks all`) and every phase, the stateful one
+included (it follows the OpenAPI links from POST /api/traces), against a real server on
+127.0.0.1 with an admin key (so `ignored_auth` checks the upload's key is enforced).
 
 Asserts no 5xx anywhere (a client's mistake is a 4xx naming the field) and that answers
 conform to the schema: documented status codes, content types, bodies, the Allow header.
@@ -19,7 +22,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import subprocess
+import sys
+import tempfile
 import zlib
+from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -27,14 +35,19 @@ from schemathesis import GenerationMode
 
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.env import sized
+from tests.helpers.server import running_server
 from tests.helpers.specs import SMALL_CONFIG
 
 # Small limits: a fuzzed POST /api/traces builds at most a 2-layer, 120k-parameter model
 # with 3 training steps, so every example stays cheap on 2 cores.
-client = make_client(
+SMALL_LIMITS = dict(
     max_n_layer=2, max_n_embd=64, max_ffn_hidden=192, max_seq_len=64, max_params=120_000, max_train_steps=3
 )
-schema = schemathesis.openapi.from_asgi("/openapi.json", client.app)
+client = make_client(**SMALL_LIMITS)
+CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")  # expected statuses of two checks, and why
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", client.app, config=schemathesis.config.SchemathesisConfig.from_path(CONFIG_FILE)
+)
 
 _SPECS = [
     {"config": SMALL_CONFIG, "text": "the cat sat", "optimizer": {"name": "sgd", "lr": 0.1}},
@@ -118,6 +131,30 @@ def _tame_spec(body) -> None:
 
 EXAMPLES = int(os.environ.get("XT_FUZZ_EXAMPLES", sized(10, 300)))
 
+# Every check schemathesis has (the CLI's `--checks all`).
+ALL_CHECKS = [
+    getattr(schemathesis.checks, name)
+    for name in (
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_headers_conformance",
+        "response_schema_conformance",
+        "negative_data_rejection",
+        "positive_data_acceptance",
+        "missing_required_header",
+        "unsupported_method",
+        "allow_header_conformance",
+        "use_after_free",
+        "ensure_resource_availability",
+        "ignored_auth",
+        "object_level_authorization",
+    )
+]
+
+# XT_FUZZ_EXAMPLES=300 for a deeper (slower) run.
+EXAMPLES = int(os.environ.get("XT_FUZZ_EXAMPLES", "40"))
+
 
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
@@ -134,10 +171,9 @@ def test_api_never_fails(case):
             _tame(case, trace)
         elif case.operation.label == "POST /api/traces":
             _tame_spec(case.body)
-    # positive_data_acceptance is left out: the schema states types, not the server's limits
-    # (sizes in Settings, seq_len against the text, steps of this trace), so a schema-valid
-    # request is often, rightly, a 422 or 404.
-    case.call_and_validate(excluded_checks=[schemathesis.checks.positive_data_acceptance])
+    # Every check, positive_data_acceptance with the statuses that schemathesis.toml explains
+    # (the schema states types, not the server's limits: a schema-valid request may be a 422).
+    case.call_and_validate(checks=ALL_CHECKS)
 
 
 # ---------------------------------------------------------------------- what the fuzzer found
@@ -162,3 +198,35 @@ def test_json_booleans_are_not_numbers():
 def test_tensor_download_content_type_is_documented():
     content = schema.raw_schema["paths"]["/api/traces/{trace_id}/tensors/{name}"]["get"]["responses"]["200"]["content"]
     assert set(content) == {"application/octet-stream", "application/json"}
+
+
+# ---------------------------------------------------------------------- schemathesis' CLI, every check
+
+ADMIN_KEY = "fuzz-admin-key"
+# XT_FUZZ_CLI_EXAMPLES=100 for a deeper (slower) run; 10 takes ~30 s on 2 shared cores.
+CLI_EXAMPLES = int(os.environ.get("XT_FUZZ_CLI_EXAMPLES", "10"))
+
+
+def test_schemathesis_cli_all_checks_and_stateful_phase():
+    env = {f"XT_{name.upper()}": str(value) for name, value in SMALL_LIMITS.items()}
+    env.update(XT_ADMIN_KEY=ADMIN_KEY, XT_MODELS_DIR=tempfile.mkdtemp(prefix="xt-fuzz-models-"))
+    env["XT_MAX_UPLOAD_BYTES"] = str(200_000)
+    st = [sys.executable, "-c", "from schemathesis.cli import schemathesis; schemathesis()"]
+    with running_server(env) as server:
+        command = [*st, "--config-file", str(CONFIG_FILE), "run", f"{server.base}/openapi.json", "--checks", "all"]
+        command += ["--phases", "examples,coverage,fuzzing,stateful", "--max-examples", str(CLI_EXAMPLES)]
+        command += ["--seed", "1", "--workers", "1", "--request-timeout", "60", "-H", f"X-Admin-Key: {ADMIN_KEY}"]
+        run = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env=dict(os.environ, NO_COLOR="1"),
+            cwd=tempfile.mkdtemp(prefix="xt-schemathesis-"),  # its .schemathesis/ cache stays out of the repo
+        )
+        log = server.log_tail()
+    summary = run.stdout[run.stdout.find("Coverage (") :]
+    print("\n" + summary)
+    assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:] + log
+    assert re.search(r"Stateful.*\n\s*\n\s*Scenarios:\s+\d+", run.stdout), run.stdout[-4000:]
+    assert "Traceback" not in log and " 500 " not in log, log

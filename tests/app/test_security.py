@@ -93,8 +93,10 @@ def test_an_unhandled_error_is_a_json_500_with_the_headers():
     from fastapi.testclient import TestClient
 
     from app.main import create_app
+    from app.settings import Settings
+    from tests.helpers.client import TEST_HOSTS
 
-    app = create_app()
+    app = create_app(Settings(allowed_hosts=TEST_HOSTS))
 
     @app.get("/boom")
     async def boom():

@@ -10,11 +10,15 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings
 
+# Starlette's TestClient sends `Host: testserver`: allowed in tests only (the default is loopback).
+TEST_HOSTS = ("testserver", *Settings().allowed_hosts)
+
 
 def make_client(*, follow_redirects: bool = True, **overrides) -> TestClient:
     """A client of a new app with Settings(**overrides). Uploads go to a fresh directory, never
     to the repo's data/models."""
     overrides.setdefault("models_dir", Path(tempfile.mkdtemp(prefix="xt-test-models-")))
+    overrides.setdefault("allowed_hosts", TEST_HOSTS)
     return TestClient(create_app(Settings(**overrides)), follow_redirects=follow_redirects)
 
 

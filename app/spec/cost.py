@@ -1,0 +1,277 @@
+"""What a spec costs before anything runs: the seconds of one training step on this class of
+machine, and the bytes and seconds of a whole trace build (training steps, then the recorded
+step). Admission (app/traces/admission.py) and the train_steps limit read these.
+
+One step's seconds are a sum of terms, each a count known from the sizes alone times a
+coefficient measured here (benchmarks/cost_model.py fits them to timed steps):
+
+    matmul    multiply-adds of every matmul, forward and backward (3x the forward's), with
+              attention's two (B, H, T, T) products: q k^T and probs v
+    attention elements of the (B, H, T, T) maps: scores, mask, softmax, their gradients
+              (with hd = 2 these dominate: 16 heads x 256^2 x 4 rows is 4M cells a layer)
+    activation elements of the (B, T, C) / (B, T, F) / (B, T, V) activations (norms, SwiGLU, RoPE, softmax)
+    params    the optimizer's passes over every parameter (AdamW: m, v, the update)
+    layers    the op-by-op Python of a layer (tens of ops, ~0.1 ms each)
+    step      what every step pays once
+
+float64 moves twice the bytes and multiplies at about half the speed: the first four terms
+scale with the item size. The fit keeps every coefficient >= 0 and is then scaled so that the
+estimate covers every measured step (see CALIBRATION), so a spec accepted at the limit runs
+within the limit here and well within twice it on a busier machine of the class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from xt_core.config import Config
+from xt_core.names import estimate_trace_bytes
+
+TERMS = ("matmul", "attention", "activation", "params", "layers", "step")
+
+# Seconds per unit of each term, float32 (float64: x2 for the first four), fit by
+# `python benchmarks/cost_model.py` on this class of machine (2 shared cores, one BLAS thread).
+COEFFICIENTS = {
+    "matmul": 7.798e-11,
+    "attention": 9.609e-08,
+    "activation": 1.658e-08,
+    "params": 1.206e-07,
+    "layers": 3.474e-03,
+    "step": 0.000e00,
+}
+
+# The steps the coefficients were fit to: (name, dtype, config fields, n_seq, T, seconds per
+# step), each the slower of two runs of benchmarks/cost_model.py on this machine while other
+# jobs shared its 2 cores. tests/app/test_cost.py checks that the estimate covers every one.
+CALIBRATION = [
+    (
+        "tiny",
+        "float32",
+        {"vocab_size": 26, "n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24},
+        1,
+        8,
+        0.0016,
+    ),
+    (
+        "tiny",
+        "float64",
+        {"vocab_size": 26, "n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24},
+        1,
+        8,
+        0.0019,
+    ),
+    (
+        "class",
+        "float32",
+        {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688},
+        1,
+        128,
+        0.3527,
+    ),
+    (
+        "class",
+        "float64",
+        {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688},
+        1,
+        128,
+        0.5608,
+    ),
+    (
+        "attention",
+        "float32",
+        {"vocab_size": 16, "n_layer": 6, "n_head": 16, "n_kv_head": 1, "n_embd": 32, "ffn_hidden": 16},
+        4,
+        256,
+        1.7239,
+    ),
+    (
+        "attention",
+        "float64",
+        {"vocab_size": 16, "n_layer": 6, "n_head": 16, "n_kv_head": 1, "n_embd": 32, "ffn_hidden": 16},
+        4,
+        256,
+        2.5492,
+    ),
+    (
+        "wide",
+        "float32",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        1,
+        32,
+        0.5473,
+    ),
+    (
+        "wide",
+        "float64",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        1,
+        32,
+        0.8190,
+    ),
+    (
+        "deep",
+        "float32",
+        {"vocab_size": 16, "n_layer": 8, "n_head": 2, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 16},
+        1,
+        16,
+        0.0183,
+    ),
+    (
+        "deep",
+        "float64",
+        {"vocab_size": 16, "n_layer": 8, "n_head": 2, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 16},
+        1,
+        16,
+        0.0249,
+    ),
+    (
+        "rows",
+        "float32",
+        {"vocab_size": 96, "n_layer": 2, "n_head": 4, "n_kv_head": 2, "n_embd": 64, "ffn_hidden": 172},
+        4,
+        64,
+        0.0188,
+    ),
+    (
+        "rows",
+        "float64",
+        {"vocab_size": 96, "n_layer": 2, "n_head": 4, "n_kv_head": 2, "n_embd": 64, "ffn_hidden": 172},
+        4,
+        64,
+        0.0575,
+    ),
+    (
+        "vocab",
+        "float32",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 64, "ffn_hidden": 64},
+        2,
+        128,
+        0.0663,
+    ),
+    (
+        "vocab",
+        "float64",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 64, "ffn_hidden": 64},
+        2,
+        128,
+        0.1660,
+    ),
+    (
+        "long",
+        "float32",
+        {"vocab_size": 256, "n_layer": 2, "n_head": 4, "n_kv_head": 4, "n_embd": 128, "ffn_hidden": 256},
+        4,
+        256,
+        0.1952,
+    ),
+    (
+        "long",
+        "float64",
+        {"vocab_size": 256, "n_layer": 2, "n_head": 4, "n_kv_head": 4, "n_embd": 128, "ffn_hidden": 256},
+        4,
+        256,
+        0.4341,
+    ),
+    (
+        "class-rows",
+        "float32",
+        {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688},
+        4,
+        128,
+        0.5770,
+    ),
+    (
+        "class-rows",
+        "float64",
+        {"vocab_size": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 8, "n_embd": 256, "ffn_hidden": 688},
+        4,
+        128,
+        1.0051,
+    ),
+    (
+        "wide-rows",
+        "float32",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        4,
+        128,
+        1.8166,
+    ),
+    (
+        "wide-rows",
+        "float64",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        4,
+        128,
+        2.0760,
+    ),
+    (
+        "wide-short",
+        "float32",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        1,
+        2,
+        0.4427,
+    ),
+    (
+        "wide-short",
+        "float64",
+        {"vocab_size": 4096, "n_layer": 1, "n_head": 8, "n_kv_head": 8, "n_embd": 512, "ffn_hidden": 2048},
+        1,
+        2,
+        0.5743,
+    ),
+]
+
+# The recorded step is a training step plus the update's second forward (loss after the step).
+RECORDED_STEP_FACTOR = 1.5
+
+
+def step_terms(cfg: Config, n_seq: int, T: int, itemsize: int) -> dict[str, float]:
+    """The counts of each term for one training step of `cfg` on (n_seq, T) tokens."""
+    B, L, H, K, C, F, V = n_seq, cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.n_embd, cfg.ffn_hidden, cfg.vocab_size
+    hd = cfg.head_dim
+    dense = B * T * (L * (C * (H + 2 * K) * hd + H * hd * C + 3 * C * F) + V * C)
+    attention_products = L * 2 * B * H * T * T * hd
+    scale = itemsize / 4
+    return {
+        "matmul": 3 * (dense + attention_products) * scale,
+        "attention": L * B * H * T * T * scale,
+        "activation": B * T * (L * (8 * C + 4 * F + 2 * (H + 2 * K) * hd) + 3 * V) * scale,
+        "params": cfg.n_params() * scale,
+        "layers": L,
+        "step": 1,
+    }
+
+
+def step_seconds(cfg: Config, n_seq: int, T: int, dtype: str) -> float:
+    """Estimated seconds of one training step (forward, backward, optimizer update)."""
+    terms = step_terms(cfg, n_seq, T, np.dtype(dtype).itemsize)
+    return sum(COEFFICIENTS[name] * terms[name] for name in TERMS)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A trace build's estimated peak bytes (held while it runs) and seconds."""
+
+    nbytes: int
+    seconds: float
+
+
+def build_cost(cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: bool) -> Cost:
+    """The bytes and seconds of building a trace: `train_steps` training steps (each holds the
+    step before it while the next is computed, and the optimizer's state), then the recorded
+    step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes counts it)."""
+    itemsize = np.dtype(dtype).itemsize
+    recorded = estimate_trace_bytes(cfg, n_seq, T, itemsize)
+    update = 4 * cfg.n_params() * itemsize if optimizer else 0  # new weights, ΔW, two state slots
+    one_step = estimate_trace_bytes(cfg, n_seq, T, itemsize) // (3 if itemsize == 4 else 1)
+    training = 2 * one_step + update if train_steps else 0
+    seconds = step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR)
+    return Cost(max(recorded + update, training), seconds)
+
+
+def max_steps_within(cfg: Config, n_seq: int, T: int, dtype: str, seconds: float) -> int:
+    """The most training steps whose estimate stays within `seconds`."""
+    return max(0, int(seconds / step_seconds(cfg, n_seq, T, dtype)))
