@@ -28,7 +28,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
 
-from app.deps import ServicesDep, SettingsDep
+from app import security
+from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
@@ -119,9 +120,15 @@ def join_url(request: Request, code: str) -> str:
 # ---------------------------------------------------------------------- sessions
 
 
-@router.post("/api/sessions", status_code=201, responses=_answers(503), summary="Open a classroom session")
+@router.post(
+    "/api/sessions",
+    status_code=201,
+    responses=_answers(503) | security.WRITE_REFUSED,
+    summary="Open a classroom session",
+)
 async def create_session(
     request: Request,
+    _writer: WriterDep,  # presenting needs the admin key on a server bound beyond loopback
     body: SessionCreate,
     services: ServicesDep,
     settings: SettingsDep,
