@@ -45,12 +45,13 @@ def repeated_random_tokens(vocab_size: int, period: int, n_seq: int, length: int
 @dataclass(frozen=True)
 class InductionScores:
     period: int
-    attention: np.ndarray  # (n_layer, n_head): mean attention from the repeated part to its target
+    attention: np.ndarray  # (n_layer, n_head): mean attention to any earlier copy of the target
+    latest: np.ndarray  # (n_layer, n_head): mean attention to the latest copy alone, t - period + 1
     loss: float  # mean cross-entropy on the repeated part (positions t >= period)
 
     @property
     def best(self) -> tuple[int, int, float]:
-        """(layer, head, score) of the head with the highest score."""
+        """(layer, head, score) of the head with the highest score (`attention`)."""
         layer, head = np.unravel_index(int(np.argmax(self.attention)), self.attention.shape)
         return int(layer), int(head), float(self.attention[layer, head])
 
@@ -60,12 +61,16 @@ def induction_scores(cfg: Config, params: dict, period: int, n_seq: int = 16, se
     seq_len positions) and measures every head.
 
     Input position t >= period holds a copy of position t - period, so its next token is the
-    one at t - period + 1: that position is the *induction target*, "the token after the same
-    position one period back". Tokens are drawn with replacement, so the current token may also
-    occur elsewhere in the earlier segment; the target is defined by position, not by token
-    identity, and a head that splits its attention over every earlier occurrence of the current
-    token (or over every earlier period) scores less than one. The score of head (L, h) is the
-    mean of probs[:, h, t, t - period + 1] over all sequences and every t in [period, T);
+    one at t - period + 1: that position, "the token after the same position one period back",
+    is the *induction target*; so is t - k * period + 1 for every k >= 1 that is still >= 0 (the
+    same token, further back: at period 4 there are up to 7 earlier copies in 32 positions).
+    Tokens are drawn with replacement, so the current token may also occur elsewhere in a
+    segment; targets are defined by position, not by token identity, and a head that splits its
+    attention over every earlier occurrence of the current token scores less than one.
+
+    attention[L, h]: the mean over all sequences and every t in [period, T) of the attention
+    probs[:, h, t, :] summed over the targets (any earlier copy); latest[L, h]: the same for
+    t - period + 1 alone (a head that always reads the nearest copy scores the same in both).
     `loss` is the mean token loss over the same positions."""
     T = cfg.seq_len
     if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or not 1 <= period < T:
@@ -73,12 +78,17 @@ def induction_scores(cfg: Config, params: dict, period: int, n_seq: int = 16, se
     tokens = repeated_random_tokens(cfg.vocab_size, period, n_seq, T + 1, seed)
     env = run_forward_only(cfg, params, tokens[:, :-1], tokens[:, 1:])
     queries = np.arange(period, T)
+    keys = np.arange(T)
+    # (Tq, T): key j is a target of query t when j <= t and t + 1 - j is a positive multiple of the period
+    targets = (keys[None, :] <= queries[:, None]) & ((queries[:, None] + 1 - keys[None, :]) % period == 0)
     attention = np.empty((cfg.n_layer, cfg.n_head))
+    latest = np.empty((cfg.n_layer, cfg.n_head))
     for L in range(cfg.n_layer):
-        probs = env[f"layers.{L}.attention.probs"]  # (B, H, T, T)
-        attention[L] = probs[:, :, queries, queries - period + 1].mean(axis=(0, 2), dtype=np.float64)
+        probs = env[f"layers.{L}.attention.probs"][:, :, queries, :]  # (B, H, Tq, T)
+        attention[L] = np.einsum("bhqk,qk->h", probs, targets, dtype=np.float64) / (probs.shape[0] * queries.size)
+        latest[L] = probs[:, :, np.arange(queries.size), queries - period + 1].mean(axis=(0, 2), dtype=np.float64)
     loss = float(env["token_loss"][:, period:].mean(dtype=np.float64))
-    return InductionScores(int(period), attention, loss)
+    return InductionScores(int(period), attention, latest, loss)
 
 
 def probe_periods(cfg: Config, periods=None) -> list[int]:
@@ -88,10 +98,11 @@ def probe_periods(cfg: Config, periods=None) -> list[int]:
     return sorted(int(p) for p in periods)
 
 
-def best_induction_head(cfg: Config, params: dict, periods=None, n_seq: int = 16, seed: int = 0) -> dict:
+def best_induction_head(cfg: Config, params: dict, periods=None, n_seq: int = 32, seed: int = 0) -> dict:
     """The head whose *worst* score over `periods` is highest (an induction head must work at
-    every period), with its score and the loss on the repeated part per period. JSON-able:
-    {"layer", "head", "score" (its minimum over periods), "periods": [{"period", "score", "loss"}]}."""
+    every period), with its scores and the loss on the repeated part per period. JSON-able:
+    {"layer", "head", "score" (its minimum over periods), "periods": [{"period", "score", "latest",
+    "loss"}]}; "latest" is its attention to the latest copy alone (InductionScores.latest)."""
     periods = probe_periods(cfg, periods)
     if not periods:
         raise ValueError("periods must name at least one period")
@@ -102,5 +113,13 @@ def best_induction_head(cfg: Config, params: dict, periods=None, n_seq: int = 16
         "layer": layer,
         "head": head,
         "score": float(worst[layer, head]),
-        "periods": [{"period": m.period, "score": float(m.attention[layer, head]), "loss": m.loss} for m in measured],
+        "periods": [
+            {
+                "period": m.period,
+                "score": float(m.attention[layer, head]),
+                "latest": float(m.latest[layer, head]),
+                "loss": m.loss,
+            }
+            for m in measured
+        ],
     }

@@ -25,6 +25,7 @@ def test_shipped_model_has_an_induction_head_at_every_period(shipped, period):
     scores = induction_scores(shipped.cfg, shipped.params, period, n_seq=8, seed=1000 + period)
     layer, head, score = scores.best
     assert score >= 0.8, f"period {period}: best head L{layer}H{head} scores {score:.3f}"
+    assert scores.latest[layer, head] > 0.4  # and most of it on the latest copy
     assert scores.loss <= 0.2, f"period {period}: loss on the repeated part {scores.loss:.3f}"
     assert scores.loss < np.log(shipped.cfg.vocab_size) / 10  # far better than guessing
 
@@ -72,19 +73,25 @@ def test_repeated_random_tokens_repeat_a_segment_drawn_with_replacement():
         repeated_random_tokens(26, 4, 0, 33, seed=0)
 
 
-def test_scores_read_the_position_after_the_one_a_period_back():
-    """Against a recorded training step: probs[:, h, t, t - period + 1] averaged over t >= period."""
+def test_scores_read_the_positions_after_the_earlier_copies():
+    """Against a recorded training step: the attention from t >= period to t - k * period + 1
+    (k >= 1, every earlier copy; `latest`: k = 1 alone), averaged over sequences and t."""
     cfg = xt_core.Config(vocab_size=11, n_layer=2, n_head=2, n_kv_head=1, n_embd=16, ffn_hidden=24, seq_len=12)
     params = xt_core.init_params(cfg, seed=4, dtype=np.float64)
-    period = 5
+    period = 3  # query 11 has targets 9, 6, 3, 0
     scores = induction_scores(cfg, params, period, n_seq=3, seed=9)
     ids = repeated_random_tokens(cfg.vocab_size, period, 3, cfg.seq_len + 1, seed=9)
     trace = xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:])
     for layer in range(cfg.n_layer):
         probs = trace[f"layers.{layer}.attention.probs"]
         for head in range(cfg.n_head):
-            expected = np.mean([probs[s, head, t, t - period + 1] for s in range(3) for t in range(period, 12)])
-            assert scores.attention[layer, head] == pytest.approx(expected, rel=1e-12)
+            queries = [(s, t) for s in range(3) for t in range(period, 12)]
+            latest = np.mean([probs[s, head, t, t - period + 1] for s, t in queries])
+            every = np.mean([sum(probs[s, head, t, t + 1 - k * period] for k in range(1, t // period + 2)
+                                 if t + 1 - k * period >= 0) for s, t in queries])  # fmt: skip
+            assert scores.latest[layer, head] == pytest.approx(latest, rel=1e-12)
+            assert scores.attention[layer, head] == pytest.approx(every, rel=1e-12)
+            assert every > latest
     assert scores.loss == pytest.approx(trace["token_loss"][:, period:].mean(), rel=1e-12)
     assert scores.best[2] == scores.attention.max()
 
