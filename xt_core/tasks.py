@@ -71,7 +71,17 @@ def _induction(batch: int, seed: int):
 
 
 def _measure_induction(cfg: Config, params: dict, tokenizer) -> dict:
-    return {"induction_head": best_induction_head(cfg, params)}
+    """best_induction_head, flat (the checkpoint's meta holds numbers, strings and lists of them)."""
+    found = best_induction_head(cfg, params)
+    return {
+        "induction_layer": found["layer"],
+        "induction_head": found["head"],
+        "induction_score": found["score"],
+        "induction_periods": [p["period"] for p in found["periods"]],
+        "induction_scores": [p["score"] for p in found["periods"]],
+        "induction_latest": [p["latest"] for p in found["periods"]],
+        "induction_losses": [p["loss"] for p in found["periods"]],
+    }
 
 
 # ---------------------------------------------------------------------- text
@@ -108,11 +118,8 @@ def _measure_text(cfg: Config, params: dict, tokenizer) -> dict:
         "train_loss": heldout_loss(cfg, params, tokenizer, train_text),
         "heldout_loss": heldout_loss(cfg, params, tokenizer, held_text),
         "heldout_lines": f"every {HELDOUT_EVERY}th line of xt_core/data/corpus.txt",
-        "sample": {
-            "prompt": TEXT_SAMPLE_PROMPT,
-            "temperature": 0,
-            "text": generate(cfg, params, tokenizer, TEXT_SAMPLE_PROMPT, TEXT_SAMPLE_TOKENS),
-        },
+        "sample_prompt": TEXT_SAMPLE_PROMPT,
+        "sample": generate(cfg, params, tokenizer, TEXT_SAMPLE_PROMPT, TEXT_SAMPLE_TOKENS),  # greedy
     }
 
 
