@@ -1,9 +1,9 @@
-"""Measuring what a trained model does: induction heads, loss on held-out text, and greedy or
-seeded generation. Forward only (the tape run without backward), plain NumPy.
+"""Measuring what a trained model does: does it have an induction head, which one, and how well
+does it copy? Forward only (the tape run without backward), plain NumPy. Generation and the loss on
+held-out text are in xt_core/generation.py.
 
-scores = induction_scores(cfg, params, period=8)   # per (layer, head) attention to the induction target
+scores = induction_scores(cfg, params, period=8)   # per (layer, head) attention to the induction targets
 best = best_induction_head(cfg, params)            # {"layer", "head", "score", "periods": [...]}, JSON-able
-generate(cfg, params, tokenizer, "the cat", n=40)   # greedy continuation (seeded sampling when temperature > 0)
 """
 
 from __future__ import annotations
