@@ -63,6 +63,7 @@ def _train(args) -> int:
     import xt_core
     from xt_core.checkpoint import Checkpoint, save
     from xt_core.tasks import TASKS
+    from xt_core.train import lr_schedule
 
     # one BLAS thread: on these 2-core machines more threads made small matmuls slower
     threadpool_limits(limits=1, user_api="blas")
@@ -86,6 +87,7 @@ def _train(args) -> int:
             batches,
             args.steps,
             progress=lambda step, loss: progress.update(bar, advance=1, loss=loss),
+            lr_at=lr_schedule(args.lr, args.steps, args.warmup, args.decay),
         )
     every = max(1, args.steps // 20)
     console.print("loss curve (mean over each stretch of steps):")
@@ -99,10 +101,14 @@ def _train(args) -> int:
         "steps": args.steps,
         "batch": args.batch,
         "lr": args.lr,
+        "warmup": args.warmup,
+        "decay": args.decay,
+        "weight_decay": args.weight_decay,
         "seed": args.seed,
         "final_loss": float(np.mean(losses[-every:])),
         "description": task.description,
         "examples": list(task.examples),
+        **task.measure(cfg, params, tokenizer),
     }
     path = save(args.out, Checkpoint(cfg, params, tokenizer, meta))
     console.print(f"saved {path} ({path.stat().st_size / 1e6:.2f} MB), final loss {meta['final_loss']:.4f}")
@@ -254,6 +260,10 @@ def main(argv=None) -> int:
     train.add_argument("--batch", type=int, default=16)
     train.add_argument("--lr", type=float, default=3e-3)
     train.add_argument("--weight-decay", type=float, default=0.0)
+    train.add_argument("--warmup", type=int, default=0, help="steps of linear learning-rate warm-up")
+    train.add_argument(
+        "--decay", choices=("constant", "cosine"), default="constant", help="learning rate after warm-up"
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", required=True, help="checkpoint path (.safetensors or .npz)")
     train.set_defaults(run=_train)

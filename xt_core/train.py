@@ -6,6 +6,8 @@ trace.update.params   # the parameters after the step; trace.update.loss_after o
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -42,6 +44,23 @@ def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dic
     return trace
 
 
+def lr_schedule(lr: float, steps: int, warmup: int = 0, decay: str = "constant") -> Callable[[int], float]:
+    """step -> learning rate: linear warm-up from lr / warmup to lr over the first `warmup` steps,
+    then constant or a cosine from lr down to lr / 2 * (1 + cos(pi * (steps - 1) / steps)), never 0."""
+    if decay not in ("constant", "cosine"):
+        raise ValueError(f'decay must be "constant" or "cosine", got {decay!r}')
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or not 0 <= warmup <= steps:
+        raise ValueError(f"warmup must be an integer in [0, steps = {steps}], got {warmup!r}")
+
+    def at(step: int) -> float:
+        scale = (step + 1) / warmup if step < warmup else 1.0
+        if decay == "cosine":
+            scale *= 0.5 * (1 + math.cos(math.pi * step / steps))
+        return lr * scale
+
+    return at
+
+
 def train(
     cfg: Config,
     params: dict,
@@ -49,15 +68,18 @@ def train(
     batches: Iterator[tuple[np.ndarray, np.ndarray]],
     steps: int,
     progress: Callable[[int, float], None] | None = None,
+    lr_at: Callable[[int], float] | None = None,
 ) -> tuple[dict, dict, list[float]]:
     """`steps` updates on successive batches; returns (params, optimizer state, losses).
+    lr_at(step) (e.g. lr_schedule) replaces the optimizer's lr at each step; without it lr is constant.
     Deterministic: the same params, optimizer and batches give the same bits."""
     state: dict = {}
     losses = []
     for step in range(steps):
         inputs, targets = next(batches)
         trace = forward_backward(cfg, params, inputs, targets)
-        update = apply_update(optimizer, params, trace.grads, state, trace.loss)
+        stepper = optimizer if lr_at is None else dataclasses.replace(optimizer, lr=lr_at(step))
+        update = apply_update(stepper, params, trace.grads, state, trace.loss)
         params, state = update.params, update.state
         losses.append(trace.loss)
         if progress:
