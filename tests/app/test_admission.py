@@ -103,8 +103,15 @@ def test_a_job_whose_client_left_before_it_started_never_runs():
     async def scenario():
         settings = Settings(max_queued_seconds=1000.0)
         services = Services(settings)
-        gate, ran = threading.Event(), []
-        busy = asyncio.ensure_future(services.run(gate.wait, 30))  # the one worker thread is taken
+        gate, started, ran = threading.Event(), threading.Event(), []
+
+        def hold() -> None:
+            started.set()
+            gate.wait(30)
+
+        busy = asyncio.ensure_future(services.run(hold))  # the one worker thread is taken ...
+        while not started.is_set():  # ... for sure before the next job is queued
+            await asyncio.sleep(0.01)
         with pytest.raises(ClientGone):
             await services.run(ran.append, "cancelled job", request=Gone())
         with pytest.raises(ClientGone):

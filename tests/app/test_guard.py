@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.security import ADMIN_COOKIE, host_name, same_origin
-from tests.app.test_models import checkpoint_bytes, upload
+from tests.app.checkpoints.test_checkpoints import checkpoint_bytes, upload
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
 

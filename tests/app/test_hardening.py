@@ -18,7 +18,7 @@ import pytest
 import xt_core
 import xt_core.model
 from app.checkpoints.registry import PARTIAL_PREFIX
-from tests.app.test_models import CFG, checkpoint_bytes, detail_msg, error_loc, upload
+from tests.app.checkpoints.test_checkpoints import CFG, checkpoint_bytes, detail_msg, error_loc, upload
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
 from xt_core.checkpoint import FORMAT

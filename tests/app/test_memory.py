@@ -58,6 +58,17 @@ def spec(i: int) -> dict:
     return {"config": CONFIG, "text": TEXT, "seed": i}
 
 
+async def post_retrying(client: httpx.AsyncClient, body: dict, attempts: int = 60) -> httpx.Response:
+    """POST /api/traces as the page does: a 503 (builds in flight already hold the cache's bytes:
+    admission by cost) is retried after its Retry-After."""
+    for _ in range(attempts):
+        response = await client.post("/api/traces", json=body)
+        if response.status_code != 503:
+            return response
+        await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
+    return response
+
+
 async def post_specs(base: str, seeds: range, clients: int = 4) -> list[str]:
     """POSTs a spec per seed (`clients` at a time; every 10th also views a step); the trace ids."""
     ids: dict[int, str] = {}
@@ -65,7 +76,7 @@ async def post_specs(base: str, seeds: range, clients: int = 4) -> list[str]:
 
     async def worker(client: httpx.AsyncClient) -> None:
         for seed in pending:
-            response = await client.post("/api/traces", json=spec(seed))
+            response = await post_retrying(client, spec(seed))
             assert response.status_code == 200, response.text
             trace = response.json()
             ids[seed] = trace["id"]

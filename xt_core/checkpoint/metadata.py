@@ -32,9 +32,17 @@ def _is_texts(v) -> bool:
     return isinstance(v, list) and all(isinstance(e, str) for e in v)
 
 
-# meta: how a checkpoint was made. Written by `xt train` (task .. examples), the importers
-# (imported_from) and the app's uploads (uploaded_as); the app's listing reads description,
-# examples, final_loss, imported_from and uploaded_as.
+def _is_counts(v) -> bool:
+    return isinstance(v, list) and all(_is_count(e) for e in v)
+
+
+def _is_numbers(v) -> bool:
+    return isinstance(v, list) and all(_is_number(e) for e in v)
+
+
+# meta: how a checkpoint was made. Written by `xt train` (task .. examples, the schedule, and what
+# the demo tasks measured: the induction head found and its scores per period, the text model's
+# held-out loss and a sample), the importers (imported_from) and the app's uploads (uploaded_as).
 META_FIELDS = {
     "task": (_is_text, "a string"),
     "description": (_is_text, "a string"),
@@ -46,6 +54,21 @@ META_FIELDS = {
     "seed": (_is_count, "a non-negative integer"),
     "lr": (_is_number, "a finite number"),
     "final_loss": (_is_number, "a finite number"),
+    "warmup": (_is_count, "a non-negative integer"),
+    "decay": (_is_text, "a string"),
+    "weight_decay": (_is_number, "a finite number"),
+    "induction_layer": (_is_count, "a non-negative integer"),
+    "induction_head": (_is_count, "a non-negative integer"),
+    "induction_score": (_is_number, "a finite number"),
+    "induction_periods": (_is_counts, "a list of non-negative integers"),
+    "induction_scores": (_is_numbers, "a list of finite numbers"),
+    "induction_latest": (_is_numbers, "a list of finite numbers"),
+    "induction_losses": (_is_numbers, "a list of finite numbers"),
+    "train_loss": (_is_number, "a finite number"),
+    "heldout_loss": (_is_number, "a finite number"),
+    "heldout_lines": (_is_text, "a string"),
+    "sample_prompt": (_is_text, "a string"),
+    "sample": (_is_text, "a string"),
 }
 
 

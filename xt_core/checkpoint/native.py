@@ -25,7 +25,7 @@ from xt_core.checkpoint.common import (
     short,
 )
 from xt_core.checkpoint.metadata import metadata_strings, parse_metadata
-from xt_core.checkpoint.safetensors_file import read_header, read_tensor
+from xt_core.checkpoint.safetensors_file import read_header, read_tensor, write_file
 from xt_core.model import FLOAT_DTYPES, param_shapes
 
 MAX_METADATA_CHARS = 1 << 20  # one .npz metadata string; xt writes a few kB
@@ -42,9 +42,7 @@ def save(path, ckpt: Checkpoint) -> Path:
     metadata = metadata_strings(ckpt.cfg, ckpt.tokenizer, ckpt.meta)
     arrays = {k: np.ascontiguousarray(v) for k, v in ckpt.params.items()}
     if path.suffix == ".safetensors":
-        from safetensors.numpy import save_file
-
-        save_file(arrays, str(path), metadata=metadata)
+        write_file(path, arrays, metadata)
     else:
         extras = {f"__{k}__": np.array(v) for k, v in metadata.items()}
         with open(path, "wb") as f:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,3 +97,26 @@ def read_tensor(f, entry: Entry, dtype, source: str, name: str) -> np.ndarray:
     if entry.dtype == "BF16":
         stored = (stored.astype("<u4") << 16).view("<f4")
     return stored.astype(dtype)
+
+
+_DTYPE_NAMES = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64"}
+
+
+def write_file(path, arrays: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
+    """A .safetensors file with its header written in a fixed order (metadata keys and tensor
+    names sorted): the same checkpoint gives the same bytes (`make demo-models` reproduces the
+    shipped files bit for bit; the safetensors package orders the header differently each run)."""
+    header: dict = {"__metadata__": dict(sorted(metadata.items()))}
+    offset = 0
+    for name in sorted(arrays):
+        array = arrays[name]
+        end = offset + array.nbytes
+        header[name] = {"dtype": _DTYPE_NAMES[array.dtype], "shape": list(array.shape), "data_offsets": [offset, end]}
+        offset = end
+    blob = json.dumps(header, separators=(",", ":")).encode()
+    blob += b" " * (-len(blob) % 8)  # the data starts 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(blob)))
+        f.write(blob)
+        for name in sorted(arrays):
+            f.write(np.ascontiguousarray(arrays[name]).astype(arrays[name].dtype.newbyteorder("<")).tobytes())
