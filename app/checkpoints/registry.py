@@ -241,7 +241,23 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
         "description": meta.get("description") or meta.get("imported_from") or "",
         "examples": list(meta.get("examples", [])),
         "final_loss": meta.get("final_loss"),
+        "measured": measured(meta),
     }
+
+
+def measured(meta: dict) -> dict:
+    """What `xt train` measured of a demo model on data it was not trained on: the induction head
+    its probe found (xt_core.probes) and its scores, or the held-out loss and a greedy sample."""
+    keys = (
+        "induction_layer",
+        "induction_head",
+        "induction_score",
+        "heldout_loss",
+        "train_loss",
+        "sample",
+        "sample_prompt",
+    )
+    return {k: meta[k] for k in keys if k in meta}
 
 
 def load_checkpoint(info: ModelInfo) -> Checkpoint:

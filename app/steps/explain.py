@@ -245,3 +245,19 @@ def explanation(record: Record, cfg: xt_core.Config) -> str:
     if template is None:
         return f"{record.kind} ({record.phase})."
     return template.format(**_context(record, cfg))
+
+
+def induction_note(ctx, record: Record) -> str:
+    """On a checkpoint whose training measured an induction head (xt_core.probes: the head with the
+    best score on repeated random tokens), its layer's attention-probability step names it."""
+    found = ctx.measured()
+    if record.phase != "forward" or "induction_layer" not in found:
+        return ""
+    layer, head = found["induction_layer"], found["induction_head"]
+    if record.name != f"layers.{layer}.attention.probs":
+        return ""
+    return (
+        f" Layer {layer}, head {head}: induction head — it attends to the token after the earlier occurrence "
+        f"of the current one (measured on repeated random letters: {found['induction_score']:.2f} of its "
+        "attention lands there). Type a text that repeats to see its stripe."
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.encoding import compact_json, json_safe
-from app.steps.explain import explanation
+from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import failure_text, gradcheck_json
 from app.steps.kind import draw_figures
 from app.steps.mathml import formula
@@ -46,7 +46,7 @@ def step_view(
     return {
         **step_summary(record),
         "kind": record.kind,
-        "explanation": explanation(record, trace.cfg),
+        "explanation": explanation(record, trace.cfg) + induction_note(ctx, record),
         "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
         "shapes": shapes,
         "figures": figs,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import xt_core
+from app.checkpoints.registry import measured, registry
 from app.figures.serialize import figure_json, table
 from app.settings import Settings
 from app.spec.resolve import ResolvedSpec
@@ -61,6 +62,13 @@ class TraceContext:
         known = tokenizer.vocab_size if tokenizer is not None else 0
         labels = [tokenizer.token_label(i) if i < known else f"#{i}" for i in range(self.trace.cfg.vocab_size)]
         return unique_labels(labels)
+
+    def measured(self) -> dict:
+        """What the checkpoint's training measured (app.checkpoints.registry.measured), or {}."""
+        info = self.spec.checkpoint
+        if info is None:
+            return {}
+        return measured(registry(self.settings).summary(info).meta)
 
     def is_param(self, name: str) -> bool:
         return name in self.trace.param_names

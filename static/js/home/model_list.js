@@ -26,7 +26,22 @@ function describeCheckpoint(model) {
   const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
   const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
-  return `${description}${sizes}; ${tokens}. Its sizes are fixed.`;
+  return `${description}${sizes}; ${tokens}. Its sizes are fixed.${describeMeasured(model.measured || {})}`;
+}
+
+/** What training measured on data it did not train on (GET /api/models' `measured`). */
+function describeMeasured(m) {
+  const parts = [];
+  if (m.induction_layer !== undefined) {
+    parts.push(
+      `Induction head: layer ${m.induction_layer}, head ${m.induction_head} (score ${m.induction_score.toFixed(2)}).`,
+    );
+  }
+  if (m.heldout_loss !== undefined) {
+    parts.push(`Loss on held-out sentences ${m.heldout_loss.toFixed(2)} (training ${m.train_loss.toFixed(2)}).`);
+  }
+  if (m.sample) parts.push(`It writes: “${m.sample}”`);
+  return parts.length ? ` ${parts.join(" ")}` : "";
 }
 
 /** `checkpoints` (name -> listing entry) is filled here and shared with the token count;

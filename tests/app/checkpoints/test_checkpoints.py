@@ -248,3 +248,25 @@ def test_uploads_past_the_store_quota_are_507_and_nothing_is_deleted(dirs, tmp_p
         assert upload(c, "again.safetensors", first).status_code == 201  # already stored: no new bytes
         stored = list((tmp_path / "up").glob("sha256-*.safetensors"))
         assert [p.stem for p in stored] == [kept.json()["name"]]
+
+
+def test_the_demo_models_say_what_their_training_measured_and_the_walk_names_the_induction_head():
+    """The listing carries what `xt train` measured (the induction head its probe found; the text
+    model's held-out loss and a sample), and the induction head's layer names it on the walk:
+    from the measurement, so a retrained model whose head moves is named right."""
+    with make_client() as client:  # the shipped demo models
+        _check_measured(client)
+
+
+def _check_measured(client) -> None:
+    models = {m["name"]: m for m in client.get("/api/models").json()["models"]}
+    found = models["induction"]["measured"]
+    assert found["induction_score"] >= 0.8 and {"induction_layer", "induction_head"} <= set(found)
+    assert models["text"]["measured"]["heldout_loss"] > 0 and models["text"]["measured"]["sample"]
+    trace = client.post("/api/traces", json={"model": "induction", "text": "abcabcabc"}).json()
+    layer, head = found["induction_layer"], found["induction_head"]
+    for step in trace["steps"]:
+        if step["name"].endswith("attention.probs") and step["phase"] == "forward":
+            text = client.get(f"/api/traces/{trace['id']}/steps/{step['index']}").json()["explanation"]
+            named = f"Layer {layer}, head {head}: induction head" in text
+            assert named == (step["name"] == f"layers.{layer}.attention.probs"), step["name"]
