@@ -2,14 +2,16 @@
 OpenAPI schema, in process (ASGI, no network), a bounded and reproducible number of examples;
 and schemathesis' own CLI with every check (`--checks all`) and every phase, the stateful one
 included (it follows the OpenAPI links from POST /api/traces), against a real server on
-127.0.0.1 with an admin key (so `ignored_auth` checks the upload's key is enforced).
+127.0.0.1 with an admin key. Both runs send the admin key (like a server bound beyond loopback),
+so `ignored_auth` checks that the declared key (uploads, opening a session) is enforced.
 
 Asserts no 5xx anywhere (a client's mistake is a 4xx naming the field) and that answers
 conform to the schema: documented status codes, content types, bodies, the Allow header.
 
 Random trace ids only ever reach the 404, so most cases swap in the id of a real trace (a
 plain one with an update step, one with faults, a quiz): the fuzzed steps, positions, heads,
-tensor names and bodies then reach the views. Sizes stay small through the server's own
+tensor names and bodies then reach the views; session codes likewise (a plain session and a bug
+lab one, with the presenter's key). Sizes stay small through the server's own
 limits (Settings below), not by skipping routes: every operation is fuzzed.
 
 `make test` runs 10 examples an operation (plus schemathesis's coverage cases: boundary values
@@ -43,8 +45,14 @@ from tests.helpers.specs import SMALL_CONFIG
 SMALL_LIMITS = dict(
     max_n_layer=2, max_n_embd=64, max_ffn_hidden=192, max_seq_len=64, max_params=120_000, max_train_steps=3
 )
-client = make_client(**SMALL_LIMITS)
-CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")  # expected statuses of two checks, and why
+ADMIN_KEY = "fuzz-admin-key"
+WRITER = {"X-Admin-Key": ADMIN_KEY}
+# In process every request comes from one address: past join_failures_per_minute unknown session
+# codes (the fuzzer's random ones) even a real code would be a 429, so the limit is lifted here;
+# the CLI run below keeps it (and expects the 429, see schemathesis.toml).
+client = make_client(**SMALL_LIMITS, admin_key=ADMIN_KEY, join_failures_per_minute=10**9)
+client.headers.update(WRITER)
+CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")  # expected statuses (by check, by route), and why
 schema = schemathesis.openapi.from_asgi(
     "/openapi.json", client.app, config=schemathesis.config.SchemathesisConfig.from_path(CONFIG_FILE)
 )
@@ -64,6 +72,18 @@ _SPECS = [
 def traces() -> list[dict]:
     """Built on first use, not when the module is collected."""
     return [post_trace(client, spec) for spec in _SPECS]
+
+
+@functools.cache
+def sessions() -> list[dict]:
+    """A session on the plain trace (its poll is a 409) and one on the faulty trace (a bug lab:
+    the poll opens), each with its trace, code and presenter key."""
+    opened = []
+    for spec, trace in list(zip(_SPECS, traces(), strict=True))[:2]:
+        response = client.post("/api/sessions", json={"spec": spec})
+        assert response.status_code == 201, response.text
+        opened.append({**response.json(), "trace": trace})
+    return opened
 
 
 # Recorded tensors and parameters of the small traces (a fuzzed name is folded onto one).
@@ -129,8 +149,6 @@ def _tame_spec(body) -> None:
         body[key] = _within(body.get(key), 1)
 
 
-EXAMPLES = int(os.environ.get("XT_FUZZ_EXAMPLES", sized(10, 300)))
-
 # Every check schemathesis has (the CLI's `--checks all`).
 ALL_CHECKS = [
     getattr(schemathesis.checks, name)
@@ -153,7 +171,7 @@ ALL_CHECKS = [
 ]
 
 # XT_FUZZ_EXAMPLES=300 for a deeper (slower) run.
-EXAMPLES = int(os.environ.get("XT_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("XT_FUZZ_EXAMPLES", sized(10, 300)))
 
 
 @schema.parametrize()
@@ -171,9 +189,20 @@ def test_api_never_fails(case):
             _tame(case, trace)
         elif case.operation.label == "POST /api/traces":
             _tame_spec(case.body)
+        elif case.path_parameters and "code" in case.path_parameters and pick < 2 and not case.path.endswith("/events"):
+            _in_session(case, sessions()[pick])  # (a real session's event stream never ends)
     # Every check, positive_data_acceptance with the statuses that schemathesis.toml explains
     # (the schema states types, not the server's limits: a schema-valid request may be a 422).
-    case.call_and_validate(checks=ALL_CHECKS)
+    # The admin key goes with every request (sent explicitly: ignored_auth drops it and expects a 403).
+    case.call_and_validate(checks=ALL_CHECKS, headers=WRITER)
+
+
+def _in_session(case, session: dict) -> None:
+    """A real code, the presenter's key, and a fuzzed step folded into the session's trace."""
+    case.path_parameters["code"] = session["code"]
+    case.headers = {**(case.headers or {}), "X-Presenter-Key": session["presenter_key"]}
+    if isinstance(case.body, dict) and "step" in case.body:
+        case.body["step"] = _within(case.body["step"], len(session["trace"]["steps"]))
 
 
 # ---------------------------------------------------------------------- what the fuzzer found
@@ -202,7 +231,6 @@ def test_tensor_download_content_type_is_documented():
 
 # ---------------------------------------------------------------------- schemathesis' CLI, every check
 
-ADMIN_KEY = "fuzz-admin-key"
 # XT_FUZZ_CLI_EXAMPLES=100 for a deeper (slower) run; 10 takes ~30 s on 2 shared cores.
 CLI_EXAMPLES = int(os.environ.get("XT_FUZZ_CLI_EXAMPLES", "10"))
 
