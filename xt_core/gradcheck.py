@@ -12,13 +12,14 @@ Two checks, both re-running the forward from the op onward on the tape:
 
 Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction or
 entry set, and normwise over a tensor's sampled entries. Tolerances in TOLERANCE. A float32
-trace is checked through its float64 twin (same params, tokens and faults): float32 round-off
-is not a wrong gradient, and it is reported apart (StepCheck.float32_roundoff).
+trace is checked through its float64 twin (xt_core.twin: same params, tokens and faults):
+float32 round-off is not a wrong gradient, and it is reported apart (StepCheck.float32_roundoff).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,60 +138,88 @@ def _directional(tensor: str, x: np.ndarray, grad, seed: int, loss_at, shown=Non
 
 def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     """The gradient check of one walkthrough step (see module docstring). A float32 trace is
-    checked through its float64 twin (`trace.float64`: same params, tokens and faults), so
-    the verdict is about the backward pass, not float32 round-off; the round-off of the
-    gradient on screen is reported beside it (DirectionCheck.roundoff)."""
+    checked through its float64 twin (`trace.twin`: same parameters, tokens and faults, in
+    float64), so the verdict is about the backward pass, not float32 round-off; the round-off
+    of the gradient on screen is reported beside it (DirectionCheck.roundoff)."""
     record = trace.records[index]
-    ref = trace.float64
-    shown_trace = None if ref is trace else trace
-    env, nodes = ref.values64, ref.nodes
+    ref = trace.twin
+    shown = trace.dtype != np.float64  # report the float32 gradient on screen against the float64 one
+    env, nodes = ref.values, trace.nodes
+
+    def replay(start, **replaced) -> float:
+        return replay_loss(nodes, env, start, dtype=np.float64, **replaced)
+
     step_seed = seed * 1_000_003 + index
     checks = []
     if record.phase == "update":
-        checks.append(_update_check(ref, step_seed, shown_trace))
+        checks.append(_update_check(trace, step_seed, shown))
     elif record.phase != "backward":
-        start, name = record.node + 1, record.name
+        name = record.name
         checks.append(
             _directional(
                 name,
                 env[name],
                 ref.grad(name),
                 step_seed,
-                lambda value: replay_loss(nodes, env, start, replace={name: value}),
-                shown=shown_trace and shown_trace.grad(name),
+                lambda value: replay(record.node + 1, replace={name: value}),
+                shown=trace.grad(name) if shown else None,
             )
         )
     else:
-        ref_record = ref.records[index]
+        contributions = ref.contributions(record.node)
         for slot, name in enumerate(record.inputs):
-            if name not in ref_record.contributions:
+            if name not in contributions:
                 continue
             checks.append(
                 _directional(
                     name,
-                    env[name],
-                    ref_record.contributions[name],
+                    np.asarray(env[name], dtype=np.float64),
+                    contributions[name],
                     step_seed + slot,
-                    lambda value, slot=slot: replay_loss(
-                        nodes, env, record.node, replace_input=(record.node, slot, value)
-                    ),
-                    shown=record.contributions.get(name) if shown_trace else None,
+                    lambda value, slot=slot: replay(record.node, replace_input=(record.node, slot, value)),
+                    shown=record.contributions.get(name) if shown else None,
                 )
             )
     return StepCheck(index, checks, TOLERANCE["float64"])
 
 
-def _update_check(trace: Trace, seed: int, shown_trace: Trace | None) -> DirectionCheck:
+class _Moved(Mapping):
+    """Every parameter moved by `step` along its direction, built when an op reads it (float64),
+    so a replay of a real model never holds all the moved weights at once."""
+
+    def __init__(self, params: dict, direction, step: float):
+        self.params, self.direction, self.step = params, direction, step
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self.params[name], dtype=np.float64) + self.step * self.direction(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self.params
+
+    def __iter__(self):
+        return iter(self.params)
+
+    def __len__(self) -> int:
+        return len(self.params)
+
+
+def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
     """The update step: the gradient the optimizer used, all parameters at once, along one
-    random direction in the whole parameter space."""
-    env, nodes = trace.values64, trace.nodes
+    random direction in the whole parameter space (drawn per parameter, in float32, each time
+    it is needed: a real model's direction would otherwise be a second copy of its weights)."""
+    ref, nodes = trace.twin, trace.nodes
     names = trace.param_names
-    rng = np.random.default_rng(seed)
-    u = {name: rng.standard_normal(np.shape(env[name])) for name in names}
-    eps = REL_STEP * max(min(_step_size(env[name]) / REL_STEP for name in names), 1e-3)
+    params = {name: trace.values[name] for name in names}
+    index = {name: i for i, name in enumerate(names)}
+
+    def direction(name: str) -> np.ndarray:
+        rng = np.random.default_rng([seed, index[name]])
+        return rng.standard_normal(np.shape(params[name]), dtype=np.float32)
+
+    eps = REL_STEP * max(min(_step_size(params[n]) / REL_STEP for n in names), 1e-3)
 
     def loss_at(step: float) -> float:
-        return replay_loss(nodes, env, 0, replace={n: env[n] + step * u[n] for n in names})
+        return replay_loss(nodes, ref.values, 0, replace=_Moved(params, direction, step), dtype=np.float64)
 
     def difference(scale: float) -> tuple[float, float]:
         h = scale * eps
@@ -198,10 +227,10 @@ def _update_check(trace: Trace, seed: int, shown_trace: Trace | None) -> Directi
         return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
     numeric, roundoff = difference(1.0)
-    analytic = sum(_dot(trace.grads[n], u[n]) for n in names)
-    shown = None if shown_trace is None else sum(_dot(shown_trace.grads[n], u[n]) for n in names)
+    analytic = ref.param_grad_dot(direction)
+    on_screen = sum(_dot(trace.grads[n], direction(n)) for n in names) if shown else None
     error = _resolved_error(analytic, numeric, roundoff, difference)
-    return DirectionCheck("parameters", analytic, numeric, error, shown)
+    return DirectionCheck("parameters", analytic, numeric, error, on_screen)
 
 
 # ---------------------------------------------------------------------- whole-step gradcheck
