@@ -58,7 +58,7 @@ def shown_param(ctx: TraceContext) -> str:
     relative to its size (a matrix: its picture says more than a norm gain's bars)."""
     per_param = ctx.trace.update.per_param
     ratios = {n: p.update_ratio for n, p in per_param.items() if math.isfinite(p.update_ratio)}
-    matrices = {n: r for n, r in ratios.items() if per_param[n].delta.ndim == 2}
+    matrices = {n: r for n, r in ratios.items() if per_param[n].ndim == 2}
     pool = matrices or ratios
     return max(pool, key=pool.get) if pool else next(iter(per_param))
 
@@ -101,7 +101,7 @@ def _param_rows(ctx: TraceContext) -> list[dict]:
     return [
         {
             "name": name,
-            "shape": list(np.shape(p.delta)),
+            "shape": list(p.shape),
             "grad_norm": p.grad_norm,
             "weight_rms": p.weight_rms,
             "update_rms": p.update_rms,
