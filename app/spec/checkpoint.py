@@ -9,7 +9,7 @@ from __future__ import annotations
 from app.checkpoints.registry import ModelInfo, registry
 from app.errors import SpecError
 from app.settings import Settings
-from xt_core.checkpoint import CheckpointError, tokenizer_from_dict
+from xt_core.checkpoint import CheckpointError
 from xt_core.config import Config
 
 _MAX_NAMES_SHOWN = 6
@@ -46,7 +46,7 @@ def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | N
     """The checkpoint's tokenizer (None for imported weights, which need token ids). A
     requested tokenizer must be the checkpoint's own; the text must be in its alphabet."""
     try:
-        tokenizer = tokenizer_from_dict(registry(settings).summary(info).tokenizer)
+        tokenizer = registry(settings).tokenizer(info)
     except CheckpointError as exc:
         raise SpecError(("body", "model"), f"model {info.name!r} cannot be read: {exc}") from None
     own = tokenizer.name if tokenizer is not None else None
