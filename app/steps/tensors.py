@@ -45,7 +45,8 @@ def tensor_entry(
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
         figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
         return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells)
-    axes = activation_axes(ctx, name, seq)
+    axes = activation_axes(ctx, name, seq, a, gradient)
+    a = axes.shown(a)  # a large vocabulary: its tokens that matter (axes.note says which)
     fig = figures.heatmap(
         a,
         axes.rows,
@@ -57,7 +58,8 @@ def tensor_entry(
         gradient=gradient,
         max_cells=cells,
     )
-    return ctx.entry(figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols))
+    notes = [axes.note] if axes.note else []
+    return ctx.entry(figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols), notes)
 
 
 def _mask_notes(name: str, gradient: bool) -> list[str]:
@@ -123,7 +125,8 @@ def param_entry(ctx, name, array, figure_id, title, role, gradient, cells, value
     if array.ndim == 1:  # an RMSNorm gain
         fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
         return ctx.entry(figure_id, title, role, fig, ctx.table(array, None, [values]))
-    axes = param_axes(ctx, name)
+    axes = param_axes(ctx, name, array, gradient)
+    array = axes.shown(array)  # a large vocabulary: its rows that matter (axes.note says which)
     fig = figures.heatmap(
         array,
         axes.rows,
@@ -134,6 +137,7 @@ def param_entry(ctx, name, array, figure_id, title, role, gradient, cells, value
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=cells,
-        keep_rows=False,
+        keep_rows=axes.row_ids is not None,
     )
-    return ctx.entry(figure_id, title, role, fig, ctx.table(array, axes.rows, None))
+    notes = [axes.note] if axes.note else []
+    return ctx.entry(figure_id, title, role, fig, ctx.table(array, axes.rows, None), notes)
