@@ -19,7 +19,6 @@ float32 round-off is not a wrong gradient, and it is reported apart (StepCheck.f
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +27,7 @@ from xt_core.config import Config
 from xt_core.model import forward_backward
 from xt_core.tape import first_reader, replay_loss
 from xt_core.trace import Trace
+from xt_core.twin import MovedParams
 
 # Relative error allowed against float64 finite differences (FD truncation and round-off stay
 # near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
@@ -92,9 +92,21 @@ def _roundoff(plus: float, minus: float, h: float) -> float:
     return ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(abs(plus), abs(minus), 1.0) / (2 * h)
 
 
+# A tensor beyond this many entries (a real model's (V, C) embedding: 28M) is reduced in chunks
+# of it, in float64, and never copied whole: a whole-tensor temporary of it costs 226 MB.
+LARGE = 1 << 22
+
+
+def _chunks(a: np.ndarray):
+    flat = a.reshape(-1)
+    return ((slice(i, i + LARGE), flat[i : i + LARGE]) for i in range(0, flat.size, LARGE))
+
+
 def _step_size(x: np.ndarray) -> float:
-    finite = x[np.isfinite(x)]
-    rms = float(np.sqrt(np.mean(finite * finite))) if finite.size else 1.0
+    parts = (np.asarray(c, np.float64) for _, c in _chunks(x))  # one part unless x is large
+    squares = [(float(np.sum(f * f)), f.size) for f in (c[np.isfinite(c)] for c in parts)]
+    count = sum(n for _, n in squares)
+    rms = float(np.sqrt(sum(q for q, _ in squares) / count)) if count else 1.0
     return REL_STEP * max(rms, 1e-3)
 
 
@@ -105,7 +117,18 @@ def _direction(x: np.ndarray, seed: int) -> np.ndarray:
 
 
 def _dot(grad, u: np.ndarray) -> float:
+    grad = np.asarray(grad)
+    if grad.size > LARGE:
+        flat = u.reshape(-1)
+        return float(sum(np.dot(np.asarray(c, np.float64), flat[where]) for where, c in _chunks(grad)))
     return float(np.sum(np.asarray(grad, dtype=np.float64) * u))
+
+
+def _moved(x: np.ndarray, h: float, u: np.ndarray) -> np.ndarray:
+    """x + h u in float64: one new array (a large x: no other temporary of its size)."""
+    out = np.multiply(u, h)
+    out += x
+    return out
 
 
 def _resolved_error(analytic: float, numeric: float, roundoff: float, difference_at) -> float:
@@ -127,7 +150,7 @@ def _directional(tensor: str, x: np.ndarray, grad, seed: int, loss_at, shown=Non
 
     def difference(scale: float) -> tuple[float, float]:
         h = scale * eps
-        plus, minus = loss_at(x + h * u), loss_at(x - h * u)
+        plus, minus = loss_at(_moved(x, h, u)), loss_at(_moved(x, -h, u))
         return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
     numeric, roundoff = difference(1.0)
@@ -145,12 +168,12 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     ref = trace.twin
     shown = trace.dtype != np.float64  # report the float32 gradient on screen against the float64 one
     env, nodes = ref.values, trace.nodes
+    casts: dict = {}  # float64 casts of large float32 weights, shared by this check's replays
 
     def replay(start, **replaced) -> float:
-        return replay_loss(nodes, env, start, dtype=np.float64, **replaced)
+        return replay_loss(nodes, env, start, dtype=np.float64, casts=casts, **replaced)
 
-    step_seed = seed * 1_000_003 + index
-    checks = []
+    step_seed, checks = seed * 1_000_003 + index, []
     if record.phase == "update":
         checks.append(_update_check(trace, step_seed, shown))
     elif record.phase != "backward":
@@ -173,7 +196,7 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
             checks.append(
                 _directional(
                     name,
-                    np.asarray(env[name], dtype=np.float64),
+                    env[name],  # a float32 weight: perturbed in float64 (x + h u), never cast whole
                     contributions[name],
                     step_seed + slot,
                     lambda value, slot=slot: replay(record.node, replace_input=(record.node, slot, value)),
@@ -181,26 +204,6 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
                 )
             )
     return StepCheck(index, checks, TOLERANCE["float64"])
-
-
-class _Moved(Mapping):
-    """Every parameter moved by `step` along its direction, built when an op reads it (float64),
-    so a replay of a real model never holds all the moved weights at once."""
-
-    def __init__(self, params: dict, direction, step: float):
-        self.params, self.direction, self.step = params, direction, step
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return np.asarray(self.params[name], dtype=np.float64) + self.step * self.direction(name)
-
-    def __contains__(self, name) -> bool:
-        return name in self.params
-
-    def __iter__(self):
-        return iter(self.params)
-
-    def __len__(self) -> int:
-        return len(self.params)
 
 
 def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
@@ -212,14 +215,14 @@ def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
     params = {name: trace.values[name] for name in names}
     index = {name: i for i, name in enumerate(names)}
 
-    def direction(name: str) -> np.ndarray:
-        rng = np.random.default_rng([seed, index[name]])
-        return rng.standard_normal(np.shape(params[name]), dtype=np.float32)
+    def direction(name: str) -> np.ndarray:  # uniform in [-1, 1): drawn 3x faster than normals
+        u = np.random.default_rng([seed, index[name]]).random(np.shape(params[name]), dtype=np.float32)
+        return np.subtract(np.multiply(u, 2, out=u), 1, out=u)
 
     eps = REL_STEP * max(min(_step_size(params[n]) / REL_STEP for n in names), 1e-3)
 
     def loss_at(step: float) -> float:
-        return replay_loss(nodes, ref.values, 0, replace=_Moved(params, direction, step), dtype=np.float64)
+        return replay_loss(nodes, ref.values, 0, replace=MovedParams(params, direction, step), dtype=np.float64)
 
     def difference(scale: float) -> tuple[float, float]:
         h = scale * eps

@@ -116,6 +116,7 @@ def replay_loss(
     replace: Mapping[str, np.ndarray] | None = None,
     replace_input: tuple[int, int, np.ndarray] | None = None,
     dtype=None,
+    casts: dict | None = None,
 ) -> float:
     """The loss after re-running nodes[start:] on `env`, without changing `env`.
 
@@ -125,7 +126,9 @@ def replay_loss(
     a tensor read twice (tied embedding, residual stream) can be perturbed per use: the
     derivative then checks that one node's contribution to the gradient.
     dtype: float arguments of another float dtype are cast to it as each op reads them (a
-    float32 trace's parameters in a float64 replay: exact, and only one op's worth at a time)."""
+    float32 trace's parameters in a float64 replay: exact, and only one op's worth at a time).
+    casts: where the casts of large arrays (a vocabulary's weights) are kept between replays
+    of one check (the caller drops it), instead of paying for a fresh cast in every replay."""
     replace = replace if replace is not None else {}
     local: dict[str, np.ndarray] = {}
     for i in range(start, len(nodes)):
@@ -134,12 +137,22 @@ def replay_loss(
         if replace_input is not None and replace_input[0] == i:
             args[replace_input[1]] = replace_input[2]
         if dtype is not None:
-            args = [_as_float(a, dtype) for a in args]
+            args = [_as_float(a, dtype, casts) for a in args]
         local[node.name] = node.run(args)[0]
     last = nodes[-1].name
     return float(local[last] if last in local else replace[last] if last in replace else env[last])
 
 
-def _as_float(a, dtype) -> np.ndarray:
+LARGE_CAST = 32 << 20  # bytes: beyond, glibc maps fresh pages for every new array (page faults)
+
+
+def _as_float(a, dtype, casts: dict | None = None) -> np.ndarray:
     a = np.asarray(a)
-    return a.astype(dtype) if a.dtype.kind == "f" and a.dtype != dtype else a
+    if a.dtype.kind != "f" or a.dtype == dtype:
+        return a
+    if casts is None or a.nbytes < LARGE_CAST:
+        return a.astype(dtype)
+    key = (id(a), np.dtype(dtype).str)
+    if key not in casts or casts[key][0] is not a:
+        casts[key] = (a, a.astype(dtype))  # holds `a`: its id cannot be reused meanwhile
+    return casts[key][1]

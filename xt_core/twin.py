@@ -17,7 +17,7 @@ It is built the first time a check needs it (Trace.twin). A float64 trace is its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -120,3 +120,25 @@ def _args(node: Node, values: dict) -> list:
 
 def _dot(grad, u: np.ndarray) -> float:
     return float(np.sum(np.asarray(grad, dtype=F64) * u))
+
+
+class MovedParams(Mapping):
+    """Every parameter moved by `step` along its direction, in float64, built when an op reads
+    it (a replay of a real model never holds all the moved weights at once)."""
+
+    def __init__(self, params: dict, direction: Callable[[str], np.ndarray], step: float):
+        self.params, self.direction, self.step = params, direction, step
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        moved = np.multiply(self.direction(name), self.step, dtype=F64)  # exact: h u in float64
+        moved += self.params[name]
+        return moved
+
+    def __contains__(self, name) -> bool:  # without building the value
+        return name in self.params
+
+    def __iter__(self):
+        return iter(self.params)
+
+    def __len__(self) -> int:
+        return len(self.params)
