@@ -31,6 +31,10 @@ def _nonfinite_count(label: str, array) -> int:
     if isinstance(array, ParamUpdate):
         return array.new_nonfinite
     array = np.asarray(array)
+    if array.dtype.kind == "f" and not label.endswith(".scores"):
+        with np.errstate(all="ignore"):
+            if np.isfinite(np.sum(array)):  # one pass, no temporaries: NaN or ±inf anywhere makes it so
+                return 0  # (a sum that overflows a finite array is counted below)
     bad = ~np.isfinite(array)
     if label.endswith(".scores"):
         bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)
