@@ -26,7 +26,8 @@ VOCAB_ROWS = ("tok_embeddings", "output")  # (V, C) parameters
 VOCAB_COLS = ("logits", "probs")  # (..., V) activations
 _VALUE_NAMES = {"probs": "p", "logits": "logit", "token_loss": "ℓ"}
 VOCAB_WHOLE = 512  # a vocabulary up to this many tokens is drawn whole (pooled if need be)
-VOCAB_SHOWN = 48  # beyond: at most this many of its tokens are drawn
+VOCAB_SHOWN = 64  # beyond: at most this many of its tokens are drawn
+VOCAB_TOP = 16  # of which at least this many are the top tokens (the rest: targets, batch tokens)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -
     """(token ids, note) across a (T, V) tensor of sequence `seq`: its targets, then the tokens
     of highest probability at any position (a value) or of largest |gradient| (a gradient)."""
     V = a.shape[-1]
-    targets = _first_seen(ctx.trace.targets[seq])[: VOCAB_SHOWN // 2]
+    targets = _first_seen(ctx.trace.targets[seq])[: VOCAB_SHOWN - VOCAB_TOP]
     if gradient:
         score, by = np.max(np.abs(a), axis=0), "the largest |gradient|"
     else:
@@ -143,7 +144,7 @@ def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.nd
             f"{V - len(ids):,} rows of the {V:,}-token vocabulary are exactly zero."
         )
         return np.array(ids, dtype=np.int64), note
-    taken = batch[: VOCAB_SHOWN // 2]
+    taken = batch[: VOCAB_SHOWN - VOCAB_TOP]
     ids = taken + _top(np.max(np.abs(a), axis=1).astype(np.float64), taken, VOCAB_SHOWN - len(taken))
     zero = f"; the other {V - nonzero.size:,} rows are exactly zero" if nonzero.size < V else ""
     note = (
