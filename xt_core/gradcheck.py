@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
 from xt_core.model import forward_backward
 from xt_core.tape import first_reader, replay_loss
 from xt_core.trace import Trace
@@ -92,19 +93,10 @@ def _roundoff(plus: float, minus: float, h: float) -> float:
     return ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(abs(plus), abs(minus), 1.0) / (2 * h)
 
 
-# A tensor beyond this many entries (a real model's (V, C) embedding: 28M) is reduced in chunks
-# of it, in float64, and never copied whole: a whole-tensor temporary of it costs 226 MB.
-LARGE = 1 << 22
-
-
-def _chunks(a: np.ndarray):
-    flat = a.reshape(-1)
-    return ((slice(i, i + LARGE), flat[i : i + LARGE]) for i in range(0, flat.size, LARGE))
-
-
 def _step_size(x: np.ndarray) -> float:
-    parts = (np.asarray(c, np.float64) for _, c in _chunks(x))  # one part unless x is large
-    squares = [(float(np.sum(f * f)), f.size) for f in (c[np.isfinite(c)] for c in parts)]
+    squares = [
+        sum_of_squares(np.asarray(c, np.float64), x.size > LARGE) for _, c in chunks(x)
+    ]  # one chunk unless large
     count = sum(n for _, n in squares)
     rms = float(np.sqrt(sum(q for q, _ in squares) / count)) if count else 1.0
     return REL_STEP * max(rms, 1e-3)
@@ -114,21 +106,6 @@ def _direction(x: np.ndarray, seed: int) -> np.ndarray:
     u = np.random.default_rng(seed).standard_normal(x.shape)
     u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
     return u
-
-
-def _dot(grad, u: np.ndarray) -> float:
-    grad = np.asarray(grad)
-    if grad.size > LARGE:
-        flat = u.reshape(-1)
-        return float(sum(np.dot(np.asarray(c, np.float64), flat[where]) for where, c in _chunks(grad)))
-    return float(np.sum(np.asarray(grad, dtype=np.float64) * u))
-
-
-def _moved(x: np.ndarray, h: float, u: np.ndarray) -> np.ndarray:
-    """x + h u in float64: one new array (a large x: no other temporary of its size)."""
-    out = np.multiply(u, h)
-    out += x
-    return out
 
 
 def _resolved_error(analytic: float, numeric: float, roundoff: float, difference_at) -> float:
@@ -150,13 +127,13 @@ def _directional(tensor: str, x: np.ndarray, grad, seed: int, loss_at, shown=Non
 
     def difference(scale: float) -> tuple[float, float]:
         h = scale * eps
-        plus, minus = loss_at(_moved(x, h, u)), loss_at(_moved(x, -h, u))
+        plus, minus = loss_at(moved(x, h, u)), loss_at(moved(x, -h, u))
         return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
     numeric, roundoff = difference(1.0)
-    analytic = _dot(grad, u)
+    analytic = dot(grad, u)
     error = _resolved_error(analytic, numeric, roundoff, difference)
-    return DirectionCheck(tensor, analytic, numeric, error, None if shown is None else _dot(shown, u))
+    return DirectionCheck(tensor, analytic, numeric, error, None if shown is None else dot(shown, u))
 
 
 def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
@@ -231,7 +208,7 @@ def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
 
     numeric, roundoff = difference(1.0)
     analytic = ref.param_grad_dot(direction)
-    on_screen = sum(_dot(trace.grads[n], direction(n)) for n in names) if shown else None
+    on_screen = sum(dot(trace.grads[n], direction(n)) for n in names) if shown else None
     error = _resolved_error(analytic, numeric, roundoff, difference)
     return DirectionCheck("parameters", analytic, numeric, error, on_screen)
 

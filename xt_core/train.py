@@ -91,7 +91,9 @@ class _Moved(Mapping):
 
     def __getitem__(self, name: str) -> np.ndarray:
         p = self.params[name]
-        return p - p.dtype.type(self.eta) * self.grads[name]
+        moved = np.multiply(self.grads[name], -p.dtype.type(self.eta))  # one new array: p - eta g
+        moved += p
+        return moved
 
     def __contains__(self, name) -> bool:  # without building the value
         return name in self.params

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
+from xt_core.f64 import dot
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
 F64 = np.dtype(np.float64)
@@ -87,10 +88,10 @@ class Float64Step:
         update's gradient along one direction, one op's weight gradient at a time (a tied
         embedding's two contributions each meet the same u)."""
         if self._recorded is not None:
-            return sum(_dot(self.grads[name], direction(name)) for name in self.param_names)
+            return sum(dot(self.grads[name], direction(name)) for name in self.param_names)
         total = 0.0
         for name, grad in self._param_contributions():
-            total += _dot(grad, direction(name))
+            total += dot(grad, direction(name))
         return total
 
     def _param_contributions(self) -> Iterator[tuple[str, np.ndarray]]:
@@ -116,10 +117,6 @@ def _args(node: Node, values: dict) -> list:
     if node.kind in _CAST_WEIGHTS_FIRST:
         args = [np.asarray(a, dtype=F64) if np.asarray(a).dtype.kind == "f" else a for a in args]
     return args
-
-
-def _dot(grad, u: np.ndarray) -> float:
-    return float(np.sum(np.asarray(grad, dtype=F64) * u))
 
 
 class MovedParams(Mapping):
