@@ -263,12 +263,27 @@ def import_gguf(path, limits: GGUFLimits | None = None) -> Checkpoint:
     A file xt cannot take raises CheckpointError naming the file and the key or tensor at fault."""
     path = Path(path)
     try:
-        return _import(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
+        reader = _reader(path, limits or GGUFLimits())
+        cfg, tokenizer, found, meta = _header(reader, limits or GGUFLimits(), path.name)
+        params = {name: _dequantized(*found[name]) for name in param_shapes(cfg)}
     except CheckpointError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from None
+    return Checkpoint(cfg, params, tokenizer, meta)
 
 
-def _import(reader, limits: GGUFLimits, source: str) -> Checkpoint:
+def read_gguf_header(path, limits: GGUFLimits | None = None):
+    """(cfg, tokenizer, meta) of a GGUF file, with every check import_gguf makes before it reads
+    a weight (a model listing reads this much, in a few seconds, and no weight)."""
+    path = Path(path)
+    try:
+        cfg, tokenizer, _, meta = _header(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path.name}: {exc}") from None
+    return cfg, tokenizer, meta
+
+
+def _header(reader, limits: GGUFLimits, source: str):
+    """(cfg, tokenizer, xt name -> (tensor, transpose?), meta), everything checked."""
     fields = reader.fields
     found = _inventory(reader)
     embeddings = found.get("tok_embeddings", (None,))[0]
@@ -280,13 +295,12 @@ def _import(reader, limits: GGUFLimits, source: str) -> Checkpoint:
         raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {limits.max_params:,}")
     _check_tensors(cfg, found)
     tokenizer = _tokenizer(fields, cfg)
-    params = {name: _dequantized(*found[name]) for name in param_shapes(cfg)}
     meta = {
         "imported_from": f"gguf {source}",
         "gguf_name": fields["general.name"].contents() if "general.name" in fields else None,
         "gguf_tensor_types": dict(Counter(t.tensor_type.name for t, _ in found.values())),
     }
-    return Checkpoint(cfg, params, tokenizer, meta)
+    return cfg, tokenizer, found, meta
 
 
 def _tokenizer(fields, cfg: Config):

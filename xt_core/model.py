@@ -158,7 +158,8 @@ def forward_backward(
     backward_override=None,
 ) -> Trace:
     """One recorded training step: forward, loss, backward. Nothing is copied for
-    recording: the trace keeps the arrays the step computed.
+    recording: the trace keeps the arrays the step computed, and the parameters themselves
+    (a read-only array, e.g. a loaded checkpoint's, is shared, not counted in Trace.nbytes).
 
     faults: names from xt_core.faults.CATALOGUE (the bug lab), applied in `fault_layer`
     (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
@@ -168,13 +169,6 @@ def forward_backward(
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
     keep_freed_memory()
-    twin = None
-    if dtype != np.float64:
-        # the same step in float64: where a float32 trace's gradients are checked (see gradcheck)
-        def twin(override=backward_override):
-            params64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
-            return forward_backward(cfg, params64, tokens, targets, faults, fault_layer, override)
-
     if faults:
         if backward_override is not None:
             raise ValueError("give faults or backward_override, not both")
@@ -193,5 +187,5 @@ def forward_backward(
         contributions=contributions,
         param_names=list(params),
         faults=tuple(faults),
-        float64_twin=twin,
+        backward_override=backward_override,
     )

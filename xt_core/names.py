@@ -50,16 +50,20 @@ def recorded_elements(cfg: Config, n_seq: int, T: int) -> int:
     return n_seq * T * (cfg.n_layer * per_layer + 2 * C + 2 * V + 1) + 1
 
 
-# Measured Trace.nbytes (one copy) over the recorded entries: about 2.2-2.3 × (value, gradient,
-# and the contributions summed out of place); 2.5 keeps the estimate an upper bound.
+# Measured Trace.nbytes over the recorded entries: about 2.2-2.3 × (value, gradient, and the
+# contributions summed out of place); 2.5 keeps the estimate an upper bound.
 RECORDED_COPIES = 2.5
 
 
-def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4) -> int:
+def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, shared_params: bool = False) -> int:
     """What Trace.nbytes() will report for this step, known before building it (an upper
-    bound within 30%, tests/core/test_trace_bytes.py): values, gradients and contributions of every recorded tensor and
-    parameter, and for a float32 trace (itemsize 4) its float64 twin (counted ×3, as nbytes)."""
+    bound within 30%, tests/core/test_trace_bytes.py): values, gradients and contributions of
+    every recorded tensor and parameter, and for a float32 trace (itemsize 4) its float64 twin
+    (xt_core.twin: the activations and their gradients in float64). shared_params: the weights
+    are a loaded checkpoint's, borrowed by the trace (read-only), not held by it."""
     # a tied embedding table also gets two dense (V, C) contributions (lookup and unembed)
     tied = 2 * cfg.vocab_size * cfg.n_embd if cfg.tie_embeddings else 0
-    one_copy = RECORDED_COPIES * recorded_elements(cfg, n_seq, T) + 2 * cfg.n_params() + tied
-    return int(one_copy * itemsize * (3 if itemsize == 4 else 1))
+    recorded = recorded_elements(cfg, n_seq, T)
+    params = (1 if shared_params else 2) * cfg.n_params()  # the weights (unless borrowed) and their gradients
+    twin = 2 * recorded * 8 if itemsize == 4 else 0
+    return int((RECORDED_COPIES * recorded + params + tied) * itemsize + twin)

@@ -5,6 +5,7 @@ per parameter ΔW, the update/weight RMS ratio, the gradient norm and the optimi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -65,19 +66,27 @@ class AdamW:
         return p.ndim >= 2
 
     def update(self, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> np.ndarray:
+        """The rule above, in place where it can be (a real model's embedding: 28M entries per
+        temporary): the same operations in the same order, so the same bits."""
         t = state.get("t", 0) + 1
-        m = state.get("m", np.zeros_like(p))
-        v = state.get("v", np.zeros_like(p))
         b1, b2 = p.dtype.type(self.beta1), p.dtype.type(self.beta2)
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * (g * g)
+        m = np.multiply(1 - b1, g)  # (1 - b1) g, plus b1 m from the state (none before the first step)
+        if "m" in state:
+            m += b1 * state["m"]
+        v = np.multiply(g, g)
+        v *= 1 - b2
+        if "v" in state:
+            v += b2 * state["v"]
         state.update(t=t, m=m, v=v)
         bias1 = 1 - self.beta1**t
         bias2 = 1 - self.beta2**t
-        denom = np.sqrt(v) / p.dtype.type(np.sqrt(bias2)) + p.dtype.type(self.eps)
-        step = -p.dtype.type(self.lr / bias1) * m / denom
+        denom = np.sqrt(v)
+        denom /= p.dtype.type(np.sqrt(bias2))
+        denom += p.dtype.type(self.eps)
+        step = np.multiply(-p.dtype.type(self.lr / bias1), m)
+        step /= denom
         if self.weight_decay and self.decays(p):
-            step = step - p.dtype.type(self.lr * self.weight_decay) * p
+            step -= p.dtype.type(self.lr * self.weight_decay) * p
         return step
 
 
@@ -106,10 +115,21 @@ def optimizer_dict(opt) -> dict:
 
 @dataclass
 class ParamUpdate:
-    delta: np.ndarray  # ΔW = W_after - W_before
     grad_norm: float  # ||g||_2
     weight_rms: float
     update_rms: float
+    shape: tuple[int, ...]
+    new_nonfinite: int  # NaN or ±inf entries of the updated weights
+    _delta: Callable[[], np.ndarray] = field(repr=False)
+
+    @property
+    def delta(self) -> np.ndarray:
+        """ΔW = W_after - W_before (recomputed on each use when the update does not hold it)."""
+        return self._delta()
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
     @property
     def update_ratio(self) -> float:
@@ -117,32 +137,80 @@ class ParamUpdate:
         return self.update_rms / self.weight_rms if self.weight_rms > 0 else float("inf")
 
 
+class _PerParam(Mapping):
+    """name -> fn(name), computed on each access, nothing held."""
+
+    def __init__(self, names, fn: Callable[[str], object]):
+        self._names, self._fn = list(names), fn
+
+    def __getitem__(self, name: str):
+        if name not in self._names:
+            raise KeyError(name)
+        return self._fn(name)
+
+    def __contains__(self, name) -> bool:  # without building the value
+        return name in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 @dataclass
 class Update:
     optimizer: SGD | AdamW
-    params: dict[str, np.ndarray]  # after the step
-    state: dict[str, dict]  # per parameter: m, v, t (AdamW) or momentum (SGD)
+    params: Mapping[str, np.ndarray]  # after the step
+    state: Mapping[str, dict]  # per parameter: m, v, t (AdamW) or momentum (SGD), after the step
     per_param: dict[str, ParamUpdate]
     grad_norm: float  # over all parameters
     loss_before: float
     loss_after: float | None = None  # same batch, after the step (filled by the caller)
+    held: bool = True  # False: params, state and every ΔW are recomputed on demand, never held
+
+    def nbytes(self) -> int:
+        """Bytes of the new weights, ΔW and optimizer state this update holds."""
+        if not self.held:
+            return 0
+        arrays = list(self.params.values()) + [u.delta for u in self.per_param.values()]
+        arrays += [v for slot in self.state.values() for v in slot.values() if isinstance(v, np.ndarray)]
+        return sum(a.nbytes for a in arrays)
 
 
 def _rms(a: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(a, dtype=np.float64)))) if a.size else 0.0
 
 
-def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_before: float) -> Update:
-    """One optimizer step; returns new params and state (the inputs are not modified)."""
+def _step(optimizer, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> tuple[np.ndarray, dict]:
+    """(ΔW, the parameter's state after the step); `state` (before) is not modified."""
+    slot = dict(state.get(name, {}))
+    return optimizer.update(name, p, g, slot), slot
+
+
+def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_before: float, hold: bool = True):
+    """One optimizer step; returns new params and state (the inputs are not modified).
+
+    hold=False (a recorded step of a real model, whose new weights, ΔW and AdamW state would be
+    3-4 copies of its weights): only each parameter's statistics are kept; its ΔW, new value and
+    state are recomputed from the weights, gradient and state before the step when asked."""
     state = {k: dict(v) for k, v in (state or {}).items()}
-    new_params, per_param = {}, {}
+    new_params, new_state, per_param = {}, {}, {}
     total = 0.0
     for name, p in params.items():
         g = grads[name]
-        slot = state.setdefault(name, {})
-        delta = optimizer.update(name, p, g, slot)
-        new_params[name] = p + delta
+        delta, slot = _step(optimizer, name, p, g, state)
+        new = p + delta
         norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
         total += norm * norm
-        per_param[name] = ParamUpdate(delta, norm, _rms(p), _rms(delta))
-    return Update(optimizer, new_params, state, per_param, float(np.sqrt(total)), loss_before)
+        bad = int(new.size - np.count_nonzero(np.isfinite(new)))
+        if hold:
+            new_params[name], new_state[name] = new, slot
+            recompute = (lambda d: lambda: d)(delta)
+        else:
+            recompute = (lambda n: lambda: _step(optimizer, n, params[n], grads[n], state)[0])(name)
+        per_param[name] = ParamUpdate(norm, _rms(p), _rms(delta), np.shape(p), bad, recompute)
+    if not hold:
+        new_params = _PerParam(params, lambda n: params[n] + _step(optimizer, n, params[n], grads[n], state)[0])
+        new_state = _PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
+    return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before, held=hold)

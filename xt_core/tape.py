@@ -54,18 +54,43 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
     grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
     contributions: list[dict[str, np.ndarray]] = [{} for _ in nodes]
     for i in range(len(nodes) - 1, -1, -1):
-        node = nodes[i]
-        override = backward_override(node) if backward_override else None
-        if override is None:
-            in_grads = node.op.backward(grads[node.name], caches[i])
-        else:
-            in_grads = override(grads[node.name], caches[i], grads)
-        for name, grad in zip(node.inputs, in_grads, strict=True):
+        in_grads = node_backward(nodes[i], caches[i], grads, backward_override)
+        for name, grad in zip(nodes[i].inputs, in_grads, strict=True):
             if grad is None:
                 continue
             contributions[i][name] = grad
             grads[name] = grads[name] + grad if name in grads else grad
     return grads, contributions
+
+
+def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_override=None, inputs_only=False):
+    """What node adds to the gradient of each of its inputs, given every gradient so far
+    (grads[node.name] is dL/d its output); the override's backward if it swaps this op's.
+    inputs_only: the op's parameter gradient may be left out (None), where it has a cheaper
+    backward without it (Op.input_backward)."""
+    override = backward_override(node) if backward_override else None
+    if override is not None:
+        return override(grads[node.name], cache, grads)
+    backward = node.op.input_backward if inputs_only and node.op.input_backward else node.op.backward
+    return backward(grads[node.name], cache)
+
+
+def run_backward_sparse(nodes: list[Node], caches: list, seed_grad: np.ndarray, wanted, backward_override=None):
+    """run_backward keeping only dL/d(name) for names where wanted(name) (for gradient checks:
+    the activations, not the parameters, whose gradients are dropped as each op makes them).
+    No contributions are recorded, an op none of whose inputs is wanted is skipped, and each
+    cache is released (set to None) once its op has run backward."""
+    grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
+    for i in range(len(nodes) - 1, -1, -1):
+        node = nodes[i]
+        needed = [wanted(name) for name in node.inputs]
+        if any(needed):
+            in_grads = node_backward(node, caches[i], grads, backward_override, inputs_only=not all(needed))
+            for name, grad in zip(node.inputs, in_grads, strict=True):
+                if grad is not None and wanted(name):
+                    grads[name] = grads[name] + grad if name in grads else grad
+        caches[i] = None
+    return grads
 
 
 def first_reader(nodes: list[Node], name: str) -> int:
@@ -90,18 +115,44 @@ def replay_loss(
     start: int,
     replace: Mapping[str, np.ndarray] | None = None,
     replace_input: tuple[int, int, np.ndarray] | None = None,
+    dtype=None,
+    casts: dict | None = None,
 ) -> float:
     """The loss after re-running nodes[start:] on `env`, without changing `env`.
 
-    replace: tensors swapped for every reader (e.g. a perturbed activation or weight).
+    replace: tensors swapped for every reader (e.g. a perturbed activation or weight); read
+    on use, so it may be a lazy mapping that builds each value when an op asks for it.
     replace_input: (node index, argument position, value) swapped for one reader only, so
     a tensor read twice (tied embedding, residual stream) can be perturbed per use: the
-    derivative then checks that one node's contribution to the gradient."""
-    local: dict[str, np.ndarray] = dict(replace or {})
+    derivative then checks that one node's contribution to the gradient.
+    dtype: float arguments of another float dtype are cast to it as each op reads them (a
+    float32 trace's parameters in a float64 replay: exact, and only one op's worth at a time).
+    casts: where the casts of large arrays (a vocabulary's weights) are kept between replays
+    of one check (the caller drops it), instead of paying for a fresh cast in every replay."""
+    replace = replace if replace is not None else {}
+    local: dict[str, np.ndarray] = {}
     for i in range(start, len(nodes)):
         node = nodes[i]
-        args = [local[name] if name in local else env[name] for name in node.inputs]
+        args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
         if replace_input is not None and replace_input[0] == i:
             args[replace_input[1]] = replace_input[2]
+        if dtype is not None:
+            args = [_as_float(a, dtype, casts) for a in args]
         local[node.name] = node.run(args)[0]
-    return float(local[nodes[-1].name])
+    last = nodes[-1].name
+    return float(local[last] if last in local else replace[last] if last in replace else env[last])
+
+
+LARGE_CAST = 32 << 20  # bytes: beyond, glibc maps fresh pages for every new array (page faults)
+
+
+def _as_float(a, dtype, casts: dict | None = None) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype.kind != "f" or a.dtype == dtype:
+        return a
+    if casts is None or a.nbytes < LARGE_CAST:
+        return a.astype(dtype)
+    key = (id(a), np.dtype(dtype).str)
+    if key not in casts or casts[key][0] is not a:
+        casts[key] = (a, a.astype(dtype))  # holds `a`: its id cannot be reused meanwhile
+    return casts[key][1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -11,6 +12,7 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.jacobian import JacobianCheck, check_softmax_row
 from xt_core.tape import Node
+from xt_core.twin import Float64Step
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Trace:
         contributions: list,
         param_names,
         faults=(),
-        float64_twin=None,
+        backward_override=None,
     ):
         self.cfg = cfg
         self.nodes = nodes
@@ -52,7 +54,9 @@ class Trace:
         self.all_grads = all_grads
         self.param_names = list(param_names)
         self.faults = tuple(faults)  # bug-lab faults this step's backward ran with
-        self._make_twin = float64_twin
+        self.backward_override = backward_override  # the backward it ran with (faults, exercises)
+        self._twin: Float64Step | None = None
+        self._twin_lock = threading.Lock()
         self.loss = float(values["loss"])
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)
@@ -147,12 +151,20 @@ class Trace:
                 return i
         raise self._unknown(name, self.tensor_names())
 
-    @cached_property
-    def float64(self) -> Trace:
-        """The same step (same params, tokens, faults) computed in float64; the trace itself
-        when it is float64 already. Gradient checks of a float32 trace run on it: float32
-        round-off (p - onehot when p is near 1 keeps few digits) is not a wrong gradient."""
-        return self if self._make_twin is None else self._make_twin()
+    @property
+    def twin(self) -> Float64Step:
+        """The step's float64 values and activation gradients, where its gradients are checked
+        (xt_core.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
+        with p near 1, is not a wrong gradient); a float64 trace is its own."""
+        if self.dtype == np.float64:
+            return Float64Step.of_float64_trace(self)
+        with self._twin_lock:  # concurrent checks of one trace build it once
+            if self._twin is None:
+                params = {name: self.values[name] for name in self.param_names}
+                self._twin = Float64Step.build(
+                    self.nodes, params, self.tokens, self.targets, self.param_names, self.backward_override
+                )
+            return self._twin
 
     @cached_property
     def values64(self) -> dict[str, np.ndarray]:
@@ -163,21 +175,31 @@ class Trace:
         }
 
     def nbytes(self) -> int:
-        """Bytes held by recorded forward values and gradients (contributions that are the
-        same arrays as gradients are not double-counted), plus, for a float32 trace, its float64
-        twin that gradient checks build (about twice its own size), counted up front so a cache
-        bound holds."""
+        """Bytes this trace holds: recorded forward values, gradients and contributions, each
+        array once (a contribution that is also a gradient is not counted twice), and for a
+        float32 trace its float64 twin (xt_core.twin: activations and their gradients in float64,
+        about twice the float32 ones), counted up front so a cache bound holds before a check
+        builds it. Read-only arrays are borrowed, not held: a loaded checkpoint's weights,
+        shared by every trace of that model."""
         seen, total = set(), 0
         arrays = list(self.values.values()) + list(self.all_grads.values())
         arrays += [g for r in self.records for g in r.contributions.values()]
         for a in arrays:
             a = np.asarray(a)
-            if id(a) not in seen:
+            if id(a) not in seen and a.flags.writeable:
                 seen.add(id(a))
                 total += a.nbytes
-        if self._make_twin is not None:
-            total *= 3
-        return total
+        return total + self.twin_nbytes()
+
+    def twin_nbytes(self) -> int:
+        """The float64 twin's bytes: measured once built, else 2 x the float32 activations and
+        their gradients (what it will hold)."""
+        if self.dtype == np.float64:
+            return 0
+        if self._twin is not None:
+            return self._twin.nbytes()
+        arrays = {id(a): a for n in self.nodes for a in (self.values[n.name], self.all_grads[n.name])}
+        return 2 * sum(np.asarray(a).nbytes for a in arrays.values())
 
     # ------------------------------------------------------------------ softmax Jacobians
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from xt_core.config import Config
 from xt_core.model import build_tape, check_params, check_tokens, forward_backward
 from xt_core.optim import AdamW, apply_update
-from xt_core.tape import run_forward
+from xt_core.tape import replay_loss
 from xt_core.trace import Trace
 
 SGD_TEX = r"b \leftarrow \mu b + g, \qquad W \leftarrow W - \eta\, b"
@@ -25,19 +25,21 @@ ADAMW_TEX = (
 )
 
 
-def forward_loss(cfg: Config, params: dict, inputs, targets) -> float:
-    """The loss alone (no backward, nothing kept)."""
-    check_params(cfg, params)
+def forward_loss(cfg: Config, params: Mapping, inputs, targets) -> float:
+    """The loss alone (no backward, nothing kept). `params` may be computed on demand (an
+    Update's new weights, weights moved along -g): each is built when an op reads it and
+    dropped after, so a real model's forward never holds a second copy of its weights."""
+    if isinstance(params, dict):
+        check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
-    env = dict(params, tokens=tokens, targets=targets)
-    run_forward(build_tape(cfg), env)
-    return float(env["loss"])
+    return replay_loss(build_tape(cfg), {"tokens": tokens, "targets": targets}, 0, replace=params)
 
 
 def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dict | None = None, **kwargs) -> Trace:
     """forward_backward, then one optimizer update, recorded as the trace's last step."""
     trace = forward_backward(cfg, params, inputs, targets, **kwargs)
-    update = apply_update(optimizer, params, trace.grads, state, trace.loss)
+    # not held: the views recompute ΔW per parameter (a real model's would double the trace)
+    update = apply_update(optimizer, params, trace.grads, state, trace.loss, hold=False)
     update.loss_after = forward_loss(cfg, update.params, inputs, targets)
     tex = ADAMW_TEX if isinstance(optimizer, AdamW) else SGD_TEX
     trace.attach_update(update, tex)
@@ -93,7 +95,7 @@ def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
     g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values())
     actual = []
     for eta in etas:
-        moved = {k: p - p.dtype.type(eta) * grads[k] for k, p in params.items()}
+        moved = _Moved(params, grads, eta)
         actual.append(forward_loss(cfg, moved, trace.tokens, trace.targets))
     return {
         "eta": [float(e) for e in etas],
@@ -101,3 +103,25 @@ def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
         "first_order": [trace.loss - float(e) * g2 for e in etas],
         "grad_norm_sq": g2,
     }
+
+
+class _Moved(Mapping):
+    """Every parameter moved by -eta * g, built when an op reads it."""
+
+    def __init__(self, params: Mapping, grads: Mapping, eta: float):
+        self.params, self.grads, self.eta = params, grads, eta
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        p = self.params[name]
+        moved = np.multiply(self.grads[name], -p.dtype.type(self.eta))  # one new array: p - eta g
+        moved += p
+        return moved
+
+    def __contains__(self, name) -> bool:  # without building the value
+        return name in self.params
+
+    def __iter__(self):
+        return iter(self.params)
+
+    def __len__(self) -> int:
+        return len(self.params)

@@ -125,8 +125,8 @@ def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
     if ctx.is_param(name):
         if bad.ndim == 1:  # an RMSNorm gain
             return bad[None, :], good[None, :], ["gain"], None, "", "feature", None
-        axes = param_axes(ctx, name)
-        return bad, good, axes.rows, None, axes.row_title, axes.col_title, None
+        axes = param_axes(ctx, name, bad, gradient=True)  # a large vocabulary: the rows that matter
+        return axes.shown(bad), axes.shown(good), axes.rows, None, axes.row_title, axes.col_title, axes.note
     if bad.ndim == 0:
         return None
     bad, good = bad[seq], good[seq]
@@ -141,8 +141,8 @@ def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
         else:
             note = f"Head 0 of {bad.shape[0]} shown: every head is identical."
         return bad[head], good[head], axes.rows, axes.cols, axes.row_title, axes.col_title, note
-    axes = activation_axes(ctx, name, seq)
-    return bad, good, axes.rows, axes.cols, axes.row_title, axes.col_title, None
+    axes = activation_axes(ctx, name, seq, bad, gradient=True)  # a large vocabulary: the tokens that matter
+    return axes.shown(bad), axes.shown(good), axes.rows, axes.cols, axes.row_title, axes.col_title, axes.note
 
 
 def _compare(faulty, correct) -> dict:

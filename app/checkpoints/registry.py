@@ -1,5 +1,7 @@
-"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints and the
-ones users uploaded (stored content-addressed, by sha256, under the data directory).
+"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints, the real
+models `xt models fetch` stored in the models directory (known names only, app.checkpoints.
+real_models), and the ones users uploaded (stored content-addressed, by sha256, under the
+data directory).
 
 A model's name is only ever matched against the listing, never joined into a path, so no
 name can reach outside the two directories.
@@ -29,10 +31,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from app.checkpoints import real_models
+from app.checkpoints.real_models import ModelSummary
 from app.settings import Settings
-from xt_core.checkpoint import Checkpoint, CheckpointError, import_llama2c, load, load_metadata, save
+from xt_core.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    import_llama2c,
+    load,
+    load_metadata,
+    save,
+)
 from xt_core.config import Config
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer
+from xt_core.tokenizers import CharTokenizer
 
 log = logging.getLogger("xt.models")
 
@@ -53,16 +64,7 @@ class ModelInfo:
     name: str
     path: Path
     shipped: bool
-
-
-@dataclass(frozen=True)
-class ModelSummary:
-    """What the listing shows of a checkpoint, read from its metadata alone (no arrays) and
-    checked strictly (xt_core.checkpoint.metadata): every field may be shown as it is."""
-
-    cfg: Config
-    tokenizer: ByteTokenizer | CharTokenizer | None  # None: imported weights, token ids only
-    meta: dict
+    format: str = "xt"  # "xt": an xt checkpoint (.safetensors); "gguf": a fetched real model
 
     @property
     def config(self) -> dict:
@@ -78,7 +80,7 @@ class ModelRegistry:
     # ------------------------------------------------------------------ lookup
 
     def available(self) -> list[ModelInfo]:
-        """Shipped models (demo models first), then uploads, newest first."""
+        """Shipped models (demo models first), then fetched real models, then uploads, newest first."""
         shipped = []
         if self.shipped_dir.is_dir():
             shipped = [
@@ -86,15 +88,23 @@ class ModelRegistry:
             ]
         rank = {name: i for i, name in enumerate(DEMO_ORDER)}
         shipped.sort(key=lambda m: (rank.get(m.name, len(rank)), m.name))
-        uploads = []
+        fetched, uploads = [], []
         if self.upload_dir.is_dir():
+            for name in sorted(real_models.KNOWN_MODELS):
+                path = real_models.stored_path(self.upload_dir, name)
+                if path is not None and path.is_file() and name not in {m.name for m in shipped}:
+                    fetched.append(ModelInfo(name, path, False, "gguf"))
             uploads = [
                 ModelInfo(p.stem, p, False)
                 for p in self.upload_dir.glob("sha256-*.safetensors")
                 if UPLOAD_NAME.match(p.stem)
             ]
             uploads.sort(key=lambda m: (-_mtime(m.path), m.name))
-        return shipped + uploads
+        return shipped + fetched + uploads
+
+    def absent(self) -> list[dict]:
+        """Known real models not fetched here, with how to get them (the home page says it)."""
+        return real_models.absent(self.upload_dir)
 
     def info(self, name: str) -> ModelInfo | None:
         for info in self.available():
@@ -110,7 +120,15 @@ class ModelRegistry:
         return _file_digest(info.path, _mtime(info.path))
 
     def summary(self, info: ModelInfo) -> ModelSummary:
+        if info.format == "gguf":
+            return real_models.header(info.path, _mtime(info.path)).summary
         return _summary_cached(info.path, _mtime(info.path))
+
+    def tokenizer(self, info: ModelInfo):
+        """The checkpoint's tokenizer object (None: token ids only), built once per file."""
+        if info.format == "gguf":
+            return real_models.header(info.path, _mtime(info.path)).tokenizer
+        return _tokenizer_cached(info.path, _mtime(info.path))
 
     # ------------------------------------------------------------------ listing
 
@@ -229,7 +247,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
     meta = summary.meta
     tokenizer = summary.tokenizer
     uploaded_as = meta.get("uploaded_as")
-    label = info.name if info.shipped else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    label = info.name if info.shipped or info.format == "gguf" else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
     return {
         "name": info.name,
         "label": label,
@@ -242,6 +260,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
         "examples": list(meta.get("examples", [])),
         "final_loss": meta.get("final_loss"),
         "measured": measured(meta),
+        "kind": "demo" if info.shipped else "real" if info.format == "gguf" else "upload",
     }
 
 
@@ -260,8 +279,16 @@ def measured(meta: dict) -> dict:
     return {k: meta[k] for k in keys if k in meta}
 
 
+def model_settings(info: ModelInfo, settings: Settings) -> Settings:
+    """The limits a spec naming this model is held to: a real model's own, else the server's."""
+    return real_models.settings_for(info.name, settings) if info.format == "gguf" else settings
+
+
 def load_checkpoint(info: ModelInfo) -> Checkpoint:
-    """The checkpoint's weights, cached while its file is unchanged."""
+    """The checkpoint's weights, cached while its file is unchanged, read-only: every trace of
+    the model borrows these arrays (never copies them), and nothing may write into them."""
+    if info.format == "gguf":
+        return real_models.load(info.path, _mtime(info.path))
     return _load_cached(info.path, _mtime(info.path))
 
 
@@ -274,7 +301,15 @@ def _mtime(path: Path) -> int:
 
 @lru_cache(maxsize=8)
 def _load_cached(path: Path, mtime_ns: int) -> Checkpoint:
-    return load(path)
+    ckpt = load(path)
+    for value in ckpt.params.values():
+        value.flags.writeable = False
+    return ckpt
+
+
+@lru_cache(maxsize=64)
+def _tokenizer_cached(path: Path, mtime_ns: int):
+    return _summary_cached(path, mtime_ns).tokenizer
 
 
 @lru_cache(maxsize=64)
@@ -341,4 +376,4 @@ def registry(settings: Settings) -> ModelRegistry:
     return registry_for(settings.models_dir, settings.shipped_models_dir)
 
 
-__all__ = ["CheckpointError", "ModelInfo", "ModelRegistry", "registry"]
+__all__ = ["CheckpointError", "ModelInfo", "ModelRegistry", "ModelSummary", "model_settings", "registry"]

@@ -30,10 +30,15 @@ _UPLOAD_BODY = {
 }
 
 
-@router.get("/models", summary="Checkpoints (demo models first, then uploads) and the random-init presets")
+@router.get(
+    "/models",
+    summary="Checkpoints (demo models, real models, uploads), the random-init presets, and the real models "
+    "not fetched here (`fetchable`: how to get them)",
+)
 async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
     models = await services.run(registry(settings).listing, light=True)
-    return json_safe({"models": models, "presets": presets()})
+    fetchable = registry(settings).absent()
+    return json_safe({"models": models, "presets": presets(), "fetchable": fetchable})
 
 
 @router.post(

@@ -47,7 +47,7 @@ def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | N
     """The checkpoint's tokenizer (None for imported weights, which need token ids). A
     requested tokenizer must be the checkpoint's own; the text must be in its alphabet."""
     try:
-        tokenizer = registry(settings).summary(info).tokenizer
+        tokenizer = registry(settings).tokenizer(info)
     except (CheckpointError, OSError) as exc:
         raise SpecError(("body", "model"), f"model {info.name!r} cannot be read: {exc}") from None
     own = tokenizer.name if tokenizer is not None else None

@@ -21,6 +21,7 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
     """The checkpoints for the model list; with a bare home page (no query), the form starts
     on the first demo model with its first example text."""
     models = registry(settings).listing()
+    fetchable = registry(settings).absent()  # known real models not fetched: the page says how
     if not params:
         demo = next((m for m in models if m["shipped"] and m["name"] in DEMO_ORDER), None)
         if demo is not None:
@@ -33,6 +34,7 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
     values.setdefault("train_steps", "0")
     return {
         "models": models,
+        "fetchable": fetchable,
         "max_upload_mb": settings.max_upload_bytes / (1 << 20),
         "max_train_steps": settings.max_train_steps,
         "default_lr": DEFAULT_OPTIMIZER["lr"],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo
+from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo, model_settings
 from app.errors import SpecError, check_between
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
@@ -99,11 +99,11 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
     return [ids]
 
 
-def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings) -> None:
+def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False) -> None:
     """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
     alone allows a config whose attention maps alone would take gigabytes."""
     itemsize = np.dtype(dtype).itemsize
-    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize)
+    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared)
     if estimate > settings.max_trace_bytes:
         mb = 1 << 20
         raise SpecError(
@@ -122,6 +122,11 @@ def _resolve_tokenizer(
     spec gives token ids (a byte tokenizer still labels them if asked for)."""
     tokenizer_name = spec.tokenizer or "char"
     tokenizer = None
+    if checkpoint is None and tokenizer_name == "bpe":
+        raise SpecError(
+            ("body", "tokenizer"),
+            'a random init has no "bpe" tokenizer (a real model brings its own): use "char" or "byte"',
+        )
     if checkpoint is not None:
         tokenizer = checkpoint_tokenizer(
             checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text
@@ -154,6 +159,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
     given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
     checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
+    settings = model_settings(checkpoint[0], settings) if checkpoint is not None else settings  # a real model's limits
     check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
     if spec.text is not None and spec.tokens is not None:
         raise SpecError(("body", "tokens"), "give text or tokens, not both")
@@ -170,7 +176,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
     _check_token_rows(rows, cfg, field)
     ids = np.asarray(rows, dtype=np.int64)
-    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings)
+    shared = checkpoint is not None and spec.dtype == "float32"  # a float32 checkpoint's weights: borrowed
+    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, shared)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
     optimizer = resolve_training(
         spec.optimizer, spec.train_steps, cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings

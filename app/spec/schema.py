@@ -62,7 +62,9 @@ class TraceSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str | None = Field(None, description="a checkpoint name from /api/models, or null for a random init")
     config: ConfigSpec | None = Field(None, description="random-init sizes; omitted fields take defaults")
-    tokenizer: Literal["byte", "char"] | None = Field(None, description='"char" (default) or "byte"')
+    tokenizer: Literal["byte", "char", "bpe"] | None = Field(
+        None, description='"char" (default) or "byte" for a random init; a checkpoint\'s own ("bpe": a real model\'s)'
+    )
     seed: int = Field(0, ge=0, description="random-init seed")
     text: str | None = Field(
         None, max_length=MAX_TEXT_CHARS, description="encoded with the tokenizer; inputs = ids[:-1], targets = ids[1:]"

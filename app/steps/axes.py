@@ -6,11 +6,19 @@ bug lab's diff) asks here.
 * a Linear weight (in, out): input features down, output features across;
 * an activation of one sequence (T, X): positions down; the vocabulary across for logits and probs;
 * one head's (T, T) scores or probabilities: queries down, keys across; (T, hd): features across.
+
+A vocabulary beyond VOCAB_WHOLE tokens (a real model's: 49,152) is never drawn whole: the axis
+shows the tokens that matter, named by their text, at most VOCAB_SHOWN of them, and says which
+(`Axes.note`): the batch's tokens and targets, then the tokens of highest probability (a value)
+or largest gradient; the rows of a gradient that are zero outside the batch's tokens (the
+lookup's) are those rows, and the note says the rest are zero. `Axes.shown(z)` picks them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from app.steps.titles import local_name
 from app.traces.context import TraceContext
@@ -35,6 +43,9 @@ _VALUE_NAMES = {
     **{f"attention.w{m}": f"W{m}" for m in "qkvo"},
     **{f"feed_forward.w{i}": f"W{i}" for i in "123"},
 }
+VOCAB_WHOLE = 512  # a vocabulary up to this many tokens is drawn whole (pooled if need be)
+VOCAB_SHOWN = 64  # beyond: at most this many of its tokens are drawn
+VOCAB_TOP = 16  # of which at least this many are the top tokens (the rest: targets, batch tokens)
 
 
 @dataclass(frozen=True)
@@ -43,19 +54,42 @@ class Axes:
     cols: list[str] | None  # labels across
     row_title: str
     col_title: str
+    row_ids: np.ndarray | None = None  # the rows drawn (a vocabulary too large to draw whole); None: all
+    col_ids: np.ndarray | None = None  # ... the columns drawn
+    note: str | None = None  # which of a vocabulary's tokens are drawn, and why
+
+    def shown(self, z: np.ndarray) -> np.ndarray:
+        """The part of a 2-D array these axes label."""
+        z = np.asarray(z)
+        if self.row_ids is not None:
+            z = z[self.row_ids]
+        if self.col_ids is not None:
+            z = z[:, self.col_ids]
+        return z
 
 
-def param_axes(ctx: TraceContext, name: str) -> Axes:
-    """A 2-D parameter."""
-    if name in VOCAB_ROWS:
-        return Axes(ctx.vocab, None, "token", "feature")
-    return Axes(None, None, "input feature", "output feature")
+def param_axes(ctx: TraceContext, name: str, array=None, gradient: bool = False) -> Axes:
+    """A 2-D parameter (`array`: its value, gradient or update, which picks a large vocabulary's rows)."""
+    if name not in VOCAB_ROWS:
+        return Axes(None, None, "input feature", "output feature")
+    V = ctx.trace.cfg.vocab_size
+    if V <= VOCAB_WHOLE or array is None:
+        return Axes(ctx.vocab if V <= VOCAB_WHOLE else None, None, "token", "feature")
+    ids, note = _vocab_rows(ctx, np.asarray(array), gradient)
+    return Axes(ctx.vocab_labels(ids), None, "token", "feature", row_ids=ids, note=note)
 
 
-def activation_axes(ctx: TraceContext, name: str, seq: int) -> Axes:
-    """A (T, X) activation or gradient of sequence `seq`."""
-    cols = ctx.vocab if name in VOCAB_COLS else None
-    return Axes(ctx.positions(seq), cols, "position", "token" if cols is not None else "feature")
+def activation_axes(ctx: TraceContext, name: str, seq: int, array=None, gradient: bool = False) -> Axes:
+    """A (T, X) activation or gradient of sequence `seq` (`array`: that slice, which picks a
+    large vocabulary's columns)."""
+    rows = ctx.positions(seq)
+    if name not in VOCAB_COLS:
+        return Axes(rows, None, "position", "feature")
+    V = ctx.trace.cfg.vocab_size
+    if V <= VOCAB_WHOLE or array is None:
+        return Axes(rows, ctx.vocab if V <= VOCAB_WHOLE else None, "position", "token")
+    ids, note = _vocab_columns(ctx, np.asarray(array), seq, gradient)
+    return Axes(rows, ctx.vocab_labels(ids), "position", "token", col_ids=ids, note=note)
 
 
 def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
@@ -70,3 +104,70 @@ def value_name(name: str, gradient: bool) -> str:
     """The short name of a tensor's entries on a colour bar or value axis: p, logit, dL/dp, …"""
     short = _VALUE_NAMES.get(local_name(name), name.rsplit(".", 1)[-1])
     return f"dL/d{short}" if gradient else short
+
+
+# ---------------------------------------------------------------------- a large vocabulary's tokens
+
+
+def _first_seen(ids) -> list[int]:
+    """Distinct token ids in order of first appearance."""
+    return list(dict.fromkeys(int(i) for i in np.asarray(ids).reshape(-1)))
+
+
+def _top(score: np.ndarray, taken: list[int], room: int) -> list[int]:
+    """Up to `room` ids of highest score not already taken (NaN scores last)."""
+    if room <= 0:
+        return []
+    score = np.where(np.isnan(score), -np.inf, score)
+    candidates = np.argpartition(-score, min(room + len(taken), score.size - 1))[: room + len(taken)]
+    ranked = candidates[np.argsort(-score[candidates], kind="stable")]
+    chosen = set(taken)
+    return [int(i) for i in ranked if int(i) not in chosen][:room]
+
+
+def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -> tuple[np.ndarray, str]:
+    """(token ids, note) across a (T, V) tensor of sequence `seq`: its targets, then the tokens
+    of highest probability at any position (a value) or of largest |gradient| (a gradient)."""
+    V = a.shape[-1]
+    targets = _first_seen(ctx.trace.targets[seq])[: VOCAB_SHOWN - VOCAB_TOP]
+    if gradient:
+        score, by = np.max(np.abs(a), axis=0), "the largest |gradient|"
+    else:
+        score, by = np.max(np.asarray(ctx.trace["probs"][seq]), axis=0), "the highest probability"
+    ids = targets + _top(np.asarray(score, dtype=np.float64), targets, VOCAB_SHOWN - len(targets))
+    note = (
+        f"{len(ids)} of the {V:,} tokens are drawn: this sequence's {len(targets)} target tokens, then those "
+        f"with {by} at any position. The other {V - len(ids):,} columns are left out (download the tensor for "
+        "every value)."
+    )
+    return np.array(ids, dtype=np.int64), note
+
+
+def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.ndarray, str]:
+    """(token ids, note) down a (V, C) parameter: the batch's input tokens and targets; of a
+    gradient nonzero only there (the lookup's), exactly those rows; of one nonzero elsewhere
+    too (the LM head's), then the rows of largest |gradient|."""
+    V = a.shape[0]
+    batch = _first_seen(np.concatenate([ctx.trace.tokens.reshape(-1), ctx.trace.targets.reshape(-1)]))
+    if not gradient:
+        ids = batch[:VOCAB_SHOWN]
+        note = f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets (the rows this step reads)."
+        return np.array(ids, dtype=np.int64), note
+    nonzero = np.flatnonzero(np.any(a != 0, axis=1))
+    if nonzero.size <= VOCAB_SHOWN:
+        found = set(nonzero.tolist())
+        ids = [i for i in batch if i in found] + [i for i in nonzero.tolist() if i not in set(batch)]
+        note = (
+            f"The {len(ids)} nonzero rows are drawn, those of the tokens this step looked up; the other "
+            f"{V - len(ids):,} rows of the {V:,}-token vocabulary are exactly zero."
+        )
+        return np.array(ids, dtype=np.int64), note
+    taken = batch[: VOCAB_SHOWN - VOCAB_TOP]
+    ids = taken + _top(np.max(np.abs(a), axis=1).astype(np.float64), taken, VOCAB_SHOWN - len(taken))
+    zero = f"; the other {V - nonzero.size:,} rows are exactly zero" if nonzero.size < V else ""
+    note = (
+        f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets, then the rows of largest "
+        f"|gradient|. {nonzero.size:,} rows are nonzero{zero}; the rows not drawn are left out (download the "
+        "tensor for every value)."
+    )
+    return np.array(ids, dtype=np.int64), note

@@ -10,6 +10,7 @@ import xt_core
 from app.steps.kind import float_inputs
 from app.steps.titles import title
 from app.traces.context import TraceContext
+from xt_core.optim import ParamUpdate
 
 
 def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
@@ -17,8 +18,8 @@ def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
     first_nonfinite look at. The update step: the weights it produces (the old ones are
     inputs of earlier forward steps, so a non-finite ΔW shows here first)."""
     trace = ctx.trace
-    if record.phase == "update":
-        return [(f"the updated {n}", w) for n, w in trace.update.params.items()]
+    if record.phase == "update":  # counted when the update ran (its new weights are not held)
+        return [(f"the updated {n}", u) for n, u in trace.update.per_param.items()]
     if record.phase == "backward":
         arrays = [(f"dL/d({record.name})", trace.grad(record.name))]
         return arrays + [(f"the contribution to dL/d({n})", g) for n, g in record.contributions.items()]
@@ -27,7 +28,13 @@ def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
 
 def _nonfinite_count(label: str, array) -> int:
     """NaN and ±inf entries; masked attention scores excepted (−∞ is their value)."""
+    if isinstance(array, ParamUpdate):
+        return array.new_nonfinite
     array = np.asarray(array)
+    if array.dtype.kind == "f" and not label.endswith(".scores"):
+        with np.errstate(all="ignore"):
+            if np.isfinite(np.sum(array)):  # one pass, no temporaries: NaN or ±inf anywhere makes it so
+                return 0  # (a sum that overflows a finite array is counted below)
     bad = ~np.isfinite(array)
     if label.endswith(".scores"):
         bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)

@@ -72,7 +72,8 @@ def tensor_entry(
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
         figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
         return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download)
-    axes = activation_axes(ctx, name, seq)
+    axes = activation_axes(ctx, name, seq, a, gradient)
+    a = axes.shown(a)  # a large vocabulary: its tokens that matter (axes.note says which)
     fig = figures.heatmap(
         a,
         axes.rows,
@@ -84,7 +85,8 @@ def tensor_entry(
         gradient=gradient,
         max_cells=cells,
     )
-    return _entry(ctx, figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols), download=download)
+    notes = [axes.note] if axes.note else []
+    return _entry(ctx, figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols), notes, download=download)
 
 
 def _mask_notes(name: str, gradient: bool) -> list[str]:
@@ -165,7 +167,8 @@ def param_entry(
     if array.ndim == 1:  # an RMSNorm gain
         fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
         return _entry(ctx, figure_id, title, role, fig, ctx.table(array, None, [values]), download=download)
-    axes = param_axes(ctx, name)
+    axes = param_axes(ctx, name, array, gradient)
+    array = axes.shown(array)  # a large vocabulary: its rows that matter (axes.note says which)
     fig = figures.heatmap(
         array,
         axes.rows,
@@ -176,6 +179,7 @@ def param_entry(
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=cells,
-        keep_rows=False,
+        keep_rows=axes.row_ids is not None,
     )
-    return _entry(ctx, figure_id, title, role, fig, ctx.table(array, axes.rows, None), download=download)
+    notes = [axes.note] if axes.note else []
+    return _entry(ctx, figure_id, title, role, fig, ctx.table(array, axes.rows, None), notes, download=download)

@@ -3,8 +3,9 @@ reads, with the labels of its positions, predictions and vocabulary."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property
 
 import xt_core
 from app.checkpoints.registry import measured, registry
@@ -21,6 +22,27 @@ def unique_labels(labels: list[str]) -> list[str]:
         out.append(label if label not in seen else f"{label} #{i}")
         seen.add(label)
     return out
+
+
+_VOCABS: OrderedDict[int, tuple[object, list[str]]] = OrderedDict()  # by tokenizer: (it, its labels)
+_VOCABS_KEPT = 8
+_vocabs_lock = threading.Lock()
+
+
+def _vocab(tokenizer, vocab_size: int) -> list[str]:
+    key = hash((id(tokenizer), vocab_size))
+    with _vocabs_lock:
+        hit = _VOCABS.get(key)
+        if hit is not None and hit[0] is tokenizer and len(hit[1]) == vocab_size:
+            _VOCABS.move_to_end(key)
+            return hit[1]
+    known = tokenizer.vocab_size if tokenizer is not None else 0
+    labels = unique_labels([tokenizer.token_label(i) if i < known else f"#{i}" for i in range(vocab_size)])
+    with _vocabs_lock:
+        _VOCABS[key] = (tokenizer, labels)  # holds the tokenizer: its id cannot be reused meanwhile
+        while len(_VOCABS) > _VOCABS_KEPT:
+            _VOCABS.popitem(last=False)
+    return labels
 
 
 @dataclass
@@ -55,13 +77,21 @@ class TraceContext:
             f"{i} {a}→{b}" for i, (a, b) in enumerate(zip(self.input_labels(seq), self.target_labels(seq), strict=True))
         ]
 
-    @cached_property
+    @property
     def vocab(self) -> list[str]:
-        """A label for every token id of the model's vocabulary."""
+        """A label for every token id of the model's vocabulary (built once per tokenizer: a real
+        model's 49,152 take a noticeable fraction of a second)."""
+        return _vocab(self.spec.tokenizer, self.trace.cfg.vocab_size)
+
+    def token_label(self, token_id: int) -> str:
+        """One token's text, whitespace drawn visibly ("␣Paris"); "#id" beyond the tokenizer's."""
         tokenizer = self.spec.tokenizer
         known = tokenizer.vocab_size if tokenizer is not None else 0
-        labels = [tokenizer.token_label(i) if i < known else f"#{i}" for i in range(self.trace.cfg.vocab_size)]
-        return unique_labels(labels)
+        return tokenizer.token_label(int(token_id)) if token_id < known else f"#{int(token_id)}"
+
+    def vocab_labels(self, ids) -> list[str]:
+        """Labels of some tokens of a large vocabulary, unique along one axis."""
+        return unique_labels([self.token_label(i) for i in ids])
 
     def measured(self) -> dict:
         """What the checkpoint's training measured (app.checkpoints.registry.measured), or {}."""

@@ -45,13 +45,14 @@ def run(
 
 
 def initial_params(spec) -> dict[str, np.ndarray]:
-    """The weights a spec (app.spec.ResolvedSpec) starts from: its checkpoint's, in the
-    spec's dtype (a copy: the cached checkpoint is shared), or a seeded random init."""
+    """The weights a spec (app.spec.ResolvedSpec) starts from: its checkpoint's (the cached,
+    read-only arrays themselves, shared by every trace of the model; converted when the spec's
+    dtype differs), or a seeded random init."""
     dtype = np.dtype(spec.dtype)
     if spec.checkpoint is None:
         return init_params(spec.cfg, seed=spec.seed, dtype=dtype)
     checkpoint = load_checkpoint(spec.checkpoint)
-    return {name: np.array(value, dtype=dtype) for name, value in checkpoint.params.items()}
+    return {name: np.asarray(value, dtype=dtype) for name, value in checkpoint.params.items()}
 
 
 def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None = None, **step_kwargs) -> Trace:
@@ -72,12 +73,7 @@ def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None
 
 def update_nbytes(trace: Trace) -> int:
     """Bytes the update holds beyond Trace.nbytes(): new weights, ΔW and optimizer state."""
-    update = trace.update
-    if update is None:
-        return 0
-    arrays = list(update.params.values()) + [u.delta for u in update.per_param.values()]
-    arrays += [v for slot in update.state.values() for v in slot.values() if isinstance(v, np.ndarray)]
-    return sum(a.nbytes for a in arrays)
+    return 0 if trace.update is None else trace.update.nbytes()
 
 
 class TrainingStopped(Exception):

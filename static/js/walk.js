@@ -10,6 +10,7 @@ import { clearPlots } from "./lib/figures.js";
 import { createBugLab } from "./walk/buglab.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
+import { wireStepFinder } from "./walk/find.js";
 import { createNavigation } from "./walk/navigation.js";
 import { firstFigureHeight, revealTitle, wirePresenter } from "./walk/present.js";
 import { renderStep } from "./walk/step_view.js";
@@ -120,6 +121,7 @@ async function start() {
     go(state.index);
   });
   state.update = createNavigation(trace, go);
+  wireStepFinder(trace, go, () => state.index);
   showDivergence(trace, go);
   buglab.start(trace);
   startClassroom({ trace, go, state });

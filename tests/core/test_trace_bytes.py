@@ -43,10 +43,13 @@ CASES = [  # (config, n_seq, T, dtype)
 ]
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["own weights", "a checkpoint's weights"])
 @pytest.mark.parametrize(("cfg", "n_seq", "T", "dtype"), CASES)
-def test_the_estimate_bounds_the_trace_bytes_closely(cfg, n_seq, T, dtype):
+def test_the_estimate_bounds_the_trace_bytes_closely(cfg, n_seq, T, dtype, shared):
     params = xt_core.init_params(cfg, seed=0, dtype=dtype)
+    for value in params.values():
+        value.flags.writeable = not shared  # a loaded checkpoint's weights are read-only, borrowed
     tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, (n_seq, T))
     actual = xt_core.forward_backward(cfg, params, tokens, tokens).nbytes()
-    estimate = estimate_trace_bytes(cfg, n_seq, T, np.dtype(dtype).itemsize)
+    estimate = estimate_trace_bytes(cfg, n_seq, T, np.dtype(dtype).itemsize, shared_params=shared)
     assert actual <= estimate <= 1.3 * actual, (actual, estimate)

@@ -97,8 +97,9 @@ def parse_meta(meta, source: str) -> dict:
     return dict(meta)
 
 
-def tokenizer_from_dict(data, source: str = "checkpoint") -> ByteTokenizer | CharTokenizer | None:
-    """null -> None (token ids only); {"name": "byte"}; {"name": "char", "chars": sorted distinct}."""
+def tokenizer_from_dict(data, source: str = "checkpoint"):
+    """null -> None (token ids only); {"name": "byte"}; {"name": "char", "chars": sorted distinct};
+    {"name": "bpe", "tokenizer_json": the `tokenizers` library's JSON} (xt_core.bpe, e.g. a GGUF's)."""
     if data is None:
         return None
     if not isinstance(data, dict):
@@ -106,15 +107,21 @@ def tokenizer_from_dict(data, source: str = "checkpoint") -> ByteTokenizer | Cha
             f'{source}: tokenizer must be null or an object like {{"name": "byte"}}, got {short(data)}'
         )
     name = data.get("name")
-    keys = {"byte": {"name"}, "char": {"name", "chars"}}.get(name) if isinstance(name, str) else None
+    keys = {"byte": {"name"}, "char": {"name", "chars"}, "bpe": {"name", "tokenizer_json"}}
+    keys = keys.get(name) if isinstance(name, str) else None
     if keys is None:
-        raise CheckpointError(f'{source}: tokenizer.name = {short(name)} is not a known kind ("byte" or "char")')
+        raise CheckpointError(f'{source}: tokenizer.name = {short(name)} is not a known kind ("byte", "char" or "bpe")')
     for key in data:
         if key not in keys:
             raise CheckpointError(f"{source}: tokenizer.{short(key)} is not a known key of a {name} tokenizer")
     if name == "byte":
         return ByteTokenizer()
-    chars = data.get("chars")
+    if name == "bpe":
+        return _bpe_tokenizer(data.get("tokenizer_json"), source)
+    return _char_tokenizer(data.get("chars"), source)
+
+
+def _char_tokenizer(chars, source: str) -> CharTokenizer:
     if not isinstance(chars, str) or not chars:
         raise CheckpointError(f"{source}: tokenizer.chars must be a non-empty string, got {short(chars)}")
     if any(0xD800 <= ord(c) <= 0xDFFF for c in chars):
@@ -122,6 +129,19 @@ def tokenizer_from_dict(data, source: str = "checkpoint") -> ByteTokenizer | Cha
     if len(set(chars)) != len(chars) or list(chars) != sorted(chars):
         raise CheckpointError(f"{source}: tokenizer.chars must be sorted distinct characters, got {short(chars)}")
     return CharTokenizer(chars)
+
+
+def _bpe_tokenizer(text, source: str):
+    from xt_core.bpe import BPETokenizer
+
+    if not isinstance(text, str) or not text:
+        raise CheckpointError(f"{source}: tokenizer.tokenizer_json must be a non-empty string, got {short(text)}")
+    try:
+        return BPETokenizer.from_dict({"name": "bpe", "tokenizer_json": text})
+    except Exception as exc:  # the tokenizers library raises its own exception types
+        raise CheckpointError(
+            f"{source}: tokenizer.tokenizer_json is not a readable tokenizer ({short(str(exc))})"
+        ) from None
 
 
 def parse_metadata(strings: dict, source: str, limits: Limits | None):

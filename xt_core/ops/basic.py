@@ -43,9 +43,15 @@ def linear_forward(x: np.ndarray, weight: np.ndarray):
 def linear_backward(dy: np.ndarray, cache):
     """Forward: y = x @ weight.  dx = dy @ weight^T;  dweight = x^T @ dy (X first: (in, out))."""
     x, weight = cache
-    dx = dy @ weight.T
+    (dx, _) = linear_input_backward(dy, cache)
     dweight = x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
     return dx, dweight
+
+
+def linear_input_backward(dy: np.ndarray, cache):
+    """linear_backward without the weight's gradient: (dx, None). Where only activation
+    gradients are wanted (the float64 twin of gradient checks, xt_core.twin)."""
+    return dy @ cache[1].T, None
 
 
 # --------------------------------------------------------------------------- unembed (LM head)
@@ -63,9 +69,14 @@ def unembed_forward(x: np.ndarray, weight: np.ndarray):
 def unembed_backward(dlogits: np.ndarray, cache):
     """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
     x, weight = cache
-    dx = dlogits @ weight
+    (dx, _) = unembed_input_backward(dlogits, cache)
     dweight = dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, x.shape[-1])
     return dx, dweight
+
+
+def unembed_input_backward(dlogits: np.ndarray, cache):
+    """unembed_backward without the weight's gradient: (dx, None) (see linear_input_backward)."""
+    return dlogits @ cache[1], None
 
 
 # --------------------------------------------------------------------------- residual add

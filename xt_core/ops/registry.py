@@ -15,6 +15,9 @@ class Op:
     backward: Callable
     forward_latex: str
     backward_latex: str
+    # the backward without parameter gradients (None: backward itself), for ops whose weight
+    # gradient costs as much as the rest: what gradient checks' float64 twin runs (xt_core.twin)
+    input_backward: Callable | None = None
 
 
 # Each entry names its functions and formulas directly, so a reader (or a tool) follows a
@@ -40,6 +43,7 @@ _TABLE = (
         basic.linear_backward,
         basic.LINEAR_FORWARD_TEX,
         basic.LINEAR_BACKWARD_TEX,
+        basic.linear_input_backward,
     ),
     Op(
         "unembed",
@@ -47,6 +51,7 @@ _TABLE = (
         basic.unembed_backward,
         basic.UNEMBED_FORWARD_TEX,
         basic.UNEMBED_BACKWARD_TEX,
+        basic.unembed_input_backward,
     ),
     Op(
         "residual",

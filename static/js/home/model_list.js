@@ -69,10 +69,13 @@ export function wireModelList(form, { checkpoints, text }) {
   function rebuildModelList(models, presets, wanted) {
     for (const m of models) checkpoints.set(m.name, m);
     const all = Array.from(checkpoints.values());
-    const shipped = all.filter((m) => m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
-    const uploaded = all.filter((m) => !m.shipped).map((m) => ({ value: m.name, text: m.label || m.name }));
+    const entry = (m) => ({ value: m.name, text: m.label || m.name });
+    const shipped = all.filter((m) => m.shipped).map(entry);
+    const real = all.filter((m) => m.kind === "real").map(entry);
+    const uploaded = all.filter((m) => !m.shipped && m.kind !== "real").map(entry);
     modelSelect.replaceChildren();
     if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
+    if (real.length) modelSelect.append(group("Real models (pretrained)", real));
     if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
     modelSelect.append(option("", "Random init (sizes below)"));
     if (presets.length)

@@ -206,7 +206,15 @@ BAD_METADATA = {
     "meta final_loss NaN": (dict(meta='{"final_loss": NaN}'), "metadata meta is not readable JSON"),
     "tokenizer a list": (dict(tokenizer=[1]), "tokenizer must be null or an object"),
     "tokenizer a string": (dict(tokenizer="byte"), "tokenizer must be null or an object"),
-    "tokenizer unknown kind": (dict(tokenizer={"name": "bpe"}), "tokenizer.name = 'bpe' is not a known kind"),
+    "tokenizer unknown kind": (
+        dict(tokenizer={"name": "wordpiece"}),
+        "tokenizer.name = 'wordpiece' is not a known kind",
+    ),
+    "bpe without its json": (dict(tokenizer={"name": "bpe"}), "tokenizer.tokenizer_json must be a non-empty string"),
+    "bpe json garbage": (
+        dict(tokenizer={"name": "bpe", "tokenizer_json": "{not json"}),
+        "tokenizer.tokenizer_json is not a readable tokenizer",
+    ),
     "tokenizer extra key": (dict(tokenizer={"name": "byte", "x": 1}), "tokenizer.'x' is not a known key"),
     "chars unsorted": (dict(tokenizer={"name": "char", "chars": "ba"}), "tokenizer.chars must be sorted distinct"),
     "chars repeated": (dict(tokenizer={"name": "char", "chars": "aab"}), "tokenizer.chars must be sorted distinct"),

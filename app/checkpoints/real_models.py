@@ -1,0 +1,117 @@
+"""Real models the app serves from the .gguf `xt models fetch` stored (xt_core.zoo): what the
+listing says of them, read from the file's header alone; their weights, imported once per
+process and shared read-only by every trace; and the limits a spec naming one is held to.
+
+A real model is far beyond the limits of a random-init spec (SmolLM2-135M: 30 layers, a
+vocabulary of 49,152): its specs get its own limits instead (KNOWN_MODELS), the server's
+other limits still apply. Only known names are served: an unknown .gguf has no limits here.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from app.settings import Settings
+from xt_core.checkpoint import Checkpoint
+from xt_core.config import Config
+from xt_core.zoo import ZOO
+
+log = logging.getLogger("xt.models")
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """What the listing shows of a checkpoint, read from its metadata alone (no arrays) and
+    checked strictly (xt_core.checkpoint.metadata): every field may be shown as it is."""
+
+    cfg: Config
+    tokenizer: object | None  # a tokenizer (char, byte or bpe); None: imported weights, token ids only
+    meta: dict
+
+    @property
+    def config(self) -> dict:
+        return self.cfg.to_dict()
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    examples: tuple[str, ...]  # texts the home form offers
+    max_params: int  # refused before any weight is read: the file must be the model its name says
+    limits: dict  # Settings fields a spec naming this model is held to instead of the server's
+
+
+# SmolLM2-135M: one float32 trace of 32 positions holds ~1.1 GB (its 538 MB of weights are the
+# loaded checkpoint's, shared, not counted), ~40 MB more per extra position: one sequence, and
+# traces up to 1.5 GB (Trace.nbytes, the float64 twin of the gradient checks included).
+KNOWN_MODELS = {
+    "smollm2-135m": KnownModel(
+        examples=(
+            "The capital of France is Paris. The capital of Italy is Rome.",
+            "Gradients flow backwards through every layer, one op at a time.",
+        ),
+        max_params=140_000_000,
+        limits={"max_n_seq": 1, "max_trace_bytes": 1_500_000_000},
+    ),
+}
+
+
+def stored_path(models_dir: Path, name: str) -> Path | None:
+    """Where `xt models fetch <name>` stores a known model, or None for an unknown name."""
+    return Path(models_dir) / ZOO[name].filename if name in KNOWN_MODELS and name in ZOO else None
+
+
+def settings_for(name: str, settings: Settings) -> Settings:
+    """The limits a spec naming real model `name` is held to."""
+    known = KNOWN_MODELS.get(name)
+    return replace(settings, **known.limits) if known is not None else settings
+
+
+def absent(models_dir: Path) -> list[dict]:
+    """Known real models not fetched into `models_dir`, with how to get them (the home page says it)."""
+    out = []
+    for name in sorted(KNOWN_MODELS):
+        path = stored_path(models_dir, name)
+        if path is not None and not path.is_file():
+            model = ZOO[name]
+            out.append(
+                {
+                    "name": name,
+                    "description": model.description,
+                    "size_mb": round(model.size / 1e6),
+                    "command": f"make real-model (or: xt models fetch {name})",
+                }
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class Header:
+    summary: ModelSummary
+    tokenizer: object  # xt_core.bpe.BPETokenizer, or None: token ids only
+
+
+@lru_cache(maxsize=4)
+def header(path: Path, mtime_ns: int) -> Header:
+    """A fetched model's config and tokenizer from its header (a few seconds; no weight is read)."""
+    from xt_core.gguf_import import GGUFLimits, read_gguf_header
+
+    name = path.stem
+    cfg, tokenizer, meta = read_gguf_header(path, GGUFLimits(max_params=KNOWN_MODELS[name].max_params))
+    shown = {"description": ZOO[name].description, "examples": list(KNOWN_MODELS[name].examples)}
+    summary = ModelSummary(cfg, tokenizer, shown)
+    return Header(summary, tokenizer)
+
+
+@lru_cache(maxsize=1)  # ~0.5 GB of float32 weights: one real model at a time
+def load(path: Path, mtime_ns: int) -> Checkpoint:
+    """The model's weights as float32, read-only: every trace borrows them, none copies them."""
+    from xt_core.gguf_import import GGUFLimits, import_gguf
+
+    log.info("importing %s (seconds, once per process)", path.name)
+    ckpt = import_gguf(path, GGUFLimits(max_params=KNOWN_MODELS[path.stem].max_params))
+    for value in ckpt.params.values():
+        value.flags.writeable = False
+    return ckpt

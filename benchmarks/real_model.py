@@ -1,0 +1,227 @@
+"""SmolLM2-135M in the app, against the targets of issue 15 (32 positions, float32, one BLAS
+thread as the server runs). Not part of the test run; needs the fetched model (`make real-model`):
+
+    .venv/bin/python benchmarks/real_model.py [--models-dir DIR] [--views all|sample] [--repeats 5]
+
+Prints, each with wall-clock and CPU seconds (CPU: every thread of this process; on a shared
+machine wall time also counts waiting for a core, so both are shown, with the load average):
+
+* import: the .gguf's weights dequantized once per process (a server start's cost);
+* cold trace: POST /api/traces of a new spec, then GET its first step view (its gradient check
+  included), the model already imported;
+* memory per trace: Trace.nbytes (the float64 twin included, the borrowed weights not) and the
+  process's peak RSS growth over building a trace, checking and viewing steps;
+* step views: bytes of each view (all steps with --views all: every view's gradient check runs,
+  ~20 min; else one step of every kind and layer 0, 20 and 29) against settings.max_step_bytes;
+* gradient checks: time of each sampled step's check (the first also builds the float64 twin);
+* the recorded step (xt_core.forward_backward) against PyTorch autograd on the same weights and
+  tokens, interleaved, median of --repeats;
+* an update step (SGD, AdamW): build, peak RSS growth, its view and its check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from fastapi.testclient import TestClient
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import xt_core  # noqa: E402
+from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
+from app.main import create_app  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from xt_core.zoo import default_models_dir  # noqa: E402
+
+NAME = "smollm2-135m"
+TEXT = (
+    "The capital of France is Paris. The capital of Italy is Rome. Gradients flow backwards through "
+    "every layer of the network, one operation at a time, until they reach the embedding."
+)
+T = 32
+MB = 1e6
+TARGETS = {"cold": 3.0, "trace_bytes": 1.5e9, "view_bytes": 300_000, "check": 3.0, "vs_torch": 1.0}
+
+
+class Clock:
+    """Wall-clock and process CPU seconds of a block."""
+
+    def __enter__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+    def __str__(self) -> str:
+        return f"{self.wall:6.2f} s wall, {self.cpu:6.2f} s CPU"
+
+
+def rss(field: str = "VmRSS") -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def reset_peak() -> float:
+    """Resets the peak RSS (VmHWM) to the current RSS; returns the current RSS."""
+    gc.collect()
+    Path("/proc/self/clear_refs").write_text("5")
+    return rss()
+
+
+def verdict(value: float, target: float) -> str:
+    return "ok" if value <= target else "OVER"
+
+
+def step_of(steps: list[dict], name: str, phase: str) -> int:
+    return next(s["index"] for s in steps if s["name"] == name and s["phase"] == phase)
+
+
+def sample_steps(steps: list[dict]) -> list[int]:
+    """Every step of layers 0, 20 and 29 and every step outside the layers (a step of every kind)."""
+    return [s["index"] for s in steps if s["layer"] in (None, 0, 20, 29)]
+
+
+def cold_trace(client: TestClient, ids: list[int]) -> dict:
+    with Clock() as post:
+        answer = client.post("/api/traces", json={"model": NAME, "tokens": ids})
+    assert answer.status_code == 200, answer.text
+    trace = answer.json()
+    with Clock() as first:
+        view = client.get(f"/api/traces/{trace['id']}/steps/0")
+    assert view.status_code == 200, view.text
+    total = post.wall + first.wall
+    print(f"cold trace: POST {post}; first step view {first}; total {total:.2f} s wall, "
+          f"{post.cpu + first.cpu:.2f} s CPU (target <= {TARGETS['cold']} s: {verdict(total, TARGETS['cold'])})")  # fmt: skip
+    return trace
+
+
+def views_and_checks(client: TestClient, trace: dict, indices: list[int]) -> None:
+    sizes, times = [], []
+    for index in indices:
+        with Clock() as clock:
+            response = client.get(f"/api/traces/{trace['id']}/steps/{index}", headers={"Accept-Encoding": "identity"})
+        assert response.status_code == 200, response.text
+        sizes.append((len(response.content), index))
+        times.append((clock.wall, clock.cpu, index))
+    biggest, where = max(sizes)
+    steps = trace["steps"]
+    print(f"step views: {len(sizes)} of {len(steps)} steps, median {statistics.median(s for s, _ in sizes) / 1e3:.0f} KB, "
+          f"largest {biggest / 1e3:.0f} KB (step {where}, {steps[where]['title']}) "
+          f"(target <= {TARGETS['view_bytes'] / 1e3:.0f} KB: {verdict(biggest, TARGETS['view_bytes'])})")  # fmt: skip
+    slow = sorted(times, reverse=True)
+    print(f"view + gradient check per step: median {statistics.median(t for t, _, _ in times):.2f} s wall, "
+          f"{statistics.median(c for _, c, _ in times):.2f} s CPU; slowest:")  # fmt: skip
+    for wall, cpu, index in slow[:6]:
+        print(f"    step {index:5d} {steps[index]['title'][:60]:60} {wall:6.2f} s wall {cpu:6.2f} s CPU "
+              f"({verdict(wall, TARGETS['check'])})")  # fmt: skip
+
+
+def memory(client: TestClient, ids: list[int], store) -> None:
+    base = reset_peak()
+    spec = {"model": NAME, "tokens": ids, "dtype": "float32"}
+    other = [*ids[:-1], (ids[-1] + 1) % 49152]  # a new spec: a new trace
+    trace = client.post("/api/traces", json={**spec, "tokens": other}).json()
+    for index in (0, step_of(trace["steps"], "logits", "backward"), len(trace["steps"]) - 1):
+        client.get(f"/api/traces/{trace['id']}/steps/{index}")
+    built = store.cached(store.spec(trace["id"]))
+    peak = rss("VmHWM") - base
+    print(f"memory per trace: Trace.nbytes {built.nbytes() / MB:,.0f} MB (float64 twin {built.twin_nbytes() / MB:,.0f} MB; "
+          f"the {sum(v.nbytes for v in load_checkpoint(store.spec(trace['id']).checkpoint).params.values()) / MB:,.0f} MB "
+          f"of weights borrowed, not counted); peak RSS growth building it, checking and viewing 3 steps "
+          f"{peak / MB:,.0f} MB (target <= {TARGETS['trace_bytes'] / MB:,.0f} MB: {verdict(peak, TARGETS['trace_bytes'])})")  # fmt: skip
+
+
+def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
+    try:
+        import torch
+        from tests.torch_reference import _step
+    except ImportError:
+        print("recorded step vs torch: torch not installed (pip install -e '.[reference]')")
+        return
+    torch.set_num_threads(1)
+    inputs, targets = np.array([ids[:-1]]), np.array([ids[1:]])
+    P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+
+    def theirs():
+        for t in P.values():
+            t.grad = None
+        _step(cfg, P, inputs, targets, keep_intermediates=False)
+
+    def ours():
+        xt_core.forward_backward(cfg, params, inputs, targets)
+
+    ours(), theirs()
+    runs = {"xt": [], "torch": []}
+    for _ in range(repeats):  # interleaved: both see the same machine
+        for label, fn in (("xt", ours), ("torch", theirs)):
+            with Clock() as clock:
+                fn()
+            runs[label].append(clock)
+    wall = {k: statistics.median(c.wall for c in v) for k, v in runs.items()}
+    cpu = {k: statistics.median(c.cpu for c in v) for k, v in runs.items()}
+    ratio = wall["xt"] / wall["torch"]
+    print(f"recorded step (forward_backward, T = {len(ids) - 1}): xt {wall['xt']:.2f} s wall / {cpu['xt']:.2f} s CPU, "
+          f"torch {wall['torch']:.2f} s / {cpu['torch']:.2f} s; xt/torch {ratio:.2f} wall, {cpu['xt'] / cpu['torch']:.2f} CPU "
+          f"(target <= {TARGETS['vs_torch']}: {verdict(ratio, TARGETS['vs_torch'])})")  # fmt: skip
+
+
+def updates(client: TestClient, ids: list[int], store) -> None:
+    for optimizer in ({"name": "sgd", "lr": 0.01}, {"name": "adamw", "lr": 1e-4}):
+        base = reset_peak()
+        with Clock() as build:
+            trace = client.post("/api/traces", json={"model": NAME, "tokens": ids, "optimizer": optimizer}).json()
+        last = len(trace["steps"]) - 1
+        with Clock() as view:
+            response = client.get(f"/api/traces/{trace['id']}/steps/{last}")
+        built = store.cached(store.spec(trace["id"]))
+        peak = rss("VmHWM") - base
+        body = response.json()
+        print(f"{optimizer['name']} update: trace built in {build}; update view + check {view}, {len(response.content) / 1e3:.0f} KB, "
+              f"check {'passed' if body['gradcheck']['passed'] else 'FAILED'}; Trace.nbytes {built.nbytes() / MB:,.0f} MB + update "
+              f"{built.update.nbytes() / MB:,.0f} MB; peak RSS growth {peak / MB:,.0f} MB "
+              f"({verdict(peak, TARGETS['trace_bytes'])})")  # fmt: skip
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models-dir", type=Path, default=default_models_dir())
+    parser.add_argument("--views", choices=("sample", "all"), default="sample")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    threadpool_limits(limits=1, user_api="blas")
+    settings = Settings(models_dir=args.models_dir)
+    info = registry(settings).info(NAME)
+    if info is None:
+        print(f"{args.models_dir}/{NAME}.gguf is absent: run `make real-model` (or pass --models-dir)")
+        return 1
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; numpy {np.__version__}; one BLAS thread")
+    with Clock() as imported:
+        checkpoint = load_checkpoint(info)
+        tokenizer = registry(settings).tokenizer(info)
+    print(f"import (once per process): {imported}")
+    ids = tokenizer.encode(TEXT)[: T + 1]
+    assert len(ids) == T + 1, f"the text gives {len(ids)} tokens, fewer than {T + 1}"
+    with TestClient(create_app(settings)) as client:
+        store = client.app.state.services.store
+        trace = cold_trace(client, ids)
+        indices = range(len(trace["steps"])) if args.views == "all" else sample_steps(trace["steps"])
+        views_and_checks(client, trace, [i for i in indices if i != 0])
+        memory(client, ids, store)
+        updates(client, ids, store)
+    versus_torch(checkpoint.cfg, checkpoint.params, ids, args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
