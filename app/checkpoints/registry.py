@@ -1,3 +1,4 @@
+# Over 350 lines: one registry's listing, upload staging and validation, and the caches they share.
 """Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints, the real
 models `xt models fetch` stored in the models directory (known names only, app.checkpoints.
 real_models), and the ones users uploaded (stored content-addressed, by sha256, under the

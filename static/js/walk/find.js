@@ -28,9 +28,10 @@ export function findStep(steps, query, from = 0) {
   return null;
 }
 
-/** Adds the search box to the step controls; `current()` is the step shown, `go(index)` moves. */
+/** Adds the search box to the page's details (what presenter mode tucks away, so the step
+ * controls keep one row); `current()` is the step shown, `go(index)` moves. */
 export function wireStepFinder(trace, go, current) {
-  const controls = document.querySelector("nav.controls");
+  const controls = document.getElementById("walk-context") || document.querySelector("nav.controls");
   if (!controls) return;
   const options = h("datalist", { id: "step-names" }, ...trace.steps.map((s) => h("option", { value: stepText(s) })));
   const input = h("input", {
@@ -55,5 +56,5 @@ export function wireStepFinder(trace, go, current) {
     }
   });
   input.addEventListener("change", search); // a suggestion picked from the list
-  controls.append(h("label", { className: "control" }, "Find a step ", input, options, status));
+  controls.append(h("label", { className: "control find-step" }, "Find a step ", input, options, status));
 }

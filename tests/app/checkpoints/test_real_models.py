@@ -16,8 +16,8 @@ from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.steps.axes import VOCAB_SHOWN
 from app.traces.training import initial_params
-from tests.app.conftest import make_client
-from tests.core.gguf_files import write_llama
+from tests.helpers.client import make_client
+from tests.helpers.gguf_files import write_llama
 from xt_core.model import param_shapes
 
 NAME = "smollm2-135m"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.steps.axes import VOCAB_SHOWN
-from tests.app.conftest import make_client
-from tests.conftest import required
+from tests.helpers.client import make_client
+from tests.helpers.env import required
 from xt_core.zoo import ZOO, default_models_dir
 
 NAME = "smollm2-135m"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import xt_core
-from tests.core.gguf_files import write_llama
+from tests.helpers.gguf_files import write_llama
 from xt_core.checkpoint import Checkpoint, load, load_metadata, save
 from xt_core.gguf_import import import_gguf, read_gguf_header
 
