@@ -17,7 +17,9 @@ VIEWPORT = {"width": 1280, "height": 720}
 
 @pytest.fixture
 def two_pages(browser, server):
-    contexts = [browser.new_context(viewport=VIEWPORT, base_url=server) for _ in range(2)]
+    # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval, which the
+    # pages' CSP forbids (tests/browser/test_csp.py checks the CSP itself)
+    contexts = [browser.new_context(viewport=VIEWPORT, base_url=server, bypass_csp=True) for _ in range(2)]
     pages, errors = [], []
     for context in contexts:
         page = context.new_page()
