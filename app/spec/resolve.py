@@ -176,7 +176,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
     _check_token_rows(rows, cfg, field)
     ids = np.asarray(rows, dtype=np.int64)
-    shared = checkpoint is not None and spec.dtype == "float32"  # a float32 checkpoint's weights: borrowed
+    # a float32 checkpoint's weights are borrowed, unless training steps replace them by the trace's own
+    shared = checkpoint is not None and spec.dtype == "float32" and not spec.train_steps
     _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, shared)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
     optimizer = resolve_training(

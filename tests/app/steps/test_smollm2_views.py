@@ -103,3 +103,10 @@ def test_the_embedding_gradient_shows_the_batch_rows(client, trace):
     entry = next(f for f in body["figures"] if f["id"] == "contribution.tok_embeddings")
     assert len(entry["figure"]["data"][0]["y"]) == len(set(tokens_of(client)[:-1]))
     assert "are exactly zero" in entry["note"]
+
+
+def test_its_limits_refuse_what_would_not_fit(client):
+    text = {"model": NAME, "text": TEXT}
+    for extra in ({"dtype": "float64"}, {"train_steps": 2}):  # float64 weights; trained (owned) weights
+        response = client.post("/api/traces", json={**text, **extra})
+        assert response.status_code == 422 and "max_trace_bytes" in response.text, response.text
