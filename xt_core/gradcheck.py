@@ -28,7 +28,7 @@ from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
 from xt_core.model import forward_backward
 from xt_core.tape import first_reader, replay_loss
 from xt_core.trace import Trace
-from xt_core.twin import MovedParams
+from xt_core.twin import moved_params
 
 # Relative error allowed against float64 finite differences (FD truncation and round-off stay
 # near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
@@ -199,7 +199,7 @@ def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
     eps = REL_STEP * max(min(_step_size(params[n]) / REL_STEP for n in names), 1e-3)
 
     def loss_at(step: float) -> float:
-        return replay_loss(nodes, ref.values, 0, replace=MovedParams(params, direction, step), dtype=np.float64)
+        return replay_loss(nodes, ref.values, 0, replace=moved_params(params, direction, step), dtype=np.float64)
 
     def difference(scale: float) -> tuple[float, float]:
         h = scale * eps

@@ -137,8 +137,9 @@ class ParamUpdate:
         return self.update_rms / self.weight_rms if self.weight_rms > 0 else float("inf")
 
 
-class _PerParam(Mapping):
-    """name -> fn(name), computed on each access, nothing held."""
+class PerParam(Mapping):
+    """name -> fn(name), computed on each access, nothing held (the update's new weights and
+    state; weights moved along a direction for a line search or a gradient check)."""
 
     def __init__(self, names, fn: Callable[[str], object]):
         self._names, self._fn = list(names), fn
@@ -211,6 +212,6 @@ def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_
             recompute = (lambda n: lambda: _step(optimizer, n, params[n], grads[n], state)[0])(name)
         per_param[name] = ParamUpdate(norm, _rms(p), _rms(delta), np.shape(p), bad, recompute)
     if not hold:
-        new_params = _PerParam(params, lambda n: params[n] + _step(optimizer, n, params[n], grads[n], state)[0])
-        new_state = _PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
+        new_params = PerParam(params, lambda n: params[n] + _step(optimizer, n, params[n], grads[n], state)[0])
+        new_state = PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
     return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before, held=hold)

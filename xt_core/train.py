@@ -14,7 +14,7 @@ import numpy as np
 
 from xt_core.config import Config
 from xt_core.model import build_tape, check_params, check_tokens, forward_backward
-from xt_core.optim import AdamW, apply_update
+from xt_core.optim import AdamW, PerParam, apply_update
 from xt_core.tape import replay_loss
 from xt_core.trace import Trace
 
@@ -95,7 +95,8 @@ def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
     g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values())
     actual = []
     for eta in etas:
-        moved = _Moved(params, grads, eta)
+        # every parameter moved by -eta * g, built when an op reads it
+        moved = PerParam(params, lambda n, eta=eta: _moved(params[n], grads[n], eta))
         actual.append(forward_loss(cfg, moved, trace.tokens, trace.targets))
     return {
         "eta": [float(e) for e in etas],
@@ -105,23 +106,8 @@ def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
     }
 
 
-class _Moved(Mapping):
-    """Every parameter moved by -eta * g, built when an op reads it."""
-
-    def __init__(self, params: Mapping, grads: Mapping, eta: float):
-        self.params, self.grads, self.eta = params, grads, eta
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        p = self.params[name]
-        moved = np.multiply(self.grads[name], -p.dtype.type(self.eta))  # one new array: p - eta g
-        moved += p
-        return moved
-
-    def __contains__(self, name) -> bool:  # without building the value
-        return name in self.params
-
-    def __iter__(self):
-        return iter(self.params)
-
-    def __len__(self) -> int:
-        return len(self.params)
+def _moved(p: np.ndarray, g: np.ndarray, eta: float) -> np.ndarray:
+    """p - eta g as one new array."""
+    moved = np.multiply(g, -p.dtype.type(eta))
+    moved += p
+    return moved

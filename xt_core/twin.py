@@ -17,11 +17,12 @@ It is built the first time a check needs it (Trace.twin). A float64 trace is its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from xt_core.f64 import dot
+from xt_core.optim import PerParam
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
 F64 = np.dtype(np.float64)
@@ -119,23 +120,13 @@ def _args(node: Node, values: dict) -> list:
     return args
 
 
-class MovedParams(Mapping):
+def moved_params(params: dict, direction: Callable[[str], np.ndarray], step: float) -> PerParam:
     """Every parameter moved by `step` along its direction, in float64, built when an op reads
     it (a replay of a real model never holds all the moved weights at once)."""
 
-    def __init__(self, params: dict, direction: Callable[[str], np.ndarray], step: float):
-        self.params, self.direction, self.step = params, direction, step
+    def moved(name: str) -> np.ndarray:
+        out = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+        out += params[name]
+        return out
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        moved = np.multiply(self.direction(name), self.step, dtype=F64)  # exact: h u in float64
-        moved += self.params[name]
-        return moved
-
-    def __contains__(self, name) -> bool:  # without building the value
-        return name in self.params
-
-    def __iter__(self):
-        return iter(self.params)
-
-    def __len__(self) -> int:
-        return len(self.params)
+    return PerParam(params, moved)
