@@ -41,6 +41,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.settings import Settings
+from app.timing import with_default_headers
 
 ADMIN_KEY_HEADER = "X-Admin-Key"
 ADMIN_COOKIE = "xt_admin"
@@ -108,15 +109,10 @@ class SecurityHeaders:
         csp = (DOCS_CSP if scope.get("path") in DOCS_PATHS else CSP).encode()
         extra = ((b"cache-control", b"no-store"),) if scope.get("path", "").startswith("/api/") else ()
 
+        defaults = ((b"content-security-policy", csp), *HEADERS, *extra)
+
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                present = {name.lower() for name, _ in headers}
-                for name, value in ((b"content-security-policy", csp), *HEADERS, *extra):
-                    if name not in present:
-                        headers.append((name, value))
-                message = {**message, "headers": headers}
-            await send(message)
+            await send(with_default_headers(message, defaults))
 
         await self.app(scope, receive, send_with_headers)
 

@@ -72,7 +72,6 @@ async def get_checks(
     trace_id: str,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
-    services.ensure_running()  # the checks job submits to the worker pool itself
     spec = services.store.spec(trace_id)
     if spec is not None and spec.quiz is not None and services.quiz.sealed(trace_id):
         raise HTTPException(
