@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=None, help="only the first N steps")
     args = parser.parse_args()
-    client = TestClient(create_app(Settings()))
+    client = TestClient(create_app(Settings()), base_url="http://127.0.0.1")  # an allowed host
     started = time.perf_counter()
     trace = client.post("/api/traces", json=class_spec()).json()
     print(f"POST /api/traces: T = {trace['T']}, {len(trace['steps'])} steps, {time.perf_counter() - started:.2f} s")

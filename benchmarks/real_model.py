@@ -145,7 +145,8 @@ def memory(client: TestClient, ids: list[int], store) -> None:
 def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     try:
         import torch
-        from tests.torch_reference import _step
+
+        from tests.helpers.torch_reference import _step
     except ImportError:
         print("recorded step vs torch: torch not installed (pip install -e '.[reference]')")
         return
@@ -212,7 +213,7 @@ def main(argv=None) -> int:
     print(f"import (once per process): {imported}")
     ids = tokenizer.encode(TEXT)[: T + 1]
     assert len(ids) == T + 1, f"the text gives {len(ids)} tokens, fewer than {T + 1}"
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:  # an allowed host
         store = client.app.state.services.store
         trace = cold_trace(client, ids)
         indices = range(len(trace["steps"])) if args.views == "all" else sample_steps(trace["steps"])
