@@ -3,21 +3,37 @@
 import collections
 
 import pytest
+from _pytest.nodeid import NodeId
 
 import xt_core
 from tests.helpers.server import Server, running_server
 
+# Modules whose tests take tens of seconds: scheduled first, so that under `pytest -n 2` the
+# last group to start is a short one and both workers finish together. (Not tests/browser/: its
+# session-wide Playwright runs an event loop in the main thread, where a later test's
+# asyncio.run() would fail; in collection order the browser tests come after tests/app/.)
+SLOW_FIRST = ("tests/core/test_smollm2_reference.py", "tests/app/steps/test_smollm2_views.py")
 
-def pytest_collection_modifyitems(items):
-    """A test on a real server (it uses live_server, or is marked `server`: it starts its own
-    or measures one's RSS or latency) runs in one xdist group, so under `pytest -n` no two of
-    them run side by side and they share one live_server."""
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `pytest -n 2 --dist loadgroup`: the tests of one module run in one worker, so a
+    module-scoped fixture (a trace, transformers' model) is built once; the tests marked
+    `server` (they measure a real server's latency or RSS) form one group, so no two of them
+    run side by side. Each worker starts its own `live_server` when its tests need one."""
     name_operations_in_node_ids(items)
-    for item in items:
-        if "live_server" in item.fixturenames and not item.get_closest_marker("server"):
-            item.add_marker(pytest.mark.server)
-        if item.get_closest_marker("server"):
-            item.add_marker(pytest.mark.xdist_group("server"))
+    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))  # stable: order kept within
+    if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
+        for item in items:
+            group = "server" if item.get_closest_marker("server") else item.nodeid.split("::")[0]
+            join_group(item, group)
+
+
+def join_group(item, group: str) -> None:
+    """xdist's loadgroup scheduler reads a test's group from the end of its node id
+    (`path::test@group`). xdist 3.8 appends it to `item._nodeid`, which pytest 9 no longer
+    reads (the id is `item._id`): without this every test was scheduled on its own."""
+    item._id = NodeId.parse(f"{item.nodeid}@{group}")  # pytest has no public setter
 
 
 def name_operations_in_node_ids(items) -> None:

@@ -33,6 +33,8 @@ from tests.helpers.server import ROOT, Server, free_port, rss_mb, running_server
 from tests.helpers.specs import SMALL_SPEC
 from xt_core.checkpoint.llama2c import HEADER
 
+pytestmark = pytest.mark.server  # a real server's RSS under expensive specs
+
 # float64, 16 heads over 4 rows of 256 positions: the issue's expensive spec with 2 layers (~340 MB).
 EXPENSIVE = {"n_layer": 2, "n_head": 16, "n_kv_head": 1, "n_embd": 32, "ffn_hidden": 16, "vocab_size": 16}
 
@@ -156,7 +158,7 @@ def test_finding_1_the_452_byte_upload_answers_422_and_costs_no_memory(server):
 
 
 def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_bound(server):
-    """10 clients post distinct expensive specs for ~8 s; half of them give up after 1 s (the
+    """10 clients post distinct expensive specs for ~4 s; half of them give up after 1 s (the
     issue's clients that had gone): the queue stays within 6 s of estimated work, the rest are
     503s, and the RSS (polled every 50 ms) stays within cache_bytes + 512 MB."""
     peak, stop = [rss_mb(server.pid)], threading.Event()
@@ -172,7 +174,7 @@ def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_boun
         patience = 60 if index % 2 else 1
         async with httpx.AsyncClient(base_url=server.base, timeout=patience, trust_env=False) as http:
             started, n = time.monotonic(), 0
-            while time.monotonic() - started < 8:
+            while time.monotonic() - started < 4:  # past the 6 s of queued work the budget allows
                 try:
                     response = await http.post("/api/traces", json=expensive(1000 * index + n))
                     codes[response.status_code] = codes.get(response.status_code, 0) + 1
@@ -195,7 +197,7 @@ def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_boun
         stop.set()
         poller.join()
     bound = 400 + 512
-    print(f"\n10 clients x 8 s: {codes}; RSS peak {max(peak):.0f} MB (bound {bound} MB)")
+    print(f"\n10 clients x 4 s: {codes}; RSS peak {max(peak):.0f} MB (bound {bound} MB)")
     assert codes.get(503, 0) > 0  # admission refused what would not fit ...
     assert codes.get(200, 0) + codes.get("gave up", 0) > 0  # ... and let builds in (a client may leave one)
     assert set(codes) <= {200, 503, "gave up"}

@@ -231,8 +231,9 @@ def test_tensor_download_content_type_is_documented():
 
 # ---------------------------------------------------------------------- schemathesis' CLI, every check
 
-# XT_FUZZ_CLI_EXAMPLES=100 for a deeper (slower) run; 10 takes ~30 s on 2 shared cores.
-CLI_EXAMPLES = int(os.environ.get("XT_FUZZ_CLI_EXAMPLES", "10"))
+# Examples an operation in the fuzzing and stateful phases (the coverage phase's cases come on
+# top); 100 under `make loadtest`, any number with XT_FUZZ_CLI_EXAMPLES=N.
+CLI_EXAMPLES = int(os.environ.get("XT_FUZZ_CLI_EXAMPLES", sized(5, 100)))
 
 
 def test_schemathesis_cli_all_checks_and_stateful_phase():

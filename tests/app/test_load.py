@@ -19,6 +19,8 @@ from tests.helpers.load import run_load, summary
 from tests.helpers.server import pct
 from tests.helpers.specs import SMALL_SPEC
 
+pytestmark = pytest.mark.server  # latency of a real server under load
+
 # Enough clients that requests queue behind one another in the worker pool (both kinds, cold
 # and cached, in flight at once), for long enough that ~15 probes land during the load.
 CLIENTS = 20

@@ -61,7 +61,13 @@ MEASURE = """() => {
   const step = new URL(location.href).searchParams.get("step");
   const counter = document.getElementById("counter").textContent;
   const formulas = [...document.querySelectorAll("#step .math")].map((m) => m.title).join(" | ");
-  return { problems: out, step, counter, formulas };
+  const drawn = {
+    title: document.getElementById("step-title").textContent,
+    cell: document.querySelector(".cell.current")?.dataset.index,
+    plots: document.querySelectorAll("#step .js-plotly-plot").length,
+    badges: document.querySelectorAll(".gradcheck").length,
+  };
+  return { problems: out, step, counter, formulas, drawn };
 }"""
 OVERFLOWING = "() => [...document.querySelectorAll('#step .math')].filter((m) => m.scrollWidth > m.clientWidth).length"
 
@@ -126,6 +132,9 @@ def test_presenter_mode_fits_every_step_and_formulas_never_overflow(session):
             wait_rendered(session, index)
         seen = page.evaluate(MEASURE)
         assert (seen["step"], seen["counter"]) == (str(index), f"step {index} of 0–83")  # one numbering
+        drawn = seen["drawn"]  # every step draws, with its title, its cell and its check's badge
+        assert (drawn["title"], drawn["cell"], drawn["badges"]) == (step["title"], str(index), 1), step
+        assert drawn["plots"] >= 1, f"step {index} ({step['name']}) drew no figure"
         if seen["problems"]:
             problems[index] = seen["problems"]
         formulas.setdefault(seen["formulas"], index)

@@ -12,6 +12,7 @@ from tests.helpers.browser import (
     ONE_LAYER,
     TEXT,
     assert_clean,
+    click_step,
     fill_home,
     open_step,
     shoot,
@@ -26,7 +27,9 @@ from tests.helpers.specs import class_spec
 HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
 
 
-def test_every_step_renders_stepping_with_the_keyboard(session):
+def test_stepping_with_the_keyboard(session):
+    """→ ← Home End on the 1-layer walkthrough; that every step of a walkthrough draws (figure,
+    title, badge) is checked step by step in tests/browser/test_present.py's presenter sweep."""
     start_walk(session)
     page = session.page
     shoot(session, "01-walk-first-step")
@@ -34,24 +37,34 @@ def test_every_step_renders_stepping_with_the_keyboard(session):
     assert len(all_steps) == 48  # 1 layer: 24 forward/loss ops, each with its backward
     assert [s["phase"] for s in all_steps].count("loss") == 3
     shots = {8: "02-attention-probs-forward", 23: "03-loss", 29: "04-residual-backward"}
-    for step in all_steps:
-        index = step["index"]
-        if index:
-            page.keyboard.press("ArrowRight")
-            wait_rendered(session, index)
-        assert page.locator("#step .js-plotly-plot").count() >= 1, f"step {index} ({step['name']}) drew no figure"
-        assert page.locator("#step-title").text_content() == step["title"]
-        assert page.locator(".cell.current").get_attribute("data-index") == str(index)
-        assert url_step(session) == index
-        assert page.locator(".gradcheck").count() == 1
-        if index in shots:
-            shoot(session, shots[index], ".figure-card")
-            page.evaluate("window.scrollTo(0, 0)")
+    for step in all_steps[1:9]:
+        page.keyboard.press("ArrowRight")
+        wait_rendered(session, step["index"])
+        assert_shown(session, step)
+    for index, name in shots.items():
+        click_step(session, index)
+        shoot(session, name, ".figure-card")
+        page.evaluate("window.scrollTo(0, 0)")
+    page.keyboard.press("ArrowLeft")
+    wait_rendered(session, 28)
+    page.keyboard.press("End")
+    wait_rendered(session, len(all_steps) - 1)
+    assert_shown(session, all_steps[-1])
     page.keyboard.press("ArrowRight")  # past the end: stays on the last step
     assert url_step(session) == len(all_steps) - 1
     page.keyboard.press("Home")
     wait_rendered(session, 0)
+    assert_shown(session, all_steps[0])
     assert_clean(session)
+
+
+def assert_shown(session, step: dict) -> None:
+    page, index = session.page, step["index"]
+    assert page.locator("#step .js-plotly-plot").count() >= 1, f"step {index} ({step['name']}) drew no figure"
+    assert page.locator("#step-title").text_content() == step["title"]
+    assert page.locator(".cell.current").get_attribute("data-index") == str(index)
+    assert url_step(session) == index
+    assert page.locator(".gradcheck").count() == 1
 
 
 def test_clicking_an_attention_row_shows_its_jacobian(session):

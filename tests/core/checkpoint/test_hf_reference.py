@@ -33,9 +33,7 @@ from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_lla
 
 try:
     import torch
-    import transformers
-    from transformers import LlamaConfig, LlamaForCausalLM
-    from transformers.models.llama import modeling_llama
+    import transformers  # its model classes load on first use (transformers.LlamaForCausalLM): seconds
 except ImportError:  # pragma: no cover - depends on the machine
     torch = None
 
@@ -74,7 +72,7 @@ def hf_model(fields: dict, seed: int = 0):
     std 0.02, leaves attention uniform, which would hide a RoPE or head-order mistake) and
     norm gains away from 1 (which would hide a swapped norm)."""
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(LlamaConfig(**SIZES, max_position_embeddings=16, **fields))
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**SIZES, max_position_embeddings=16, **fields))
     with torch.no_grad():
         for p in model.parameters():
             p.copy_(1 + 0.3 * torch.randn_like(p) if p.ndim == 1 else 1.5 * torch.randn_like(p) / p.shape[-1] ** 0.5)
@@ -103,7 +101,7 @@ def rope_float64(self, x, position_ids):
 
 def reference_step(directory, inputs, targets):
     """Loss and {HF name: grad} from transformers' model read from `directory`, in float64."""
-    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch.float64, attn_implementation="sdpa")
+    model = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=torch.float64, attn_implementation="sdpa")
     logits = model(torch.tensor(inputs)).logits
     loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), torch.tensor(targets).reshape(-1))
     loss.backward()
@@ -153,8 +151,8 @@ def normwise(a, b) -> float:
 
 @pytest.fixture
 def float64_reference(monkeypatch):
-    monkeypatch.setattr(modeling_llama.LlamaRMSNorm, "forward", rms_norm_float64)
-    monkeypatch.setattr(modeling_llama.LlamaRotaryEmbedding, "forward", rope_float64)
+    monkeypatch.setattr(transformers.models.llama.modeling_llama.LlamaRMSNorm, "forward", rms_norm_float64)
+    monkeypatch.setattr(transformers.models.llama.modeling_llama.LlamaRotaryEmbedding, "forward", rope_float64)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -195,7 +193,7 @@ def test_unpatched_transformers_agrees_to_float32_precision(tmp_path):
     ckpt = import_hf(directory, dtype=np.float64)
     inputs, targets = make_batch(ckpt.cfg, 3, 12, seed=1)
     trace = xt_core.forward_backward(ckpt.cfg, ckpt.params, inputs, targets)
-    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch.float64, attn_implementation="eager")
+    model = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=torch.float64, attn_implementation="eager")
     logits = model(torch.tensor(inputs)).logits.reshape(-1, ckpt.cfg.vocab_size)
     loss = torch.nn.functional.cross_entropy(logits, torch.tensor(targets).reshape(-1))
     loss.backward()
@@ -208,7 +206,7 @@ def test_unpatched_transformers_agrees_to_float32_precision(tmp_path):
 def test_bf16_reads_to_float32_by_default_and_exactly(tmp_path):
     directory = write(hf_model(CASES["mha-tied"][0]), tmp_path / "m", dtype=torch.bfloat16)
     ckpt = import_hf(directory)
-    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
+    model = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
     weights = dict(as_xt(n, p.detach().numpy(), ckpt.cfg) for n, p in model.named_parameters())
     for name, value in ckpt.params.items():
         assert value.dtype == np.float32 and value.tobytes() == np.ascontiguousarray(weights[name]).tobytes(), name
@@ -308,7 +306,7 @@ def test_llama2c_import_matches_transformers(tmp_path, tied, float64_reference):
     """llama2.c's format has no theta or eps: its run.c uses 10000 and 1e-5, and so does xt."""
     fields = dict(num_key_value_heads=2, tie_word_embeddings=tied, rope_theta=1e4, rms_norm_eps=1e-5)
     directory = write(hf_model(fields, seed=5), tmp_path / "hf")
-    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
+    model = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
     cfg = import_hf(directory).cfg
     ckpt = import_llama2c(write_llama2c(tmp_path / "m.bin", model, cfg))
     assert ckpt.cfg == cfg and ckpt.meta == {"imported_from": "llama2.c m.bin"}
