@@ -237,6 +237,17 @@ function headButtons(plotly, onEnlarge) {
   );
 }
 
+/** How many rows of heatmap panels a figure has (a grid of 9 heads: 2), 1 for any other figure. */
+function panelRows(figure) {
+  const tops = new Set();
+  for (const trace of figure.data || []) {
+    if (trace.type !== "heatmap") continue;
+    const domain = figure.layout?.[axisName(trace.yaxis, "y")]?.domain;
+    tops.add(Array.isArray(domain) ? domain[1].toFixed(3) : "1");
+  }
+  return Math.max(1, tops.size);
+}
+
 /** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached;
  * .draw({height}) draws the plot at another height than the server's. */
 export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
@@ -249,7 +260,7 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
     role: "group",
     "aria-label": `${figure.title} (plot)`,
     style: `min-height: ${height}px`,
-    dataset: { naturalHeight: String(height) },
+    dataset: { naturalHeight: String(height), panelRows: String(panelRows(drawn)) },
   });
   const card = h(
     "figure",

@@ -100,6 +100,16 @@ function bindKeys(getIndex, count, go) {
   });
 }
 
+/** A diagram taller than its box (a real model's 30 layers) scrolls within itself: keep the
+ * current block in its view, centred, without moving the page. */
+function keepInView(diagram, box) {
+  if (!box || diagram.scrollHeight <= diagram.clientHeight) return;
+  const view = diagram.getBoundingClientRect();
+  const rect = box.getBoundingClientRect();
+  if (rect.top >= view.top && rect.bottom <= view.bottom) return;
+  diagram.scrollTop += rect.top - view.top - (view.height - rect.height) / 2;
+}
+
 /** On a narrow screen the diagram is a strip naming the current block; it opens on demand. */
 function wireDiagramToggle() {
   const toggle = document.getElementById("diagram-toggle");
@@ -155,6 +165,7 @@ export function createNavigation(trace, go) {
       if (id === step.block) box.setAttribute("aria-current", "step");
       else box.removeAttribute("aria-current");
     }
+    keepInView(blockList.closest(".diagram"), boxes.get(step.block));
     const block = trace.blocks.find((b) => b.id === step.block);
     diagramCurrent.textContent = block ? block.label : step.block;
     const backward = directionOf(step) === "backward";

@@ -87,12 +87,18 @@ export function createTimeline(list, trace, go) {
   const cells = [];
   const groupItems = [];
   for (const run of runsOf(trace.steps, (s) => s.phase)) {
-    const caption = `${PHASE_LABEL[run.key] || run.key} · ${run.steps.length}`;
+    // "forward · 543" (a dense timeline puts the count under the phase: the row keeps its width)
+    const caption = h(
+      "span",
+      { className: "run-caption" },
+      h("span", { text: PHASE_LABEL[run.key] || run.key }),
+      h("span", { className: "run-count", text: String(run.steps.length) }),
+    );
     list.append(
       h(
         "li",
         { className: `timeline-run run-${run.key}`, style: dense ? null : `flex-grow: ${run.steps.length}` },
-        h("span", { className: "run-caption", text: caption }),
+        caption,
         buildGroups(run, groupsById, dense, go, cells, groupItems),
       ),
     );
