@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from tests.browser.test_present import axe_violations
 from tests.helpers.browser import assert_clean, step_index, steps, url_step, wait_rendered
 from tests.helpers.env import required
 from xt_core.zoo import ZOO, default_models_dir
@@ -78,9 +79,10 @@ def smollm2_server(live_models_dir):
     link.unlink()
 
 
-def test_smollm2_timeline_folds_layers_and_jumps_to_layer_20_attention(smollm2_server, session):
+def test_smollm2_timeline_folds_layers_and_jumps_to_layer_20_attention(smollm2_server, session, axe):
     page = session.page
     page.set_default_timeout(90_000)  # the first trace imports the model
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone first: the rows scroll sideways
     session.goto(walk_url({"model": SMOLLM2, "text": SMOLLM2_TEXT}))
     wait_rendered(session, 0)
     all_steps = steps(session)
@@ -101,6 +103,13 @@ def test_smollm2_timeline_folds_layers_and_jumps_to_layer_20_attention(smollm2_s
     assert open_group.count() == 1 and open_group.get_attribute("data-group") == "layers.20"
     assert open_group.locator(".cell:visible").count() == 18
     assert page.locator("#timeline .group-button:visible").count() == 60  # the open one names its layer
+    # On the phone the forward row scrolled to the current step; nothing widens the page.
+    row = open_group.locator("xpath=..").bounding_box()
+    cell = page.locator("#timeline .cell.current").bounding_box()
+    assert row["x"] <= cell["x"] and cell["x"] + cell["width"] <= row["x"] + row["width"], (row, cell)
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    page.set_viewport_size({"width": 1280, "height": 720})  # a projector
+    assert axe_violations(page, axe) == []
 
     # A folded group opens on a click: layer 5's backward pass, from its first step.
     page.locator('.run-backward .timeline-group[data-group="layers.5"] .group-button').click()
