@@ -61,6 +61,15 @@ def test_jump_to_a_layer_and_op_on_a_toy_model(session):
     page.keyboard.press("ArrowUp")
     wait_rendered(session, wanted - 1)
     assert steps(session)[wanted - 1]["name"] == "layers.0.attention.heads"
+
+    # In the timeline Page Down and Page Up go to the next and previous group's first step.
+    page.locator('#timeline .cell[data-index="0"]').click()
+    wait_rendered(session, 0)
+    layer_starts = [step_index(session, f"layers.{L}.attention_norm.out", "forward") for L in (0, 1)]
+    for key, index in (("PageDown", layer_starts[0]), ("PageDown", layer_starts[1]), ("PageUp", layer_starts[0])):
+        page.keyboard.press(key)
+        wait_rendered(session, index)
+        assert page.evaluate("document.activeElement.dataset.index") == str(index)
     assert_clean(session)
 
 

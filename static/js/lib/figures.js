@@ -2,7 +2,7 @@
 // table (the same data, readable by a screen reader); the helpers the step views share.
 
 import { clear, formatNumber, h } from "./dom.js";
-import { stackPanels } from "./stack.js";
+import { NARROW, stackPanels } from "./stack.js";
 
 // The app works offline: the toolbar keeps only what works without a network (PNG download,
 // zoom, reset); no "Share chart…" to Plotly Cloud, no logo, no link out.
@@ -114,16 +114,36 @@ function labelRowsOnce(layout, data) {
   return out;
 }
 
+/** On a phone a colour bar's title ("dL/dtok_embeddings") reads upwards beside its bar, not
+ * across above it: a long title would take the heatmap's width. */
+function sideTitles(layout, data) {
+  const turn = (bar) => {
+    if (!bar?.title) return bar;
+    const title = typeof bar.title === "string" ? { text: bar.title } : bar.title;
+    return { ...bar, title: { ...title, side: "right" } };
+  };
+  const out = { ...layout };
+  for (const key of Object.keys(out))
+    if (/^coloraxis\d*$/.test(key) && out[key]?.colorbar) out[key] = { ...out[key], colorbar: turn(out[key].colorbar) };
+  return {
+    layout: out,
+    data: data.map((trace) => (trace.colorbar ? { ...trace, colorbar: turn(trace.colorbar) } : trace)),
+  };
+}
+
 /** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
 export async function plot(div, figure, onClick) {
   const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
   const fitted = pageLayout(figure.layout, baseFont);
   // Panels side by side on a phone: one above the other instead (lib/stack.js).
-  const stacked = stackPanels(fitted, figure.data || [], div.clientWidth || window.innerWidth);
-  const layout = stacked ? stacked.layout : labelRowsOnce(fitted, figure.data || []);
+  const width = div.clientWidth || window.innerWidth;
+  const stacked = stackPanels(fitted, figure.data || [], width);
+  let layout = stacked ? stacked.layout : labelRowsOnce(fitted, figure.data || []);
+  let data = stacked ? stacked.data : figure.data || [];
+  if (width < NARROW) ({ layout, data } = sideTitles(layout, data));
   if (stacked) div.style.minHeight = `${layout.height}px`;
-  await window.Plotly.newPlot(div, stacked ? stacked.data : figure.data || [], layout, PLOT_CONFIG);
+  await window.Plotly.newPlot(div, data, layout, PLOT_CONFIG);
   untab(div);
   div.on("plotly_afterplot", () => untab(div)); // a redraw may build the toolbar anew
   if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));

@@ -81,7 +81,9 @@ function spaceActivates(target) {
   );
 }
 
-function bindKeys(getIndex, count, go) {
+/** ← → step, Home and End go to the ends; in the timeline Page Up and Page Down go to the
+ * previous and next group (a layer, in a direction); `groupStep(index, delta)` finds it. */
+function bindKeys(getIndex, count, go, groupStep) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
@@ -94,6 +96,8 @@ function bindKeys(getIndex, count, go) {
     else if (space) index = getIndex() + (event.shiftKey ? -1 : 1);
     else if (event.key === "Home") index = 0;
     else if (event.key === "End") index = count - 1;
+    else if (inTimeline && (event.key === "PageDown" || event.key === "PageUp"))
+      index = groupStep(getIndex(), event.key === "PageDown" ? 1 : -1);
     if (index === null) return;
     event.preventDefault();
     go(Math.max(0, Math.min(count - 1, index)), { focusTimeline: inTimeline });
@@ -135,7 +139,7 @@ export function createNavigation(trace, go) {
   const diagramCurrent = document.getElementById("diagram-current");
   wireDiagramToggle();
 
-  const showInTimeline = createTimeline(document.getElementById("timeline"), trace, go);
+  const timeline = createTimeline(document.getElementById("timeline"), trace, go);
   const boxes = buildDiagram(blockList, trace.blocks, steps, go, () => directionOf(steps[current]));
   const showInJump = createJump(trace, go, () => current);
 
@@ -144,12 +148,12 @@ export function createNavigation(trace, go) {
   slider.max = String(count - 1);
   slider.addEventListener("input", () => go(Number(slider.value)));
   for (const control of [prev, next, slider]) control.disabled = false;
-  bindKeys(() => current, count, go);
+  bindKeys(() => current, count, go, timeline.groupStep);
 
   return function update(index, { focusTimeline = false } = {}) {
     const step = steps[index];
     current = index;
-    showInTimeline(index, focusTimeline);
+    timeline.show(index, focusTimeline);
     showInJump(index);
     prev.disabled = index === 0;
     next.disabled = index === count - 1;

@@ -60,7 +60,7 @@ function groupButton(group, phase, groupSteps, go) {
   });
 }
 
-function buildGroups(run, groupsById, dense, go, cells, groupItems) {
+function buildGroups(run, groupsById, dense, go, cells, groupItems, groupStarts) {
   const list = h("ol", { className: "timeline-groups" });
   for (const part of runsOf(run.steps, (s) => s.group)) {
     const group = groupsById.get(part.key) || { id: part.key, label: part.key, layer: null };
@@ -73,12 +73,22 @@ function buildGroups(run, groupsById, dense, go, cells, groupItems) {
     if (foldable) item.append(groupButton(group, run.key, part.steps, go));
     item.append(buildCells(part.steps, go, cells));
     for (const step of part.steps) groupItems[step.index] = item;
+    groupStarts.push(part.steps[0].index);
     list.append(item);
   }
   return list;
 }
 
-/** Draws the timeline into `list`; returns update(index, focus), called on each move. */
+/** The first step of the group `delta` groups after (before, when negative) the one holding
+ * `index`, within the walkthrough (the keyboard's Page Down and Page Up in the timeline). */
+function neighbourGroup(groupStarts, index, delta) {
+  let k = 0;
+  while (k + 1 < groupStarts.length && groupStarts[k + 1] <= index) k++;
+  return groupStarts[Math.max(0, Math.min(groupStarts.length - 1, k + delta))];
+}
+
+/** Draws the timeline into `list`; returns {show(index, focus): called on each move,
+ * groupStep(index, delta): the first step of a neighbouring group}. */
 export function createTimeline(list, trace, go) {
   clear(list);
   const dense = trace.steps.length > DENSE_STEPS;
@@ -86,6 +96,7 @@ export function createTimeline(list, trace, go) {
   const groupsById = new Map((trace.groups || []).map((g) => [g.id, g]));
   const cells = [];
   const groupItems = [];
+  const groupStarts = [];
   for (const run of runsOf(trace.steps, (s) => s.phase)) {
     // "forward · 543" (a dense timeline puts the count under the phase: the row keeps its width)
     const caption = h(
@@ -99,12 +110,12 @@ export function createTimeline(list, trace, go) {
         "li",
         { className: `timeline-run run-${run.key}`, style: dense ? null : `flex-grow: ${run.steps.length}` },
         caption,
-        buildGroups(run, groupsById, dense, go, cells, groupItems),
+        buildGroups(run, groupsById, dense, go, cells, groupItems, groupStarts),
       ),
     );
   }
   let current = 0;
-  return function update(index, focus) {
+  const show = (index, focus) => {
     const old = cells[current];
     old.classList.remove("current");
     old.removeAttribute("aria-current");
@@ -119,6 +130,7 @@ export function createTimeline(list, trace, go) {
     if (dense) keepInView(cell);
     if (focus) cell.focus({ preventScroll: true });
   };
+  return { show, groupStep: (index, delta) => neighbourGroup(groupStarts, index, delta) };
 }
 
 /** A run wider than the screen (a phone) scrolls sideways: keep the current cell in its view. */
