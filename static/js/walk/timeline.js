@@ -130,6 +130,8 @@ export function createTimeline(list, trace, go) {
     if (dense) keepInView(cell);
     if (focus) cell.focus({ preventScroll: true });
   };
+  // A phone turned sideways (or Large type) re-lays the rows out: the current step stays in view.
+  if (dense && window.ResizeObserver) new ResizeObserver(() => keepInView(cells[current])).observe(list);
   return { show, groupStep: (index, delta) => neighbourGroup(groupStarts, index, delta) };
 }
 
