@@ -1,6 +1,7 @@
 """Fixtures for the whole suite; the helpers the test modules import live in tests/helpers/."""
 
 import collections
+from pathlib import Path
 
 import pytest
 from _pytest.nodeid import NodeId
@@ -55,9 +56,15 @@ def tiny():
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory) -> Server:
+def live_models_dir(tmp_path_factory) -> Path:
+    """The live server's models directory (uploads; a test may link a fetched real model in)."""
+    return tmp_path_factory.mktemp("uploaded-models")
+
+
+@pytest.fixture(scope="session")
+def live_server(live_models_dir) -> Server:
     """One `uvicorn app.main:app` on 127.0.0.1 with default settings for the run (browser,
     load and determinism tests), always stopped. Uploads made by the tests go to a fresh
     directory, never to the repo's data/models."""
-    with running_server({"XT_MODELS_DIR": str(tmp_path_factory.mktemp("uploaded-models"))}) as server:
+    with running_server({"XT_MODELS_DIR": str(live_models_dir)}) as server:
         yield server

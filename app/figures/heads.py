@@ -55,7 +55,7 @@ def head_grid(
     gradient: bool = False,
     max_cells: int = 20_000,
     max_figure_cells: int = 150_000,
-    panels_per_row: int = 4,
+    panels_per_row: int = 5,
 ) -> go.Figure:
     """Every head of a layer, (H, R, C), as a grid of heatmaps titled "head h" that share
     one colour axis (so heads compare by colour), pooled by grid_pooling."""
@@ -64,8 +64,9 @@ def head_grid(
     pooling = grid_pooling(n_head, R, C, max_cells, max_figure_cells)
     x = pool_labels(cols, pooling.col_step, C)
     y = pool_labels(rows, pooling.row_step, R)
-    n_cols = min(n_head, panels_per_row)
-    n_rows = -(-n_head // n_cols)
+    # As few rows as panels_per_row allows, filled evenly: 9 heads are 5 + 4, not 4 + 4 + 1.
+    n_rows = -(-n_head // panels_per_row)
+    n_cols = -(-n_head // n_rows)
     gap_x, gap_y = 0.04, 0.14
     width = (1 - gap_x * (n_cols - 1)) / n_cols
     height = (1 - gap_y * (n_rows - 1)) / n_rows

@@ -28,6 +28,7 @@ def trace_summary(ctx: TraceContext) -> dict:
         },
         "blocks": titles.blocks(trace.cfg) + ([titles.UPDATE_BLOCK] if trace.update else []),
         "steps": titles.steps(trace),
+        "groups": titles.groups(trace.cfg, has_update=trace.update is not None),
         "training": training_summary(ctx),
         # where NaN/inf first appear (the page's divergence banner), or null
         "first_nonfinite": first_nonfinite(ctx),

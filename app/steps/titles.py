@@ -188,5 +188,37 @@ def step_summary(record: Record) -> dict:
     }
 
 
+def groups(cfg: xt_core.Config, has_update: bool) -> list[dict]:
+    """The timeline's groups, in model order: the embedding, each layer (its forward and its
+    backward steps), the output head with the loss, the update. The walk page folds a long
+    walkthrough into these and jumps to a group and op."""
+    out = [{"id": "embedding", "label": "Embedding", "layer": None}]
+    out += [{"id": f"layers.{L}", "label": f"Layer {L}", "layer": L} for L in range(cfg.n_layer)]
+    out.append({"id": "output", "label": "Output and loss", "layer": None})
+    if has_update:
+        out.append({"id": UPDATE_BLOCK["id"], "label": UPDATE_BLOCK["label"], "layer": None})
+    return out
+
+
+def group_of(record: Record) -> str:
+    """The id of the record's group in groups()."""
+    if record.layer is not None:
+        return f"layers.{record.layer}"
+    block = block_of(record.name)
+    return block if block in ("embedding", UPDATE_BLOCK["id"]) else "output"
+
+
+def op_title(record: Record) -> str:
+    """What the op computes, without its layer or direction: "Attention softmax over keys"."""
+    if record.phase == "update":
+        return title(record)
+    return _TITLES.get(local_name(record.name), record.name)
+
+
 def steps(trace: xt_core.Trace) -> list[dict]:
-    return [step_summary(r) for r in trace.records]
+    """The step list of the trace summary: each step's summary, with where the timeline puts it
+    (its group) and its op, by name ("attention.probs") and in words."""
+    return [
+        {**step_summary(r), "group": group_of(r), "op": local_name(r.name), "op_title": op_title(r)}
+        for r in trace.records
+    ]

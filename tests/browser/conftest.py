@@ -5,11 +5,14 @@ install`: the system chromium is the browser under test."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Session
 from tests.helpers.env import required
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def pytest_collection_modifyitems(items):
@@ -78,3 +81,15 @@ def session(context, server):
     yield state
     page.evaluate("window.localStorage.clear()") if page.url.startswith(server) else None
     page.close()
+
+
+@pytest.fixture
+def axe():
+    """axe-core's source (node_modules, from `npm ci`); without it a test that runs axe skips,
+    or fails where CI requires the browser tests (XT_REQUIRE_BROWSER)."""
+    if not AXE.exists():
+        message = f"{AXE} is missing: run `npm ci` (axe-core is a devDependency in package.json)"
+        if required("XT_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return AXE.read_text()

@@ -9,19 +9,15 @@ node_modules (package.json devDependencies; `npm ci`), injected into the page by
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import urlencode
 
-import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.spec.faults import quiz_fault
 from tests.helpers.browser import ONE_LAYER, assert_clean, steps, wait_rendered
-from tests.helpers.env import required
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 # The home page's default: the first demo model with its first example text.
 DEFAULT_WALK = {
     "model": "induction",
@@ -79,18 +75,6 @@ def walk_url(spec: dict, step: int = 0, **view: str) -> str:
 def wait_shown(session, index: int) -> None:
     """The step's text and formulas are laid out (its figures may still be drawing)."""
     session.page.wait_for_selector(f'#step[data-shown="{index}"]')
-
-
-@pytest.fixture
-def axe():
-    """axe-core's source (node_modules, from `npm ci`); without it a test that runs axe skips,
-    or fails where CI requires the browser tests (XT_REQUIRE_BROWSER)."""
-    if not AXE.exists():
-        message = f"{AXE} is missing: run `npm ci` (axe-core is a devDependency in package.json)"
-        if required("XT_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return AXE.read_text()
 
 
 def axe_violations(page, source: str) -> list[str]:

@@ -2,7 +2,7 @@
 // table (the same data, readable by a screen reader); the helpers the step views share.
 
 import { clear, formatNumber, h } from "./dom.js";
-import { stackPanels } from "./stack.js";
+import { NARROW, stackPanels } from "./stack.js";
 
 // The app works offline: the toolbar keeps only what works without a network (PNG download,
 // zoom, reset); no "Share chart…" to Plotly Cloud, no logo, no link out.
@@ -114,16 +114,36 @@ function labelRowsOnce(layout, data) {
   return out;
 }
 
+/** On a phone a colour bar's title ("dL/dtok_embeddings") reads upwards beside its bar, not
+ * across above it: a long title would take the heatmap's width. */
+function sideTitles(layout, data) {
+  const turn = (bar) => {
+    if (!bar?.title) return bar;
+    const title = typeof bar.title === "string" ? { text: bar.title } : bar.title;
+    return { ...bar, title: { ...title, side: "right" } };
+  };
+  const out = { ...layout };
+  for (const key of Object.keys(out))
+    if (/^coloraxis\d*$/.test(key) && out[key]?.colorbar) out[key] = { ...out[key], colorbar: turn(out[key].colorbar) };
+  return {
+    layout: out,
+    data: data.map((trace) => (trace.colorbar ? { ...trace, colorbar: turn(trace.colorbar) } : trace)),
+  };
+}
+
 /** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
 export async function plot(div, figure, onClick) {
   const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
   const fitted = pageLayout(figure.layout, baseFont);
   // Panels side by side on a phone: one above the other instead (lib/stack.js).
-  const stacked = stackPanels(fitted, figure.data || [], div.clientWidth || window.innerWidth);
-  const layout = stacked ? stacked.layout : labelRowsOnce(fitted, figure.data || []);
+  const width = div.clientWidth || window.innerWidth;
+  const stacked = stackPanels(fitted, figure.data || [], width);
+  let layout = stacked ? stacked.layout : labelRowsOnce(fitted, figure.data || []);
+  let data = stacked ? stacked.data : figure.data || [];
+  if (width < NARROW) ({ layout, data } = sideTitles(layout, data));
   if (stacked) div.style.minHeight = `${layout.height}px`;
-  await window.Plotly.newPlot(div, stacked ? stacked.data : figure.data || [], layout, PLOT_CONFIG);
+  await window.Plotly.newPlot(div, data, layout, PLOT_CONFIG);
   untab(div);
   div.on("plotly_afterplot", () => untab(div)); // a redraw may build the toolbar anew
   if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));
@@ -237,6 +257,17 @@ function headButtons(plotly, onEnlarge) {
   );
 }
 
+/** How many rows of heatmap panels a figure has (a grid of 9 heads: 2), 1 for any other figure. */
+function panelRows(figure) {
+  const tops = new Set();
+  for (const trace of figure.data || []) {
+    if (trace.type !== "heatmap") continue;
+    const domain = figure.layout?.[axisName(trace.yaxis, "y")]?.domain;
+    tops.add(Array.isArray(domain) ? domain[1].toFixed(3) : "1");
+  }
+  return Math.max(1, tops.size);
+}
+
 /** A figure card: title, note, plot, head buttons, numbers. Call .draw() once attached;
  * .draw({height}) draws the plot at another height than the server's. */
 export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}) {
@@ -249,7 +280,7 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
     role: "group",
     "aria-label": `${figure.title} (plot)`,
     style: `min-height: ${height}px`,
-    dataset: { naturalHeight: String(height) },
+    dataset: { naturalHeight: String(height), panelRows: String(panelRows(drawn)) },
   });
   const card = h(
     "figure",

@@ -1,10 +1,12 @@
-// Getting around the steps: the timeline (every step, coloured by phase), prev/next, the
-// slider, the keyboard, "jump to", and the clickable block diagram of the model (on a narrow
-// screen a strip that opens on demand). Steps are numbered from 0, as in the URL's `step=`.
+// Getting around the steps: the timeline (walk/timeline.js), prev/next, the slider, the
+// keyboard, "jump to" a layer and op (walk/jump.js), and the clickable block diagram of the
+// model (on a narrow screen a strip that opens on demand). Steps are numbered from 0, as in
+// the URL's `step=`.
 
-import { clear, h, setOptions } from "../lib/dom.js";
+import { clear, h } from "../lib/dom.js";
+import { createJump } from "./jump.js";
+import { createTimeline, PHASE_LABEL, stepLabel } from "./timeline.js";
 
-const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
 const DIRECTION_TEXT = {
   forward: "↓ forward: activations flow down",
   loss: "↓ loss: how wrong were the predictions?",
@@ -12,57 +14,9 @@ const DIRECTION_TEXT = {
   update: "parameter update: w ← w − step",
 };
 
-/** Contiguous runs of one phase: forward ops, the loss, backward ops. */
-function phaseRuns(steps) {
-  const runs = [];
-  for (const step of steps) {
-    const last = runs[runs.length - 1];
-    if (last && last.phase === step.phase) last.steps.push(step);
-    else runs.push({ phase: step.phase, steps: [step] });
-  }
-  return runs;
-}
-
-function stepLabel(step) {
-  return `Step ${step.index}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
-}
-
 /** "step 57 of 0–83": the URL's number, and the range it runs over. */
 export function counterText(index, count) {
   return `step ${index} of 0–${count - 1}`;
-}
-
-function buildTimeline(list, steps, go) {
-  clear(list);
-  list.classList.toggle("dense", steps.length > 120);
-  const cells = [];
-  for (const run of phaseRuns(steps)) {
-    const row = h("ol", { className: "timeline-cells" });
-    for (const step of run.steps) {
-      // A small gap where the block changes: the timeline groups like the diagram.
-      const blockStart = row.childElementCount > 0 && cells[cells.length - 1].dataset.block !== step.block;
-      const cell = h("button", {
-        type: "button",
-        className: `cell phase-${step.phase}${blockStart ? " block-start" : ""}`,
-        title: stepLabel(step),
-        "aria-label": stepLabel(step),
-        tabindex: "-1",
-        dataset: { index: String(step.index), block: step.block },
-        onclick: () => go(step.index, { focusTimeline: true }),
-      });
-      cells.push(cell);
-      row.append(h("li", { className: blockStart ? "block-start" : "" }, cell));
-    }
-    list.append(
-      h(
-        "li",
-        { className: `timeline-run run-${run.phase}`, style: `flex-grow: ${run.steps.length}` },
-        h("span", { className: "run-caption", text: `${PHASE_LABEL[run.phase] || run.phase} · ${run.steps.length}` }),
-        row,
-      ),
-    );
-  }
-  return cells;
 }
 
 /** The step of `blockId` to land on when its diagram box is clicked: its first step in the
@@ -113,30 +67,6 @@ function buildDiagram(list, blocks, steps, go, currentDirection) {
   return boxes;
 }
 
-/** "Jump to": the first step of each layer (and embedding/head/loss), in each direction. */
-function jumpTargets(trace) {
-  const targets = [];
-  const seen = new Set();
-  for (const step of trace.steps) {
-    const direction = directionOf(step);
-    const where = step.layer === null || step.layer === undefined ? step.block : `layer ${step.layer}`;
-    const key = `${direction}:${where}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const block = trace.blocks.find((b) => b.id === step.block);
-    const name =
-      step.layer === null || step.layer === undefined ? (block ? block.label : step.block) : `Layer ${step.layer}`;
-    const text = step.phase === "update" ? name : `${name} — ${direction}`; // the update has no direction
-    targets.push({ value: step.index, text, key });
-  }
-  return targets;
-}
-
-function targetKey(step) {
-  const where = step.layer === null || step.layer === undefined ? step.block : `layer ${step.layer}`;
-  return `${directionOf(step)}:${where}`;
-}
-
 function isTyping(target) {
   return (
     target instanceof HTMLElement &&
@@ -151,7 +81,9 @@ function spaceActivates(target) {
   );
 }
 
-function bindKeys(getIndex, count, go) {
+/** ← → step, Home and End go to the ends; in the timeline Page Up and Page Down go to the
+ * previous and next group (a layer, in a direction); `groupStep(index, delta)` finds it. */
+function bindKeys(getIndex, count, go, groupStep) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
@@ -164,10 +96,22 @@ function bindKeys(getIndex, count, go) {
     else if (space) index = getIndex() + (event.shiftKey ? -1 : 1);
     else if (event.key === "Home") index = 0;
     else if (event.key === "End") index = count - 1;
+    else if (inTimeline && (event.key === "PageDown" || event.key === "PageUp"))
+      index = groupStep(getIndex(), event.key === "PageDown" ? 1 : -1);
     if (index === null) return;
     event.preventDefault();
     go(Math.max(0, Math.min(count - 1, index)), { focusTimeline: inTimeline });
   });
+}
+
+/** A diagram taller than its box (a real model's 30 layers) scrolls within itself: keep the
+ * current block in its view, centred, without moving the page. */
+function keepInView(diagram, box) {
+  if (!box || diagram.scrollHeight <= diagram.clientHeight) return;
+  const view = diagram.getBoundingClientRect();
+  const rect = box.getBoundingClientRect();
+  if (rect.top >= view.top && rect.bottom <= view.bottom) return;
+  diagram.scrollTop += rect.top - view.top - (view.height - rect.height) / 2;
 }
 
 /** On a narrow screen the diagram is a strip naming the current block; it opens on demand. */
@@ -190,45 +134,33 @@ export function createNavigation(trace, go) {
   const next = document.getElementById("next");
   const slider = document.getElementById("slider");
   const counter = document.getElementById("counter");
-  const jump = document.getElementById("jump-layer");
   const direction = document.getElementById("direction");
   const blockList = document.getElementById("blocks");
   const diagramCurrent = document.getElementById("diagram-current");
   wireDiagramToggle();
 
-  const cells = buildTimeline(document.getElementById("timeline"), steps, go);
+  const timeline = createTimeline(document.getElementById("timeline"), trace, go);
   const boxes = buildDiagram(blockList, trace.blocks, steps, go, () => directionOf(steps[current]));
-  const targets = jumpTargets(trace);
-  setOptions(jump, [{ value: "", text: "layer…" }, ...targets], "");
+  const showInJump = createJump(trace, go, () => current);
 
   prev.addEventListener("click", () => go(current - 1));
   next.addEventListener("click", () => go(current + 1));
   slider.max = String(count - 1);
   slider.addEventListener("input", () => go(Number(slider.value)));
-  jump.addEventListener("change", () => jump.value !== "" && go(Number(jump.value)));
-  for (const control of [prev, next, slider, jump]) control.disabled = false;
-  bindKeys(() => current, count, go);
+  for (const control of [prev, next, slider]) control.disabled = false;
+  bindKeys(() => current, count, go, timeline.groupStep);
 
   return function update(index, { focusTimeline = false } = {}) {
     const step = steps[index];
-    const old = cells[current];
-    old.classList.remove("current");
-    old.removeAttribute("aria-current");
-    old.tabIndex = -1;
     current = index;
-    const cell = cells[index];
-    cell.classList.add("current");
-    cell.setAttribute("aria-current", "step");
-    cell.tabIndex = 0;
-    if (focusTimeline) cell.focus({ preventScroll: true });
+    timeline.show(index, focusTimeline);
+    showInJump(index);
     prev.disabled = index === 0;
     next.disabled = index === count - 1;
     slider.value = String(index);
     slider.setAttribute("aria-valuetext", stepLabel(step));
     counter.textContent = counterText(index, count);
     document.getElementById("announce").textContent = `${stepLabel(step)}, of ${count}`;
-    const match = targets.find((t) => t.key === targetKey(step));
-    jump.value = match ? String(match.value) : "";
     for (const [id, box] of boxes) {
       box.classList.toggle("current", id === step.block);
       box.classList.toggle(`phase-${step.phase}`, id === step.block);
@@ -237,6 +169,7 @@ export function createNavigation(trace, go) {
       if (id === step.block) box.setAttribute("aria-current", "step");
       else box.removeAttribute("aria-current");
     }
+    keepInView(blockList.closest(".diagram"), boxes.get(step.block));
     const block = trace.blocks.find((b) => b.id === step.block);
     diagramCurrent.textContent = block ? block.label : step.block;
     const backward = directionOf(step) === "backward";

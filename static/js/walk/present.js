@@ -6,6 +6,8 @@
 import { setPlotHeight } from "../lib/figures.js";
 
 const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
+const MIN_PANEL_ROW = 140; // px per row of a grid of heads (9 heads: 2 rows); shorter crams them
+const GRID_FRAME = 110; // px of a grid's plot outside its rows: the key labels under it
 const BOTTOM_GAP = 6; // px between the first figure and the bottom of the screen
 
 export function presenting() {
@@ -41,7 +43,10 @@ export function firstFigureHeight(card) {
   const plot = card.plot.getBoundingClientRect();
   const below = card.element.getBoundingClientRect().bottom - plot.bottom; // head buttons, numbers
   const room = Math.floor(window.innerHeight - plot.top - below - BOTTOM_GAP);
-  return Math.max(MIN_PLOT, Math.min(natural, room));
+  // A grid of several rows keeps rows readable, even if its bottom goes below the screen.
+  const rows = Number(card.plot.dataset.panelRows) || 1;
+  const least = rows > 1 ? Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME) : MIN_PLOT;
+  return Math.max(least, Math.min(natural, room));
 }
 
 /** The first figure of the step on screen, re-fitted (or back to its own height). */

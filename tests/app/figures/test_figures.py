@@ -92,6 +92,15 @@ def test_head_grid_draws_every_head_with_titles_and_one_colour_axis():
     assert grad["layout"]["coloraxis"]["cmid"] == 0
 
 
+@pytest.mark.parametrize(("n_head", "per_row"), [(4, [4]), (8, [4, 4]), (9, [5, 4]), (6, [3, 3]), (16, [4, 4, 4, 4])])
+def test_head_grid_rows_are_few_and_even(n_head, per_row):
+    """SmolLM2's 9 heads are two rows of 5 and 4 (not 4 + 4 + 1): a lone last head wastes a row."""
+    fig = as_json(head_figures.head_grid(np.zeros((n_head, 3, 3)), None, None, title="t", value_name="v"))
+    tops = [fig["layout"][f"yaxis{'' if h == 0 else h + 1}"]["domain"][1] for h in range(n_head)]
+    rows = sorted(set(tops), reverse=True)
+    assert [tops.count(top) for top in rows] == per_row
+
+
 def test_head_grid_respects_the_figure_budget():
     z = np.ones((16, 256, 256))
     fig = as_json(head_figures.head_grid(z, None, None, title="t", value_name="v", max_figure_cells=160_000))

@@ -46,6 +46,7 @@ def test_post_trace_answers_the_contract(trace):
         "tokens",
         "blocks",
         "steps",
+        "groups",
         "training",
         "first_nonfinite",
     }
@@ -61,6 +62,8 @@ def test_post_trace_answers_the_contract(trace):
     block_ids = [b["id"] for b in trace["blocks"]]
     assert block_ids == ["embedding", "layers.0.attention", "layers.0.ffn", "norm", "head", "loss"]
     assert {s["block"] for s in trace["steps"]} == set(block_ids)
+    assert [g["id"] for g in trace["groups"]] == ["embedding", "layers.0", "output"]
+    assert {s["group"] for s in trace["steps"]} == {"embedding", "layers.0", "output"}
 
 
 def test_post_trace_id_is_the_spec_and_the_query_is_a_permalink(client, trace):
@@ -110,7 +113,8 @@ def test_every_step_has_figures_formulas_and_a_passing_gradcheck(client, trace, 
     assert response.status_code == 200
     step = assert_valid_json(response)
     assert set(step) == STEP_KEYS
-    assert {k: step[k] for k in ("index", "name", "phase", "layer", "title", "block")} == trace["steps"][index]
+    shared = ("index", "name", "phase", "layer", "title", "block")  # the summary adds group, op, op_title
+    assert {k: step[k] for k in shared} == {k: trace["steps"][index][k] for k in shared}
     assert step["explanation"] and step["formula"]["forward"]["mathml"].startswith("<math")
     assert step["formula"]["backward"]["latex"] and step["formula"]["backward"]["mathml"].startswith("<math")
     assert step["name"] in step["shapes"]

@@ -58,6 +58,25 @@ def test_steps_follow_the_records(trace):
     assert steps[1]["title"].startswith("Layer 0 · RMSNorm")
 
 
+def test_steps_name_their_group_and_op(trace):
+    steps = titles.steps(trace)
+    groups = titles.groups(CFG, has_update=False)
+    assert [g["id"] for g in groups] == ["embedding", *(f"layers.{L}" for L in range(CFG.n_layer)), "output"]
+    assert [s["group"] for s in steps if s["phase"] == "forward"][:2] == ["embedding", "layers.0"]
+    assert {s["group"] for s in steps} == {g["id"] for g in groups}
+    for step in steps:
+        group = next(g for g in groups if g["id"] == step["group"])
+        assert group["layer"] == step["layer"], step
+    # the same op in every layer and both directions: its name without the layer, its words without either
+    probs = [s for s in steps if s["op"] == "attention.probs"]
+    assert len(probs) == 2 * CFG.n_layer
+    assert {s["op_title"] for s in probs} == {"Attention softmax over keys"}
+    assert {s["group"] for s in probs} == {f"layers.{L}" for L in range(CFG.n_layer)}
+    by_name = {(s["name"], s["phase"]): s for s in steps}
+    assert by_name[("probs", "loss")]["group"] == "output" and by_name[("logits", "backward")]["group"] == "output"
+    assert by_name[("norm.out", "forward")]["op_title"] == "Final RMSNorm"
+
+
 def test_every_step_has_an_explanation(trace):
     for record in trace.records:
         text = explain.explanation(record, CFG)

@@ -119,6 +119,12 @@ def test_an_optimizer_makes_the_trace_end_with_the_update(sgd_trace):
     assert last == {**last, "name": "update", "phase": "update", "block": "update", "layer": None}
     assert last["title"] == "Parameter update: one SGD step"
     assert sgd_trace["blocks"][-1]["id"] == "update"
+    assert last["group"] == "update" and sgd_trace["groups"][-1] == {
+        "id": "update",
+        "label": "Optimizer update",
+        "layer": None,
+    }
+    assert last["op"] == "update" and last["op_title"] == last["title"]
     assert [s["phase"] for s in sgd_trace["steps"]].count("update") == 1
     training = sgd_trace["training"]
     assert training["steps"] == 0 and training["optimizer_label"] == "SGD, lr 0.5"
