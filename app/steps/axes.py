@@ -137,8 +137,7 @@ def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -
     ids = targets + _top(np.asarray(score, dtype=np.float64), targets, VOCAB_SHOWN - len(targets))
     note = (
         f"{len(ids)} of the {V:,} tokens are drawn: this sequence's {len(targets)} target tokens, then those "
-        f"with {by} at any position. The other {V - len(ids):,} columns are left out (download the tensor for "
-        "every value)."
+        f"with {by} at any position. The other {V - len(ids):,} columns are left out."
     )
     return np.array(ids, dtype=np.int64), note
 
@@ -167,7 +166,6 @@ def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.nd
     zero = f"; the other {V - nonzero.size:,} rows are exactly zero" if nonzero.size < V else ""
     note = (
         f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets, then the rows of largest "
-        f"|gradient|. {nonzero.size:,} rows are nonzero{zero}; the rows not drawn are left out (download the "
-        "tensor for every value)."
+        f"|gradient|. {nonzero.size:,} rows are nonzero{zero}; the rows not drawn are left out."
     )
     return np.array(ids, dtype=np.int64), note

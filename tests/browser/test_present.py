@@ -138,8 +138,10 @@ def test_presenter_mode_fits_every_step_and_formulas_never_overflow(session):
     assert page.locator(".summary").is_visible()
     page.keyboard.press("p")
     assert page.locator("body.present").count() == 1 and "present=1" in page.url
+    assert page.locator("#class-bar").is_hidden()  # idle: no lesson, no session
     page.click("#context-toggle")  # everything presenter mode hid is one toggle away
     assert page.locator(".summary").is_visible() and page.locator("#training-bar").is_visible()
+    assert page.locator("#class-bar").is_visible()
     page.keyboard.press("Escape")
 
     # Large type, outside presenter mode (both rules shown, the formulas' boxes narrowest): every
