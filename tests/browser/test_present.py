@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.spec.faults import quiz_fault
-from tests.helpers.browser import ONE_LAYER, assert_clean, steps, wait_rendered
+from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, steps, wait_rendered
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
@@ -75,12 +75,6 @@ def walk_url(spec: dict, step: int = 0, **view: str) -> str:
 def wait_shown(session, index: int) -> None:
     """The step's text and formulas are laid out (its figures may still be drawing)."""
     session.page.wait_for_selector(f'#step[data-shown="{index}"]')
-
-
-def axe_violations(page, source: str) -> list[str]:
-    page.evaluate(source + "\n;0")  # evaluate: the page's CSP forbids inline scripts
-    found = page.evaluate("axe.run(document).then((r) => r.violations)")
-    return [f"{v['id']}: {v['help']} ({', '.join(' '.join(n['target']) for n in v['nodes'][:3])})" for v in found]
 
 
 def intersects(a: dict, b: dict) -> bool:

@@ -7,16 +7,13 @@ test_smollm2_views.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser.test_present import axe_violations
-from tests.helpers.browser import assert_clean, step_index, steps, url_step, wait_rendered
-from tests.helpers.env import required
-from xt_core.zoo import ZOO, default_models_dir
+from tests.helpers.browser import assert_clean, axe_violations, step_index, steps, url_step, wait_rendered
+from tests.helpers.real_model import require_smollm2
+from xt_core.zoo import ZOO
 
 TOY = {"model": "induction", "tokenizer": "char", "text": "xkqvbmxkqvbm", "seed": "0", "dtype": "float32"}
 SMOLLM2 = "smollm2-135m"
@@ -76,12 +73,7 @@ def test_jump_to_a_layer_and_op_on_a_toy_model(session):
 @pytest.fixture
 def smollm2_server(live_models_dir):
     """The live server with the fetched SmolLM2-135M in its models directory (for this test only)."""
-    gguf = Path(os.environ.get("XT_SMOLLM2_GGUF") or default_models_dir() / ZOO[SMOLLM2].filename)
-    if not gguf.is_file():
-        reason = f"{gguf} is absent: run `xt models fetch {SMOLLM2}` (or `make real-model`)"
-        if required("XT_REQUIRE_REAL_MODEL"):
-            pytest.fail(f"XT_REQUIRE_REAL_MODEL is set but {reason}")
-        pytest.skip(reason)
+    gguf = require_smollm2()
     link = live_models_dir / ZOO[SMOLLM2].filename
     link.symlink_to(gguf.resolve())
     yield

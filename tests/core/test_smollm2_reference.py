@@ -1,7 +1,7 @@
 """The real model against the implementation people use: SmolLM2-135M-Instruct's .gguf (from
 `xt models fetch smollm2-135m`) imported by xt and loaded by transformers (dequantized to
 float32); the same two sentences through both, float32: logits, loss, every parameter's
-gradient, the greedy next token, and the tokenizer's ids.
+gradient and the greedy next token (the tokenizer's ids: test_smollm2_tokenizer.py).
 
 Skips unless the file is there (XT_SMOLLM2_GGUF, else the models directory), or torch and
 transformers (the `reference` extra) are missing; with XT_REQUIRE_REAL_MODEL=1 (CI) it fails
@@ -9,8 +9,6 @@ instead. About a minute and ~2.5 GB at peak: each side runs once, transformers' 
 before xt's step."""
 
 import gc
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,32 +16,14 @@ from threadpoolctl import threadpool_limits
 
 import xt_core
 from tests.helpers.env import required
+from tests.helpers.real_model import require_smollm2, skip_or_fail
 from xt_core.gguf_import import import_gguf
-from xt_core.zoo import ZOO, default_models_dir
 
 pytestmark = pytest.mark.torch
 
 PROMPT = "The capital of France is Paris. The capital of Italy is"
 SENTENCES = [PROMPT + " Rome.", "Gradients flow backwards through every layer, one op at a time."]
-TOKENIZER_TEXTS = [
-    "Hello world, this  has two spaces.",
-    "In 2024 there were 1,234,567 tokens (3.14%)!",
-    "Punctuation: a-b; c/d? [e] {f} \"g\" 'h' — i…",
-    "Accents: café, naïve, Ørsted, São Paulo, Zürich.",
-    "Emoji: 🎉🚀 and 👍🏽 and ❤️",
-    "New\nlines\n\n\tand tabs\r\nand <|im_start|> special",
-]
-
-
-def _skip_or_fail(reason: str):
-    if required("XT_REQUIRE_REAL_MODEL"):
-        pytest.fail(f"XT_REQUIRE_REAL_MODEL is set but {reason}", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
-
-
-GGUF = Path(os.environ.get("XT_SMOLLM2_GGUF") or default_models_dir() / ZOO["smollm2-135m"].filename)
-if not GGUF.is_file():
-    _skip_or_fail(f"{GGUF} is absent: run `xt models fetch smollm2-135m` (or `make real-model`)")
+GGUF = require_smollm2(allow_module_level=True)
 try:
     import torch
 
@@ -51,7 +31,7 @@ try:
 except ImportError:
     if required("XT_REQUIRE_TORCH"):
         raise
-    _skip_or_fail("torch and transformers are not installed (pip install -e '.[reference]')")
+    skip_or_fail("torch and transformers are not installed (pip install -e '.[reference]')", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -100,18 +80,6 @@ def test_the_file_is_the_model_the_issue_describes(checkpoint):
     )
     assert cfg.tie_embeddings and cfg.rope_theta == 100000.0 and cfg.norm_eps == 1e-5
     assert checkpoint.meta["gguf_tensor_types"] == {"Q4_1": 210, "Q8_0": 1, "F32": 61}
-
-
-def test_token_ids_match_transformers_tokenizer(checkpoint):
-    from transformers import AutoTokenizer
-
-    theirs = AutoTokenizer.from_pretrained(str(GGUF.parent), gguf_file=GGUF.name)
-    ours = checkpoint.tokenizer
-    for text in [*SENTENCES, *TOKENIZER_TEXTS]:
-        ids = ours.encode(text)
-        assert ids == theirs(text)["input_ids"], text
-        assert ours.decode(ids) == text
-    assert ours.pieces(ours.encode(PROMPT))[-3:] == [" of", " Italy", " is"]
 
 
 def test_logits_loss_and_every_gradient_match_transformers(trace, reference):

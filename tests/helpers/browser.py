@@ -107,3 +107,10 @@ def assert_clean(session: Session) -> None:
     assert session.errors == [], f"browser console errors: {session.errors}"
     assert session.outside == [], f"requests outside the server: {session.outside}"
     assert session.dialogs == []
+
+
+def axe_violations(page, source: str) -> list[str]:
+    """axe-core's violations on the page, one line each (source: axe.min.js, the `axe` fixture)."""
+    page.evaluate(source + "\n;0")  # evaluate: the page's CSP forbids inline scripts
+    found = page.evaluate("axe.run(document).then((r) => r.violations)")
+    return [f"{v['id']}: {v['help']} ({', '.join(' '.join(n['target']) for n in v['nodes'][:3])})" for v in found]

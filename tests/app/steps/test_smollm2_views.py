@@ -9,29 +9,20 @@ one trace, four checks (the first builds the float64 twin)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from app.steps.axes import VOCAB_SHOWN
 from tests.helpers.client import make_client
-from tests.helpers.env import required
-from xt_core.zoo import ZOO, default_models_dir
+from tests.helpers.real_model import require_smollm2
+from xt_core.zoo import ZOO
 
 NAME = "smollm2-135m"
-GGUF = Path(os.environ.get("XT_SMOLLM2_GGUF") or default_models_dir() / ZOO[NAME].filename)
+GGUF = require_smollm2(allow_module_level=True)
 TEXT = (
     "The capital of France is Paris. The capital of Italy is Rome. Gradients flow backwards through "
     "every layer of the network, one operation at a time, until they reach the embedding."
 )
 T = 32
-
-if not GGUF.is_file():
-    reason = f"{GGUF} is absent: run `xt models fetch {NAME}` (or `make real-model`)"
-    if required("XT_REQUIRE_REAL_MODEL"):
-        pytest.fail(f"XT_REQUIRE_REAL_MODEL is set but {reason}", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
