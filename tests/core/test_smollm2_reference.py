@@ -15,8 +15,8 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import xt_core
-from tests.helpers.env import required
-from tests.helpers.real_model import require_smollm2, skip_or_fail
+from tests.helpers.env import skip_unless_installed
+from tests.helpers.real_model import require_smollm2
 from xt_core.gguf_import import import_gguf
 
 pytestmark = pytest.mark.torch
@@ -24,14 +24,16 @@ pytestmark = pytest.mark.torch
 PROMPT = "The capital of France is Paris. The capital of Italy is"
 SENTENCES = [PROMPT + " Rome.", "Gradients flow backwards through every layer, one op at a time."]
 GGUF = require_smollm2(allow_module_level=True)
-try:
+skip_unless_installed("torch", "transformers", hint="pip install -e '.[reference]'")
+torch = hf_step = load_hf = normwise = None  # imported by load_reference, when this module's tests run
+
+
+@pytest.fixture(autouse=True, scope="module")
+def load_reference():
+    global torch, hf_step, load_hf, normwise
     import torch
 
     from tests.helpers.hf_reference import hf_step, load_hf, normwise
-except ImportError:
-    if required("XT_REQUIRE_TORCH"):
-        raise
-    skip_or_fail("torch and transformers are not installed (pip install -e '.[reference]')", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")

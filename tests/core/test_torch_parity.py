@@ -5,23 +5,22 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.helpers.env import required
+from tests.helpers.env import skip_unless_installed
 from tests.helpers.specs import make_batch
 from xt_core.names import tensor_names
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - depends on the machine
-    torch = None
-
 pytestmark = pytest.mark.torch
+skip_unless_installed("torch", hint="optional extra: pip install torch==2.13.0")
+torch = torch_step = None  # imported by load_torch, when this module's tests run
 
-if torch is None:
-    if required("XT_REQUIRE_TORCH"):
-        raise RuntimeError("XT_REQUIRE_TORCH is set but torch is not installed: pip install torch==2.13.0")
-    pytest.skip("torch is not installed (optional extra: pip install torch==2.13.0)", allow_module_level=True)
 
-from tests.helpers.torch_reference import torch_step  # noqa: E402  (needs torch)
+@pytest.fixture(autouse=True, scope="module")
+def load_torch():
+    global torch, torch_step
+    import torch
+
+    from tests.helpers.torch_reference import torch_step
+
 
 CONFIGS = {
     "tiny": dict(),

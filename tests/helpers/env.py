@@ -3,7 +3,10 @@ long versions of the system tests (`make loadtest`)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+
+import pytest
 
 
 def required(flag: str) -> bool:
@@ -21,3 +24,15 @@ def long_run() -> bool:
 def sized(short, long):
     """`long` under XT_LONG_TESTS=1, else `short`: one size, two run lengths."""
     return long if long_run() else short
+
+
+def skip_unless_installed(*modules: str, hint: str) -> None:
+    """Skips the calling test module unless every module is installed, failing instead under
+    XT_REQUIRE_TORCH (CI). Finds them without importing them: torch and transformers take
+    seconds to import, and every xdist worker collects every test module; a module that needs
+    them imports them in a module-scoped fixture."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing and required("XT_REQUIRE_TORCH"):
+        raise RuntimeError(f"XT_REQUIRE_TORCH is set but {', '.join(missing)} is not installed: {hint}")
+    if missing:
+        pytest.skip(f"{', '.join(missing)} is not installed ({hint})", allow_module_level=True)

@@ -27,27 +27,24 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.helpers.env import required
+from tests.helpers.env import skip_unless_installed
 from tests.helpers.specs import make_batch
 from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_llama2c
 
-try:
-    import torch
-    import transformers  # its model classes load on first use (transformers.LlamaForCausalLM): seconds
-except ImportError:  # pragma: no cover - depends on the machine
-    torch = None
-
 pytestmark = pytest.mark.torch
+skip_unless_installed("torch", "transformers", hint="pip install -e '.[reference]'")
+torch = transformers = None  # imported by load_transformers, when this module's tests run
 
-if torch is None:
-    if required("XT_REQUIRE_TORCH"):
-        raise RuntimeError("XT_REQUIRE_TORCH is set but transformers is not installed: pip install -e '.[reference]'")
-    pytest.skip(
-        "torch/transformers not installed (optional extra: pip install -e '.[reference]')", allow_module_level=True
-    )
 
-transformers.logging.set_verbosity_error()
-transformers.utils.logging.disable_progress_bar()
+@pytest.fixture(autouse=True, scope="module")
+def load_transformers():
+    global torch, transformers
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+
 
 SIZES = dict(vocab_size=40, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
 CASES = {  # name: (LlamaConfig fields, how the files are written)
@@ -58,11 +55,11 @@ CASES = {  # name: (LlamaConfig fields, how the files are written)
     ),
     "mqa-float64-sharded": (
         dict(num_key_value_heads=1, tie_word_embeddings=False, rope_theta=5e5, rms_norm_eps=1e-5),
-        {"dtype": torch.float64, "max_shard_size": "8KB"},
+        {"dtype": "float64", "max_shard_size": "8KB"},
     ),
     "gqa-bf16-old-layout": (
         dict(num_key_value_heads=2, tie_word_embeddings=True, rope_theta=1e4, rms_norm_eps=1e-6),
-        {"dtype": torch.bfloat16, "layout": "old"},
+        {"dtype": "bfloat16", "layout": "old"},
     ),
 }
 
@@ -79,8 +76,10 @@ def hf_model(fields: dict, seed: int = 0):
     return model
 
 
-def write(model, directory, layout="new", dtype=torch.float32, max_shard_size=None):
-    model.to(dtype).save_pretrained(directory, **({"max_shard_size": max_shard_size} if max_shard_size else {}))
+def write(model, directory, layout="new", dtype="float32", max_shard_size=None):
+    model.to(getattr(torch, dtype)).save_pretrained(
+        directory, **({"max_shard_size": max_shard_size} if max_shard_size else {})
+    )
     if layout == "old":  # transformers < 5: a top-level rope_theta, no rope_parameters
         config = json.loads((directory / "config.json").read_text())
         config["rope_theta"] = config.pop("rope_parameters")["rope_theta"]
@@ -161,8 +160,8 @@ def test_loss_and_every_gradient_match_transformers(tmp_path, case, float64_refe
     directory = write(hf_model(fields), tmp_path / case, **how)
     if "max_shard_size" in how:
         assert (directory / "model.safetensors.index.json").exists() and len(list(directory.glob("*.safetensors"))) > 2
-    stored = how.get("dtype", torch.float32)
-    ckpt = import_hf(directory, dtype=None if stored == torch.float64 else np.float64)
+    stored = how.get("dtype", "float32")
+    ckpt = import_hf(directory, dtype=None if stored == "float64" else np.float64)
     cfg = ckpt.cfg
     assert (cfg.rope_theta, cfg.norm_eps, cfg.n_kv_head) == (
         fields["rope_theta"],
@@ -204,7 +203,7 @@ def test_unpatched_transformers_agrees_to_float32_precision(tmp_path):
 
 
 def test_bf16_reads_to_float32_by_default_and_exactly(tmp_path):
-    directory = write(hf_model(CASES["mha-tied"][0]), tmp_path / "m", dtype=torch.bfloat16)
+    directory = write(hf_model(CASES["mha-tied"][0]), tmp_path / "m", dtype="bfloat16")
     ckpt = import_hf(directory)
     model = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=torch.float32)
     weights = dict(as_xt(n, p.detach().numpy(), ckpt.cfg) for n, p in model.named_parameters())
@@ -228,7 +227,7 @@ def test_export_hf_writes_what_transformers_writes_and_it_loads(tmp_path, float6
     params = xt_core.init_params(cfg, seed=4, dtype=np.float64)
     ours = export_hf(tmp_path / "ours", cfg, params)
     fields = dict(num_key_value_heads=2, tie_word_embeddings=False, rope_theta=5e5, rms_norm_eps=1e-6)
-    theirs = write(hf_model(fields), tmp_path / "theirs", dtype=torch.float64)
+    theirs = write(hf_model(fields), tmp_path / "theirs", dtype="float64")
     written = json.loads((ours / "config.json").read_text())
     expected = json.loads((theirs / "config.json").read_text())
     expected.pop("transformers_version")
