@@ -103,7 +103,15 @@ def _step_size(x: np.ndarray) -> float:
 
 
 def _direction(x: np.ndarray, seed: int) -> np.ndarray:
-    u = np.random.default_rng(seed).standard_normal(x.shape)
+    """A seeded random direction of x's shape: standard normal; beyond LARGE entries (a
+    vocabulary's (V, C) weights) uniform in [-1, 1) in float32, drawn ~6x faster than float64
+    normals and half the bytes (any direction with entries everywhere checks the same rule)."""
+    rng = np.random.default_rng(seed)
+    if x.size > LARGE:
+        u = rng.random(x.shape, dtype=np.float32)
+        u = np.subtract(np.multiply(u, 2, out=u), 1, out=u)
+    else:
+        u = rng.standard_normal(x.shape)
     u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
     return u
 
