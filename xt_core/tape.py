@@ -143,6 +143,32 @@ def replay_loss(
     return float(local[last] if last in local else replace[last] if last in replace else env[last])
 
 
+def replay_losses(
+    nodes: list[Node], env: Mapping[str, np.ndarray], start: int, replaces: list[Mapping[str, np.ndarray]], dtype=None
+) -> list[float]:
+    """replay_loss of each `replace` mapping (same numbers), run op by op in lockstep: lazy
+    mappings that share work per tensor (the two sides of a central difference along one
+    direction: xt_core.twin.moved_pair) build it once. Each replay's outputs are dropped after
+    their last reader (two replays of a real model hold no more than one did)."""
+    last_read = {name: i for i, node in enumerate(nodes) for name in node.inputs}
+    last = nodes[-1].name
+    locals_: list[dict[str, np.ndarray]] = [{} for _ in replaces]
+    for i in range(start, len(nodes)):
+        node = nodes[i]
+        for local, replace in zip(locals_, replaces, strict=True):
+            args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
+            if dtype is not None:
+                args = [_as_float(a, dtype) for a in args]
+            local[node.name] = node.run(args)[0]
+            for name in node.inputs:
+                if last_read[name] == i:
+                    local.pop(name, None)
+    return [
+        float(local[last] if last in local else replace[last] if last in replace else env[last])
+        for local, replace in zip(locals_, replaces, strict=True)
+    ]
+
+
 LARGE_CAST = 32 << 20  # bytes: beyond, glibc maps fresh pages for every new array (page faults)
 
 
