@@ -83,19 +83,18 @@ async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep,
         ctx = TraceContext(resolved, trace, settings)
         encoded = await services.run(encode, partial(summary.trace_summary, ctx), True)
         services.answers.put(key, encoded)
-        _check_first_step(services, resolved.id, trace)
+        _build_twin(services, trace)
     else:
         store.remember(resolved)  # the id stays known (its spec) even while the summary is cached
     return encoded_response(request, encoded[0], gzipped=encoded[1])
 
 
-def _check_first_step(services, trace_id: str, trace) -> None:
-    """Step 0's gradient check, started in the pool as the summary is sent: the page asks for
-    step 0's view next, and its check waits for this one (LRU.get_or_compute) instead of
-    starting over. A real model's first check builds the float64 twin (~1.2 s of SmolLM2's)."""
-    compute = partial(check_record, trace, 0)
-    with contextlib.suppress(RuntimeError):  # the pool is shut down (the lifespan ended): the view computes it
-        services.executor.submit(services.gradchecks.get_or_compute, (trace_id, 0), compute)
+def _build_twin(services, trace) -> None:
+    """The float64 twin every gradient check reads (xt_core.twin: ~1.2 s of SmolLM2's), built
+    in the pool as a new trace's summary is sent: the page's first view (and its check) asks
+    for it a moment later and waits for this build (Trace.twin's lock) instead of starting it."""
+    with contextlib.suppress(RuntimeError):  # the pool is shut down (the lifespan ended): a check builds it
+        services.executor.submit(lambda: trace.twin)
 
 
 def step_record(ctx: TraceContext, index: int):
