@@ -4,7 +4,6 @@ app.steps in the worker pool (deps.Services)."""
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
 from typing import Literal
 
@@ -85,18 +84,9 @@ async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep,
         ctx = TraceContext(resolved, trace, settings)
         encoded = await services.run(encode, partial(summary.trace_summary, ctx), True)
         services.answers.put(key, encoded)
-        _build_twin(services, trace)
     else:
         store.remember(resolved)  # the id stays known (its spec) even while the summary is cached
     return encoded_response(request, encoded[0], gzipped=encoded[1])
-
-
-def _build_twin(services, trace) -> None:
-    """The float64 twin every gradient check reads (xt_core.twin: ~1.2 s of SmolLM2's), built
-    in the pool as a new trace's summary is sent: the page's first view (and its check) asks
-    for it a moment later and waits for this build (Trace.twin's lock) instead of starting it."""
-    with contextlib.suppress(RuntimeError):  # the pool is shut down (the lifespan ended): a check builds it
-        services.executor.submit(lambda: trace.twin)
 
 
 def step_record(ctx: TraceContext, index: int):
