@@ -55,6 +55,11 @@ class Settings:
     # Per-step gradient checks, by trace id and step: ~5 Python objects each that every full
     # garbage collection walks (see cache_steps); 8,192 of them would pause the loop ~70 ms.
     gradcheck_cache_entries: int = 2048
+    # A model with more parameters answers a step view before its gradient check: the view's
+    # `gradcheck` is {"pending": true} and GET .../steps/{index}/check answers the check (SmolLM2's
+    # take 0.3-3 s, the first one with its float64 twin ~2 s: the cold trace's first view would
+    # wait for it). Smaller models' views hold their check (milliseconds).
+    view_check_max_params: int = 20_000_000
     # Specs remembered by trace id (an older id is a 404: POST the spec again): 2-3 KB each for
     # a text, ~48 KB for the largest spec (4 rows of 256 token ids): at most ~100 MB.
     max_specs: int = 2_000

@@ -102,6 +102,7 @@ class BPETokenizer:
 
     def __init__(self, backend):
         self.backend = backend
+        self._decoded: dict[int, str] = {}  # token id -> its text, filled as tokens are labelled
 
     @classmethod
     def from_gguf_fields(cls, fields) -> BPETokenizer:
@@ -152,24 +153,26 @@ class BPETokenizer:
         return self.backend.decode(_check_ids(ids, self.vocab_size), skip_special_tokens=False)
 
     @cached_property
-    def _texts(self) -> list[str]:
-        """Each token's text: special and added tokens as written, the others' bytes decoded
-        (a token holding part of a UTF-8 character shows its bytes as \\xNN)."""
-        added = {i: t.content for i, t in self.backend.get_added_tokens_decoder().items()}
-        texts = []
-        for i in range(self.vocab_size):
-            token = self.backend.id_to_token(i) or ""
-            if i in added:
-                texts.append(added[i])
-            else:
+    def _added(self) -> dict[int, str]:
+        return {i: t.content for i, t in self.backend.get_added_tokens_decoder().items()}
+
+    def _text(self, token_id: int) -> str:
+        """A token's text: a special or added token as written, another's bytes decoded (a token
+        holding part of a UTF-8 character shows its bytes as \\xNN). Decoded when first asked:
+        a trace labels its few dozen tokens, not the 49,152 of the vocabulary (0.7 s)."""
+        text = self._decoded.get(token_id)
+        if text is None:
+            text = self._added.get(token_id)
+            if text is None:
+                token = self.backend.id_to_token(token_id) or ""
                 raw = bytes(CHAR_TO_BYTE[c] for c in token if c in CHAR_TO_BYTE)
-                texts.append(raw.decode("utf-8", errors="backslashreplace"))
-        return texts
+                text = raw.decode("utf-8", errors="backslashreplace")
+            self._decoded[token_id] = text  # a dict's item assignment is atomic: threads may share it
+        return text
 
     def pieces(self, ids) -> list[str]:
         """The text of each token, e.g. [" The", " capital"] (a leading space is a real space)."""
-        texts = self._texts
-        return [texts[i] for i in _check_ids(ids, self.vocab_size)]
+        return [self._text(i) for i in _check_ids(ids, self.vocab_size)]
 
     def token_label(self, token_id: int) -> str:
         """A token's text with whitespace drawn visibly ("␣Paris", "⏎")."""

@@ -26,9 +26,9 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
 from xt_core.model import forward_backward
-from xt_core.tape import first_reader, replay_loss
+from xt_core.tape import first_reader, replay_loss, replay_losses
 from xt_core.trace import Trace
-from xt_core.twin import moved_params
+from xt_core.twin import moved_pair
 
 # Relative error allowed against float64 finite differences (FD truncation and round-off stay
 # near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
@@ -103,7 +103,15 @@ def _step_size(x: np.ndarray) -> float:
 
 
 def _direction(x: np.ndarray, seed: int) -> np.ndarray:
-    u = np.random.default_rng(seed).standard_normal(x.shape)
+    """A seeded random direction of x's shape: standard normal; beyond LARGE entries (a
+    vocabulary's (V, C) weights) uniform in [-1, 1) in float32, drawn ~6x faster than float64
+    normals and half the bytes (any direction with entries everywhere checks the same rule)."""
+    rng = np.random.default_rng(seed)
+    if x.size > LARGE:
+        u = rng.random(x.shape, dtype=np.float32)
+        u = np.subtract(np.multiply(u, 2, out=u), 1, out=u)
+    else:
+        u = rng.standard_normal(x.shape)
     u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
     return u
 
@@ -198,17 +206,13 @@ def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
 
     eps = REL_STEP * max(min(_step_size(params[n]) / REL_STEP for n in names), 1e-3)
 
-    def loss_at(step: float) -> float:
-        return replay_loss(nodes, ref.values, 0, replace=moved_params(params, direction, step), dtype=np.float64)
-
-    def difference(scale: float) -> tuple[float, float]:
+    def difference(scale: float) -> tuple[float, float]:  # both replays in lockstep: u drawn once per weight
         h = scale * eps
-        plus, minus = loss_at(h), loss_at(-h)
+        plus, minus = replay_losses(nodes, ref.values, 0, list(moved_pair(params, direction, h)), dtype=np.float64)
         return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
 
     numeric, roundoff = difference(1.0)
-    analytic = ref.param_grad_dot(direction)
-    on_screen = sum(dot(trace.grads[n], direction(n)) for n in names) if shown else None
+    analytic, on_screen = ref.param_grad_dot(direction, trace.grads if shown else None)
     error = _resolved_error(analytic, numeric, roundoff, difference)
     return DirectionCheck("parameters", analytic, numeric, error, on_screen)
 

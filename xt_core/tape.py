@@ -131,6 +131,7 @@ def replay_loss(
     of one check (the caller drops it), instead of paying for a fresh cast in every replay."""
     replace = replace if replace is not None else {}
     local: dict[str, np.ndarray] = {}
+    last_read = _last_reads(nodes)
     for i in range(start, len(nodes)):
         node = nodes[i]
         args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
@@ -139,8 +140,46 @@ def replay_loss(
         if dtype is not None:
             args = [_as_float(a, dtype, casts) for a in args]
         local[node.name] = node.run(args)[0]
+        _drop_read(local, node, i, last_read)
     last = nodes[-1].name
     return float(local[last] if last in local else replace[last] if last in replace else env[last])
+
+
+def replay_losses(
+    nodes: list[Node], env: Mapping[str, np.ndarray], start: int, replaces: list[Mapping[str, np.ndarray]], dtype=None
+) -> list[float]:
+    """replay_loss of each `replace` mapping (same numbers), run op by op in lockstep: lazy
+    mappings that share work per tensor (the two sides of a central difference along one
+    direction: xt_core.twin.moved_pair) build it once. Each replay's outputs are dropped after
+    their last reader."""
+    last_read = _last_reads(nodes)
+    last = nodes[-1].name
+    locals_: list[dict[str, np.ndarray]] = [{} for _ in replaces]
+    for i in range(start, len(nodes)):
+        node = nodes[i]
+        for local, replace in zip(locals_, replaces, strict=True):
+            args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
+            if dtype is not None:
+                args = [_as_float(a, dtype) for a in args]
+            local[node.name] = node.run(args)[0]
+            del args  # a moved (V, C) weight is 226 MB in float64: freed before the next replay builds its own
+            _drop_read(local, node, i, last_read)
+    return [
+        float(local[last] if last in local else replace[last] if last in replace else env[last])
+        for local, replace in zip(locals_, replaces, strict=True)
+    ]
+
+
+def _last_reads(nodes: list[Node]) -> dict[str, int]:
+    """Each tensor's last reader: a replay drops its own outputs there (a float64 replay of a
+    real model otherwise holds all its activations, ~110 MB of SmolLM2's, until it ends)."""
+    return {name: i for i, node in enumerate(nodes) for name in node.inputs}
+
+
+def _drop_read(local: dict, node: Node, index: int, last_read: dict[str, int]) -> None:
+    for name in node.inputs:
+        if last_read[name] == index:
+            local.pop(name, None)
 
 
 LARGE_CAST = 32 << 20  # bytes: beyond, glibc maps fresh pages for every new array (page faults)

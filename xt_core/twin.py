@@ -17,11 +17,11 @@ It is built the first time a check needs it (Trace.twin). A float64 trace is its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from xt_core.f64 import dot
+from xt_core.f64 import LARGE, dot
 from xt_core.optim import PerParam
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
@@ -84,16 +84,26 @@ class Float64Step:
         in_grads = node_backward(node, cache, self.grads, self.backward_override)
         return {name: g for name, g in zip(node.inputs, in_grads, strict=True) if g is not None}
 
-    def param_grad_dot(self, direction: Callable[[str], np.ndarray]) -> float:
+    def param_grad_dot(
+        self, direction: Callable[[str], np.ndarray], shown: Mapping[str, np.ndarray] | None = None
+    ) -> tuple[float, float | None]:
         """<dL/dθ, u> over every parameter, u = direction(name) of each parameter's shape: the
         update's gradient along one direction, one op's weight gradient at a time (a tied
-        embedding's two contributions each meet the same u)."""
+        embedding's two contributions each meet the same u). With `shown` (the float32
+        trace's parameter gradients), also <shown, u> from the same draws of u (a real model's
+        direction is 135M numbers: drawn once for both), else None."""
         if self._recorded is not None:
-            return sum(dot(self.grads[name], direction(name)) for name in self.param_names)
-        total = 0.0
+            total = sum(dot(self.grads[name], direction(name)) for name in self.param_names)
+            return total, None if shown is None else sum(dot(shown[n], direction(n)) for n in self.param_names)
+        total, on_screen = 0.0, {}
         for name, grad in self._param_contributions():
-            total += dot(grad, direction(name))
-        return total
+            u = direction(name)
+            total += dot(grad, u)
+            if shown is not None and name not in on_screen:
+                on_screen[name] = dot(shown[name], u)
+        if shown is None:
+            return total, None
+        return total, sum(on_screen[n] if n in on_screen else dot(shown[n], direction(n)) for n in self.param_names)
 
     def _param_contributions(self) -> Iterator[tuple[str, np.ndarray]]:
         params = set(self.param_names)
@@ -120,13 +130,30 @@ def _args(node: Node, values: dict) -> list:
     return args
 
 
-def moved_params(params: dict, direction: Callable[[str], np.ndarray], step: float) -> PerParam:
-    """Every parameter moved by `step` along its direction, in float64, built when an op reads
-    it (a replay of a real model never holds all the moved weights at once)."""
+def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float) -> tuple[PerParam, PerParam]:
+    """Every parameter moved by +step and by -step along its direction, in float64, built
+    when an op reads it (a replay of a real model never holds all the moved weights at once),
+    for two replays run in lockstep (xt_core.tape.replay_losses): the first to read a
+    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE entries (a vocabulary's weights, 226 MB
+    in float64) each is built on its own: never two of them at once."""
+    waiting: dict[tuple[str, int], np.ndarray] = {}
 
-    def moved(name: str) -> np.ndarray:
-        out = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
-        out += params[name]
-        return out
+    def moved(name: str, sign: int) -> np.ndarray:
+        mine = waiting.pop((name, sign), None)
+        if mine is not None:
+            return mine
+        if np.size(params[name]) > LARGE:
+            return _moved(params, direction, name, sign * step)
+        hu = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+        plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
+        minus = np.subtract(params[name], hu, out=hu)
+        waiting[(name, -sign)] = minus if sign > 0 else plus
+        return plus if sign > 0 else minus
 
-    return PerParam(params, moved)
+    return PerParam(params, lambda name: moved(name, 1)), PerParam(params, lambda name: moved(name, -1))
+
+
+def _moved(params: dict, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
+    out = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+    out += params[name]
+    return out

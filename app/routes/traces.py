@@ -17,6 +17,7 @@ from app.encoding import compact_json, encoded_response, json_safe
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.spec import TraceSpec, resolve
 from app.steps import heads, jacobian, summary, view
+from app.steps.gradcheck import gradcheck_json
 from app.traces import tensors
 from app.traces.context import TraceContext
 from xt_core.gradcheck import check_record
@@ -53,6 +54,7 @@ _TRACE_LINKS = {
         ("GetUpdate", "update_parameter_api_traces__trace_id__update_get", {}),
         ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
         ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),
+        ("GetStepCheck", "get_step_check_api_traces__trace_id__steps__index__check_get", {"index": _STEP}),
     )
 }
 
@@ -130,9 +132,47 @@ def _is_quiz(services, trace_id: str) -> bool:
 def _render_step(
     services, ctx: TraceContext, trace_id: str, index: int, seq: int, pos: int, sealed: bool = False
 ) -> tuple[bytes, bytes]:
-    check = services.gradchecks.get_or_compute((trace_id, index), lambda: check_record(ctx.trace, index))
+    check = None if view.check_deferred(ctx) else _step_check(services, ctx, trace_id, index)
     body = view.step_view_json(ctx, index, seq, pos, check)  # within settings.max_step_bytes
     return with_gzip(quiz.seal_step(body) if sealed else body)
+
+
+def _step_check(services, ctx: TraceContext, trace_id: str, index: int):
+    return services.gradchecks.get_or_compute((trace_id, index), lambda: check_record(ctx.trace, index))
+
+
+@router.get(
+    "/traces/{trace_id}/steps/{index}/check",
+    summary="One step's gradient check (a real model's step view answers before it: its gradcheck is pending)",
+)
+async def get_step_check(
+    request: Request,
+    services: ServicesDep,
+    trace_id: str,
+    index: int = Path(description="position in the trace's step list"),
+) -> Response:
+    sealed = _is_quiz(services, trace_id) and services.quiz.sealed(trace_id, index)
+    key = ("check", trace_id, index, sealed)
+    cached = services.answers.get(key)
+    if cached is None:
+        ctx = await services.trace(trace_id, request)
+        step_record(ctx, index)
+        render = partial(_render_check, services, ctx, trace_id, index, sealed)
+        cached = await services.run(services.answers.get_or_compute, key, render, request=request)
+    body, gzipped = cached
+    return encoded_response(request, body, gzipped=gzipped)
+
+
+def _render_check(services, ctx: TraceContext, trace_id: str, index: int, sealed: bool) -> tuple[bytes, bytes]:
+    """{index, gradcheck, warning}: the step view's badge and its failed-check warning (null
+    when it passed); a quiz's sealed step: {"sealed": true} and no warning, as its view."""
+    if sealed:
+        answer = {"index": index, "gradcheck": quiz.SEALED_CHECK, "warning": None}
+    else:
+        check = _step_check(services, ctx, trace_id, index)
+        warning = view.failed_check_warning(ctx, ctx.trace.records[index], check)
+        answer = {"index": index, "gradcheck": gradcheck_json(check), "warning": warning}
+    return with_gzip(compact_json(json_safe(answer)))
 
 
 @router.get(

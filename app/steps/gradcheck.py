@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from xt_core.gradcheck import StepCheck
 
+# A view answered before its check (settings.view_check_max_params): the page asks
+# GET /api/traces/{id}/steps/{index}/check and shows the badge when it comes.
+PENDING_CHECK = {"pending": True}
+
 
 def gradcheck_json(check: StepCheck) -> dict:
     return {

@@ -11,7 +11,7 @@ import numpy as np
 
 from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
-from app.steps.gradcheck import failure_text, gradcheck_json
+from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
@@ -220,7 +220,7 @@ def _explanation(optimizer_name: str, optimizer: dict, n_train: int) -> str:
     return explanation
 
 
-def _check_failed_warning(ctx: TraceContext, check: StepCheck) -> str:
+def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
     """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
     if ctx.spec.faults:
         hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
@@ -229,8 +229,8 @@ def _check_failed_warning(ctx: TraceContext, check: StepCheck) -> str:
     return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
 
 
-def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
-    """The step JSON of the update record."""
+def step_view(ctx: TraceContext, record, check: StepCheck | None) -> dict:
+    """The step JSON of the update record (`check` None: answered before its check)."""
     trace, spec = ctx.trace, ctx.spec
     update = trace.update
     optimizer = spec.optimizer or {"name": update.optimizer.name, "lr": update.optimizer.lr}
@@ -244,8 +244,8 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
     if search is not None:
         entries.append(_line_search_entry(ctx, search, sgd_lr))
     warnings = _warnings(ctx, rows)
-    if not check.passed:
-        warnings.insert(0, _check_failed_warning(ctx, check))
+    if check is not None and not check.passed:
+        warnings.insert(0, update_check_warning(ctx, check))
     return {
         **step_summary(record),
         "kind": record.kind,
@@ -253,7 +253,7 @@ def step_view(ctx: TraceContext, record, check: StepCheck) -> dict:
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
-        "gradcheck": gradcheck_json(check),
+        "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
         "jacobian": None,
         "warnings": warnings,
         "update": {

@@ -8,12 +8,13 @@ import numpy as np
 
 from app.encoding import compact_json, json_safe
 from app.steps.explain import explanation, induction_note
-from app.steps.gradcheck import failure_text, gradcheck_json
+from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
 from app.steps.kind import draw_figures
 from app.steps.mathml import formula
 from app.steps.nonfinite import nonfinite_warnings
 from app.steps.registry import kind_of
 from app.steps.titles import step_summary
+from app.steps.update import update_check_warning
 from app.traces.context import TraceContext
 from xt_core.gradcheck import StepCheck
 
@@ -26,10 +27,26 @@ def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
 
 
+def check_deferred(ctx: TraceContext) -> bool:
+    """Whether this trace's step views answer before their gradient check (a real model's:
+    settings.view_check_max_params); the check is then GET .../steps/{index}/check."""
+    return ctx.trace.cfg.n_params() > ctx.settings.view_check_max_params
+
+
+def failed_check_warning(ctx: TraceContext, record, check: StepCheck) -> str | None:
+    """The warning a failed check puts first in its step's warnings (None when it passed)."""
+    if check.passed:
+        return None
+    if record.phase == "update":
+        return update_check_warning(ctx, check)
+    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}"
+
+
 def step_view(
-    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck, max_cells: int | None = None
+    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None, max_cells: int | None = None
 ) -> dict:
-    """`max_cells`: heatmap cells of the whole view (default settings.max_step_cells)."""
+    """`max_cells`: heatmap cells of the whole view (default settings.max_step_cells). `check`
+    None: a view answered before its check (`gradcheck` pending, no failed-check warning)."""
     record = ctx.trace.records[index]
     kind = kind_of(record)
     if kind.view is not None:  # a view of its own
@@ -40,8 +57,9 @@ def step_view(
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
     figs, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
     warnings = nonfinite_warnings(ctx, record) + warnings
-    if not check.passed:
-        warnings.insert(0, f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}")
+    failed = None if check is None else failed_check_warning(ctx, record, check)
+    if failed:
+        warnings.insert(0, failed)
     shapes = {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)}
     return {
         **step_summary(record),
@@ -50,13 +68,13 @@ def step_view(
         "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
         "shapes": shapes,
         "figures": figs,
-        "gradcheck": gradcheck_json(check),
+        "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
         "jacobian": _jacobian_ref(ctx, record),
         "warnings": warnings,
     }
 
 
-def step_view_json(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck) -> bytes:
+def step_view_json(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None) -> bytes:
     """The step view as compact JSON within settings.max_step_bytes: the cell budget keeps
     the usual view well inside; should long labels push one over, its heatmaps get half the
     cells, then a quarter, ... (a few tries: the budget bounds the figures, not the text)."""

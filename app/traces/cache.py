@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import Future
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -19,6 +20,7 @@ class LRU(Generic[V]):
         self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._running: dict[Hashable, Future] = {}  # keys being computed (get_or_compute)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -58,9 +60,27 @@ class LRU(Generic[V]):
             return hit[0]
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> V:
-        """Cached value or compute() (outside the lock: two threads may both compute once)."""
+        """Cached value or compute(), computed once: a thread asking for a key another thread
+        is computing waits for that result (a step's check started in the background after
+        the POST, then asked for by the first view) instead of computing it again."""
         value = self.get(key)
-        if value is None:
+        if value is not None:
+            return value
+        with self._lock:
+            running = self._running.get(key)
+            owner = running is None
+            if owner:
+                running = self._running[key] = Future()
+        if not owner:
+            return running.result()  # the computing thread's exception, if it raised
+        try:
             value = compute()
             self.put(key, value)
-        return value
+            running.set_result(value)
+            return value
+        except BaseException as exc:
+            running.set_exception(exc)
+            raise
+        finally:
+            with self._lock:
+                self._running.pop(key, None)

@@ -67,6 +67,7 @@ async function show(index) {
       seq: state.seq,
       isCurrent,
       onLaidOut,
+      onChecked: () => buglab.decorateStep(stepView, step), // a large model's check comes after its view
       firstHeight: firstFigureHeight,
     });
     if (!isCurrent()) return;

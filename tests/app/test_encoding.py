@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 from app.encoding import array_to_list, json_safe
 from app.figures.serialize import table
@@ -50,3 +53,32 @@ def test_lru_is_bounded_by_entries_and_bytes():
     sized.put("huge", b"x" * 11)  # larger than the whole cache: not stored
     assert sized.get("huge") is None and sized.get("y") == b"123456"
     assert sized.get_or_compute("z", lambda: b"1") == b"1" and sized.get("z") == b"1"
+
+
+def test_lru_computes_a_key_once_while_others_wait():
+    """A second thread asking for a key being computed gets that result, not a second
+    computation (the first step's check started after the POST, then asked for by the view);
+    a computation that raises leaves the key free to be computed again."""
+    cache: LRU[str] = LRU(max_entries=4)
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def compute(value: str) -> str:
+        calls.append(value)
+        started.set()
+        release.wait(10)
+        return value
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(cache.get_or_compute, "a", lambda: compute("a"))
+        started.wait(10)  # the first is computing: the second waits for it (or, if late, finds it cached)
+        second = pool.submit(cache.get_or_compute, "a", lambda: compute("again"))
+        release.set()
+        assert first.result(10) == second.result(10) == "a"
+    assert calls == ["a"]
+
+    def boom() -> str:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        cache.get_or_compute("b", boom)
+    assert cache.get_or_compute("b", lambda: "ok") == "ok"

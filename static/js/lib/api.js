@@ -162,6 +162,12 @@ export class TraceClient {
     return this.cached(`step:${index}:${seq}${extra}`, () => this.call(`/steps/${index}?seq=${seq}${extra}`));
   }
 
+  /** One step's gradient check, {index, gradcheck, warning}: a large model's step view answers
+   * before it (its gradcheck is {pending: true}). */
+  stepCheck(index) {
+    return this.cached(`check:${index}:`, () => this.call(`/steps/${index}/check`));
+  }
+
   prefetch(index, seq = 0) {
     if (this.trace && index >= 0 && index < this.trace.steps.length) this.step(index, seq).catch(() => {});
   }
@@ -196,7 +202,7 @@ export class TraceClient {
   /** The quiz's answer; from then on every step's view carries its verdict: cached views are dropped. */
   async answerQuiz(index) {
     const answer = await this.call("/quiz/answer", { method: "POST", json: { step: index } });
-    this.forget(/^(step|jacobian):/);
+    this.forget(/^(step|jacobian|check):/);
     return answer;
   }
 
@@ -209,7 +215,7 @@ export class TraceClient {
    * now carries it: its cached copies are dropped). */
   async probeQuiz(index) {
     const probe = await this.call("/quiz/probe", { method: "POST", json: { step: index } });
-    this.forget(new RegExp(`^step:${index}:`));
+    this.forget(new RegExp(`^(step|check):${index}:`));
     return probe;
   }
 

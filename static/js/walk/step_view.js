@@ -38,6 +38,13 @@ function rules(step) {
 
 export function gradcheckBadge(check) {
   if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
+  if (check.pending)
+    return h("span", {
+      className: "badge badge-none gradcheck pending",
+      role: "status",
+      text: "grad check: checking…",
+      title: "This model's check replays its layers in float64: it runs now and shows here when done",
+    });
   if (check.sealed)
     return h("span", {
       className: "badge badge-none gradcheck sealed",
@@ -125,7 +132,7 @@ function warningsBox(warnings) {
   if (!warnings?.length) return null;
   return h(
     "div",
-    { className: "alert alert-warning", role: "alert" },
+    { className: "alert alert-warning step-warnings", role: "alert" },
     h("strong", { text: warnings.length === 1 ? "Warning: " : "Warnings:" }),
     warnings.length === 1
       ? warnings[0]
@@ -212,7 +219,11 @@ function figureHandlers(figure, jacobian, info, T, loadHead) {
  * others draw as they scroll near). `isCurrent()` turns false when the user has moved on:
  * drawing stops early. `onLaidOut()` runs once the text and formulas are in place, before
  * any figure is drawn; `firstHeight(card)` may give the first figure another height. */
-export async function renderStep(container, step, { client, trace, seq, isCurrent, onLaidOut, firstHeight }) {
+export async function renderStep(
+  container,
+  step,
+  { client, trace, seq, isCurrent, onLaidOut, onChecked, firstHeight },
+) {
   forgetObservers();
   clearPlots(container);
   // Cards need the Jacobian panel (clicks select its row); the panel's position changes
@@ -247,6 +258,7 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
     jacobian ? jacobian.element : "",
   );
   if (step.update) attachUpdateControls(container, step, { client, isCurrent });
+  if (step.gradcheck?.pending) completeCheck(container, step, { client, isCurrent, onChecked });
   fitFormulas(container);
   onLaidOut?.();
   // The first figure is drawn now; the others when they scroll near the viewport (drawing
@@ -255,6 +267,37 @@ export async function renderStep(container, step, { client, trace, seq, isCurren
   if (first) await first.draw({ height: firstHeight?.(first) ?? null });
   for (const card of rest) drawWhenNear(card, isCurrent);
   if (jacobian && isCurrent()) await jacobian.load();
+}
+
+/** A view answered before its gradient check (a large model): the check is asked for now and
+ * shown when it comes, with its failed-check warning; `step` keeps it (the cached view is then
+ * complete). `onChecked(step)` runs once it is shown (the bug lab marks the timeline cell). */
+async function completeCheck(container, step, { client, isCurrent, onChecked }) {
+  let answer;
+  try {
+    answer = await client.stepCheck(step.index);
+  } catch (error) {
+    if (isCurrent())
+      container
+        .querySelector(".gradcheck.pending")
+        ?.replaceWith(
+          h("span", { className: "badge badge-bad gradcheck", text: `grad check could not run: ${error.message}` }),
+        );
+    return;
+  }
+  if (step.gradcheck?.pending) {
+    step.gradcheck = answer.gradcheck;
+    if (answer.warning) step.warnings = [answer.warning, ...(step.warnings || [])];
+  }
+  if (!isCurrent()) return;
+  container.querySelector(".gradcheck.pending")?.replaceWith(gradcheckBadge(step.gradcheck));
+  const details = gradcheckDetails(step.gradcheck);
+  if (details) container.querySelector(".figures")?.before(details);
+  if (answer.warning) {
+    container.querySelector(".step-warnings")?.remove();
+    container.querySelector(".step-facts")?.before(warningsBox(step.warnings));
+  }
+  onChecked?.(step);
 }
 
 /** On the output softmax backward step, the identity-check figure (dL/dlogits against
