@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xt_core.memory import reusable_empty
+
 # --------------------------------------------------------------------------- embedding
 
 EMBEDDING_FORWARD_TEX = r"x_{b,t,:} = E_{\mathrm{tok}_{b,t},\,:}"
@@ -27,6 +29,11 @@ def embedding_backward(dx: np.ndarray, cache):
     dtable = np.zeros(table_shape, dtype=dx.dtype)
     np.add.at(dtable, tokens.reshape(-1), dx.reshape(-1, table_shape[1]))
     return None, dtable
+
+
+def embedding_rows(cache) -> np.ndarray:
+    """The rows of the table embedding_backward can make nonzero: the batch's distinct tokens."""
+    return np.unique(cache[0])
 
 
 # --------------------------------------------------------------------------- linear
@@ -84,7 +91,8 @@ def unembed_backward(dlogits: np.ndarray, cache):
     """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
     x, weight = cache
     (dx, _) = unembed_input_backward(dlogits, cache)
-    dweight = dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+    dweight = reusable_empty(weight.shape, np.result_type(dlogits, x))  # (V, C): 113 MB for SmolLM2
+    np.matmul(dlogits.reshape(-1, dlogits.shape[-1]).T, x.reshape(-1, x.shape[-1]), out=dweight)
     return dx, dweight
 
 
