@@ -78,6 +78,8 @@ VOCAB_BLOCK = 2048  # rows of the (V, C) weight per matmul in unembed_forward
 def unembed_forward(x: np.ndarray, weight: np.ndarray):
     """x (B, T, C), weight (V, C) -> logits (B, T, V) = x @ weight^T.
     With tied embeddings `weight` is tok_embeddings, which then gets a second gradient."""
+    if weight.shape[0] <= VOCAB_BLOCK:  # a toy vocabulary: nothing to gain below
+        return x @ weight.T, (x, weight)
     columns = x.reshape(-1, x.shape[-1]).T  # (C, B*T)
     logits = np.empty((columns.shape[1], weight.shape[0]), dtype=np.result_type(x, weight))  # (B*T, V)
     # weight @ x^T, not x @ weight^T: OpenBLAS packs the (V, C) weight as it lies, ~1.4x faster at
