@@ -42,6 +42,9 @@ LINEAR_FORWARD_TEX = r"Y = X W"
 LINEAR_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial Y} W^{\top}, \qquad \frac{\partial L}{\partial W} = X^{\top} \frac{\partial L}{\partial Y}"
 
 
+FEW_ROWS = 64  # B*T up to which linear_input_backward multiplies the transposed way
+
+
 def linear_forward(x: np.ndarray, weight: np.ndarray):
     """x (B, T, in), weight (in, out) -> y (B, T, out) = x @ weight."""
     return x @ weight, (x, weight)
@@ -60,8 +63,10 @@ def linear_input_backward(dy: np.ndarray, cache):
     gradients are wanted (the float64 twin of gradient checks, xt_core.twin)."""
     weight = cache[1]
     rows = dy.reshape(-1, dy.shape[-1])  # (B*T, out)
-    # dx = dy @ weight^T computed as (weight @ dy^T)^T: OpenBLAS then packs the (in, out) weight as it
-    # lies, not transposed, 1.3-2x faster at 32 rows (docs/performance.md); the copy is B*T*in floats
+    if rows.shape[0] > FEW_ROWS:
+        return dy @ weight.T, None
+    # (weight @ dy^T)^T: OpenBLAS then packs the (in, out) weight as it lies, not transposed: 1.3-1.7x
+    # faster at 32 rows, about even at 128, slower from 256 (docs/performance.md); copy: B*T*in floats
     dx = np.ascontiguousarray((weight @ rows.T).T)
     return dx.reshape(*dy.shape[:-1], weight.shape[0]), None
 
