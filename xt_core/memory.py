@@ -60,7 +60,7 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
 # (113 MB) then costs ~28,000 page faults per step, 10-40 ms depending on the machine's load.
 # The few arrays of that size a step makes come from here instead: the memory of a dropped one.
 LARGE_ARRAY_BYTES = 32 << 20
-MAX_LARGE_BUFFERS = 4  # held at most: the big arrays of two live SmolLM2 traces
+MAX_LARGE_BUFFERS = 2  # held at most: one step's two (V, C) arrays (226 MB for SmolLM2)
 _large_buffers: list[np.ndarray] = []
 _buffers_lock = threading.Lock()
 

@@ -21,7 +21,8 @@ def test_small_arrays_are_plain(empty_pool):
     assert a.shape == (4, 5) and a.dtype == np.float32 and not empty_pool
 
 
-def test_a_buffer_is_reused_only_once_no_view_of_it_lives(empty_pool):
+def test_a_buffer_is_reused_only_once_no_view_of_it_lives(empty_pool, monkeypatch):
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 3)
     first = memory.reusable_empty(LARGE, np.float32)
     assert first.shape == LARGE and first.dtype == np.float32
     second = memory.reusable_empty(LARGE, np.float32)
