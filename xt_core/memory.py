@@ -1,4 +1,5 @@
-"""The allocator setting that keeps a recorded step from paying for fresh pages.
+"""The allocator setting, and the reused large buffers, that keep a recorded step from paying
+for fresh pages.
 
 A step records every tensor (class: ~60 MB, large: ~750 MB). With glibc's defaults, arrays
 over its mmap threshold are mmapped and the heap's free top is trimmed, so a dropped trace
@@ -6,14 +7,18 @@ goes back to the kernel and the next step first-touches fresh pages: on these VM
 MB, half of the class step (126 ms -> 70 ms without them). `forward_backward` calls
 `keep_freed_memory` before and after each step; it is process-wide (PyTorch in the same
 process benefits too, which is why benchmarks/step_vs_torch.py applies it to both sides)
-and does nothing outside glibc.
+and does nothing outside glibc. Arrays too large for the heap (>= 32 MB: a big vocabulary's
+(V, C) gradients) come from `reusable_empty` instead.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import sys
 import threading
+
+import numpy as np
 
 
 @functools.cache
@@ -48,3 +53,40 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
         if mallopt(M_MMAP_THRESHOLD, 32 << 20) and mallopt(M_TRIM_THRESHOLD, want):
             _freed_bytes_kept[0] = want
         return _freed_bytes_kept[0]
+
+
+# Arrays from 32 MB up (glibc's mmap threshold cannot be raised past 32 MB) are mapped afresh and
+# returned to the kernel when freed, whatever keep_freed_memory set: a (V, C) gradient of SmolLM2
+# (113 MB) then costs ~28,000 page faults per step, 10-40 ms depending on the machine's load.
+# The few arrays of that size a step makes come from here instead: the memory of a dropped one.
+LARGE_ARRAY_BYTES = 32 << 20
+MAX_LARGE_BUFFERS = 2  # held at most: one step's two (V, C) arrays (226 MB for SmolLM2)
+_large_buffers: list[np.ndarray] = []
+_buffers_lock = threading.Lock()
+
+
+def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """np.empty(shape, dtype); from LARGE_ARRAY_BYTES up, the memory of an earlier array of this
+    shape and dtype once nothing refers to it any more (no view of it is alive), so that no fresh
+    page is faulted in. The buffers stay with the process, as keep_freed_memory's heap does; a
+    free one of another shape makes room for a new one."""
+    shape, dtype = tuple(shape), np.dtype(dtype)
+    if np.prod(shape, dtype=np.int64) * dtype.itemsize < LARGE_ARRAY_BYTES:
+        return np.empty(shape, dtype)
+    with _buffers_lock:  # worker threads build steps at once
+        free = [i for i in range(len(_large_buffers)) if _is_free(_large_buffers[i])]
+        for i in free:
+            if _large_buffers[i].shape == shape and _large_buffers[i].dtype == dtype:
+                return _large_buffers[i].view()
+        if free:
+            del _large_buffers[free[0]]
+        buffer = np.empty(shape, dtype)
+        if len(_large_buffers) < MAX_LARGE_BUFFERS:
+            _large_buffers.append(buffer)
+        return buffer.view()
+
+
+def _is_free(buffer: np.ndarray) -> bool:
+    """Nothing but the list refers to buffer (each view of it holds it as its base): 3 references,
+    the list's, this function's parameter and getrefcount's argument."""
+    return sys.getrefcount(buffer) == 3

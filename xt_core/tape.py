@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xt_core.memory import LARGE_ARRAY_BYTES, reusable_empty
 from xt_core.ops import OPS, Op
 
 
@@ -54,13 +55,40 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
     grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
     contributions: list[dict[str, np.ndarray]] = [{} for _ in nodes]
     for i in range(len(nodes) - 1, -1, -1):
-        in_grads = node_backward(nodes[i], caches[i], grads, backward_override)
-        for name, grad in zip(nodes[i].inputs, in_grads, strict=True):
+        node = nodes[i]
+        in_grads = node_backward(node, caches[i], grads, backward_override)
+        for name, grad in zip(node.inputs, in_grads, strict=True):
             if grad is None:
                 continue
             contributions[i][name] = grad
-            grads[name] = grads[name] + grad if name in grads else grad
+            if name not in grads:
+                grads[name] = grad
+            elif grad.nbytes < LARGE_ARRAY_BYTES:
+                grads[name] = grads[name] + grad
+            else:  # a tied (V, C) embedding's gradient
+                grads[name] = add_large(grads[name], grad, sparse_rows(node, caches[i], name, backward_override))
     return grads, contributions
+
+
+def add_large(total: np.ndarray, grad: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """total + grad, out of place, into a reused buffer instead of fresh pages (xt_core.memory);
+    where grad is zero outside `rows`, only those rows are added instead of reading all its zeros."""
+    out = reusable_empty(np.broadcast_shapes(total.shape, grad.shape), np.result_type(total, grad))
+    if rows is None:
+        return np.add(total, grad, out=out)
+    np.copyto(out, total)
+    out[rows] += grad[rows]
+    return out
+
+
+def sparse_rows(node: Node, cache, name: str, backward_override=None) -> np.ndarray | None:
+    """The rows outside which node's contribution to `name` is zero, where its op knows them
+    (Op.sparse_rows: an embedding lookup's table) and its own backward ran; else None."""
+    if node.op.sparse_rows is None or name != node.inputs[-1]:
+        return None
+    if backward_override is not None and backward_override(node) is not None:
+        return None
+    return node.op.sparse_rows(cache)
 
 
 def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_override=None, inputs_only=False):

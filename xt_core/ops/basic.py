@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xt_core.memory import reusable_empty
+
 # --------------------------------------------------------------------------- embedding
 
 EMBEDDING_FORWARD_TEX = r"x_{b,t,:} = E_{\mathrm{tok}_{b,t},\,:}"
@@ -29,10 +31,18 @@ def embedding_backward(dx: np.ndarray, cache):
     return None, dtable
 
 
+def embedding_rows(cache) -> np.ndarray:
+    """The rows of the table embedding_backward can make nonzero: the batch's distinct tokens."""
+    return np.unique(cache[0])
+
+
 # --------------------------------------------------------------------------- linear
 
 LINEAR_FORWARD_TEX = r"Y = X W"
 LINEAR_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial Y} W^{\top}, \qquad \frac{\partial L}{\partial W} = X^{\top} \frac{\partial L}{\partial Y}"
+
+
+FEW_ROWS = 64  # B*T up to which linear_input_backward multiplies the transposed way
 
 
 def linear_forward(x: np.ndarray, weight: np.ndarray):
@@ -51,7 +61,14 @@ def linear_backward(dy: np.ndarray, cache):
 def linear_input_backward(dy: np.ndarray, cache):
     """linear_backward without the weight's gradient: (dx, None). Where only activation
     gradients are wanted (the float64 twin of gradient checks, xt_core.twin)."""
-    return dy @ cache[1].T, None
+    weight = cache[1]
+    rows = dy.reshape(-1, dy.shape[-1])  # (B*T, out)
+    if rows.shape[0] > FEW_ROWS:
+        return dy @ weight.T, None
+    # (weight @ dy^T)^T: OpenBLAS then packs the (in, out) weight as it lies, not transposed: 1.3-1.7x
+    # faster at 32 rows, about even at 128, slower from 256 (docs/performance.md); copy: B*T*in floats
+    dx = np.ascontiguousarray((weight @ rows.T).T)
+    return dx.reshape(*dy.shape[:-1], weight.shape[0]), None
 
 
 # --------------------------------------------------------------------------- unembed (LM head)
@@ -60,17 +77,29 @@ UNEMBED_FORWARD_TEX = r"\mathrm{logits} = X W^{\top}, \quad W \in \mathbb{R}^{V 
 UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial \mathrm{logits}} W, \qquad \frac{\partial L}{\partial W} \mathrel{+}= \Big(\frac{\partial L}{\partial \mathrm{logits}}\Big)^{\top} X"
 
 
+VOCAB_BLOCK = 2048  # rows of the (V, C) weight per matmul in unembed_forward
+
+
 def unembed_forward(x: np.ndarray, weight: np.ndarray):
     """x (B, T, C), weight (V, C) -> logits (B, T, V) = x @ weight^T.
     With tied embeddings `weight` is tok_embeddings, which then gets a second gradient."""
-    return x @ weight.T, (x, weight)
+    if weight.shape[0] <= VOCAB_BLOCK:  # a toy vocabulary: nothing to gain below
+        return x @ weight.T, (x, weight)
+    columns = x.reshape(-1, x.shape[-1]).T  # (C, B*T)
+    logits = np.empty((columns.shape[1], weight.shape[0]), dtype=np.result_type(x, weight))  # (B*T, V)
+    # weight @ x^T, not x @ weight^T: OpenBLAS packs the (V, C) weight as it lies, ~1.4x faster at
+    # 32 rows; block by block so each (block, B*T) result is transposed into logits while in cache
+    for start in range(0, weight.shape[0], VOCAB_BLOCK):
+        logits[:, start : start + VOCAB_BLOCK] = (weight[start : start + VOCAB_BLOCK] @ columns).T
+    return logits.reshape(*x.shape[:-1], weight.shape[0]), (x, weight)
 
 
 def unembed_backward(dlogits: np.ndarray, cache):
     """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
     x, weight = cache
     (dx, _) = unembed_input_backward(dlogits, cache)
-    dweight = dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+    dweight = reusable_empty(weight.shape, np.result_type(dlogits, x))  # (V, C): 113 MB for SmolLM2
+    np.matmul(dlogits.reshape(-1, dlogits.shape[-1]).T, x.reshape(-1, x.shape[-1]), out=dweight)
     return dx, dweight
 
 

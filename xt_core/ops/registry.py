@@ -18,6 +18,9 @@ class Op:
     # the backward without parameter gradients (None: backward itself), for ops whose weight
     # gradient costs as much as the rest: what gradient checks' float64 twin runs (xt_core.twin)
     input_backward: Callable | None = None
+    # cache -> the rows of its last input (a table) outside which its backward's contribution is
+    # zero (an embedding lookup: the batch's tokens), so the tape adds that contribution by rows
+    sparse_rows: Callable | None = None
 
 
 # Each entry names its functions and formulas directly, so a reader (or a tool) follows a
@@ -29,6 +32,7 @@ _TABLE = (
         basic.embedding_backward,
         basic.EMBEDDING_FORWARD_TEX,
         basic.EMBEDDING_BACKWARD_TEX,
+        sparse_rows=basic.embedding_rows,
     ),
     Op(
         "rmsnorm",

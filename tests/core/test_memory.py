@@ -1,0 +1,71 @@
+"""Large arrays reuse the memory of dropped ones (xt_core.memory.reusable_empty) and the tape adds
+a tied embedding's two (V, C) contributions by rows: neither may change a number of a live trace."""
+
+import numpy as np
+import pytest
+
+import xt_core
+from xt_core import memory, tape
+
+LARGE = (memory.LARGE_ARRAY_BYTES // 4 // 1024, 1024)  # float32 rows x columns: just over the threshold
+
+
+@pytest.fixture
+def empty_pool(monkeypatch):
+    monkeypatch.setattr(memory, "_large_buffers", [])
+    return memory._large_buffers
+
+
+def test_small_arrays_are_plain(empty_pool):
+    a = memory.reusable_empty((4, 5), np.float32)
+    assert a.shape == (4, 5) and a.dtype == np.float32 and not empty_pool
+
+
+def test_a_buffer_is_reused_only_once_no_view_of_it_lives(empty_pool, monkeypatch):
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 3)
+    first = memory.reusable_empty(LARGE, np.float32)
+    assert first.shape == LARGE and first.dtype == np.float32
+    second = memory.reusable_empty(LARGE, np.float32)
+    assert not np.shares_memory(first, second)  # first is alive
+    row = first[3]
+    del first
+    third = memory.reusable_empty(LARGE, np.float32)
+    assert not np.shares_memory(row, third)  # a slice of it still is
+    del row
+    fourth = memory.reusable_empty(LARGE, np.float32)
+    assert len(empty_pool) == 3 and not np.shares_memory(fourth, second) and not np.shares_memory(fourth, third)
+    assert np.shares_memory(fourth, empty_pool[0])  # the first one's memory, free again
+
+
+def test_other_shapes_and_dtypes_get_their_own_buffers(empty_pool, monkeypatch):
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 2)
+    a = memory.reusable_empty(LARGE, np.float32)
+    b = memory.reusable_empty(LARGE, np.float64)
+    assert b.dtype == np.float64 and not np.shares_memory(a, b)
+    c = memory.reusable_empty(LARGE, np.float32)  # the pool is full and busy: a plain array
+    assert len(empty_pool) == 2 and not any(np.shares_memory(c, buffer) for buffer in empty_pool)
+    del b
+    d = memory.reusable_empty((LARGE[0] + 1, LARGE[1]), np.float32)  # replaces the free float64 one
+    assert len(empty_pool) == 2 and np.shares_memory(d, empty_pool[1]) and d.shape == (LARGE[0] + 1, LARGE[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tied_embedding_sums_by_rows_exactly_and_live_traces_keep_their_numbers(empty_pool, monkeypatch, dtype):
+    """With every array "large", a tied toy model's table gradient goes through the reused buffers
+    and the by-rows sum: it equals the plain sum of its two recorded contributions, and a second
+    step (other tokens, the first trace alive) leaves the first trace's gradients as they were."""
+    monkeypatch.setattr(tape, "LARGE_ARRAY_BYTES", 0)
+    monkeypatch.setattr(memory, "LARGE_ARRAY_BYTES", 0)
+    cfg = xt_core.PRESETS["tiny"]
+    assert cfg.tie_embeddings
+    params = xt_core.init_params(cfg, seed=0, dtype=dtype)
+    ids = np.random.default_rng(0).integers(0, cfg.vocab_size, (2, 9))
+    ids[0, :4] = 5  # a token used several times
+    first = xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:])
+    parts = [r.contributions["tok_embeddings"] for r in first.records if "tok_embeddings" in r.contributions]
+    assert len(parts) == 2
+    np.testing.assert_array_equal(first.grads["tok_embeddings"], parts[0] + parts[1])
+    kept = {name: g.copy() for name, g in first.grads.items()}
+    xt_core.forward_backward(cfg, params, ids[::-1, 1:], ids[::-1, :-1])
+    for name, g in first.grads.items():
+        np.testing.assert_array_equal(g, kept[name], err_msg=name)
