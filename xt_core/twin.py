@@ -162,7 +162,7 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
             return mine
         if np.size(params[name]) > LARGE:
             return _moved(params, direction, name, sign * step)
-        hu = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+        hu = _scaled(direction, name, step)
         plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
         minus = np.subtract(params[name], hu, out=hu)
         waiting[(name, -sign)] = minus if sign > 0 else plus
@@ -172,8 +172,20 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
 
 
 def _moved(params: dict, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
-    out = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+    out = _scaled(direction, name, step)
     out += params[name]
+    return out
+
+
+def _scaled(direction, name: str, step: float) -> np.ndarray:
+    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole)."""
+    if not isinstance(direction, Direction):
+        return np.multiply(direction(name), step, dtype=F64)
+    out = np.empty(direction.shapes[name], dtype=F64)
+    flat = out.reshape(-1)
+    for k, offset in enumerate(direction.offsets[name]):
+        part = flat[k * LARGE : (k + 1) * LARGE]
+        np.multiply(direction.block[offset : offset + part.size], step, out=part, dtype=F64)
     return out
 
 

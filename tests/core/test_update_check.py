@@ -55,6 +55,8 @@ def test_a_direction_is_the_same_whole_by_rows_and_in_its_dot_products(monkeypat
     assert u.shape == (12, 5) and np.all(np.abs(u) <= 1) and np.unique(u).size == u.size
     rows = np.array([0, 3, 11])
     np.testing.assert_array_equal(direction.rows("table", rows), u[rows])
+    exact = np.multiply(u, 1e-3, dtype=np.float64)  # h u in float64, never rounded to float32
+    np.testing.assert_array_equal(twin._scaled(direction, "table", 1e-3), exact)
     grad = rng.standard_normal((12, 5))
     expected = float(np.sum(grad * u.astype(np.float64)))
     assert direction.dots("table", grad, params["table"])[0] == pytest.approx(expected, rel=1e-12)
