@@ -189,7 +189,7 @@ def _scaled(direction, name: str, step: float) -> np.ndarray:
     return out
 
 
-BLOCK = 2 * LARGE  # float32 entries of the random block a direction's windows are cut from (32 MB)
+BLOCK = 2 * LARGE  # entries of the random block a direction's windows are cut from (64 MB in float64)
 
 
 class Direction:
@@ -198,12 +198,13 @@ class Direction:
     its update check ~0.7 s every time it needed them (three times). Instead one block of
     BLOCK numbers is drawn per check, and each LARGE-entry chunk of a parameter is a window of
     it at its own seeded offset: the entries within a chunk are independent draws, so a wrong
-    gradient anywhere meets a random direction, and any rows of u cost only those rows."""
+    gradient anywhere meets a random direction, and any rows of u cost only those rows. The
+    block is drawn in float32 and held in float64 (no cast per use)."""
 
     def __init__(self, seed: int, params: Mapping[str, np.ndarray]):
         rng = np.random.default_rng(seed)
         block = rng.random(BLOCK, dtype=np.float32)
-        self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block)
+        self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block).astype(F64)
         self.block.flags.writeable = False
         self.shapes = {name: np.shape(p) for name, p in params.items()}
         self.offsets = {
@@ -220,11 +221,11 @@ class Direction:
 
     def dots(self, name: str, *grads) -> list[float]:
         """<grad, u(name)> in float64 for each grad (any float dtype) of that parameter, window
-        by window: each window cast to float64 once for all of them, BLAS dot products."""
+        by window, BLAS dot products."""
         flats, totals = [np.reshape(g, -1) for g in grads], [0.0] * len(grads)
         for k, offset in enumerate(self.offsets[name]):
             where = slice(k * LARGE, (k + 1) * LARGE)
-            u = self.block[offset : offset + flats[0][where].size].astype(F64)
+            u = self.block[offset : offset + flats[0][where].size]
             for i, flat in enumerate(flats):
                 totals[i] += float(np.dot(np.asarray(flat[where], F64), u))
         return totals
