@@ -221,13 +221,14 @@ class Direction:
 
     def dots(self, name: str, *grads) -> list[float]:
         """<grad, u(name)> in float64 for each grad (any float dtype) of that parameter, window
-        by window, BLAS dot products."""
+        by window, in float64."""
         flats, totals = [np.reshape(g, -1) for g in grads], [0.0] * len(grads)
         for k, offset in enumerate(self.offsets[name]):
             where = slice(k * LARGE, (k + 1) * LARGE)
             u = self.block[offset : offset + flats[0][where].size]
             for i, flat in enumerate(flats):
-                totals[i] += float(np.dot(np.asarray(flat[where], F64), u))
+                part = flat[where]  # float32: einsum casts it in buffered pieces, no float64 copy
+                totals[i] += float(np.dot(part, u) if part.dtype == F64 else np.einsum("i,i->", part, u))
         return totals
 
     def rows(self, name: str, rows: np.ndarray) -> np.ndarray:
