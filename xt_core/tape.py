@@ -103,20 +103,28 @@ def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_o
     return backward(grads[node.name], cache)
 
 
-def run_backward_sparse(nodes: list[Node], caches: list, seed_grad: np.ndarray, wanted, backward_override=None):
+def run_backward_sparse(
+    nodes: list[Node], caches: list, seed_grad: np.ndarray, wanted, backward_override=None, sink=None
+) -> dict[str, np.ndarray]:
     """run_backward keeping only dL/d(name) for names where wanted(name) (for gradient checks:
     the activations, not the parameters, whose gradients are dropped as each op makes them).
     No contributions are recorded, an op none of whose inputs is wanted is skipped, and each
-    cache is released (set to None) once its op has run backward."""
+    cache is released (set to None) once its op has run backward. sink(name, grad), if
+    given, receives every other gradient as its op makes it (each op then runs its full
+    backward: the update check's parameter gradients, never all held at once)."""
     grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
     for i in range(len(nodes) - 1, -1, -1):
         node = nodes[i]
         needed = [wanted(name) for name in node.inputs]
-        if any(needed):
-            in_grads = node_backward(node, caches[i], grads, backward_override, inputs_only=not all(needed))
+        if any(needed) or sink is not None:
+            in_grads = node_backward(
+                node, caches[i], grads, backward_override, inputs_only=sink is None and not all(needed)
+            )
             for name, grad in zip(node.inputs, in_grads, strict=True):
                 if grad is not None and wanted(name):
                     grads[name] = grads[name] + grad if name in grads else grad
+                elif grad is not None and sink is not None:
+                    sink(name, grad)
         caches[i] = None
     return grads
 

@@ -8,20 +8,22 @@ gradients alone are 2 GB in float64. So the twin holds only what the checks read
   arrays (shared, never copied): each op reads them as float64 when it runs, which is exact,
   so this is the same function as a float64 copy of the weights;
 * dL/d(every activation), in float64. Parameter gradients are dropped as each op makes them;
-* what one backward step adds to its inputs' gradients (a weight gradient included), and the
-  parameter gradient the update used, recomputed when a check asks: that op's forward (for
-  its cache) and its backward, from the values and gradients above.
+* what one backward step adds to its inputs' gradients (a weight gradient included),
+  recomputed when a check asks: that op's forward (for its cache) and its backward, from the
+  values and gradients above.
 
 It is built the first time a check needs it (Trace.twin). A float64 trace is its own twin.
+The update's check needs none of it: param_grad_dot runs one float64 forward and backward
+of its own, dotting each parameter gradient with a Direction as it is made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from xt_core.f64 import LARGE, dot
+from xt_core.f64 import LARGE
 from xt_core.optim import PerParam
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
@@ -53,20 +55,8 @@ class Float64Step:
     @classmethod
     def build(cls, nodes: list[Node], params: dict, tokens, targets, param_names, backward_override=None):
         """Forward and backward in float64 from the float32 parameters (read in float64 by each op)."""
-        values: dict[str, np.ndarray] = dict(params)
-        values["tokens"], values["targets"] = tokens, targets
-        is_param = set(param_names).__contains__
-        caches = []
-        for node in nodes:
-            out, cache = node.run(_args(node, values))
-            values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
-            caches.append(cache)
-        seed = np.ones((), dtype=F64)
-
-        def wanted(name: str) -> bool:
-            return not is_param(name) and name not in IDS
-
-        grads = run_backward_sparse(nodes, caches, seed, wanted, backward_override)
+        values, caches = _forward64(nodes, params, tokens, targets)
+        grads = run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(param_names), backward_override)
         return cls(nodes, values, grads, param_names, backward_override)
 
     # ------------------------------------------------------------------ what checks read
@@ -85,33 +75,16 @@ class Float64Step:
         return {name: g for name, g in zip(node.inputs, in_grads, strict=True) if g is not None}
 
     def param_grad_dot(
-        self, direction: Callable[[str], np.ndarray], shown: Mapping[str, np.ndarray] | None = None
+        self, direction: Direction, shown: Mapping[str, np.ndarray] | None = None
     ) -> tuple[float, float | None]:
-        """<dL/dθ, u> over every parameter, u = direction(name) of each parameter's shape: the
-        update's gradient along one direction, one op's weight gradient at a time (a tied
-        embedding's two contributions each meet the same u). With `shown` (the float32
-        trace's parameter gradients), also <shown, u> from the same draws of u (a real model's
-        direction is 135M numbers: drawn once for both), else None."""
-        if self._recorded is not None:
-            total = sum(dot(self.grads[name], direction(name)) for name in self.param_names)
-            return total, None if shown is None else sum(dot(shown[n], direction(n)) for n in self.param_names)
-        total, on_screen = 0.0, {}
-        for name, grad in self._param_contributions():
-            u = direction(name)
-            total += dot(grad, u)
-            if shown is not None and name not in on_screen:
-                on_screen[name] = dot(shown[name], u)
-        if shown is None:
-            return total, None
-        return total, sum(on_screen[n] if n in on_screen else dot(shown[n], direction(n)) for n in self.param_names)
-
-    def _param_contributions(self) -> Iterator[tuple[str, np.ndarray]]:
-        params = set(self.param_names)
-        for i, node in enumerate(self.nodes):
-            if any(name in params for name in node.inputs):
-                for name, grad in self.contributions(i).items():
-                    if name in params:
-                        yield name, grad
+        """<dL/dθ, u> over every parameter, u = direction(name) of each parameter's shape (see
+        param_grad_dot below); a float64 trace's from its recorded gradients."""
+        if self._recorded is None:
+            params = {name: self.values[name] for name in self.param_names}
+            tokens, targets = self.values["tokens"], self.values["targets"]
+            return param_grad_dot(self.nodes, params, tokens, targets, direction, shown, self.backward_override)
+        total = sum(direction.dots(name, self.grads[name])[0] for name in self.param_names)
+        return total, None if shown is None else sum(direction.dots(n, shown[n])[0] for n in self.param_names)
 
     def nbytes(self) -> int:
         """Bytes this twin holds beyond the trace (float64 activations and their gradients)."""
@@ -121,6 +94,51 @@ class Float64Step:
         arrays = {id(a): a for k, a in self.values.items() if k not in params and k not in IDS}
         arrays |= {id(a): a for a in self.grads.values()}
         return sum(np.asarray(a).nbytes for a in arrays.values())
+
+
+def param_grad_dot(
+    nodes: list[Node], params: dict, tokens, targets, direction, shown=None, backward_override=None
+) -> tuple[float, float | None]:
+    """<dL/dθ, u> in float64 over every parameter, u = direction(name): the update's gradient
+    along one direction. One float64 forward and backward from the float32 parameters (as
+    Float64Step.build), each parameter gradient dotted with u as its op makes it and dropped
+    (a tied embedding's two contributions each meet the same u): no twin needed, and every op
+    runs once instead of twice (the twin's build, then again for the gradients it drops).
+    With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u."""
+    values, caches = _forward64(nodes, params, tokens, targets)
+    total, on_screen = 0.0, {}
+
+    def take(name: str, grad: np.ndarray) -> None:
+        nonlocal total
+        if shown is None or name in on_screen:
+            total += direction.dots(name, grad)[0]
+        else:
+            analytic, on_screen[name] = direction.dots(name, grad, shown[name])
+            total += analytic
+
+    del values  # the caches hold what the backward reads
+    run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(params), backward_override, sink=take)
+    if shown is None:
+        return total, None
+    return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)
+
+
+def _forward64(nodes: list[Node], params: dict, tokens, targets) -> tuple[dict, list]:
+    """The step's forward in float64 from (float32) parameters read in float64 by each op:
+    (every value, parameters and ids included; each op's cache)."""
+    values: dict[str, np.ndarray] = dict(params)
+    values["tokens"], values["targets"] = tokens, targets
+    caches = []
+    for node in nodes:
+        out, cache = node.run(_args(node, values))
+        values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
+        caches.append(cache)
+    return values, caches
+
+
+def _activation(param_names) -> Callable[[str], bool]:
+    params = set(param_names)
+    return lambda name: name not in params and name not in IDS
 
 
 def _args(node: Node, values: dict) -> list:
@@ -144,7 +162,7 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
             return mine
         if np.size(params[name]) > LARGE:
             return _moved(params, direction, name, sign * step)
-        hu = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+        hu = _scaled(direction, name, step)
         plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
         minus = np.subtract(params[name], hu, out=hu)
         waiting[(name, -sign)] = minus if sign > 0 else plus
@@ -154,6 +172,79 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
 
 
 def _moved(params: dict, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
-    out = np.multiply(direction(name), step, dtype=F64)  # exact: h u in float64
+    out = _scaled(direction, name, step)
     out += params[name]
     return out
+
+
+def _scaled(direction, name: str, step: float) -> np.ndarray:
+    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole)."""
+    if not isinstance(direction, Direction):
+        return np.multiply(direction(name), step, dtype=F64)
+    out = np.empty(direction.shapes[name], dtype=F64)
+    flat = out.reshape(-1)
+    for k, offset in enumerate(direction.offsets[name]):
+        part = flat[k * LARGE : (k + 1) * LARGE]
+        np.multiply(direction.block[offset : offset + part.size], step, out=part, dtype=F64)
+    return out
+
+
+BLOCK = 2 * LARGE  # entries of the random block a direction's windows are cut from (64 MB in float64)
+
+
+class Direction:
+    """A seeded random direction in the whole parameter space: u(name) of each parameter's
+    shape, uniform in [-1, 1). Drawn per parameter per use, a real model's 135M numbers cost
+    its update check ~0.7 s every time it needed them (three times). Instead one block of
+    BLOCK numbers is drawn per check, and each LARGE-entry chunk of a parameter is a window of
+    it at its own seeded offset: the entries within a chunk are independent draws, so a wrong
+    gradient anywhere meets a random direction, and any rows of u cost only those rows. The
+    block is drawn in float32 and held in float64 (no cast per use)."""
+
+    def __init__(self, seed: int, params: Mapping[str, np.ndarray]):
+        rng = np.random.default_rng(seed)
+        block = rng.random(BLOCK, dtype=np.float32)
+        self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block).astype(F64)
+        self.block.flags.writeable = False
+        self.shapes = {name: np.shape(p) for name, p in params.items()}
+        self.offsets = {
+            name: rng.integers(0, BLOCK - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
+        }
+
+    def __call__(self, name: str) -> np.ndarray:
+        shape, offsets = self.shapes[name], self.offsets[name]
+        size = int(np.prod(shape))
+        if size <= LARGE:
+            return self.block[offsets[0] : offsets[0] + size].reshape(shape)
+        parts = [self.block[o : o + min(LARGE, size - k * LARGE)] for k, o in enumerate(offsets)]
+        return np.concatenate(parts).reshape(shape)
+
+    def dots(self, name: str, *grads) -> list[float]:
+        """<grad, u(name)> in float64 for each grad (any float dtype) of that parameter, window
+        by window, in float64."""
+        flats, totals = [np.reshape(g, -1) for g in grads], [0.0] * len(grads)
+        for k, offset in enumerate(self.offsets[name]):
+            where = slice(k * LARGE, (k + 1) * LARGE)
+            u = self.block[offset : offset + flats[0][where].size]
+            for i, flat in enumerate(flats):
+                part = flat[where]  # float32: einsum casts it in buffered pieces, no float64 copy
+                totals[i] += float(np.dot(part, u) if part.dtype == F64 else np.einsum("i,i->", part, u))
+        return totals
+
+    def rows(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """u(name)[rows] of a 2-D parameter (a lookup table), without the rest of u."""
+        width = self.shapes[name][1]
+        flat = np.asarray(rows)[:, None] * width + np.arange(width)
+        return self.block[self.offsets[name][flat // LARGE] + flat % LARGE]
+
+
+def lookup_rows(node: Node, params: Mapping, tokens, direction: Direction, step: float) -> list[np.ndarray]:
+    """The embedding lookup's output with its table moved by +step and by -step along u: only
+    the rows the tokens read are moved (32 of a vocabulary's 49152), in float64, exactly as
+    the whole moved table's rows; the lookup itself still runs (a faulty forward stays so)."""
+    table = node.inputs[1]
+    rows, where = np.unique(tokens, return_inverse=True)
+    hu = np.multiply(direction.rows(table, rows), step, dtype=F64)
+    theta = np.asarray(params[table])[rows]
+    ids = where.reshape(np.shape(tokens))
+    return [node.run([ids, np.add(hu, theta)])[0], node.run([ids, np.subtract(theta, hu)])[0]]

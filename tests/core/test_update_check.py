@@ -1,0 +1,77 @@
+"""The update step's check: the gradient the optimizer used, along one random direction of all
+parameters, against float64 central differences; it fails where a parameter gradient is wrong."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+import xt_core
+from tests.helpers.specs import make_batch
+from xt_core.gradcheck import check_record
+from xt_core.optim import SGD
+from xt_core.tape import replay_losses
+from xt_core.train import train_step
+
+twin = importlib.import_module("xt_core.twin")
+PARAMETER_FAULTS = ["linear_dw_transposed", "tied_embedding_one_contribution"]  # wrong dW, not wrong dX
+
+
+@pytest.fixture(scope="module")
+def setup():
+    cfg = xt_core.PRESETS["tiny"]  # tied: the embedding's gradient has two contributions
+    return cfg, *make_batch(cfg, 2, 10, seed=4)
+
+
+def update_check(setup, dtype, faults=()):
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg, seed=0, dtype=dtype)
+    trace = train_step(cfg, params, inputs, targets, SGD(lr=0.1), faults=faults)
+    return check_record(trace, trace.records[-1].index)
+
+
+@pytest.mark.parametrize("large", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_update_check_passes_and_catches_a_wrong_parameter_gradient(monkeypatch, setup, dtype, large):
+    if large:  # every weight beyond LARGE: a direction of several windows, moved and dotted per window
+        monkeypatch.setattr(twin, "LARGE", 16)
+    check = update_check(setup, dtype)
+    assert check.passed and check.checks[0].tensor == "parameters" and check.checks[0].analytic != 0
+    if dtype == np.float32:
+        assert check.float32_roundoff < 1e-3
+    for fault in PARAMETER_FAULTS:
+        wrong = update_check(setup, dtype, faults=(fault,))
+        assert not wrong.passed and wrong.max_rel_error > 1e-3, fault
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_a_direction_is_the_same_whole_by_rows_and_in_its_dot_products(monkeypatch, large):
+    if large:
+        monkeypatch.setattr(twin, "LARGE", 16)
+    rng = np.random.default_rng(1)
+    params = {"table": rng.standard_normal((12, 5)).astype(np.float32), "bias": np.ones(3, np.float32)}
+    direction = twin.Direction(7, params)
+    u = direction("table")
+    assert u.shape == (12, 5) and np.all(np.abs(u) <= 1) and np.unique(u).size == u.size
+    rows = np.array([0, 3, 11])
+    np.testing.assert_array_equal(direction.rows("table", rows), u[rows])
+    exact = np.multiply(u, 1e-3, dtype=np.float64)  # h u in float64, never rounded to float32
+    np.testing.assert_array_equal(twin._scaled(direction, "table", 1e-3), exact)
+    grad = rng.standard_normal((12, 5))
+    expected = float(np.sum(grad * u.astype(np.float64)))
+    assert direction.dots("table", grad, params["table"])[0] == pytest.approx(expected, rel=1e-12)
+    assert not np.array_equal(twin.Direction(8, params)("table"), u)  # seeded
+
+
+def test_moving_only_the_looked_up_rows_replays_the_same_losses(setup):
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg, seed=0, dtype=np.float32)
+    trace = xt_core.forward_backward(cfg, params, inputs, targets)
+    nodes, ids, h = trace.nodes, {"tokens": inputs, "targets": targets}, 1e-4
+    direction = twin.Direction(3, params)
+    whole = replay_losses(nodes, ids, 0, list(twin.moved_pair(params, direction, h)), dtype=np.float64)
+    looked_up = twin.lookup_rows(nodes[0], params, inputs, direction, h)
+    sides = [
+        {nodes[0].name: x, **side} for x, side in zip(looked_up, twin.moved_pair(params, direction, h), strict=True)
+    ]
+    assert replay_losses(nodes, ids, 1, sides, dtype=np.float64) == whole and whole[0] != whole[1]
