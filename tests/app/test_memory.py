@@ -69,9 +69,11 @@ async def post_retrying(client: httpx.AsyncClient, body: dict, attempts: int = 6
     return response
 
 
-async def post_specs(base: str, seeds: range, clients: int = 4) -> list[str]:
-    """POSTs a spec per seed (`clients` at a time; every 10th also views a step); the trace ids."""
+async def post_specs(base: str, seeds: range, clients: int = 4) -> tuple[list[str], list[int]]:
+    """POSTs a spec per seed (`clients` at a time; every 10th also views a step): the trace ids
+    by seed, and the seeds in the order the server answered them (a retried 503 answers later)."""
     ids: dict[int, str] = {}
+    answered: list[int] = []
     pending = iter(seeds)  # shared: the specs go out in order
 
     async def worker(client: httpx.AsyncClient) -> None:
@@ -80,6 +82,7 @@ async def post_specs(base: str, seeds: range, clients: int = 4) -> list[str]:
             assert response.status_code == 200, response.text
             trace = response.json()
             ids[seed] = trace["id"]
+            answered.append(seed)
             if seed % 10 == 0:
                 index = seed % len(trace["steps"])
                 step = await client.get(f"/api/traces/{trace['id']}/steps/{index}")
@@ -87,7 +90,7 @@ async def post_specs(base: str, seeds: range, clients: int = 4) -> list[str]:
 
     async with httpx.AsyncClient(base_url=base, timeout=60, trust_env=False) as client:
         await asyncio.gather(*(worker(client) for _ in range(clients)))
-    return [ids[seed] for seed in seeds]
+    return [ids[seed] for seed in seeds], answered
 
 
 @dataclass
@@ -95,7 +98,8 @@ class Run:
     server: Server
     baseline_mb: float
     after_mb: float
-    ids: list[str]  # in the order they were posted (4 at a time)
+    ids: list[str]  # by seed, in the order they were posted (4 at a time)
+    answered: list[int]  # the seeds in the order the server answered them: the spec registry's order
 
     @property
     def growth_mb(self) -> float:
@@ -105,8 +109,8 @@ class Run:
 async def warm_then_run(server: Server) -> Run:
     await post_specs(server.base, range(100_000, 100_020))  # every code path loaded
     baseline = rss_mb(server.pid)
-    ids = await post_specs(server.base, range(N_SPECS))
-    return Run(server, baseline, rss_mb(server.pid), ids)
+    ids, answered = await post_specs(server.base, range(N_SPECS))
+    return Run(server, baseline, rss_mb(server.pid), ids, answered)
 
 
 async def run_both(bounded: Server, lifted: Server) -> tuple[Run, Run]:
@@ -142,12 +146,13 @@ def test_rss_stays_under_the_bounds_and_would_not_without_them(runs):
 def test_the_spec_registry_is_bounded(runs):
     """Only the latest MAX_SPECS ids are remembered: the first one is a 404 that says what to
     do, and POSTing its spec again brings it back (same id)."""
-    ids = runs["bounded"].ids
-    with httpx.Client(base_url=runs["bounded"].server.base, timeout=60, trust_env=False) as client:
-        assert client.get(f"/api/traces/{ids[-1]}/tensors/loss").status_code == 200
-        oldest = client.get(f"/api/traces/{ids[0]}/tensors/loss")
+    run = runs["bounded"]
+    first, last = run.answered[0], run.answered[-1]  # the oldest and the newest the registry saw
+    with httpx.Client(base_url=run.server.base, timeout=60, trust_env=False) as client:
+        assert client.get(f"/api/traces/{run.ids[last]}/tensors/loss").status_code == 200
+        oldest = client.get(f"/api/traces/{run.ids[first]}/tensors/loss")
         assert oldest.status_code == 404
         assert "POST its spec to /api/traces again" in oldest.json()["detail"]
-        again = client.post("/api/traces", json=spec(0))
-        assert again.status_code == 200 and again.json()["id"] == ids[0]
-        assert client.get(f"/api/traces/{ids[0]}/tensors/loss").status_code == 200
+        again = client.post("/api/traces", json=spec(first))
+        assert again.status_code == 200 and again.json()["id"] == run.ids[first]
+        assert client.get(f"/api/traces/{run.ids[first]}/tensors/loss").status_code == 200
