@@ -1,10 +1,9 @@
 // The step-through page (the entry module of templates/walk.html; its parts live in walk/):
 // POST the spec, then show one step at a time. The URL always carries the spec and the
 // current step (and sequence), so a reload or a copied link lands on the same view.
-// The page's data blocks (#xt-spec, #xt-buglab) are read here, once, and handed on.
+// The page's data blocks (#xt-spec in walk/trace_client.js, #xt-buglab here) are read once.
 
 import { startClassroom } from "./class/classroom.js";
-import { TraceClient } from "./lib/api.js";
 import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
 import { createBugLab } from "./walk/buglab.js";
@@ -15,13 +14,11 @@ import { createNavigation } from "./walk/navigation.js";
 import { firstFigureHeight, revealTitle, wirePresenter } from "./walk/present.js";
 import { renderStep } from "./walk/step_view.js";
 import { drawTokenStrip, setupSequences } from "./walk/tokens.js";
+import { client, opened, spec } from "./walk/trace_client.js";
 import { startTraining } from "./walk/training.js";
 
 const root = document.getElementById("walk");
 const stepView = document.getElementById("step");
-const spec = readJsonBlock("xt-spec");
-// The page knows the trace id before the POST answers: the training progress is polled with it.
-const client = new TraceClient(spec, { traceId: root.dataset.traceId });
 const state = {
   index: Number(root.dataset.step) || 0,
   seq: Number(root.dataset.seq) || 0,
@@ -105,7 +102,7 @@ async function start() {
   wireEnlargeDialog();
   wirePresenter();
   try {
-    state.trace = await client.open();
+    state.trace = await opened; // sent before Plotly.js ran (walk/trace_client.js)
   } catch (error) {
     fail(`the training step could not be run: ${error.message}`);
     return;
