@@ -28,7 +28,7 @@ run: $(STAMP)
 # workers: the tests on a real server (marked `server`: browser, load, memory, determinism) run
 # one after another in one of them, everything else in the other.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
 
 lint: $(STAMP) lint-js
 	$(BIN)/ruff check .

@@ -9,11 +9,19 @@ from _pytest.nodeid import NodeId
 import xt_core
 from tests.helpers.server import Server, running_server
 
-# Modules whose tests take tens of seconds: scheduled first, so that under `pytest -n 2` the
-# last group to start is a short one and both workers finish together. (Not tests/browser/: its
-# session-wide Playwright runs an event loop in the main thread, where a later test's
-# asyncio.run() would fail; in collection order the browser tests come after tests/app/.)
-SLOW_FIRST = ("tests/core/test_smollm2_reference.py", "tests/app/steps/test_smollm2_views.py")
+# Modules whose tests take tens of seconds: scheduled first (`make test` keeps this order with
+# --no-loadscope-reorder; xdist would otherwise start the modules with the most tests first, and the
+# few long ones last), so that under `pytest -n 2` the last groups to start are short ones and both
+# workers finish together.
+SLOW_FIRST = (
+    "tests/core/test_smollm2_reference.py",
+    "tests/browser/test_present.py",
+    "tests/browser/test_walk.py",
+    "tests/app/test_fuzz.py",
+    "tests/browser/test_timeline.py",
+    "tests/app/steps/test_smollm2_views.py",
+    "tests/browser/",
+)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -23,11 +31,16 @@ def pytest_collection_modifyitems(config, items):
     `server` (they measure a real server's latency or RSS) form one group, so no two of them
     run side by side. Each worker starts its own `live_server` when its tests need one."""
     name_operations_in_node_ids(items)
-    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))  # stable: order kept within
+    items.sort(key=slow_first)  # stable: the order within a module is kept
     if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
         for item in items:
             group = "server" if item.get_closest_marker("server") else item.nodeid.split("::")[0]
             join_group(item, group)
+
+
+def slow_first(item) -> int:
+    """The index of the item's module in SLOW_FIRST, or past its end."""
+    return next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
 
 
 def join_group(item, group: str) -> None:

@@ -29,6 +29,7 @@ from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.traces.admission import Admission, spec_cost
 from app.traces.store import TraceStore
+from tests.helpers.aio import run_async
 from tests.helpers.server import ROOT, Server, free_port, rss_mb, running_server, stop_server, wait_ready
 from tests.helpers.specs import SMALL_SPEC
 from xt_core.checkpoint.llama2c import HEADER
@@ -125,7 +126,7 @@ def test_a_job_whose_client_left_before_it_started_never_runs():
         services.shutdown()
         return ran, services
 
-    ran, services = asyncio.run(scenario())
+    ran, services = run_async(scenario())
     assert ran == ["later job"]
     assert services.pending == 0 and services.admission.queued_seconds == 0 and services.store.reserved == 0
     assert len(services.store) == 0  # the cancelled build never ran
@@ -191,7 +192,7 @@ def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_boun
     poller = threading.Thread(target=poll)
     poller.start()
     try:
-        asyncio.run(clients())
+        run_async(clients())
         time.sleep(1.0)  # a build still running finishes into the bounded cache
     finally:
         stop.set()

@@ -8,6 +8,7 @@ import pytest
 
 from app.security import ADMIN_COOKIE, host_name, same_origin
 from tests.app.checkpoints.test_checkpoints import checkpoint_bytes, upload
+from tests.helpers.aio import run_async
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
 
@@ -151,7 +152,6 @@ def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeyp
 
 
 def test_websockets_follow_the_same_host_and_origin_rules():
-    import asyncio
 
     from app.security import Guard
     from app.settings import Settings
@@ -170,7 +170,7 @@ def test_websockets_follow_the_same_host_and_origin_rules():
         return sent, reached
 
     own = [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://127.0.0.1:8000")]
-    assert asyncio.run(connect(own))[1]
+    assert run_async(connect(own))[1]
     for headers in ([(b"host", b"evil.example")], [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://evil.example")]):
-        sent, reached = asyncio.run(connect(headers))
+        sent, reached = run_async(connect(headers))
         assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]

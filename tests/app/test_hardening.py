@@ -19,6 +19,7 @@ import xt_core
 import xt_core.model
 from app.checkpoints.registry import PARTIAL_PREFIX
 from tests.app.checkpoints.test_checkpoints import CFG, checkpoint_bytes, detail_msg, error_loc, upload
+from tests.helpers.aio import run_async
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
 from xt_core.checkpoint import FORMAT
@@ -160,7 +161,6 @@ def test_a_422_lists_a_few_errors_without_echoing_the_input(client):
 def test_finding_7_a_body_past_the_limit_is_413_before_it_is_read_whole():
     """Driven at the ASGI level (TestClient reads a request body whole before the app runs): 64 MB
     offered in 64 kB messages, the guard stops reading after the first two and never calls the app."""
-    import asyncio
 
     from app.security import Guard
     from app.settings import Settings
@@ -179,7 +179,7 @@ def test_finding_7_a_body_past_the_limit_is_413_before_it_is_read_whole():
 
     scope = {"type": "http", "method": "POST", "path": "/api/traces", "query_string": b"", "scheme": "http"}
     scope["headers"] = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]
-    asyncio.run(Guard(app, Settings(max_body_bytes=100_000))(scope, receive, send))
+    run_async(Guard(app, Settings(max_body_bytes=100_000))(scope, receive, send))
     assert sent[0]["status"] == 413 and b"max_body_bytes" in sent[1]["body"]
     assert len(pulled) == 2 and reached == []
     with make_client(max_body_bytes=64 << 10) as c:

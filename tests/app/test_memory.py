@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
+from tests.helpers.aio import run_async
 from tests.helpers.env import sized
 from tests.helpers.server import Server, rss_mb, start_server, stop_server, wait_ready
 
@@ -127,7 +128,7 @@ def runs() -> dict[str, Run]:
             stack.callback(stop_server, servers[-1])
         for server in servers:
             wait_ready(server)
-        bounded, lifted = asyncio.run(run_both(*servers))
+        bounded, lifted = run_async(run_both(*servers))
         yield {"bounded": bounded, "lifted": lifted}
 
 

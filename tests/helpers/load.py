@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from tests.helpers.aio import run_async
 from tests.helpers.server import cpu_seconds, finish_prober, pct, rss_mb, start_prober
 
 PROBE_INTERVAL_S = 0.02
@@ -163,7 +164,7 @@ def run_load(base: str, port: int, pid: int, clients: int = 50, seconds: float =
     try:
         server_cpu = cpu_seconds(pid)
         # A cold request is two requests of at most 60 s each: no run outlives this deadline.
-        tally, wall = asyncio.run(asyncio.wait_for(drive(base, clients, seconds, seed), seconds + 180))
+        tally, wall = run_async(asyncio.wait_for(drive(base, clients, seconds, seed), seconds + 180))
         server_cpu = cpu_seconds(pid) - server_cpu
     finally:
         health, health_failures = finish_prober(prober)

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests.app.sessions.conftest import SPEC, servers, sse_events
+from tests.helpers.aio import run_async
 
 # Real servers and a latency bound: one at a time, in the `server` xdist group (tests/conftest.py).
 pytestmark = pytest.mark.server
@@ -85,7 +86,7 @@ async def _wait_for_followers(client, code: str, key: str, count: int) -> None:
 
 
 def _run(presenter_base: str, follower_base: str) -> None:
-    latencies = asyncio.run(_scenario(presenter_base, follower_base))
+    latencies = run_async(_scenario(presenter_base, follower_base))
     median = statistics.median(latencies)
     print(
         f"fan-out latency over {len(latencies)} moves: median {median * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"
