@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Session
+from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, open_session
 from tests.helpers.env import required
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
@@ -65,22 +65,8 @@ def browser(playwright_driver):
 
 @pytest.fixture
 def session(context, server):
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    state = Session(page, server)
-    page.on("console", lambda message: message.type == "error" and state.errors.append(message.text))
-    page.on("pageerror", lambda error: state.errors.append(f"pageerror: {error}"))
-
-    def on_dialog(dialog):
-        state.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    # Offline: nothing may be fetched from anywhere but this server.
-    page.on("request", lambda request: request.url.startswith((server, "data:")) or state.outside.append(request.url))
-    yield state
-    page.evaluate("window.localStorage.clear()") if page.url.startswith(server) else None
-    page.close()
+    with open_session(context, server) as state:
+        yield state
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.helpers.browser import ONE_LAYER, TEXT, Session, assert_clean, wait_rendered
+from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, open_session, wait_rendered
 from tests.helpers.server import running_server
 from xt_core.faults import CATALOGUE
 
@@ -23,12 +23,8 @@ def deferring(tmp_path_factory):
 
 
 def test_the_badge_waits_for_its_check_then_shows_the_verdict(context, deferring):
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    session = Session(page, deferring)
-    page.on("console", lambda message: message.type == "error" and session.errors.append(message.text))
-    page.on("pageerror", lambda error: session.errors.append(f"pageerror: {error}"))
-    try:
+    with open_session(context, deferring) as session:
+        page = session.page
         spec = {"text": TEXT, "config": {k: int(v) for k, v in ONE_LAYER.items()}, "faults": [FAULT]}
         trace = page.request.post(f"{deferring}/api/traces", data=spec).json()
         broken = next(
@@ -56,5 +52,3 @@ def test_the_badge_waits_for_its_check_then_shows_the_verdict(context, deferring
         page.locator("#step .gradcheck.badge-ok").wait_for()
         assert page.locator("#step .step-warnings").count() == 0 and page.locator("#step .gradcheck").count() == 1
         assert_clean(session)
-    finally:
-        page.close()

@@ -4,6 +4,7 @@ Session (what the browser reported), and the page moves the browser tests share.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -44,6 +45,31 @@ class Session:
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=full_page)
         return path
+
+
+@contextmanager
+def open_session(context, base: str):
+    """A new page of `context` on the server at `base`, recording what the browser reports
+    (console errors, page errors, dialogs, requests to anywhere but that server: the app is
+    offline); closed afterwards, its localStorage cleared."""
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    state = Session(page, base)
+    page.on("console", lambda message: message.type == "error" and state.errors.append(message.text))
+    page.on("pageerror", lambda error: state.errors.append(f"pageerror: {error}"))
+
+    def on_dialog(dialog):
+        state.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("request", lambda request: request.url.startswith((base, "data:")) or state.outside.append(request.url))
+    try:
+        yield state
+    finally:
+        if page.url.startswith(base):
+            page.evaluate("window.localStorage.clear()")
+        page.close()
 
 
 def fill_home(session: Session, text: str, **config: str) -> None:
