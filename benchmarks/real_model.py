@@ -209,6 +209,22 @@ def updates(client: TestClient, ids: list[int], store) -> None:
               f"({verdict(peak, TARGETS['trace_bytes'])})")  # fmt: skip
 
 
+def fetched(models_dir: Path):
+    """(settings, the fetched model's registry info), the info None after saying how to fetch it."""
+    settings = Settings(models_dir=models_dir)
+    info = registry(settings).info(NAME)
+    if info is None:
+        print(f"{models_dir}/{NAME}.gguf is absent: run `make real-model` (or pass --models-dir)")
+    return settings, info
+
+
+def token_ids(settings: Settings, info) -> list[int]:
+    """TEXT's first T + 1 token ids: T inputs and their targets."""
+    ids = registry(settings).tokenizer(info).encode(TEXT)[: T + 1]
+    assert len(ids) == T + 1, f"the text gives {len(ids)} tokens, fewer than {T + 1}"
+    return ids
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models-dir", type=Path, default=default_models_dir())
@@ -216,18 +232,14 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
-    settings = Settings(models_dir=args.models_dir)
-    info = registry(settings).info(NAME)
+    settings, info = fetched(args.models_dir)
     if info is None:
-        print(f"{args.models_dir}/{NAME}.gguf is absent: run `make real-model` (or pass --models-dir)")
         return 1
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; numpy {np.__version__}; one BLAS thread")
     with Clock() as imported:
         checkpoint = load_checkpoint(info)
-        tokenizer = registry(settings).tokenizer(info)
+        ids = token_ids(settings, info)
     print(f"import (once per process): {imported}")
-    ids = tokenizer.encode(TEXT)[: T + 1]
-    assert len(ids) == T + 1, f"the text gives {len(ids)} tokens, fewer than {T + 1}"
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:  # an allowed host
         store = client.app.state.services.store
         trace = cold_trace(client, ids)

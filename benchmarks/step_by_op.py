@@ -25,9 +25,8 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xt_core  # noqa: E402
-from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
-from app.settings import Settings  # noqa: E402
-from benchmarks.real_model import NAME, TEXT, T  # noqa: E402
+from app.checkpoints.registry import load_checkpoint  # noqa: E402
+from benchmarks.real_model import T, fetched, token_ids  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
 from xt_core.ops import OPS, basic  # noqa: E402
 from xt_core.zoo import default_models_dir  # noqa: E402
@@ -138,13 +137,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-torch", action="store_true")
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
-    settings = Settings(models_dir=args.models_dir)
-    info = registry(settings).info(NAME)
+    settings, info = fetched(args.models_dir)
     if info is None:
-        print(f"{args.models_dir}/{NAME}.gguf is absent: run `make real-model` (or pass --models-dir)")
         return 1
     checkpoint = load_checkpoint(info)
-    ids = registry(settings).tokenizer(info).encode(TEXT)[: T + 1]
+    ids = token_ids(settings, info)
     cfg, params, inputs, targets = checkpoint.cfg, checkpoint.params, np.array([ids[:-1]]), np.array([ids[1:]])
     instrument()
     xt_core.forward_backward(cfg, params, inputs, targets)
