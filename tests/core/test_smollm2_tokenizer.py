@@ -7,7 +7,7 @@ test_smollm2_reference.py; transformers' conversion of the file takes seconds.""
 import pytest
 
 from tests.helpers.env import required
-from tests.helpers.real_model import require_smollm2, skip_or_fail
+from tests.helpers.real_model import require_smollm2, skip_or_fail, transformers_reads_gguf_quickly
 from xt_core.gguf_import import read_gguf_header
 
 pytestmark = pytest.mark.torch
@@ -32,7 +32,8 @@ def test_token_ids_match_transformers_tokenizer():
         if required("XT_REQUIRE_TORCH"):
             raise
         skip_or_fail("transformers is not installed (pip install -e '.[reference]')")
-    theirs = AutoTokenizer.from_pretrained(str(GGUF.parent), gguf_file=GGUF.name)
+    with transformers_reads_gguf_quickly():
+        theirs = AutoTokenizer.from_pretrained(str(GGUF.parent), gguf_file=GGUF.name)
     _, ours, _ = read_gguf_header(GGUF)
     for text in TEXTS:
         ids = ours.encode(text)

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 import xt_core
+from tests.helpers.real_model import transformers_reads_gguf_quickly
 
 _HF_LAYER = {
     "attention_norm": "input_layernorm",
@@ -54,7 +55,8 @@ def load_hf(path: Path):
 
     logging.disable_progress_bar()
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+    with transformers_reads_gguf_quickly():
+        model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
     model.eval()
     return model
 
