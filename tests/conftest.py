@@ -7,7 +7,9 @@ import pytest
 from _pytest.nodeid import NodeId
 
 import xt_core
+from tests.helpers.real_model import SMOLLM2, require_smollm2
 from tests.helpers.server import Server, running_server
+from xt_core.zoo import ZOO
 
 # Modules whose tests take tens of seconds: scheduled first (`make test` keeps this order with
 # --no-loadscope-reorder; xdist would otherwise start the modules with the most tests first, and the
@@ -22,6 +24,12 @@ SLOW_FIRST = (
     "tests/app/steps/test_smollm2_views.py",
     "tests/browser/",
 )
+# Modules that share a worker (an xdist group) beyond their own: the SmolLM2 reference and views
+# tests import the real model once per process (smollm2_models_dir), not once each.
+SHARED_GROUPS = {
+    "tests/core/test_smollm2_reference.py": "smollm2",
+    "tests/app/steps/test_smollm2_views.py": "smollm2",
+}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -34,7 +42,8 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=slow_first)  # stable: the order within a module is kept
     if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
         for item in items:
-            group = "server" if item.get_closest_marker("server") else item.nodeid.split("::")[0]
+            module = item.nodeid.split("::")[0]
+            group = "server" if item.get_closest_marker("server") else SHARED_GROUPS.get(module, module)
             join_group(item, group)
 
 
@@ -66,6 +75,16 @@ def name_operations_in_node_ids(items) -> None:
 @pytest.fixture
 def tiny():
     return xt_core.PRESETS["tiny"]
+
+
+@pytest.fixture(scope="session")
+def smollm2_models_dir(tmp_path_factory) -> Path:
+    """A models directory holding the fetched SmolLM2-135M (linked, as `xt models fetch` names it):
+    one per process, so the app's import of it (cached by path) serves every test that uses it."""
+    gguf = require_smollm2()
+    directory = tmp_path_factory.mktemp("smollm2-models")
+    (directory / ZOO[SMOLLM2].filename).symlink_to(gguf.resolve())
+    return directory
 
 
 @pytest.fixture(scope="session")

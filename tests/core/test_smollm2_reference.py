@@ -16,8 +16,8 @@ from threadpoolctl import threadpool_limits
 
 import xt_core
 from tests.helpers.env import skip_unless_installed
-from tests.helpers.real_model import require_smollm2
-from xt_core.gguf_import import import_gguf
+from tests.helpers.real_model import SMOLLM2, require_smollm2
+from xt_core.zoo import ZOO
 
 pytestmark = pytest.mark.torch
 
@@ -37,8 +37,13 @@ def load_reference():
 
 
 @pytest.fixture(scope="module")
-def checkpoint():
-    return import_gguf(GGUF)
+def checkpoint(smollm2_models_dir):
+    """import_gguf's checkpoint of the file, as the app caches it (so test_smollm2_views.py, in the
+    same worker, reuses this import)."""
+    from app.checkpoints.real_models import load
+
+    path = smollm2_models_dir / ZOO[SMOLLM2].filename
+    return load(path, path.stat().st_mtime_ns)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import pytest
 from app.steps.axes import VOCAB_SHOWN
 from tests.helpers.client import make_client
 from tests.helpers.real_model import require_smollm2
-from xt_core.zoo import ZOO
 
 NAME = "smollm2-135m"
 GGUF = require_smollm2(allow_module_level=True)
@@ -27,10 +26,8 @@ T = 32
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("models")
-    (directory / ZOO[NAME].filename).symlink_to(GGUF.resolve())  # where `xt models fetch` stores it
-    with make_client(models_dir=directory) as c:
+def client(smollm2_models_dir):
+    with make_client(models_dir=smollm2_models_dir) as c:
         yield c
 
 
