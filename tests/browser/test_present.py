@@ -1,4 +1,4 @@
-"""The walk page as a class sees it (issue 12): presenter mode fits every step of the default
+"""The walk page as a class sees it (issue 12): presenter mode fits every kind of step of the default
 walkthrough on a 1280×720 projector, formulas never overflow (Large type too), narrow screens
 keep the diagram off the content, the quiz gives no verdict before the answer, Plotly's
 toolbar works offline and stays out of the tab order, and axe-core finds nothing.
@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.spec.faults import quiz_fault
-from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, steps, wait_rendered
+from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, steps, wait_rendered
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
@@ -84,7 +84,7 @@ def intersects(a: dict, b: dict) -> bool:
     return across and down
 
 
-def test_presenter_mode_fits_every_step_and_formulas_never_overflow(session):
+def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(session):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})
     session.goto(walk_url(DEFAULT_WALK, present="1"))
@@ -94,35 +94,17 @@ def test_presenter_mode_fits_every_step_and_formulas_never_overflow(session):
     assert page.locator(".summary").is_hidden() and page.locator("#training-bar").is_hidden()
     all_steps = steps(session)
     assert len(all_steps) == 84
+    # Every kind of step: all but layer 1's, whose ops, titles (but the layer's number), formulas
+    # and figures are layer 0's again; its softmax backward (the induction head's) for a picture.
+    softmax_backward = step_of(all_steps, "layers.1.attention.probs", "backward")
+    swept = [s for s in all_steps if not s["name"].startswith("layers.1.") or s["index"] == softmax_backward]
+    assert {kind(s) for s in swept} == {kind(s) for s in all_steps}
     shots = {
         0: "present-01-embedding",
         step_of(all_steps, "layers.0.attention.probs", "forward"): "present-02-attention-probabilities",
         step_of(all_steps, "loss", "loss"): "present-04-loss",
     }
-    softmax_backward = step_of(all_steps, "layers.1.attention.probs", "backward")
-    problems, formulas = {}, {}  # formulas: the first step showing each pair of rules
-    for step in all_steps:
-        index = step["index"]
-        if index:
-            if index % 10 == 0:  # the reader had scrolled down to a figure: the new step starts at its title
-                page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-            page.keyboard.press("Space" if index % 7 == 0 else "ArrowRight")
-            wait_rendered(session, index)
-        seen = page.evaluate(MEASURE)
-        assert (seen["step"], seen["counter"]) == (str(index), f"step {index} of 0–83")  # one numbering
-        drawn = seen["drawn"]  # every step draws, with its title, its cell and its check's badge
-        assert (drawn["title"], drawn["cell"], drawn["badges"]) == (step["title"], str(index), 1), step
-        assert drawn["plots"] >= 1, f"step {index} ({step['name']}) drew no figure"
-        if seen["problems"]:
-            problems[index] = seen["problems"]
-        formulas.setdefault(seen["formulas"], index)
-        if index in shots:
-            session.screenshot(shots[index])
-        if index == softmax_backward:
-            page.locator("#jacobian .js-plotly-plot").nth(1).wait_for()
-            page.locator("#jacobian").evaluate("j => j.scrollIntoView({block: 'start'})")  # under the bar
-            session.screenshot("present-03-softmax-backward-jacobian")
-            page.evaluate("window.scrollTo(0, 0)")
+    problems, formulas = sweep(session, swept, shots)
     assert not problems, f"at 1280×720 in presenter mode: {problems}"
     page.keyboard.press("Shift+Space")
     wait_rendered(session, 82)
@@ -150,6 +132,46 @@ def test_presenter_mode_fits_every_step_and_formulas_never_overflow(session):
             overflowing[index] = count
     assert not overflowing, f"formula boxes wider than their box with Large type: {overflowing}"
     assert_clean(session)
+
+
+def kind(step: dict) -> tuple[str, str]:
+    """A step's op and direction, whatever its layer."""
+    return re.sub(r"^layers\.\d+\.", "layers.L.", step["name"]), step["phase"]
+
+
+def sweep(session, swept: list[dict], shots: dict[int, str]) -> tuple[dict, dict]:
+    """Visits the steps in order (the arrow keys or Space to the next one, a click in the timeline
+    past a gap) in presenter mode; checks each draws with its title, cell and badge. Returns the
+    steps' layout problems and, for each pair of rules shown, the first step showing it."""
+    page = session.page
+    problems, formulas, previous = {}, {}, 0
+    for step in swept:
+        index = step["index"]
+        if index == previous + 1:
+            if index % 10 == 0:  # the reader had scrolled down to a figure: the new step starts at its title
+                page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+            page.keyboard.press("Space" if index % 7 == 0 else "ArrowRight")
+            wait_rendered(session, index)
+        elif index:
+            click_step(session, index)
+            page.evaluate("document.activeElement.blur()")  # the keys go to the page again
+        previous = index
+        seen = page.evaluate(MEASURE)
+        assert (seen["step"], seen["counter"]) == (str(index), f"step {index} of 0–83")  # one numbering
+        drawn = seen["drawn"]  # every step draws, with its title, its cell and its check's badge
+        assert (drawn["title"], drawn["cell"], drawn["badges"]) == (step["title"], str(index), 1), step
+        assert drawn["plots"] >= 1, f"step {index} ({step['name']}) drew no figure"
+        if seen["problems"]:
+            problems[index] = seen["problems"]
+        formulas.setdefault(seen["formulas"], index)
+        if index in shots:
+            session.screenshot(shots[index])
+        if step["name"] == "layers.1.attention.probs" and step["phase"] == "backward":
+            page.locator("#jacobian .js-plotly-plot").nth(1).wait_for()
+            page.locator("#jacobian").evaluate("j => j.scrollIntoView({block: 'start'})")  # under the bar
+            session.screenshot("present-03-softmax-backward-jacobian")
+            page.evaluate("window.scrollTo(0, 0)")
+    return problems, formulas
 
 
 def step_of(all_steps: list[dict], name: str, phase: str) -> int:
