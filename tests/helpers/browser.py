@@ -19,6 +19,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    *__import__("os").environ.get("XT_EXTRA_CHROMIUM", "").split(),
 ]
 VIEWPORT = {"width": 1366, "height": 768}  # a common projector resolution
 
