@@ -10,26 +10,30 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import ARTIFACTS
+from tests.helpers.browser import ARTIFACTS, assert_clean
 
 VIEWPORT = {"width": 1280, "height": 720}
 
 
 @pytest.fixture
-def two_pages(browser, server):
-    # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval, which the
-    # pages' CSP forbids (tests/browser/test_csp.py checks the CSP itself)
-    contexts = [browser.new_context(viewport=VIEWPORT, base_url=server, bypass_csp=True) for _ in range(2)]
-    pages, errors = [], []
-    for context in contexts:
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-        pages.append(page)
-    yield pages[0], pages[1], errors
-    for context in contexts:
-        context.close()
+def follower(browser, server):
+    """A second machine: a fresh context of its own (no storage shared with the presenter's)."""
+    context = browser.new_context(viewport=VIEWPORT, base_url=server)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    yield page, errors
+    context.close()
+
+
+@pytest.fixture
+def presenter_session(session):
+    """The presenter's laptop: the run's browser profile (Plotly.js compiled once for the run)."""
+    session.page.set_viewport_size(VIEWPORT)
+    session.page.set_default_timeout(30_000)
+    return session
 
 
 def _step(page) -> int:
@@ -40,16 +44,16 @@ def _rendered(page, index: int) -> None:
     page.wait_for_selector(f"#step[data-rendered='{index}']")
 
 
-def test_a_follower_follows_answers_and_cannot_move_the_class(two_pages, server):
-    presenter, follower, errors = two_pages
-    presenter.goto("/lessons/find-the-bug")
+def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session, follower):
+    presenter, (follower, errors) = presenter_session.page, follower
+    presenter_session.goto("/lessons/find-the-bug")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
     first = _step(presenter)
     presenter.click("#class-present:not([disabled])")
     presenter.wait_for_selector("#class-dialog[open]")
     code = presenter.text_content("#class-code").strip()
     assert len(code) == 6
-    presenter.wait_for_function("document.getElementById('class-qr').naturalWidth > 0")
+    assert presenter.locator("#class-qr").evaluate("img => img.decode().then(() => img.naturalWidth)") > 0
     presenter.screenshot(path=str(_artifact("class-join-dialog")))
     presenter.click("#class-dialog-close")
 
@@ -96,11 +100,12 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(two_pages, server)
     presenter.screenshot(path=str(_artifact("class-poll-histogram")))
     assert "swiglu" in follower.text_content(".poll-reveal")
     assert [e for e in errors if "403" not in e] == []  # the refused move logs its 403, nothing else
+    assert_clean(presenter_session)
 
 
-def test_a_lesson_step_draws_its_annotation(two_pages):
-    page, _, errors = two_pages
-    page.goto("/lessons/forward-in-ten")
+def test_a_lesson_step_draws_its_annotation(presenter_session):
+    page = presenter_session.page
+    presenter_session.goto("/lessons/forward-in-ten")
     page.wait_for_selector("#lesson-panel[data-drawn='0']")
     for k in range(1, 5):
         page.click("#lesson-panel button:has-text('Next')")
@@ -114,7 +119,7 @@ def test_a_lesson_step_draws_its_annotation(two_pages):
     assert labels == ["the induction stripe"]
     assert "induction stripe" in page.text_content("#lesson-takeaway")
     page.screenshot(path=str(_artifact("class-lesson-step")))
-    assert not errors, errors
+    assert_clean(presenter_session)
 
 
 def _artifact(name: str):
