@@ -3,9 +3,7 @@ through attention heatmaps, the Jacobian and an update step draw with no CSP vio
 
 from __future__ import annotations
 
-import re
-
-from tests.helpers.browser import assert_clean, start_walk, step_index, wait_rendered
+from tests.helpers.browser import assert_clean, click_step, start_walk, step_index
 
 # Runs before any page script (DevTools injects it, so the CSP does not apply to it).
 RECORD_VIOLATIONS = """
@@ -28,9 +26,7 @@ def test_pages_draw_with_no_csp_violation(session):
     start_walk(session)
     for name, phase in (("layers.0.attention.probs", "forward"), ("layers.0.attention.probs", "backward"),
                         ("probs", "backward"), ("loss", "loss")):  # fmt: skip
-        index = step_index(session, name, phase)
-        page.goto(re.sub(r"step=\d+", f"step={index}", page.url))
-        wait_rendered(session, index)
+        click_step(session, step_index(session, name, phase))
         page.locator(".js-plotly-plot").first.hover()  # Plotly's hover labels and modebar styles
         assert violations(session) == [], (name, phase)
     session.goto("/walk?optimizer=adamw&n_layer=1&n_embd=16&ffn_hidden=24&seq_len=32&text=abcabc&step=0")
