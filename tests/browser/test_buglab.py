@@ -1,6 +1,6 @@
 """The bug lab in a real browser: turn on a fault from the home form and see the first red
 badge at the faulted step; compare faulty and correct gradients; take the quiz. Kept fast:
-a 1-layer model, steps reached through the permalink's `step=`."""
+a 1-layer model, steps reached in the page (a click in the timeline)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,16 @@ import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from app.spec.faults import quiz_fault
-from tests.helpers.browser import ONE_LAYER, assert_clean, fill_home, shoot, step_index, steps, wait_rendered
+from tests.helpers.browser import (
+    ONE_LAYER,
+    assert_clean,
+    click_step,
+    fill_home,
+    shoot,
+    step_index,
+    steps,
+    wait_rendered,
+)
 from xt_core import Config
 from xt_core.faults import CATALOGUE
 
@@ -16,7 +25,7 @@ FAULT = "softmax_missing_sum_term"  # breaks layers.0.attention.probs (backward)
 QUIZ_QUERY = {"text": "the cat sat on the mat.", **ONE_LAYER}
 
 
-def goto_step(session, index: int) -> None:
+def reload_at_step(session, index: int) -> None:
     """The permalink of the current page at another step (a reload: the spec is in the URL)."""
     session.page.goto(re.sub(r"step=\d+", f"step={index}", session.page.url))
     wait_rendered(session, index)
@@ -52,7 +61,7 @@ def test_a_planted_fault_turns_the_first_badge_red_at_its_own_step(session):
     assert min(failing) == broken
     shoot(session, "buglab-01-planted-fault-chart", "#buglab")
 
-    goto_step(session, broken)
+    click_step(session, broken)
     assert not badge_passed(session)
     assert page.locator(".planted-here").count() == 1
     shoot(session, "buglab-02-faulted-step", "#step")
@@ -103,7 +112,7 @@ def test_the_quiz_hides_its_fault_until_answered(session):
     backward = [s["index"] for s in steps(session) if s["phase"] == "backward"]
     wrong = next(i for i in backward if i != broken)
 
-    goto_step(session, wrong)
+    click_step(session, wrong)
     page.click(".quiz-answer")
     verdict = page.locator("#step .quiz-verdict")
     verdict.wait_for()
@@ -118,7 +127,7 @@ def test_the_quiz_hides_its_fault_until_answered(session):
     wait_rendered(session, broken)
     assert not badge_passed(session) and page.locator(".quiz-answer").count() == 0
     # A reload remembers this tab's answer: the verdict again, no second guess.
-    goto_step(session, broken)
+    reload_at_step(session, broken)
     page.locator("#quiz-result .quiz-verdict.wrong").wait_for()
     assert page.locator(".quiz-answer").count() == 0
     page.locator(".diff-button").wait_for()  # once revealed, the diff is on offer

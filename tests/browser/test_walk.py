@@ -15,9 +15,9 @@ from tests.helpers.browser import (
     click_step,
     fill_home,
     open_step,
+    open_walk,
     shoot,
     start_walk,
-    step_index,
     steps,
     url_step,
     wait_rendered,
@@ -68,7 +68,7 @@ def assert_shown(session, step: dict) -> None:
 
 
 def test_clicking_an_attention_row_shows_its_jacobian(session):
-    start_walk(session)
+    open_walk(session)
     page = session.page
     open_step(session, "layers.0.attention.probs", "backward")
     assert page.locator("#jacobian .js-plotly-plot").count() == 2  # J and the vectors, for the default row
@@ -91,7 +91,7 @@ def test_clicking_an_attention_row_shows_its_jacobian(session):
 
 
 def test_output_softmax_jacobian_by_position(session):
-    start_walk(session)
+    open_walk(session)
     page = session.page
     open_step(session, "probs", "backward")
     page.locator("#jacobian select").select_option("3")
@@ -105,14 +105,8 @@ def test_output_softmax_jacobian_by_position(session):
 
 
 def test_a_permalink_reloads_onto_the_same_step(session):
-    start_walk(session)
+    open_walk(session, step=12)
     page = session.page
-    page.keyboard.press("End")
-    last = len(steps(session)) - 1
-    wait_rendered(session, last)
-    permalink = page.url.replace(f"step={last}", "step=12")
-    page.goto(permalink)
-    wait_rendered(session, 12)
     assert page.locator(".cell.current").get_attribute("data-index") == "12"
     assert page.locator("#slider").input_value() == "12"
     page.keyboard.press("ArrowLeft")
@@ -125,7 +119,7 @@ def test_a_permalink_reloads_onto_the_same_step(session):
 
 
 def test_the_diagram_and_jump_select_navigate(session):
-    start_walk(session)
+    open_walk(session)
     page = session.page
     page.select_option("#jump-group", label="Layer 0")
     page.select_option("#jump-op", label="Residual add x' = h + feed-forward — backward")
@@ -160,9 +154,7 @@ def test_hostile_text_renders_inert(session):
     strip = page.locator("#tokens").text_content()
     assert "<" in strip and "👋" in strip and "ש" in strip
     page.hover("#tokens .token >> nth=3")
-    index = step_index(session, "layers.0.attention.probs", "forward")
-    page.goto(page.url.replace("step=0", f"step={index}"))
-    wait_rendered(session, index)
+    open_step(session, "layers.0.attention.probs", "forward")
     shoot(session, "07-hostile-text")
     page.click("text=Change model or text")
     assert page.locator("#f-text").input_value() == HOSTILE
@@ -171,7 +163,7 @@ def test_hostile_text_renders_inert(session):
 
 
 def test_enlarge_a_head_on_click(session):
-    start_walk(session)
+    open_walk(session)
     page = session.page
     open_step(session, "layers.0.attention.probs", "forward")
     page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 2").click()
@@ -240,7 +232,7 @@ def test_an_evicted_trace_is_rebuilt_by_re_posting_the_spec(session):
             route.continue_()
 
     page.route(re.compile(r".*/api/traces/[^/]+/steps/\d+.*"), evict_once)
-    start_walk(session)
+    open_walk(session)
     assert failed and len(posts) == 2
     # The simulated 404 is the only console error.
     assert len(session.errors) == 1 and "404" in session.errors[0]
@@ -248,7 +240,7 @@ def test_an_evicted_trace_is_rebuilt_by_re_posting_the_spec(session):
 
 @pytest.mark.parametrize("large", [True])
 def test_large_type_for_projectors(session, large):
-    start_walk(session)
+    open_walk(session)
     page = session.page
     page.click("#type-size")
     assert page.evaluate("document.documentElement.classList.contains('large-type')") is large

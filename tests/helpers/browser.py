@@ -7,7 +7,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -84,6 +84,13 @@ def fill_home(session: Session, text: str, **config: str) -> None:
         if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):
             page.locator("details.more-sizes").evaluate("d => d.open = true")
         page.fill(f"#f-{name}", value)
+
+
+def open_walk(session: Session, text: str = TEXT, step: int = 0, **config: str) -> None:
+    """The walk of `text` (ONE_LAYER unless sizes are given) opened at its permalink, on `step`:
+    one page load (start_walk goes through the home form)."""
+    session.goto("/walk?" + urlencode({"text": text, **(config or ONE_LAYER), "step": str(step)}))
+    wait_rendered(session, step)
 
 
 def start_walk(session: Session, text: str = TEXT, **config: str) -> None:
