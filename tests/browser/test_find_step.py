@@ -3,7 +3,7 @@ name or phase go to the first matching step after the one shown; a step number g
 
 from __future__ import annotations
 
-from tests.browser.test_walk import start_walk, step_index, url_step, wait_rendered
+from tests.helpers.browser import start_walk, step_index, url_step, wait_rendered
 
 
 def find(session, query: str) -> None:
