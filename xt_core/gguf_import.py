@@ -264,28 +264,43 @@ def _reader(path: Path, limits: GGUFLimits):
         raise CheckpointError(f"not a readable GGUF file ({type(exc).__name__}: {exc})") from None
 
 
+@dataclass(frozen=True)
+class GGUFHeader:
+    """A GGUF file's header, every check made: its config, tokenizer and meta, and where each xt
+    parameter's tensor lies in the file's memory map (read by weights(), not before)."""
+
+    cfg: Config
+    tokenizer: object  # xt_core.bpe.BPETokenizer, or None: the file has no tokenizer
+    meta: dict
+    source: str  # the file's name, for messages
+    tensors: dict  # xt name -> (the gguf package's ReaderTensor, transpose?)
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """Every parameter dequantized to float32, in xt's layout."""
+        try:
+            return {name: _dequantized(*self.tensors[name]) for name in param_shapes(self.cfg)}
+        except CheckpointError as exc:
+            raise CheckpointError(f"{self.source}: {exc}") from None
+
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(self.cfg, self.weights(), self.tokenizer, self.meta)
+
+
 def import_gguf(path, limits: GGUFLimits | None = None) -> Checkpoint:
     """A llama GGUF file -> Checkpoint(cfg, float32 params, BPE tokenizer from its metadata, meta).
     A file xt cannot take raises CheckpointError naming the file and the key or tensor at fault."""
-    path = Path(path)
-    try:
-        reader = _reader(path, limits or GGUFLimits())
-        cfg, tokenizer, found, meta = _header(reader, limits or GGUFLimits(), path.name)
-        params = {name: _dequantized(*found[name]) for name in param_shapes(cfg)}
-    except CheckpointError as exc:
-        raise CheckpointError(f"{path.name}: {exc}") from None
-    return Checkpoint(cfg, params, tokenizer, meta)
+    return read_gguf_header(path, limits).checkpoint()
 
 
-def read_gguf_header(path, limits: GGUFLimits | None = None):
-    """(cfg, tokenizer, meta) of a GGUF file, with every check import_gguf makes before it reads
-    a weight (a model listing reads this much, in a few seconds, and no weight)."""
+def read_gguf_header(path, limits: GGUFLimits | None = None) -> GGUFHeader:
+    """A GGUF file's header, with every check import_gguf makes before it reads a weight (a
+    model listing reads this much, in about a second, and no weight; its weights() follow)."""
     path = Path(path)
     try:
-        cfg, tokenizer, _, meta = _header(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
+        cfg, tokenizer, found, meta = _header(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
     except CheckpointError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from None
-    return cfg, tokenizer, meta
+    return GGUFHeader(cfg, tokenizer, meta, path.name, found)
 
 
 def _header(reader, limits: GGUFLimits, source: str):

@@ -91,27 +91,28 @@ def absent(models_dir: Path) -> list[dict]:
 class Header:
     summary: ModelSummary
     tokenizer: object  # xt_core.bpe.BPETokenizer, or None: token ids only
+    gguf: object  # xt_core.gguf_import.GGUFHeader: load() reads the weights through it
 
 
 @lru_cache(maxsize=4)
 def header(path: Path, mtime_ns: int) -> Header:
-    """A fetched model's config and tokenizer from its header (a few seconds; no weight is read)."""
+    """A fetched model's config and tokenizer from its header (about a second; no weight is read)."""
     from xt_core.gguf_import import GGUFLimits, read_gguf_header
 
     name = path.stem
-    cfg, tokenizer, meta = read_gguf_header(path, GGUFLimits(max_params=KNOWN_MODELS[name].max_params))
+    gguf = read_gguf_header(path, GGUFLimits(max_params=KNOWN_MODELS[name].max_params))
     shown = {"description": ZOO[name].description, "examples": list(KNOWN_MODELS[name].examples)}
-    summary = ModelSummary(cfg, tokenizer, shown)
-    return Header(summary, tokenizer)
+    summary = ModelSummary(gguf.cfg, gguf.tokenizer, shown)
+    return Header(summary, gguf.tokenizer, gguf)
 
 
 @lru_cache(maxsize=1)  # ~0.5 GB of float32 weights: one real model at a time
 def load(path: Path, mtime_ns: int) -> Checkpoint:
-    """The model's weights as float32, read-only: every trace borrows them, none copies them."""
-    from xt_core.gguf_import import GGUFLimits, import_gguf
-
+    """The model's weights as float32, read-only: every trace borrows them, none copies them. The
+    header (parsed and checked once, for the listing) says where they lie, so the file is parsed
+    once per process; it stays mapped (its ~100 MB of pages are the kernel's to drop)."""
     log.info("importing %s (seconds, once per process)", path.name)
-    ckpt = import_gguf(path, GGUFLimits(max_params=KNOWN_MODELS[path.stem].max_params))
+    ckpt = header(path, mtime_ns).gguf.checkpoint()
     for value in ckpt.params.values():
         value.flags.writeable = False
     return ckpt

@@ -34,7 +34,7 @@ def test_token_ids_match_transformers_tokenizer():
         skip_or_fail("transformers is not installed (pip install -e '.[reference]')")
     with transformers_reads_gguf_quickly():
         theirs = AutoTokenizer.from_pretrained(str(GGUF.parent), gguf_file=GGUF.name)
-    _, ours, _ = read_gguf_header(GGUF)
+    ours = read_gguf_header(GGUF).tokenizer
     for text in TEXTS:
         ids = ours.encode(text)
         assert ids == theirs(text)["input_ids"], text

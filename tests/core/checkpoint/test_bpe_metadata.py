@@ -26,11 +26,11 @@ def test_a_bpe_tokenizer_round_trips_through_an_xt_checkpoint(tmp_path):
 
 def test_the_header_gives_the_config_and_tokenizer_without_the_weights(tmp_path):
     path = write_llama(tmp_path / "m.gguf", CFG, xt_core.init_params(CFG, seed=1), tokenizer=True)
-    cfg, tokenizer, meta = read_gguf_header(path)
+    header = read_gguf_header(path)
     full = import_gguf(path)
-    assert cfg == full.cfg and tokenizer.encode(TEXT) == full.tokenizer.encode(TEXT)
-    assert meta == full.meta
+    assert header.cfg == full.cfg and header.tokenizer.encode(TEXT) == full.tokenizer.encode(TEXT)
+    assert header.meta == full.meta
     data = bytearray(path.read_bytes())
     data[-64:] = np.full(64, 0xFF, dtype=np.uint8).tobytes()  # NaN in the last weight: the header does not care
     path.write_bytes(bytes(data))
-    assert read_gguf_header(path)[0] == cfg
+    assert read_gguf_header(path).cfg == header.cfg
