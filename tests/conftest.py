@@ -24,12 +24,21 @@ SLOW_FIRST = (
     "tests/app/steps/test_smollm2_views.py",
     "tests/browser/",
 )
-# Modules that share a worker (an xdist group) beyond their own: the SmolLM2 reference and views
-# tests import the real model once per process (smollm2_models_dir), not once each.
-SHARED_GROUPS = {
-    "tests/core/test_smollm2_reference.py": "smollm2",
-    "tests/app/steps/test_smollm2_views.py": "smollm2",
-}
+# Modules that share a worker (an xdist group) beyond their own: the ones that load torch and
+# transformers (seconds of imports, once per worker that runs any of them), and the SmolLM2 views,
+# which reuse the reference test's import of the real model (smollm2_models_dir).
+SHARED_GROUPS = dict.fromkeys(
+    (
+        "tests/core/test_smollm2_reference.py",
+        "tests/app/steps/test_smollm2_views.py",
+        "tests/core/test_smollm2_tokenizer.py",
+        "tests/core/checkpoint/test_hf_reference.py",
+        "tests/core/test_gguf_import.py",
+        "tests/core/test_bpe.py",
+        "tests/core/test_torch_parity.py",
+    ),
+    "reference",
+)
 
 
 @pytest.hookimpl(tryfirst=True)
