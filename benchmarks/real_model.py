@@ -15,7 +15,8 @@ machine wall time also counts waiting for a core, so both are shown, with the lo
   ~20 min; else one step of every kind and layer 0, 20 and 29) against settings.max_step_bytes;
 * gradient checks: time of each sampled step's view and check (GET .../check);
 * the recorded step (xt_core.forward_backward) against PyTorch autograd on the same weights and
-  tokens, interleaved, median of --repeats;
+  tokens, one BLAS/torch thread each (as the server runs a trace), then two each (both defaults);
+  interleaved, median of --repeats;
 * an update step (SGD, AdamW): build, peak RSS growth, its view and its check.
 """
 
@@ -163,7 +164,6 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     except ImportError:
         print("recorded step vs torch: torch not installed (pip install -e '.[reference]')")
         return
-    torch.set_num_threads(1)
     inputs, targets = np.array([ids[:-1]]), np.array([ids[1:]])
     P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
 
@@ -175,19 +175,32 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     def ours():
         xt_core.forward_backward(cfg, params, inputs, targets)
 
+    # One thread each, as the server runs a trace (settings.blas_threads); two each, both
+    # libraries' default on this machine's two cores.
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        with threadpool_limits(limits=threads, user_api="blas"):
+            wall, cpu = interleaved(ours, theirs, repeats)
+        ratio = wall["xt"] / wall["torch"]
+        print(f"recorded step (forward_backward, T = {len(ids) - 1}, {threads} thread{'s' * (threads > 1)} each): "
+              f"xt {wall['xt']:.2f} s wall / {cpu['xt']:.2f} s CPU, torch {wall['torch']:.2f} s / {cpu['torch']:.2f} s; "
+              f"xt/torch {ratio:.2f} wall, {cpu['xt'] / cpu['torch']:.2f} CPU "
+              f"(target <= {TARGETS['vs_torch']}: {verdict(ratio, TARGETS['vs_torch'])})")  # fmt: skip
+    torch.set_num_threads(1)
+
+
+def interleaved(ours, theirs, repeats: int) -> tuple[dict, dict]:
+    """Median wall and CPU seconds of each, run in turns (both see the same machine)."""
     ours(), theirs()
     runs = {"xt": [], "torch": []}
-    for _ in range(repeats):  # interleaved: both see the same machine
+    for _ in range(repeats):
         for label, fn in (("xt", ours), ("torch", theirs)):
             with Clock() as clock:
                 fn()
             runs[label].append(clock)
     wall = {k: statistics.median(c.wall for c in v) for k, v in runs.items()}
     cpu = {k: statistics.median(c.cpu for c in v) for k, v in runs.items()}
-    ratio = wall["xt"] / wall["torch"]
-    print(f"recorded step (forward_backward, T = {len(ids) - 1}): xt {wall['xt']:.2f} s wall / {cpu['xt']:.2f} s CPU, "
-          f"torch {wall['torch']:.2f} s / {cpu['torch']:.2f} s; xt/torch {ratio:.2f} wall, {cpu['xt'] / cpu['torch']:.2f} CPU "
-          f"(target <= {TARGETS['vs_torch']}: {verdict(ratio, TARGETS['vs_torch'])})")  # fmt: skip
+    return wall, cpu
 
 
 def updates(client: TestClient, ids: list[int], store) -> None:
