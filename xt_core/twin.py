@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from xt_core.f64 import LARGE
+from xt_core.memory import reusable_empty
 from xt_core.optim import PerParam
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
@@ -161,7 +162,7 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
         if mine is not None:
             return mine
         if np.size(params[name]) > LARGE:
-            return _moved(params, direction, name, sign * step)
+            return moved_whole(params[name], direction, name, sign * step)
         hu = _scaled(direction, name, step)
         plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
         minus = np.subtract(params[name], hu, out=hu)
@@ -171,17 +172,19 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
     return PerParam(params, lambda name: moved(name, 1)), PerParam(params, lambda name: moved(name, -1))
 
 
-def _moved(params: dict, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
+def moved_whole(x: np.ndarray, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
+    """x + step * direction(name) in float64, one new array (a Direction's u is never whole)."""
     out = _scaled(direction, name, step)
-    out += params[name]
+    out += x
     return out
 
 
 def _scaled(direction, name: str, step: float) -> np.ndarray:
-    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole)."""
+    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole), into
+    reused memory beyond 32 MB (xt_core.memory: fresh pages cost 0.2 s per (V, C) float64 array)."""
     if not isinstance(direction, Direction):
         return np.multiply(direction(name), step, dtype=F64)
-    out = np.empty(direction.shapes[name], dtype=F64)
+    out = reusable_empty(direction.shapes[name], F64)
     flat = out.reshape(-1)
     for k, offset in enumerate(direction.offsets[name]):
         part = flat[k * LARGE : (k + 1) * LARGE]
@@ -201,14 +204,17 @@ class Direction:
     gradient anywhere meets a random direction, and any rows of u cost only those rows. The
     block is drawn in float32 and held in float64 (no cast per use)."""
 
-    def __init__(self, seed: int, params: Mapping[str, np.ndarray]):
+    def __init__(self, seed: int, params: Mapping[str, np.ndarray], size: int = BLOCK):
+        """size: the block's entries, at least LARGE (a check of one smaller tensor draws fewer)."""
+        if size < LARGE:
+            raise ValueError(f"a direction's block must hold at least LARGE = {LARGE} entries, got {size}")
         rng = np.random.default_rng(seed)
-        block = rng.random(BLOCK, dtype=np.float32)
+        block = rng.random(size, dtype=np.float32)
         self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block).astype(F64)
         self.block.flags.writeable = False
         self.shapes = {name: np.shape(p) for name, p in params.items()}
         self.offsets = {
-            name: rng.integers(0, BLOCK - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
+            name: rng.integers(0, size - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
         }
 
     def __call__(self, name: str) -> np.ndarray:
