@@ -36,6 +36,7 @@ from xt_core.directional import (  # noqa: F401 (FLOOR, REL_STEP, DirectionCheck
     roundoff,
     step_size,
 )
+from xt_core.memory import reusable_empty
 from xt_core.model import forward_backward
 from xt_core.tape import Node, first_reader, replay_loss, replay_losses
 from xt_core.trace import Trace
@@ -89,21 +90,28 @@ class _Replays:
             else:
                 losses_at = lambda values: self.losses(start, [{}] * 2, [(start, slot, v) for v in values])  # noqa: E731
             return directional(name, x, grad, seed, losses_at, shown)
+        return directional_large(name, x, grad, seed, self._along(name, x, start, slot), shown)
+
+    def _along(self, name: str, x: np.ndarray, start: int, slot: int | None):
+        """(direction, h) -> (L(x + h u), L(x - h u)) of a tensor beyond LARGE entries: an
+        embedding lookup's table moved only in the rows its tokens read; else moved whole, one
+        side at a time (never two (V, C) float64 copies at once), both in one reused array."""
         node = self.nodes[start]
-        if slot == 1 and node.kind == "embedding" and node.inputs[0] == "tokens":  # a lookup: moved rows only
-            along = lambda direction, h: self.losses(  # noqa: E731
-                start + 1,
-                [{node.name: y} for y in lookup_rows(node, {name: x}, self.env[node.inputs[0]], direction, h)],
+        if slot == 1 and node.kind == "embedding" and node.inputs[0] == "tokens":
+            tokens = self.env[node.inputs[0]]
+            return lambda direction, h: self.losses(
+                start + 1, [{node.name: y} for y in lookup_rows(node, {name: x}, tokens, direction, h)]
             )
-        elif slot is None:
-            along = lambda direction, h: [  # noqa: E731
-                self.losses(start, [{name: moved_whole(x, direction, name, s)}])[0] for s in (h, -h)
-            ]
-        else:  # one side at a time: never two moved (V, C) float64 copies at once
-            along = lambda direction, h: [  # noqa: E731
-                self.losses(start, [{}], [(start, slot, moved_whole(x, direction, name, s))])[0] for s in (h, -h)
-            ]
-        return directional_large(name, x, grad, seed, along, shown)
+        scratch = reusable_empty(x.shape, np.float64)  # its pages faulted in once, not per side
+
+        return lambda direction, h: [
+            self._loss(start, slot, name, moved_whole(x, direction, name, step, out=scratch)) for step in (h, -h)
+        ]
+
+    def _loss(self, start: int, slot: int | None, name: str, value) -> float:
+        if slot is None:
+            return self.losses(start, [{name: value}])[0]
+        return self.losses(start, [{}], [(start, slot, value)])[0]
 
 
 # ---------------------------------------------------------------------- whole-step gradcheck

@@ -172,19 +172,20 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
     return PerParam(params, lambda name: moved(name, 1)), PerParam(params, lambda name: moved(name, -1))
 
 
-def moved_whole(x: np.ndarray, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
-    """x + step * direction(name) in float64, one new array (a Direction's u is never whole)."""
-    out = _scaled(direction, name, step)
+def moved_whole(x: np.ndarray, direction: Callable[[str], np.ndarray], name: str, step: float, out=None) -> np.ndarray:
+    """x + step * direction(name) in float64 (a Direction's u is never whole): a new array, or
+    into `out` (a Direction's only)."""
+    out = _scaled(direction, name, step, out)
     out += x
     return out
 
 
-def _scaled(direction, name: str, step: float) -> np.ndarray:
+def _scaled(direction, name: str, step: float, out: np.ndarray | None = None) -> np.ndarray:
     """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole), into
     reused memory beyond 32 MB (xt_core.memory: fresh pages cost 0.2 s per (V, C) float64 array)."""
     if not isinstance(direction, Direction):
         return np.multiply(direction(name), step, dtype=F64)
-    out = reusable_empty(direction.shapes[name], F64)
+    out = reusable_empty(direction.shapes[name], F64) if out is None else out
     flat = out.reshape(-1)
     for k, offset in enumerate(direction.offsets[name]):
         part = flat[k * LARGE : (k + 1) * LARGE]

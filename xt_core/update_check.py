@@ -36,22 +36,27 @@ def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
         plus, minus = replay_losses(nodes, ids, 1 if lookup else 0, sides, dtype=np.float64)
         return plus, minus
 
-    # the replays at θ ± h u on a second thread (numpy releases the GIL in its loops and matmuls)
-    # while this one runs the float64 backward: on two free cores the check takes the longer of the
-    # two instead of their sum; on a busy machine the same CPU time as one after the other
+    def numeric_and_shown() -> tuple[tuple[float, float], float | None]:
+        """The replays at θ ± eps u; then <the float32 gradient on screen, u> (param_grad_dot's sum)."""
+        at_eps = losses(eps)
+        return at_eps, sum(direction.dots(n, trace.grads[n])[0] for n in names) if shown else None
+
+    # the replays on a second thread (numpy releases the GIL in its loops and matmuls) while this
+    # one runs the float64 forward and backward: on two free cores the check takes the longer of
+    # the two instead of their sum; on a busy machine about the CPU time of one after the other
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="xt-update-check") as pool:
-        first = pool.submit(losses, eps)
-        analytic, on_screen = _analytic(trace, params, ids, direction, shown)
-        known = {eps: first.result()}
+        side = pool.submit(numeric_and_shown)
+        analytic = _analytic(trace, params, ids, direction)
+        at_eps, on_screen = side.result()
+    known = {eps: at_eps}
     return measured("parameters", eps, lambda h: known.pop(h) if h in known else losses(h), analytic, on_screen)
 
 
-def _analytic(trace: Trace, params: dict, ids: dict, direction: Direction, shown: bool) -> tuple[float, float | None]:
-    """(<dL/dθ, u> in float64, <the float32 gradient on screen, u> or None)."""
-    on_screen = trace.grads if shown else None
+def _analytic(trace: Trace, params: dict, ids: dict, direction: Direction) -> float:
+    """<dL/dθ, u> in float64."""
     if trace.dtype == np.float64:
-        return trace.twin.param_grad_dot(direction, on_screen)
-    return param_grad_dot(trace.nodes, params, *ids.values(), direction, on_screen, trace.backward_override)
+        return trace.twin.param_grad_dot(direction)[0]
+    return param_grad_dot(trace.nodes, params, *ids.values(), direction, None, trace.backward_override)[0]
 
 
 def _rms(x: np.ndarray) -> float:
