@@ -90,8 +90,11 @@ def _squares(x: np.ndarray) -> tuple[float, int]:
 
 
 def step_size(x: np.ndarray) -> float:
-    q, count = _squares(x)
-    rms = float(np.sqrt(q / count)) if count else 1.0
+    return _step_of(*_squares(x))
+
+
+def _step_of(squares: float, count: int) -> float:
+    rms = float(np.sqrt(squares / count)) if count else 1.0
     return REL_STEP * max(rms, 1e-3)
 
 
@@ -149,18 +152,24 @@ def directional(tensor: str, x: np.ndarray, grad, seed: int, losses_at, shown=No
     )
 
 
-def is_large(x: np.ndarray) -> bool:
-    """Beyond LARGE entries, all finite: checked by directional_large."""
-    return x.size > LARGE and _squares(x)[1] == x.size
+def large_step(x: np.ndarray) -> float | None:
+    """The step size of a tensor beyond LARGE entries, all finite (directional_large's); else None."""
+    if x.size <= LARGE:
+        return None
+    squares, count = _squares(x)
+    return _step_of(squares, count) if count == x.size else None
 
 
-def directional_large(tensor: str, x: np.ndarray, grad, seed: int, losses_along, shown=None) -> DirectionCheck:
-    """directional for a tensor beyond LARGE entries, all finite (a vocabulary's (V, C) weights):
-    u is a twin.Direction, windows of one random block held in float64, so neither u nor its
-    float64 cast is made whole for the dot products (a whole float32 u, its draw and the casts
-    in <g, u> cost the LM head's check ~0.5 s); losses_along(direction, h) -> (L(x + h u),
-    L(x - h u)) moves x itself: whole, one side at a time, or only the rows an op reads."""
+def directional_large(
+    tensor: str, x: np.ndarray, eps: float, grad, seed: int, losses_along, shown=None
+) -> DirectionCheck:
+    """directional for a tensor beyond LARGE entries, all finite (a vocabulary's (V, C) weights),
+    at step eps = large_step(x). u is a twin.Direction, windows of one random block held in
+    float64, so neither u nor its float64 cast is made whole for the dot products (a whole
+    float32 u, its draw and the casts in <g, u> cost the LM head's check ~0.5 s);
+    losses_along(direction, h) -> (L(x + h u), L(x - h u)) moves x itself: whole, one side at
+    a time, or only the rows an op reads."""
     direction = Direction(seed, {tensor: x}, size=min(BLOCK, max(2 * LARGE, x.size)))
     dots = direction.dots(tensor, grad, *([] if shown is None else [shown]))
     losses = lambda h: losses_along(direction, h)  # noqa: E731
-    return measured(tensor, step_size(x), losses, dots[0], None if shown is None else dots[1])
+    return measured(tensor, eps, losses, dots[0], None if shown is None else dots[1])

@@ -32,7 +32,7 @@ from xt_core.directional import (  # noqa: F401 (FLOOR, REL_STEP, DirectionCheck
     StepCheck,
     directional,
     directional_large,
-    is_large,
+    large_step,
     roundoff,
     step_size,
 )
@@ -84,13 +84,14 @@ class _Replays:
         """<grad, u> for tensor `name` perturbed for every reader from node `start` on, or, with
         `slot`, as argument `slot` of node `start` only (a backward step's contribution)."""
         x = self.env[name]
-        if not is_large(x):  # both sides replayed in lockstep
+        eps = large_step(x)
+        if eps is None:  # both sides replayed in lockstep
             if slot is None:
                 losses_at = lambda values: self.losses(start, [{name: v} for v in values])  # noqa: E731
             else:
                 losses_at = lambda values: self.losses(start, [{}] * 2, [(start, slot, v) for v in values])  # noqa: E731
             return directional(name, x, grad, seed, losses_at, shown)
-        return directional_large(name, x, grad, seed, self._along(name, x, start, slot), shown)
+        return directional_large(name, x, eps, grad, seed, self._along(name, x, start, slot), shown)
 
     def _along(self, name: str, x: np.ndarray, start: int, slot: int | None):
         """(direction, h) -> (L(x + h u), L(x - h u)) of a tensor beyond LARGE entries: an
