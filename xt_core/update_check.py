@@ -15,6 +15,12 @@ from xt_core.tape import replay_losses
 from xt_core.trace import Trace
 from xt_core.twin import Direction, lookup_rows, moved_pair, param_grad_dot
 
+# The replays run on a second thread (numpy releases the GIL in its loops and matmuls) while the
+# caller's runs the float64 forward and backward: on two free cores the check takes the longer of
+# the two (SmolLM2: ~1.6 s of ~3.0 s CPU), on a busy machine about their sum. One thread for the
+# process, not one per check: its malloc arena (~150 MB of freed memory kept) is made once.
+_REPLAYS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xt-update-replays")
+
 
 def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
     """<dL/dθ, u> of the step's parameter gradients. A float32 trace's float64 gradient comes
@@ -41,13 +47,9 @@ def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
         at_eps = losses(eps)
         return at_eps, sum(direction.dots(n, trace.grads[n])[0] for n in names) if shown else None
 
-    # the replays on a second thread (numpy releases the GIL in its loops and matmuls) while this
-    # one runs the float64 forward and backward: on two free cores the check takes the longer of
-    # the two instead of their sum; on a busy machine about the CPU time of one after the other
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="xt-update-check") as pool:
-        side = pool.submit(numeric_and_shown)
-        analytic = _analytic(trace, params, ids, direction)
-        at_eps, on_screen = side.result()
+    side = _REPLAYS.submit(numeric_and_shown)
+    analytic = _analytic(trace, params, ids, direction)
+    at_eps, on_screen = side.result()
     known = {eps: at_eps}
     return measured("parameters", eps, lambda h: known.pop(h) if h in known else losses(h), analytic, on_screen)
 
