@@ -98,14 +98,15 @@ class Float64Step:
 
 
 def param_grad_dot(
-    nodes: list[Node], params: dict, tokens, targets, direction, shown=None, backward_override=None
+    nodes: list[Node], params: dict, tokens, targets, direction, shown=None, backward_override=None, dotted=None
 ) -> tuple[float, float | None]:
     """<dL/dθ, u> in float64 over every parameter, u = direction(name): the update's gradient
     along one direction. One float64 forward and backward from the float32 parameters (as
     Float64Step.build), each parameter gradient dotted with u as its op makes it and dropped
     (a tied embedding's two contributions each meet the same u): no twin needed, and every op
     runs once instead of twice (the twin's build, then again for the gradients it drops).
-    With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u."""
+    With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u.
+    dotted(name), if given, is called as each parameter gradient has been dotted."""
     values, caches = _forward64(nodes, params, tokens, targets)
     total, on_screen = 0.0, {}
 
@@ -116,6 +117,8 @@ def param_grad_dot(
         else:
             analytic, on_screen[name] = direction.dots(name, grad, shown[name])
             total += analytic
+        if dotted is not None:
+            dotted(name)
 
     del values  # the caches hold what the backward reads
     run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(params), backward_override, sink=take)
@@ -149,12 +152,16 @@ def _args(node: Node, values: dict) -> list:
     return args
 
 
-def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float) -> tuple[PerParam, PerParam]:
+def moved_pair(
+    params: dict, direction: Callable[[str], np.ndarray], step: float, before_large: Callable[[], object] | None = None
+) -> tuple[PerParam, PerParam]:
     """Every parameter moved by +step and by -step along its direction, in float64, built
     when an op reads it (a replay of a real model never holds all the moved weights at once),
     for two replays run in lockstep (xt_core.tape.replay_losses): the first to read a
-    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE entries (a vocabulary's weights, 226 MB
-    in float64) each is built on its own: never two of them at once."""
+    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE
+    entries (a vocabulary's weights, 226 MB in float64) each is built on its own: never two of
+    them at once, and only once before_large() returns (the update check: once its other thread
+    has dropped its own (V, C) float64 arrays)."""
     waiting: dict[tuple[str, int], np.ndarray] = {}
 
     def moved(name: str, sign: int) -> np.ndarray:
@@ -162,6 +169,8 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
         if mine is not None:
             return mine
         if np.size(params[name]) > LARGE:
+            if before_large is not None:
+                before_large()
             return moved_whole(params[name], direction, name, sign * step)
         hu = _scaled(direction, name, step)
         plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
