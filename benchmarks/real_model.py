@@ -13,11 +13,15 @@ machine wall time also counts waiting for a core, so both are shown, with the lo
   process's peak RSS growth over building a trace, checking and viewing steps;
 * step views: bytes of each view (all steps with --views all: every view's gradient check runs,
   ~20 min; else one step of every kind and layer 0, 20 and 29) against settings.max_step_bytes;
-* gradient checks: time of each sampled step's view and check (GET .../check);
+* gradient checks: time of each sampled step's view and check (GET .../check); then the checks
+  of the embedding lookup's and the LM head's backward and of the slowest sampled step again,
+  --check-repeats times each straight from xt_core (no HTTP, no cache, the twin built): median,
+  range and the load average around them (one timing on a shared machine moves with its load);
 * the recorded step (xt_core.forward_backward) against PyTorch autograd on the same weights and
   tokens, one BLAS/torch thread each (as the server runs a trace), then two each (both defaults);
   interleaved, median of --repeats;
-* an update step (SGD, AdamW): build, peak RSS growth, its view and its check.
+* an update step (SGD, AdamW): build, peak RSS growth, its view and its check (and that check
+  again, --check-repeats times).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from xt_core.gradcheck import check_record  # noqa: E402
 from xt_core.zoo import default_models_dir  # noqa: E402
 
 NAME = "smollm2-135m"
@@ -118,7 +123,9 @@ def cold_trace(client: TestClient, ids: list[int]) -> dict:
     return trace
 
 
-def views_and_checks(client: TestClient, trace: dict, indices: list[int]) -> None:
+def views_and_checks(client: TestClient, trace: dict, indices: list[int]) -> int:
+    """Prints the sizes of the steps' views and the times of their views and checks; returns the
+    index of the slowest."""
     sizes, times = [], []
     for index in indices:
         with Clock() as clock:
@@ -138,6 +145,33 @@ def views_and_checks(client: TestClient, trace: dict, indices: list[int]) -> Non
     for wall, cpu, index in slow[:6]:
         print(f"    step {index:5d} {steps[index]['title'][:60]:60} {wall:6.2f} s wall {cpu:6.2f} s CPU "
               f"({verdict(wall, TARGETS['check'])})")  # fmt: skip
+    return slow[0][2]
+
+
+def recheck(trace: xt_core.Trace, index: int, label: str, repeats: int) -> None:
+    """Step `index`'s gradient check `repeats` times more, straight from xt_core: median and range."""
+    load = os.getloadavg()[0]
+    runs = []
+    for _ in range(repeats):
+        with Clock() as clock:
+            passed = check_record(trace, index).passed
+        assert passed, index
+        runs.append(clock)
+    walls = sorted(c.wall for c in runs)
+    median = statistics.median(walls)
+    print(f"    {label[:58]:58} median {median:5.2f} s wall (range {walls[0]:.2f}-{walls[-1]:.2f}), "
+          f"{statistics.median(c.cpu for c in runs):5.2f} s CPU, load {load:.1f} -> {os.getloadavg()[0]:.1f} "
+          f"({verdict(median, TARGETS['check'])})")  # fmt: skip
+
+
+def rechecks(trace: dict, store, slowest: int, repeats: int) -> None:
+    built = store.cached(store.spec(trace["id"]))
+    steps = trace["steps"]
+    print(f"gradient checks again, {repeats} times each (xt_core.check_record, the twin built):")
+    for index in dict.fromkeys(
+        [step_of(steps, "embedding", "backward"), step_of(steps, "logits", "backward"), slowest]
+    ):
+        recheck(built, index, f"step {index} {steps[index]['title']}", repeats)
 
 
 def memory(client: TestClient, ids: list[int], store) -> None:
@@ -203,7 +237,7 @@ def interleaved(ours, theirs, repeats: int) -> tuple[dict, dict]:
     return wall, cpu
 
 
-def updates(client: TestClient, ids: list[int], store) -> None:
+def updates(client: TestClient, ids: list[int], store, repeats: int) -> None:
     for optimizer in ({"name": "sgd", "lr": 0.01}, {"name": "adamw", "lr": 1e-4}):
         base = reset_peak()
         with Clock() as build:
@@ -220,6 +254,7 @@ def updates(client: TestClient, ids: list[int], store) -> None:
               f"{'passed' if check['gradcheck']['passed'] else 'FAILED'}; Trace.nbytes {built.nbytes() / MB:,.0f} MB + update "
               f"{built.update.nbytes() / MB:,.0f} MB; peak RSS growth {peak / MB:,.0f} MB "
               f"({verdict(peak, TARGETS['trace_bytes'])})")  # fmt: skip
+        recheck(built, last, f"its check again, {repeats} times", repeats)
 
 
 def fetched(models_dir: Path):
@@ -243,6 +278,7 @@ def main(argv=None) -> int:
     parser.add_argument("--models-dir", type=Path, default=default_models_dir())
     parser.add_argument("--views", choices=("sample", "all"), default="sample")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--check-repeats", type=int, default=3)
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
     settings, info = fetched(args.models_dir)
@@ -257,9 +293,10 @@ def main(argv=None) -> int:
         store = client.app.state.services.store
         trace = cold_trace(client, ids)
         indices = range(len(trace["steps"])) if args.views == "all" else sample_steps(trace["steps"])
-        views_and_checks(client, trace, [i for i in indices if i != 0])
+        slowest = views_and_checks(client, trace, [i for i in indices if i != 0])
+        rechecks(trace, store, slowest, args.check_repeats)
         memory(client, ids, store)
-        updates(client, ids, store)
+        updates(client, ids, store, args.check_repeats)
     versus_torch(checkpoint.cfg, checkpoint.params, ids, args.repeats)
     return 0
 

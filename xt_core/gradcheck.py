@@ -3,10 +3,11 @@
 Two checks, both re-running the forward from the op onward on the tape:
 
 * `check_record(trace, index)`: what the walkthrough badge shows for one step. For a
-  seeded random direction u, compare <g, u> with (L(X + eps u) - L(X - eps u)) / 2 eps.
-  A forward step checks dL/d(its output) (the full gradient); a backward step checks the
-  contribution it adds to each of its inputs, perturbing the input for that op only. The
-  loss is always the true one, so a wrong backward (the bug lab) fails at its own step.
+  seeded random direction u, compare <g, u> with (L(X + eps u) - L(X - eps u)) / 2 eps
+  (xt_core.directional). A forward step checks dL/d(its output) (the full gradient); a
+  backward step checks the contribution it adds to each of its inputs, perturbing the input
+  for that op only. The loss is always the true one, so a wrong backward (the bug lab) fails
+  at its own step. The update step: xt_core.update_check.
 * `gradcheck(cfg, params, inputs, targets)`: entry by entry for every parameter (all
   entries of small tensors, a seeded sample of large ones) and every recorded tensor.
 
@@ -18,131 +19,29 @@ float32 round-off is not a wrong gradient, and it is reported apart (StepCheck.f
 
 from __future__ import annotations
 
-import math
-from collections import ChainMap
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
+from xt_core.directional import (  # noqa: F401 (FLOOR, REL_STEP, DirectionCheck: this module's API too)
+    FLOOR,
+    REL_STEP,
+    TOLERANCE,
+    DirectionCheck,
+    StepCheck,
+    directional,
+    directional_large,
+    large_step,
+    roundoff,
+    step_size,
+)
+from xt_core.memory import reusable_empty
 from xt_core.model import forward_backward
-from xt_core.tape import first_reader, replay_loss, replay_losses
+from xt_core.tape import Node, first_reader, replay_loss, replay_losses
 from xt_core.trace import Trace
-from xt_core.twin import Direction, lookup_rows, moved_pair, param_grad_dot
-
-# Relative error allowed against float64 finite differences (FD truncation and round-off stay
-# near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
-# twin, so both dtypes share the tolerance; float32 round-off is reported apart.
-TOLERANCE = {"float64": 1e-6, "float32": 1e-6}
-FLOOR = 1e-10  # below this a derivative counts as zero (masked scores, a lone token's softmax)
-REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
-# A central difference cannot see below the round-off of the two losses it subtracts: about
-# an ulp of L each, divided by 2h. Discrepancies within ROUNDOFF_ULPS of that are not held
-# against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
-# otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
-ROUNDOFF_ULPS = 64
-
-
-@dataclass(frozen=True)
-class DirectionCheck:
-    tensor: str  # the tensor perturbed
-    analytic: float  # <gradient, u>, the gradient computed in float64
-    numeric: float  # central difference of the true loss along u
-    rel_error: float
-    shown: float | None = None  # <gradient, u> of the float32 trace the learner sees, if float32
-
-    @property
-    def roundoff(self) -> float | None:
-        """How far the float32 gradient on screen is from the float64 one (not an error of
-        the backward pass: p - onehot with p near 1 keeps only a few float32 digits)."""
-        return None if self.shown is None else _rel(self.shown, self.analytic)
-
-
-@dataclass(frozen=True)
-class StepCheck:
-    record: int
-    checks: list[DirectionCheck]
-    tolerance: float
-
-    @property
-    def max_rel_error(self) -> float:
-        return max((c.rel_error for c in self.checks), default=0.0)
-
-    @property
-    def passed(self) -> bool:
-        return self.max_rel_error <= self.tolerance
-
-    @property
-    def float32_roundoff(self) -> float | None:
-        values = [c.roundoff for c in self.checks if c.roundoff is not None]
-        return max(values) if values else None
-
-    @property
-    def float32_nonfinite(self) -> bool:
-        """The float32 gradient on screen holds NaN/inf where the float64 twin's does not need
-        to: the rule may check fine while the numbers shown have overflowed (a diverged run)."""
-        return any(c.shown is not None and not math.isfinite(c.shown) for c in self.checks)
-
-
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / max(abs(a), abs(b), FLOOR)
-
-
-def _roundoff(plus: float, minus: float, h: float) -> float:
-    """What float64 round-off of L(x + h u) and L(x - h u) can put into their central difference."""
-    return ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(abs(plus), abs(minus), 1.0) / (2 * h)
-
-
-def _step_size(x: np.ndarray) -> float:
-    squares = [
-        sum_of_squares(np.asarray(c, np.float64), x.size > LARGE) for _, c in chunks(x)
-    ]  # one chunk unless large
-    count = sum(n for _, n in squares)
-    rms = float(np.sqrt(sum(q for q, _ in squares) / count)) if count else 1.0
-    return REL_STEP * max(rms, 1e-3)
-
-
-def _direction(x: np.ndarray, seed: int) -> np.ndarray:
-    """A seeded random direction of x's shape: standard normal; beyond LARGE entries (a
-    vocabulary's (V, C) weights) uniform in [-1, 1) in float32, drawn ~6x faster than float64
-    normals and half the bytes (any direction with entries everywhere checks the same rule)."""
-    rng = np.random.default_rng(seed)
-    if x.size > LARGE:
-        u = rng.random(x.shape, dtype=np.float32)
-        u = np.subtract(np.multiply(u, 2, out=u), 1, out=u)
-    else:
-        u = rng.standard_normal(x.shape)
-    u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
-    return u
-
-
-def _resolved_error(analytic: float, numeric: float, roundoff: float, difference_at) -> float:
-    """_rel(analytic, numeric), except where that fails the tolerance: then the finite
-    difference is taken again with twice the step, and the part of the discrepancy within
-    the two differences' spread plus the losses' round-off (what the finite difference itself
-    cannot resolve, e.g. when the loss is ~1e-5, or the gradient is exactly zero) is not held
-    against the gradient. A real bug is orders of magnitude above that."""
-    rel = _rel(analytic, numeric)
-    if rel <= TOLERANCE["float64"]:
-        return rel
-    spread = abs(numeric - difference_at(2.0)[0]) + roundoff
-    return max(abs(analytic - numeric) - spread, 0.0) / max(abs(analytic), abs(numeric), FLOOR)
-
-
-def _directional(tensor: str, x: np.ndarray, grad, seed: int, loss_at, shown=None) -> DirectionCheck:
-    u = _direction(x, seed)
-    eps = _step_size(x)
-
-    def difference(scale: float) -> tuple[float, float]:
-        h = scale * eps
-        plus, minus = loss_at(moved(x, h, u)), loss_at(moved(x, -h, u))
-        return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
-
-    numeric, roundoff = difference(1.0)
-    analytic = dot(grad, u)
-    error = _resolved_error(analytic, numeric, roundoff, difference)
-    return DirectionCheck(tensor, analytic, numeric, error, None if shown is None else dot(shown, u))
+from xt_core.twin import lookup_rows, moved_whole
+from xt_core.update_check import update_check
 
 
 def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
@@ -152,88 +51,68 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     of the gradient on screen is reported beside it (DirectionCheck.roundoff)."""
     record = trace.records[index]
     shown = trace.dtype != np.float64  # report the float32 gradient on screen against the float64 one
+    step_seed = seed * 1_000_003 + index
     if record.phase == "update":  # needs no twin
-        return StepCheck(index, [_update_check(trace, seed * 1_000_003 + index, shown)], TOLERANCE["float64"])
+        return StepCheck(index, [update_check(trace, step_seed, shown)], TOLERANCE["float64"])
     ref = trace.twin
-    env, nodes = ref.values, trace.nodes
-    casts: dict = {}  # float64 casts of large float32 weights, shared by this check's replays
-
-    def replay(start, **replaced) -> float:
-        return replay_loss(nodes, env, start, dtype=np.float64, casts=casts, **replaced)
-
-    step_seed, checks = seed * 1_000_003 + index, []
+    replays = _Replays(trace.nodes, ref.values)
     if record.phase != "backward":
         name = record.name
-        checks.append(
-            _directional(
-                name,
-                env[name],
-                ref.grad(name),
-                step_seed,
-                lambda value: replay(record.node + 1, replace={name: value}),
-                shown=trace.grad(name) if shown else None,
-            )
-        )
-    else:
-        contributions = ref.contributions(record.node)
-        for slot, name in enumerate(record.inputs):
-            if name not in contributions:
-                continue
-            checks.append(
-                _directional(
-                    name,
-                    env[name],  # a float32 weight: perturbed in float64 (x + h u), never cast whole
-                    contributions[name],
-                    step_seed + slot,
-                    lambda value, slot=slot: replay(record.node, replace_input=(record.node, slot, value)),
-                    shown=record.contributions.get(name) if shown else None,
-                )
-            )
+        check = replays.check(name, ref.grad(name), step_seed, trace.grad(name) if shown else None, record.node + 1)
+        return StepCheck(index, [check], TOLERANCE["float64"])
+    checks = []
+    contributions = ref.contributions(record.node)
+    for slot, name in enumerate(record.inputs):
+        if name in contributions:
+            on_screen = record.contributions.get(name) if shown else None
+            checks.append(replays.check(name, contributions[name], step_seed + slot, on_screen, record.node, slot))
     return StepCheck(index, checks, TOLERANCE["float64"])
 
 
-def _update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
-    """The update step: the gradient the optimizer used, all parameters at once, along one
-    random direction in the whole parameter space (xt_core.twin.Direction: windows of one random
-    block). A float32 trace's float64 gradient comes from one float64 forward and backward that
-    dots each parameter gradient as it is made (xt_core.twin.param_grad_dot: no twin needed)."""
-    nodes, names = trace.nodes, trace.param_names
-    params = {name: trace.values[name] for name in names}
-    direction = Direction(seed, params)
-    eps = REL_STEP * max(min(_rms(params[n]) for n in names), 1e-3)
-    ids = {"tokens": trace.tokens, "targets": trace.targets}
-    lookup = nodes[0].kind == "embedding" and nodes[0].inputs[0] == "tokens" and nodes[0].inputs[1] in params
+class _Replays:
+    """The float64 replays of one step's checks, on the twin's values `env`: a float32 weight
+    is perturbed in float64 (x + h u), never cast whole; the casts of large float32 weights are
+    shared by the check's replays (dropped with it)."""
 
-    def difference(scale: float) -> tuple[float, float]:  # both replays in lockstep: u cut once per weight
-        h = scale * eps
-        sides = list(moved_pair(params, direction, h))
-        if lookup:  # only the rows the tokens read are moved; the replays start after the lookup
-            looked_up = lookup_rows(nodes[0], params, trace.tokens, direction, h)
-            sides = [ChainMap({nodes[0].name: x}, side) for x, side in zip(looked_up, sides, strict=True)]
-        plus, minus = replay_losses(nodes, ids, 1 if lookup else 0, sides, dtype=np.float64)
-        return (plus - minus) / (2 * h), _roundoff(plus, minus, h)
+    def __init__(self, nodes: list[Node], env):
+        self.nodes, self.env, self.casts = nodes, env, {}
 
-    numeric, roundoff = difference(1.0)
-    on_screen = trace.grads if shown else None
-    if trace.dtype == np.float64:
-        analytic, on_screen = trace.twin.param_grad_dot(direction, on_screen)
-    else:
-        analytic, on_screen = param_grad_dot(
-            nodes, params, *ids.values(), direction, on_screen, trace.backward_override
-        )
-    error = _resolved_error(analytic, numeric, roundoff, difference)
-    return DirectionCheck("parameters", analytic, numeric, error, on_screen)
+    def losses(self, start: int, replaces: list, swaps=None) -> list[float]:
+        return replay_losses(self.nodes, self.env, start, replaces, np.float64, swaps, self.casts)
 
+    def check(self, name: str, grad, seed: int, shown, start: int, slot: int | None = None) -> DirectionCheck:
+        """<grad, u> for tensor `name` perturbed for every reader from node `start` on, or, with
+        `slot`, as argument `slot` of node `start` only (a backward step's contribution)."""
+        x = self.env[name]
+        eps = large_step(x)
+        if eps is None:  # both sides replayed in lockstep
+            if slot is None:
+                losses_at = lambda values: self.losses(start, [{name: v} for v in values])  # noqa: E731
+            else:
+                losses_at = lambda values: self.losses(start, [{}] * 2, [(start, slot, v) for v in values])  # noqa: E731
+            return directional(name, x, grad, seed, losses_at, shown)
+        return directional_large(name, x, eps, grad, seed, self._along(name, x, start, slot), shown)
 
-def _rms(x: np.ndarray) -> float:
-    """RMS of x's finite entries, one dot product in x's own dtype if all are finite (plenty for a
-    step size; a float64 cast of a real model's 135M weights cost its update check ~0.4 s)."""
-    flat = np.reshape(x, -1)
-    q = float(np.dot(flat, flat))
-    if not math.isfinite(q):
-        flat = np.asarray(flat[np.isfinite(flat)], np.float64)
-        q = float(np.dot(flat, flat))
-    return math.sqrt(q / flat.size) if flat.size else 1.0
+    def _along(self, name: str, x: np.ndarray, start: int, slot: int | None):
+        """(direction, h) -> (L(x + h u), L(x - h u)) of a tensor beyond LARGE entries: an
+        embedding lookup's table moved only in the rows its tokens read; else moved whole, one
+        side at a time (never two (V, C) float64 copies at once), both in one reused array."""
+        node = self.nodes[start]
+        if slot == 1 and node.kind == "embedding" and node.inputs[0] == "tokens":
+            tokens = self.env[node.inputs[0]]
+            return lambda direction, h: self.losses(
+                start + 1, [{node.name: y} for y in lookup_rows(node, {name: x}, tokens, direction, h)]
+            )
+        scratch = reusable_empty(x.shape, np.float64)  # its pages faulted in once, not per side
+
+        return lambda direction, h: [
+            self._loss(start, slot, name, moved_whole(x, direction, name, step, out=scratch)) for step in (h, -h)
+        ]
+
+    def _loss(self, start: int, slot: int | None, name: str, value) -> float:
+        if slot is None:
+            return self.losses(start, [{name: value}])[0]
+        return self.losses(start, [{}], [(start, slot, value)])[0]
 
 
 # ---------------------------------------------------------------------- whole-step gradcheck
@@ -275,10 +154,10 @@ def _entries(x: np.ndarray, grad: np.ndarray, max_entries: int, rng: np.random.G
 
 
 def _check_entries(name, kind, x, grad, entries, loss_at, tolerance) -> TensorReport:
-    eps = _step_size(x)
+    eps = step_size(x)
     flat = x.reshape(-1).copy()
     numeric = np.empty(entries.size)
-    roundoff = np.empty(entries.size)
+    unresolved = np.empty(entries.size)
     for n, i in enumerate(entries):
         original = flat[i]
         flat[i] = original + eps
@@ -287,10 +166,10 @@ def _check_entries(name, kind, x, grad, entries, loss_at, tolerance) -> TensorRe
         minus = loss_at(flat.reshape(x.shape))
         flat[i] = original
         numeric[n] = (plus - minus) / (2 * eps)
-        roundoff[n] = _roundoff(plus, minus, eps)
+        unresolved[n] = roundoff(plus, minus, eps)
     analytic = np.asarray(grad, dtype=np.float64).reshape(-1)[entries]
     # what the finite differences cannot resolve is not an error (see ROUNDOFF_ULPS)
-    abs_err = float(np.max(np.maximum(np.abs(analytic - numeric) - roundoff, 0.0), initial=0.0))
+    abs_err = float(np.max(np.maximum(np.abs(analytic - numeric) - unresolved, 0.0), initial=0.0))
     scale = max(float(np.max(np.abs(analytic), initial=0.0)), float(np.max(np.abs(numeric), initial=0.0)), FLOOR)
     rel = abs_err / scale
     return TensorReport(name, kind, x.shape, int(entries.size), abs_err, rel, rel <= tolerance)

@@ -165,41 +165,41 @@ def replay_loss(
     float32 trace's parameters in a float64 replay: exact, and only one op's worth at a time).
     casts: where the casts of large arrays (a vocabulary's weights) are kept between replays
     of one check (the caller drops it), instead of paying for a fresh cast in every replay."""
-    replace = replace if replace is not None else {}
-    local: dict[str, np.ndarray] = {}
-    last_read = _last_reads(nodes)
-    for i in range(start, len(nodes)):
-        node = nodes[i]
-        args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
-        if replace_input is not None and replace_input[0] == i:
-            args[replace_input[1]] = replace_input[2]
-        if dtype is not None:
-            args = [_as_float(a, dtype, casts) for a in args]
-        local[node.name] = node.run(args)[0]
-        _drop_read(local, node, i, last_read)
-    last = nodes[-1].name
-    return float(local[last] if last in local else replace[last] if last in replace else env[last])
+    return replay_losses(nodes, env, start, [replace or {}], dtype, [replace_input], casts)[0]
 
 
 def replay_losses(
-    nodes: list[Node], env: Mapping[str, np.ndarray], start: int, replaces: list[Mapping[str, np.ndarray]], dtype=None
+    nodes: list[Node],
+    env: Mapping[str, np.ndarray],
+    start: int,
+    replaces: list[Mapping[str, np.ndarray]],
+    dtype=None,
+    replace_inputs: list[tuple[int, int, np.ndarray] | None] | None = None,
+    casts: dict | None = None,
 ) -> list[float]:
-    """replay_loss of each `replace` mapping (same numbers), run op by op in lockstep: lazy
-    mappings that share work per tensor (the two sides of a central difference along one
-    direction: xt_core.twin.moved_pair) build it once. Each replay's outputs are dropped after
-    their last reader."""
+    """replay_loss of each `replace` mapping (and `replace_inputs` entry, if given), run op by
+    op in lockstep: lazy mappings that share work per tensor (the two sides of a central
+    difference along one direction: xt_core.twin.moved_pair) build it once, and an argument
+    every replay reads unchanged (a float32 weight in a float64 replay) is cast once per op for
+    all of them (the casts were ~40% of a real model's float64 replay). Each replay's outputs
+    are dropped after their last reader."""
     last_read = _last_reads(nodes)
     last = nodes[-1].name
+    swaps = replace_inputs if replace_inputs is not None else [None] * len(replaces)
     locals_: list[dict[str, np.ndarray]] = [{} for _ in replaces]
     for i in range(start, len(nodes)):
         node = nodes[i]
-        for local, replace in zip(locals_, replaces, strict=True):
+        shared: dict[int, tuple] = {}  # this op's casts, by the id of the array cast (held: ids stay unique)
+        for local, replace, swap in zip(locals_, replaces, swaps, strict=True):
             args = [local[n] if n in local else replace[n] if n in replace else env[n] for n in node.inputs]
+            if swap is not None and swap[0] == i:
+                args[swap[1]] = swap[2]
             if dtype is not None:
-                args = [_as_float(a, dtype) for a in args]
+                args = [_cast_once(a, dtype, shared, casts) for a in args]
             local[node.name] = node.run(args)[0]
             del args  # a moved (V, C) weight is 226 MB in float64: freed before the next replay builds its own
             _drop_read(local, node, i, last_read)
+        del shared
     return [
         float(local[last] if last in local else replace[last] if last in replace else env[last])
         for local, replace in zip(locals_, replaces, strict=True)
@@ -231,3 +231,12 @@ def _as_float(a, dtype, casts: dict | None = None) -> np.ndarray:
     if key not in casts or casts[key][0] is not a:
         casts[key] = (a, a.astype(dtype))  # holds `a`: its id cannot be reused meanwhile
     return casts[key][1]
+
+
+def _cast_once(a, dtype, shared: dict, casts: dict | None) -> np.ndarray:
+    """_as_float, made once per array for every lockstep replay of one op (`shared`)."""
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "f" or a.dtype == dtype:
+        return _as_float(a, dtype, casts)
+    if id(a) not in shared:
+        shared[id(a)] = (a, _as_float(a, dtype, casts))
+    return shared[id(a)][1]

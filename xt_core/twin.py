@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from xt_core.f64 import LARGE
+from xt_core.memory import reusable_empty
 from xt_core.optim import PerParam
 from xt_core.tape import Node, node_backward, run_backward_sparse
 
@@ -97,14 +98,15 @@ class Float64Step:
 
 
 def param_grad_dot(
-    nodes: list[Node], params: dict, tokens, targets, direction, shown=None, backward_override=None
+    nodes: list[Node], params: dict, tokens, targets, direction, shown=None, backward_override=None, dotted=None
 ) -> tuple[float, float | None]:
     """<dL/dθ, u> in float64 over every parameter, u = direction(name): the update's gradient
     along one direction. One float64 forward and backward from the float32 parameters (as
     Float64Step.build), each parameter gradient dotted with u as its op makes it and dropped
     (a tied embedding's two contributions each meet the same u): no twin needed, and every op
     runs once instead of twice (the twin's build, then again for the gradients it drops).
-    With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u."""
+    With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u.
+    dotted(name), if given, is called as each parameter gradient has been dotted."""
     values, caches = _forward64(nodes, params, tokens, targets)
     total, on_screen = 0.0, {}
 
@@ -115,6 +117,8 @@ def param_grad_dot(
         else:
             analytic, on_screen[name] = direction.dots(name, grad, shown[name])
             total += analytic
+        if dotted is not None:
+            dotted(name)
 
     del values  # the caches hold what the backward reads
     run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(params), backward_override, sink=take)
@@ -148,12 +152,16 @@ def _args(node: Node, values: dict) -> list:
     return args
 
 
-def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float) -> tuple[PerParam, PerParam]:
+def moved_pair(
+    params: dict, direction: Callable[[str], np.ndarray], step: float, before_large: Callable[[], object] | None = None
+) -> tuple[PerParam, PerParam]:
     """Every parameter moved by +step and by -step along its direction, in float64, built
     when an op reads it (a replay of a real model never holds all the moved weights at once),
     for two replays run in lockstep (xt_core.tape.replay_losses): the first to read a
-    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE entries (a vocabulary's weights, 226 MB
-    in float64) each is built on its own: never two of them at once."""
+    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE
+    entries (a vocabulary's weights, 226 MB in float64) each is built on its own: never two of
+    them at once, and only once before_large() returns (the update check: once its other thread
+    has dropped its own (V, C) float64 arrays)."""
     waiting: dict[tuple[str, int], np.ndarray] = {}
 
     def moved(name: str, sign: int) -> np.ndarray:
@@ -161,7 +169,9 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
         if mine is not None:
             return mine
         if np.size(params[name]) > LARGE:
-            return _moved(params, direction, name, sign * step)
+            if before_large is not None:
+                before_large()
+            return moved_whole(params[name], direction, name, sign * step)
         hu = _scaled(direction, name, step)
         plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
         minus = np.subtract(params[name], hu, out=hu)
@@ -171,17 +181,20 @@ def moved_pair(params: dict, direction: Callable[[str], np.ndarray], step: float
     return PerParam(params, lambda name: moved(name, 1)), PerParam(params, lambda name: moved(name, -1))
 
 
-def _moved(params: dict, direction: Callable[[str], np.ndarray], name: str, step: float) -> np.ndarray:
-    out = _scaled(direction, name, step)
-    out += params[name]
+def moved_whole(x: np.ndarray, direction: Callable[[str], np.ndarray], name: str, step: float, out=None) -> np.ndarray:
+    """x + step * direction(name) in float64 (a Direction's u is never whole): a new array, or
+    into `out` (a Direction's only)."""
+    out = _scaled(direction, name, step, out)
+    out += x
     return out
 
 
-def _scaled(direction, name: str, step: float) -> np.ndarray:
-    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole)."""
+def _scaled(direction, name: str, step: float, out: np.ndarray | None = None) -> np.ndarray:
+    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole), into
+    reused memory beyond 32 MB (xt_core.memory: fresh pages cost 0.2 s per (V, C) float64 array)."""
     if not isinstance(direction, Direction):
         return np.multiply(direction(name), step, dtype=F64)
-    out = np.empty(direction.shapes[name], dtype=F64)
+    out = reusable_empty(direction.shapes[name], F64) if out is None else out
     flat = out.reshape(-1)
     for k, offset in enumerate(direction.offsets[name]):
         part = flat[k * LARGE : (k + 1) * LARGE]
@@ -201,14 +214,17 @@ class Direction:
     gradient anywhere meets a random direction, and any rows of u cost only those rows. The
     block is drawn in float32 and held in float64 (no cast per use)."""
 
-    def __init__(self, seed: int, params: Mapping[str, np.ndarray]):
+    def __init__(self, seed: int, params: Mapping[str, np.ndarray], size: int = BLOCK):
+        """size: the block's entries, at least LARGE (a check of one smaller tensor draws fewer)."""
+        if size < LARGE:
+            raise ValueError(f"a direction's block must hold at least LARGE = {LARGE} entries, got {size}")
         rng = np.random.default_rng(seed)
-        block = rng.random(BLOCK, dtype=np.float32)
+        block = rng.random(size, dtype=np.float32)
         self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block).astype(F64)
         self.block.flags.writeable = False
         self.shapes = {name: np.shape(p) for name, p in params.items()}
         self.offsets = {
-            name: rng.integers(0, BLOCK - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
+            name: rng.integers(0, size - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
         }
 
     def __call__(self, name: str) -> np.ndarray:

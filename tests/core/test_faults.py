@@ -1,7 +1,5 @@
 """The bug lab: every catalogue fault is caught by the per-step check at exactly its own op."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -79,20 +77,3 @@ def test_catalogue_entries_are_documented():
     for fault in CATALOGUE.values():
         assert fault.description and fault.correct and fault.faulty
         assert fault.step_name(cfg.n_layer - 1) in steps
-
-
-@pytest.mark.parametrize("name", ["tied_embedding_one_contribution", "batch_mean_twice"])
-def test_large_tensors_uniform_directions_still_catch_faults(setup, name, monkeypatch):
-    """Beyond LARGE entries a check draws its direction uniform in float32 (a real model's
-    (V, C) embedding): with every tensor counted large, a clean trace still passes and a
-    fault is still caught at its own op."""
-    gradcheck = importlib.import_module("xt_core.gradcheck")  # xt_core.gradcheck is also a function's name
-    monkeypatch.setattr(gradcheck, "LARGE", 16)
-    cfg, inputs, targets = setup
-    params = xt_core.init_params(cfg, dtype=np.float32)
-    clean = xt_core.forward_backward(cfg, params, inputs, targets)
-    assert first_failing_backward_step(clean) is None
-    faulty = xt_core.forward_backward(cfg, params, inputs, targets, faults=[name])
-    assert first_failing_backward_step(faulty).name == CATALOGUE[name].step_name(cfg.n_layer - 1)
-    direction = gradcheck._direction(params["tok_embeddings"], 0)
-    assert direction.dtype == np.float32 and direction.min() >= -1 and direction.max() < 1

@@ -36,3 +36,23 @@ def test_lockstep_replays_match_separate_replays_bit_for_bit(monkeypatch, large)
     assert lockstep == separate and separate[0] != separate[1]
     reads = sum(name in node.inputs for node in trace.nodes for name in params)
     assert len(draws) == (2 * reads if large else reads)  # drawn once for both sides unless large
+
+
+def test_lockstep_replays_of_one_readers_input_cast_each_weight_once_and_match_separate_replays(monkeypatch):
+    """A backward step's check: the input of one reader moved two ways, replayed in lockstep; the
+    float32 weights every replay reads are cast to float64 once per op, not once per replay."""
+    tape = importlib.import_module("xt_core.tape")
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 2, 10, seed=4)
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=np.float32), inputs, targets)
+    env, start = trace.twin.values, trace.node_index("layers.0.attention.q")
+    x = env["layers.0.attention_norm.out"]
+    values = [x + 1e-3, x - 1e-3]
+    separate = [replay_loss(trace.nodes, env, start, replace_input=(start, 0, v), dtype=np.float64) for v in values]
+    casts = []
+    cast = tape._as_float
+    monkeypatch.setattr(tape, "_as_float", lambda a, *rest: casts.append(np.asarray(a).dtype) or cast(a, *rest))
+    lockstep = replay_losses(trace.nodes, env, start, [{}, {}], np.float64, [(start, 0, v) for v in values])
+    assert lockstep == separate and separate[0] != separate[1]
+    weights_read = sum(env[n].dtype == np.float32 for node in trace.nodes[start:] for n in node.inputs if n in env)
+    assert casts.count(np.dtype(np.float32)) == weights_read  # once per op, for both replays

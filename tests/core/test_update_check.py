@@ -2,6 +2,7 @@
 parameters, against float64 central differences; it fails where a parameter gradient is wrong."""
 
 import importlib
+import time
 
 import numpy as np
 import pytest
@@ -75,3 +76,38 @@ def test_moving_only_the_looked_up_rows_replays_the_same_losses(setup):
         {nodes[0].name: x, **side} for x, side in zip(looked_up, twin.moved_pair(params, direction, h), strict=True)
     ]
     assert replay_losses(nodes, ids, 1, sides, dtype=np.float64) == whole and whole[0] != whole[1]
+
+
+def test_the_replays_move_no_large_weight_before_the_backward_has_dotted_its_own(monkeypatch, setup):
+    """The replays run on a second thread; a weight beyond LARGE entries (SmolLM2's (V, C) table,
+    226 MB in float64) is moved only once the float64 backward has dotted its first large gradient
+    (the LM head's), so the two threads' largest arrays never coexist, even when the backward is late."""
+    monkeypatch.setattr(twin, "LARGE", 16)  # every weight but the smallest is large
+    update = importlib.import_module("xt_core.update_check")
+    order, real_dot, real_moved = [], update.param_grad_dot, twin.moved_whole
+
+    def late_backward(*args):
+        time.sleep(0.2)  # the replays' thread is well ahead, and must wait
+        return real_dot(*args[:-1], lambda name: order.append("dotted") or args[-1](name))
+
+    monkeypatch.setattr(update, "param_grad_dot", late_backward)
+    monkeypatch.setattr(twin, "moved_whole", lambda *a, **k: order.append("moved") or real_moved(*a, **k))
+    assert update_check(setup, np.float32).passed
+    assert order.index("dotted") < order.index("moved")
+
+
+def test_a_backward_that_raises_leaves_the_replay_thread_free(monkeypatch, setup):
+    monkeypatch.setattr(twin, "LARGE", 16)  # the replays wait for the backward's large gradients
+
+    def broken(dout, cache, grads):
+        raise RuntimeError("a backward that raises")
+
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg, seed=0, dtype=np.float32)
+    trace = train_step(cfg, params, inputs, targets, SGD(lr=0.1))
+    trace.backward_override = lambda node: broken if node.kind == "swiglu" else None
+    with pytest.raises(RuntimeError, match="a backward that raises"):
+        check_record(trace, trace.records[-1].index)
+    update = importlib.import_module("xt_core.update_check")
+    assert update._replay_thread().submit(lambda: "free").result(timeout=60) == "free"  # not left waiting
+    assert update_check(setup, np.float32).passed

@@ -1,0 +1,175 @@
+"""One directional gradient check and the error measure every check shares.
+
+A check compares <g, u>, the analytic gradient g along a seeded random direction u, with the
+central difference (L(x + h u) - L(x - h u)) / 2h of the true loss, all in float64
+(xt_core.gradcheck: one step's checks; xt_core.update_check: the optimizer update's).
+
+Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction;
+what the finite difference itself cannot resolve is not held against the gradient
+(resolved_error). Tolerances in TOLERANCE.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
+from xt_core.twin import BLOCK, Direction
+
+# Relative error allowed against float64 finite differences (FD truncation and round-off stay
+# near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
+# twin, so both dtypes share the tolerance; float32 round-off is reported apart.
+TOLERANCE = {"float64": 1e-6, "float32": 1e-6}
+FLOOR = 1e-10  # below this a derivative counts as zero (masked scores, a lone token's softmax)
+REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
+# A central difference cannot see below the round-off of the two losses it subtracts: about
+# an ulp of L each, divided by 2h. Discrepancies within ROUNDOFF_ULPS of that are not held
+# against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
+# otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
+ROUNDOFF_ULPS = 64
+
+
+@dataclass(frozen=True)
+class DirectionCheck:
+    tensor: str  # the tensor perturbed
+    analytic: float  # <gradient, u>, the gradient computed in float64
+    numeric: float  # central difference of the true loss along u
+    rel_error: float
+    shown: float | None = None  # <gradient, u> of the float32 trace the learner sees, if float32
+
+    @property
+    def roundoff(self) -> float | None:
+        """How far the float32 gradient on screen is from the float64 one (not an error of
+        the backward pass: p - onehot with p near 1 keeps only a few float32 digits)."""
+        return None if self.shown is None else rel(self.shown, self.analytic)
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    record: int
+    checks: list[DirectionCheck]
+    tolerance: float
+
+    @property
+    def max_rel_error(self) -> float:
+        return max((c.rel_error for c in self.checks), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        return self.max_rel_error <= self.tolerance
+
+    @property
+    def float32_roundoff(self) -> float | None:
+        values = [c.roundoff for c in self.checks if c.roundoff is not None]
+        return max(values) if values else None
+
+    @property
+    def float32_nonfinite(self) -> bool:
+        """The float32 gradient on screen holds NaN/inf where the float64 twin's does not need
+        to: the rule may check fine while the numbers shown have overflowed (a diverged run)."""
+        return any(c.shown is not None and not math.isfinite(c.shown) for c in self.checks)
+
+
+def rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), FLOOR)
+
+
+def roundoff(plus: float, minus: float, h: float) -> float:
+    """What float64 round-off of L(x + h u) and L(x - h u) can put into their central difference."""
+    return ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(abs(plus), abs(minus), 1.0) / (2 * h)
+
+
+def _squares(x: np.ndarray) -> tuple[float, int]:
+    """(sum of squares of x's finite entries, their count), in float64, one chunk unless large."""
+    parts = [sum_of_squares(np.asarray(c, np.float64), x.size > LARGE) for _, c in chunks(x)]
+    return sum(q for q, _ in parts), sum(n for _, n in parts)
+
+
+def step_size(x: np.ndarray) -> float:
+    return _step_of(*_squares(x))
+
+
+def _step_of(squares: float, count: int) -> float:
+    rms = float(np.sqrt(squares / count)) if count else 1.0
+    return REL_STEP * max(rms, 1e-3)
+
+
+def _direction(x: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded random direction of x's shape: standard normal; beyond LARGE entries uniform in
+    [-1, 1) in float32 (a large tensor with NaN or inf entries: directional_large takes the rest)."""
+    rng = np.random.default_rng(seed)
+    if x.size > LARGE:
+        u = rng.random(x.shape, dtype=np.float32)
+        u = np.subtract(np.multiply(u, 2, out=u), 1, out=u)
+    else:
+        u = rng.standard_normal(x.shape)
+    u[~np.isfinite(x)] = 0.0  # a masked score is a constant: nothing to perturb
+    return u
+
+
+def resolved_error(analytic: float, numeric: float, spread: float, difference_at) -> float:
+    """rel(analytic, numeric), except where that fails the tolerance: then the finite
+    difference is taken again with twice the step, and the part of the discrepancy within
+    the two differences' spread plus the losses' round-off (what the finite difference itself
+    cannot resolve, e.g. when the loss is ~1e-5, or the gradient is exactly zero) is not held
+    against the gradient. A real bug is orders of magnitude above that."""
+    error = rel(analytic, numeric)
+    if error <= TOLERANCE["float64"]:
+        return error
+    spread += abs(numeric - difference_at(2.0)[0])
+    return max(abs(analytic - numeric) - spread, 0.0) / max(abs(analytic), abs(numeric), FLOOR)
+
+
+Losses = Callable[[float], tuple[float, float]]  # h -> (L(x + h u), L(x - h u))
+
+
+def measured(tensor: str, eps: float, losses: Losses, analytic: float, shown: float | None) -> DirectionCheck:
+    """The check of analytic = <g, u> against the central difference of `losses` at step eps."""
+
+    def difference(scale: float) -> tuple[float, float]:
+        h = scale * eps
+        plus, minus = losses(h)
+        return (plus - minus) / (2 * h), roundoff(plus, minus, h)
+
+    numeric, spread = difference(1.0)
+    return DirectionCheck(tensor, analytic, numeric, resolved_error(analytic, numeric, spread, difference), shown)
+
+
+def directional(tensor: str, x: np.ndarray, grad, seed: int, losses_at, shown=None) -> DirectionCheck:
+    """<grad, u> along a seeded random u of x's shape; losses_at([x + h u, x - h u]) gives both
+    losses (replays in lockstep). shown: the float32 gradient on screen, dotted with the same u."""
+    u = _direction(x, seed)
+    return measured(
+        tensor,
+        step_size(x),
+        lambda h: losses_at([moved(x, h, u), moved(x, -h, u)]),
+        dot(grad, u),
+        None if shown is None else dot(shown, u),
+    )
+
+
+def large_step(x: np.ndarray) -> float | None:
+    """The step size of a tensor beyond LARGE entries, all finite (directional_large's); else None."""
+    if x.size <= LARGE:
+        return None
+    squares, count = _squares(x)
+    return _step_of(squares, count) if count == x.size else None
+
+
+def directional_large(
+    tensor: str, x: np.ndarray, eps: float, grad, seed: int, losses_along, shown=None
+) -> DirectionCheck:
+    """directional for a tensor beyond LARGE entries, all finite (a vocabulary's (V, C) weights),
+    at step eps = large_step(x). u is a twin.Direction, windows of one random block held in
+    float64, so neither u nor its float64 cast is made whole for the dot products (a whole
+    float32 u, its draw and the casts in <g, u> cost the LM head's check ~0.5 s);
+    losses_along(direction, h) -> (L(x + h u), L(x - h u)) moves x itself: whole, one side at
+    a time, or only the rows an op reads."""
+    direction = Direction(seed, {tensor: x}, size=min(BLOCK, max(2 * LARGE, x.size)))
+    dots = direction.dots(tensor, grad, *([] if shown is None else [shown]))
+    losses = lambda h: losses_along(direction, h)  # noqa: E731
+    return measured(tensor, eps, losses, dots[0], None if shown is None else dots[1])
