@@ -59,11 +59,12 @@ def spec(i: int) -> dict:
     return {"config": CONFIG, "text": TEXT, "seed": i}
 
 
-async def post_retrying(client: httpx.AsyncClient, body: dict, attempts: int = 60) -> httpx.Response:
-    """POST /api/traces as the page does: a 503 (builds in flight already hold the cache's bytes:
-    admission by cost) is retried after its Retry-After."""
+async def retrying(client: httpx.AsyncClient, method: str, url: str, attempts: int = 60, **kw) -> httpx.Response:
+    """A request as the page's client makes it: a 503 (builds in flight already hold the cache's
+    bytes: admission by cost; a step of an evicted trace is rebuilt, so it is admitted too) is
+    retried after its Retry-After."""
     for _ in range(attempts):
-        response = await client.post("/api/traces", json=body)
+        response = await client.request(method, url, **kw)
         if response.status_code != 503:
             return response
         await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
@@ -79,14 +80,14 @@ async def post_specs(base: str, seeds: range, clients: int = 4) -> tuple[list[st
 
     async def worker(client: httpx.AsyncClient) -> None:
         for seed in pending:
-            response = await post_retrying(client, spec(seed))
+            response = await retrying(client, "POST", "/api/traces", json=spec(seed))
             assert response.status_code == 200, response.text
             trace = response.json()
             ids[seed] = trace["id"]
             answered.append(seed)
             if seed % 10 == 0:
                 index = seed % len(trace["steps"])
-                step = await client.get(f"/api/traces/{trace['id']}/steps/{index}")
+                step = await retrying(client, "GET", f"/api/traces/{trace['id']}/steps/{index}")
                 assert step.status_code == 200, step.text
 
     async with httpx.AsyncClient(base_url=base, timeout=60, trust_env=False) as client:
