@@ -126,8 +126,13 @@ def test_the_quiz_hides_its_fault_until_answered(session):
     page.click(f"#step .quiz-verdict >> text=Go to step {broken}")
     wait_rendered(session, broken)
     assert not badge_passed(session) and page.locator(".quiz-answer").count() == 0
-    # A reload remembers this tab's answer: the verdict again, no second guess.
+    # A reload remembers this tab's answer: the verdict again, no second guess, not even while
+    # the remembered answer is posted again (held back here until the step is drawn).
+    held = []
+    page.route("**/quiz/answer", lambda route: held.append(route))
     reload_at_step(session, broken)
+    assert len(held) == 1 and page.locator(".quiz-answer").count() == 0
+    held[0].continue_()
     page.locator("#quiz-result .quiz-verdict.wrong").wait_for()
     assert page.locator(".quiz-answer").count() == 0
     page.locator(".diff-button").wait_for()  # once revealed, the diff is on offer

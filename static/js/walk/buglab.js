@@ -49,7 +49,8 @@ function probesText(probes) {
  * `rerender()` draws the current step again (its view changed: a probe, the answer). */
 export function createBugLab({ client, info, go, seq, rerender }) {
   const panel = document.getElementById("checks-panel");
-  const state = { trace: null, answer: null, quiz: null, chart: null, current: null };
+  // restoring: this tab's remembered answer is being posted again; no answer button meanwhile
+  const state = { trace: null, answer: null, quiz: null, chart: null, current: null, restoring: false };
   const storageKey = () => `xt.quiz.${state.trace.id}`;
   const revealedFaults = () => (info.mode === "faults" ? info.faults : state.answer ? [state.answer.fault] : []);
 
@@ -191,7 +192,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     if (answeredHere) tools.push(verdictBox()); // the verdict names the bug: no second callout
     const planted = answeredHere || step.phase !== "backward" ? [] : revealedFaults();
     for (const fault of planted.filter((f) => f.op === step.name)) tools.push(plantedHere(fault));
-    if (info.mode === "quiz" && state.answer === null) tools.push(quizTools(step));
+    if (info.mode === "quiz" && state.answer === null && !state.restoring) tools.push(quizTools(step));
     // The comparison with the correct backward: a debugger's tool, on offer before the answer too.
     if (info.mode !== "off" && step.phase === "backward") tools.push(...diffTools(step));
     return tools;
@@ -232,7 +233,12 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     const step = saved === null ? null : trace.steps[Number(saved)];
     // A remembered answer is posted again (a restarted server forgets it): the verdict comes back.
     if (step) {
-      await answer(step);
+      state.restoring = true; // before the first await: the first step drawn offers no second guess
+      try {
+        await answer(step);
+      } finally {
+        state.restoring = false;
+      }
       rerender();
     } else {
       state.quiz = await client.quizState();
