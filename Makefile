@@ -25,8 +25,8 @@ run: $(STAMP)
 	$(BIN)/xt serve --demo
 
 # The whole suite (core, API, browser, torch parity, the short system tests) in two xdist
-# workers: the tests on a real server (marked `server`: browser, load, memory, determinism) run
-# one after another in one of them, everything else in the other.
+# workers, a module at a time (tests/conftest.py: the tests that measure a real server run one
+# after another; the modules that load torch and transformers share a worker), the long ones first.
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
 
