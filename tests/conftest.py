@@ -7,9 +7,8 @@ import pytest
 from _pytest.nodeid import NodeId
 
 import xt_core
-from tests.helpers.real_model import SMOLLM2, require_smollm2
+from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import Server, running_server
-from xt_core.zoo import ZOO
 
 # Modules whose tests take tens of seconds: scheduled first (`make test` keeps this order with
 # --no-loadscope-reorder; xdist would otherwise start the modules with the most tests first, and the
@@ -21,7 +20,6 @@ SLOW_FIRST = (
     "tests/browser/test_walk.py",
     "tests/app/test_fuzz.py",
     "tests/browser/test_timeline.py",
-    "tests/app/steps/test_smollm2_views.py",
     "tests/browser/",
 )
 # Modules that share a worker (an xdist group) beyond their own: the ones that load torch and
@@ -90,9 +88,8 @@ def tiny():
 def smollm2_models_dir(tmp_path_factory) -> Path:
     """A models directory holding the fetched SmolLM2-135M (linked, as `xt models fetch` names it):
     one per process, so the app's import of it (cached by path) serves every test that uses it."""
-    gguf = require_smollm2()
     directory = tmp_path_factory.mktemp("smollm2-models")
-    (directory / ZOO[SMOLLM2].filename).symlink_to(gguf.resolve())
+    link_smollm2(directory)
     return directory
 
 

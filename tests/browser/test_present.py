@@ -104,7 +104,7 @@ def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(sess
         step_of(all_steps, "layers.0.attention.probs", "forward"): "present-02-attention-probabilities",
         step_of(all_steps, "loss", "loss"): "present-04-loss",
     }
-    problems, formulas = sweep(session, swept, shots)
+    problems, formulas = sweep(session, swept, shots, jacobian_at=softmax_backward)
     assert not problems, f"at 1280×720 in presenter mode: {problems}"
     page.keyboard.press("Shift+Space")
     wait_rendered(session, 82)
@@ -139,9 +139,10 @@ def kind(step: dict) -> tuple[str, str]:
     return re.sub(r"^layers\.\d+\.", "layers.L.", step["name"]), step["phase"]
 
 
-def sweep(session, swept: list[dict], shots: dict[int, str]) -> tuple[dict, dict]:
+def sweep(session, swept: list[dict], shots: dict[int, str], jacobian_at: int) -> tuple[dict, dict]:
     """Visits the steps in order (the arrow keys or Space to the next one, a click in the timeline
-    past a gap) in presenter mode; checks each draws with its title, cell and badge. Returns the
+    past a gap) in presenter mode; checks each draws with its title, cell and badge; `shots` are
+    screenshots by step, `jacobian_at` the step whose Jacobian panel is shot too. Returns the
     steps' layout problems and, for each pair of rules shown, the first step showing it."""
     page = session.page
     problems, formulas, previous = {}, {}, 0
@@ -166,7 +167,7 @@ def sweep(session, swept: list[dict], shots: dict[int, str]) -> tuple[dict, dict
         formulas.setdefault(seen["formulas"], index)
         if index in shots:
             session.screenshot(shots[index])
-        if step["name"] == "layers.1.attention.probs" and step["phase"] == "backward":
+        if index == jacobian_at:
             page.locator("#jacobian .js-plotly-plot").nth(1).wait_for()
             page.locator("#jacobian").evaluate("j => j.scrollIntoView({block: 'start'})")  # under the bar
             session.screenshot("present-03-softmax-backward-jacobian")

@@ -12,11 +12,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.helpers.browser import assert_clean, axe_violations, step_index, steps, url_step, wait_rendered
-from tests.helpers.real_model import require_smollm2
-from xt_core.zoo import ZOO
+from tests.helpers.real_model import SMOLLM2, link_smollm2
 
 TOY = {"model": "induction", "tokenizer": "char", "text": "xkqvbmxkqvbm", "seed": "0", "dtype": "float32"}
-SMOLLM2 = "smollm2-135m"
 SMOLLM2_TEXT = "The capital of France is Paris. The capital of Italy is Rome."
 
 
@@ -73,9 +71,7 @@ def test_jump_to_a_layer_and_op_on_a_toy_model(session):
 @pytest.fixture
 def smollm2_server(live_models_dir):
     """The live server with the fetched SmolLM2-135M in its models directory (for this test only)."""
-    gguf = require_smollm2()
-    link = live_models_dir / ZOO[SMOLLM2].filename
-    link.symlink_to(gguf.resolve())
+    link = link_smollm2(live_models_dir)
     yield
     link.unlink()
 

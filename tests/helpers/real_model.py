@@ -36,6 +36,14 @@ def require_smollm2(allow_module_level: bool = False) -> Path:
     return path
 
 
+def link_smollm2(models_dir: Path) -> Path:
+    """The fetched file linked into `models_dir` under the name `xt models fetch` gives it (skips
+    or fails as require_smollm2 when it is absent); the link's path."""
+    link = Path(models_dir) / ZOO[SMOLLM2].filename
+    link.symlink_to(require_smollm2().resolve())
+    return link
+
+
 @contextmanager
 def transformers_reads_gguf_quickly():
     """transformers' GGUF loading, sped up without changing what it computes: its GGUFReader
