@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from xt_core import update_blocks as blocks
+
 
 def _positive(name: str, value, upper: float = float("inf"), allow_zero: bool = False) -> None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
@@ -193,9 +195,12 @@ def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_
     """One optimizer step; returns new params and state (the inputs are not modified).
 
     hold=False (a recorded step of a real model, whose new weights, ΔW and AdamW state would be
-    3-4 copies of its weights): only each parameter's statistics are kept; its ΔW, new value and
-    state are recomputed from the weights, gradient and state before the step when asked."""
+    3-4 copies of its weights): only each parameter's statistics are kept, made block by block
+    (xt_core.update_blocks); its ΔW, new value and state are recomputed from the weights,
+    gradient and state before the step when asked."""
     state = {k: dict(v) for k, v in (state or {}).items()}
+    if not hold:
+        return _recomputed_update(optimizer, params, grads, state, loss_before)
     new_params, new_state, per_param = {}, {}, {}
     total = 0.0
     for name, p in params.items():
@@ -205,13 +210,23 @@ def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_
         norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
         total += norm * norm
         bad = int(new.size - np.count_nonzero(np.isfinite(new)))
-        if hold:
-            new_params[name], new_state[name] = new, slot
-            recompute = (lambda d: lambda: d)(delta)
-        else:
-            recompute = (lambda n: lambda: _step(optimizer, n, params[n], grads[n], state)[0])(name)
-        per_param[name] = ParamUpdate(norm, _rms(p), _rms(delta), np.shape(p), bad, recompute)
-    if not hold:
-        new_params = PerParam(params, lambda n: params[n] + _step(optimizer, n, params[n], grads[n], state)[0])
-        new_state = PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
-    return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before, held=hold)
+        new_params[name], new_state[name] = new, slot
+        per_param[name] = ParamUpdate(norm, _rms(p), _rms(delta), np.shape(p), bad, (lambda d: lambda: d)(delta))
+    return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before)
+
+
+def _recomputed_update(optimizer, params: dict, grads: dict, state: dict, loss_before: float):
+    """apply_update(hold=False): each parameter's ΔW made block by block for its statistics and
+    dropped (SmolLM2's AdamW step makes ~10 temporaries of its 113 MB embedding, otherwise)."""
+    per_param, total = {}, 0.0
+    for name, p in params.items():
+        sums = blocks.step_sums(optimizer, name, p, grads[name], state)
+        norm = float(np.sqrt(sums.grad_sq))
+        total += norm * norm
+        size = max(np.size(p), 1)
+        weight_rms, update_rms = float(np.sqrt(sums.weight_sq / size)), float(np.sqrt(sums.delta_sq / size))
+        recompute = (lambda n: lambda: blocks.stepped(optimizer, n, params, grads, state, plus_weights=False))(name)
+        per_param[name] = ParamUpdate(norm, weight_rms, update_rms, np.shape(p), sums.nonfinite, recompute)
+    new_params = PerParam(params, lambda n: blocks.stepped(optimizer, n, params, grads, state))
+    new_state = PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
+    return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before, held=False)

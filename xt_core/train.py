@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.memory import reusable_empty
 from xt_core.model import build_tape, check_params, check_tokens, forward_backward
 from xt_core.optim import AdamW, PerParam, apply_update
-from xt_core.tape import replay_loss
+from xt_core.tape import Node, replay_loss, replay_losses
 from xt_core.trace import Trace
+from xt_core.update_blocks import stepped
 
 SGD_TEX = r"b \leftarrow \mu b + g, \qquad W \leftarrow W - \eta\, b"
 ADAMW_TEX = (
@@ -40,7 +43,9 @@ def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dic
     trace = forward_backward(cfg, params, inputs, targets, **kwargs)
     # not held: the views recompute ΔW per parameter (a real model's would double the trace)
     update = apply_update(optimizer, params, trace.grads, state, trace.loss, hold=False)
-    update.loss_after = forward_loss(cfg, update.params, inputs, targets)
+    update.loss_after = _loss_after(
+        cfg, trace, update, lambda table, rows: stepped(optimizer, table, params, trace.grads, state or {}, rows=rows)
+    )
     tex = ADAMW_TEX if isinstance(optimizer, AdamW) else SGD_TEX
     trace.attach_update(update, tex)
     return trace
@@ -89,15 +94,23 @@ def train(
     return params, state, losses
 
 
-def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
-    """loss(θ - η g) along the gradient, beside the first-order prediction loss - η ||g||²."""
+def line_search(cfg: Config, trace: Trace, params: dict, etas, grad_norm_sq: float | None = None) -> dict:
+    """loss(θ - η g) along the gradient, beside the first-order prediction loss - η ||g||²
+    (grad_norm_sq: ||g||², if the caller has it). The forwards of every η run op by op in
+    lockstep (each weight and its gradient read from memory once for all of them, not once per
+    η), and the embedding lookup moves only the rows its tokens read."""
     grads = trace.grads
-    g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values())
-    actual = []
-    for eta in etas:
-        # every parameter moved by -eta * g, built when an op reads it
-        moved = PerParam(params, lambda n, eta=eta: _moved(params[n], grads[n], eta))
-        actual.append(forward_loss(cfg, moved, trace.tokens, trace.targets))
+    g2 = grad_norm_sq if grad_norm_sq is not None else squared_norm(grads.values())
+    nodes = build_tape(cfg)
+    lookup_rows = [lambda t, rows, eta=eta: _moved(np.asarray(params[t])[rows], grads[t][rows], eta) for eta in etas]
+    start, looked_up = _given_lookups(nodes[0], trace.tokens, lookup_rows)
+    # every other parameter moved by -eta * g, built when an op reads it
+    moved = [
+        ChainMap(first, PerParam(params, lambda n, eta=eta: _moved(params[n], grads[n], eta)))
+        for first, eta in zip(looked_up, etas, strict=True)
+    ]
+    tensors = {"tokens": trace.tokens, "targets": trace.targets}
+    actual = replay_losses(nodes, tensors, start, moved) if moved else []
     return {
         "eta": [float(e) for e in etas],
         "loss": actual,
@@ -106,8 +119,36 @@ def line_search(cfg: Config, trace: Trace, params: dict, etas) -> dict:
     }
 
 
+def _given_lookups(first: Node, tokens: np.ndarray, tables: list[Callable]) -> tuple[int, list[dict]]:
+    """(where replays start, what each replay takes as given): where the tape starts with an
+    embedding lookup, its output from only the rows the tokens read, `tables[k](table name, rows)`
+    being those rows as replay k sees the table (the same bits as those rows of the whole table
+    built: a vocabulary's is 49,152 rows), and the replays start after it; else (0, nothing)."""
+    if first.kind != "embedding" or first.inputs[0] != "tokens":
+        return 0, [{} for _ in tables]
+    table = first.inputs[1]
+    rows, where = np.unique(tokens, return_inverse=True)
+    ids = where.reshape(np.shape(tokens))
+    return 1, [{first.name: first.run([ids, table_rows(table, rows)])[0]} for table_rows in tables]
+
+
+def _loss_after(cfg: Config, trace: Trace, update, table_rows: Callable) -> float:
+    """forward_loss at the update's new weights (built as each op reads them), the lookup's
+    from the rows its tokens read (table_rows(table name, rows))."""
+    nodes = build_tape(cfg)
+    start, given = _given_lookups(nodes[0], trace.tokens, [table_rows])
+    tensors = {"tokens": trace.tokens, "targets": trace.targets}
+    return replay_losses(nodes, tensors, start, [ChainMap(given[0], update.params)])[0]
+
+
+def squared_norm(arrays) -> float:
+    """Σ a² over every array, accumulated in float64."""
+    return sum(float(np.sum(np.square(a, dtype=np.float64))) for a in arrays)
+
+
 def _moved(p: np.ndarray, g: np.ndarray, eta: float) -> np.ndarray:
-    """p - eta g as one new array."""
-    moved = np.multiply(g, -p.dtype.type(eta))
+    """p - eta g as one new array (a vocabulary's (V, C) one in reused memory, not fresh pages:
+    xt_core.memory; the lockstep replays each drop theirs before the next builds its own)."""
+    moved = np.multiply(g, -p.dtype.type(eta), out=reusable_empty(np.shape(p), np.result_type(g, p)))
     moved += p
     return moved

@@ -18,7 +18,7 @@ from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
 from app.traces.context import TraceContext
 from xt_core.gradcheck import StepCheck
-from xt_core.train import line_search
+from xt_core.train import line_search, squared_norm
 
 LINE_SEARCH_POINTS = 25
 # Each point is a forward pass: a model this costly (parameters × positions) gets fewer points
@@ -98,7 +98,7 @@ def line_search_etas(loss: float, grad_norm_sq: float, lr: float | None = None, 
 
 def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
     trace = ctx.trace
-    g2 = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in trace.grads.values())
+    g2 = squared_norm(trace.grads.values())
     work = trace.cfg.n_params() * trace.tokens.size
     etas = line_search_etas(
         trace.loss, g2, lr, LINE_SEARCH_POINTS if work <= LINE_SEARCH_WORK else FEW_LINE_SEARCH_POINTS
@@ -107,7 +107,7 @@ def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
         return None
     params = {name: trace[name] for name in trace.param_names}  # the weights before the update
     with np.errstate(all="ignore"):  # a huge η overflows: that loss is drawn as a gap
-        return line_search(trace.cfg, trace, params, etas)
+        return line_search(trace.cfg, trace, params, etas, grad_norm_sq=g2)
 
 
 def param_figures(ctx: TraceContext, name: str) -> list[dict]:

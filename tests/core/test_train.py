@@ -70,6 +70,21 @@ def test_line_search_matches_first_order_for_small_steps(setup):
     assert result["grad_norm_sq"] > 0
 
 
+def test_line_search_is_the_loss_of_each_moved_model(setup):
+    """The lockstep replays, with only the looked-up rows of the embedding moved, give exactly
+    the loss of a forward pass at θ - η g built whole."""
+    cfg, params, x, y = setup
+    trace = xt_core.forward_backward(cfg, params, x, y)
+    etas = [1e-4, 3e-2, 1.0]
+    result = line_search(cfg, trace, params, etas)
+    for eta, loss in zip(etas, result["loss"], strict=True):
+        moved = {n: params[n] - params[n].dtype.type(eta) * trace.grads[n] for n in params}
+        assert loss == forward_loss(cfg, moved, x, y)
+    assert result["grad_norm_sq"] == pytest.approx(
+        sum(float(np.sum(np.square(g, dtype=np.float64))) for g in trace.grads.values())
+    )
+
+
 @pytest.mark.parametrize(
     "spec,message",
     [
