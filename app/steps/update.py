@@ -18,7 +18,7 @@ from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
 from app.traces.context import TraceContext
 from xt_core.gradcheck import StepCheck
-from xt_core.train import line_search, squared_norm
+from xt_core.train import line_search
 
 LINE_SEARCH_POINTS = 25
 # Each point is a forward pass: a model this costly (parameters × positions) gets fewer points
@@ -98,7 +98,7 @@ def line_search_etas(loss: float, grad_norm_sq: float, lr: float | None = None, 
 
 def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
     trace = ctx.trace
-    g2 = squared_norm(trace.grads.values())
+    g2 = sum(p.grad_norm**2 for p in trace.update.per_param.values())  # ||g||², as the update summed it
     work = trace.cfg.n_params() * trace.tokens.size
     etas = line_search_etas(
         trace.loss, g2, lr, LINE_SEARCH_POINTS if work <= LINE_SEARCH_WORK else FEW_LINE_SEARCH_POINTS
