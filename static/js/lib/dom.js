@@ -24,6 +24,14 @@ function append(node, children) {
   }
 }
 
+/** A snake_case name as text pieces that may wrap after an underscore, not mid-word (a fault's
+ * name on a phone): ["swiglu", "_", <wbr>, "silu", ...]. */
+export function wrappable(name) {
+  return String(name)
+    .split("_")
+    .flatMap((part, i) => (i === 0 ? [part] : ["_", h("wbr"), part]));
+}
+
 export function clear(node) {
   while (node.firstChild) node.firstChild.remove();
   return node;

@@ -7,7 +7,7 @@
 // their choice ("probes", counted by the server).
 // Every text from the server goes in through textContent (lib/dom.js's h).
 
-import { clear, h } from "../lib/dom.js";
+import { clear, h, wrappable } from "../lib/dom.js";
 import { figureCard } from "../lib/figures.js";
 import { createChecksChart, markCell, stepName } from "./checks_chart.js";
 
@@ -85,7 +85,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
       { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
       h("p", { className: "verdict-headline", text: headline }),
       probes ? h("p", { className: "verdict-probes", text: probesText(probes) }) : null,
-      h("p", {}, h("strong", { className: "fault-name", text: fault.name }), `: ${fault.description}`),
+      h("p", {}, h("strong", { className: "fault-name" }, wrappable(fault.name)), `: ${fault.description}`),
       codeLines(fault),
       correct || chosen.index === broken.index
         ? null
