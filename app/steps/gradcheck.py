@@ -20,6 +20,10 @@ def gradcheck_json(check: StepCheck) -> dict:
         # the float64 twin checked fine but the float32 values on screen overflowed: the rule
         # is right, the numbers are not (a diverged run); the badge must not look all green
         "float32_nonfinite": check.float32_nonfinite,
+        # > 0: some check's finite difference was extrapolated and resolves the gradient only to
+        # this (relative); error_bound = rel_error + resolution, the most the checks vouch for
+        "resolution": check.resolution,
+        "error_bound": check.error_bound,
         "checks": [
             {
                 "tensor": c.tensor,
@@ -27,6 +31,7 @@ def gradcheck_json(check: StepCheck) -> dict:
                 "numeric": c.numeric,
                 "rel_error": c.rel_error,
                 "float32_shown": c.shown,
+                "resolution": c.resolution,
             }
             for c in check.checks
         ],

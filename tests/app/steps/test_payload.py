@@ -52,7 +52,9 @@ def stand_in_check(ctx: TraceContext, index: int) -> StepCheck:
     record = ctx.trace.records[index]
     names = [*record.inputs, record.name] if record.phase != "update" else list(ctx.trace.param_names)
     value = -0.12345678901234567
-    return StepCheck(index, [DirectionCheck(n, value, value, 1.2345678901234e-9, value) for n in names], 1e-3)
+    return StepCheck(
+        index, [DirectionCheck(n, value, value, 1.2345678901234e-9, value, 1.2345678901234e-9) for n in names], 1e-3
+    )
 
 
 def decoded(z: dict) -> np.ndarray:
