@@ -174,7 +174,8 @@ def _is_loopback(host: str) -> bool:
 def _serve_settings(args) -> tuple[list[str], str]:
     """(allowed Host names, admin key or ""), also exported as XT_ALLOWED_HOSTS / XT_ADMIN_KEY
     for the app that uvicorn imports. Beyond loopback: the bound address, the machine's name
-    and every --allowed-host are allowed, and writes need an admin key (XT_ADMIN_KEY or new)."""
+    and every --allowed-host are allowed, writes need an admin key (XT_ADMIN_KEY or new), and
+    XT_PUBLIC_URL (unless set) is the first of those names."""
     import os
     import secrets
     import socket
@@ -190,6 +191,10 @@ def _serve_settings(args) -> tuple[list[str], str]:
     hosts = list(dict.fromkeys(hosts))
     os.environ["XT_ALLOWED_HOSTS"] = ",".join(hosts)
     os.environ["XT_ADMIN_KEY"] = key
+    if key and not os.environ.get("XT_PUBLIC_URL"):
+        # the class's join URL and QR code: the name students type, even where the presenter's
+        # own browser opened http://127.0.0.1 (which their phones cannot)
+        os.environ["XT_PUBLIC_URL"] = f"http://{next(h for h in hosts if h not in LOOPBACK_HOSTS)}:{args.port}"
     return hosts, key
 
 

@@ -4,6 +4,9 @@ origin, Host headers only of allowed names (DNS rebinding), and on a server with
 
 from __future__ import annotations
 
+import os
+import socket
+
 import pytest
 
 from app.security import ADMIN_COOKIE, host_name, same_origin
@@ -143,11 +146,17 @@ def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeyp
 
     monkeypatch.setenv("XT_ALLOWED_HOSTS", "")  # _serve_settings exports both: restored after the test
     monkeypatch.setenv("XT_ADMIN_KEY", "")
-    args = argparse.Namespace(host="0.0.0.0", allowed_host=["Class-Room.local"])
+    monkeypatch.setenv("XT_PUBLIC_URL", "")
+    args = argparse.Namespace(host="0.0.0.0", port=8123, allowed_host=["Class-Room.local"])
     hosts, key = xt_cli._serve_settings(args)
     assert {"127.0.0.1", "localhost", "::1", "class-room.local"} <= set(hosts) and "0.0.0.0" not in hosts
     assert len(key) >= 24
-    loopback, none = xt_cli._serve_settings(argparse.Namespace(host="127.0.0.1", allowed_host=[]))
+    # the class's join URL names this machine, not the 127.0.0.1 the presenter may browse
+    assert os.environ["XT_PUBLIC_URL"] == f"http://{socket.gethostname().lower()}:8123"
+    monkeypatch.setenv("XT_PUBLIC_URL", "http://192.168.1.20:8123")
+    xt_cli._serve_settings(args)
+    assert os.environ["XT_PUBLIC_URL"] == "http://192.168.1.20:8123"  # the teacher's own choice stays
+    loopback, none = xt_cli._serve_settings(argparse.Namespace(host="127.0.0.1", port=8000, allowed_host=[]))
     assert none == "" and loopback == ["127.0.0.1", "localhost", "::1"]
 
 

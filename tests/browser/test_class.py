@@ -55,12 +55,18 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
     assert len(code) == 6
     assert presenter.locator("#class-qr").evaluate("img => img.decode().then(() => img.naturalWidth)") > 0
     presenter.screenshot(path=str(_artifact("class-join-dialog")))
+    # this server listens on 127.0.0.1: the dialog says students cannot open that address
+    assert presenter.locator("#class-loopback").is_visible()
+    reachable = "m => [m.isLoopback('http://class-room.local:8000/join/ABC'), m.isLoopback('http://[::1]:8000/')]"
+    assert presenter.evaluate(f"import('/static/js/class/present.js').then({reachable})") == [False, True]
     presenter.click("#class-dialog-close")
 
     follower.goto(f"/join/{code.lower()}")
     follower.wait_for_selector(".walk[data-following='following']")
     _rendered(follower, first)
     assert "presenter" not in follower.url and "key" not in follower.url
+    # links to another page would leave the class: a follower has none, the presenter keeps them
+    assert follower.locator(".edit-spec").is_hidden() and presenter.locator(".edit-spec").is_visible()
     presenter.wait_for_selector("#class-followers[data-count='1']")
 
     # the presenter presses → : the follower's page shows the same step

@@ -15,6 +15,7 @@ export async function follow(page, code, { playLesson }) {
   const status = document.getElementById("class-status");
   const tools = document.getElementById("class-tools");
   document.getElementById("class-present").hidden = true;
+  document.body.classList.add("in-class");
   const back = h("button", {
     type: "button",
     className: "button-primary",

@@ -49,10 +49,19 @@ function stateSender(code, key, onError) {
   };
 }
 
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** A join URL only the presenter's own computer can open (the server was started on loopback). */
+export function isLoopback(url) {
+  const host = new URL(url).hostname;
+  return LOOPBACK_NAMES.has(host) || host.startsWith("127.") || host.endsWith(".localhost");
+}
+
 function showJoinDialog(session) {
   const dialog = document.getElementById("class-dialog");
   document.getElementById("class-code").textContent = session.code;
   document.getElementById("class-url").textContent = session.join_url;
+  document.getElementById("class-loopback").hidden = !isLoopback(session.join_url);
   document.getElementById("class-qr").src = qrUrl(session.code);
   if (!dialog.open) dialog.showModal();
 }
