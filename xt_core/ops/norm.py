@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-RMSNORM_FORWARD_TEX = r"r = \Big(\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon\Big)^{-1/2}, \quad \hat{x} = r\,x, \quad y = \hat{x} \odot g"
+RMSNORM_FORWARD_TEX = r"r = 1 \big/ \sqrt{\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon}, \quad \hat{x} = r\,x, \quad y = \hat{x} \odot g"
 RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial y} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_j \frac{\partial L}{\partial \hat{x}_j}\hat{x}_j\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial y} \odot g"
 
 
