@@ -2,6 +2,7 @@
 thread as the server runs). Not part of the test run; needs the fetched model (`make real-model`):
 
     .venv/bin/python benchmarks/real_model.py [--models-dir DIR] [--views all|sample] [--repeats 5]
+    .venv/bin/python benchmarks/real_model.py --torch-only 32 64 128   # the step against torch alone, per T
 
 Prints, each with wall-clock and CPU seconds (CPU: every thread of this process; on a shared
 machine wall time also counts waiting for a core, so both are shown, with the load average):
@@ -266,11 +267,13 @@ def fetched(models_dir: Path):
     return settings, info
 
 
-def token_ids(settings: Settings, info) -> list[int]:
-    """TEXT's first T + 1 token ids: T inputs and their targets."""
-    ids = registry(settings).tokenizer(info).encode(TEXT)[: T + 1]
-    assert len(ids) == T + 1, f"the text gives {len(ids)} tokens, fewer than {T + 1}"
-    return ids
+def token_ids(settings: Settings, info, positions: int = T) -> list[int]:
+    """The first positions + 1 token ids of TEXT (repeated as needed): inputs and their targets."""
+    tokenizer = registry(settings).tokenizer(info)
+    ids = tokenizer.encode(TEXT)
+    while len(ids) < positions + 1:
+        ids += tokenizer.encode(" " + TEXT)
+    return ids[: positions + 1]
 
 
 def main(argv=None) -> int:
@@ -279,6 +282,13 @@ def main(argv=None) -> int:
     parser.add_argument("--views", choices=("sample", "all"), default="sample")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--check-repeats", type=int, default=3)
+    parser.add_argument(
+        "--torch-only",
+        type=int,
+        nargs="+",
+        metavar="T",
+        help="only the recorded step against torch, at these positions",
+    )
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
     settings, info = fetched(args.models_dir)
@@ -289,6 +299,10 @@ def main(argv=None) -> int:
         checkpoint = load_checkpoint(info)
         ids = token_ids(settings, info)
     print(f"import (once per process): {imported}")
+    if args.torch_only:
+        for positions in args.torch_only:
+            versus_torch(checkpoint.cfg, checkpoint.params, token_ids(settings, info, positions), args.repeats)
+        return 0
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:  # an allowed host
         store = client.app.state.services.store
         trace = cold_trace(client, ids)
