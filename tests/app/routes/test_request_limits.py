@@ -1,7 +1,8 @@
 """Requests that claim memory in proportion to the model, on a toy model with the largest vocabulary
 a spec may ask for (4,096): the output softmax's Jacobian is never built V × V (its check neither),
-a tensor's JSON is refused past max_json_tensor_entries before a list is made of it, and a .npy
-answer streams the recorded array instead of copying it. Memory is measured with tracemalloc
+a tensor's JSON is refused past max_json_tensor_entries before a list is made of it, a .npy
+answer streams the recorded array instead of copying it, and the bug lab's diff compares a V × C
+gradient without float64 copies of it. Memory is measured with tracemalloc
 (numpy reports its buffers to it), never timed."""
 
 from __future__ import annotations
@@ -86,3 +87,20 @@ def test_npy_streams_the_recorded_array_without_copying_it(client, trace):
     assert peak < 1.5 * logits.nbytes, f"{peak:,} bytes traced for a {logits.nbytes:,}-byte tensor"
     body = client.get(url).content
     np.testing.assert_array_equal(np.load(io.BytesIO(body), allow_pickle=False), logits)
+
+
+def test_a_faulty_embedding_gradient_is_compared_without_float64_copies_of_it():
+    """GET .../steps/{index}/diff compares the faulty and correct V × C embedding gradients: a block
+    at a time in float64, never whole (SmolLM2's: 0.9 GB of temporaries per request before)."""
+    config = {**SMALL_CONFIG, "vocab_size": V, "n_embd": 128, "n_head": 4, "n_kv_head": 2}
+    spec = {"config": config, "tokens": TOKENS[:1], "seed": 2, "faults": ["tied_embedding_one_contribution"]}
+    with make_client() as c:
+        trace = post_trace(c, spec)
+        index = next(s["index"] for s in trace["steps"] if s["name"] == "embedding" and s["phase"] == "backward")
+        url = f"/api/traces/{trace['id']}/steps/{index}/diff"
+        c.get(url)  # the correct trace built once, outside the measurement
+        response, peak = peak_bytes_of(lambda: c.get(url))
+    assert response.status_code == 200, response.text[:200]
+    as_float64 = V * 128 * 8
+    assert peak < as_float64, f"{peak:,} bytes traced: the {as_float64:,}-byte float64 copy of the gradient is made"
+    assert "tok_embeddings" in [entry["tensor"] for entry in response.json()["tensors"]]  # the V × C one
