@@ -221,19 +221,17 @@ class Trace:
         )
 
     def output_jacobian(self, seq: int, pos: int, top_k: int | None = None) -> JacobianCheck:
-        """The output softmax at one position: J @ dL/dp == dL/dlogits. With top_k the
-        Jacobian is restricted to the k most probable tokens and the target (for display);
-        the check always uses the whole row."""
+        """The output softmax at one position: J @ dL/dp == dL/dlogits, checked over the whole
+        row in O(V) memory. With top_k, J is built only on the k most probable tokens and the
+        target ((k+1)² cells); without it on the whole row (V², for small vocabularies only)."""
         B, T = self.tokens.shape
         _check_index("seq", seq, B)
         _check_index("pos", pos, T)
+        if top_k is not None and top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {top_k}")
         p = self["probs"][seq, pos]
-        result = check_softmax_row(p, self.grad("probs")[seq, pos], self.grad("logits")[seq, pos])
-        if top_k is not None:
-            if top_k < 1:
-                raise ValueError(f"top_k must be at least 1, got {top_k}")
-            result = result.restricted(_top_tokens(p, int(self.targets[seq, pos]), top_k))
-        return result
+        shown = None if top_k is None else _top_tokens(p, int(self.targets[seq, pos]), top_k)
+        return check_softmax_row(p, self.grad("probs")[seq, pos], self.grad("logits")[seq, pos], shown)
 
     def logits_identity_error(self) -> float:
         """max |dL/dlogits - (p - onehot)/N| over every position: the seed's fused rule."""

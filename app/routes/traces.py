@@ -8,7 +8,7 @@ from functools import partial
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from app import security
 from app.buglab import quiz
@@ -32,9 +32,10 @@ TENSOR_ANSWER = {
         },
     }
 }
-# A tensor up to this many entries is encoded in the light thread (milliseconds as .npy or JSON);
-# a bigger one (JSON of a 4 × 256 × 4096 logits tensor: seconds) waits in the worker pool.
-LIGHT_TENSOR_ENTRIES = 1 << 18
+# A tensor's JSON up to this many entries is encoded in the light thread (~0.1 s with gzip); a
+# bigger one (up to settings.max_json_tensor_entries, 4×: ~0.5 s) waits in the worker pool. A .npy
+# answer is streamed from the array's memory whatever its size.
+LIGHT_TENSOR_ENTRIES = 1 << 16
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 
@@ -273,13 +274,18 @@ async def get_tensor(
     except KeyError as exc:
         message = f"{exc.args[0]} in trace {ctx.spec.id}; a step's `shapes` names the tensors it reads and writes"
         raise HTTPException(404, detail=message) from None
-    light = array.size <= LIGHT_TENSOR_ENTRIES
     if format == "json":
+        too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
+        if too_big is not None:  # before a list is made of it (SmolLM2's embedding: 560 MB of JSON)
+            raise SpecError(("query", "format"), too_big)
+        light = array.size <= LIGHT_TENSOR_ENTRIES
         return await services.json(request, tensors.tensor_json, name, array, grad, light=light)
-    body = await services.run(tensors.tensor_npy, array, light=light)
+    # .npy: the array's own memory, a slice at a time (only a non-contiguous one is copied, in the pool)
+    light = array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES
+    length, pieces = await services.run(tensors.npy_stream, array, light=light)
     filename = f"{name}{'.grad' if grad else ''}.npy"
-    return Response(
-        body,
+    return StreamingResponse(
+        pieces,
         media_type="application/octet-stream",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from app.errors import SpecError, check_between
+from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
 from app.spec.schema import TraceSpec
 from xt_core import Config
@@ -56,7 +56,7 @@ def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tu
     if not 0 <= layer < cfg.n_layer:
         raise SpecError(
             ("body", "fault_layer"),
-            f"fault_layer must be between 0 and {cfg.n_layer - 1} (the model has {cfg.n_layer} layer(s)), got {layer}",
+            f"fault_layer must be between 0 and {cfg.n_layer - 1} (the model has {cfg.n_layer} layer(s)), got {shown_number(layer)}",
         )
     if spec.quiz is not None:
         return (quiz_fault(spec.quiz, cfg),), layer

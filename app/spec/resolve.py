@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo, model_settings
-from app.errors import SpecError, check_between
+from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
 from app.spec.faults import resolve_faults
@@ -151,8 +151,11 @@ def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]
         raise SpecError(field, f"{n} tokens give T = {n - 1} positions, more than seq_len = {cfg.seq_len}")
     low, high = min(min(row) for row in rows), max(max(row) for row in rows)
     if low < 0 or high >= cfg.vocab_size:
-        shown = [str(v) if abs(v) < 10**12 else f"an integer of {v.bit_length()} bits" for v in (low, high)]
-        raise SpecError(field, f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got {shown[0]}..{shown[1]}")
+        raise SpecError(
+            field,
+            f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got ids from {shown_number(low)} "
+            f"to {shown_number(high)}",
+        )
 
 
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:

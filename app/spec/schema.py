@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from app.errors import not_a_boolean, only_a_boolean
+from app.errors import an_object_like, not_a_boolean, only_a_boolean, whole_number
 from xt_core import Config
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
+CONFIG_INTEGERS = ("vocab_size", "n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden", "seq_len")
 
 
 # A random-init model when the spec names no sizes: the tiny preset, with room for a sentence.
@@ -52,7 +53,8 @@ class ConfigSpec(BaseModel):
     rope_theta: float | None = None
     norm_eps: float | None = None
 
-    _numbers = field_validator(*(f for f in CONFIG_FIELDS if f != "tie_embeddings"), mode="before")(not_a_boolean)
+    _integers = field_validator(*CONFIG_INTEGERS, mode="before")(whole_number)  # seq_len 1e20: the limit named
+    _numbers = field_validator("rope_theta", "norm_eps", mode="before")(not_a_boolean)
     _booleans = field_validator("tie_embeddings", mode="before")(only_a_boolean)
 
 
@@ -86,7 +88,10 @@ class TraceSpec(BaseModel):
         0, ge=0, description="optimizer steps on this batch before the shown one (AdamW lr 3e-3 unless optimizer given)"
     )
 
-    _numbers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(not_a_boolean)
+    _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(whole_number)
+    _optimizer = field_validator("optimizer", mode="before")(
+        an_object_like({"name": "adamw", "lr": 0.003}, ' (name "adamw" or "sgd")')
+    )
 
     @field_validator("text", "model")
     @classmethod

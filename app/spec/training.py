@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from app.errors import SpecError
+from app.errors import SpecError, shown_number
 from app.settings import Settings
 from app.spec.cost import max_steps_within, step_seconds
 from xt_core.config import Config
@@ -96,7 +96,8 @@ def resolve_training(
     count, and the estimated seconds of that much training (app.spec.cost, attention included)."""
     if not 0 <= train_steps <= settings.max_train_steps:
         raise SpecError(
-            ("body", "train_steps"), f"train_steps must be between 0 and {settings.max_train_steps}, got {train_steps}"
+            ("body", "train_steps"),
+            f"train_steps must be between 0 and {settings.max_train_steps} (max_train_steps), got {shown_number(train_steps)}",
         )
     try:
         canonical = canonical_optimizer(optimizer, train_steps)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 
 import numpy as np
 
 import xt_core
+
+# The .npy answer goes out in slices of the array's own memory of this many bytes: no copy of a
+# tensor (SmolLM2's 113 MB embedding) is made per request, only the slice being sent.
+NPY_CHUNK_BYTES = 1 << 20
 
 
 def tensor_array(trace: xt_core.Trace, name: str, grad: bool) -> np.ndarray:
@@ -22,10 +27,41 @@ def tensor_array(trace: xt_core.Trace, name: str, grad: bool) -> np.ndarray:
     return np.asarray(trace.values[name])
 
 
-def tensor_npy(array: np.ndarray) -> bytes:
+def npy_header(array: np.ndarray) -> bytes:
+    """The .npy header np.save writes before a C-ordered array's bytes (format 1.0)."""
     buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    header = np.lib.format.header_data_from_array_1_0(array)
+    np.lib.format.write_array_header_1_0(buffer, header)
     return buffer.getvalue()
+
+
+def npy_stream(array: np.ndarray) -> tuple[int, Iterator[bytes | memoryview]]:
+    """The .npy file of `array` (the bytes np.save writes): its length and its pieces, the header
+    then views of the array's memory, NPY_CHUNK_BYTES each. A C-contiguous array (every recorded
+    one) is never copied; any other is copied once into C order."""
+    array = np.ascontiguousarray(array)
+    header = npy_header(array)
+    data = memoryview(array).cast("B") if array.size else memoryview(b"")
+
+    def pieces() -> Iterator[bytes | memoryview]:
+        yield header
+        for start in range(0, len(data), NPY_CHUNK_BYTES):
+            yield data[start : start + NPY_CHUNK_BYTES]
+
+    return len(header) + len(data), pieces()
+
+
+def check_json_size(name: str, array: np.ndarray, max_entries: int) -> str | None:
+    """Why `array` is too big to send as JSON (None when it fits in max_entries): its size, the
+    limit and how to get it instead."""
+    if array.size <= max_entries:
+        return None
+    shape = " × ".join(str(n) for n in array.shape)
+    return (
+        f"{name} has {array.size:,} entries ({shape}), more than the {max_entries:,} this server sends "
+        f"as JSON (max_json_tensor_entries); ask for format=npy (the default): a .npy file of "
+        f"{array.nbytes:,} bytes that numpy.load reads"
+    )
 
 
 def tensor_json(name: str, array: np.ndarray, grad: bool) -> dict:

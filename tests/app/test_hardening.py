@@ -285,3 +285,29 @@ def test_finding_10_booleans_truncated_json_media_type_and_cache_control(client)
     assert plain.status_code == 415 and "application/json" in plain.json()["detail"]
     for response in (client.get("/api/models"), client.post("/api/traces", json=SMALL_SPEC), booleans, plain):
         assert response.headers["cache-control"] == "no-store"
+
+
+# ---------------------------------------------------------------------- messages that name the limit
+
+# A number past int64 written with an exponent, a huge token id, an optimizer given as its name:
+# each message names the field and its limit or expected form (pydantic's own said "exceeded
+# maximum size", "an integer of 47 bits", "Input should be a valid dictionary").
+NAMED_LIMITS = [
+    (b'{"train_steps":1e308}', ["body", "train_steps"], ["between 0 and 500", "max_train_steps", "got 1e+308"]),
+    (b'{"config":{"seq_len":1e20}}', ["body", "config", "seq_len"], ["between 1 and 256", "got 1e+20"]),
+    (b'{"seed":1e30}', ["body", "seed"], ["between 0 and 4294967295", "got 1e+30"]),
+    (b'{"tokens":[1,2,100000000000000]}', ["body", "tokens"], ["vocab_size = 96", "from 1 to 1e+14"]),
+    (b'{"optimizer":"adamw"}', ["body", "optimizer"], ['such as {"name": "adamw", "lr": 0.003}', "got a string"]),
+    (b'{"train_steps":1' + b"0" * 400 + b"}", ["body", "train_steps"], ["between 0 and 500", "1329 bits"]),
+]
+
+
+@pytest.mark.parametrize(("body", "loc", "parts"), NAMED_LIMITS)
+def test_out_of_range_numbers_and_wrong_shapes_name_the_limit_or_form(client, body, loc, parts):
+    response = client.post("/api/traces", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["detail"]
+    assert error["loc"] == loc
+    for part in parts:
+        assert part in error["msg"], (part, error["msg"])
+    assert len(response.content) < 400  # never the input's digits echoed back

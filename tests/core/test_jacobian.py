@@ -82,3 +82,22 @@ def test_float32_trace_identity_within_float32_roundoff():
 def test_bad_rows_name_the_field(trace, args, field):
     with pytest.raises(ValueError, match=field):
         trace.attention_jacobian(*args)
+
+
+def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row():
+    """J on the shown entries only ((k, k), not (N, N)); the error still found where nothing is shown."""
+    from xt_core.jacobian import check_softmax_row
+
+    rng = np.random.default_rng(4)
+    s = rng.standard_normal(50)
+    p = np.exp(s) / np.exp(s).sum()
+    dprobs = rng.standard_normal(50)
+    full_J = xt_core.softmax_jacobian(p)
+    recorded = full_J @ dprobs
+    recorded[30] += 1e-3  # a wrong gradient on an entry that is not shown
+    shown = np.array([1, 5, 7])
+    check = check_softmax_row(p, dprobs, recorded, shown)
+    assert check.jacobian.shape == (3, 3)
+    np.testing.assert_allclose(check.jacobian, full_J[np.ix_(shown, shown)], atol=1e-17)
+    np.testing.assert_allclose(check.chain, (full_J @ dprobs)[shown], atol=1e-15)
+    assert check.max_abs_error == pytest.approx(1e-3, rel=1e-6) and not check.ok

@@ -106,3 +106,16 @@ def test_its_limits_refuse_what_would_not_fit(client):
     for extra in ({"dtype": "float64"}, {"train_steps": 2}):  # float64 weights; trained (owned) weights
         response = client.post("/api/traces", json={**text, **extra})
         assert response.status_code == 422 and "max_trace_bytes" in response.text, response.text
+
+
+def test_the_vocabulary_sized_answers_stay_small(client, trace):
+    """The output softmax's Jacobian on a 49,152-token row: the top-k block only (V² float64 would
+    be 19 GB); the 113 MB embedding refused as JSON naming its size and format=npy, streamed as .npy."""
+    base = f"/api/traces/{trace['id']}"
+    row = client.get(f"{base}/jacobian", params={"layer": "output", "pos": 3}).json()
+    assert len(row["indices"]) <= 11 and row["ok"], row.get("max_rel_error")
+    response = client.get(f"{base}/tensors/tok_embeddings", params={"format": "json"})
+    assert response.status_code == 422, response.text[:200]
+    assert "28,311,552 entries (49152 × 576)" in response.json()["detail"][0]["msg"]
+    with client.stream("GET", f"{base}/tensors/tok_embeddings") as npy:
+        assert npy.status_code == 200 and int(npy.headers["content-length"]) == 49_152 * 576 * 4 + 128
