@@ -1,5 +1,6 @@
-// What is on the screen. Presenter mode (`present=1` in the URL, the Present button, the P
-// key; Esc leaves): the summary, tokens, training bar and checks go behind one "Details"
+// What is on the screen. Outside presenter mode the tokens and tools are folded behind
+// "Tokens and tools" (the facts and "Find a step" stay). Presenter mode (`present=1` in the
+// URL, the Present button, the P key; Esc leaves): all of it goes behind one "Details"
 // toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
 // figure is drawn as tall as the room left). In every mode a new step starts at its title.
 
@@ -68,11 +69,12 @@ function isTyping(target) {
 export function wirePresenter() {
   const button = document.getElementById("present");
   const details = document.getElementById("context-toggle");
+  const more = document.getElementById("context-more"); // the same, outside presenter mode
   const context = document.getElementById("walk-context");
 
   function showDetails(open) {
     context.classList.toggle("open", open);
-    details.setAttribute("aria-expanded", String(open));
+    for (const toggle of [details, more]) toggle?.setAttribute("aria-expanded", String(open));
   }
 
   function set(on) {
@@ -90,7 +92,8 @@ export function wirePresenter() {
 
   button.addEventListener("click", () => set(!presenting()));
   // Opening the details pushes the step down (the page scrolls): the figure keeps its height.
-  details.addEventListener("click", () => showDetails(!context.classList.contains("open")));
+  for (const toggle of [details, more])
+    toggle?.addEventListener("click", () => showDetails(!context.classList.contains("open")));
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
