@@ -156,7 +156,7 @@ export function createNavigation(trace, go) {
   slider.addEventListener("input", () => go(Number(slider.value)));
   for (const control of [prev, next, slider]) control.disabled = false;
   // As wide as its longest text from the start: the controls do not shift as the number grows.
-  counter.style.minWidth = `${counterText(count - 1, count).length}ch`;
+  counter.style.setProperty("--counter-chars", String(counterText(count - 1, count).length));
   bindKeys(() => current, count, go, timeline.groupStep);
 
   return function update(index, { focusTimeline = false } = {}) {

@@ -7,7 +7,8 @@
 import { setPlotHeight } from "../lib/figures.js";
 
 const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
-const MIN_PANEL_ROW = 140; // px per row of a grid of heads (9 heads: 2 rows); shorter crams them
+const MIN_PANEL_ROW = 140; // px per row of a grid of heads (9 heads: 2 rows) for the whole card to fit
+const LEAST_PANEL_ROW = 100; // px per row below which a grid's rows are too cramped to read
 const GRID_FRAME = 110; // px of a grid's plot outside its rows: the key labels under it
 const BOTTOM_GAP = 6; // px between the first figure and the bottom of the screen
 
@@ -44,10 +45,15 @@ export function firstFigureHeight(card) {
   const plot = card.plot.getBoundingClientRect();
   const below = card.element.getBoundingClientRect().bottom - plot.bottom; // head buttons, numbers
   const room = Math.floor(window.innerHeight - plot.top - below - BOTTOM_GAP);
-  // A grid of several rows keeps rows readable, even if its bottom goes below the screen.
   const rows = Number(card.plot.dataset.panelRows) || 1;
-  const least = rows > 1 ? Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME) : MIN_PLOT;
-  return Math.max(least, Math.min(natural, room));
+  if (rows === 1) return Math.max(MIN_PLOT, Math.min(natural, room));
+  // A grid of several rows (SmolLM2's 9 heads) too tall for the whole card: its plot, key labels
+  // included, still ends on the screen (the head buttons under it go below), its rows as short
+  // as LEAST_PANEL_ROW and no shorter (then its bottom goes below the screen).
+  const wanted = Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME);
+  if (room >= wanted) return Math.min(natural, room);
+  const plotRoom = Math.floor(window.innerHeight - plot.top - BOTTOM_GAP);
+  return Math.min(wanted, Math.max(rows * LEAST_PANEL_ROW + GRID_FRAME, plotRoom));
 }
 
 /** The first figure of the step on screen, re-fitted (or back to its own height). */
