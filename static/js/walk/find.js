@@ -47,7 +47,7 @@ export function findStep(steps, query, from = 0) {
 /** What the box says when a query finds nothing. */
 function noMatchText(query, count) {
   if (/^\d+$/.test(query)) return `No step ${query}: steps run from 0 to ${count - 1}.`;
-  return `No step matches “${query}”. Try words of a title (e.g. “layer 1 softmax”) or a step number.`;
+  return `No step matches “${query}”: try words of a title (“layer 1 softmax”) or a step number.`;
 }
 
 /** Adds the search box to the page's details (what presenter mode tucks away, so the step
@@ -60,7 +60,7 @@ export function wireStepFinder(trace, go, current) {
     type: "search",
     id: "find-step",
     list: "step-names",
-    placeholder: "e.g. layer 1 probs backward",
+    placeholder: "e.g. layer 1 probs",
     autocomplete: "off",
     spellcheck: "false",
     "aria-describedby": "find-status",
