@@ -384,3 +384,24 @@ def test_axe_finds_nothing_on_home_and_walk_pages_and_home_fits_the_screen(sessi
     page.locator("#jacobian").scroll_into_view_if_needed()
     assert axe_violations(page, axe) == []
     assert_clean(session)
+
+
+NINE_HEADS = {**SMALL, "n_head": "9", "n_kv_head": "3", "n_embd": "72"}  # SmolLM2's heads: a grid of 2 rows
+
+
+def test_a_grid_of_two_rows_keeps_its_key_labels_on_screen_and_the_phone_counter_breaks_cleanly(session):
+    page = session.page
+    page.set_viewport_size({"width": 1280, "height": 720})
+    probs = 8  # layers.0.attention.probs, forward
+    session.goto(walk_url(NINE_HEADS, step=probs, present="1"))
+    wait_rendered(session, probs)
+    assert steps(session)[probs]["name"] == "layers.0.attention.probs"
+    plot = page.locator("#step .figures > .figure-card .plot").first
+    assert plot.get_attribute("data-panel-rows") == "2"
+    assert plot.bounding_box()["y"] + plot.bounding_box()["height"] <= 720  # its key labels included
+    page.set_viewport_size({"width": 390, "height": 844})
+    # "step 8" / "of 0–47", each half on one line, and the presenter's buttons on the screen
+    halves = page.locator("#counter > span").evaluate_all("spans => spans.map((s) => s.getClientRects().length)")
+    assert halves == [1, 1]
+    assert page.locator("#present").bounding_box()["x"] + page.locator("#present").bounding_box()["width"] <= 390
+    assert_clean(session)

@@ -153,6 +153,8 @@ def test_hostile_text_renders_inert(session):
     assert all("alert" not in s and (s.startswith(session.base) or s == "application/json") for s in scripts)
     strip = page.locator("#tokens").text_content()
     assert "<" in strip and "👋" in strip and "ש" in strip
+    assert page.locator("#tokens").is_hidden()  # folded with the tools, one click away
+    page.click("#context-more")
     page.hover("#tokens .token >> nth=3")
     open_step(session, "layers.0.attention.probs", "forward")
     shoot(session, "07-hostile-text")
@@ -261,4 +263,34 @@ def test_a_preset_fills_in_the_sizes(session):
     assert page.input_value("#f-n_layer") == "1"
     page.fill("#f-n_layer", "3")  # editing a size leaves the preset
     assert page.input_value("#f-model") == ""
+    assert_clean(session)
+
+
+# Four layers: a long walkthrough (the dense timeline of a real model), step numbers of 3 digits.
+FOUR_LAYERS = {**ONE_LAYER, "n_layer": "4"}
+# The controls' height and the first figure's top, in px.
+LAYOUT = """() => ({
+  controls: Math.round(document.querySelector("nav.controls").getBoundingClientRect().height),
+  figure: Math.round(document.querySelector("#step .figures > .figure-card").getBoundingClientRect().top),
+})"""
+
+
+def test_the_first_figure_starts_on_a_1280x720_screen_and_the_controls_keep_one_row(session):
+    page = session.page
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_walk(session, **FOUR_LAYERS)
+    last = len(steps(session)) - 1
+    softmax = next(s["index"] for s in steps(session) if s["name"] == "layers.3.attention.probs")
+    seen = {}
+    for index in (0, softmax, 100, last):
+        click_step(session, index)
+        page.evaluate("window.scrollTo(0, 0)")
+        seen[index] = page.evaluate(LAYOUT)
+    assert all(s["figure"] < 720 - 40 for s in seen.values()), seen  # the figure's title and more on screen
+    assert len({s["controls"] for s in seen.values()}) == 1 and seen[0]["controls"] < 60, seen  # one row
+    page.set_viewport_size({"width": 1024, "height": 720})
+    assert page.evaluate(LAYOUT)["controls"] == seen[0]["controls"]
+    page.click("#context-more")  # the tokens and tools are one click away
+    assert page.locator("#tokens").is_visible() and page.locator("#training-bar").is_visible()
+    assert page.locator("#class-bar").is_visible() and page.locator("#checks-panel").is_visible()
     assert_clean(session)

@@ -1,31 +1,53 @@
 // "Find a step": a search box over every step's title, tensor name and phase (a real model has
-// ~1,100 steps: 30 layers × 18 ops, forward and backward). Typing "20 probs backward" or a step
-// number and pressing Enter (or picking a suggestion) goes there. Built into the step controls
-// by walk.js; the page works without it.
+// ~1,100 steps: 30 layers × 18 ops, forward and backward). Typing "layer 20 probs backward", or
+// a step's number as the counter and the URL count it (from 0), and pressing Enter (or picking
+// a suggestion) goes there. Built into the page's details by walk.js; the page works without it.
 
 import { h } from "../lib/dom.js";
 
-function stepText(step) {
-  return `${step.index + 1}: ${step.title} · ${step.name} · ${step.phase}`;
+/** A suggestion's text: it starts with the step's number, so picking it goes to that step. */
+function suggestion(step) {
+  return `${step.index}: ${step.title} · ${step.name} · ${step.phase}`;
 }
 
-/** The first step (from `from` on, wrapping) whose text holds every word of `query`; a bare
- * number is a step number. null when nothing matches. */
+/** Lower-case words of a text: runs of letters and digits ("layers.20.attention.probs" is
+ * four words), so a query word never matches inside a longer number. */
+function wordsOf(text) {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) || [];
+}
+
+/** Whether `step` holds query word `word`: a number is the step's layer (the number in
+ * "layer 20"; never a digit of the step's index or of another number); other words match the
+ * start of a word of its title, tensor name or phase ("prob" finds "probs"). */
+function holds(step, stepWords, word) {
+  if (/^\d+$/.test(word)) return step.layer === Number(word);
+  return stepWords.some((own) => own.startsWith(word));
+}
+
+/** The step a query names: a bare number (or a picked suggestion, "207: …") is the step of that
+ * index, counted from 0 as the counter and the URL count; otherwise the first step, from `from`
+ * on and wrapping, that holds every word. null when nothing matches. */
 export function findStep(steps, query, from = 0) {
-  const text = query.trim().toLowerCase();
-  if (!text) return null;
+  const text = query.trim();
   const number = /^(\d+)(?::|$)/.exec(text);
-  if (number && !text.includes(" ")) {
-    const index = Number(number[1]) - 1;
-    return index >= 0 && index < steps.length ? index : null;
+  if (number) {
+    const index = Number(number[1]);
+    return index < steps.length ? index : null;
   }
-  const words = text.split(/\s+/);
+  const words = wordsOf(text);
+  if (!words.length) return null;
   for (let k = 0; k < steps.length; k++) {
     const step = steps[(from + k) % steps.length];
-    const haystack = stepText(step).toLowerCase();
-    if (words.every((word) => haystack.includes(word))) return step.index;
+    const stepWords = wordsOf(`${step.title} ${step.name} ${step.phase}`);
+    if (words.every((word) => holds(step, stepWords, word))) return step.index;
   }
   return null;
+}
+
+/** What the box says when a query finds nothing. */
+function noMatchText(query, count) {
+  if (/^\d+$/.test(query)) return `No step ${query}: steps run from 0 to ${count - 1}.`;
+  return `No step matches “${query}”: try words of a title (“layer 1 softmax”) or a step number.`;
 }
 
 /** Adds the search box to the page's details (what presenter mode tucks away, so the step
@@ -33,20 +55,25 @@ export function findStep(steps, query, from = 0) {
 export function wireStepFinder(trace, go, current) {
   const controls = document.getElementById("walk-context") || document.querySelector("nav.controls");
   if (!controls) return;
-  const options = h("datalist", { id: "step-names" }, ...trace.steps.map((s) => h("option", { value: stepText(s) })));
+  const options = h("datalist", { id: "step-names" }, ...trace.steps.map((s) => h("option", { value: suggestion(s) })));
   const input = h("input", {
     type: "search",
     id: "find-step",
     list: "step-names",
-    placeholder: "e.g. 20 probs backward",
+    placeholder: "e.g. layer 1 probs",
     autocomplete: "off",
     spellcheck: "false",
+    "aria-describedby": "find-status",
   });
-  const status = h("span", { className: "visually-hidden", "aria-live": "polite" });
+  const status = h("span", { className: "find-status", id: "find-status", role: "status", "aria-live": "polite" });
+  let searched = null; // the query Enter last searched: its "change" event must not search again
   const search = () => {
+    const query = input.value.trim();
+    searched = input.value;
+    if (!query) return;
     // Enter again finds the next match: the search starts after the step shown
-    const index = findStep(trace.steps, input.value, current() + 1);
-    status.textContent = index === null ? `no step matches “${input.value}”` : "";
+    const index = findStep(trace.steps, query, current() + 1);
+    status.textContent = index === null ? noMatchText(query, trace.steps.length) : "";
     if (index !== null) go(index);
   };
   input.addEventListener("keydown", (event) => {
@@ -55,6 +82,11 @@ export function wireStepFinder(trace, go, current) {
       search();
     }
   });
-  input.addEventListener("change", search); // a suggestion picked from the list
-  controls.append(h("label", { className: "control find-step" }, "Find a step ", input, options, status));
+  input.addEventListener("change", () => input.value !== searched && search()); // a suggestion picked
+  input.addEventListener("input", (event) => {
+    status.textContent = ""; // the message was about the previous query
+    if (event.inputType === "insertReplacementText") search(); // a suggestion picked (Chrome)
+  });
+  const label = h("label", { className: "control" }, "Find a step ", input);
+  controls.append(h("div", { className: "find-step" }, label, options, status));
 }

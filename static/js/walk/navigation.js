@@ -19,6 +19,13 @@ export function counterText(index, count) {
   return `step ${index} of 0–${count - 1}`;
 }
 
+/** The counter's text in two halves that never break inside ("step 368" / "of 0–1091" on a
+ * phone, not "step 368 of 0–" / "1091"). */
+function showCounter(counter, index, count) {
+  const [step, range] = counterText(index, count).split(" of ");
+  counter.replaceChildren(h("span", { text: step }), " ", h("span", { text: `of ${range}` }));
+}
+
 /** The step of `blockId` to land on when its diagram box is clicked: its first step in the
  * direction we are travelling (where the activation, or the gradient, enters the block). */
 function entryStep(steps, blockId, direction) {
@@ -148,6 +155,8 @@ export function createNavigation(trace, go) {
   slider.max = String(count - 1);
   slider.addEventListener("input", () => go(Number(slider.value)));
   for (const control of [prev, next, slider]) control.disabled = false;
+  // As wide as its longest text from the start: the controls do not shift as the number grows.
+  counter.style.setProperty("--counter-chars", String(counterText(count - 1, count).length));
   bindKeys(() => current, count, go, timeline.groupStep);
 
   return function update(index, { focusTimeline = false } = {}) {
@@ -159,7 +168,7 @@ export function createNavigation(trace, go) {
     next.disabled = index === count - 1;
     slider.value = String(index);
     slider.setAttribute("aria-valuetext", stepLabel(step));
-    counter.textContent = counterText(index, count);
+    showCounter(counter, index, count);
     document.getElementById("announce").textContent = `${stepLabel(step)}, of ${count}`;
     for (const [id, box] of boxes) {
       box.classList.toggle("current", id === step.block);

@@ -1,12 +1,14 @@
-// What is on the screen. Presenter mode (`present=1` in the URL, the Present button, the P
-// key; Esc leaves): the summary, tokens, training bar and checks go behind one "Details"
+// What is on the screen. Outside presenter mode the tokens and tools are folded behind
+// "Tokens and tools" (the facts and "Find a step" stay). Presenter mode (`present=1` in the
+// URL, the Present button, the P key; Esc leaves): all of it goes behind one "Details"
 // toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
 // figure is drawn as tall as the room left). In every mode a new step starts at its title.
 
 import { setPlotHeight } from "../lib/figures.js";
 
 const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
-const MIN_PANEL_ROW = 140; // px per row of a grid of heads (9 heads: 2 rows); shorter crams them
+const MIN_PANEL_ROW = 140; // px per row of a grid of heads (9 heads: 2 rows) for the whole card to fit
+const LEAST_PANEL_ROW = 100; // px per row below which a grid's rows are too cramped to read
 const GRID_FRAME = 110; // px of a grid's plot outside its rows: the key labels under it
 const BOTTOM_GAP = 6; // px between the first figure and the bottom of the screen
 
@@ -43,10 +45,15 @@ export function firstFigureHeight(card) {
   const plot = card.plot.getBoundingClientRect();
   const below = card.element.getBoundingClientRect().bottom - plot.bottom; // head buttons, numbers
   const room = Math.floor(window.innerHeight - plot.top - below - BOTTOM_GAP);
-  // A grid of several rows keeps rows readable, even if its bottom goes below the screen.
   const rows = Number(card.plot.dataset.panelRows) || 1;
-  const least = rows > 1 ? Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME) : MIN_PLOT;
-  return Math.max(least, Math.min(natural, room));
+  if (rows === 1) return Math.max(MIN_PLOT, Math.min(natural, room));
+  // A grid of several rows (SmolLM2's 9 heads) too tall for the whole card: its plot, key labels
+  // included, still ends on the screen (the head buttons under it go below), its rows as short
+  // as LEAST_PANEL_ROW and no shorter (then its bottom goes below the screen).
+  const wanted = Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME);
+  if (room >= wanted) return Math.min(natural, room);
+  const plotRoom = Math.floor(window.innerHeight - plot.top - BOTTOM_GAP);
+  return Math.min(wanted, Math.max(rows * LEAST_PANEL_ROW + GRID_FRAME, plotRoom));
 }
 
 /** The first figure of the step on screen, re-fitted (or back to its own height). */
@@ -68,11 +75,12 @@ function isTyping(target) {
 export function wirePresenter() {
   const button = document.getElementById("present");
   const details = document.getElementById("context-toggle");
+  const more = document.getElementById("context-more"); // the same, outside presenter mode
   const context = document.getElementById("walk-context");
 
   function showDetails(open) {
     context.classList.toggle("open", open);
-    details.setAttribute("aria-expanded", String(open));
+    for (const toggle of [details, more]) toggle?.setAttribute("aria-expanded", String(open));
   }
 
   function set(on) {
@@ -90,7 +98,8 @@ export function wirePresenter() {
 
   button.addEventListener("click", () => set(!presenting()));
   // Opening the details pushes the step down (the page scrolls): the figure keeps its height.
-  details.addEventListener("click", () => showDetails(!context.classList.contains("open")));
+  for (const toggle of [details, more])
+    toggle?.addEventListener("click", () => showDetails(!context.classList.contains("open")));
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;

@@ -1,5 +1,6 @@
-// One step: title, phase, the forward and backward rules (MathML), shapes, the explanation,
-// the gradient check, warnings, the figures and (on softmax-backward steps) the Jacobian.
+// One step: title, phase, the forward and backward rules (MathML), shapes, the gradient
+// check, warnings, the figures (the explanation after the first) and (on softmax-backward
+// steps) the Jacobian.
 
 import { formatError, formatShape, h } from "../lib/dom.js";
 import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
@@ -158,7 +159,7 @@ function header(step) {
     { className: "step-header" },
     h("span", { className: `badge phase-badge phase-${step.phase}`, text: step.phase }),
     h("h1", { id: "step-title", text: step.title }),
-    h("code", { className: "step-name", text: step.name }),
+    h("code", { className: "step-name", text: step.name, title: step.name }),
     step.kind ? h("span", { className: "step-kind", text: step.kind }) : null,
   );
 }
@@ -248,20 +249,22 @@ export async function renderStep(
   makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
   cards.push(...(step.figures || []).map(makeCard));
   const lead = takeaway(step);
+  // The explanation reads the first figure: it follows it, so the figure starts on the screen.
+  const explanation = step.explanation ? h("p", { className: "explanation", text: step.explanation }) : "";
+  const [firstCard, ...otherCards] = cards.map((c) => c.element);
   container.append(
     header(step),
     lead ? h("p", { className: "takeaway", text: lead, title: lead }) : "",
     warningsBox(step.warnings) || "",
     h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck), shapesList(step.shapes) || ""),
     rules(step) || "",
-    step.explanation ? h("p", { className: "explanation", text: step.explanation }) : "",
     gradcheckDetails(step.gradcheck) || "",
     h(
       "div",
       { className: "figures" },
-      cards.length
-        ? cards.map((c) => c.element)
-        : h("p", { className: "field-help", text: "No figure for this step." }),
+      firstCard || h("p", { className: "field-help", text: "No figure for this step." }),
+      explanation,
+      otherCards,
     ),
     jacobian ? jacobian.element : "",
   );
