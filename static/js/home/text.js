@@ -18,6 +18,8 @@ export function createTextField(form, checkpointOf, onLimit = () => {}) {
   const out = document.getElementById("text-count");
   let genericExamples = null;
   const preview = createPreview(showServerCount, (error, asked) => {
+    if (asked.model !== checkpointOf()?.name) return;
+    onLimit(undefined); // the server refused this text for this model: its limit is unknown
     if (countedByServer(asked.model)) out.textContent = `Cannot count the tokens: ${error.message}`;
   });
 

@@ -26,20 +26,26 @@ export function wireTrainingFields(checkpointOf) {
     lr.placeholder = String(defaults[name]);
     lrHelp.textContent = `blank: AdamW ${defaults.adamw}, SGD ${defaults.sgd}`;
     const chosen = lr.value.trim() ? `lr ${lr.value.trim()}` : `lr ${defaults[name]}`;
-    help.textContent =
-      limit === 0
-        ? "No training first: not even one step of this model on this text fits the server's time limit."
-        : `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch ` +
-          `(${LABELS[name]}, ${chosen})${checkpointOf() ? "" : "; large sizes allow fewer"}.`;
+    if (limit === undefined)
+      help.textContent = `The server says how many optimizer steps fit once the text suits this model (${LABELS[name]}, ${chosen}).`;
+    else if (limit === 0)
+      help.textContent =
+        "No training first: not even one step of this model on this text fits the server's time limit.";
+    else
+      help.textContent =
+        `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch ` +
+        `(${LABELS[name]}, ${chosen})${checkpointOf() ? "" : "; large sizes allow fewer"}.`;
   }
 
   optimizer.addEventListener("change", refresh);
+  document.getElementById("f-model")?.addEventListener("change", refresh); // its default lr at once
   lr.addEventListener("input", refresh);
   // The server wrote the help for the model it chose; it is rewritten once the model list is loaded.
   return {
-    /** The server's limit for the chosen checkpoint and text; null: a random init's (the server's maximum). */
+    /** The server's limit for the chosen checkpoint and text; null: a random init's (the server's
+     * maximum); undefined: unknown (the server refused the text for this model). */
     setLimit(maxSteps) {
-      limit = maxSteps ?? serverMax;
+      limit = maxSteps === null ? serverMax : maxSteps;
       refresh();
     },
   };
