@@ -82,8 +82,8 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     expect(help_text).to_contain_text("lr 0.00003")
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.00003"
     page.select_option("#f-optimizer", "sgd")
-    expect(help_text).to_contain_text("(SGD, lr 0.01)")
-    assert page.locator("#f-lr").get_attribute("placeholder") == "0.01"
+    expect(help_text).to_contain_text("(SGD, lr 0.003)")
+    assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
     page.fill("#f-text", "Hello world")
     expect(count).to_contain_text("2 tokens → 1 position ")
     # Back on a demo model: its own char tokenizer, counted here; the app's defaults again.
