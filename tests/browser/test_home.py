@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.settings import Settings
-from tests.helpers.browser import assert_clean, open_session
+from tests.helpers.browser import assert_clean, axe_violations, open_session
 from tests.helpers.real_model import SMOLLM2, link_smollm2
 
 EXAMPLE = "The capital of France is Paris. The capital of Italy is Rome."  # 14 SmolLM2 tokens
@@ -67,7 +67,7 @@ def test_a_phone_never_scrolls_sideways_and_start_takes_a_tap(browser, server, w
         context.close()
 
 
-def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server, session):
+def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server, session, axe):
     page = session.page
     session.goto("/")
     page.wait_for_selector("#start-form[data-models-loaded]")
@@ -81,6 +81,7 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     expect(help_text).to_contain_text("0–1 optimizer step on this text")  # the server's time limit for it
     expect(help_text).to_contain_text("lr 0.00003")
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.00003"
+    assert axe_violations(page, axe) == []
     page.select_option("#f-optimizer", "sgd")
     expect(help_text).to_contain_text("(SGD, lr 0.003)")
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
