@@ -41,6 +41,8 @@ class KnownModel:
     examples: tuple[str, ...]  # texts the home form offers
     max_params: int  # refused before any weight is read: the file must be the model its name says
     limits: dict  # Settings fields a spec naming this model is held to instead of the server's
+    default_lr: dict  # optimizer name -> the learning rate a spec naming this model gets by default
+    tokenizer_label: str  # what the home form's Tokenizer select shows for the model's own tokenizer
 
 
 # SmolLM2-135M: one float32 trace of 32 positions holds ~1.1 GB (its 538 MB of weights are the
@@ -54,6 +56,16 @@ KNOWN_MODELS = {
         ),
         max_params=140_000_000,
         limits={"max_n_seq": 1, "max_trace_bytes": 1_500_000_000},
+        # The small demo models' defaults wreck a pretrained model. One step from the pretrained
+        # weights (float32), loss before -> after, on the two examples above (1.70, 5.92) and the
+        # home page's generic ones, "the cat sat…" (3.69), "To be, or not…" (2.99), "héllo wörld…" (5.53):
+        #   AdamW 3e-3: 5.57, 8.65   1e-4: 1.34, 3.28   1e-5: 1.42, 5.23
+        #         3e-5: 1.14, 4.33, 2.51, 1.65, 4.27
+        #   SGD   0.1: 5.82, 11.73   0.01: 0.44, 2.68, 2.82, 6.13 (up), 2.46
+        #         0.003: 1.07, 3.63, 2.11, 2.75, 3.89   0.001: 2.72, 2.93, 4.81 (the last three)
+        # AdamW 3e-5 and SGD 0.003 lower the loss on every one of them.
+        default_lr={"adamw": 3e-5, "sgd": 0.003},
+        tokenizer_label="SmolLM2 BPE (from the model file)",
     ),
 }
 
@@ -67,6 +79,19 @@ def settings_for(name: str, settings: Settings) -> Settings:
     """The limits a spec naming real model `name` is held to."""
     known = KNOWN_MODELS.get(name)
     return replace(settings, **known.limits) if known is not None else settings
+
+
+def default_lr(name: str) -> dict[str, float]:
+    """A real model's own default learning rates by optimizer ({} for any other model)."""
+    known = KNOWN_MODELS.get(name)
+    return dict(known.default_lr) if known is not None else {}
+
+
+def listing_extras(name: str) -> dict:
+    """What GET /api/models adds to a real model's entry: its default learning rates and the
+    name of its tokenizer as the home form shows it."""
+    known = KNOWN_MODELS[name]
+    return {"default_lr": dict(known.default_lr), "tokenizer_label": known.tokenizer_label}
 
 
 def absent(models_dir: Path) -> list[dict]:

@@ -249,6 +249,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
     tokenizer = summary.tokenizer
     uploaded_as = meta.get("uploaded_as")
     label = info.name if info.shipped or info.format == "gguf" else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    extras = real_models.listing_extras(info.name) if info.format == "gguf" else {}  # default_lr, tokenizer_label
     return {
         "name": info.name,
         "label": label,
@@ -262,6 +263,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
         "final_loss": meta.get("final_loss"),
         "measured": measured(meta),
         "kind": "demo" if info.shipped else "real" if info.format == "gguf" else "upload",
+        **extras,
     }
 
 

@@ -5,7 +5,7 @@
 | meta | GET /healthz |
 | traces | POST /api/traces; GET /api/traces/{id}/steps/{i}, .../steps/{i}/head, .../jacobian, .../tensors/{name} |
 | buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; GET .../quiz; POST .../quiz/probe, .../quiz/answer; GET /quiz |
-| checkpoints | GET, POST /api/models |
+| checkpoints | GET, POST /api/models; GET /api/tokenize |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |

@@ -3,7 +3,9 @@ in the worker pool when it is CPU or disk."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Literal
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import security
@@ -13,6 +15,7 @@ from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
 from app.spec.presets import presets
+from app.spec.preview import tokenize_preview
 
 router = APIRouter(prefix="/api", tags=["models"])
 
@@ -39,6 +42,22 @@ async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
     models = await services.run(registry(settings).listing, light=True)
     fetchable = registry(settings).absent()
     return json_safe({"models": models, "presets": presets(), "fetchable": fetchable})
+
+
+@router.get(
+    "/tokenize",
+    responses=BAD_FIELD,
+    summary="A text as a checkpoint's own tokenizer splits it (pieces, count) and the most training steps "
+    "the server would run on it",
+)
+async def tokenize(
+    services: ServicesDep,
+    settings: SettingsDep,
+    model: str = Query(description="a checkpoint's name, as GET /api/models lists it"),
+    text: str = Query("", description="at most max_text_chars characters (the spec's own limit)"),
+    dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
+) -> dict:
+    return json_safe(await services.run(tokenize_preview, model, text, dtype, settings, light=True))
 
 
 @router.post(

@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from app.checkpoints.registry import DEMO_ORDER, registry
+import numpy as np
+
+from app.checkpoints.registry import DEMO_ORDER, model_settings, registry
+from app.errors import SpecError
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, ResolvedSpec
-from app.spec.cost import max_steps_within
-from app.spec.training import DEFAULT_OPTIMIZER, OPTIMIZER_FIELDS, describe_optimizer
+from app.spec.preview import tokenize_preview
+from app.spec.training import (
+    DEFAULT_OPTIMIZER_NAME,
+    OPTIMIZER_FIELDS,
+    default_lrs,
+    describe_optimizer,
+    train_steps_limit,
+)
+from xt_core.optim import OPTIMIZERS
 
 # Form fields of the training controls (beside the spec's own fields on the home form).
 TRAINING_FIELDS = ("optimizer", "train_steps", *OPTIMIZER_FIELDS)
@@ -32,13 +42,38 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
                 values["tokenizer"] = demo["tokenizer"]
     values.setdefault("lr", "")
     values.setdefault("train_steps", "0")
+    chosen = next((m for m in models if m["name"] == values.get("model")), None)
     return {
         "models": models,
         "fetchable": fetchable,
         "max_upload_mb": settings.max_upload_bytes / (1 << 20),
-        "max_train_steps": settings.max_train_steps,
-        "default_lr": DEFAULT_OPTIMIZER["lr"],
+        "default_lrs": _shown(default_lrs(chosen["name"] if chosen else None)),  # the chosen model's
+        "app_default_lrs": _shown(default_lrs()),  # a random init's and the demo models'
+        # the optimizer whose default lr the form shows: the chosen one (a known name), else the default
+        "lr_optimizer": values["optimizer"] if values.get("optimizer") in OPTIMIZERS else DEFAULT_OPTIMIZER_NAME,
+        **_checkpoint_preview(chosen, values, settings),
     }
+
+
+def _shown(lrs: dict[str, float]) -> dict[str, str]:
+    """Learning rates as the page's script writes them (JavaScript's String(0.00003) is
+    "0.00003", Python's "3e-05"), so the text does not change when the script rewrites it."""
+    return {name: np.format_float_positional(lr, trim="-") for name, lr in lrs.items()}
+
+
+def _checkpoint_preview(chosen: dict | None, values: dict[str, str], settings: Settings) -> dict:
+    """The training limit the form states, and a checkpoint's own tokenizer (its label in the
+    Tokenizer select): for a checkpoint and the form's text, what GET /api/tokenize answers
+    (the page's script keeps both up to date as the text or the model changes)."""
+    if chosen is None:
+        return {"max_train_steps": settings.max_train_steps, "model_tokenizer": None}
+    dtype = values.get("dtype") if values.get("dtype") in ("float32", "float64") else "float32"
+    try:
+        preview = tokenize_preview(chosen["name"], values.get("text", ""), dtype, settings)
+    except SpecError:  # the text does not suit the model: the error beside the field says why
+        return {"max_train_steps": settings.max_train_steps, "model_tokenizer": None}
+    label = preview["tokenizer_label"] or preview["tokenizer"]
+    return {"max_train_steps": preview["max_train_steps"], "model_tokenizer": (preview["tokenizer"], label)}
 
 
 def normalise_form(spec: dict[str, str]) -> dict[str, str]:
@@ -58,9 +93,9 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
     """The walk page's summary facts and its training links."""
     steps = resolved.train_steps
     n_seq, T = resolved.inputs.shape
-    most = min(
-        settings.max_train_steps, max_steps_within(resolved.cfg, n_seq, T, resolved.dtype, settings.max_train_seconds)
-    )
+    if resolved.checkpoint is not None:
+        settings = model_settings(resolved.checkpoint, settings)  # a real model's own limits
+    most = train_steps_limit(resolved.cfg, n_seq, T, resolved.dtype, settings)
     links = []
     for more in TRAIN_MORE:
         total = steps + more
@@ -86,7 +121,7 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
             "optimizer": describe_optimizer(resolved.optimizer) if resolved.optimizer else None,
             "links": links,
             "reset": reset,
-            "max_steps": settings.max_train_steps,
+            "max_steps": most,
             "float64": float64,
         },
     }

@@ -99,20 +99,26 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
     return [ids]
 
 
-def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False) -> None:
+def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False,
+                      fixed_sizes: bool = False) -> None:  # fmt: skip
     """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
-    alone allows a config whose attention maps alone would take gigabytes."""
+    alone allows a config whose attention maps alone would take gigabytes. A checkpoint's sizes
+    are fixed: the advice is then float32 or a shorter text, on the field that would help."""
     itemsize = np.dtype(dtype).itemsize
     estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared)
-    if estimate > settings.max_trace_bytes:
-        mb = 1 << 20
-        raise SpecError(
-            ("body", "config"),
-            f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
-            f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
-            f"{settings.max_trace_bytes / mb:,.0f} MB (max_trace_bytes): use fewer positions, sequences, "
-            "layers or heads",
-        )
+    if estimate <= settings.max_trace_bytes:
+        return
+    loc, advice = ("body", "config"), "use fewer positions, sequences, layers or heads"
+    if fixed_sizes:
+        fits_float32 = dtype == "float64" and estimate_trace_bytes(cfg, n_seq, T, 4) <= settings.max_trace_bytes
+        loc, advice = (("body", "dtype"), "use float32") if fits_float32 else (("body", "text"), "use a shorter text")
+    mb = 1 << 20
+    raise SpecError(
+        loc,
+        f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
+        f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
+        f"{settings.max_trace_bytes / mb:,.0f} MB (max_trace_bytes): {advice}",
+    )
 
 
 def _resolve_tokenizer(
@@ -181,10 +187,11 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     ids = np.asarray(rows, dtype=np.int64)
     # a float32 checkpoint's weights are borrowed, unless training steps replace them by the trace's own
     shared = checkpoint is not None and spec.dtype == "float32" and not spec.train_steps
-    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, shared)
+    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, shared, checkpoint is not None)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
+    model = checkpoint[0].name if checkpoint is not None else None
     optimizer = resolve_training(
-        spec.optimizer, spec.train_steps, cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings
+        spec.optimizer, spec.train_steps, cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, model
     )
     canonical = {
         "model": checkpoint[0].name if checkpoint is not None else None,

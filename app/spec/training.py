@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from app.checkpoints import real_models
 from app.errors import SpecError, shown_number
 from app.settings import Settings
 from app.spec.cost import max_steps_within, step_seconds
@@ -15,13 +16,21 @@ from xt_core.optim import OPTIMIZERS, make_optimizer, optimizer_dict
 OPTIMIZER_FIELDS = ("lr", "momentum", "weight_decay", "beta1", "beta2", "eps")
 
 
-# What "train N steps" uses when the spec names no optimizer.
-DEFAULT_OPTIMIZER = {"name": "adamw", "lr": 3e-3}
+# What "train N steps" uses when the spec names no optimizer (with the model's default lr).
+DEFAULT_OPTIMIZER_NAME = "adamw"
 
 
 # xt's defaults where they differ from the optimizer classes' (torch's): AdamW's lr 1e-3 is
-# tuned for large models; 3e-3 trains the small demo models in tens of steps.
-APP_DEFAULTS = {"adamw": {"lr": DEFAULT_OPTIMIZER["lr"]}}
+# tuned for large models; 3e-3 trains the small demo models in tens of steps. A real model
+# brings its own (app.checkpoints.real_models: default_lr).
+APP_DEFAULTS = {"adamw": {"lr": 3e-3}}
+
+
+def default_lrs(model: str | None = None) -> dict[str, float]:
+    """The learning rate each optimizer gets when a spec naming `model` gives none: the one
+    source of the defaults the server applies and the home form states."""
+    lrs = {name: float(make_optimizer({"name": name, **APP_DEFAULTS.get(name, {})}).lr) for name in OPTIMIZERS}
+    return {**lrs, **(real_models.default_lr(model) if model else {})}
 
 
 class OptimizerFieldError(ValueError):
@@ -33,13 +42,14 @@ class OptimizerFieldError(ValueError):
         self.msg = msg
 
 
-def canonical_optimizer(raw: dict | None, train_steps: int) -> dict | None:
+def canonical_optimizer(raw: dict | None, train_steps: int, model: str | None = None) -> dict | None:
     """The optimizer with every field filled in (floats, `name` first), or None for a trace
-    without an update step. Training steps without an optimizer use DEFAULT_OPTIMIZER."""
+    without an update step. Training steps without an optimizer use DEFAULT_OPTIMIZER_NAME;
+    a missing lr is `model`'s default (default_lrs)."""
     if raw is None:
         if not train_steps:
             return None
-        raw = DEFAULT_OPTIMIZER
+        raw = {"name": DEFAULT_OPTIMIZER_NAME}
     name = raw.get("name")
     if not isinstance(name, str) or name not in OPTIMIZERS:
         raise OptimizerFieldError("name", f'optimizer name must be "sgd" or "adamw", got {_short(name)}')
@@ -51,7 +61,8 @@ def canonical_optimizer(raw: dict | None, train_steps: int) -> dict | None:
         if field != "name":
             numbers[field] = _finite(field, value)
     try:
-        optimizer = make_optimizer({**APP_DEFAULTS.get(name, {}), "name": name, **numbers})
+        defaults = {**APP_DEFAULTS.get(name, {}), "lr": default_lrs(model)[name]}
+        optimizer = make_optimizer({**defaults, "name": name, **numbers})
     except ValueError as exc:
         message = str(exc)
         field = message.split(" ", 1)[0]
@@ -89,29 +100,59 @@ def describe_optimizer(optimizer: dict | None) -> str:
     return ", ".join([f"{label}, lr {optimizer['lr']:g}", *extras])
 
 
+def train_steps_limit(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings) -> int:
+    """The most train_steps a spec of these sizes may ask for: settings.max_train_steps, or fewer
+    when that much training would take longer than settings.max_train_seconds (app.spec.cost)."""
+    return min(settings.max_train_steps, max_steps_within(cfg, n_seq, T, dtype, settings.max_train_seconds))
+
+
 def resolve_training(
-    optimizer: dict | None, train_steps: int, cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings
+    optimizer: dict | None,
+    train_steps: int,
+    cfg: Config,
+    n_seq: int,
+    T: int,
+    dtype: str,
+    settings: Settings,
+    model: str | None = None,
 ) -> dict | None:
     """The canonical optimizer (None: no update step) after checking train_steps' limits: the
-    count, and the estimated seconds of that much training (app.spec.cost, attention included)."""
-    if not 0 <= train_steps <= settings.max_train_steps:
+    count, and the estimated seconds of that much training (app.spec.cost, attention included).
+    `model` names the checkpoint (None: a random init): its default lr, and its sizes are fixed."""
+    most = train_steps_limit(cfg, n_seq, T, dtype, settings)
+    if train_steps < 0 or (train_steps > most and most == settings.max_train_steps):  # the count, not the time
         raise SpecError(
             ("body", "train_steps"),
-            f"train_steps must be between 0 and {settings.max_train_steps} (max_train_steps), got {shown_number(train_steps)}",
+            f"train_steps must be between 0 and {most} (max_train_steps), got {shown_number(train_steps)}",
         )
     try:
-        canonical = canonical_optimizer(optimizer, train_steps)
+        canonical = canonical_optimizer(optimizer, train_steps, model)
     except OptimizerFieldError as exc:
         raise SpecError(("body", "optimizer", exc.field), exc.msg) from None
-    per_step = step_seconds(cfg, n_seq, T, dtype)
-    limit = settings.max_train_seconds
-    if train_steps * per_step > limit:
-        most = max_steps_within(cfg, n_seq, T, dtype, limit)
+    if train_steps > most:
         raise SpecError(
-            ("body", "train_steps"),
-            f"train_steps = {train_steps} would take about {train_steps * per_step:,.0f} s here ({cfg.n_layer} layers × "
-            f"{cfg.n_head} heads over {n_seq} × {T} positions, {dtype}: about {per_step:.2f} s a step), more than the "
-            f"limit of {limit:g} s (max_train_seconds): at most {most} steps here (fewer layers, heads or positions, "
-            "or float32, allow more)",
+            ("body", "train_steps"), _too_long(train_steps, most, cfg, n_seq, T, dtype, settings, model is not None)
         )
     return canonical
+
+
+def _too_long(
+    train_steps: int, most: int, cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, fixed_sizes: bool
+) -> str:
+    """Why train_steps is refused, and only the changes that would allow more: a checkpoint's
+    sizes are fixed (its text's length is not), and float32 only helps a float64 spec."""
+    per_step, limit = step_seconds(cfg, n_seq, T, dtype), settings.max_train_seconds
+    at_most = f"at most {most} step{'' if most == 1 else 's'} here" if most else "not even one step fits here"
+    changes = []
+    if not fixed_sizes:
+        changes.append("fewer layers, heads or positions")
+    elif T > 1 and max_steps_within(cfg, n_seq, 1, dtype, limit) > most:
+        changes.append("a shorter text")
+    if dtype == "float64":
+        changes.append("float32")
+    advice = f" ({' or '.join(changes)} allow{'s' if len(changes) == 1 else ''} more)" if changes else ""
+    return (
+        f"train_steps = {train_steps} would take about {train_steps * per_step:,.0f} s here ({cfg.n_layer} layers × "
+        f"{cfg.n_head} heads over {n_seq} × {T} positions, {dtype}: about {per_step:.2f} s a step), more than the "
+        f"limit of {limit:g} s (max_train_seconds): {at_most}{advice}"
+    )

@@ -23,10 +23,29 @@ function group(label, options) {
 
 function describeCheckpoint(model) {
   const c = model.config || {};
+  const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
+  // A real model's description already names its layers, heads, width, vocabulary and tokenizer.
+  if (model.kind === "real") return `${description}Up to ${c.seq_len} positions; its sizes are fixed.`;
   const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
-  const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
   return `${description}${sizes}; ${tokens}. Its sizes are fixed.${describeMeasured(model.measured || {})}`;
+}
+
+/** The Tokenizer select shows a checkpoint's own tokenizer; one that is neither char nor byte
+ * (SmolLM2's BPE) gets an option of its own while that model is chosen (the field is disabled:
+ * never sent). */
+function showTokenizer(select, checkpoint) {
+  for (const own of select.querySelectorAll("option[data-model-tokenizer]")) own.remove();
+  if (!checkpoint?.tokenizer) return;
+  if (!Array.from(select.options).some((o) => o.value === checkpoint.tokenizer)) {
+    const own = option(
+      checkpoint.tokenizer,
+      checkpoint.tokenizer_label || `${checkpoint.tokenizer} (from the model file)`,
+    );
+    own.dataset.modelTokenizer = "";
+    select.append(own);
+  }
+  select.value = checkpoint.tokenizer;
 }
 
 /** What training measured on data it did not train on (GET /api/models' `measured`). */
@@ -97,8 +116,8 @@ export function wireModelList(form, { checkpoints, text }) {
     configFields.disabled = Boolean(checkpoint) || (value !== "" && !value.startsWith(PRESET));
     tokenizer.disabled = Boolean(checkpoint);
     document.getElementById("f-seed").disabled = Boolean(checkpoint);
+    showTokenizer(tokenizer, checkpoint);
     if (checkpoint) {
-      if (checkpoint.tokenizer) tokenizer.value = checkpoint.tokenizer;
       setConfig({ ...checkpoint.config, vocab_size: undefined }); // shown (disabled): the model's own sizes
       help.textContent = describeCheckpoint(checkpoint);
       const untouched = text.isUntouched();

@@ -1,42 +1,20 @@
-// The home form's text: the example buttons (the generic ones, or a checkpoint's own) and a
-// live token count that warns about too short a text, too many positions, or characters a
-// checkpoint's alphabet lacks.
+// The home form's text: the example buttons (the generic ones, or a checkpoint's own) and the
+// live token count (home/count.js).
 
-/** `checkpointOf()` is the chosen checkpoint's listing entry (undefined for a random init). */
-export function createTextField(form, checkpointOf) {
+import { createTokenCount } from "./count.js";
+
+/** `checkpointOf()` is the chosen checkpoint's listing entry (undefined for a random init);
+ * `onLimit(maxSteps)` gets the server's training limit for it and the text (home/count.js). */
+export function createTextField(form, checkpointOf, onLimit = () => {}) {
   const text = document.getElementById("f-text");
   const tokenizer = document.getElementById("f-tokenizer");
+  const dtype = document.getElementById("f-dtype");
   const box = document.getElementById("examples");
+  const updateCount = createTokenCount(form, checkpointOf, onLimit);
   let genericExamples = null;
 
   function exampleTexts() {
     return Array.from(document.querySelectorAll("#examples [data-text]"), (b) => b.dataset.text);
-  }
-
-  function tokenCount(value) {
-    return tokenizer.value === "byte" ? new TextEncoder().encode(value).length : Array.from(value).length;
-  }
-
-  /** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */
-  function unknownCharacters(value) {
-    const checkpoint = checkpointOf();
-    if (checkpoint?.tokenizer !== "char" || !checkpoint.alphabet) return [];
-    const known = new Set(Array.from(checkpoint.alphabet));
-    return Array.from(new Set(Array.from(value).filter((c) => !known.has(c))));
-  }
-
-  function updateCount() {
-    const out = document.getElementById("text-count");
-    const n = tokenCount(text.value.replace(/\r\n/g, "\n"));
-    const checkpoint = checkpointOf();
-    const seqLen = checkpoint ? checkpoint.config.seq_len : Number(form.querySelector("[data-config=seq_len]")?.value);
-    let message = `${n} token${n === 1 ? "" : "s"} → ${Math.max(0, n - 1)} positions (inputs = tokens[:-1], targets = tokens[1:])`;
-    const unknown = unknownCharacters(text.value);
-    if (unknown.length)
-      message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
-    if (n < 2) message += " · type at least two characters";
-    else if (seqLen && n - 1 > seqLen) message += ` · more than Max positions = ${seqLen}`;
-    out.textContent = message;
   }
 
   /** Example buttons: the checkpoint's own examples, else the generic ones. */
@@ -65,6 +43,7 @@ export function createTextField(form, checkpointOf) {
   updateCount();
   text.addEventListener("input", updateCount);
   tokenizer.addEventListener("change", updateCount);
+  dtype.addEventListener("change", updateCount); // float64 allows fewer training steps
   form.addEventListener("input", (event) => {
     if (event.target.dataset.config === "seq_len") updateCount();
   });

@@ -1,0 +1,52 @@
+// The home form's update-step fields: the learning rate each optimizer gets by default and the
+// most training steps the server would run first, both for the chosen model (a real model has
+// its own: GET /api/models' default_lr, GET /api/tokenize's max_train_steps); the page's data
+// attributes carry the server's values for a random init. Nothing here is a second copy of a limit.
+
+const LABELS = { adamw: "AdamW", sgd: "SGD" };
+
+/** `checkpointOf()` is the chosen checkpoint's listing entry (undefined for a random init). */
+export function wireTrainingFields(checkpointOf) {
+  const lr = document.getElementById("f-lr");
+  const help = document.getElementById("train-steps-help");
+  const lrHelp = document.getElementById("lr-help");
+  const optimizer = document.getElementById("f-optimizer");
+  if (!lr || !help || !lrHelp || !optimizer) return { setLimit() {} };
+  const appLrs = { adamw: Number(lr.dataset.defaultAdamw), sgd: Number(lr.dataset.defaultSgd) };
+  const serverMax = Number(help.dataset.serverMax);
+  let limit = Number(help.dataset.maxTrainSteps);
+
+  function lrs() {
+    return { ...appLrs, ...(checkpointOf()?.default_lr || {}) };
+  }
+
+  function refresh() {
+    const defaults = lrs();
+    const name = optimizer.value || "adamw"; // training without an optimizer uses AdamW
+    lr.placeholder = String(defaults[name]);
+    lrHelp.textContent = `blank: AdamW ${defaults.adamw}, SGD ${defaults.sgd}`;
+    const chosen = lr.value.trim() ? `lr ${lr.value.trim()}` : `lr ${defaults[name]}`;
+    if (limit === undefined)
+      help.textContent = `The server says how many optimizer steps fit once the text suits this model (${LABELS[name]}, ${chosen}).`;
+    else if (limit === 0)
+      help.textContent =
+        "No training first: not even one step of this model on this text fits the server's time limit.";
+    else
+      help.textContent =
+        `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch ` +
+        `(${LABELS[name]}, ${chosen})${checkpointOf() ? "" : "; large sizes allow fewer"}.`;
+  }
+
+  optimizer.addEventListener("change", refresh);
+  document.getElementById("f-model")?.addEventListener("change", refresh); // its default lr at once
+  lr.addEventListener("input", refresh);
+  // The server wrote the help for the model it chose; it is rewritten once the model list is loaded.
+  return {
+    /** The server's limit for the chosen checkpoint and text; null: a random init's (the server's
+     * maximum); undefined: unknown (the server refused the text for this model). */
+    setLimit(maxSteps) {
+      limit = maxSteps === null ? serverMax : maxSteps;
+      refresh();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+"""The home page (templates/home.html, static/js/home/*) on a phone and with the real
+SmolLM2-135M. On a phone (320-390 px, every section open) nothing is wider than the screen and
+Start takes a real tap: the bug lab's fieldset was 803 px wide (a fieldset is at least as wide as
+its longest option by default) and the text box caught Start's click. With SmolLM2 the token count
+is its BPE's, counted by the server (a character count said 159 tokens for 29), the Tokenizer
+select names its tokenizer (it was blank), and the training limit and the default lr are the ones
+the server applies to it (the form said "0–500 optimizer steps" where the server allows 1, and
+an lr that made the loss worse). The SmolLM2 test skips unless the fetched .gguf is there (as
+tests/browser/test_timeline.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from app.settings import Settings
+from tests.helpers.browser import assert_clean, axe_violations, open_session
+from tests.helpers.real_model import SMOLLM2, link_smollm2
+
+EXAMPLE = "The capital of France is Paris. The capital of Italy is Rome."  # 14 SmolLM2 tokens
+
+
+@pytest.fixture
+def smollm2_server(live_models_dir):
+    """The live server with the fetched SmolLM2-135M in its models directory (for this test only)."""
+    link = link_smollm2(live_models_dir)
+    yield
+    link.unlink()
+
+
+def overflow(page) -> dict:
+    """The page's width against the screen's, and the elements that reach past its right edge."""
+    return page.evaluate(
+        """() => ({scroll: document.scrollingElement.scrollWidth, inner: innerWidth,
+                  wide: Array.from(document.querySelectorAll("body *"))
+                    .filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
+                    .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`).slice(0, 5)})"""
+    )
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_a_phone_never_scrolls_sideways_and_start_takes_a_tap(browser, server, width):
+    context = browser.new_context(
+        viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True, base_url=server
+    )
+    try:
+        with open_session(context, server) as session:
+            page = session.page
+            session.goto("/")
+            page.wait_for_selector("#start-form[data-models-loaded]")
+            page.select_option("#f-model", "")  # a random init: the sizes fieldset is enabled too
+            page.locator("details").evaluate_all("(all) => all.forEach((d) => { d.open = true; })")
+            page.select_option("#f-optimizer", "adamw")
+            longest = page.locator("#f-faults option:not([disabled])").evaluate_all(
+                "(all) => all.reduce((a, b) => (b.textContent.length > a.textContent.length ? b : a)).value"
+            )
+            page.select_option("#f-faults", longest)
+            found = overflow(page)
+            assert found["inner"] == width, found  # a mobile browser widens the layout to fit the page
+            assert found["scroll"] <= width and found["wide"] == [], found
+            page.locator("#start").click()  # a real click: nothing may cover the button
+            page.wait_for_url(re.compile(r"/walk\?"))
+            assert_clean(session)
+    finally:
+        context.close()
+
+
+def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server, session, axe):
+    page = session.page
+    session.goto("/")
+    page.wait_for_selector("#start-form[data-models-loaded]")
+    page.select_option("#f-model", SMOLLM2)
+    page.fill("#f-text", EXAMPLE)
+    count = page.locator("#text-count")
+    expect(count).to_contain_text("14 tokens → 13 positions")
+    expect(count).to_contain_text("SmolLM2 BPE (from the model file): The · ␣capital")
+    expect(page.locator("#f-tokenizer option:checked")).to_have_text("SmolLM2 BPE (from the model file)")
+    help_text = page.locator("#train-steps-help")
+    expect(help_text).to_contain_text("0–1 optimizer step on this text")  # the server's time limit for it
+    expect(help_text).to_contain_text("lr 0.00003")
+    assert page.locator("#f-lr").get_attribute("placeholder") == "0.00003"
+    assert axe_violations(page, axe) == []
+    page.select_option("#f-optimizer", "sgd")
+    expect(help_text).to_contain_text("(SGD, lr 0.003)")
+    assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
+    page.fill("#f-text", "Hello world")
+    expect(count).to_contain_text("2 tokens → 1 position ")
+    # Back on a demo model: its own char tokenizer, counted here; the app's defaults again.
+    page.select_option("#f-model", "induction")
+    expect(page.locator("#f-tokenizer option:checked")).to_have_text(re.compile(r"^char"))
+    assert page.locator("#f-tokenizer option[data-model-tokenizer]").count() == 0
+    expect(help_text).to_contain_text("(SGD, lr 0.1)")
+    page.fill("#f-text", "xkqvbmxkqvbm")  # in its alphabet: the server's limit for it (500 steps at most)
+    expect(help_text).to_contain_text(f"0–{Settings().max_train_steps} optimizer steps on this text")
+    assert_clean(session)
