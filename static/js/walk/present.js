@@ -1,5 +1,5 @@
 // What is on the screen. Outside presenter mode the tokens and tools are folded behind
-// "Tokens and tools" (the facts and "Find a step" stay). Presenter mode (`present=1` in the
+// "Tokens, lessons, class" (the facts and "Find a step" stay). Presenter mode (`present=1` in the
 // URL, the Present button, the P key; Esc leaves): all of it goes behind one "Details"
 // toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
 // figure is drawn as tall as the room left). In every mode a new step starts at its title.

@@ -48,7 +48,7 @@ function buildCells(groupSteps, go, cells) {
 
 /** A layer's button: its number while folded, "Layer 20" when open; a click goes to its first step. */
 function groupButton(group, phase, groupSteps, go) {
-  const words = `${group.label}, ${PHASE_LABEL[phase] || phase}: ${groupSteps.length} steps`;
+  const words = `${group.label}, ${PHASE_LABEL[phase] || phase}: ${groupSteps.length} step${groupSteps.length === 1 ? "" : "s"}`;
   return h("button", {
     type: "button",
     className: `group-button phase-${phase}`,

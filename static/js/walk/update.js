@@ -17,7 +17,9 @@ function facts(info) {
     h("span", { text: info.optimizer_label }),
     h("span", { text: `loss on this batch ${formatNumber(info.loss_before)} → ${after}` }),
     h("span", { text: `‖g‖ over all parameters ${formatNumber(info.grad_norm)}` }),
-    info.train_steps ? h("span", { text: `after ${info.train_steps} training steps` }) : null,
+    info.train_steps
+      ? h("span", { text: `after ${info.train_steps} training step${info.train_steps === 1 ? "" : "s"}` })
+      : null,
   );
 }
 
