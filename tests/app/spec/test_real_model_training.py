@@ -128,9 +128,7 @@ def test_the_real_smollm2s_default_step_lowers_the_loss_on_its_examples(smollm2_
     from app.traces.store import build_trace
 
     settings = Settings(models_dir=smollm2_models_dir)
-    for text in KNOWN_MODELS[NAME].examples:
-        spec = resolve(
-            TraceSpec.model_validate({"model": NAME, "text": text, "optimizer": {"name": optimizer}}), settings
-        )
-        update = build_trace(spec).update
-        assert update.loss_after < update.loss_before, (optimizer, text, update.loss_before, update.loss_after)
+    text = KNOWN_MODELS[NAME].examples[-1]  # the example the old default overshot (one: ~3 s a step)
+    spec = resolve(TraceSpec.model_validate({"model": NAME, "text": text, "optimizer": {"name": optimizer}}), settings)
+    update = build_trace(spec).update
+    assert update.loss_after < update.loss_before, (optimizer, text, update.loss_before, update.loss_after)
