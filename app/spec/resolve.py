@@ -100,18 +100,24 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
 
 
 def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False,
-                      fixed_sizes: bool = False) -> None:  # fmt: skip
+                      fixed_sizes: bool = False, tokens_given: bool = False) -> None:  # fmt: skip
     """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
     alone allows a config whose attention maps alone would take gigabytes. A checkpoint's sizes
-    are fixed: the advice is then float32 or a shorter text, on the field that would help."""
+    are fixed: the advice is then float32 or a shorter input, on the field that would help (the
+    spec's text, or its token ids where it gave those). shared: a float32 trace would borrow the
+    checkpoint's weights (no training steps replace them by its own)."""
     itemsize = np.dtype(dtype).itemsize
-    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared)
+    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared and dtype == "float32")
     if estimate <= settings.max_trace_bytes:
         return
     loc, advice = ("body", "config"), "use fewer positions, sequences, layers or heads"
     if fixed_sizes:
-        fits_float32 = dtype == "float64" and estimate_trace_bytes(cfg, n_seq, T, 4) <= settings.max_trace_bytes
-        loc, advice = (("body", "dtype"), "use float32") if fits_float32 else (("body", "text"), "use a shorter text")
+        in_float32 = estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=shared)
+        shorter = (
+            (("body", "tokens"), "give fewer tokens") if tokens_given else (("body", "text"), "use a shorter text")
+        )
+        fits_float32 = dtype == "float64" and in_float32 <= settings.max_trace_bytes
+        loc, advice = (("body", "dtype"), "use float32") if fits_float32 else shorter
     mb = 1 << 20
     raise SpecError(
         loc,
@@ -185,9 +191,18 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
     _check_token_rows(rows, cfg, field)
     ids = np.asarray(rows, dtype=np.int64)
-    # a float32 checkpoint's weights are borrowed, unless training steps replace them by the trace's own
-    shared = checkpoint is not None and spec.dtype == "float32" and not spec.train_steps
-    _check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, shared, checkpoint is not None)
+    # a float32 trace borrows a checkpoint's weights, unless training steps replace them by its own
+    shared = checkpoint is not None and not spec.train_steps
+    _check_trace_bytes(
+        cfg,
+        ids.shape[0],
+        ids.shape[1] - 1,
+        spec.dtype,
+        settings,
+        shared,
+        checkpoint is not None,
+        spec.tokens is not None,
+    )
     faults, fault_layer = resolve_faults(spec, cfg, settings)
     model = checkpoint[0].name if checkpoint is not None else None
     optimizer = resolve_training(

@@ -119,12 +119,12 @@ def resolve_training(
     """The canonical optimizer (None: no update step) after checking train_steps' limits: the
     count, and the estimated seconds of that much training (app.spec.cost, attention included).
     `model` names the checkpoint (None: a random init): its default lr, and its sizes are fixed."""
-    most = train_steps_limit(cfg, n_seq, T, dtype, settings)
-    if train_steps < 0 or (train_steps > most and most == settings.max_train_steps):  # the count, not the time
+    if not 0 <= train_steps <= settings.max_train_steps:  # the count first: the time estimate needs a sane one
         raise SpecError(
             ("body", "train_steps"),
-            f"train_steps must be between 0 and {most} (max_train_steps), got {shown_number(train_steps)}",
+            f"train_steps must be between 0 and {settings.max_train_steps} (max_train_steps), got {shown_number(train_steps)}",
         )
+    most = train_steps_limit(cfg, n_seq, T, dtype, settings)
     try:
         canonical = canonical_optimizer(optimizer, train_steps, model)
     except OptimizerFieldError as exc:

@@ -101,6 +101,23 @@ def test_a_real_models_trace_too_large_in_float64_asks_for_float32():
     assert refused.value.loc == ("body", "config") and "layers or heads" in refused.value.msg
 
 
+def test_float32_is_advised_where_its_borrowed_weights_make_it_fit_and_tokens_are_named():
+    """SmolLM2 in float64 at 40 positions was told "use a shorter text" though float32 fits: a
+    float32 trace borrows the checkpoint's weights. A spec of token ids is told about its tokens."""
+    cfg = xt_core.Config(vocab_size=600, n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=96, seq_len=64)
+    borrowed = xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4, shared_params=True)
+    assert xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4) > borrowed + 1
+    settings = Settings(max_trace_bytes=borrowed + 1)
+    with pytest.raises(SpecError) as refused:
+        _check_trace_bytes(cfg, 1, 32, "float64", settings, shared=True, fixed_sizes=True)
+    assert refused.value.loc == ("body", "dtype"), refused.value.msg
+    with pytest.raises(SpecError) as refused:
+        _check_trace_bytes(
+            cfg, 1, 32, "float64", settings, fixed_sizes=True, tokens_given=True
+        )  # training: not borrowed
+    assert refused.value.loc == ("body", "tokens") and refused.value.msg.endswith("give fewer tokens")
+
+
 def test_the_walk_page_states_the_limit_it_applies(models_dir):
     one_step = settings_allowing_one_step(models_dir)
     with make_client(models_dir=models_dir, max_train_seconds=one_step.max_train_seconds) as client:
@@ -132,3 +149,14 @@ def test_the_real_smollm2s_default_step_lowers_the_loss_on_its_examples(smollm2_
     spec = resolve(TraceSpec.model_validate({"model": NAME, "text": text, "optimizer": {"name": optimizer}}), settings)
     update = build_trace(spec).update
     assert update.loss_after < update.loss_before, (optimizer, text, update.loss_before, update.loss_after)
+
+
+@pytest.mark.parametrize("steps", [10**400, 10**20, 501])
+def test_a_huge_step_count_is_refused_by_count_before_any_time_estimate(models_dir, steps):
+    """Where time binds (a checkpoint), the count is still checked first: 10**400 steps made the
+    time estimate overflow (a 500) and 1e308 was quoted digit by digit."""
+    spec = TraceSpec.model_validate({"model": NAME, "text": TEXT, "optimizer": {"name": "sgd"}, "train_steps": steps})
+    with pytest.raises(SpecError) as refused:
+        resolve(spec, settings_allowing_one_step(models_dir))
+    message = str(refused.value)
+    assert "max_train_steps" in message and len(message) < 200, message
