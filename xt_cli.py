@@ -175,7 +175,7 @@ def _serve_settings(args) -> tuple[list[str], str]:
     """(allowed Host names, admin key or ""), also exported as XT_ALLOWED_HOSTS / XT_ADMIN_KEY
     for the app that uvicorn imports. Beyond loopback: the bound address, the machine's name
     and every --allowed-host are allowed, writes need an admin key (XT_ADMIN_KEY or new), and
-    XT_PUBLIC_URL (unless set) is the first of those names."""
+    XT_PUBLIC_URL (unless set) is the origin students type (_public_origin)."""
     import os
     import secrets
     import socket
@@ -191,25 +191,45 @@ def _serve_settings(args) -> tuple[list[str], str]:
     hosts = list(dict.fromkeys(hosts))
     os.environ["XT_ALLOWED_HOSTS"] = ",".join(hosts)
     os.environ["XT_ADMIN_KEY"] = key
-    if key and not os.environ.get("XT_PUBLIC_URL"):
+    public = _public_origin(args, socket.gethostname().lower()) if key else None
+    if public and not os.environ.get("XT_PUBLIC_URL"):
         # the class's join URL and QR code: the name students type, even where the presenter's
         # own browser opened http://127.0.0.1 (which their phones cannot)
-        os.environ["XT_PUBLIC_URL"] = f"http://{next(h for h in hosts if h not in LOOPBACK_HOSTS)}:{args.port}"
+        os.environ["XT_PUBLIC_URL"] = public
     return hosts, key
 
 
+def _public_origin(args, machine: str) -> str | None:
+    """The origin students type: the first --allowed-host, else the address bound (not a
+    wildcard), else the machine's name; None if each of those is loopback."""
+    import ipaddress
+
+    bound = [] if args.host in ("0.0.0.0", "::") else [args.host]
+    for name in [*args.allowed_host, *bound, machine]:
+        if _is_loopback(name):
+            continue
+        try:
+            literal = ipaddress.ip_address(name).version == 6
+        except ValueError:
+            literal = False
+        return f"http://{f'[{name}]' if literal else name.lower()}:{args.port}"
+    return None
+
+
 def _serve(args) -> int:
+    import os
+
     import uvicorn
 
     hosts, key = _serve_settings(args)
     if key:
-        names = [h for h in hosts if h not in LOOPBACK_HOSTS]
+        public = os.environ.get("XT_PUBLIC_URL") or f"http://127.0.0.1:{args.port}"
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
-        print(f"xt: students open http://{names[0]}:{args.port}/ (this server answers to: {', '.join(hosts)};")
+        print(f"xt: students open {public}/ (this server answers to: {', '.join(hosts)};")
         print("    add the name they type with --allowed-host NAME)")
         print("xt: uploads, training and presenting need the admin key; open this once in your browser:")
-        for name in (names[0], "127.0.0.1"):
-            print(f"    http://{name}:{args.port}/?key={key}")
+        for origin in dict.fromkeys((public, f"http://127.0.0.1:{args.port}")):
+            print(f"    {origin}/?key={key}")
     elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
     uvicorn.run(

@@ -5,7 +5,6 @@ origin, Host headers only of allowed names (DNS rebinding), and on a server with
 from __future__ import annotations
 
 import os
-import socket
 
 import pytest
 
@@ -151,11 +150,29 @@ def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeyp
     hosts, key = xt_cli._serve_settings(args)
     assert {"127.0.0.1", "localhost", "::1", "class-room.local"} <= set(hosts) and "0.0.0.0" not in hosts
     assert len(key) >= 24
-    # the class's join URL names this machine, not the 127.0.0.1 the presenter may browse
-    assert os.environ["XT_PUBLIC_URL"] == f"http://{socket.gethostname().lower()}:8123"
+    # the class's join URL: the name students type, not the 127.0.0.1 the presenter may browse
+    assert os.environ["XT_PUBLIC_URL"] == "http://class-room.local:8123"
     monkeypatch.setenv("XT_PUBLIC_URL", "http://192.168.1.20:8123")
     xt_cli._serve_settings(args)
     assert os.environ["XT_PUBLIC_URL"] == "http://192.168.1.20:8123"  # the teacher's own choice stays
+
+
+@pytest.mark.parametrize(
+    "host,allowed,machine,origin",
+    [
+        ("0.0.0.0", [], "lab-pc", "http://lab-pc:8000"),
+        ("192.168.1.20", [], "lab-pc", "http://192.168.1.20:8000"),
+        ("2001:db8::5", [], "lab-pc", "http://[2001:db8::5]:8000"),
+        ("0.0.0.0", ["xt.school"], "lab-pc", "http://xt.school:8000"),
+        ("0.0.0.0", [], "localhost", None),  # a container's name: nothing students could type
+    ],
+)
+def test_the_origin_students_type(host, allowed, machine, origin):
+    import argparse
+
+    import xt_cli
+
+    assert xt_cli._public_origin(argparse.Namespace(host=host, port=8000, allowed_host=allowed), machine) == origin
     loopback, none = xt_cli._serve_settings(argparse.Namespace(host="127.0.0.1", port=8000, allowed_host=[]))
     assert none == "" and loopback == ["127.0.0.1", "localhost", "::1"]
 
