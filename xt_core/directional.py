@@ -31,6 +31,10 @@ REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in f
 # against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
 # otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
 ROUNDOFF_ULPS = 64
+# Where a plain central difference fails the tolerance (resolved_error): the relative truncation
+# an extrapolated difference may leave, and the steps (h / shrink) tried until it is below that.
+RESOLVED = 1e-4
+STEP_SHRINKS = (1, 16, 256)
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ class StepCheck:
 
     @property
     def max_rel_error(self) -> float:
-        return max((c.rel_error for c in self.checks), default=0.0)
+        return max((c.rel_error for c in self.checks), key=_nan_first, default=0.0)
 
     @property
     def passed(self) -> bool:
@@ -75,7 +79,7 @@ class StepCheck:
     def error_bound(self) -> float:
         """What the checks vouch for: the largest rel_error plus the resolution below which that
         check could not see."""
-        return max((c.rel_error + c.resolution for c in self.checks), default=0.0)
+        return max((c.rel_error + c.resolution for c in self.checks), key=_nan_first, default=0.0)
 
     @property
     def float32_roundoff(self) -> float | None:
@@ -87,6 +91,11 @@ class StepCheck:
         """The float32 gradient on screen holds NaN/inf where the float64 twin's does not need
         to: the rule may check fine while the numbers shown have overflowed (a diverged run)."""
         return any(c.shown is not None and not math.isfinite(c.shown) for c in self.checks)
+
+
+def _nan_first(error: float) -> float:
+    """max()'s key: a NaN error is the largest (plain max() skips it unless it comes first)."""
+    return math.inf if math.isnan(error) else error
 
 
 def rel(a: float, b: float) -> float:
@@ -128,22 +137,31 @@ def _direction(x: np.ndarray, seed: int) -> np.ndarray:
 
 def resolved_error(analytic: float, numeric: float, spread: float, difference_at) -> tuple[float, float, float]:
     """(rel_error, resolution, numeric): rel(analytic, numeric) where that passes the tolerance.
-    Else the finite difference is taken again at twice and at half the step, and each pair is
-    Richardson-extrapolated ((4 D(h) - D(2h)) / 3 cancels the h² truncation: a loss that curves
-    strongly along u, such as -log p of an unlikely target token, is off by percents at the plain
-    step); the finer estimate is compared, and the part of the discrepancy within the two
-    estimates' spread plus the losses' round-off (what the finite difference cannot resolve, e.g.
-    when the loss is ~1e-5 or the gradient exactly zero) is not held against the gradient: that
-    part, relative, is the resolution reported. A real bug is orders of magnitude above it."""
+
+    Else the difference is taken again at twice and at half the step and each pair Richardson-
+    extrapolated ((4 D(h) - D(2h)) / 3 cancels the h² truncation: a loss that curves strongly
+    along u, such as -log p of an unlikely target token, is off by percents at the plain step).
+    The two extrapolations' difference is what the finer one cannot resolve: where it is above
+    the losses' round-off and above RESOLVED (truncation still large, or a loss not finite at
+    2h), all of it is taken again at a 16 and 256 times smaller step. Then the part of the
+    discrepancy within that difference plus the round-off (the finite difference's own
+    uncertainty, e.g. when the loss is ~1e-5 or the gradient exactly zero) is not held against
+    the gradient: that part, relative, is the resolution reported. Where no step resolves it,
+    nothing is forgiven."""
     error = rel(analytic, numeric)
     if error <= TOLERANCE["float64"]:
         return error, 0.0, numeric
-    wide, _ = difference_at(2.0)
-    narrow, narrow_spread = difference_at(0.5)
-    coarse, fine = (4 * numeric - wide) / 3, (4 * narrow - numeric) / 3
-    uncertainty = abs(fine - coarse) + (4 * narrow_spread + spread) / 3
-    scale = max(abs(analytic), abs(fine), FLOOR)
-    return float(max(abs(analytic - fine) - uncertainty, 0.0) / scale), float(uncertainty / scale), float(fine)
+    for shrink in STEP_SHRINKS:
+        here, here_spread = (numeric, spread) if shrink == 1 else difference_at(1 / shrink)
+        wide, wide_spread = difference_at(2 / shrink)
+        narrow, narrow_spread = difference_at(0.5 / shrink)
+        coarse, fine = (4 * here - wide) / 3, (4 * narrow - here) / 3
+        noise = (4 * narrow_spread + here_spread) / 3 + (4 * here_spread + wide_spread) / 3
+        unresolved, size = abs(fine - coarse), max(abs(analytic), abs(fine), FLOOR)
+        if math.isfinite(unresolved) and (unresolved <= noise or unresolved <= RESOLVED * size):
+            uncertainty = unresolved + noise
+            return float(max(abs(analytic - fine) - uncertainty, 0.0) / size), float(uncertainty / size), float(fine)
+    return (rel(analytic, fine) if math.isfinite(fine) else math.inf), 0.0, float(fine)
 
 
 Losses = Callable[[float], tuple[float, float]]  # h -> (L(x + h u), L(x - h u))

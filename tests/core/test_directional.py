@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from xt_core.directional import TOLERANCE, measured
+from xt_core.directional import TOLERANCE, DirectionCheck, StepCheck, measured
 
 T0 = 1e-3  # L(t) = -log t near a small t: a loss that curves strongly, as -log p of a rare token
 STEP = 2e-4  # the plain central difference is then off by ~1.3%
@@ -24,12 +24,27 @@ def test_a_curved_loss_is_extrapolated_and_the_resolution_reported():
     assert abs(check.numeric - exact) / abs(exact) <= check.resolution  # the extrapolated value
 
 
-@pytest.mark.parametrize("wrong_by", [0.03, 0.005])
-def test_a_wrong_gradient_fails_where_one_difference_could_not_tell(wrong_by):
-    """A 3% or 0.5% error hides in the plain difference's 1.3% (and its spread at twice the step,
-    5%); the extrapolated difference resolves it."""
-    check = measured("t", STEP, losses, -(1 + wrong_by) / T0, None)
-    assert check.rel_error > TOLERANCE["float64"]
+@pytest.mark.parametrize("step", [STEP, 4.9e-4])
+@pytest.mark.parametrize("wrong_by", [0.3, 0.03, 0.005, 0.001, -0.001])
+def test_a_wrong_gradient_fails_where_one_difference_could_not_tell(step, wrong_by):
+    """An error of 0.1% to 30% hides in the plain difference's 1.3% (8% at the larger step) and in
+    the spread of two extrapolations there; smaller steps are taken until they resolve it."""
+    assert measured("t", step, losses, -1 / T0, None).rel_error <= TOLERANCE["float64"]
+    check = measured("t", step, losses, -(1 + wrong_by) / T0, None)
+    assert check.rel_error > TOLERANCE["float64"], check
+
+
+def test_a_loss_not_finite_at_twice_the_step_is_taken_again_smaller():
+    """L(x + 2h u) = inf (the step crosses t = 0): that extrapolation is no measurement at all."""
+    step = 0.6 * T0  # T0 - 2h < 0: -log of a negative number
+    curved = lambda h: (-math.log(T0 + h) if T0 + h > 0 else math.inf, -math.log(T0 - h) if T0 - h > 0 else math.inf)  # noqa: E731
+    assert measured("t", step, curved, -1 / T0, None).rel_error <= TOLERANCE["float64"]
+    assert measured("t", step, curved, -5 / T0, None).rel_error > TOLERANCE["float64"]
+
+
+def test_a_nan_error_fails_the_step_wherever_it_comes():
+    checks = [DirectionCheck("a", 1.0, 1.0, 1e-12), DirectionCheck("b", 1.0, math.nan, math.nan)]
+    assert not StepCheck(0, checks, 1e-6).passed and not StepCheck(0, checks[::-1], 1e-6).passed
 
 
 def test_a_smooth_loss_is_compared_plainly():
