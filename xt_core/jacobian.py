@@ -46,20 +46,6 @@ class JacobianCheck:
         tol = 1e-4 if self.recorded.dtype == np.float32 else 1e-9
         return self.max_rel_error <= tol
 
-    def restricted(self, indices: np.ndarray) -> JacobianCheck:
-        """The same check shown on a subset of the row (e.g. the top-k tokens)."""
-        pos = np.searchsorted(self.indices, indices)
-        return JacobianCheck(
-            indices=self.indices[pos],
-            p=self.p[pos],
-            jacobian=self.jacobian[np.ix_(pos, pos)],
-            dprobs=self.dprobs[pos],
-            chain=self.chain[pos],
-            recorded=self.recorded[pos],
-            max_abs_error=self.max_abs_error,
-            max_rel_error=self.max_rel_error,
-        )
-
 
 def check_softmax_row(
     p: np.ndarray, dprobs: np.ndarray, recorded: np.ndarray, shown: np.ndarray | None = None

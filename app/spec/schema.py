@@ -85,7 +85,9 @@ class TraceSpec(BaseModel):
         None, description='{"name": "adamw"|"sgd", "lr": ..., ...}: the trace ends with this update step'
     )
     train_steps: int = Field(
-        0, ge=0, description="optimizer steps on this batch before the shown one (AdamW lr 3e-3 unless optimizer given)"
+        0,
+        ge=0,
+        description="optimizer steps on this batch before the shown one (AdamW at the model's default lr unless optimizer given: 3e-3 for a random init, a checkpoint's own, e.g. SmolLM2 3e-5)",
     )
 
     _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(whole_number)
