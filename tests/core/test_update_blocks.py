@@ -7,7 +7,7 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core import update_blocks
+from xt_core import memory, update_blocks
 from xt_core.optim import SGD, AdamW, _step, apply_update
 from xt_core.train import forward_loss, train_step
 
@@ -79,3 +79,30 @@ def test_loss_after_is_the_forward_loss_at_the_new_weights(setup, small_blocks, 
     update = train_step(cfg, params, x, y, optimizer).update
     whole = {name: update.params[name] for name in params}
     assert update.loss_after == forward_loss(cfg, whole, x, y)
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_reused_memory_never_changes_an_array_still_held(setup, monkeypatch, optimizer):
+    """With every parameter past the reuse threshold (a real model's embedding is): new weights
+    and ΔW asked for while earlier ones are still held keep their values."""
+    monkeypatch.setattr(memory, "LARGE_ARRAY_BYTES", 1024)
+    cfg, params, x, y, grads = setup
+    state = second_step(optimizer, params, grads)
+    held = apply_update(optimizer, params, grads, state, 2.0)
+    unheld = apply_update(optimizer, params, grads, state, 2.0, hold=False)
+    names = [n for n in params if params[n].nbytes >= 1024]
+    kept = [unheld.params[n] for n in names] + [unheld.per_param[n].delta for n in names]
+    again = [unheld.params[n] for n in names]  # asked again while all of the above are alive
+    for name, new, delta, twice in zip(names, kept[: len(names)], kept[len(names) :], again, strict=True):
+        assert new.tobytes() == held.params[name].tobytes() == twice.tobytes(), name
+        assert delta.tobytes() == held.per_param[name].delta.tobytes(), name
+
+
+def test_the_line_search_in_reused_memory_is_the_same(setup, monkeypatch):
+    from xt_core.train import line_search
+
+    cfg, params, x, y, grads = setup
+    trace = xt_core.forward_backward(cfg, params, x, y)
+    plain = line_search(cfg, trace, params, [1e-3, 1e-1])
+    monkeypatch.setattr(memory, "LARGE_ARRAY_BYTES", 1024)
+    assert line_search(cfg, trace, params, [1e-3, 1e-1]) == plain
