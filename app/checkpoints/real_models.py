@@ -10,6 +10,8 @@ other limits still apply. Only known names are served: an unknown .gguf has no l
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -119,9 +121,35 @@ class Header:
     gguf: object  # xt_core.gguf_import.GGUFHeader: load() reads the weights through it
 
 
-@lru_cache(maxsize=4)
+# Headers read, by (path, mtime): an LRU of a few (one per known model, and a replaced file's),
+# kept here rather than by lru_cache so that header_read can ask whether one is there.
+_HEADERS: OrderedDict[tuple[Path, int], Header] = OrderedDict()
+_HEADERS_KEPT = 4
+_headers_lock = threading.Lock()
+
+
 def header(path: Path, mtime_ns: int) -> Header:
-    """A fetched model's config and tokenizer from its header (about a second; no weight is read)."""
+    """A fetched model's config and tokenizer from its header (about a second; no weight is read),
+    read once while the file is unchanged."""
+    key = (path, mtime_ns)
+    with _headers_lock:
+        if key in _HEADERS:
+            _HEADERS.move_to_end(key)
+            return _HEADERS[key]
+    read = _read_header(path)  # outside the lock: two first readers may both read it, harmlessly
+    with _headers_lock:
+        _HEADERS[key] = read
+        while len(_HEADERS) > _HEADERS_KEPT:
+            _HEADERS.popitem(last=False)
+    return read
+
+
+def header_read(path: Path, mtime_ns: int) -> bool:
+    """Whether header(path, mtime_ns) is already read (answers at once)."""
+    return (path, mtime_ns) in _HEADERS
+
+
+def _read_header(path: Path) -> Header:
     from xt_core.gguf_import import GGUFLimits, read_gguf_header
 
     name = path.stem

@@ -53,6 +53,9 @@ ROPE_THETA_RANGE = (1.0, 1e7)
 NORM_EPS_RANGE = (1e-12, 1.0)
 UPLOAD_NAME = re.compile(r"^sha256-[0-9a-f]{64}$")
 SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
+# The longest model name a request may give (GET /api/tokenize's `model`): past every name the
+# listing can hold (an upload's sha256-<64 hex digits> is 71 characters, a shipped one at most 41).
+MAX_NAME_CHARS = 100
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
 DEMO_ORDER = ("induction", "text")
 UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
@@ -124,6 +127,12 @@ class ModelRegistry:
         if info.format == "gguf":
             return real_models.header(info.path, _mtime(info.path)).summary
         return _summary_cached(info.path, _mtime(info.path))
+
+    def ready(self, info: ModelInfo) -> bool:
+        """Whether its summary and tokenizer are already read, so asking for them takes
+        milliseconds: a fetched real model's header takes about a second the first time (SmolLM2's
+        49,152-token BPE), too long for the worker pool's one thread for quick jobs."""
+        return info.format != "gguf" or real_models.header_read(info.path, _mtime(info.path))
 
     def tokenizer(self, info: ModelInfo):
         """The checkpoint's tokenizer object (None: token ids only), built once per file."""

@@ -9,13 +9,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import security
-from app.checkpoints.registry import CheckpointError, UploadQuotaError, describe, registry
+from app.checkpoints.registry import MAX_NAME_CHARS, CheckpointError, UploadQuotaError, describe, registry
 from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_file
 from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
+from app.spec import preview
 from app.spec.presets import presets
-from app.spec.preview import tokenize_preview
 
 router = APIRouter(prefix="/api", tags=["models"])
 
@@ -39,25 +39,30 @@ _UPLOAD_BODY = {
     "not fetched here (`fetchable`: how to get them)",
 )
 async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
-    models = await services.run(registry(settings).listing, light=True)
-    fetchable = registry(settings).absent()
-    return json_safe({"models": models, "presets": presets(), "fetchable": fetchable})
+    models = registry(settings)
+    # milliseconds once each model is read; the first read of a real model's header is not
+    ready = all(models.ready(info) for info in models.available())
+    listing = await services.run(preview.listing, settings, light=ready)
+    fetchable = models.absent()
+    return json_safe({"models": listing, "presets": presets(), "fetchable": fetchable})
 
 
 @router.get(
     "/tokenize",
     responses=BAD_FIELD,
-    summary="A text as a checkpoint's own tokenizer splits it (pieces, count) and the most training steps "
-    "the server would run on it",
+    summary="A text as a checkpoint's own tokenizer splits it (pieces, count), and the most positions and "
+    "training steps the server would take for it",
 )
 async def tokenize(
     services: ServicesDep,
     settings: SettingsDep,
-    model: str = Query(description="a checkpoint's name, as GET /api/models lists it"),
+    model: str = Query(max_length=MAX_NAME_CHARS, description="a checkpoint's name, as GET /api/models lists it"),
     text: str = Query("", description="at most max_text_chars characters (the spec's own limit)"),
     dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
 ) -> dict:
-    return json_safe(await services.run(tokenize_preview, model, text, dtype, settings, light=True))
+    info = registry(settings).info(model)
+    light = info is None or registry(settings).ready(info)  # the first read of a real model's tokenizer: ~1 s
+    return json_safe(await services.run(preview.tokenize_preview, model, text, dtype, settings, light=light))
 
 
 @router.post(

@@ -1,22 +1,77 @@
 """What a spec naming a checkpoint would be, before it is started: the checkpoint's own
-tokenizer's pieces of the text and their count, and the most training steps the server would
-run before the step (GET /api/tokenize; the home form shows them as the text is typed)."""
+tokenizer's pieces of the text and their count, the most positions and training steps the
+server would take (GET /api/tokenize; the home form shows them as the text is typed), and the
+most positions each checkpoint of GET /api/models takes."""
 
 from __future__ import annotations
 
 from app.checkpoints import real_models
-from app.checkpoints.registry import model_settings
+from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
+from app.spec.resolve import _check_trace_bytes
 from app.spec.training import train_steps_limit
+from xt_core import Config
+
+DTYPES = ("float32", "float64")
+
+
+def max_positions(cfg: Config, dtype: str, settings: Settings, training: bool) -> int:
+    """The most positions (T) of one sequence a spec naming this checkpoint may have at `dtype`:
+    its seq_len, or fewer where the trace would pass max_trace_bytes, found by asking the very
+    check POST /api/traces makes (app.spec.resolve) by bisection (the estimate grows with T).
+    `training`: train_steps > 0, when the trace holds weights of its own instead of borrowing
+    the checkpoint's (as resolve decides: float32 and no training borrow them). 0: not one fits."""
+    shared = dtype == "float32" and not training
+
+    def fits(T: int) -> bool:
+        try:
+            _check_trace_bytes(cfg, 1, T, dtype, settings, shared, fixed_sizes=True)
+        except SpecError:
+            return False
+        return True
+
+    if fits(cfg.seq_len):
+        return cfg.seq_len
+    low, high = 0, cfg.seq_len  # fits(high) is false; low is 0 or fits
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid)
+    return low
+
+
+def position_limits(info: ModelInfo, cfg: Config, settings: Settings) -> dict:
+    """{dtype: {"step": T, "training": T}}: the most positions of one sequence (the home form's
+    text) with no training before the step, and with train_steps > 0, under the model's limits."""
+    settings = model_settings(info, settings)
+    return {
+        dtype: {
+            "step": max_positions(cfg, dtype, settings, False),
+            "training": max_positions(cfg, dtype, settings, True),
+        }
+        for dtype in DTYPES
+    }
+
+
+def listing(settings: Settings) -> list[dict]:
+    """GET /api/models' `models` (the registry's listing), each with its `max_positions`."""
+    models = registry(settings)
+    infos = {info.name: info for info in models.available()}
+    out = models.listing()
+    for entry in out:
+        info = infos[entry["name"]]
+        entry["max_positions"] = position_limits(info, models.summary(info).cfg, settings)
+    return out
 
 
 def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> dict:
-    """{model, tokenizer, tokenizer_label, count, positions, pieces, seq_len, max_train_steps}
-    for `text` as the checkpoint `model` encodes it. Raises SpecError (loc in the query) as
-    POST /api/traces would for the same model and text: unknown model, too long a text,
-    characters a char model lacks, a model without a tokenizer."""
+    """{model, tokenizer, tokenizer_label, count, positions, pieces, seq_len, max_positions,
+    max_positions_training, max_train_steps} for `text` as the checkpoint `model` encodes it.
+    Raises SpecError (loc in the query) as POST /api/traces would for the same model, text and
+    dtype without training steps: unknown model, too long a text, characters a char model
+    lacks, a model without a tokenizer, more positions than the model takes (seq_len or
+    max_trace_bytes)."""
     try:
         info, cfg = resolve_checkpoint(model, {}, settings)
         settings = model_settings(info, settings)  # a real model's own limits
@@ -25,10 +80,13 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
                 ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
             )
         tokenizer = checkpoint_tokenizer(info, settings, None, text)
+        ids = tokenizer.encode(text)
+        positions = max(0, len(ids) - 1)
+        most = max_positions(cfg, dtype, settings, training=False)
+        if positions > most:
+            raise _too_many(info.name, cfg, positions, most, dtype, settings)
     except SpecError as exc:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
-    ids = tokenizer.encode(text)
-    positions = max(0, len(ids) - 1)
     label = real_models.listing_extras(info.name)["tokenizer_label"] if info.format == "gguf" else None
     return {
         "model": info.name,
@@ -38,6 +96,34 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
         "positions": positions,
         "pieces": [tokenizer.token_label(i) for i in ids],
         "seq_len": cfg.seq_len,
-        # one sequence of this text (the home form's): the count, and the seconds it would take
+        # one sequence of this text (the home form's) at this dtype: the most positions without
+        # and with training steps first, and the most training steps (the seconds they take)
+        "max_positions": most,
+        "max_positions_training": max_positions(cfg, dtype, settings, training=True),
         "max_train_steps": train_steps_limit(cfg, 1, max(1, positions), dtype, settings),
     }
+
+
+def _too_many(name: str, cfg: Config, positions: int, most: int, dtype: str, settings: Settings) -> SpecError:
+    """The refusal of a text longer than the model takes, at the field POST /api/traces names
+    (its own check decides: `dtype` when float32 would take it, else `text`), the message naming
+    the most positions and the limit they come from."""
+    if most == cfg.seq_len:
+        return SpecError(
+            ("body", "text"),
+            f"the text gives {positions} positions, more than seq_len = {cfg.seq_len} of model {name!r}",
+        )
+    try:
+        _check_trace_bytes(cfg, 1, positions, dtype, settings, dtype == "float32", fixed_sizes=True)
+        field = "text"
+    except SpecError as exc:
+        field = exc.loc[-1]
+    mb = settings.max_trace_bytes / (1 << 20)
+    message = (
+        f"the text gives {positions} positions; model {name!r} takes {f'{most} positions' if most else 'none'} "
+        f"in {dtype} under this server's trace limit of {mb:,.0f} MB (max_trace_bytes)"
+    )
+    if field == "dtype":
+        in_float32 = max_positions(cfg, "float32", settings, training=False)
+        return SpecError(("body", "dtype"), f"{message}: use float32 (up to {in_float32} positions)")
+    return SpecError(("body", "text"), f"{message}: use a shorter text")

@@ -75,18 +75,52 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     page.fill("#f-text", EXAMPLE)
     count = page.locator("#text-count")
     expect(count).to_contain_text("14 tokens → 13 positions")
+    # The most positions the server takes for it (it said "Up to 8192 positions", where 61 fit)
+    listed = next(m for m in page.request.get("/api/models").json()["models"] if m["name"] == SMOLLM2)
+    most, training = listed["max_positions"]["float32"]["step"], listed["max_positions"]["float32"]["training"]
+    expect(page.locator("#model-help")).to_contain_text(
+        f"Up to {most} positions ({training} with training steps first) in float32, none in float64"
+    )
     expect(count).to_contain_text("SmolLM2 BPE (from the model file): The · ␣capital")
     expect(page.locator("#f-tokenizer option:checked")).to_have_text("SmolLM2 BPE (from the model file)")
     help_text = page.locator("#train-steps-help")
+    assert "lr-help" in page.locator("#f-lr").get_attribute("aria-describedby").split()
+    assert "train-steps-help" in page.locator("#f-train_steps").get_attribute("aria-describedby").split()
     expect(help_text).to_contain_text("0–1 optimizer step on this text")  # the server's time limit for it
     expect(help_text).to_contain_text("lr 0.00003")
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.00003"
     assert axe_violations(page, axe) == []
+    # The live region holds the limit alone: typing an lr never rewrites (re-announces) it
+    page.locator("#train-steps-limit").evaluate(
+        """(live) => { window.liveChanges = 0;
+                      new MutationObserver((m) => { window.liveChanges += m.length; })
+                        .observe(live, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    page.locator("#f-lr").press_sequentially("0.0001")
+    expect(help_text).to_contain_text("lr 0.0001)")
+    assert page.evaluate("window.liveChanges") == 0
+    assert page.locator("#train-steps-help").get_attribute("aria-live") is None
+    assert page.locator("#train-steps-limit").get_attribute("aria-live") == "polite"
+    page.fill("#f-lr", "")
     page.select_option("#f-optimizer", "sgd")
     expect(help_text).to_contain_text("(SGD, lr 0.003)")
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
     page.fill("#f-text", "Hello world")
     expect(count).to_contain_text("2 tokens → 1 position ")
+    # Training first takes fewer positions: the count warns while the text is over that limit
+    page.fill("#f-text", " the" * (training + 2))  # one token each
+    expect(count).to_contain_text(f"{training + 1} positions")
+    expect(count).not_to_contain_text("more than")
+    page.fill("#f-train_steps", "1")
+    expect(count).to_contain_text(f"more than the {training} positions this model takes in float32 with training")
+    page.fill("#f-train_steps", "0")
+    expect(count).not_to_contain_text("more than")
+    page.fill("#f-text", " the" * (most + 2))  # past the most it takes at all: the server's refusal says why
+    expect(count).to_contain_text("Cannot count the tokens")
+    expect(count).to_contain_text(f"the text gives {most + 1} positions")
+    expect(count).to_contain_text(f"takes {most} positions in float32")
+    assert len(session.errors) == 1 and "422" in session.errors[0]  # that refusal, as the browser logs it
+    session.errors.clear()
     # Back on a demo model: its own char tokenizer, counted here; the app's defaults again.
     page.select_option("#f-model", "induction")
     expect(page.locator("#f-tokenizer option:checked")).to_have_text(re.compile(r"^char"))

@@ -1,19 +1,35 @@
-// The home form's live token count: too short a text, too many positions, characters a
-// checkpoint's alphabet lacks. Char and byte tokens are counted here; a checkpoint's own
-// tokenizer of another kind (SmolLM2's BPE) only by the server (home/preview.js), which also
-// says how many training steps it would run for the model and the text.
+// The home form's live token count: too short a text, more positions than the model takes (a
+// checkpoint's most, by precision and training, from GET /api/models' max_positions; a random
+// init's Max positions), characters a checkpoint's alphabet lacks. Char and byte tokens are
+// counted here; a checkpoint's own tokenizer of another kind (SmolLM2's BPE) only by the server
+// (home/preview.js), which also says how many training steps it would run for the model and the text.
 
 import { createPreview } from "./preview.js";
 
 const LOCAL_TOKENIZERS = ["char", "byte"]; // counted here; any other only by the server
 const PIECES_SHOWN = 12;
 
-function countMessage(n, seqLen) {
+/** `limit`: {most, why} (positionLimit), or null when unknown. */
+function countMessage(n, limit) {
   const positions = Math.max(0, n - 1);
   let message = `${n} token${n === 1 ? "" : "s"} → ${positions} position${positions === 1 ? "" : "s"} (inputs = tokens[:-1], targets = tokens[1:])`;
   if (n < 2) message += " · need at least two tokens";
-  else if (seqLen && n - 1 > seqLen) message += ` · more than Max positions = ${seqLen}`;
+  else if (limit && positions > limit.most) message += ` · more than ${limit.why}`;
   return message;
+}
+
+/** The most positions the chosen model takes, and why: a checkpoint's at this precision, with or
+ * without training first (the server's max_positions); a random init's Max positions field. */
+function positionLimit(checkpoint, form, dtype, training) {
+  if (!checkpoint) {
+    const seqLen = Number(form.querySelector("[data-config=seq_len]")?.value);
+    return seqLen ? { most: seqLen, why: `Max positions = ${seqLen}` } : null;
+  }
+  const limits = checkpoint.max_positions?.[dtype];
+  if (!limits) return null;
+  const most = training ? limits.training : limits.step;
+  const when = `in ${dtype}${training ? " with training steps first" : ""}`;
+  return { most, why: `the ${most} position${most === 1 ? "" : "s"} this model takes ${when}` };
 }
 
 /** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */
@@ -23,6 +39,15 @@ function unknownCharacters(checkpoint, value) {
   return Array.from(new Set(Array.from(value).filter((c) => !known.has(c))));
 }
 
+/** The count of a tokenizer counted here (char or byte), and what is wrong with it. */
+function localCount(checkpoint, value, tokenizerName, limit) {
+  const n = tokenizerName === "byte" ? new TextEncoder().encode(value).length : Array.from(value).length;
+  let message = countMessage(n, limit);
+  const unknown = unknownCharacters(checkpoint, value);
+  if (unknown.length) message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
+  return message;
+}
+
 /** The count's update function. `checkpointOf()`: the chosen checkpoint's listing entry
  * (undefined for a random init); `onLimit(maxSteps)`: the server's training limit for it and the
  * text (null: a random init; undefined: unknown, the server refused the text for this model). */
@@ -30,8 +55,11 @@ export function createTokenCount(form, checkpointOf, onLimit) {
   const text = document.getElementById("f-text");
   const tokenizer = document.getElementById("f-tokenizer");
   const dtype = document.getElementById("f-dtype");
+  const trainSteps = document.getElementById("f-train_steps");
   const out = document.getElementById("text-count");
   const currentText = () => text.value.replace(/\r\n/g, "\n");
+  const training = () => Number(trainSteps?.value) > 0;
+  const limit = () => positionLimit(checkpointOf(), form, dtype.value, training());
 
   /** Whether the chosen model is `name` and its tokenizer is one only the server can count. */
   function countedByServer(name) {
@@ -47,7 +75,7 @@ export function createTokenCount(form, checkpointOf, onLimit) {
     if (!countedByServer(asked.model) || asked.text !== currentText()) return;
     const pieces = answer.pieces.slice(0, PIECES_SHOWN).join(" · ") + (answer.count > PIECES_SHOWN ? " · …" : "");
     const by = answer.tokenizer_label || answer.tokenizer;
-    out.textContent = `${countMessage(answer.count, answer.seq_len)} · counted by ${by}: ${pieces}`;
+    out.textContent = `${countMessage(answer.count, limit())} · counted by ${by}: ${pieces}`;
   }
 
   const preview = createPreview(showServerCount, (error, asked) => {
@@ -56,7 +84,7 @@ export function createTokenCount(form, checkpointOf, onLimit) {
     if (countedByServer(asked.model)) out.textContent = `Cannot count the tokens: ${error.message}`;
   });
 
-  return function updateCount() {
+  function updateCount() {
     const checkpoint = checkpointOf();
     const value = currentText();
     const model = document.getElementById("f-model")?.value || "";
@@ -71,13 +99,15 @@ export function createTokenCount(form, checkpointOf, onLimit) {
       out.textContent = `Counting the tokens with ${checkpoint.tokenizer_label || checkpoint.tokenizer} (on the server)…`;
       return;
     }
-    const seqLen = checkpoint ? checkpoint.config.seq_len : Number(form.querySelector("[data-config=seq_len]")?.value);
-    const bytes = tokenizer.value === "byte";
-    const n = bytes ? new TextEncoder().encode(value).length : Array.from(value).length;
-    let message = countMessage(n, seqLen);
-    const unknown = unknownCharacters(checkpoint, value);
-    if (unknown.length)
-      message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
-    out.textContent = message;
-  };
+    out.textContent = localCount(checkpoint, value, tokenizer.value, limit());
+  }
+
+  // Training first allows fewer positions (the trace holds weights of its own): 0 ↔ more recounts.
+  let wasTraining = training();
+  trainSteps?.addEventListener("input", () => {
+    if (training() === wasTraining) return;
+    wasTraining = training();
+    updateCount();
+  });
+  return updateCount;
 }

@@ -21,12 +21,26 @@ function group(label, options) {
   return node;
 }
 
+/** The most positions this server takes for a checkpoint (GET /api/models' max_positions: its
+ * seq_len, or fewer where a trace would pass max_trace_bytes), by precision and training first. */
+function describePositions(model) {
+  const limits = model.max_positions;
+  if (!limits) return `up to ${model.config?.seq_len} positions`;
+  const one = ({ step, training }) =>
+    !step ? "none" : `${step} positions${training === step ? "" : ` (${training} with training steps first)`}`;
+  const [f32, f64] = [one(limits.float32), one(limits.float64)];
+  if (f32 === f64) return f32 === "none" ? "no text fits this server's trace limit" : `up to ${f32}`;
+  return `up to ${f32} in float32, ${f64} in float64 (this server's trace limit)`;
+}
+
 function describeCheckpoint(model) {
   const c = model.config || {};
   const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
+  const positions = describePositions(model);
   // A real model's description already names its layers, heads, width, vocabulary and tokenizer.
-  if (model.kind === "real") return `${description}Up to ${c.seq_len} positions; its sizes are fixed.`;
-  const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, up to ${c.seq_len} positions`;
+  if (model.kind === "real")
+    return `${description}${positions[0].toUpperCase()}${positions.slice(1)}; its sizes are fixed.`;
+  const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, ${positions}`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
   return `${description}${sizes}; ${tokens}. Its sizes are fixed.${describeMeasured(model.measured || {})}`;
 }

@@ -5,13 +5,21 @@
 
 const LABELS = { adamw: "AdamW", sgd: "SGD" };
 
+/** Sets a node's text only when it differs: a live region rewritten with the same words is
+ * announced again by some screen readers. */
+function setText(node, value) {
+  if (node.textContent !== value) node.textContent = value;
+}
+
 /** `checkpointOf()` is the chosen checkpoint's listing entry (undefined for a random init). */
 export function wireTrainingFields(checkpointOf) {
   const lr = document.getElementById("f-lr");
   const help = document.getElementById("train-steps-help");
+  const limitText = document.getElementById("train-steps-limit"); // the live part: the limit alone
+  const optimizerText = document.getElementById("train-steps-optimizer"); // follows the lr field's keystrokes
   const lrHelp = document.getElementById("lr-help");
   const optimizer = document.getElementById("f-optimizer");
-  if (!lr || !help || !lrHelp || !optimizer) return { setLimit() {} };
+  if (!lr || !help || !limitText || !optimizerText || !lrHelp || !optimizer) return { setLimit() {} };
   const appLrs = { adamw: Number(lr.dataset.defaultAdamw), sgd: Number(lr.dataset.defaultSgd) };
   const serverMax = Number(help.dataset.serverMax);
   let limit = Number(help.dataset.maxTrainSteps);
@@ -24,17 +32,21 @@ export function wireTrainingFields(checkpointOf) {
     const defaults = lrs();
     const name = optimizer.value || "adamw"; // training without an optimizer uses AdamW
     lr.placeholder = String(defaults[name]);
-    lrHelp.textContent = `blank: AdamW ${defaults.adamw}, SGD ${defaults.sgd}`;
-    const chosen = lr.value.trim() ? `lr ${lr.value.trim()}` : `lr ${defaults[name]}`;
-    if (limit === undefined)
-      help.textContent = `The server says how many optimizer steps fit once the text suits this model (${LABELS[name]}, ${chosen}).`;
-    else if (limit === 0)
-      help.textContent =
-        "No training first: not even one step of this model on this text fits the server's time limit.";
-    else
-      help.textContent =
-        `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch ` +
-        `(${LABELS[name]}, ${chosen})${checkpointOf() ? "" : "; large sizes allow fewer"}.`;
+    setText(lrHelp, `blank: AdamW ${defaults.adamw}, SGD ${defaults.sgd}`);
+    const chosen = `(${LABELS[name]}, lr ${lr.value.trim() || defaults[name]})`;
+    if (limit === undefined) {
+      setText(limitText, "The server says how many optimizer steps fit once the text suits this model");
+      setText(optimizerText, `${chosen}.`);
+    } else if (limit === 0) {
+      setText(
+        limitText,
+        "No training first: not even one step of this model on this text fits the server's time limit.",
+      );
+      setText(optimizerText, "");
+    } else {
+      setText(limitText, `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch`);
+      setText(optimizerText, `${chosen}${checkpointOf() ? "" : "; large sizes allow fewer"}.`);
+    }
   }
 
   optimizer.addEventListener("change", refresh);

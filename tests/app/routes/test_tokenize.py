@@ -9,10 +9,14 @@ from __future__ import annotations
 import pytest
 
 import xt_core
-from app.checkpoints.registry import registry
+from app.checkpoints.real_models import KNOWN_MODELS
+from app.checkpoints.registry import MAX_NAME_CHARS, registry
 from app.settings import Settings
+from app.spec import TraceSpec, resolve
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import write_llama
+from tests.helpers.real_model import SMOLLM2, link_smollm2
+from xt_core.names import estimate_trace_bytes
 
 NAME = "smollm2-135m"
 CFG = xt_core.Config(vocab_size=600, n_layer=1, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=64)
@@ -80,3 +84,125 @@ def test_characters_a_char_model_lacks_are_refused_by_name(client):
     model = next(m for m in client.get("/api/models").json()["models"] if m["tokenizer"] == "char")
     response = client.get("/api/tokenize", params={"model": model["name"], "text": "☃☃"})
     assert refused_field(response) == "text" and "☃" in response.json()["detail"][0]["msg"]
+
+
+def test_a_long_model_name_is_refused_by_its_limit_and_never_echoed(client):
+    response = client.get("/api/tokenize", params={"model": "m" * 5000, "text": TEXT})
+    assert refused_field(response) == "model"
+    assert str(MAX_NAME_CHARS) in response.json()["detail"][0]["msg"] and len(response.content) < 500
+    for name in ("sha256-" + "0" * 64, "a" * 41, *KNOWN_MODELS):  # every name the listing can hold fits
+        assert len(name) <= MAX_NAME_CHARS
+
+
+# ---------------------------------------------------------------------- the most positions
+
+
+def char_text(model: dict, positions: int) -> str:
+    """A text in a char model's alphabet giving exactly `positions` positions."""
+    return (model["examples"][0] * 100)[: positions + 1]
+
+
+@pytest.fixture(scope="module")
+def tight():
+    """A client whose max_trace_bytes lets the `text` demo model take 20 positions in float32
+    (its weights borrowed) and fewer with training first or in float64; and that model."""
+    settings = Settings()
+    info = registry(settings).info("text")
+    cfg = registry(settings).summary(info).cfg
+    limit = estimate_trace_bytes(cfg, 1, 20, 4, shared_params=True)
+    with make_client(max_trace_bytes=limit) as c:
+        model = next(m for m in c.get("/api/models").json()["models"] if m["name"] == "text")
+        yield c, model
+
+
+def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
+    client, model = tight
+    for dtype in ("float32", "float64"):
+        body = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, 2), "dtype": dtype})
+        most, training = body.json()["max_positions"], body.json()["max_positions_training"]
+        assert model["max_positions"][dtype] == {"step": most, "training": training}  # the listing: the same
+        assert 0 < training <= most <= 20 and (training < most) == (dtype == "float32")  # float32 borrows weights
+        spec = {"model": "text", "text": char_text(model, most), "dtype": dtype}
+        assert client.post("/api/traces", json=spec).status_code == 200
+        assert refused_field(client.post("/api/traces", json={**spec, "text": char_text(model, most + 1)})) in (
+            "text",
+            "dtype",
+        )
+        spec = {"model": "text", "text": char_text(model, training), "dtype": dtype, "train_steps": 1}
+        assert client.post("/api/traces", json=spec).status_code == 200
+        longer = {**spec, "text": char_text(model, training + 1)}
+        assert refused_field(client.post("/api/traces", json=longer)) in ("text", "dtype")
+
+
+def test_a_text_past_the_most_positions_is_refused_naming_the_limit(tight):
+    client, model = tight
+    most = client.get("/api/tokenize", params={"model": "text", "text": "ab"}).json()["max_positions"]
+    response = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, most + 1)})
+    assert refused_field(response) == "text"
+    message = response.json()["detail"][0]["msg"]
+    assert f"{most + 1} positions" in message and f"takes {most} positions" in message and "max_trace_bytes" in message
+    post = client.post("/api/traces", json={"model": "text", "text": char_text(model, most + 1)})
+    assert refused_field(post) == "text"  # as POST refuses it
+
+
+def test_a_text_only_float32_takes_is_refused_at_dtype(tight):
+    client, model = tight
+    text = char_text(model, 10)
+    assert client.get("/api/tokenize", params={"model": "text", "text": text}).status_code == 200
+    response = client.get("/api/tokenize", params={"model": "text", "text": text, "dtype": "float64"})
+    assert refused_field(response) == "dtype" and "use float32" in response.json()["detail"][0]["msg"]
+    post = client.post("/api/traces", json={"model": "text", "text": text, "dtype": "float64"})
+    assert refused_field(post) == "dtype"
+
+
+def test_a_text_past_seq_len_is_refused_naming_it(client):
+    model = next(m for m in client.get("/api/models").json()["models"] if m["name"] == "text")
+    seq_len = model["config"]["seq_len"]
+    body = client.get("/api/tokenize", params={"model": "text", "text": "ab"}).json()
+    assert body["max_positions"] == seq_len == model["max_positions"]["float32"]["step"]
+    response = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, seq_len + 1)})
+    assert refused_field(response) == "text" and f"seq_len = {seq_len}" in response.json()["detail"][0]["msg"]
+
+
+def test_smollm2s_most_positions_are_the_most_post_accepts(tmp_path):
+    """The real model: the home page said "Up to 8192 positions" where 61 fit (float32) and
+    62 were refused on Start ("trace too large")."""
+    link_smollm2(tmp_path)
+    settings = Settings(models_dir=tmp_path)
+    models = registry(settings)
+    tokenizer = models.tokenizer(models.info(SMOLLM2))
+    with make_client(models_dir=tmp_path) as client:
+        body = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello"}).json()
+        most, training = body["max_positions"], body["max_positions_training"]
+        assert 0 < training < most < body["seq_len"]
+        text = " the" * (most + 1)  # one token each: most + 1 tokens, most positions
+        assert len(tokenizer.encode(text)) == most + 1
+        resolve(TraceSpec(model=SMOLLM2, text=text), settings)  # POST's own check accepts it (no build here)
+        longer = text + " the"
+        assert refused_field(client.post("/api/traces", json={"model": SMOLLM2, "text": longer})) == "text"
+        response = client.get("/api/tokenize", params={"model": SMOLLM2, "text": longer})
+        assert refused_field(response) == "text" and f"takes {most} positions" in response.json()["detail"][0]["msg"]
+        float64 = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello world", "dtype": "float64"})
+        assert refused_field(float64) == "dtype"  # no position fits in float64: POST says "use float32" too
+
+
+# ---------------------------------------------------------------------- which pool
+
+
+def test_the_first_read_of_a_real_models_tokenizer_is_not_on_the_light_thread(tmp_path):
+    """SmolLM2's header takes ~1 s to read: on the one thread for millisecond jobs it held up
+    every quick request behind it. Once read, the quick thread answers."""
+    write_llama(tmp_path / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=7), tokenizer=True)
+    with make_client(models_dir=tmp_path) as client:
+        services = client.app.state.services
+        pools = []
+        run = services.run
+
+        async def recording(fn, *args, light=False, **kwargs):
+            pools.append(light)
+            return await run(fn, *args, light=light, **kwargs)
+
+        services.run = recording
+        for _ in range(2):
+            assert client.get("/api/tokenize", params={"model": NAME, "text": TEXT}).status_code == 200
+        assert pools == [False, True]
