@@ -10,7 +10,7 @@ from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
-from app.spec.resolve import _check_trace_bytes
+from app.spec.resolve import check_trace_bytes
 from app.spec.training import train_steps_limit
 from xt_core import Config
 
@@ -23,11 +23,11 @@ def max_positions(cfg: Config, dtype: str, settings: Settings, training: bool) -
     check POST /api/traces makes (app.spec.resolve) by bisection (the estimate grows with T).
     `training`: train_steps > 0, when the trace holds weights of its own instead of borrowing
     the checkpoint's (as resolve decides: float32 and no training borrow them). 0: not one fits."""
-    shared = dtype == "float32" and not training
+    shared = not training  # check_trace_bytes lends them to a float32 trace only
 
     def fits(T: int) -> bool:
         try:
-            _check_trace_bytes(cfg, 1, T, dtype, settings, shared, fixed_sizes=True)
+            check_trace_bytes(cfg, 1, T, dtype, settings, shared, fixed_sizes=True)
         except SpecError:
             return False
         return True
@@ -114,7 +114,7 @@ def _too_many(name: str, cfg: Config, positions: int, most: int, dtype: str, set
             f"the text gives {positions} positions, more than seq_len = {cfg.seq_len} of model {name!r}",
         )
     try:
-        _check_trace_bytes(cfg, 1, positions, dtype, settings, dtype == "float32", fixed_sizes=True)
+        check_trace_bytes(cfg, 1, positions, dtype, settings, shared=True, fixed_sizes=True)
         field = "text"
     except SpecError as exc:
         field = exc.loc[-1]

@@ -99,7 +99,7 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
     return [ids]
 
 
-def _check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False,
+def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False,
                       fixed_sizes: bool = False, tokens_given: bool = False) -> None:  # fmt: skip
     """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
     alone allows a config whose attention maps alone would take gigabytes. A checkpoint's sizes
@@ -193,7 +193,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     ids = np.asarray(rows, dtype=np.int64)
     # a float32 trace borrows a checkpoint's weights, unless training steps replace them by its own
     shared = checkpoint is not None and not spec.train_steps
-    _check_trace_bytes(
+    check_trace_bytes(
         cfg,
         ids.shape[0],
         ids.shape[1] - 1,

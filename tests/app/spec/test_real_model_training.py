@@ -16,7 +16,7 @@ from app.checkpoints.real_models import KNOWN_MODELS
 from app.settings import Settings
 from app.spec import SpecError, TraceSpec, resolve
 from app.spec.cost import step_seconds
-from app.spec.resolve import _check_trace_bytes
+from app.spec.resolve import check_trace_bytes
 from app.spec.training import APP_DEFAULTS, default_lrs
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import write_llama
@@ -94,10 +94,10 @@ def test_a_real_models_trace_too_large_in_float64_asks_for_float32():
     float32 = xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4)
     settings = Settings(max_trace_bytes=float32 + 1)
     with pytest.raises(SpecError) as refused:
-        _check_trace_bytes(cfg, 1, 32, "float64", settings, fixed_sizes=True)
+        check_trace_bytes(cfg, 1, 32, "float64", settings, fixed_sizes=True)
     assert refused.value.loc == ("body", "dtype") and refused.value.msg.endswith("use float32")
     with pytest.raises(SpecError) as refused:
-        _check_trace_bytes(cfg, 1, 32, "float64", settings)  # a random init's sizes can change
+        check_trace_bytes(cfg, 1, 32, "float64", settings)  # a random init's sizes can change
     assert refused.value.loc == ("body", "config") and "layers or heads" in refused.value.msg
 
 
@@ -109,10 +109,10 @@ def test_float32_is_advised_where_its_borrowed_weights_make_it_fit_and_tokens_ar
     assert xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4) > borrowed + 1
     settings = Settings(max_trace_bytes=borrowed + 1)
     with pytest.raises(SpecError) as refused:
-        _check_trace_bytes(cfg, 1, 32, "float64", settings, shared=True, fixed_sizes=True)
+        check_trace_bytes(cfg, 1, 32, "float64", settings, shared=True, fixed_sizes=True)
     assert refused.value.loc == ("body", "dtype"), refused.value.msg
     with pytest.raises(SpecError) as refused:
-        _check_trace_bytes(
+        check_trace_bytes(
             cfg, 1, 32, "float64", settings, fixed_sizes=True, tokens_given=True
         )  # training: not borrowed
     assert refused.value.loc == ("body", "tokens") and refused.value.msg.endswith("give fewer tokens")
