@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from app.checkpoints.registry import MAX_NAME_CHARS
 from app.errors import an_object_like, not_a_boolean, only_a_boolean, whole_number
 from xt_core import Config
 
@@ -62,7 +63,9 @@ class TraceSpec(BaseModel):
     """The JSON body of POST /api/traces."""
 
     model_config = ConfigDict(extra="forbid")
-    model: str | None = Field(None, description="a checkpoint name from /api/models, or null for a random init")
+    model: str | None = Field(
+        None, max_length=MAX_NAME_CHARS, description="a checkpoint name from /api/models, or null for a random init"
+    )
     config: ConfigSpec | None = Field(None, description="random-init sizes; omitted fields take defaults")
     tokenizer: Literal["byte", "char", "bpe"] | None = Field(
         None, description='"char" (default) or "byte" for a random init; a checkpoint\'s own ("bpe": a real model\'s)'

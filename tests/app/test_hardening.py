@@ -311,3 +311,12 @@ def test_out_of_range_numbers_and_wrong_shapes_name_the_limit_or_form(client, bo
     for part in parts:
         assert part in error["msg"], (part, error["msg"])
     assert len(response.content) < 400  # never the input's digits echoed back
+
+
+def test_an_overlong_model_name_is_refused_without_being_echoed():
+    from tests.helpers.client import make_client
+
+    with make_client() as client:
+        refused = client.post("/api/traces", json={"model": "x" * 5000, "text": "hello"})
+        assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["body", "model"]
+        assert "100" in refused.text and len(refused.content) < 500
