@@ -159,14 +159,17 @@ def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed
 
 
 def test_present_to_class_is_one_keypress_and_a_few_tabs_away(session):
+    """Tab goes the way the page is drawn: "Find a step", the toggle, what it unfolded, the class."""
     page = session.page
     open_walk(session)
     page.wait_for_selector("#class-present:not([disabled])", state="attached")
     assert page.locator("#class-present").is_hidden()  # folded with the tokens
-    page.focus("#context-more")
+    page.focus("#find-step")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "context-more"
     page.keyboard.press("Enter")
     assert page.get_attribute("#context-more", "aria-expanded") == "true"
-    for _ in range(4):
+    for _ in range(12):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.id") == "class-present":
             break
