@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import ARTIFACTS, assert_clean
+from tests.helpers.browser import ARTIFACTS, assert_clean, open_walk
 
 VIEWPORT = {"width": 1280, "height": 720}
 
@@ -126,6 +126,59 @@ def test_a_lesson_step_draws_its_annotation(presenter_session):
     assert "induction stripe" in page.text_content("#lesson-takeaway")
     page.screenshot(path=str(_artifact("class-lesson-step")))
     assert_clean(presenter_session)
+
+
+SESSION = """() => fetch('/api/sessions', {method: 'POST', headers: {'Content-Type': 'application/json'},
+  body: JSON.stringify({spec: window.xt.trace.spec})}).then((r) => r.json()).then((s) => s.code)"""
+ENDED = "event: ended\ndata: {}\n\n"  # what the stream sends once the session expired
+
+
+def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed(session):
+    """The page's context folded (as it opens): the class bar still says what happened, and the
+    links a follower lacks (another model or text, training, the bug lab) come back."""
+    page = session.page
+    open_walk(session)
+    code = page.evaluate(SESSION)
+    stream = "**/api/sessions/*/events"
+    page.route(stream, lambda route: route.fulfill(headers={"Content-Type": "text/event-stream"}, body=ENDED))
+    session.goto(f"/join/{code}")
+    page.wait_for_selector(f"#class-status:has-text('Class {code} has ended')")
+    assert page.get_attribute("#context-more", "aria-expanded") == "false"
+    assert page.locator("#class-status").is_visible()
+    assert page.locator(".edit-spec").is_visible() and page.locator("#class-present").is_visible()
+    assert page.get_attribute("#walk", "data-following") is None
+    page.unroute(stream)
+
+    # an unknown code (it ended before the page opened): the same, with the reason
+    page.evaluate("location.hash = 'follow=ZZZZZZ'")
+    page.reload()
+    page.wait_for_selector("#class-status:has-text('Cannot follow class ZZZZZZ')")
+    assert page.locator("#class-status").is_visible() and page.locator(".edit-spec").is_visible()
+    session.errors = [e for e in session.errors if "404" not in e]  # the unknown code's lookup
+    assert_clean(session)
+
+
+def test_present_to_class_is_one_keypress_and_a_few_tabs_away(session):
+    """Tab goes the way the page is drawn: "Find a step", the toggle, what it unfolded, the class."""
+    page = session.page
+    open_walk(session)
+    page.wait_for_selector("#class-present:not([disabled])", state="attached")
+    assert page.locator("#class-present").is_hidden()  # folded with the tokens
+    page.focus("#find-step")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "context-more"
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#context-more", "aria-expanded") == "true"
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "class-present":
+            break
+    assert page.evaluate("document.activeElement.id") == "class-present"
+    page.focus("#context-more")
+    page.keyboard.press("Space")
+    assert page.get_attribute("#context-more", "aria-expanded") == "false"
+    assert page.locator("#class-present").is_hidden()
+    assert_clean(session)
 
 
 def _artifact(name: str):

@@ -40,7 +40,7 @@ def test_the_badge_waits_for_its_check_then_shows_the_verdict(context, deferring
         badge.wait_for()
         assert "✗" in badge.text_content() and page.locator("#step .gradcheck.pending").count() == 0
         assert "gradient check failed" in page.locator("#step .step-warnings").text_content()
-        assert page.locator("#step .gradcheck-details").count() == 1
+        assert page.locator("#step .figures + .gradcheck-details").count() == 1  # below the figures
         passing = next(  # a step the fault leaves right (the forward steps before it, the backward ones after)
             s["index"]
             for s in trace["steps"]

@@ -90,6 +90,37 @@ def test_clicking_an_attention_row_shows_its_jacobian(session):
     assert_clean(session)
 
 
+# The step's children in the page's order: the order Tab and a screen reader meet them.
+CHILDREN = "() => Array.from(document.querySelector('#step').children, (c) => c.classList[0] || c.tagName)"
+# A check failing along a direction whose finite difference was extrapolated (resolution > 0):
+# the failing row is off by at least its rel_error, the passing one by at most rel_error + resolution.
+FAILED_RESOLVED = {
+    "passed": False, "max_rel_error": 0.25, "tolerance": 1e-6, "resolution": 2e-3, "error_bound": 0.2505,
+    "checks": [
+        {"tensor": "dX", "analytic": 1.25, "numeric": 1.0, "rel_error": 0.25, "resolution": 5e-4},
+        {"tensor": "dW", "analytic": 1.0, "numeric": 1.0, "rel_error": 0.0, "resolution": 2e-3},
+    ],
+}  # fmt: skip
+SHOWN = """check => import('/static/js/walk/gradcheck_view.js').then((m) => ({
+  badge: m.gradcheckBadge(check).textContent,
+  rows: Array.from(m.gradcheckDetails(check).querySelectorAll('tbody td:last-child'), (td) => td.textContent),
+}))"""
+
+
+def test_how_the_gradient_was_checked_follows_the_figures_and_a_failure_says_at_least(session):
+    open_walk(session)
+    page = session.page
+    open_step(session, "layers.0.attention.probs", "backward")
+    children = page.evaluate(CHILDREN)
+    assert children.index("figures") < children.index("gradcheck-details") < children.index("jacobian"), children
+    failed = page.evaluate(SHOWN, FAILED_RESOLVED)
+    assert "✗ max rel err ≥ 2.5e-1 " in failed["badge"], failed
+    assert failed["rows"] == ["≥ 2.5e-1", "≤ 2.0e-3"]
+    passed = page.evaluate(SHOWN, {**FAILED_RESOLVED, "passed": True, "max_rel_error": 1e-7, "error_bound": 2.1e-3})
+    assert "✓ max rel err ≤ 2.1e-3 " in passed["badge"], passed
+    assert_clean(session)
+
+
 def test_output_softmax_jacobian_by_position(session):
     open_walk(session)
     page = session.page

@@ -81,20 +81,25 @@ export async function follow(page, code, { playLesson }) {
   });
   detachButton.addEventListener("click", () => setDetached(true));
 
+  /** The class is over for this page (ended, or never followed): the page's own tools are back. */
+  function leave(message) {
+    status.textContent = message;
+    tools.replaceChildren();
+    delete document.getElementById("walk").dataset.following;
+    document.body.classList.remove("in-class");
+    document.getElementById("class-present").hidden = false;
+  }
+
   setDetached(false);
   try {
     await apply(await getSession(code));
   } catch (error) {
-    status.textContent = `Cannot follow class ${code}: ${error.message}`;
-    tools.replaceChildren();
+    leave(`Cannot follow class ${code}: ${error.message}`);
     return;
   }
   followEvents(code, {
     onState: apply,
-    onEnded: () => {
-      status.textContent = `Class ${code} has ended: the page is yours.`;
-      tools.replaceChildren();
-    },
+    onEnded: () => leave(`Class ${code} has ended: the page is yours.`),
     onTrouble: (closed) => {
       if (closed) status.textContent = `Lost class ${code}: reload the page to try again.`;
     },

@@ -88,5 +88,8 @@ export function wireStepFinder(trace, go, current) {
     if (event.inputType === "insertReplacementText") search(); // a suggestion picked (Chrome)
   });
   const label = h("label", { className: "control" }, "Find a step ", input);
-  controls.append(h("div", { className: "find-step" }, label, options, status));
+  const finder = h("div", { className: "find-step" }, label, options, status);
+  const toggle = document.getElementById("context-more"); // drawn after it: in the page's order too
+  if (toggle?.parentElement === controls) toggle.before(finder);
+  else controls.append(finder);
 }

@@ -1,10 +1,11 @@
-// One step: title, phase, the forward and backward rules (MathML), shapes, the gradient
-// check, warnings, the figures (the explanation after the first) and (on softmax-backward
-// steps) the Jacobian.
+// One step: title, phase, warnings, the gradient check's badge, shapes, the forward and
+// backward rules (MathML), the figures (the explanation after the first), how the gradient was
+// checked (walk/gradcheck_view.js) and (on softmax-backward steps) the Jacobian.
 
-import { formatError, formatShape, h } from "../lib/dom.js";
+import { formatShape, h } from "../lib/dom.js";
 import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
 import { enlarge } from "./enlarge.js";
+import { gradcheckBadge, gradcheckDetails } from "./gradcheck_view.js";
 import { createJacobianPanel } from "./jacobian.js";
 import { fitFormulas } from "./math_fit.js";
 import { attachUpdateControls } from "./update.js";
@@ -35,94 +36,6 @@ function rules(step) {
       ),
     );
   return sections.length ? h("div", { className: "rules" }, sections) : null;
-}
-
-export function gradcheckBadge(check) {
-  if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
-  if (check.pending)
-    return h("span", {
-      className: "badge badge-none gradcheck pending",
-      role: "status",
-      text: "grad check: checking…",
-      title: "This model's check replays its layers in float64: it runs now and shows here when done",
-    });
-  if (check.sealed)
-    return h("span", {
-      className: "badge badge-none gradcheck sealed",
-      text: "grad check hidden until you answer",
-      title: "A quiz keeps every verdict until you answer; spend a probe to run this step's check",
-    });
-  const passed = Boolean(check.passed);
-  const broken = passed && Boolean(check.float32_nonfinite);
-  const verdict = broken ? "✓ in float64" : passed ? "✓" : "✗";
-  const broke = broken ? " · the float32 values here are NaN/inf" : "";
-  // an extrapolated finite difference vouches for the gradient only down to its resolution
-  const error = check.resolution > 0 ? `≤ ${formatError(check.error_bound)}` : formatError(check.max_rel_error);
-  const text = `grad check ${verdict} max rel err ${error} (tol ${formatError(check.tolerance)})${broke}`;
-  return h("span", {
-    className: `badge ${broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad"} gradcheck`,
-    role: "status",
-    title: "A seeded random direction u: <dL/dX, u> against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64",
-    text,
-  });
-}
-
-function gradcheckDetails(check) {
-  if (!check?.checks?.length) return null;
-  const rows = check.checks.map((c) =>
-    h(
-      "tr",
-      { className: c.rel_error <= check.tolerance ? "" : "failed" },
-      h("th", { scope: "row", text: c.tensor }),
-      [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
-      h("td", { text: c.resolution > 0 ? `≤ ${formatError(c.rel_error + c.resolution)}` : formatError(c.rel_error) }),
-    ),
-  );
-  const roundoff = check.float32_nonfinite
-    ? h("p", {
-        className: "field-help",
-        text: "This trace is float32 and its values at this step overflowed to NaN/inf. The same step computed in float64 (same weights, tokens and bugs) checks fine: the backward rule is right, the float32 numbers on screen are not.",
-      })
-    : typeof check.float32_roundoff === "number"
-      ? h("p", {
-          className: "field-help",
-          text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).`,
-        })
-      : "";
-  return h(
-    "details",
-    { className: "gradcheck-details" },
-    h("summary", { text: "How the gradient was checked" }),
-    h("p", {
-      className: "field-help",
-      text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64.",
-    }),
-    roundoff,
-    check.resolution > 0
-      ? h("p", {
-          className: "field-help",
-          text: `Along this u the loss curves too strongly for one central difference: it was taken at three step sizes and extrapolated, which pins the derivative down to ${formatError(check.resolution)} (relative). Within that the analytic gradient agrees; a wrong gradient is far outside it.`,
-        })
-      : "",
-    h(
-      "div",
-      { className: "table-scroll" },
-      h(
-        "table",
-        { className: "numbers" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c })),
-          ),
-        ),
-        h("tbody", {}, rows),
-      ),
-    ),
-  );
 }
 
 function shapesList(shapes) {
@@ -258,7 +171,6 @@ export async function renderStep(
     warningsBox(step.warnings) || "",
     h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck), shapesList(step.shapes) || ""),
     rules(step) || "",
-    gradcheckDetails(step.gradcheck) || "",
     h(
       "div",
       { className: "figures" },
@@ -266,6 +178,7 @@ export async function renderStep(
       explanation,
       otherCards,
     ),
+    gradcheckDetails(step.gradcheck) || "",
     jacobian ? jacobian.element : "",
   );
   if (step.update) attachUpdateControls(container, step, { client, isCurrent });
@@ -303,7 +216,7 @@ async function completeCheck(container, step, { client, isCurrent, onChecked }) 
   if (!isCurrent()) return;
   container.querySelector(".gradcheck.pending")?.replaceWith(gradcheckBadge(step.gradcheck));
   const details = gradcheckDetails(step.gradcheck);
-  if (details) container.querySelector(".figures")?.before(details);
+  if (details) container.querySelector(".figures")?.after(details);
   if (answer.warning) {
     container.querySelector(".step-warnings")?.remove();
     container.querySelector(".step-facts")?.before(warningsBox(step.warnings));
