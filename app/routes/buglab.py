@@ -11,6 +11,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from app import security
 from app.buglab import quiz
 from app.buglab import views as buglab_views
 from app.deps import Overloaded, ServicesDep, SettingsDep, TraceDep
@@ -135,7 +136,7 @@ class QuizProbe(BaseModel):
 
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
-    responses={**NOT_FOUND, **BAD_BODY},
+    responses={**NOT_FOUND, **BAD_BODY, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
 async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
@@ -169,7 +170,7 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
-    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT},
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
 async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:

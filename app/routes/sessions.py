@@ -123,7 +123,7 @@ def join_url(request: Request, code: str) -> str:
 @router.post(
     "/api/sessions",
     status_code=201,
-    responses=_answers(503) | security.WRITE_REFUSED,
+    responses=_answers(503) | security.WRITE_REFUSED | security.BODY_REFUSED,
     summary="Open a classroom session",
 )
 async def create_session(
@@ -179,7 +179,11 @@ async def session_events(request: Request, code: str, sessions: SessionsDep, key
     )
 
 
-@router.post("/api/sessions/{code}/state", responses=_answers(403, 404, 429), summary="Move the class (presenter)")
+@router.post(
+    "/api/sessions/{code}/state",
+    responses=_answers(403, 404, 429) | security.BODY_REFUSED,
+    summary="Move the class (presenter)",
+)
 async def set_state(
     request: Request,
     code: str,
@@ -209,7 +213,7 @@ async def _reveal(services, settings, fields: dict) -> dict:
 
 @router.post(
     "/api/sessions/{code}/poll",
-    responses=_answers(403, 404, 409, 429),
+    responses=_answers(403, 404, 409, 429) | security.BODY_REFUSED,
     summary="Open, close or reveal the bug hunt (presenter)",
 )
 async def set_poll(
@@ -237,7 +241,9 @@ async def set_poll(
 
 
 @router.post(
-    "/api/sessions/{code}/answers", responses=_answers(404, 409, 429), summary="A student's answer to the open poll"
+    "/api/sessions/{code}/answers",
+    responses=_answers(404, 409, 429) | security.BODY_REFUSED,
+    summary="A student's answer to the open poll",
 )
 async def answer_poll(request: Request, code: str, body: AnswerBody, sessions: SessionsDep) -> Response:
     """One answer per student browser (a cookie names it): answering again changes it."""
