@@ -103,7 +103,11 @@ export function createTimeline(list, trace, go) {
       "span",
       { className: "run-caption" },
       h("span", { text: PHASE_LABEL[run.key] || run.key }),
-      h("span", { className: "run-count", text: String(run.steps.length) }),
+      h("span", {
+        className: "run-count",
+        text: String(run.steps.length),
+        dataset: { unit: run.steps.length === 1 ? " step" : " steps" },
+      }),
     );
     list.append(
       h(
