@@ -4,6 +4,8 @@ vocabulary. Tests edit the key/value and tensor dicts to build broken files."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from gguf import GGMLQuantizationType, GGUFValueType, GGUFWriter
 from gguf.quants import quantize
@@ -126,3 +128,17 @@ def write_llama(path, cfg: xt_core.Config, params: dict, qtype=Q.F32, kv: dict |
         tensors[name] = encoded(values, Q.F32 if values.ndim == 1 else qtype)
     keys = {**llama_kv(cfg), **(tokenizer_kv() if tokenizer else {}), **(kv or {})}
     return write_gguf(path, keys, tensors)
+
+
+# A stand-in for SmolLM2: a tiny Llama .gguf with its own BPE tokenizer, stored under the real
+# model's name, so the app's real-model paths (listing, tokenizer, limits, defaults) run in
+# milliseconds (tests/app/checkpoints/test_real_models.py, routes/test_tokenize.py, spec/...).
+STAND_IN_NAME = "smollm2-135m"
+STAND_IN = xt_core.Config(vocab_size=600, n_layer=1, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=64)
+STAND_IN_TEXT = "the world in 12 worlds, the café"
+
+
+def write_stand_in(directory: Path) -> Path:
+    """`directory` holding the stand-in's .gguf (seed 7's weights)."""
+    write_llama(directory / f"{STAND_IN_NAME}.gguf", STAND_IN, xt_core.init_params(STAND_IN, seed=7), tokenizer=True)
+    return directory

@@ -14,26 +14,16 @@ from app.checkpoints.registry import MAX_NAME_CHARS, registry
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from tests.helpers.client import make_client
-from tests.helpers.gguf_files import write_llama
+from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT, write_llama
 from tests.helpers.real_model import SMOLLM2, link_smollm2
 from xt_core.names import estimate_trace_bytes
 
-NAME = "smollm2-135m"
-CFG = xt_core.Config(vocab_size=600, n_layer=1, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=64)
-TEXT = "the world in 12 worlds, the café"
+NAME, CFG, TEXT = STAND_IN_NAME, STAND_IN, STAND_IN_TEXT
 
 
 @pytest.fixture(scope="module")
-def models_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("models")
-    write_llama(directory / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=7), tokenizer=True)
-    return directory
-
-
-@pytest.fixture(scope="module")
-def client(models_dir):
-    with make_client(models_dir=models_dir) as c:
-        yield c
+def client(stand_in_client):
+    return stand_in_client
 
 
 def refused_field(response) -> str:

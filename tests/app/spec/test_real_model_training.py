@@ -19,19 +19,10 @@ from app.spec.cost import step_seconds
 from app.spec.resolve import check_trace_bytes
 from app.spec.training import APP_DEFAULTS, default_lrs
 from tests.helpers.client import make_client
-from tests.helpers.gguf_files import write_llama
+from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT
 
-NAME = "smollm2-135m"
-CFG = xt_core.Config(vocab_size=600, n_layer=1, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=64)
-TEXT = "the world in 12 worlds, the café"
+NAME, CFG, TEXT = STAND_IN_NAME, STAND_IN, STAND_IN_TEXT
 RANDOM = {"n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 64}
-
-
-@pytest.fixture(scope="module")
-def models_dir(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("models")
-    write_llama(directory / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=7), tokenizer=True)
-    return directory
 
 
 def settings_allowing_one_step(models_dir: Path) -> Settings:
