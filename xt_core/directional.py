@@ -31,10 +31,11 @@ REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in f
 # against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
 # otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
 ROUNDOFF_ULPS = 64
-# Where a plain central difference fails the tolerance (resolved_error): the relative truncation
-# an extrapolated difference may leave, and the steps (h / shrink) tried until it is below that.
+# Where a plain central difference fails the tolerance (resolved_error): the steps (h / shrink)
+# extrapolated until the truncation is below the tolerance or the round-off, and the most
+# truncation a verdict may forgive where none gets there (relative).
+STEP_SHRINKS = (1, 16, 256, 4096, 65536)
 RESOLVED = 1e-4
-STEP_SHRINKS = (1, 16, 256)
 
 
 @dataclass(frozen=True)
@@ -135,33 +136,68 @@ def _direction(x: np.ndarray, seed: int) -> np.ndarray:
     return u
 
 
+@dataclass(frozen=True)
+class _Extrapolated:
+    """Richardson's (4 D(h/2) - D(h)) / 3 at one step h, and what it cannot see below."""
+
+    fine: float
+    unresolved: float  # |fine - (4 D(h) - D(2h)) / 3|: the truncation left at this step
+    noise: float  # what the losses' round-off puts into the two extrapolations
+
+
+def _extrapolated(difference_at, shrink: int, here: tuple[float, float] | None = None) -> _Extrapolated:
+    here_value, here_spread = here if here is not None else difference_at(1 / shrink)
+    wide, wide_spread = difference_at(2 / shrink)
+    narrow, narrow_spread = difference_at(0.5 / shrink)
+    coarse, fine = (4 * here_value - wide) / 3, (4 * narrow - here_value) / 3
+    noise = (4 * narrow_spread + here_spread) / 3 + (4 * here_spread + wide_spread) / 3
+    return _Extrapolated(fine, abs(fine - coarse), noise)
+
+
 def resolved_error(analytic: float, numeric: float, spread: float, difference_at) -> tuple[float, float, float]:
     """(rel_error, resolution, numeric): rel(analytic, numeric) where that passes the tolerance.
 
     Else the difference is taken again at twice and at half the step and each pair Richardson-
-    extrapolated ((4 D(h) - D(2h)) / 3 cancels the h² truncation: a loss that curves strongly
-    along u, such as -log p of an unlikely target token, is off by percents at the plain step).
-    The two extrapolations' difference is what the finer one cannot resolve: where it is above
-    the losses' round-off and above RESOLVED (truncation still large, or a loss not finite at
-    2h), all of it is taken again at a 16 and 256 times smaller step. Then the part of the
-    discrepancy within that difference plus the round-off (the finite difference's own
-    uncertainty, e.g. when the loss is ~1e-5 or the gradient exactly zero) is not held against
-    the gradient: that part, relative, is the resolution reported. Where no step resolves it,
-    nothing is forgiven."""
+    extrapolated (a loss that curves strongly along u, such as -log p of an unlikely target
+    token, is off by percents at the plain step), at steps 16 times smaller each time
+    (STEP_SHRINKS) until the two extrapolations agree to the tolerance or to the losses'
+    round-off: as far as a finite difference can see. The estimate that got furthest is then
+    judged by _verdict."""
     error = rel(analytic, numeric)
     if error <= TOLERANCE["float64"]:
         return error, 0.0, numeric
+    best, best_ratio = None, math.inf
     for shrink in STEP_SHRINKS:
-        here, here_spread = (numeric, spread) if shrink == 1 else difference_at(1 / shrink)
-        wide, wide_spread = difference_at(2 / shrink)
-        narrow, narrow_spread = difference_at(0.5 / shrink)
-        coarse, fine = (4 * here - wide) / 3, (4 * narrow - here) / 3
-        noise = (4 * narrow_spread + here_spread) / 3 + (4 * here_spread + wide_spread) / 3
-        unresolved, size = abs(fine - coarse), max(abs(analytic), abs(fine), FLOOR)
-        if math.isfinite(unresolved) and (unresolved <= noise or unresolved <= RESOLVED * size):
-            uncertainty = unresolved + noise
-            return float(max(abs(analytic - fine) - uncertainty, 0.0) / size), float(uncertainty / size), float(fine)
-    return (rel(analytic, fine) if math.isfinite(fine) else math.inf), 0.0, float(fine)
+        found = _extrapolated(difference_at, shrink, (numeric, spread) if shrink == 1 else None)
+        if not math.isfinite(found.unresolved):  # a loss not finite at 2h: no measurement
+            continue
+        size = max(abs(analytic), abs(found.fine), FLOOR)
+        if found.unresolved / size < best_ratio:
+            best, best_ratio = found, found.unresolved / size
+        if found.unresolved <= found.noise or found.unresolved <= TOLERANCE["float64"] * size:
+            break
+    return _verdict(analytic, best)
+
+
+def _verdict(analytic: float, found: _Extrapolated | None) -> tuple[float, float, float]:
+    """The part of the discrepancy beyond the estimate's uncertainty (its unresolved truncation
+    plus round-off) is held against the gradient, and that uncertainty, relative, is the
+    resolution reported. Both values within it: the derivative is zero within round-off (an
+    exactly-zero gradient: nothing to report). Truncation never resolved below RESOLVED:
+    nothing forgiven."""
+    if found is None:
+        return math.inf, 0.0, math.nan
+    uncertainty = found.unresolved + found.noise
+    if max(abs(analytic), abs(found.fine)) <= uncertainty:
+        return 0.0, 0.0, float(found.fine)
+    size = max(abs(analytic), abs(found.fine), FLOOR)
+    if found.unresolved > max(found.noise, RESOLVED * size):
+        return rel(analytic, found.fine), 0.0, float(found.fine)
+    return (
+        float(max(abs(analytic - found.fine) - uncertainty, 0.0) / size),
+        float(uncertainty / size),
+        float(found.fine),
+    )
 
 
 Losses = Callable[[float], tuple[float, float]]  # h -> (L(x + h u), L(x - h u))

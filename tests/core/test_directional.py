@@ -50,3 +50,34 @@ def test_a_nan_error_fails_the_step_wherever_it_comes():
 def test_a_smooth_loss_is_compared_plainly():
     check = measured("t", 1e-6, lambda h: (math.sin(1 + h), math.sin(1 - h)), math.cos(1), None)
     assert check.resolution == 0.0 and check.rel_error < 1e-9
+
+
+def curved_anywhere(h: float) -> tuple[float, float]:
+    """-log(T0 + t) at t = ±h, inf where t crosses the pole."""
+    return tuple(-math.log(T0 + t) if T0 + t > 0 else math.inf for t in (h, -h))
+
+
+@pytest.mark.parametrize("step", [100 * T0, 30 * T0])
+def test_a_step_far_past_the_curvature_still_checks_a_right_gradient(step):
+    """The steps shrink until the extrapolations agree: a step 100 times the loss's scale of
+    curvature (a target probability far below the step) must not fail a right gradient."""
+    assert measured("t", step, curved_anywhere, -1 / T0, None).rel_error <= TOLERANCE["float64"]
+    assert measured("t", step, curved_anywhere, -1.001 / T0, None).rel_error > TOLERANCE["float64"]
+
+
+def test_an_error_below_the_first_extrapolations_resolution_is_still_found():
+    """At h = T0 / 10 the first extrapolation resolves the derivative to ~1e-4; an error of 3e-5
+    must not hide in that: a smaller step resolves it."""
+    check = measured("t", T0 / 10, curved_anywhere, -(1 + 3e-5) / T0, None)
+    assert check.rel_error > TOLERANCE["float64"], check
+
+
+def test_a_zero_gradient_in_round_off_is_zero_not_a_resolution_of_50():
+    """Attention over one repeated token: the derivative is exactly 0 and the differences are
+    round-off of a loss ~10 (the badge said "max rel err <= 5.0e+1")."""
+
+    def flat(h: float) -> tuple[float, float]:
+        return 10 + 3e-15 * math.sin(1e12 * h), 10 - 2e-15 * math.cos(3e11 * h)
+
+    check = measured("t", 1e-7, flat, 0.0, None)
+    assert check.rel_error == 0.0 and check.resolution == 0.0, check
