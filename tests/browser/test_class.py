@@ -147,6 +147,11 @@ def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed
     assert page.locator("#class-status").is_visible()
     assert page.locator(".edit-spec").is_visible() and page.locator("#class-present").is_visible()
     assert page.get_attribute("#walk", "data-following") is None
+    # a step moved after the end leaves the message alone, and a reload follows nothing
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(300)
+    assert f"Class {code} has ended" in page.text_content("#class-status")
+    assert page.get_attribute("#walk", "data-following") is None and "follow=" not in page.evaluate("location.hash")
     page.unroute(stream)
 
     # an unknown code (it ended before the page opened): the same, with the reason

@@ -7,18 +7,9 @@
 import { h, setOptions } from "../lib/dom.js";
 import { getLesson, getLessons } from "./api.js";
 import { follow } from "./follow.js";
-import { onStepChange } from "./hooks.js";
+import { onStepChange, setFragment } from "./hooks.js";
 import { createLessonPlayer } from "./lesson.js";
 import { openSession, present, storedKey, wireJoinDialog } from "./present.js";
-
-function setFragment(key, value) {
-  const url = new URL(window.location.href);
-  const hash = new URLSearchParams(url.hash.slice(1));
-  if (value === null) hash.delete(key);
-  else hash.set(key, value);
-  url.hash = hash.toString();
-  window.history.replaceState(null, "", url);
-}
 
 function createLessons(page, select) {
   const current = { name: null, lesson: null, player: null, presenter: null };

@@ -4,7 +4,7 @@
 
 import { h } from "../lib/dom.js";
 import { followEvents, getSession } from "./api.js";
-import { jacobianShown, onStepChange, showHead, showJacobian, whenRendered } from "./hooks.js";
+import { jacobianShown, onStepChange, setFragment, showHead, showJacobian, whenRendered } from "./hooks.js";
 import { createStudentPoll } from "./poll.js";
 
 function sameRow(a, b) {
@@ -36,7 +36,7 @@ export async function follow(page, code, { playLesson }) {
     code,
     currentIndex: () => page.state.index,
   });
-  const follower = { latest: null, detached: false, expected: null, head: null, player: null };
+  const follower = { latest: null, detached: false, expected: null, head: null, player: null, over: false };
 
   function setDetached(detached) {
     follower.detached = detached;
@@ -57,6 +57,7 @@ export async function follow(page, code, { playLesson }) {
   }
 
   async function apply(state) {
+    if (follower.over) return;
     follower.latest = state;
     updatePoll(state.poll);
     if (follower.detached) return;
@@ -72,7 +73,8 @@ export async function follow(page, code, { playLesson }) {
 
   onStepChange(page.state, (index) => {
     const latest = follower.latest;
-    if (!follower.detached && latest && index !== latest.step && index !== follower.expected) setDetached(true);
+    if (follower.over || follower.detached || !latest) return;
+    if (index !== latest.step && index !== follower.expected) setDetached(true);
   });
   back.addEventListener("click", () => {
     setDetached(false);
@@ -83,6 +85,8 @@ export async function follow(page, code, { playLesson }) {
 
   /** The class is over for this page (ended, or never followed): the page's own tools are back. */
   function leave(message) {
+    follower.over = true; // nothing of the class may write the bar again
+    setFragment("follow", null); // a reload must not try to follow it again
     status.textContent = message;
     tools.replaceChildren();
     delete document.getElementById("walk").dataset.following;

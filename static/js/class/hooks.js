@@ -145,3 +145,13 @@ export function showHead(ref) {
 export function lessonSlot() {
   return { walk: document.getElementById("walk"), body: document.querySelector(".walk-body") };
 }
+
+/** Sets (or, value null, deletes) one key of the page's #fragment without a history entry. */
+export function setFragment(key, value) {
+  const url = new URL(window.location.href);
+  const hash = new URLSearchParams(url.hash.slice(1));
+  if (value === null) hash.delete(key);
+  else hash.set(key, value);
+  url.hash = hash.toString();
+  window.history.replaceState(null, "", url);
+}

@@ -64,7 +64,7 @@ function roundoffNote(check) {
 
 function resolutionNote(check) {
   if (!(check.resolution > 0)) return "";
-  const how = `Along this u the loss curves too strongly for one central difference: it was taken at three step sizes and extrapolated, which pins the derivative down to ${formatError(check.resolution)} (relative).`;
+  const how = `Along this u the loss curves too strongly for one central difference: it was taken at several step sizes and extrapolated, which pins the derivative down to ${formatError(check.resolution)} (relative).`;
   const verdict = check.passed
     ? "Within that the analytic gradient agrees; a wrong gradient is far outside it."
     : "The analytic gradient is outside that: a failing row's error is what is left beyond the resolution, at least.";
