@@ -206,7 +206,7 @@ def _public_origin(args, machine: str) -> str | None:
 
     bound = [] if args.host in ("0.0.0.0", "::") else [args.host]
     for name in [*args.allowed_host, *bound, machine]:
-        if _is_loopback(name):
+        if _is_loopback(name) or name.lower().startswith("localhost") or "%" in name:  # a zoned address: no URL
             continue
         try:
             literal = ipaddress.ip_address(name).version == 6
@@ -223,10 +223,14 @@ def _serve(args) -> int:
 
     hosts, key = _serve_settings(args)
     if key:
-        public = os.environ.get("XT_PUBLIC_URL") or f"http://127.0.0.1:{args.port}"
+        public = os.environ.get("XT_PUBLIC_URL")
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
-        print(f"xt: students open {public}/ (this server answers to: {', '.join(hosts)};")
-        print("    add the name they type with --allowed-host NAME)")
+        if public:
+            print(f"xt: students open {public}/ (this server answers to: {', '.join(hosts)};")
+            print("    add the name they type with --allowed-host NAME)")
+        else:
+            print("xt: this machine has no name students could type: give it with --allowed-host NAME")
+            public = f"http://127.0.0.1:{args.port}"
         print("xt: uploads, training and presenting need the admin key; open this once in your browser:")
         for origin in dict.fromkeys((public, f"http://127.0.0.1:{args.port}")):
             print(f"    {origin}/?key={key}")

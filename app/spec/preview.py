@@ -13,6 +13,7 @@ from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
 from app.spec.resolve import check_trace_bytes
 from app.spec.training import train_steps_limit
 from xt_core import Config
+from xt_core.checkpoint import CheckpointError
 
 DTYPES = ("float32", "float64")
 
@@ -58,10 +59,16 @@ def listing(settings: Settings) -> list[dict]:
     """GET /api/models' `models` (the registry's listing), each with its `max_positions`."""
     models = registry(settings)
     infos = {info.name: info for info in models.available()}
-    out = models.listing()
-    for entry in out:
-        info = infos[entry["name"]]
-        entry["max_positions"] = position_limits(info, models.summary(info).cfg, settings)
+    out = []
+    for entry in models.listing():
+        info = infos.get(entry["name"])
+        try:  # an upload that came or went between the two scans is listed without its limits
+            summary = models.summary(info) if info is not None else None
+        except (CheckpointError, OSError):
+            summary = None
+        if summary is not None:
+            entry["max_positions"] = position_limits(info, summary.cfg, settings)
+        out.append(entry)
     return out
 
 
@@ -108,7 +115,7 @@ def _too_many(name: str, cfg: Config, positions: int, most: int, dtype: str, set
     """The refusal of a text longer than the model takes, at the field POST /api/traces names
     (its own check decides: `dtype` when float32 would take it, else `text`), the message naming
     the most positions and the limit they come from."""
-    if most == cfg.seq_len:
+    if positions > cfg.seq_len:  # POST checks the model's own length first
         return SpecError(
             ("body", "text"),
             f"the text gives {positions} positions, more than seq_len = {cfg.seq_len} of model {name!r}",

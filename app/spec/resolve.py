@@ -118,6 +118,11 @@ def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Set
         )
         fits_float32 = dtype == "float64" and in_float32 <= settings.max_trace_bytes
         loc, advice = (("body", "dtype"), "use float32") if fits_float32 else shorter
+        if (
+            not (fits_float32 or shared)
+            and estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=True) <= settings.max_trace_bytes
+        ):
+            advice += ", or no training steps first (a float32 trace without them borrows the model's weights)"
     mb = 1 << 20
     raise SpecError(
         loc,

@@ -165,6 +165,8 @@ def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeyp
         ("2001:db8::5", [], "lab-pc", "http://[2001:db8::5]:8000"),
         ("0.0.0.0", ["xt.school"], "lab-pc", "http://xt.school:8000"),
         ("0.0.0.0", [], "localhost", None),  # a container's name: nothing students could type
+        ("0.0.0.0", [], "localhost.localdomain", None),
+        ("fe80::1%eth0", [], "lab-pc", "http://lab-pc:8000"),  # a zoned address makes no URL
     ],
 )
 def test_the_origin_students_type(host, allowed, machine, origin):

@@ -114,9 +114,10 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
         assert 0 < training <= most <= 20 and (training < most) == (dtype == "float32")  # float32 borrows weights
         spec = {"model": "text", "text": char_text(model, most), "dtype": dtype}
         assert client.post("/api/traces", json=spec).status_code == 200
-        assert refused_field(client.post("/api/traces", json={**spec, "text": char_text(model, most + 1)})) in (
-            "text",
-            "dtype",
+        past = char_text(model, most + 1)
+        posted = refused_field(client.post("/api/traces", json={**spec, "text": past}))
+        assert (
+            refused_field(client.get("/api/tokenize", params={"model": "text", "text": past, "dtype": dtype})) == posted
         )
         spec = {"model": "text", "text": char_text(model, training), "dtype": dtype, "train_steps": 1}
         assert client.post("/api/traces", json=spec).status_code == 200
@@ -196,3 +197,19 @@ def test_the_first_read_of_a_real_models_tokenizer_is_not_on_the_light_thread(tm
         for _ in range(2):
             assert client.get("/api/tokenize", params={"model": NAME, "text": TEXT}).status_code == 200
         assert pools == [False, True]
+
+
+def test_past_the_models_seq_len_both_refuse_the_text_even_where_bytes_allow_float32():
+    """The `induction` model's seq_len is 32; with a trace limit float32 would meet at 34
+    positions, a 34-position text in float64 is refused at `text` (its seq_len) by POST: the
+    preview must not advise float32."""
+    settings = Settings()
+    info = registry(settings).info("induction")
+    cfg = registry(settings).summary(info).cfg
+    limit = estimate_trace_bytes(cfg, 1, cfg.seq_len + 2, 4, shared_params=True)
+    with make_client(max_trace_bytes=limit) as c:
+        model = next(m for m in c.get("/api/models").json()["models"] if m["name"] == "induction")
+        text = char_text(model, cfg.seq_len + 2)
+        posted = refused_field(c.post("/api/traces", json={"model": "induction", "text": text, "dtype": "float64"}))
+        previewed = c.get("/api/tokenize", params={"model": "induction", "text": text, "dtype": "float64"})
+        assert posted == refused_field(previewed) == "text" and "seq_len" in previewed.json()["detail"][0]["msg"]
