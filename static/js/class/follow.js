@@ -16,26 +16,10 @@ export async function follow(page, code, { playLesson }) {
   const tools = document.getElementById("class-tools");
   document.getElementById("class-present").hidden = true;
   document.body.classList.add("in-class");
-  const back = h("button", {
-    type: "button",
-    className: "button-primary",
-    id: "class-back",
-    text: "Back to presenter",
-  });
-  const detachButton = h("button", {
-    type: "button",
-    className: "button-quiet",
-    id: "class-detach",
-    text: "Explore on my own",
-  });
+  const [back, detachButton] = followerButtons();
   tools.replaceChildren(back, detachButton);
-  const pollBox = document.getElementById("poll-panel");
-  const updatePoll = createStudentPoll(pollBox, {
-    trace: page.trace,
-    go: page.go,
-    code,
-    currentIndex: () => page.state.index,
-  });
+  const poll = { trace: page.trace, go: page.go, code, currentIndex: () => page.state.index };
+  const updatePoll = createStudentPoll(document.getElementById("poll-panel"), poll);
   const follower = { latest: null, detached: false, expected: null, head: null, player: null, over: false };
 
   function setDetached(detached) {
@@ -46,29 +30,14 @@ export async function follow(page, code, { playLesson }) {
     status.textContent = detached ? `Exploring on your own · class ${code}` : `Following the presenter · class ${code}`;
   }
 
-  async function moveTo(state) {
-    const lesson = state.lesson ? await playLesson(state.lesson, { follower: true }) : null;
-    follower.player = lesson;
-    const k = state.lesson_step;
-    follower.expected = state.step;
-    if (lesson && k !== null && lesson.stepIndex(k) === state.step) await lesson.player.show(k);
-    else if (state.step !== page.state.index) page.go(state.step);
-    return whenRendered(page.state, state.step);
-  }
-
   async function apply(state) {
     if (follower.over) return;
     follower.latest = state;
     updatePoll(state.poll);
     if (follower.detached) return;
-    const drawn = await moveTo(state);
+    const drawn = await moveTo(page, follower, state, playLesson);
     if (!drawn || follower.latest !== state || follower.detached) return;
-    if (state.jacobian && !sameRow(jacobianShown(), state.jacobian)) showJacobian(state.jacobian);
-    const head = JSON.stringify(state.head);
-    if (head !== follower.head) {
-      follower.head = head;
-      showHead(state.head);
-    }
+    showPanels(follower, state);
   }
 
   onStepChange(page.state, (index) => {
@@ -83,17 +52,7 @@ export async function follow(page, code, { playLesson }) {
   });
   detachButton.addEventListener("click", () => setDetached(true));
 
-  /** The class is over for this page (ended, or never followed): the page's own tools are back. */
-  function leave(message) {
-    follower.over = true; // nothing of the class may write the bar again
-    setFragment("follow", null); // a reload must not try to follow it again
-    status.textContent = message;
-    tools.replaceChildren();
-    delete document.getElementById("walk").dataset.following;
-    document.body.classList.remove("in-class");
-    document.getElementById("class-present").hidden = false;
-  }
-
+  const leave = (message) => leaveClass(follower, status, tools, message);
   setDetached(false);
   try {
     await apply(await getSession(code));
@@ -108,4 +67,44 @@ export async function follow(page, code, { playLesson }) {
       if (closed) status.textContent = `Lost class ${code}: reload the page to try again.`;
     },
   });
+}
+
+/** "Back to presenter" and "Explore on my own". */
+function followerButtons() {
+  return [
+    h("button", { type: "button", className: "button-primary", id: "class-back", text: "Back to presenter" }),
+    h("button", { type: "button", className: "button-quiet", id: "class-detach", text: "Explore on my own" }),
+  ];
+}
+
+/** Shows the presenter's step (and lesson step) of `state`; resolves once it is drawn. */
+async function moveTo(page, follower, state, playLesson) {
+  const lesson = state.lesson ? await playLesson(state.lesson, { follower: true }) : null;
+  follower.player = lesson;
+  const k = state.lesson_step;
+  follower.expected = state.step;
+  if (lesson && k !== null && lesson.stepIndex(k) === state.step) await lesson.player.show(k);
+  else if (state.step !== page.state.index) page.go(state.step);
+  return whenRendered(page.state, state.step);
+}
+
+/** The class is over for this page (ended, or never followed): the page's own tools are back. */
+function leaveClass(follower, status, tools, message) {
+  follower.over = true; // nothing of the class may write the bar again
+  setFragment("follow", null); // a reload must not try to follow it again
+  status.textContent = message;
+  tools.replaceChildren();
+  delete document.getElementById("walk").dataset.following;
+  document.body.classList.remove("in-class");
+  document.getElementById("class-present").hidden = false;
+}
+
+/** The presenter's Jacobian row and enlarged head, where they changed. */
+function showPanels(follower, state) {
+  if (state.jacobian && !sameRow(jacobianShown(), state.jacobian)) showJacobian(state.jacobian);
+  const head = JSON.stringify(state.head);
+  if (head !== follower.head) {
+    follower.head = head;
+    showHead(state.head);
+  }
 }
