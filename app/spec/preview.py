@@ -10,7 +10,7 @@ from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
-from app.spec.resolve import check_trace_bytes
+from app.spec.resolve import check_text_length, check_trace_bytes
 from app.spec.training import train_steps_limit
 from xt_core import Config
 from xt_core.checkpoint import CheckpointError
@@ -82,10 +82,7 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
     try:
         info, cfg = resolve_checkpoint(model, {}, settings)
         settings = model_settings(info, settings)  # a real model's own limits
-        if len(text) > settings.max_text_chars:
-            raise SpecError(
-                ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
-            )
+        check_text_length(text, settings)
         tokenizer = checkpoint_tokenizer(info, settings, None, text)
         ids = tokenizer.encode(text)
         positions = max(0, len(ids) - 1)

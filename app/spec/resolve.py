@@ -158,6 +158,14 @@ def _resolve_tokenizer(
     return tokenizer, tokenizer_name
 
 
+def check_text_length(text: str, settings: Settings) -> None:
+    """A text past settings.max_text_chars is refused before it is tokenized."""
+    if len(text) > settings.max_text_chars:
+        raise SpecError(
+            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
+        )
+
+
 def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]) -> None:
     """Rows of T + 1 token ids, checked before any array is made of them: at least 2 per row,
     at most seq_len positions, ids within the vocab (a JSON integer may be any size)."""
@@ -184,10 +192,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     if spec.text is not None and spec.tokens is not None:
         raise SpecError(("body", "tokens"), "give text or tokens, not both")
     text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
-    if spec.tokens is None and len(text) > settings.max_text_chars:
-        raise SpecError(
-            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
-        )
+    if spec.tokens is None:
+        check_text_length(text, settings)
     tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)
     spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
