@@ -7,7 +7,7 @@ parameters and every earlier output). Its name is the name of the tensor it prod
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -127,6 +127,16 @@ def run_backward_sparse(
                     sink(name, grad)
         caches[i] = None
     return grads
+
+
+def lookup_of_rows(node: Node, tokens) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """An embedding lookup `node` run on only the table rows its tokens read: (those rows'
+    indices, sorted; rows of a table -> the lookup's output from them). The same bits as the
+    lookup of a whole table holding those rows (a vocabulary's is 49,152 rows, the batch reads a
+    few dozen), and the op itself runs (a faulty forward stays so)."""
+    rows, where = np.unique(tokens, return_inverse=True)
+    ids = where.reshape(np.shape(tokens))
+    return rows, lambda table_rows: node.run([ids, table_rows])[0]
 
 
 def first_reader(nodes: list[Node], name: str) -> int:

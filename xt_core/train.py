@@ -17,7 +17,7 @@ from xt_core.config import Config
 from xt_core.memory import reusable_empty
 from xt_core.model import build_tape, check_params, check_tokens, forward_backward
 from xt_core.optim import AdamW, PerParam, apply_update
-from xt_core.tape import Node, replay_loss, replay_losses
+from xt_core.tape import Node, lookup_of_rows, replay_loss, replay_losses
 from xt_core.trace import Trace
 from xt_core.update_blocks import stepped
 
@@ -127,9 +127,8 @@ def _given_lookups(first: Node, tokens: np.ndarray, tables: list[Callable]) -> t
     if first.kind != "embedding" or first.inputs[0] != "tokens":
         return 0, [{} for _ in tables]
     table = first.inputs[1]
-    rows, where = np.unique(tokens, return_inverse=True)
-    ids = where.reshape(np.shape(tokens))
-    return 1, [{first.name: first.run([ids, table_rows(table, rows)])[0]} for table_rows in tables]
+    rows, lookup = lookup_of_rows(first, tokens)
+    return 1, [{first.name: lookup(table_rows(table, rows))} for table_rows in tables]
 
 
 def _loss_after(cfg: Config, trace: Trace, update, table_rows: Callable) -> float:

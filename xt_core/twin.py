@@ -26,7 +26,7 @@ import numpy as np
 from xt_core.f64 import LARGE
 from xt_core.memory import reusable_empty
 from xt_core.optim import PerParam
-from xt_core.tape import Node, node_backward, run_backward_sparse
+from xt_core.tape import Node, lookup_of_rows, node_backward, run_backward_sparse
 
 F64 = np.dtype(np.float64)
 IDS = ("tokens", "targets")
@@ -259,8 +259,7 @@ def lookup_rows(node: Node, params: Mapping, tokens, direction: Direction, step:
     the rows the tokens read are moved (32 of a vocabulary's 49152), in float64, exactly as
     the whole moved table's rows; the lookup itself still runs (a faulty forward stays so)."""
     table = node.inputs[1]
-    rows, where = np.unique(tokens, return_inverse=True)
+    rows, lookup = lookup_of_rows(node, tokens)
     hu = np.multiply(direction.rows(table, rows), step, dtype=F64)
     theta = np.asarray(params[table])[rows]
-    ids = where.reshape(np.shape(tokens))
-    return [node.run([ids, np.add(hu, theta)])[0], node.run([ids, np.subtract(theta, hu)])[0]]
+    return [lookup(np.add(hu, theta)), lookup(np.subtract(theta, hu))]
