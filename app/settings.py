@@ -97,7 +97,7 @@ class Settings:
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
-    shipped_models_dir: Path = ROOT / "xt_core" / "checkpoints"  # demo checkpoints in the repo
+    shipped_models_dir: Path = ROOT / "xt_core" / "checkpoint" / "demos"  # demo checkpoints in the repo
     models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
     # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
     lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`

@@ -45,8 +45,8 @@ import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from xt_core.gradcheck import check_record  # noqa: E402
-from xt_core.zoo import default_models_dir  # noqa: E402
+from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
+from xt_core.checks.gradcheck import check_record  # noqa: E402
 
 NAME = "smollm2-135m"
 TEXT = (

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint  # noqa: E402
 from benchmarks.real_model import T, fetched, token_ids  # noqa: E402
+from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
 from xt_core.ops import OPS, basic  # noqa: E402
-from xt_core.zoo import default_models_dir  # noqa: E402
 
 spent: dict[tuple, float] = collections.defaultdict(float)
 

@@ -9,10 +9,10 @@ from functools import cached_property
 
 import numpy as np
 
+from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
+from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
-from xt_core.jacobian import JacobianCheck, check_softmax_row
 from xt_core.tape import Node
-from xt_core.twin import Float64Step
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ class Trace:
     @property
     def twin(self) -> Float64Step:
         """The step's float64 values and activation gradients, where its gradients are checked
-        (xt_core.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
+        (xt_core.checks.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
         with p near 1, is not a wrong gradient); a float64 trace is its own."""
         if self.dtype == np.float64:
             return Float64Step.of_float64_trace(self)
@@ -177,7 +177,7 @@ class Trace:
     def nbytes(self) -> int:
         """Bytes this trace holds: recorded forward values, gradients and contributions, each
         array once (a contribution that is also a gradient is not counted twice), and for a
-        float32 trace its float64 twin (xt_core.twin: activations and their gradients in float64,
+        float32 trace its float64 twin (xt_core.checks.twin: activations and their gradients in float64,
         about twice the float32 ones), counted up front so a cache bound holds before a check
         builds it. Read-only arrays are borrowed, not held: a loaded checkpoint's weights,
         shared by every trace of that model."""

@@ -18,7 +18,7 @@ from app.steps.axes import activation_axes, head_axes, param_axes
 from app.traces.checks import ChecksJob
 from app.traces.context import TraceContext
 from xt_core import Config
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
 

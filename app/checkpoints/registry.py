@@ -1,5 +1,5 @@
 # Over 350 lines: one registry's listing, upload staging and validation, and the caches they share.
-"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints, the real
+"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoint/demos, the real
 models `xt models fetch` stored in the models directory (known names only, app.checkpoints.
 real_models), and the ones users uploaded (stored content-addressed, by sha256, under the
 data directory).
@@ -44,7 +44,7 @@ from xt_core.checkpoint import (
     save,
 )
 from xt_core.config import Config
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 log = logging.getLogger("xt.models")
 
@@ -278,7 +278,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
 
 def measured(meta: dict) -> dict:
     """What `xt train` measured of a demo model on data it was not trained on: the induction head
-    its probe found (xt_core.probes) and its scores, or the held-out loss and a greedy sample."""
+    its probe found (xt_core.lab.probes) and its scores, or the held-out loss and a greedy sample."""
     keys = (
         "induction_layer",
         "induction_head",

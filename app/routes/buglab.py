@@ -23,7 +23,7 @@ from app.spec.faults import default_fault_layer, new_quiz_seed
 from app.steps.gradcheck import gradcheck_json
 from app.traces.checks import ChecksBusy
 from app.traces.context import TraceContext
-from xt_core.gradcheck import check_record
+from xt_core.checks.gradcheck import check_record
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 

@@ -20,7 +20,7 @@ from app.steps import heads, jacobian, summary, view
 from app.steps.gradcheck import gradcheck_json
 from app.traces import tensors
 from app.traces.context import TraceContext
-from xt_core.gradcheck import check_record
+from xt_core.checks.gradcheck import check_record
 
 # format=npy (the default) answers a .npy file, format=json an object.
 TENSOR_ANSWER = {

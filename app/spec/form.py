@@ -20,7 +20,7 @@ from app.spec.training import (
     describe_optimizer,
     train_steps_limit,
 )
-from xt_core.optim import OPTIMIZERS
+from xt_core.training.optim import OPTIMIZERS
 
 # Form fields of the training controls (beside the spec's own fields on the home form).
 TRAINING_FIELDS = ("optimizer", "train_steps", *OPTIMIZER_FIELDS)

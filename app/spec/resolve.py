@@ -22,7 +22,7 @@ from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSp
 from app.spec.training import resolve_training
 from xt_core import Config
 from xt_core.names import estimate_trace_bytes
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from app.errors import SpecError, shown_number
 from app.settings import Settings
 from app.spec.cost import max_steps_within, step_seconds
 from xt_core.config import Config
-from xt_core.optim import OPTIMIZERS, make_optimizer, optimizer_dict
+from xt_core.training.optim import OPTIMIZERS, make_optimizer, optimizer_dict
 
 # Optimizer fields as flat /walk query keys (optimizer=adamw&lr=0.003); none is a config field.
 OPTIMIZER_FIELDS = ("lr", "momentum", "weight_decay", "beta1", "beta2", "eps")

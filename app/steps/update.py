@@ -17,8 +17,8 @@ from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
 from app.traces.context import TraceContext
-from xt_core.gradcheck import StepCheck
-from xt_core.train import line_search
+from xt_core.checks.gradcheck import StepCheck
+from xt_core.training.loop import line_search
 
 LINE_SEARCH_POINTS = 25
 # Each point is a forward pass: a model this costly (parameters × positions) gets fewer points

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import xt_core
 from app.traces.cache import LRU
-from xt_core.gradcheck import TOLERANCE, StepCheck, check_record
+from xt_core.checks.gradcheck import TOLERANCE, StepCheck, check_record
 
 log = logging.getLogger("xt.checks")
 

@@ -16,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from app.spec.faults import quiz_fault
 from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, steps, wait_rendered
 from xt_core import Config
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 # The home page's default: the first demo model with its first example text.
 DEFAULT_WALK = {

@@ -6,7 +6,7 @@ from gguf import GGUFReader
 
 from tests.helpers.env import required
 from tests.helpers.gguf_files import TINY_MERGES, tokenizer_kv, write_gguf
-from xt_core.bpe import BYTE_TO_CHAR, BPETokenizer
+from xt_core.text.bpe import BYTE_TO_CHAR, BPETokenizer
 
 TEXTS = [
     "the world",

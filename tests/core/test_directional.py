@@ -1,10 +1,10 @@
-"""The error measure every gradient check shares (xt_core/directional.py: measured)."""
+"""The error measure every gradient check shares (xt_core/checks/directional.py: measured)."""
 
 import math
 
 import pytest
 
-from xt_core.directional import TOLERANCE, DirectionCheck, StepCheck, measured
+from xt_core.checks.directional import TOLERANCE, DirectionCheck, StepCheck, measured
 
 T0 = 1e-3  # L(t) = -log t near a small t: a loss that curves strongly, as -log p of a rare token
 STEP = 2e-4  # the plain central difference is then off by ~1.3%

@@ -86,7 +86,7 @@ def test_bad_rows_name_the_field(trace, args, field):
 
 def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row():
     """J on the shown entries only ((k, k), not (N, N)); the error still found where nothing is shown."""
-    from xt_core.jacobian import check_softmax_row
+    from xt_core.checks.jacobian import check_softmax_row
 
     rng = np.random.default_rng(4)
     s = rng.standard_normal(50)

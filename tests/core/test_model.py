@@ -5,7 +5,7 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.gradcheck import check_record, gradcheck
+from xt_core.checks.gradcheck import check_record, gradcheck
 from xt_core.names import tensor_names
 
 CONFIGS = {
@@ -207,7 +207,7 @@ def test_shared_read_only_params_are_not_counted(tiny):
 
 
 def test_float32_checks_run_on_the_float64_twin_and_report_roundoff(tiny):
-    from xt_core.gradcheck import TOLERANCE
+    from xt_core.checks.gradcheck import TOLERANCE
 
     params = xt_core.init_params(tiny)
     batch = make_batch(tiny, 1, 8)

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 import xt_core
 from xt_core.checkpoint import Checkpoint, load, save
-from xt_core.gradcheck import FLOOR, REL_STEP, TOLERANCE
+from xt_core.checks.gradcheck import FLOOR, REL_STEP, TOLERANCE
 from xt_core.names import tensor_names
 from xt_core.tape import first_reader, replay_loss
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer
 
 
 def bounded(examples: int):

@@ -9,12 +9,12 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.gradcheck import check_record
-from xt_core.optim import SGD
+from xt_core.checks.gradcheck import check_record
 from xt_core.tape import replay_losses
-from xt_core.train import train_step
+from xt_core.training.loop import train_step
+from xt_core.training.optim import SGD
 
-twin = importlib.import_module("xt_core.twin")
+twin = importlib.import_module("xt_core.checks.twin")
 PARAMETER_FAULTS = ["linear_dw_transposed", "tied_embedding_one_contribution"]  # wrong dW, not wrong dX
 
 
@@ -83,7 +83,7 @@ def test_the_replays_move_no_large_weight_before_the_backward_has_dotted_its_own
     226 MB in float64) is moved only once the float64 backward has dotted its first large gradient
     (the LM head's), so the two threads' largest arrays never coexist, even when the backward is late."""
     monkeypatch.setattr(twin, "LARGE", 16)  # every weight but the smallest is large
-    update = importlib.import_module("xt_core.update_check")
+    update = importlib.import_module("xt_core.checks.update_check")
     order, real_dot, real_moved = [], update.param_grad_dot, twin.moved_whole
 
     def late_backward(*args):
@@ -108,6 +108,6 @@ def test_a_backward_that_raises_leaves_the_replay_thread_free(monkeypatch, setup
     trace.backward_override = lambda node: broken if node.kind == "swiglu" else None
     with pytest.raises(RuntimeError, match="a backward that raises"):
         check_record(trace, trace.records[-1].index)
-    update = importlib.import_module("xt_core.update_check")
+    update = importlib.import_module("xt_core.checks.update_check")
     assert update._replay_thread().submit(lambda: "free").result(timeout=60) == "free"  # not left waiting
     assert update_check(setup, np.float32).passed

@@ -16,7 +16,7 @@ import xt_core
 from app.spec import TraceSpec, resolve, spec_from_query
 from tests.helpers.client import make_client
 from xt_core.checkpoint import Checkpoint, export_llama2c, save
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 CFG = xt_core.Config(vocab_size=26, n_layer=1, n_head=2, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=32)

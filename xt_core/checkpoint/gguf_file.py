@@ -83,7 +83,7 @@ def _scalar(fields, key: str, kind):
 def _refuse_unknown_keys(fields) -> None:
     for key in fields:
         if key == "general.architecture" or not key.startswith(f"{ARCH}."):
-            continue  # general.* is descriptive, tokenizer.* is read by xt_core.bpe
+            continue  # general.* is descriptive, tokenizer.* is read by xt_core.text.bpe
         short = key[len(ARCH) + 1 :]
         if short in _CONFIG_KEYS or short in _DERIVED_KEYS:
             continue
@@ -270,7 +270,7 @@ class GGUFHeader:
     parameter's tensor lies in the file's memory map (read by weights(), not before)."""
 
     cfg: Config
-    tokenizer: object  # xt_core.bpe.BPETokenizer, or None: the file has no tokenizer
+    tokenizer: object  # xt_core.text.bpe.BPETokenizer, or None: the file has no tokenizer
     meta: dict
     source: str  # the file's name, for messages
     tensors: dict  # xt name -> (the gguf package's ReaderTensor, transpose?)
@@ -327,7 +327,7 @@ def _header(reader, limits: GGUFLimits, source: str):
 def _tokenizer(fields, cfg: Config):
     if "tokenizer.ggml.model" not in fields:
         return None  # weights only: a spec gives token ids
-    from xt_core.bpe import BPETokenizer
+    from xt_core.text.bpe import BPETokenizer
 
     try:
         tokenizer = BPETokenizer.from_gguf_fields(fields)

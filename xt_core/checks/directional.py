@@ -2,7 +2,7 @@
 
 A check compares <g, u>, the analytic gradient g along a seeded random direction u, with the
 central difference (L(x + h u) - L(x - h u)) / 2h of the true loss, all in float64
-(xt_core.gradcheck: one step's checks; xt_core.update_check: the optimizer update's).
+(xt_core.checks.gradcheck: one step's checks; xt_core.checks.update_check: the optimizer update's).
 
 Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction;
 what the finite difference itself cannot resolve is not held against the gradient
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
-from xt_core.twin import BLOCK, Direction
+from xt_core.checks.f64 import LARGE, chunks, dot, moved, sum_of_squares
+from xt_core.checks.twin import BLOCK, Direction
 
 # Relative error allowed against float64 finite differences (FD truncation and round-off stay
 # near 1e-9). Every check runs in float64: a float32 trace is checked through its float64

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from xt_core.tokenizers import _SPECIAL, _check_ids
+from xt_core.text.byte_char import _SPECIAL, _check_ids
 
 # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
 CONTROL = 3  # <|im_start|>, <|endoftext|>: matched whole in text, special
@@ -127,7 +127,7 @@ class BPETokenizer:
 
     @classmethod
     def from_gguf(cls, path) -> BPETokenizer:
-        from xt_core.gguf_import import open_reader
+        from xt_core.checkpoint.gguf_file import open_reader
 
         return cls.from_gguf_fields(open_reader(path).fields)
 

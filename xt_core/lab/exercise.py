@@ -1,7 +1,7 @@
 """Exercises: write one op's backward yourself and check it, Backprop-Ninja style.
 
     import numpy as np
-    from xt_core import exercise
+    from xt_core.lab import exercise
 
     def my_softmax_backward(dp, scores):
         p = np.exp(scores - scores.max(-1, keepdims=True))
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xt_core.checks.gradcheck import TOLERANCE, check_record
 from xt_core.config import Config
-from xt_core.gradcheck import TOLERANCE, check_record
 from xt_core.model import forward_backward, init_params
 from xt_core.ops import OPS
 
