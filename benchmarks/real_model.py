@@ -195,7 +195,7 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     try:
         import torch
 
-        from tests.helpers.torch_reference import _step
+        from tests.helpers.torch_reference import torch_step_of_leaves
     except ImportError:
         print("recorded step vs torch: torch not installed (pip install -e '.[reference]')")
         return
@@ -205,7 +205,7 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     def theirs():
         for t in P.values():
             t.grad = None
-        _step(cfg, P, inputs, targets, keep_intermediates=False)
+        torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates=False)
 
     def ours():
         xt_core.forward_backward(cfg, params, inputs, targets)

@@ -28,6 +28,7 @@ import numpy as np
 from xt_core.checkpoint import Checkpoint, CheckpointError
 from xt_core.config import Config
 from xt_core.model import param_shapes
+from xt_core.text.bpe import BPETokenizer
 
 ARCH = "llama"
 DEFAULT_ROPE_THETA = 10000.0  # llama.cpp's default when llama.rope.freq_base is absent
@@ -327,8 +328,6 @@ def _header(reader, limits: GGUFLimits, source: str):
 def _tokenizer(fields, cfg: Config):
     if "tokenizer.ggml.model" not in fields:
         return None  # weights only: a spec gives token ids
-    from xt_core.text.bpe import BPETokenizer
-
     try:
         tokenizer = BPETokenizer.from_gguf_fields(fields)
     except ValueError as exc:

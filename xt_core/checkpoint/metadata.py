@@ -10,6 +10,7 @@ import math
 
 from xt_core.checkpoint.common import CheckpointError, Limits, config_from_fields, short
 from xt_core.config import Config
+from xt_core.text.bpe import BPETokenizer
 from xt_core.text.byte_char import ByteTokenizer, CharTokenizer
 
 FORMAT = "xt-checkpoint-1"
@@ -132,8 +133,6 @@ def _char_tokenizer(chars, source: str) -> CharTokenizer:
 
 
 def _bpe_tokenizer(text, source: str):
-    from xt_core.text.bpe import BPETokenizer
-
     if not isinstance(text, str) or not text:
         raise CheckpointError(f"{source}: tokenizer.tokenizer_json must be a non-empty string, got {short(text)}")
     try:
