@@ -41,7 +41,7 @@ from app.traces.context import TraceContext
 from app.traces.pool import DaemonPool
 from app.traces.store import TraceStore
 from xt_core import Trace
-from xt_core.checks.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 __all__ = ["RETRY_AFTER_S", "Overloaded", "ServicesDep", "SettingsDep", "TraceDep", "WriterDep"]
 

@@ -230,7 +230,7 @@ class Trace:
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
         p = self["probs"][seq, pos]
-        shown = None if top_k is None else _top_tokens(p, int(self.targets[seq, pos]), top_k)
+        shown = None if top_k is None else np.sort(top_tokens(p, int(self.targets[seq, pos]), top_k))
         return check_softmax_row(p, self.grad("probs")[seq, pos], self.grad("logits")[seq, pos], shown)
 
     def logits_identity_error(self) -> float:
@@ -247,8 +247,10 @@ def _check_index(name: str, value, size: int) -> None:
         raise ValueError(f"{name} must be an integer in [0, {size}), got {value!r}")
 
 
-def _top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
+def top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
+    """The k most probable tokens of a probability row, and the target if it is not among them:
+    most probable first (ties by token id)."""
     top = np.argsort(-p, kind="stable")[:k]
     if target not in top:
-        top = np.append(top, target)
-    return np.sort(top)
+        top = np.append(top, target)  # below every one of the k: the order stays descending
+    return top.astype(np.int64)

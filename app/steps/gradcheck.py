@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xt_core.checks.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 # A view answered before its check (settings.view_check_max_params): the page asks
 # GET /api/traces/{id}/steps/{index}/check and shows the badge when it comes.

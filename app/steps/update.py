@@ -17,7 +17,7 @@ from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
 from app.traces.context import TraceContext
-from xt_core.checks.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 
 LINE_SEARCH_POINTS = 25

@@ -16,7 +16,7 @@ from app.steps.registry import kind_of
 from app.steps.titles import step_summary
 from app.steps.update import update_check_warning
 from app.traces.context import TraceContext
-from xt_core.checks.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
