@@ -154,3 +154,20 @@ def test_no_import_cycle_in_core():
         tuple(sorted(m for m in reach[module] if module in reach[m])) for module in graph if module in reach[module]
     }
     assert not cycles, f"import cycles among xt_core modules: {sorted(cycles)}"
+
+
+PROJECT = ("xt_core", "app", "tests", "benchmarks", "xt_cli")
+
+
+@pytest.mark.parametrize(
+    "path", sorted([*IMPORTERS, *ROOT.joinpath("tests").rglob("*.py")]), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_imports_name_modules_of_this_tree(path: Path):
+    """An import of the project's names a module that exists here (an installed copy of the
+    project elsewhere on the path would otherwise answer for a module moved or removed)."""
+    missing = [
+        f"line {line}: {module}"
+        for module, _, line, _ in _imports(path)
+        if module.split(".")[0] in PROJECT and not _is_module(module)
+    ]
+    assert not missing, f"no such module in this tree: {missing}"

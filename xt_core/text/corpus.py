@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 CORPUS_PATH = Path(__file__).resolve().parent / "corpus.txt"
 INDUCTION_ALPHABET = string.ascii_lowercase  # token i is letter i: sequences read as text
