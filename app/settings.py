@@ -52,8 +52,8 @@ class Settings:
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     # Entries of one tensor GET .../tensors/{name}?format=json serializes (422 naming format=npy
     # beyond, checked before a list is made): 262,144 float32 entries are ~5 MB of JSON, 0.2 s to
-    # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding was 560 MB in
-    # 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
+    # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding would be 560 MB
+    # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
     quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
