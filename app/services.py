@@ -32,7 +32,7 @@ from app.traces.checks import ChecksRunner
 from app.traces.pool import DaemonPool
 from app.traces.store import TraceStore
 from xt_core import Trace
-from xt_core.checks.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 
 class ClientGone(HTTPException):
