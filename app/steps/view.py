@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.encoding import compact_json, json_safe
+from app.steps import formulas
 from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
 from app.steps.kind import draw_figures
@@ -61,11 +62,12 @@ def step_view(
     if failed:
         warnings.insert(0, failed)
     shapes = {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)}
+    forward_rule, backward_rule = formulas.rules(record)
     return {
         **step_summary(record),
         "kind": record.kind,
-        "explanation": explanation(record, trace.cfg) + induction_note(ctx, record),
-        "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
+        "explanation": explanation(record, trace) + induction_note(ctx, record),
+        "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
         "shapes": shapes,
         "figures": figs,
         "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
