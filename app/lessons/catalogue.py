@@ -217,7 +217,9 @@ class _Claims:
                     continue
                 against = claims.about(claim.faults)
                 if not measured.ok:
-                    problems.append(f"{where} is false against {against}: claimed {measured.claimed}; {measured.measured}")
+                    problems.append(
+                        f"{where} is false against {against}: claimed {measured.claimed}; {measured.measured}"
+                    )
                 if claim.id in WALKTHROUGH_VALUES:
                     problems.append(f"{where}: {claim.id!r} names a number of the walkthrough: pick another name")
                 if claim.id in by_id:
@@ -263,7 +265,9 @@ def _fill_text(path: Path, lesson: LessonFile, steps: list[dict], values: dict) 
         for key in ("takeaway", "narration", "next"):
             step[key] = filled(step[key], f"steps[{i}] ({step['name']}, {step['phase']}).{key}")
         for j, note in enumerate(step["annotations"]):
-            note["label"] = filled(note["label"], f"steps[{i}] ({step['name']}, {step['phase']}).annotations[{j}].label")
+            note["label"] = filled(
+                note["label"], f"steps[{i}] ({step['name']}, {step['phase']}).annotations[{j}].label"
+            )
     if problems:
         raise LessonError(path, problems)
     return summary

@@ -282,7 +282,7 @@ def measure(claim, cc: ClaimContext) -> Measured:
 
 
 def about(faults: list[str] | None) -> str:
-    """Which walkthrough a claim was checked against, in words."""
+    """Which trace a claim was checked against, in words."""
     if faults is None:
-        return "this walkthrough"
-    return f"this walkthrough with the fault {', '.join(faults)}" if faults else "this walkthrough, correct backward"
+        return "this trace"
+    return f"this trace's spec with the fault {', '.join(faults)}" if faults else "this trace's spec, correct backward"
