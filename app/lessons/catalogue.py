@@ -28,8 +28,8 @@ from app.lessons.schema import LessonFile, LessonStep
 from app.lessons.template import TemplateError, fill
 from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve, spec_to_query
+from app.steps.context import TraceContext
 from app.steps.titles import title
-from app.traces.context import TraceContext
 from app.traces.store import build_trace
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
