@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.lessons import schema
-from app.traces.context import TraceContext
+from app.steps.context import TraceContext
 from app.traces.tensors import tensor_array
 from xt_core import check_record
 
