@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.steps import update_text
-from app.traces.context import TraceContext
+from app.steps.context import TraceContext
 from tests.helpers.client import post_trace
 from tests.helpers.specs import SMALL_CONFIG
 
