@@ -15,6 +15,7 @@ from app.buglab import quiz
 from app.deps import OffLoopJSONRoute, ServicesDep, SettingsDep, TraceDep, encode, with_gzip
 from app.encoding import compact_json, encoded_response, json_safe
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
+from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
 from app.steps import heads, jacobian, summary, view
 from app.steps.gradcheck import gradcheck_json
@@ -62,6 +63,7 @@ _TRACE_LINKS = {
 
 @router.post(
     "/traces",
+    response_model=TraceSummary,
     responses={
         200: {"description": "the trace's summary", "links": _TRACE_LINKS},
         **security.BODY_REFUSED,
@@ -97,7 +99,11 @@ def step_record(ctx: TraceContext, index: int):
     return ctx.trace.records[index]
 
 
-@router.get("/traces/{trace_id}/steps/{index}", summary="One step: explanation, formulas, figures, gradient check")
+@router.get(
+    "/traces/{trace_id}/steps/{index}",
+    response_model=StepView,
+    summary="One step: explanation, formulas, figures, gradient check",
+)
 async def get_step(
     request: Request,
     services: ServicesDep,
@@ -144,6 +150,7 @@ def _step_check(services, ctx: TraceContext, trace_id: str, index: int):
 
 @router.get(
     "/traces/{trace_id}/steps/{index}/check",
+    response_model=StepCheckAnswer,
     summary="One step's gradient check (a real model's step view answers before it: its gradcheck is pending)",
 )
 async def get_step_check(
@@ -178,6 +185,7 @@ def _render_check(services, ctx: TraceContext, trace_id: str, index: int, sealed
 
 @router.get(
     "/traces/{trace_id}/steps/{index}/head",
+    response_model=HeadView,
     summary="One attention head of a step's grid with every value (the step view sends a downsampled overview)",
 )
 async def get_head(
@@ -230,7 +238,11 @@ def _jacobian_layer(ctx: TraceContext, layer: str, head: int, top_k: int) -> int
     return layer_index
 
 
-@router.get("/traces/{trace_id}/jacobian", summary="One softmax row's Jacobian and the chain-rule check")
+@router.get(
+    "/traces/{trace_id}/jacobian",
+    response_model=JacobianView,
+    summary="One softmax row's Jacobian and the chain-rule check",
+)
 async def get_jacobian(
     request: Request,
     services: ServicesDep,
@@ -256,6 +268,7 @@ def _sealed_jacobian(*args) -> dict:
 
 @router.get(
     "/traces/{trace_id}/tensors/{name}",
+    response_model=TensorJSON,
     responses=TENSOR_ANSWER,
     summary="One recorded tensor or its gradient, as .npy or JSON",
 )
