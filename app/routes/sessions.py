@@ -39,7 +39,6 @@ from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
 from app.sessions.store import StoreUnavailable
 from app.spec import resolve, spec_to_query
-from app.traces.context import TraceContext
 
 log = logging.getLogger("xt.sessions")
 VOTER_COOKIE = "xt_voter"
@@ -145,7 +144,7 @@ async def create_session(
             raise SpecError(("body", "lesson"), f"unknown lesson {body.lesson!r}; GET /api/lessons lists them")
         if lesson.spec.id != spec.id:
             raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
-    trace = services.store.cached(spec) or await services.run(services.store.get, spec)
+    trace = await services.build(spec, request)  # admitted, as every trace build
     first = lesson.steps[0]["index"] if lesson else 0
     code, key = await sessions.create(spec, trace.records, body.lesson, first)
     return JSONResponse({"code": code, "join_url": join_url(request, code), "presenter_key": key}, status_code=201)
@@ -214,12 +213,12 @@ def _conflict(detail: str) -> JSONResponse:
 
 async def _reveal(services, settings, fields: dict) -> dict:
     spec = resolve(SessionCreate.model_validate({"spec": fields["spec"]}).spec, settings)
-    trace = services.store.cached(spec) or await services.run(services.store.get, spec)
-    job = services.checks.get(spec.id) or services.checks.start(spec.id, trace)
+    ctx = await services.context(spec)  # admitted, as every trace build
+    job = services.checks.get(spec.id) or services.checks.start(spec.id, ctx.trace)
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)
-    return rules.reveal(TraceContext(spec, trace, settings), job)
+    return rules.reveal(ctx, job)
 
 
 @router.post(

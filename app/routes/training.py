@@ -3,14 +3,13 @@ update step (app.traces.training runs it; app.steps.update draws it)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.deps import ServicesDep, TraceDep
-from app.encoding import json_response, json_safe
-from app.errors import BAD_FIELD, NOT_FOUND, SpecError
+from app.deps import ServicesDep
+from app.encoding import json_safe
+from app.errors import BAD_FIELD, NOT_FOUND
 from app.schemas.training import ParamUpdate, Progress
-from app.steps import update
 
 router = APIRouter(prefix="/api", tags=["training"])
 
@@ -34,13 +33,7 @@ async def training_progress(services: ServicesDep, trace_id: str) -> dict:
 async def update_parameter(
     request: Request,
     services: ServicesDep,
-    ctx: TraceDep,
+    trace_id: str,
     param: str = Query(description="a parameter name, e.g. layers.0.attention.wq"),
 ) -> Response:
-    if ctx.trace.update is None:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} has no update step: its spec names no optimizer")
-    if param not in ctx.trace.update.per_param:
-        names = ", ".join(ctx.trace.update.per_param)
-        raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
-    figures = await services.run(lambda: json_safe(update.param_figures(ctx, param)))
-    return json_response(request, {"param": param, "figures": figures})
+    return await services.answers.update(request, trace_id, param)

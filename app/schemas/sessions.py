@@ -76,6 +76,17 @@ class Lessons(Answer):
     lessons: list[LessonBrief]
 
 
+class Claim(Answer):
+    """A lesson's claim, true of its trace (a false one refuses the lesson: app/lessons/claims.py)."""
+
+    id: str = Field(description="what the lesson's text names it by ({id.field})")
+    kind: str = Field(description="the kind of claim (app/lessons/schema.py)")
+    claimed: str = Field(description="what the lesson claims, in words")
+    measured: str = Field(description="what the trace measured, in words")
+    against: str = Field(description="the trace it was checked against (the spec, its faults)")
+    values: dict[str, int | float | str | bool | None] = Field(description="the numbers measured")
+
+
 class LessonStep(Answer):
     index: int = Field(description="the step of the trace")
     name: str
@@ -85,6 +96,7 @@ class LessonStep(Answer):
     narration: str
     next: str
     annotations: list[dict[str, Any]] = Field(description="marks drawn on the step's figures")
+    claims: list[Claim] = Field(description="what the step's text claims, each checked against the trace")
 
 
 class Lesson(Answer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app import figures
 from app.figures.serialize import figure_json
-from app.traces.context import TraceContext
+from app.steps.context import TraceContext
 
 
 def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:

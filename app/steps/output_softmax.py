@@ -7,8 +7,8 @@ import numpy as np
 
 from app import figures
 from app.steps import backward
+from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 # Relative deviation from (p − onehot)/N beyond which the step shows a warning.
@@ -71,5 +71,8 @@ def plan(ctx: TraceContext, record: Record) -> list[Figure]:
 
 
 KIND = StepKind(
-    "the output softmax, backward: (p − onehot)/N", lambda r: r.name == "probs" and r.phase == "backward", plan
+    "the output softmax, backward: (p − onehot)/N",
+    lambda r: r.name == "probs" and r.phase == "backward",
+    plan,
+    reads_pos=True,  # the identity check's position
 )

@@ -11,12 +11,12 @@ import numpy as np
 
 from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
-from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
+from app.steps.context import TraceContext
+from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
-from app.steps.titles import OPTIMIZER_LABELS, step_summary, tensor_label
-from app.traces.context import TraceContext
+from app.steps.titles import OPTIMIZER_LABELS, tensor_label
 from xt_core.gradcheck import StepCheck
 from xt_core.train import line_search
 
@@ -229,8 +229,8 @@ def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
     return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
 
 
-def step_view(ctx: TraceContext, record, check: StepCheck | None) -> dict:
-    """The step JSON of the update record (`check` None: answered before its check)."""
+def step_view(ctx: TraceContext, record) -> dict:
+    """The update record's own fields of its step JSON (app.steps.view writes the rest)."""
     trace, spec = ctx.trace, ctx.spec
     update = trace.update
     optimizer = spec.optimizer or {"name": update.optimizer.name, "lr": update.optimizer.lr}
@@ -243,19 +243,12 @@ def step_view(ctx: TraceContext, record, check: StepCheck | None) -> dict:
     search = _line_search(ctx, sgd_lr)
     if search is not None:
         entries.append(_line_search_entry(ctx, search, sgd_lr))
-    warnings = _warnings(ctx, rows)
-    if check is not None and not check.passed:
-        warnings.insert(0, update_check_warning(ctx, check))
     return {
-        **step_summary(record),
-        "kind": record.kind,
         "explanation": _explanation(update.optimizer.name, optimizer, n_train),
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
-        "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
-        "jacobian": None,
-        "warnings": warnings,
+        "warnings": _warnings(ctx, rows),
         "update": {
             "optimizer": optimizer,
             "optimizer_label": describe_optimizer(optimizer),
