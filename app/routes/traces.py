@@ -20,6 +20,7 @@ from app.steps import heads, jacobian, summary, view
 from app.steps.gradcheck import gradcheck_json
 from app.traces import tensors
 from app.traces.context import TraceContext
+from xt_core import names
 from xt_core.gradcheck import check_record
 
 # format=npy (the default) answers a .npy file, format=json an object.
@@ -104,7 +105,7 @@ async def get_step(
     trace_id: str,
     index: int = Path(description="position in the trace's step list"),
     seq: int = Query(0, description="which sequence of the batch the figures show"),
-    pos: int = Query(0, description="position of the output-softmax identity check (step `probs`, backward)"),
+    pos: int = Query(0, description="position of the output-softmax identity check (step `output_probs`, backward)"),
 ) -> Response:
     # A quiz's step keeps its verdict until answered or probed (app/buglab/quiz.py): its own cache entry.
     sealed = _is_quiz(services, trace_id) and services.quiz.sealed(trace_id, index)
@@ -115,7 +116,7 @@ async def get_step(
         step_record(ctx, index)
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
-        if ctx.trace.records[index].name != "probs":  # only the identity check reads pos: share one view
+        if not names.is_output_softmax(ctx.trace.records[index].name):  # only its identity check reads pos
             pos, key = 0, (trace_id, index, seq, 0, sealed)
         render = partial(_render_step, services, ctx, trace_id, index, seq, pos, sealed)
         cached = services.answers.get(key) or await services.run(

@@ -6,18 +6,8 @@ from __future__ import annotations
 import math
 
 import xt_core
-from app.steps.titles import local_name
+from xt_core import names
 from xt_core.trace import Record
-
-_LINEAR_ROLE = {
-    "attention.q": "queries: what each position is looking for",
-    "attention.k": "keys: what each position offers to be found by",
-    "attention.v": "values: what each position passes on when it is attended to",
-    "attention.out": "the attention output: the concatenated heads mixed back into the C-wide residual stream",
-    "feed_forward.gate": "the gate pre-activation a, which goes through silu",
-    "feed_forward.up": "the up projection u, which the gate will scale",
-    "feed_forward.out": "the feed-forward output: the F-wide hidden vector projected back to C features",
-}
 
 _FORWARD = {
     "embedding": (
@@ -172,69 +162,74 @@ _SHARED_INPUT = (
     " The normalized input feeds {names}, so its gradient is the sum of {count} such dX (the C++ reference: {sum}); this "
     "step adds one of them."
 )
+_QKV_INPUT = _SHARED_INPUT.format(names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ")
+_GATE_UP_INPUT = _SHARED_INPUT.format(
+    names="the gate and the up projection", count="two", sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ"
+)
+# What a linear's backward adds, by (role, block) of the tensor it makes (xt_core.names).
 _LINEAR_BACKWARD_EXTRA = {
-    "attention.out": _ATTENTION_OUT_BACKWARD,
-    **{
-        f"attention.{p}": _SHARED_INPUT.format(names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ")
-        for p in "qkv"
-    },
-    **{
-        f"feed_forward.{p}": _SHARED_INPUT.format(
-            names="the gate and the up projection", count="two", sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ"
-        )
-        for p in ("gate", "up")
-    },
+    ("branch out", "attention"): _ATTENTION_OUT_BACKWARD,
+    ("projection", "attention"): _QKV_INPUT,
+    ("projection", "ffn"): _GATE_UP_INPUT,
 }
+_SKIP_PATH = (
+    "This is one of two contributions to the gradient of {x}: it also reaches the loss directly through the "
+    "{which} residual's skip, and the two add (the C++ reference adds the norm's contribution into dx with +=)."
+)
+_RESIDUAL_NAMES = {"attention": "attention", "ffn": "feed-forward"}  # a layer's two residuals, by block
+_NORM_OF_BLOCK = {"attention": "attention_norm", "ffn": "ffn_norm"}  # the gain each block's norm reads
 
 
 def _explain_kind(record: Record) -> str:
     if record.kind == "softmax":
-        return "softmax_output" if record.name == "probs" else "softmax_attention"
+        return "softmax_output" if names.is_output_softmax(record.name) else "softmax_attention"
     return record.kind
 
 
-def _context(record: Record, cfg: xt_core.Config) -> dict:
-    name = local_name(record.name)
-    gqa = ""
-    if cfg.n_kv_head < cfg.n_head:
-        shared = "key" if record.kind == "scores" else "value"
-        gqa = (
+def _gqa(record: Record, cfg: xt_core.Config) -> str:
+    if cfg.n_kv_head >= cfg.n_head:
+        return ""
+    shared = "key" if record.kind == "scores" else "value"
+    if record.phase == "backward":
+        return (
             f" With grouped-query attention {cfg.kv_group} query heads share each key/value head, so a "
             f"{shared} receives the sum of their gradients."
-            if record.phase == "backward"
-            else f" With grouped-query attention {cfg.kv_group} query heads share each key/value head."
         )
+    return f" With grouped-query attention {cfg.kv_group} query heads share each key/value head."
+
+
+def _norm_other(record: Record, recorded) -> str:
+    """What the norm backward says of the gradient's other path."""
+    if recorded is None or recorded.role != "norm out":
+        return "along another path"
+    if not recorded.per_layer:
+        return "The last residual stream reaches the loss only through this norm: this is its whole gradient."
+    return _SKIP_PATH.format(x=record.inputs[0], which=_RESIDUAL_NAMES[recorded.block])
+
+
+def _context(record: Record, cfg: xt_core.Config) -> dict:
+    recorded = names.lookup(record.name)
+    role, block = (recorded.role, recorded.block) if recorded else ("", "")
     tied = (
         " With tied embeddings W is tok_embeddings, so it receives two gradient contributions — here and at "
         "the embedding lookup — that add."
         if cfg.tie_embeddings
         else ""
     )
-    reader = {"attention_norm.out": "attention", "ffn_norm.out": "the feed-forward", "norm.out": "the LM head"}
-    skip_path = (
-        "This is one of two contributions to the gradient of {x}: it also reaches the loss directly through the "
-        "{which} residual's skip, and the two add (the C++ reference adds the norm's contribution into dx with +=)."
-    )
-    other = {
-        "attention_norm.out": skip_path.format(x=record.inputs[0], which="attention"),
-        "ffn_norm.out": skip_path.format(x=record.inputs[0], which="feed-forward"),
-        "norm.out": "The last residual stream reaches the loss only through this norm: this is its whole gradient.",
-    }
     skip, branch = (record.inputs + ("", ""))[:2]
-    norm = "attention_norm" if name == "attention_residual" else "ffn_norm"
     return {
-        "role": _LINEAR_ROLE.get(name, "a linear map"),
-        "reader": reader.get(name, "the next op"),
-        "other": other.get(name, "along another path"),
-        "gqa": gqa,
+        "role": recorded.about if role == "projection" or role == "branch out" else "a linear map",
+        "reader": recorded.about if role == "norm out" else "the next op",
+        "other": _norm_other(record, recorded),
+        "gqa": _gqa(record, cfg),
         "tied": tied,
         "weight": "tok_embeddings (tied)" if cfg.tie_embeddings else "the output matrix",
         "out": record.name,
         "skip": skip,
         "branch": branch,
-        "norm": f"{norm} RMSNorm",
+        "norm": f"{_NORM_OF_BLOCK.get(block, 'ffn_norm')} RMSNorm",
         "log_v": math.log(cfg.vocab_size),
-        "extra": _LINEAR_BACKWARD_EXTRA.get(name, ""),
+        "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
     }
 
 
@@ -254,7 +249,7 @@ def induction_note(ctx, record: Record) -> str:
     if record.phase != "forward" or "induction_layer" not in found:
         return ""
     layer, head = found["induction_layer"], found["induction_head"]
-    if record.name != f"layers.{layer}.attention.probs":
+    if record.name != names.entry("layers.{L}.attention.probs").name(layer):
         return ""
     return (
         f" Layer {layer}, head {head}: induction head — it attends to the token after the earlier occurrence "
