@@ -217,7 +217,7 @@ RECORDED: tuple[Recorded, ...] = (
         _BTC,
         "residual",
         "ffn",
-        "Residual add x' = h + feed-forward",
+        "Residual add x′ = h + feed-forward",
         "residual stream after layer {L}",
         "x′",
     ),

@@ -15,8 +15,8 @@ from app.figures.serialize import figure_json
 from app.spec import ResolvedSpec
 from app.steps import titles
 from app.steps.axes import activation_axes, head_axes, param_axes
+from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
-from app.traces.context import TraceContext
 from xt_core import Config, names
 from xt_core.faults import CATALOGUE
 

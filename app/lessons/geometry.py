@@ -14,9 +14,9 @@ import numpy as np
 
 from app.lessons.schema import Annotation
 from app.steps.axes import VOCAB_ROWS, vocab_columns
+from app.steps.context import TraceContext
 from app.steps.kind import TensorFigure
 from app.steps.registry import kind_of
-from app.traces.context import TraceContext
 
 
 class AnnotationError(ValueError):

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.steps.context import TraceContext
 from app.steps.titles import local_name
-from app.traces.context import TraceContext
 from xt_core import names
 
 VOCAB_ROWS = ("tok_embeddings", "output")  # (V, C) parameters

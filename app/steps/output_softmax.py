@@ -7,8 +7,8 @@ import numpy as np
 
 from app import figures
 from app.steps import backward
+from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
-from app.traces.context import TraceContext
 from xt_core import names
 from xt_core.trace import Record
 
@@ -75,4 +75,5 @@ KIND = StepKind(
     "the output softmax, backward: (p − onehot)/N",
     lambda r: names.is_output_softmax(r.name) and r.phase == "backward",
     plan,
+    reads_pos=True,  # the identity check's position
 )

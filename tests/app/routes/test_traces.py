@@ -388,7 +388,7 @@ def test_nan_and_inf_never_break_the_json():
         recorded.loss = float("nan")
         # traces never change in the server; this one was changed behind its back, so drop the
         # summary cached for its id (a re-posted spec is answered from that cache)
-        client.app.state.services.answers = LRU(100)
+        client.app.state.services.answers.cache = LRU(100)
         assert client.post("/api/traces", json={**SMALL_SPEC, "seed": 7}).json()["loss"] is None
         for index in (s["index"] for s in body["steps"] if s["name"] in ("layers.0.attention.q", "output_probs")):
             response = client.get(f"/api/traces/{body['id']}/steps/{index}")
