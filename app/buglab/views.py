@@ -17,7 +17,7 @@ from app.steps import titles
 from app.steps.axes import activation_axes, head_axes, param_axes
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
-from xt_core import Config
+from xt_core import Config, names
 from xt_core.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
@@ -45,8 +45,7 @@ def picker_options() -> list[dict]:
     sizes decide that; the page asks GET /api/faults for them)."""
     options = []
     for fault in CATALOGUE.values():
-        op = titles.local_name(fault.step_name(0))
-        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward')}"
+        label = f"{fault.name.replace('_', ' ')} — in: {names.entry(fault.step).title}"
         options.append({"name": fault.name, "label": label, "description": fault.description})
     return options
 
