@@ -14,7 +14,7 @@ from app.figures.buglab import check_errors_chart, diff_panels
 from app.figures.serialize import figure_json
 from app.spec import ResolvedSpec
 from app.steps import titles
-from app.steps.axes import activation_axes, head_axes, param_axes
+from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
 from xt_core import Config, names
@@ -205,7 +205,7 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
         what = "the gradient arriving" if kind == "arriving" else "this op's contribution"
         title = f"dL/d({name}), {what}: faulty vs correct"
         fig = diff_panels(
-            z_bad, z_good, rows, cols, title=title, value_name=f"dL/d{name.rsplit('.', 1)[-1]}",
+            z_bad, z_good, rows, cols, title=title, value_name=value_name(name, gradient=True),
             row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
         )  # fmt: skip
         if comparison["identical"]:
