@@ -3,7 +3,7 @@
 Each fault swaps the backward of exactly one op (never a forward), so the loss is
 unchanged while every gradient upstream of the op is corrupted. The per-step gradient
 check measures against finite differences of the true loss, so it fails first exactly at
-the faulted op. Most faults come from the warnings in the C++ reference's backward pass.
+the faulted op. Most faults come from the warnings in the hand-written C++ backward pass xt started from.
 
 Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
 then flows through every earlier layer).
@@ -174,7 +174,7 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "softmax_missing_sum_term",
             "layers.{L}.attention.probs",
-            "Attention softmax backward keeps only the diagonal of the Jacobian and drops - sum(p * dp).",
+            "Attention softmax backward keeps only p * dp = diag(p) @ dp and drops the whole - p p^T part of the Jacobian J = diag(p) - p p^T: the - p * sum(p * dp) term.",
             "dscores = p * (dp - sum(p * dp))",
             "dscores = p * dp",
             _softmax_missing_sum_term,

@@ -72,7 +72,7 @@ _TITLES = {
     "feed_forward.up": "Up projection ·W3",
     "feed_forward.swiglu": "SwiGLU silu(gate) ⊙ up",
     "feed_forward.out": "Down projection ·W2",
-    "ffn_residual": "Residual add x' = h + feed-forward",
+    "ffn_residual": "Residual add x′ = h + feed-forward",
     "norm.out": "Final RMSNorm",
     "logits": "Logits: LM head",
     "probs": "Output softmax: next-token probabilities",

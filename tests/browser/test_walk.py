@@ -153,7 +153,7 @@ def test_the_diagram_and_jump_select_navigate(session):
     open_walk(session)
     page = session.page
     page.select_option("#jump-group", label="Layer 0")
-    page.select_option("#jump-op", label="Residual add x' = h + feed-forward — backward")
+    page.select_option("#jump-op", label="Residual add x′ = h + feed-forward — backward")
     first_backward = next(s for s in steps(session) if s["phase"] == "backward" and s["layer"] == 0)
     wait_rendered(session, first_backward["index"])
     assert "going-up" in page.locator("#blocks").get_attribute("class")
