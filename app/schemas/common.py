@@ -74,6 +74,7 @@ class GradCheck(Answer):
     passed: bool
     max_rel_error: float | None = Field(description="the largest rel_error of its checks")
     tolerance: float = Field(description="float64's tolerance the error is judged against")
+    floor: float = Field(description="rel error = |analytic − numeric| / max(|analytic|, |numeric|, floor)")
     float32_roundoff: float | None = Field(description="how far the float32 gradient on screen sits from its twin")
     float32_nonfinite: bool = Field(description="the rule checked fine but the float32 values overflowed")
     resolution: float = Field(description="the coarsest resolution of its checks (0: all exact differences)")
