@@ -19,8 +19,7 @@ from app.lessons import schema
 from app.steps.context import TraceContext
 from app.traces.tensors import tensor_array
 from xt_core import check_record
-
-OUTPUT_PROBS = "probs"  # the output softmax's recorded tensor
+from xt_core.names import OUTPUT_PROBS
 
 
 class ClaimError(ValueError):

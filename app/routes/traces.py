@@ -80,7 +80,7 @@ async def get_step(
     trace_id: str,
     index: int = Path(description="position in the trace's step list"),
     seq: int = Query(0, description="which sequence of the batch the figures show"),
-    pos: int = Query(0, description="position of the output-softmax identity check (step `probs`, backward)"),
+    pos: int = Query(0, description="position of the output-softmax identity check (step `output_probs`, backward)"),
 ) -> Response:
     return await services.answers.step(request, trace_id, index, seq, pos)
 

@@ -8,20 +8,11 @@ from __future__ import annotations
 import xt_core
 from app.steps import measured
 from app.steps.titles import local_name
+from xt_core import names
 from xt_core.trace import Record
 
 # The seed's C++ backward pass, named in words where a sentence quotes it.
 CPP = "the hand-written C++ backward pass xt started from"
-
-_LINEAR_ROLE = {
-    "attention.q": "queries: what each position is looking for",
-    "attention.k": "keys: what each position offers to be found by",
-    "attention.v": "values: what each position passes on when it is attended to",
-    "attention.out": "the attention output: the concatenated heads mixed back into the C-wide residual stream",
-    "feed_forward.gate": "the gate pre-activation a, which goes through silu",
-    "feed_forward.up": "the up projection u, which the gate will scale",
-    "feed_forward.out": "the feed-forward output: the F-wide hidden vector projected back to C features",
-}
 
 _FORWARD = {
     "embedding": (
@@ -196,24 +187,19 @@ _SHARED_INPUT = (
     " The normalized input n feeds {names}, so its gradient is the sum of {count} such dX (the C++ pass: {sum}, "
     "its {cpp_n} being our dL/dn{more}); this step adds one of them."
 )
+# What a linear's backward adds, by (role, block) of the tensor it makes (xt_core.names).
 _LINEAR_BACKWARD_EXTRA = {
-    "attention.out": _ATTENTION_OUT_BACKWARD,
-    **{
-        f"attention.{p}": _SHARED_INPUT.format(
-            names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ", cpp_n="dxb", more=""
-        )
-        for p in "qkv"
-    },
-    **{
-        f"feed_forward.{p}": _SHARED_INPUT.format(
-            names="the gate and the up projection",
-            count="two",
-            sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ",
-            cpp_n="dx2b",
-            more=", its dh1 and dh3 our dL/da and dL/du",
-        )
-        for p in ("gate", "up")
-    },
+    ("branch out", "attention"): _ATTENTION_OUT_BACKWARD,
+    ("projection", "attention"): _SHARED_INPUT.format(
+        names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ", cpp_n="dxb", more=""
+    ),
+    ("projection", "ffn"): _SHARED_INPUT.format(
+        names="the gate and the up projection",
+        count="two",
+        sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ",
+        cpp_n="dx2b",
+        more=", its dh1 and dh3 our dL/da and dL/du",
+    ),
 }
 
 _TIED = {
@@ -249,7 +235,7 @@ _RESIDUAL = {
 
 def _explain_kind(record: Record) -> str:
     if record.kind == "softmax":
-        return "softmax_output" if record.name == "probs" else "softmax_attention"
+        return "softmax_output" if names.is_output_softmax(record.name) else "softmax_attention"
     return record.kind
 
 
@@ -287,11 +273,13 @@ def _norm_other(name: str, x: str) -> str:
 def _context(record: Record, trace: xt_core.Trace) -> dict:
     cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
+    recorded = names.lookup(record.name)
+    role, block = (recorded.role, recorded.block) if recorded else ("", "")
     residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
     norm = "attention_norm" if name == "attention_residual" else "ffn_norm"
     return {
-        "role": _LINEAR_ROLE.get(name, "a linear map"),
-        "reader": {"attention_norm.out": "attention", "ffn_norm.out": "the feed-forward"}.get(name, "the LM head"),
+        "role": recorded.about if role in ("projection", "branch out") else "a linear map",
+        "reader": recorded.about if role == "norm out" else "the LM head",
         "stream": _STREAM.get(name, ""),
         "other": _norm_other(name, record.inputs[0]) if record.kind == "rmsnorm" else "",
         "gqa": _gqa(record, cfg),
@@ -303,7 +291,7 @@ def _context(record: Record, trace: xt_core.Trace) -> dict:
         "skip": skip,
         "branch": branch,
         "norm": f"{norm} RMSNorm",
-        "extra": _LINEAR_BACKWARD_EXTRA.get(name, ""),
+        "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
         **measured.sentences(_explain_kind(record), record, trace),
     }
 
@@ -324,7 +312,7 @@ def induction_note(ctx, record: Record) -> str:
     if record.phase != "forward" or "induction_layer" not in found:
         return ""
     layer, head = found["induction_layer"], found["induction_head"]
-    if record.name != f"layers.{layer}.attention.probs":
+    if record.name != names.entry("layers.{L}.attention.probs").name(layer):
         return ""
     return (
         f" Layer {layer}, head {head}: induction head — it attends to the token after an earlier occurrence "

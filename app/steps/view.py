@@ -19,13 +19,14 @@ from app.steps.nonfinite import nonfinite_warnings
 from app.steps.registry import kind_of
 from app.steps.titles import step_summary
 from app.steps.update import update_check_warning
+from xt_core import names
 from xt_core.gradcheck import StepCheck
 
 
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     if record.kind != "softmax" or record.phase != "backward":
         return None
-    if record.name == "probs":
+    if names.is_output_softmax(record.name):
         return {"kind": "output", "T": ctx.T}
     return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
 

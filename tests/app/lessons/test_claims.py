@@ -59,7 +59,7 @@ KINDS = {
     ),
     "target_probability": (
         INDUCTION,
-        "probs",
+        "output_probs",
         "loss",
         'kind = "target_probability"\n  above = 0.8\n  from = 7',
         'kind = "target_probability"\n  above = 0.8\n  from = 6',
@@ -75,10 +75,10 @@ KINDS = {
     ),
     "gradcheck": (
         TEXT,
-        "probs",
+        "output_probs",
         "backward",
-        TWICE + 'kind = "gradcheck"\n  step = "probs"\n  passes = false',
-        TWICE + 'kind = "gradcheck"\n  step = "probs"\n  passes = true',
+        TWICE + 'kind = "gradcheck"\n  step = "output_probs"\n  passes = false',
+        TWICE + 'kind = "gradcheck"\n  step = "output_probs"\n  passes = true',
         "it fails: rel. error 0.66",
     ),
     "failing_steps": (
@@ -91,7 +91,7 @@ KINDS = {
     ),
     "identity": (
         TEXT,
-        "probs",
+        "output_probs",
         "backward",
         'kind = "identity"\n  max = 1e-6',
         TWICE + 'kind = "identity"\n  max = 1e-6',
@@ -216,7 +216,7 @@ def test_the_issue_23_lesson_sentences_are_checked_claims():
     residual = _step(bug, "layers.1.ffn_residual")  # E7: red here means the mistake is above
     assert "the mistake is here or above it, nearer the loss" in residual["narration"]
     assert [c["values"]["passes"] for c in residual["claims"]] == ["passes", "fails"]
-    twice = _step(loss, "probs", k=1)  # E9: the identity chart notices too
+    twice = _step(loss, "output_probs", k=1)  # E9: the identity chart notices too
     assert "only thing that notices" not in twice["narration"]
     assert "deviates from (p − onehot)/N by up to 0.0357" in twice["narration"]
     assert "sealed" in _step(bug, "loss")["narration"] and "open 3 of them" in _step(bug, "loss")["narration"]  # M1

@@ -37,7 +37,7 @@ def test_blocks_are_in_model_order():
         ("layers.0.ffn_residual", "layers.0.ffn"),
         ("norm.out", "norm"),
         ("logits", "head"),
-        ("probs", "loss"),
+        ("output_probs", "loss"),
         ("token_loss", "loss"),
         ("loss", "loss"),
     ],
@@ -73,7 +73,9 @@ def test_steps_name_their_group_and_op(trace):
     assert {s["op_title"] for s in probs} == {"Attention softmax over keys"}
     assert {s["group"] for s in probs} == {f"layers.{L}" for L in range(CFG.n_layer)}
     by_name = {(s["name"], s["phase"]): s for s in steps}
-    assert by_name[("probs", "loss")]["group"] == "output" and by_name[("logits", "backward")]["group"] == "output"
+    assert (
+        by_name[("output_probs", "loss")]["group"] == "output" and by_name[("logits", "backward")]["group"] == "output"
+    )
     assert by_name[("norm.out", "forward")]["op_title"] == "Final RMSNorm"
 
 
@@ -112,7 +114,7 @@ def _explain(trace, name, phase):
 @pytest.mark.parametrize(
     ("name", "phase", "phrases"),
     [
-        ("probs", "backward", ["must NOT be here", "already normalized", "(p − onehot)/N"]),
+        ("output_probs", "backward", ["must NOT be here", "already normalized", "(p − onehot)/N"]),
         ("layers.1.attention.out", "backward", ["NOT dres", "FFN contribution"]),
         ("layers.0.feed_forward.gate", "backward", ["dW = Xᵀ·dY", "X comes first"]),
         ("loss", "backward", ["BEFORE", "exactly once"]),

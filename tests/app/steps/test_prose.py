@@ -58,8 +58,8 @@ def test_the_loss_step_states_this_traces_loss_and_ln_v(client, spec):
 
 def test_the_output_softmax_backward_states_the_sum_inv_divides_by(client, tied):
     summary, ctx = tied
-    text = _view(client, summary, "probs", "backward")["explanation"]
-    p = np.asarray(ctx.trace["probs"], dtype=np.float64)
+    text = _view(client, summary, "output_probs", "backward")["explanation"]
+    p = np.asarray(ctx.trace["output_probs"], dtype=np.float64)
     sums = 1.0 / p.max(axis=-1)  # Σ_k e^(z_k − max z) at each position
     assert sums.min() > 1.0  # the divisor is not the softmax's sum of 1
     assert f"ranges from {sums.min():.4g} to {sums.max():.4g}" in text, text
