@@ -28,7 +28,10 @@ class Settings:
     # class preset × 4 sequences ≈ 730 MB fits; every other limit at its maximum at once would not
     max_trace_bytes: int = 1 << 30
     # ---- server resources
-    cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
+    # every trace alive together (cached, in use by a request or a check job, or being built: the
+    # sum of Trace.nbytes()); also the most one trace may hold. 1.5 GiB: a real model's trace
+    # (up to 1.5 GB, app/checkpoints/real_models.py) fits
+    cache_bytes: int = 3 << 29
     # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
     # objects (its record, its tape node, the float64 twin's) that every full garbage collection
     # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
