@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from app.spec import TraceSpec, resolve, spec_from_query
 from app.settings import Settings
+from app.spec import TraceSpec, resolve, spec_from_query
 from app.traces.admission import spec_cost
 from app.traces.cache import LRU
 from tests.helpers.client import make_client
