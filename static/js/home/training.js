@@ -3,6 +3,8 @@
 // its own: GET /api/models' default_lr, GET /api/tokenize's max_train_steps); the page's data
 // attributes carry the server's values for a random init. Nothing here is a second copy of a limit.
 
+import { plural } from "../lib/dom.js";
+
 const LABELS = { adamw: "AdamW", sgd: "SGD" };
 
 /** Sets a node's text only when it differs: a live region rewritten with the same words is
@@ -44,7 +46,7 @@ export function wireTrainingFields(checkpointOf) {
       );
       setText(optimizerText, "");
     } else {
-      setText(limitText, `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch`);
+      setText(limitText, `0–${limit} optimizer ${plural(limit, "step")} on this text before the one you watch`);
       setText(optimizerText, `${chosen}${checkpointOf() ? "" : "; large sizes allow fewer"}.`);
     }
   }
