@@ -1,5 +1,6 @@
-"""The client's-mistake error every layer of the app raises: a leaf module, so the spec's
-helpers (app.spec_models) and app.spec can both raise it without importing each other."""
+"""The client's-mistake error every layer of the app raises: a leaf module (it imports only
+app.checkpoints.formats, which imports nothing), so every app.spec module and the routes raise
+it without importing each other."""
 
 from __future__ import annotations
 
