@@ -20,10 +20,10 @@ from threadpoolctl import threadpool_limits
 
 from app import security
 from app.checkpoints.registry import registry
-from app.deps import Services
 from app.errors import SpecError
 from app.routes import ROUTERS, assets, docs, pages
 from app.security import Guard, SecurityHeaders
+from app.services import Services
 from app.settings import Settings, get_settings
 from app.timing import ServerTiming
 from app.warmup import settle_heap

@@ -10,7 +10,7 @@ import threading
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.steps import summary, view
-from app.traces.context import TraceContext
+from app.steps.context import TraceContext
 from app.traces.store import build_trace
 from xt_core.gradcheck import check_record
 

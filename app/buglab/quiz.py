@@ -10,10 +10,8 @@ forgets probes and answers, and the page posts its remembered answer again."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from app.encoding import compact_json
 from app.traces.cache import LRU
 
 QUIZ_TRACES = 10_000  # quiz traces remembered (a few hundred bytes each)
@@ -75,18 +73,16 @@ class QuizLedger:
 
 
 # ---------------------------------------------------------------------- what a sealed answer omits
+# (applied by app.steps.answers to the answer itself, before it is encoded)
 
 SEALED_CHECK = {"sealed": True}
 
 
-def seal_step(body: bytes) -> bytes:
-    """A step view's JSON without its verdict: the gradient check becomes {"sealed": true} and
-    the warnings go (they include "The gradient check failed" and the softmax identity's
+def seal_step(view: dict) -> dict:
+    """A step view without its verdict: the gradient check becomes {"sealed": true} and the
+    warnings go (they include "The gradient check failed" and the softmax identity's
     deviation; a diverged run's NaN/inf is also in the trace summary's `first_nonfinite`)."""
-    view = json.loads(body)
-    view["gradcheck"] = SEALED_CHECK
-    view["warnings"] = []
-    return compact_json(view)
+    return view | {"gradcheck": SEALED_CHECK, "warnings": []}
 
 
 def seal_jacobian(view: dict) -> dict:

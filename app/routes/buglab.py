@@ -1,6 +1,7 @@
 """The bug lab's routes (contract in docs/api.md): the catalogue, every step's gradient
 check, the faulty-vs-correct diff of a backward step, the quiz's answer and its start page.
-Thin: validate, find the trace(s), hand the work to app.buglab.views in the worker pool."""
+Thin: validate and call app.buglab.views (the catalogue, the checks' chart) or the answers
+built from traces (services.answers: the diff, a probe's check)."""
 
 from __future__ import annotations
 
@@ -14,26 +15,25 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from app import security
 from app.buglab import quiz
 from app.buglab import views as buglab_views
-from app.deps import Overloaded, ServicesDep, SettingsDep, TraceDep
+from app.deps import ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, check_range, not_a_boolean
-from app.routes.traces import step_record
-from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve, without_faults
+from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, not_a_boolean
+from app.schemas.buglab import Catalogue, ChecksView, DiffView, ProbeAnswer, QuizState, QuizVerdict
+from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
 from app.spec.faults import default_fault_layer, new_quiz_seed
+from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
+from app.traces.admission import Overloaded
 from app.traces.checks import ChecksBusy
-from app.traces.context import TraceContext
-from xt_core.gradcheck import check_record
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
 
-def faulty_context_or_404(ctx: TraceContext) -> None:
-    if not ctx.spec.faults:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} runs the correct backward: it has no fault to compare")
-
-
-@router.get("/api/faults", summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies")
+@router.get(
+    "/api/faults",
+    response_model=Catalogue,
+    summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies",
+)
 async def list_faults(request: Request, settings: SettingsDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
@@ -64,6 +64,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
 
 @router.get(
     "/api/traces/{trace_id}/checks",
+    response_model=ChecksView,
     responses={**NOT_FOUND, **QUIZ_SEALED},
     summary="Every step's gradient check (computed in the background)",
 )
@@ -73,8 +74,7 @@ async def get_checks(
     trace_id: str,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
-    spec = services.store.spec(trace_id)
-    if spec is not None and spec.quiz is not None and services.quiz.sealed(trace_id):
+    if services.answers.sealed(trace_id):
         raise HTTPException(
             403,
             detail=f"a quiz hides every step's check until it is answered: probe up to "
@@ -99,27 +99,18 @@ async def get_checks(
 
 @router.get(
     "/api/traces/{trace_id}/steps/{index}/diff",
+    response_model=DiffView,
     responses=NOT_FOUND,
     summary="A backward step: faulty vs correct gradients",
 )
 async def get_diff(
     request: Request,
     services: ServicesDep,
-    ctx: TraceDep,
+    trace_id: str,
     index: int = Path(description="a backward step of a trace run with faults"),
     seq: int = Query(0, description="which sequence of the batch the figures show"),
 ) -> Response:
-    faulty_context_or_404(ctx)
-    record = step_record(ctx, index)
-    if record.phase != "backward":
-        raise SpecError(("path", "index"), f"step {index} is a {record.phase} step: faults change backward steps only")
-    check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
-    correct_spec = without_faults(ctx.spec)
-    correct = TraceContext(correct_spec, await services.run(services.store.get, correct_spec), ctx.settings)
-    payload = await services.run(lambda: json_safe(buglab_views.diff_view(ctx, correct, index, seq)))
-    if ctx.spec.quiz is not None and services.quiz.sealed(ctx.spec.id):
-        payload = quiz.seal_diff(payload)
-    return json_response(request, payload)
+    return await services.answers.diff(request, trace_id, index, seq)
 
 
 class QuizAnswer(BaseModel):
@@ -136,6 +127,7 @@ class QuizProbe(BaseModel):
 
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
+    response_model=QuizVerdict,
     responses={**NOT_FOUND, **BAD_BODY, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
@@ -160,6 +152,7 @@ def quiz_or_404(ctx: TraceContext) -> None:
 
 @router.get(
     "/api/traces/{trace_id}/quiz",
+    response_model=QuizState,
     responses=NOT_FOUND,
     summary="The quiz's state: answered or not, the steps probed and the probes left",
 )
@@ -170,6 +163,7 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
+    response_model=ProbeAnswer,
     responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
@@ -181,8 +175,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
         state = services.quiz.probe(ctx.spec.id, probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=str(exc)) from None
-    key = (ctx.spec.id, probe.step)
-    check = await services.run(services.gradchecks.get_or_compute, key, lambda: check_record(ctx.trace, probe.step))
+    check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return json_response(request, json_safe(payload))
 

@@ -3,18 +3,20 @@ update step (app.traces.training runs it; app.steps.update draws it)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.deps import ServicesDep, TraceDep
-from app.encoding import json_response, json_safe
-from app.errors import BAD_FIELD, NOT_FOUND, SpecError
-from app.steps import update
+from app.deps import ServicesDep
+from app.encoding import json_safe
+from app.errors import BAD_FIELD, NOT_FOUND
+from app.schemas.training import ParamUpdate, Progress
 
 router = APIRouter(prefix="/api", tags=["training"])
 
 
-@router.get("/traces/{trace_id}/progress", summary="How far the training before a trace's step has got")
+@router.get(
+    "/traces/{trace_id}/progress", response_model=Progress, summary="How far the training before a trace's step has got"
+)
 async def training_progress(services: ServicesDep, trace_id: str) -> dict:
     """{state: pending|training|done|failed, done, total, loss, seconds}; `pending` also for
     an id the server has not started (the page polls while its POST is under way)."""
@@ -24,19 +26,14 @@ async def training_progress(services: ServicesDep, trace_id: str) -> dict:
 
 @router.get(
     "/traces/{trace_id}/update",
+    response_model=ParamUpdate,
     responses={**NOT_FOUND, **BAD_FIELD},
     summary="The update step for one parameter: ΔW beside its gradient",
 )
 async def update_parameter(
     request: Request,
     services: ServicesDep,
-    ctx: TraceDep,
+    trace_id: str,
     param: str = Query(description="a parameter name, e.g. layers.0.attention.wq"),
 ) -> Response:
-    if ctx.trace.update is None:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} has no update step: its spec names no optimizer")
-    if param not in ctx.trace.update.per_param:
-        names = ", ".join(ctx.trace.update.per_param)
-        raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
-    figures = await services.run(lambda: json_safe(update.param_figures(ctx, param)))
-    return json_response(request, {"param": param, "figures": figures})
+    return await services.answers.update(request, trace_id, param)

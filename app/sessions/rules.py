@@ -7,8 +7,8 @@ from app.buglab.views import revealed_faults
 from app.errors import SpecError
 from app.lessons import Lesson
 from app.sessions.state import StateUpdate
+from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
-from app.traces.context import TraceContext
 
 
 def _between(field: tuple, value: int, size: int, what: str) -> None:

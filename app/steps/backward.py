@@ -3,9 +3,9 @@ each of its inputs (for a parameter: the weight gradient from this op)."""
 
 from __future__ import annotations
 
+from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, TensorFigure, float_inputs
 from app.steps.titles import arriving_title, contribution_title
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 

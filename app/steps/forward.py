@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, TensorFigure, float_inputs
 from app.steps.titles import input_title, output_title
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 

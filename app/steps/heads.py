@@ -3,10 +3,10 @@ enlarging a head fetches: GET .../steps/{index}/head)."""
 
 from __future__ import annotations
 
+from app.steps.context import TraceContext
 from app.steps.kind import TensorFigure
 from app.steps.registry import kind_of
 from app.steps.tensors import head_entry
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 

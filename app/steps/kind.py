@@ -1,9 +1,10 @@
 """What a kind of step view is, and how its figures share one cell budget.
 
 A `StepKind` says which recorded steps it shows (`matches`) and either lists the figures of
-such a step (`figures`: each a `Figure`, drawn in order) or builds the whole view itself
-(`view`, the optimizer update). The registry (app.steps.registry) is the ordered list of kinds;
-the first that matches a step draws it. Drawing shares one cell budget (settings.max_step_cells)
+such a step (`figures`: each a `Figure`, drawn in order) or fills in the view's own fields
+(`view`, the optimizer update); app.steps.view writes the fields every step view has around
+them. The registry (app.steps.registry) is the ordered list of kinds; the first that matches
+a step draws it. Drawing shares one cell budget (settings.max_step_cells)
 among the step's heatmaps so its JSON stays small however many figures it has; a grid of
 attention heads, the subject of the attention steps, gets a double share.
 """
@@ -16,8 +17,8 @@ from typing import Protocol
 
 import numpy as np
 
+from app.steps.context import TraceContext
 from app.steps.tensors import tensor_entry
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 HEAD_GRID_WEIGHT = 2.0
@@ -41,7 +42,10 @@ class StepKind:
     name: str  # what the kind shows, for readers and errors
     matches: Callable[[Record], bool]
     figures: Callable[[TraceContext, Record], list[Figure]] | None = None
-    view: Callable[..., dict] | None = None  # a view of its own: (ctx, record, check) -> step JSON
+    # a view of its own: (ctx, record) -> its explanation, formula, shapes, figures, warnings and
+    # any fields of its own (app.steps.view writes the fields every step view has around them)
+    view: Callable[[TraceContext, Record], dict] | None = None
+    reads_pos: bool = False  # its view depends on the request's `pos` (else one view serves every pos)
 
 
 def float_inputs(record: Record) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app import figures
 from app.steps import backward, forward
+from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 import xt_core
+from app.steps.context import TraceContext
 from app.steps.kind import float_inputs
 from app.steps.titles import title
-from app.traces.context import TraceContext
 from xt_core.optim import ParamUpdate
 
 

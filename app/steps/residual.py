@@ -8,9 +8,9 @@ import numpy as np
 from app import figures
 from app.figures.serialize import left_out
 from app.steps import backward
+from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, heatmap_cells
 from app.steps.titles import tensor_label
-from app.traces.context import TraceContext
 from xt_core.trace import Record
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from app.spec import spec_to_query
 from app.steps import titles
+from app.steps.context import TraceContext
 from app.steps.nonfinite import first_nonfinite
 from app.steps.update import training_summary
-from app.traces.context import TraceContext
 
 
 def trace_summary(ctx: TraceContext) -> dict:

@@ -16,8 +16,8 @@ import numpy as np
 from app import figures
 from app.figures import heads as head_figures
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
+from app.steps.context import TraceContext
 from app.steps.titles import one_head_title
-from app.traces.context import TraceContext
 
 DOWNLOAD_NOTE = "Download the tensor for every value."
 

@@ -4,25 +4,29 @@ Blocking work (call from a worker thread)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from app.encoding import compact_json, json_safe
+from app.steps import formulas
+from app.steps.context import TraceContext
 from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
-from app.steps.kind import draw_figures
+from app.steps.kind import StepKind, draw_figures
 from app.steps.mathml import formula
 from app.steps.nonfinite import nonfinite_warnings
 from app.steps.registry import kind_of
 from app.steps.titles import step_summary
 from app.steps.update import update_check_warning
-from app.traces.context import TraceContext
+from xt_core import names
 from xt_core.gradcheck import StepCheck
 
 
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     if record.kind != "softmax" or record.phase != "backward":
         return None
-    if record.name == "probs":
+    if names.is_output_softmax(record.name):
         return {"kind": "output", "T": ctx.T}
     return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
 
@@ -45,55 +49,61 @@ def failed_check_warning(ctx: TraceContext, record, check: StepCheck) -> str | N
 def step_view(
     ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None, max_cells: int | None = None
 ) -> dict:
-    """`max_cells`: heatmap cells of the whole view (default settings.max_step_cells). `check`
-    None: a view answered before its check (`gradcheck` pending, no failed-check warning)."""
+    """Step `index`'s JSON: the fields every step view has, around what its kind fills in (its
+    own view, or its figures drawn within `max_cells` heatmap cells, default settings.max_step_cells).
+    `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning)."""
     record = ctx.trace.records[index]
     kind = kind_of(record)
-    if kind.view is not None:  # a view of its own
-        view = kind.view(ctx, record, check)
-        view["warnings"] = nonfinite_warnings(ctx, record) + view["warnings"]
-        return view
-    trace = ctx.trace
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
-    figs, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
-    warnings = nonfinite_warnings(ctx, record) + warnings
+    own = kind.view(ctx, record) if kind.view is not None else _figures_view(ctx, record, kind, seq, pos, cells)
     failed = None if check is None else failed_check_warning(ctx, record, check)
-    if failed:
-        warnings.insert(0, failed)
-    shapes = {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)}
+    warnings = [failed] if failed else []
+    warnings += nonfinite_warnings(ctx, record) + own.pop("warnings")
     return {
         **step_summary(record),
         "kind": record.kind,
-        "explanation": explanation(record, trace.cfg) + induction_note(ctx, record),
-        "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
-        "shapes": shapes,
-        "figures": figs,
+        "explanation": own.pop("explanation"),
+        "formula": own.pop("formula"),
+        "shapes": own.pop("shapes"),
+        "figures": own.pop("figures"),
         "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
         "jacobian": _jacobian_ref(ctx, record),
+        "warnings": warnings,
+        **own,  # the kind's fields of its own (the update's `update`)
+    }
+
+
+def _figures_view(ctx: TraceContext, record, kind: StepKind, seq: int, pos: int, cells: int) -> dict:
+    """The fields a kind drawn from its figure list fills in."""
+    trace = ctx.trace
+    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
+    forward_rule, backward_rule = formulas.rules(record)
+    return {
+        "explanation": explanation(record, trace) + induction_note(ctx, record),
+        "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
+        "shapes": {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)},
+        "figures": figures,
         "warnings": warnings,
     }
 
 
-def step_view_json(ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None) -> bytes:
-    """The step view as compact JSON within settings.max_step_bytes: the cell budget keeps
-    the usual view well inside; should long labels push one over, its heatmaps get half the
-    cells, then a quarter, ... (a few tries: the budget bounds the figures, not the text)."""
+def step_view_json(
+    ctx: TraceContext,
+    index: int,
+    seq: int,
+    pos: int,
+    check: StepCheck | None,
+    seal: Callable[[dict], dict] | None = None,
+) -> bytes:
+    """The step view as compact JSON within settings.max_step_bytes (after `seal`, a quiz's:
+    app.buglab.quiz.seal_step): the cell budget keeps the usual view well inside; should long
+    labels push one over, its heatmaps get half the cells, then a quarter, ... (a few tries:
+    the budget bounds the figures, not the text)."""
     cells = ctx.settings.max_step_cells
     for _ in range(4):
-        body = compact_json(json_safe(step_view(ctx, index, seq, pos, check, max_cells=cells)))
+        answer = step_view(ctx, index, seq, pos, check, max_cells=cells)
+        body = compact_json(json_safe(seal(answer) if seal is not None else answer))
         if len(body) <= ctx.settings.max_step_bytes:
             break
         cells //= 2
     return body
-
-
-# ---------------------------------------------------------------------- GET .../steps/{index}/head
-
-
-# ---------------------------------------------------------------------- GET .../jacobian
-
-
-# ---------------------------------------------------------------------- GET .../tensors/{name}
-
-
-# ---------------------------------------------------------------------- GET /api/models

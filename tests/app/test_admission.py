@@ -24,10 +24,10 @@ import httpx
 import pytest
 
 import xt_core
-from app.deps import ClientGone, Overloaded, Services
+from app.services import ClientGone, Services
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
-from app.traces.admission import Admission, spec_cost
+from app.traces.admission import Admission, Overloaded, spec_cost
 from app.traces.store import TraceStore
 from tests.helpers.aio import run_async
 from tests.helpers.server import (

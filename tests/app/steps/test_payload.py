@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from app.steps import view as views
+from app.steps.context import TraceContext
 from app.steps.kind import split_budget
-from app.traces.context import TraceContext
 from tests.helpers.client import post_trace
 from tests.helpers.env import long_run
 from tests.helpers.specs import class_spec

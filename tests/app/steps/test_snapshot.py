@@ -64,7 +64,7 @@ def _spec_answers(client, spec: dict) -> dict[str, bytes]:
         i = step["index"]
         for seq in range(summary["n_seq"]):
             out[f"step {i} seq {seq}"] = _get(client, f"{base}/steps/{i}?seq={seq}")
-        if step["name"] == "probs" and step["phase"] == "backward":
+        if step["name"] == "output_probs" and step["phase"] == "backward":
             out[f"step {i} pos 2"] = _get(client, f"{base}/steps/{i}?pos=2")
         if step["name"].endswith("attention.probs") and step["phase"] == "forward":
             out[f"head {i}"] = _get(client, f"{base}/steps/{i}/head?head=1")

@@ -1,0 +1,171 @@
+"""The app's services, built once with the app (main.create_app) and shut down when its lifespan
+ends: the worker pools (`run`), the trace store behind admission (`build`, `trace`: the only way
+a request gets a trace), the background gradient checks, the quiz ledger, and the answers built
+from traces (app.steps.answers), which every trace route asks.
+
+Building them with the app, not in the lifespan, keeps an app driven without its lifespan
+(schemathesis over ASGI, a TestClient outside `with`) working: the pools start again on use.
+
+A job whose client has gone is not run: `Services.run(..., request=request)` watches the
+connection while the job waits, and cancels it if the client disconnects before it starts
+(a running numpy step cannot be interrupted; its result then only lands in the cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import Future
+from functools import partial
+
+from fastapi import HTTPException, Request
+
+from app.buglab.quiz import QuizLedger
+from app.settings import Settings
+from app.spec import ResolvedSpec
+from app.steps.answers import Answers
+from app.steps.context import TraceContext
+from app.traces.admission import Admission, Overloaded
+from app.traces.cache import LRU
+from app.traces.checks import ChecksRunner
+from app.traces.pool import DaemonPool
+from app.traces.store import TraceStore
+from xt_core import Trace
+from xt_core.gradcheck import StepCheck
+
+
+class ClientGone(HTTPException):
+    """The client disconnected while its job waited: the job was cancelled, nobody reads this."""
+
+    def __init__(self):
+        super().__init__(499, detail="the client closed the connection; its job was cancelled")
+
+
+class Services:
+    """The app's worker pools, its trace store behind admission, and its caches of finished work."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.store = TraceStore(settings)
+        self.start()
+        self.gradchecks: LRU[StepCheck] = LRU(settings.gradcheck_cache_entries)
+        # running checks hold their traces: together at most what the trace cache may hold
+        self.checks = ChecksRunner(
+            self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes, ensure_running=self.ensure_running
+        )
+        self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace id
+        self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
+        self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
+        self.answers = Answers(self)  # every answer built from a trace, encoded once and cached
+
+    def start(self) -> None:
+        """The worker pools, new (a lifespan may end and start again: schemathesis runs one per call)."""
+        self.executor = DaemonPool(max(1, self.settings.worker_threads), "xt-worker")
+        # one thread for jobs known to take milliseconds (a cached trace's tensor as .npy or
+        # JSON, the model listing): they would otherwise wait behind seconds of trace builds
+        self.light = DaemonPool(1, "xt-worker-light")
+        self.store.progress.stop.clear()
+        if hasattr(self, "checks"):
+            self.checks.executor = self.executor
+
+    def ensure_running(self) -> None:
+        if not self.running:  # served after its lifespan ended (an app driven without one)
+            self.start()
+
+    async def run(self, fn, *args, light: bool = False, request: Request | None = None, on_done=None, **kwargs):
+        """fn(*args) in the worker pool (settings.worker_threads threads), or with light=True in
+        the one thread kept for millisecond jobs. At most settings.max_pending_jobs jobs wait or
+        run at once: one more is refused with a 503 instead of queueing behind minutes of work.
+        With `request`, a client that disconnects cancels the job if it has not started (ClientGone).
+        `on_done()` runs on the event loop once the job has finished or been cancelled."""
+        if self.pending >= self.settings.max_pending_jobs:
+            raise Overloaded(f"the server is busy ({self.pending} jobs queued)")
+        self.ensure_running()
+        executor = self.light if light else self.executor
+        job = executor.submit(fn, *args, **kwargs)
+        if on_done is not None:
+            _call_on_loop_when_done(job, on_done)
+        self.pending += 1
+        try:
+            waiting = asyncio.wrap_future(job)  # cancelling it cancels the job if it has not started
+            return await (waiting if request is None else _unless_client_gone(waiting, request))
+        finally:
+            self.pending -= 1
+            job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
+
+    async def build(
+        self, spec: ResolvedSpec, request: Request | None = None, before_build: Callable[[], None] | None = None
+    ) -> Trace:
+        """The spec's trace, from the cache or built once admitted (app.traces.admission: 503 when
+        the queued work's estimated seconds or bytes would pass their budgets). The one place a
+        request gets a trace built. `before_build()` runs only when it must be built (a check of
+        who may build it: it raises to refuse)."""
+        hit = self.store.cached(spec)
+        if hit is not None:
+            return hit
+        if before_build is not None:
+            before_build()
+        ticket = self.admission.admit(spec)
+        try:
+            return await self.run(
+                self.store.get,
+                spec,
+                ticket.reservation,
+                request=request,
+                on_done=partial(self.admission.release, ticket),
+            )
+        except Overloaded:
+            self.admission.release(ticket)  # refused before it was queued
+            raise
+
+    async def context(self, spec: ResolvedSpec, request: Request | None = None) -> TraceContext:
+        """The spec's trace (through `build`) with the spec and the settings every view reads."""
+        return TraceContext(spec, await self.build(spec, request), self.settings)
+
+    async def trace(self, trace_id: str, request: Request | None = None) -> TraceContext:
+        """The trace of a known id, rebuilt from its spec if it was evicted; 404 otherwise."""
+        spec = self.store.spec(trace_id)
+        if spec is None:
+            raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
+        return await self.context(spec, request)  # a cache hit skips the pool
+
+    def shutdown(self) -> None:
+        """Queued jobs are cancelled, a running training stops at its next step, and no worker
+        thread holds the process (daemon threads: app.traces.pool)."""
+        self.store.progress.stop.set()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.light.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def running(self) -> bool:
+        return not (self.executor.is_shutdown or self.light.is_shutdown)
+
+
+def _call_on_loop_when_done(job: Future, callback: Callable[[], None]) -> None:
+    loop = asyncio.get_running_loop()
+
+    def done(_: Future) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed (the server stopped): nothing to account
+            loop.call_soon_threadsafe(callback)
+
+    job.add_done_callback(done)
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns when the client disconnects (the body has been read by then: only
+    http.disconnect, or nothing until the response is sent, comes from receive)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _unless_client_gone(waiting: asyncio.Future, request: Request):
+    watcher = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({waiting, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if waiting.done():
+        return waiting.result()
+    waiting.cancel()
+    raise ClientGone()

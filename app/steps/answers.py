@@ -1,0 +1,303 @@
+"""Every answer built from a trace, made one way: a step's view, its gradient check, one enlarged
+head, a softmax row's Jacobian, a fault's diff, one parameter's update, the trace's summary and a
+recorded tensor.
+
+    key      AnswerKey: which answer, of which trace, for which request values, sealed or not
+    cache    the encoded answer by key (JSON and gzipped JSON, bounded by settings.step_cache_bytes);
+             a hit answers without the trace, so an evicted trace is rebuilt only for new work
+    trace    Services.trace / Services.context: through admission, the only way a trace is built
+    checks   the values the trace bounds (a step index, a head, a position) before any work
+    check    the step's gradient check computed (cached in Services.gradchecks) or deferred
+    seal     a quiz trace's answer without its verdict (app.buglab.quiz), applied to the answer
+             itself before it is encoded
+    encode   once, in the worker pool
+
+Routes validate their parameters' types and call one method; all blocking work runs in the
+worker pool (Services.run)."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from fastapi import HTTPException, Request
+from fastapi.responses import Response, StreamingResponse
+
+from app.buglab import quiz
+from app.buglab import views as buglab_views
+from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
+from app.errors import SpecError, check_range
+from app.spec import ResolvedSpec, without_faults
+from app.steps import heads, jacobian, summary, update, view
+from app.steps.context import TraceContext
+from app.steps.gradcheck import gradcheck_json
+from app.steps.registry import kind_of
+from app.traces import tensors
+from app.traces.cache import LRU
+from xt_core.gradcheck import StepCheck, check_record
+from xt_core.trace import Record
+
+if TYPE_CHECKING:
+    from app.services import Services
+
+Encoded = tuple[bytes, bytes | None]  # an answer's JSON, and the same gzipped (None when too short to gain)
+Prepare = Callable[[TraceContext], Awaitable[Callable[[], object]]]
+
+# A tensor's JSON up to this many entries is encoded in the light thread (~0.1 s with gzip); a
+# bigger one (up to settings.max_json_tensor_entries, 4×: ~0.5 s) waits in the worker pool. A .npy
+# answer is streamed from the array's memory whatever its size.
+LIGHT_TENSOR_ENTRIES = 1 << 16
+MAX_ANSWERS = 100_000  # entries of the answer cache (its bytes are the real bound)
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    what: str  # "summary", "step", "check", "head", "jacobian", "diff", "update"
+    trace_id: str
+    args: tuple = ()  # the request's values the answer depends on
+    sealed: bool = False  # a quiz's answer before its verdict is shown
+
+
+def encode(answer: object) -> Encoded:
+    """The answer as compact JSON (bytes are JSON already), and gzipped where that gains."""
+    body = answer if isinstance(answer, bytes) else compact_json(json_safe(answer))
+    return body, gzip.compress(body, compresslevel=5) if len(body) >= GZIP_MIN_BYTES else None
+
+
+def record_at(ctx: TraceContext, index: int) -> Record:
+    """Step `index` of the trace; 404 beyond its steps."""
+    n = len(ctx.trace.records)
+    if not 0 <= index < n:
+        raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
+    return ctx.trace.records[index]
+
+
+class Answers:
+    """The answers of the trace routes (see the module's docstring), cached by AnswerKey."""
+
+    def __init__(self, services: Services):
+        self.services = services
+        self.cache: LRU[Encoded] = LRU(
+            MAX_ANSWERS, services.settings.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b"")
+        )
+
+    # ------------------------------------------------------------------ the one path
+
+    def _hit(self, request: Request, key: AnswerKey) -> Response | None:
+        encoded = self.cache.get(key)
+        return None if encoded is None else encoded_response(request, encoded[0], gzipped=encoded[1])
+
+    async def _answer(
+        self,
+        request: Request,
+        key: AnswerKey,
+        prepare: Prepare,
+        seal: Callable[[dict], dict] | None = None,
+        ctx: TraceContext | None = None,
+    ) -> Response:
+        """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
+        against it and returns the blocking builder, which runs in the pool; a sealed key's answer
+        goes through `seal` before it is encoded."""
+        hit = self._hit(request, key)
+        if hit is not None:
+            return hit
+        ctx = ctx or await self.services.trace(key.trace_id, request)
+        build = await prepare(ctx)
+        compute = partial(_encoded, build, seal if key.sealed else None)
+        encoded = await self.services.run(self.cache.get_or_compute, key, compute, request=request)
+        return encoded_response(request, encoded[0], gzipped=encoded[1])
+
+    def sealed(self, trace_id: str, index: int | None = None) -> bool:
+        """Whether a quiz hides this trace's verdict (at step `index`, or anywhere)."""
+        spec = self.services.store.spec(trace_id)
+        return spec is not None and spec.quiz is not None and self.services.quiz.sealed(trace_id, index)
+
+    def check_of(self, ctx: TraceContext, index: int) -> StepCheck:
+        """Step `index`'s gradient check, computed once per trace (blocking: in the pool)."""
+        return self.services.gradchecks.get_or_compute((ctx.spec.id, index), lambda: check_record(ctx.trace, index))
+
+    # ------------------------------------------------------------------ POST /api/traces
+
+    async def summary(
+        self, request: Request, spec: ResolvedSpec, before_build: Callable[[], None] | None = None
+    ) -> Response:
+        """The trace's summary (app.steps.summary), its trace built if it must be (`before_build`
+        first: who may build it). A summary cached keeps the id known even while its trace is not."""
+        key = AnswerKey("summary", spec.id)
+        hit = self._hit(request, key)
+        if hit is not None:
+            self.services.store.remember(spec)
+            return hit
+        ctx = TraceContext(spec, await self.services.build(spec, request, before_build), self.services.settings)
+        return await self._answer(request, key, _build(summary.trace_summary, ctx), ctx=ctx)
+
+    # ------------------------------------------------------------------ GET .../steps/{index}
+
+    async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int) -> Response:
+        """A step's view (app.steps.view) with its check, or pending where the trace defers it."""
+        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(trace_id, index))
+        hit = self._hit(request, key)
+        if hit is not None:
+            return hit
+        ctx = await self.services.trace(trace_id, request)
+        record = record_at(ctx, index)
+        check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+        check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
+        if not kind_of(record).reads_pos:  # one view for every pos
+            pos, key = 0, replace(key, args=(index, seq, 0))
+        return await self._answer(request, key, _build(self._step_body, ctx, index, seq, pos, key.sealed), ctx=ctx)
+
+    def _step_body(self, ctx: TraceContext, index: int, seq: int, pos: int, sealed: bool) -> bytes:
+        check = None if sealed or view.check_deferred(ctx) else self.check_of(ctx, index)
+        return view.step_view_json(ctx, index, seq, pos, check, seal=quiz.seal_step if sealed else None)
+
+    async def check(self, request: Request, trace_id: str, index: int) -> Response:
+        """{index, gradcheck, warning}: the badge of a step view answered before its check, and
+        its failed-check warning (null when it passed); sealed: {"sealed": true}, no warning."""
+        key = AnswerKey("check", trace_id, (index,), self.sealed(trace_id, index))
+
+        async def prepare(ctx: TraceContext):
+            record = record_at(ctx, index)
+            if key.sealed:
+                return lambda: {"index": index, "gradcheck": quiz.SEALED_CHECK, "warning": None}
+            return partial(self._check_body, ctx, record, index)
+
+        return await self._answer(request, key, prepare)
+
+    def _check_body(self, ctx: TraceContext, record: Record, index: int) -> dict:
+        check = self.check_of(ctx, index)
+        warning = view.failed_check_warning(ctx, record, check)
+        return {"index": index, "gradcheck": gradcheck_json(check), "warning": warning}
+
+    async def head(
+        self, request: Request, trace_id: str, index: int, figure: str | None, head: int, seq: int
+    ) -> Response:
+        """One head of a step's grid of attention heads at full resolution (app.steps.heads)."""
+
+        async def prepare(ctx: TraceContext):
+            record = record_at(ctx, index)
+            grids = heads.head_grids(ctx, index)
+            if not grids:
+                raise SpecError(("query", "figure"), f"step {index} ({record.name}) shows no grid of attention heads")
+            if figure is not None and figure not in grids:
+                raise SpecError(
+                    ("query", "figure"), f"figure must be one of this step's head grids {grids}, got {figure!r}"
+                )
+            check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
+            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+            return partial(heads.head_view, ctx, index, figure or grids[0], head, seq)
+
+        return await self._answer(request, AnswerKey("head", trace_id, (index, figure, head, seq)), prepare)
+
+    # ------------------------------------------------------------------ GET .../jacobian, .../diff, .../update
+
+    async def jacobian(
+        self, request: Request, trace_id: str, layer: str, head: int, pos: int | None, seq: int, top_k: int
+    ) -> Response:
+        """One softmax row's Jacobian and the chain-rule check (app.steps.jacobian); sealed: no ✓/✗."""
+
+        async def prepare(ctx: TraceContext):
+            layer_index = _jacobian_layer(ctx, layer, head, top_k)
+            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+            row = ctx.T - 1 if pos is None else pos
+            check_range("pos", row, ctx.T, f"the trace has {ctx.T} positions")
+            return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, top_k)
+
+        key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(trace_id))
+        return await self._answer(request, key, prepare, seal=quiz.seal_jacobian)
+
+    async def diff(self, request: Request, trace_id: str, index: int, seq: int) -> Response:
+        """A backward step of a faulty trace against the correct trace's (app.buglab.views), both
+        traces admitted; sealed: without the sentence naming the broken op."""
+
+        async def prepare(ctx: TraceContext):
+            if not ctx.spec.faults:
+                raise HTTPException(404, detail=f"trace {ctx.spec.id} runs the correct backward: no fault to compare")
+            record = record_at(ctx, index)
+            if record.phase != "backward":
+                raise SpecError(
+                    ("path", "index"), f"step {index} is a {record.phase} step: faults change backward steps only"
+                )
+            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+            correct = await self.services.context(without_faults(ctx.spec), request)
+            return partial(buglab_views.diff_view, ctx, correct, index, seq)
+
+        key = AnswerKey("diff", trace_id, (index, seq), self.sealed(trace_id))
+        return await self._answer(request, key, prepare, seal=quiz.seal_diff)
+
+    async def update(self, request: Request, trace_id: str, param: str) -> Response:
+        """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
+
+        async def prepare(ctx: TraceContext):
+            if ctx.trace.update is None:
+                raise HTTPException(404, detail=f"trace {ctx.spec.id} has no update step: its spec names no optimizer")
+            if param not in ctx.trace.update.per_param:
+                names = ", ".join(ctx.trace.update.per_param)
+                raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
+            return lambda: {"param": param, "figures": update.param_figures(ctx, param)}
+
+        return await self._answer(request, AnswerKey("update", trace_id, (param,)), prepare)
+
+    # ------------------------------------------------------------------ GET .../tensors/{name}
+
+    async def tensor(self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool) -> Response:
+        """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
+        or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
+        Not cached: the trace holds the array already."""
+        ctx = await self.services.trace(trace_id, request)
+        try:
+            array = tensors.tensor_array(ctx.trace, name, grad)
+        except KeyError as exc:
+            message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
+            raise HTTPException(404, detail=message) from None
+        if as_json:
+            too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
+            if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
+                raise SpecError(("query", "format"), too_big)
+            light = array.size <= LIGHT_TENSOR_ENTRIES
+            answer = partial(tensors.tensor_json, name, array, grad)
+            body, zipped = await self.services.run(_encoded, answer, None, light=light, request=request)
+            return encoded_response(request, body, gzipped=zipped)
+        # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
+        light = array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES
+        length, pieces = await self.services.run(tensors.npy_stream, array, light=light)
+        filename = f"{name}{'.grad' if grad else ''}.npy"
+        return StreamingResponse(
+            pieces,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
+        )
+
+
+def _build(fn, *args) -> Prepare:
+    """A `prepare` for an answer whose request was checked already: it builds fn(*args)."""
+
+    async def prepare(_ctx: TraceContext):
+        return partial(fn, *args)
+
+    return prepare
+
+
+def _encoded(build: Callable[[], object], seal: Callable[[dict], dict] | None) -> Encoded:
+    answer = build()
+    return encode(seal(answer) if seal is not None else answer)
+
+
+def _jacobian_layer(ctx: TraceContext, layer: str, head: int, top_k: int) -> int | None:
+    """The layer index, or None for the output softmax; the query's head or top_k checked."""
+    cfg = ctx.trace.cfg
+    if layer == "output":
+        limit = min(cfg.vocab_size, ctx.settings.max_top_k)
+        if not 1 <= top_k <= limit:
+            raise SpecError(("query", "top_k"), f"top_k must be between 1 and {limit}, got {top_k}")
+        return None
+    try:
+        layer_index = int(layer)
+    except ValueError:
+        raise SpecError(("query", "layer"), f'layer must be an integer or "output", got {layer!r}') from None
+    check_range("layer", layer_index, cfg.n_layer, f"the model has {cfg.n_layer} layer(s)")
+    check_range("head", head, cfg.n_head, f"the model has {cfg.n_head} heads")
+    return layer_index
