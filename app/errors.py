@@ -1,5 +1,6 @@
-"""The client's-mistake error every layer of the app raises: a leaf module, so the spec's
-helpers (app.spec_models) and app.spec can both raise it without importing each other."""
+"""The client's-mistake error every layer of the app raises: a leaf module (it imports only
+app.checkpoints.formats, which imports nothing), so every app.spec module and the routes raise
+it without importing each other."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import math
 
 from pydantic_core import PydanticCustomError
+
+from app.checkpoints.formats import UPLOAD_SUFFIXES
 
 # Past this a message shows an integer by its size, not its digits (a JSON integer may have thousands).
 SHOWN_DIGITS = 12
@@ -94,7 +97,7 @@ QUIZ_SEALED = {403: _answer("a quiz not yet answered: its verdicts stay hidden (
 PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
-    415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),
+    415: _answer(f"not multipart/form-data, or not a {' / '.join(UPLOAD_SUFFIXES)} file"),
     507: _answer("the server's uploaded models already fill max_upload_store_bytes"),
 }
 

@@ -58,7 +58,6 @@ SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
 MAX_NAME_CHARS = 100
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
 DEMO_ORDER = ("induction", "text")
-UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
 PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random>/: the staging directory of an upload being checked
 STALE_PARTIAL_S = 3600  # another worker's upload in progress is younger than this
 

@@ -71,11 +71,6 @@ class Hub:
             if not listeners:
                 del self._listeners[code]
 
-    def local_count(self, code: str | None = None) -> int:
-        if code is not None:
-            return len(self._listeners.get(code, ()))
-        return sum(len(v) for v in self._listeners.values())
-
     def deliver(self, code: str, state: dict) -> None:
         listeners = self._listeners.get(code)
         if not listeners:

@@ -40,7 +40,7 @@ class ResolvedSpec:
     faults: tuple[str, ...] = ()
     fault_layer: int | None = None
     quiz: int | None = None
-    # Checkpoints and training (app.spec_models): the checkpoint the weights come from (None:
+    # Checkpoints and training (app.spec.checkpoint, app.spec.training): the checkpoint the weights come from (None:
     # a random init from the seed), the optimizer of the update step and the steps before it.
     checkpoint: ModelInfo | None = None
     optimizer: dict | None = None

@@ -62,10 +62,6 @@ class TraceStore:
     def __len__(self) -> int:
         return len(self._traces)
 
-    @property
-    def n_specs(self) -> int:
-        return len(self._specs)
-
     def remember(self, spec: ResolvedSpec) -> None:
         with self._lock:
             self._remember(spec)

@@ -2,7 +2,7 @@
 parameters, against float64 central differences; it fails where a parameter gradient is wrong."""
 
 import importlib
-import time
+import threading
 
 import numpy as np
 import pytest
@@ -84,12 +84,18 @@ def test_the_replays_move_no_large_weight_before_the_backward_has_dotted_its_own
     (the LM head's), so the two threads' largest arrays never coexist, even when the backward is late."""
     monkeypatch.setattr(twin, "LARGE", 16)  # every weight but the smallest is large
     update = importlib.import_module("xt_core.checks.update_check")
-    order, real_dot, real_moved = [], update.param_grad_dot, twin.moved_whole
+    order, real_dot, real_moved, real_pair = [], update.param_grad_dot, twin.moved_whole, update.moved_pair
+    replays_waiting = threading.Event()
+
+    def pair_telling_when_it_waits(params, direction, step, before_large):
+        return real_pair(params, direction, step, lambda: replays_waiting.set() or before_large())
 
     def late_backward(*args):
-        time.sleep(0.2)  # the replays' thread is well ahead, and must wait
+        # the replays' thread is ahead, at its first large weight, and must wait
+        assert replays_waiting.wait(timeout=30), "the replays never reached a large weight"
         return real_dot(*args[:-1], lambda name: order.append("dotted") or args[-1](name))
 
+    monkeypatch.setattr(update, "moved_pair", pair_telling_when_it_waits)
     monkeypatch.setattr(update, "param_grad_dot", late_backward)
     monkeypatch.setattr(twin, "moved_whole", lambda *a, **k: order.append("moved") or real_moved(*a, **k))
     assert update_check(setup, np.float32).passed
