@@ -236,14 +236,41 @@ def _serve(args) -> int:
             print(f"    {origin}/?key={key}")
     elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
-    uvicorn.run(
-        "app.main:app",
-        host=args.host,
-        port=args.port,
-        log_level="info",
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-    )
+    uvicorn.run("app.main:app", **_uvicorn_options(args))
     return 0
+
+
+def _uvicorn_options(args) -> dict:
+    """uvicorn's configuration: the open-file limit raised first and the connection caps and the
+    header timeout from it (app.connections), forwarded headers believed only from the
+    addresses given (--forwarded-allow-ips or XT_FORWARDED_ALLOW_IPS), no WebSocket upgrades
+    (no route takes one)."""
+    import os
+
+    from app.connections import Caps, bounded_protocol, raise_open_file_limit
+    from app.settings import Settings
+
+    if args.forwarded_allow_ips is not None:
+        os.environ["XT_FORWARDED_ALLOW_IPS"] = args.forwarded_allow_ips
+    open_files = raise_open_file_limit()
+    settings = Settings.from_env()
+    caps = Caps.of(settings, open_files)
+    print(
+        f"xt: up to {caps.connections} connections ({caps.client_connections} per address) and {caps.streams} "
+        f"class streams ({caps.client_streams} per address); open-file limit {open_files}"
+    )
+    forwarded = settings.forwarded_allow_ips.strip()
+    return {
+        "host": args.host,
+        "port": args.port,
+        "log_level": "info",
+        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_S,
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "http": bounded_protocol(caps, settings.header_timeout_seconds),
+        "ws": "none",
+        "proxy_headers": bool(forwarded),
+        "forwarded_allow_ips": forwarded or None,
+    }
 
 
 def _lesson_check(args) -> int:
@@ -319,6 +346,12 @@ def main(argv=None) -> int:
         default=[],
         metavar="NAME",
         help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="a reverse proxy's addresses (comma-separated) whose X-Forwarded-For is believed; default: none",
     )
     serve.set_defaults(run=_serve)
     lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
