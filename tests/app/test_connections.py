@@ -10,172 +10,29 @@ request headers that do not arrive in time close the connection (XT_HEADER_TIMEO
 from __future__ import annotations
 
 import asyncio
-import http.client
-import json
-import os
-import resource
-import subprocess
-import sys
-import tempfile
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
 from app.connections import FD_RESERVE, Caps, raise_open_file_limit
 from app.settings import Settings
-from tests.helpers.server import HOST, ROOT, Server, free_port, pct, stop_server, wait_ready
+from tests.helpers.connections import (
+    HOST,
+    OPEN_FILES,
+    class_is_served,
+    close_all,
+    hold,
+    hostile_client,
+    open_from,
+    open_session,
+    xt_serve,
+)
+from tests.helpers.server import pct, wait_ready
 
 pytestmark = pytest.mark.server  # a real server and latencies: one at a time
 
-SPEC = {"model": "text", "text": "the cat sat on the mat."}
-HOSTILE = "127.0.0.2"  # another loopback address: the hostile client is not the class's address
-OPEN_FILES = 1024
 ATTEMPTS = 1_100
 HEADER_TIMEOUT_S = 2.0
-STATUS_WAIT_S = 10.0
-
-
-@contextmanager
-def xt_serve(env: dict[str, str], open_files: int = OPEN_FILES):
-    """`xt serve` on a free 127.0.0.1 port with its open-file limit (soft and hard) at open_files."""
-    port = free_port()
-    models = tempfile.mkdtemp(prefix="xt-test-models-")
-    full_env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", XT_MODELS_DIR=models, **env)
-    log = tempfile.NamedTemporaryFile(prefix=f"xt-serve-{port}-", suffix=".log", delete=False)  # noqa: SIM115
-
-    def limit_files() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
-
-    cmd = [sys.executable, "-m", "xt_cli", "serve", "--host", HOST, "--port", str(port)]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env=full_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        preexec_fn=limit_files,
-        start_new_session=True,
-    )
-    log.close()
-    server = Server(proc, port, Path(log.name))
-    try:
-        wait_ready(server, timeout=90)
-        yield server
-    finally:
-        stop_server(server)
-
-
-def _request(port: int, method: str, path: str, body: dict | None = None, headers: dict | None = None):
-    conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    try:
-        data = json.dumps(body).encode() if body is not None else None
-        all_headers = {"Content-Type": "application/json", **(headers or {})} if data else dict(headers or {})
-        started = time.perf_counter()
-        conn.request(method, path, body=data, headers=all_headers)
-        response = conn.getresponse()
-        payload = response.read()
-        return response.status, payload, (time.perf_counter() - started) * 1000
-    finally:
-        conn.close()
-
-
-def _class_is_served(port: int, code: str, key: str, step: int) -> list[float]:
-    """/healthz 20 times (latencies in ms), a presenter's move and a new join, each asserted."""
-    latencies = []
-    for _ in range(20):
-        status, _, ms = _request(port, "GET", "/healthz")
-        assert status == 200
-        latencies.append(ms)
-    status, payload, _ = _request(port, "POST", f"/api/sessions/{code}/state", {"step": step}, {"X-Presenter-Key": key})
-    assert status == 200, payload
-    status, payload, _ = _request(port, "GET", f"/join/{code}")
-    assert status == 303, payload
-    status, payload, _ = _request(port, "GET", f"/api/sessions/{code}")
-    assert status == 200 and json.loads(payload)["step"] == step, payload
-    return latencies
-
-
-async def _open(port: int, request: bytes | None, source: str = HOSTILE):
-    """A connection from `source`: ((reader, writer) or None, outcome): with `request` sent, the
-    status of its answer (or what failed); without, "open"."""
-    try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(HOST, port, local_addr=(source, 0)), STATUS_WAIT_S
-        )
-    except (OSError, TimeoutError) as exc:
-        return None, type(exc).__name__
-    if request is None:
-        return (reader, writer), "open"
-    try:
-        writer.write(request)
-        line = await asyncio.wait_for(reader.readline(), STATUS_WAIT_S)
-    except (OSError, TimeoutError) as exc:
-        return (reader, writer), type(exc).__name__
-    status = int(line.split()[1]) if line.startswith(b"HTTP/1.1 ") else f"closed {line[:20]!r}"
-    return (reader, writer), status
-
-
-async def _hold(port: int, request: bytes | None, n: int, keep=lambda outcome: True) -> tuple[list, dict]:
-    """n connections opened one after another (the caps see them in turn): those whose outcome
-    `keep` accepts (the others are closed at once), and the count of each outcome."""
-    held, outcomes = [], {}
-    for _ in range(n):
-        pair, outcome = await _open(port, request)
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        if pair is not None:
-            if keep(outcome):
-                held.append(pair)
-            else:
-                pair[1].transport.abort()
-    return held, outcomes
-
-
-async def _still_open(pairs: list, settle_s: float = 0.5) -> list:
-    """The connections the server kept (a refused one reads its 429 and the end at once);
-    the refused ones are closed."""
-    await asyncio.sleep(settle_s)
-    kept = []
-    for reader, writer in pairs:
-        try:
-            data = await asyncio.wait_for(reader.read(1), 0.001)
-        except TimeoutError:
-            kept.append((reader, writer))
-            continue
-        except OSError:
-            data = b""
-        assert data in (b"", b"H"), data  # the refusal's "HTTP/1.1 429 ..." or the end
-        writer.transport.abort()
-    return kept
-
-
-async def _closed_by_server(pairs: list, within_s: float) -> int:
-    """How many of the connections the server closes within within_s (their reads end)."""
-
-    async def ends(reader) -> bool:
-        try:
-            while await asyncio.wait_for(reader.read(65536), within_s):
-                pass
-        except TimeoutError:
-            return False
-        except OSError:
-            return True
-        return True
-
-    return sum(await asyncio.gather(*(ends(reader) for reader, _ in pairs)))
-
-
-def _close_all(pairs: list) -> None:
-    for _, writer in pairs:
-        writer.transport.abort()
-
-
-def _open_session(port: int) -> tuple[str, str]:
-    status, payload, _ = _request(port, "POST", "/api/sessions", {"spec": SPEC})
-    assert status == 201, payload
-    created = json.loads(payload)
-    return created["code"], created["presenter_key"]
 
 
 @pytest.fixture(autouse=True)
@@ -185,37 +42,27 @@ def _room_for_the_client():
         pytest.skip("this test process may not open the sockets the hostile client needs")
 
 
+def _served(outcome: dict) -> list[float]:
+    assert not outcome["failures"], outcome["failures"]
+    return outcome["healthz_ms"]
+
+
 def test_one_client_cannot_take_the_class_down():
     caps = Caps.of(Settings(), OPEN_FILES)
     assert caps.connections == OPEN_FILES - FD_RESERVE and caps.client_connections < caps.connections
-    env = {"XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}
-    with xt_serve(env) as server:
-        port = server.port
-        code, key = _open_session(port)
-        _class_is_served(port, code, key, 1)
-
-        async def scenario():
-            stream = f"GET /api/sessions/{code}/events HTTP/1.1\r\nHost: {HOST}:{port}\r\n\r\n".encode()
-            streams, stream_outcomes = await _hold(port, stream, ATTEMPTS, keep=lambda outcome: outcome == 200)
-            idle = []
-            try:
-                while_streams = await asyncio.to_thread(_class_is_served, port, code, key, 2)
-                idle, idle_outcomes = await _hold(port, None, ATTEMPTS)
-                idle = await _still_open(idle)  # the client's share of connections, less its streams
-                while_idle = await asyncio.to_thread(_class_is_served, port, code, key, 3)
-                timed_out = await _closed_by_server(idle, HEADER_TIMEOUT_S + 3)
-                return len(streams), stream_outcomes, while_streams, len(idle), while_idle, timed_out
-            finally:
-                _close_all(streams)
-                _close_all(idle)
-
-        held, outcomes, while_streams, idle_kept, while_idle, timed_out = asyncio.run(scenario())
-        assert held == caps.client_streams, outcomes
-        assert outcomes.get(429, 0) == ATTEMPTS - held, outcomes  # each refused one answered, none dropped
-        assert idle_kept == caps.client_connections - held
-        assert timed_out == idle_kept  # no request headers within the timeout: closed
-        assert pct(while_streams, 95) < 1000 and pct(while_idle, 95) < 1000, (while_streams, while_idle)
-        _class_is_served(port, code, key, 4)  # and after
+    with xt_serve({"XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}) as server:
+        code, key = open_session(server.port)
+        _served(class_is_served(server.port, code, key, 1))
+        seen = asyncio.run(hostile_client(server.port, code, key, ATTEMPTS, HEADER_TIMEOUT_S))
+        assert seen["streams_held"] == caps.client_streams, seen["stream_outcomes"]
+        # each stream past the client's share answered 429, none dropped
+        assert seen["stream_outcomes"] == {200: caps.client_streams, 429: ATTEMPTS - caps.client_streams}
+        # the idle sockets kept: the client's share of connections less its streams; closed in time
+        assert seen["idle_kept"] == caps.client_connections - caps.client_streams, seen["idle_outcomes"]
+        assert seen["idle_closed_by_timeout"] == seen["idle_kept"]
+        while_held = _served(seen["while_streams"]) + _served(seen["while_idle"])
+        assert pct(while_held, 95) < 1000, while_held
+        _served(class_is_served(server.port, code, key, 4))  # and after
 
 
 def test_request_headers_that_never_finish_are_closed():
@@ -250,12 +97,12 @@ def test_past_the_total_a_connection_is_answered_503():
     with xt_serve(env, open_files=4096) as server:
 
         async def scenario():
-            idle, _ = await _hold(server.port, None, 8)
+            idle, _ = await hold(server.port, None, 8)
             try:
                 request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                _, answered = await _open(server.port, request, source=HOST)
+                _, answered = await open_from(server.port, request, source=HOST)
             finally:
-                _close_all(idle)
+                close_all(idle)
             return answered
 
         assert asyncio.run(scenario()) == 503
