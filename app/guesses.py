@@ -33,8 +33,9 @@ class GuessLimiter:
     address (per_address in a minute; 0: no bound here) and from all addresses together
     (overall in a second). Past either, check() refuses with a 429 and Retry-After before the
     guess is compared, so a right guess is found no faster than wrong ones are refused. An
-    address that guessed right (succeeded) is exempt from the overall bound for trusted_s:
-    someone else's guessing does not lock out the teacher or the students already in."""
+    address that guessed a subject right (succeeded: the admin key, a session's code) is exempt
+    from the overall bound for that subject for trusted_s: someone else's guessing does not lock
+    out the teacher or the students already in, and they guess other subjects no faster."""
 
     def __init__(
         self,
@@ -51,9 +52,9 @@ class GuessLimiter:
         self.clock = clock
         self._by_address: OrderedDict[str, deque[float]] = OrderedDict()
         self._all: deque[float] = deque()
-        self._trusted: OrderedDict[str, float] = OrderedDict()
+        self._trusted: OrderedDict[tuple[str, str], float] = OrderedDict()
 
-    def check(self, address: str) -> None:
+    def check(self, address: str, subject: str = "") -> None:
         now = self.clock()
         recent = self._recent(address, now)
         if self.per_address and len(recent) >= self.per_address:
@@ -63,7 +64,7 @@ class GuessLimiter:
             )
         while self._all and self._all[0] <= now - 1:
             self._all.popleft()
-        if len(self._all) >= self.overall and not self._is_trusted(address, now):
+        if len(self._all) >= self.overall and not self._is_trusted((address, subject), now):
             raise TooManyGuesses(
                 f"too many {self.what} on this server just now (limit {self.overall} a second from all "
                 "addresses together): retry in a second",
@@ -79,23 +80,26 @@ class GuessLimiter:
             while len(self._by_address) > MAX_TRACKED_ADDRESSES:
                 self._by_address.popitem(last=False)
 
-    def succeeded(self, address: str) -> None:
-        self._trusted[address] = self.clock()
-        self._trusted.move_to_end(address)
+    def succeeded(self, address: str, subject: str = "") -> None:
+        self._trusted[address, subject] = self.clock()
+        self._trusted.move_to_end((address, subject))
         while len(self._trusted) > MAX_TRACKED_ADDRESSES:
             self._trusted.popitem(last=False)
 
-    async def screen(self, address: str, lookup: Awaitable[T | None] | None) -> T | None:
+    async def screen(self, address: str, lookup: Awaitable[T | None] | None, subject: str = "") -> T | None:
         """check(), then the lookup's answer (None: a guess known wrong without looking); None
         counts as a failed guess, anything else as a right one."""
         try:
-            self.check(address)
+            self.check(address, subject)
         except TooManyGuesses:
             if hasattr(lookup, "close"):
                 lookup.close()  # a coroutine never awaited: closed, so Python does not warn
             raise
         found = None if lookup is None else await lookup
-        (self.failed if found is None else self.succeeded)(address)
+        if found is None:
+            self.failed(address)
+        else:
+            self.succeeded(address, subject)
         return found
 
     def _recent(self, address: str, now: float) -> deque[float]:
@@ -104,8 +108,8 @@ class GuessLimiter:
             recent.popleft()
         return recent
 
-    def _is_trusted(self, address: str, now: float) -> bool:
-        since = self._trusted.get(address)
+    def _is_trusted(self, who: tuple[str, str], now: float) -> bool:
+        since = self._trusted.get(who)
         return since is not None and now - since < self.trusted_s
 
 

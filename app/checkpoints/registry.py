@@ -211,8 +211,9 @@ class ModelRegistry:
         """At startup: the staging directories of uploads cut short (a SIGKILL mid-upload). A
         staging directory's lock (STAGING_LOCK, held with flock while the upload is staged) is
         released by the kernel when its process dies, whatever process later gets its PID: a
-        directory whose lock can be taken is stale; one without a lock file is stale once it is
-        older than this process (it was made before this server started) or than an hour."""
+        directory whose lock can be taken is stale; one without a lock file is stale when no
+        process has its PID, or it is older than this process (made before this server started)
+        or than an hour."""
         removed = []
         if not self.upload_dir.is_dir():
             return removed
@@ -414,13 +415,26 @@ def _lock_is_free(lock_path: Path) -> bool:
 
 
 def _stale_staging(path: Path, started: float) -> bool:
+    """A free lock, or without one: its process gone, made before this process, or old. A live
+    PID proves nothing (the killed upload's PID may be another process's now)."""
     try:
         if path.is_dir() and (path / STAGING_LOCK).exists():
             return _lock_is_free(path / STAGING_LOCK)
         mtime = path.stat().st_mtime
-    except OSError:
-        return False  # gone meanwhile, or not ours to read
-    return mtime < started or time.time() - mtime > STALE_PARTIAL_S
+        pid = int(path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0])
+    except (OSError, ValueError):
+        return False  # gone meanwhile, not ours to read, or not named by this server
+    return not _pid_alive(pid) or mtime < started or time.time() - mtime > STALE_PARTIAL_S
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _process_start_time() -> float:

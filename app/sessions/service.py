@@ -88,7 +88,7 @@ class Sessions:
                 headers={"Retry-After": "60"},
             )
         code = normalize_code(code_text)
-        fields = await self.join_guesses.screen(client, self.store.load(code) if code else None)
+        fields = await self.join_guesses.screen(client, self.store.load(code) if code else None, code or "")
         if fields is None:
             await self.store.add_failure(client)
             raise HTTPException(

@@ -137,6 +137,7 @@ def test_unknown_join_codes_from_many_addresses_are_limited_overall():
     _within_rate(answers, 500, app.state.settings.join_failures_per_second, started)
     assert _from(app, "10.4.0.3").get(f"/api/sessions/{code}").status_code == 429  # a new student waits a second
     assert student.get(f"/api/sessions/{code}").status_code == 200  # one already in the class does not
+    assert student.get("/api/sessions/ZZZZZZ").status_code == 429  # ... but guesses other codes no faster
 
 
 def test_the_limiter_counts_a_minute_per_address_and_a_second_overall():
