@@ -236,16 +236,12 @@ def _serve(args) -> int:
             print(f"    {origin}/?key={key}")
     elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
-    uvicorn.run("app.main:app", **_uvicorn_options(args))
-    return 0
-
-
-def _uvicorn_options(args) -> dict:
-    from app.connections import uvicorn_options
+    from app.connections import uvicorn_options  # the open-file limit, the caps, the timeouts
 
     options, caps = uvicorn_options(args.host, args.port, args.forwarded_allow_ips, GRACEFUL_SHUTDOWN_S)
     print(caps)
-    return options
+    uvicorn.run("app.main:app", **options)
+    return 0
 
 
 def _lesson_check(args) -> int:

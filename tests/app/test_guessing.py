@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import time
-from argparse import Namespace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -162,17 +161,16 @@ def test_the_limiter_counts_a_minute_per_address_and_a_second_overall():
 
 
 def test_xt_serve_believes_forwarded_headers_only_when_told(monkeypatch):
-    import xt_cli
+    from app.connections import uvicorn_options
 
     for name in ("XT_FORWARDED_ALLOW_IPS", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
-    args = Namespace(host="127.0.0.1", port=8123, forwarded_allow_ips=None)
-    options = xt_cli._uvicorn_options(args)
+    options, _ = uvicorn_options("127.0.0.1", 8123, None, 2)
     assert options["proxy_headers"] is False and options["forwarded_allow_ips"] is None
-    told = xt_cli._uvicorn_options(Namespace(host="127.0.0.1", port=8123, forwarded_allow_ips="10.9.0.1"))
+    told, _ = uvicorn_options("127.0.0.1", 8123, "10.9.0.1", 2)
     assert told["proxy_headers"] is True and told["forwarded_allow_ips"] == "10.9.0.1"
     monkeypatch.setenv("XT_FORWARDED_ALLOW_IPS", "10.9.0.2")
-    from_setting = xt_cli._uvicorn_options(Namespace(host="127.0.0.1", port=8123, forwarded_allow_ips=None))
+    from_setting, _ = uvicorn_options("127.0.0.1", 8123, None, 2)
     assert from_setting["proxy_headers"] is True and from_setting["forwarded_allow_ips"] == "10.9.0.2"
 
 
