@@ -16,6 +16,7 @@ import pytest
 
 from app.connections import FD_RESERVE, Caps, raise_open_file_limit
 from app.settings import Settings
+from tests.helpers.aio import run_async
 from tests.helpers.connections import (
     HOST,
     OPEN_FILES,
@@ -53,7 +54,7 @@ def test_one_client_cannot_take_the_class_down():
     with xt_serve({"XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}) as server:
         code, key = open_session(server.port)
         _served(class_is_served(server.port, code, key, 1))
-        seen = asyncio.run(hostile_client(server.port, code, key, ATTEMPTS, HEADER_TIMEOUT_S))
+        seen = run_async(hostile_client(server.port, code, key, ATTEMPTS, HEADER_TIMEOUT_S))
         assert seen["streams_held"] == caps.client_streams, seen["stream_outcomes"]
         # each stream past the client's share answered 429, none dropped
         assert seen["stream_outcomes"] == {200: caps.client_streams, 429: ATTEMPTS - caps.client_streams}
@@ -86,7 +87,7 @@ def test_request_headers_that_never_finish_are_closed():
                 writer.transport.abort()
             return time.perf_counter() - started
 
-        elapsed = asyncio.run(trickle())
+        elapsed = run_async(trickle())
         assert HEADER_TIMEOUT_S - 0.5 < elapsed < HEADER_TIMEOUT_S + 3, elapsed
 
 
@@ -105,5 +106,5 @@ def test_past_the_total_a_connection_is_answered_503():
                 close_all(idle)
             return answered
 
-        assert asyncio.run(scenario()) == 503
+        assert run_async(scenario()) == 503
         wait_ready(server, timeout=10)  # the held ones gone, it answers again
