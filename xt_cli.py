@@ -263,7 +263,13 @@ def _lesson_check(args) -> int:
             print(exc, file=sys.stderr)
             continue
         notes = sum(len(step["annotations"]) for step in lesson.steps)
-        print(f"{path.name}: ok: {lesson.title!r}, {len(lesson.steps)} steps, {notes} annotations")
+        told = sum(len(step["claims"]) for step in lesson.steps)
+        print(f"{path.name}: ok: {lesson.title!r}, {len(lesson.steps)} steps, {notes} annotations, {told} claims")
+        for i, step in enumerate(lesson.steps):
+            for claim in step["claims"]:
+                print(
+                    f"{path.name}: steps[{i}] ({step['name']}): true against {claim['against']}: {claim['claimed']}; {claim['measured']}"
+                )
         for warning in lesson.warnings:
             print(f"{path.name}: warning: {warning}")
     return 1 if failed else 0

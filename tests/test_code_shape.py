@@ -40,3 +40,53 @@ def test_modules_are_short_or_say_why(path: Path):
         assert any(line.startswith(REASON) for line in lines[:15]), (
             f"{len(lines)} lines: split it, or say why near its top with '{REASON} ...'"
         )
+
+
+# Answers under /api that are not JSON, by their documented media type: the SSE stream of a
+# session, its QR code. (The tensor route answers .npy or JSON: its JSON has a model. The
+# redirects, /quiz and /lessons/{name}, are pages outside /api and outside the schema.)
+NOT_JSON_MEDIA = {"text/event-stream", "image/svg+xml"}
+
+
+def _api_routes():
+    """(path, APIRoute) of every route under /api, walked from the app as it is built."""
+    from fastapi.routing import APIRoute
+
+    from app.main import create_app
+
+    app = create_app()
+    try:  # FastAPI keeps an included router as one entry of app.routes: walk into it
+        from fastapi.routing import iter_route_contexts
+    except ImportError:
+        walked = [(r.path, r) for r in app.routes]
+    else:
+        walked = [(c.path, c.original_route) for c in iter_route_contexts(app.routes)]
+    return app, [(path, r) for path, r in walked if isinstance(r, APIRoute) and path.startswith("/api/")]
+
+
+def _answer_media(app, path: str, route) -> set[str]:
+    operations = app.openapi()["paths"][path]
+    media = set()
+    for method in route.methods:
+        responses = operations[method.lower()]["responses"]
+        media |= {m for status, r in responses.items() if status.startswith("2") for m in r.get("content", {})}
+    return media
+
+
+def test_every_api_json_answer_has_a_response_model():
+    """/openapi.json describes every JSON answer, so schemathesis checks each real answer
+    against its model (tests/app/test_fuzz.py)."""
+    from pydantic import BaseModel
+
+    app, routes = _api_routes()
+    exempt, missing = [], []
+    for path, route in routes:
+        media = _answer_media(app, path, route)
+        if media and media <= NOT_JSON_MEDIA:
+            exempt.append(path)
+        elif not (isinstance(route.response_model, type) and issubclass(route.response_model, BaseModel)):
+            missing.append(f"{sorted(route.methods)} {path} answers {sorted(media)}")
+    assert not missing, f"JSON routes without a pydantic response_model: {missing}"
+    assert sorted(exempt) == ["/api/sessions/{code}/events", "/api/sessions/{code}/qr.svg"], exempt
+    documented = {p for p in app.openapi()["paths"] if p.startswith("/api/")}
+    assert documented <= {path for path, _ in routes}, "every documented /api route is walked"

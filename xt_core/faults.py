@@ -3,7 +3,7 @@
 Each fault swaps the backward of exactly one op (never a forward), so the loss is
 unchanged while every gradient upstream of the op is corrupted. The per-step gradient
 check measures against finite differences of the true loss, so it fails first exactly at
-the faulted op. Most faults come from the warnings in the C++ reference's backward pass.
+the faulted op. Most faults come from the warnings in the hand-written C++ backward pass xt started from.
 
 Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
 then flows through every earlier layer).
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.names import OUTPUT_PROBS, entry
 from xt_core.ops import OPS
 from xt_core.ops.attention import _merge_kv, rope_forward
 from xt_core.tape import Node
@@ -25,15 +26,18 @@ from xt_core.tape import Node
 @dataclass(frozen=True)
 class Fault:
     name: str
-    step: str  # the step whose backward it changes; "{L}" is the layer
+    step: str  # the step whose backward it changes: a pattern of xt_core.names ("{L}" is the layer)
     description: str
     correct: str  # the line it replaces
     faulty: str  # the line as the mistake writes it
     backward: Callable  # (dout, cache, grads, layer) -> gradients, like the op's backward
     requires: Callable[[Config], str | None] = lambda cfg: None  # why it cannot apply, or None
 
+    def __post_init__(self):
+        entry(self.step)  # a step the table of recorded tensors does not know fails here, at import
+
     def step_name(self, layer: int) -> str:
-        return self.step.format(L=layer)
+        return entry(self.step).name(layer)
 
 
 def _softmax_ce_normalized_twice(dp, cache, grads, layer):
@@ -43,7 +47,7 @@ def _softmax_ce_normalized_twice(dp, cache, grads, layer):
 
 
 def _attention_out_reads_dres(dout, cache, grads, layer):
-    return OPS["linear"].backward(grads[f"layers.{layer}.ffn_residual"], cache)
+    return OPS["linear"].backward(grads[entry("layers.{L}.ffn_residual").name(layer)], cache)
 
 
 def _rope_forward_rotation(dy, cache, grads, layer):
@@ -114,7 +118,7 @@ CATALOGUE: dict[str, Fault] = {
     for f in (
         Fault(
             "softmax_ce_normalized_twice",
-            "probs",
+            OUTPUT_PROBS,
             "Softmax-CE gradient divided by the softmax denominator a second time, though p is already normalized.",
             "dlogits = p * (dp - sum(p * dp))",
             "dlogits = p * (dp - sum(p * dp)) / sum(exp(logits - max))",
@@ -174,7 +178,7 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "softmax_missing_sum_term",
             "layers.{L}.attention.probs",
-            "Attention softmax backward keeps only the diagonal of the Jacobian and drops - sum(p * dp).",
+            "Attention softmax backward keeps only p * dp = diag(p) @ dp and drops the whole - p p^T part of the Jacobian J = diag(p) - p p^T: the - p * sum(p * dp) term.",
             "dscores = p * (dp - sum(p * dp))",
             "dscores = p * dp",
             _softmax_missing_sum_term,

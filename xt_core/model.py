@@ -6,7 +6,8 @@
     logits = RMSNorm(x) @ W^T   (W = tok_embeddings when tied, else output)
     loss = mean over all B*T positions of -log softmax(logits)[target]
 
-Tensor names are documented in xt_core/names.py; parameter names follow Meta/llama2.c.
+Recorded tensors are declared in xt_core/names.py (name, axes, role, words), which the tape's
+nodes are made from; parameter names follow Meta/llama2.c.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.faults import fault_override
 from xt_core.memory import keep_freed_memory
+from xt_core.names import entry
 from xt_core.tape import Node, run_backward, run_forward
 from xt_core.trace import Trace
 
@@ -67,40 +69,42 @@ def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.nd
 
 
 def build_tape(cfg: Config) -> list[Node]:
-    """The step's ops in execution order; each node is named after the tensor it produces."""
+    """The step's ops in execution order; each node is named after the tensor it produces, a
+    pattern of the table of recorded tensors (xt_core/names.py: its axes, role and words)."""
     nodes: list[Node] = []
 
-    def add(name, kind, inputs, layer=None, phase="forward", **attrs):
-        nodes.append(Node(name, kind, tuple(inputs), layer, phase, attrs))
-        return name
+    def add(pattern, kind, inputs, layer=None, **attrs):
+        recorded = entry(pattern)
+        nodes.append(Node(recorded.name(layer), kind, tuple(inputs), layer, recorded.phase, attrs))
+        return nodes[-1].name
 
     eps = cfg.norm_eps
     x = add("embedding", "embedding", ["tokens", "tok_embeddings"])
     for L in range(cfg.n_layer):
-        p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"
-        n = add(f"{p}.attention_norm.out", "rmsnorm", [x, f"{p}.attention_norm"], L, eps=eps)
-        q = add(f"{a}.q", "linear", [n, f"{a}.wq"], L)
-        k = add(f"{a}.k", "linear", [n, f"{a}.wk"], L)
-        v = add(f"{a}.v", "linear", [n, f"{a}.wv"], L)
-        q = add(f"{a}.q_rot", "rope", [q], L, n_heads=cfg.n_head, theta=cfg.rope_theta)
-        k = add(f"{a}.k_rot", "rope", [k], L, n_heads=cfg.n_kv_head, theta=cfg.rope_theta)
-        s = add(f"{a}.scores", "scores", [q, k], L, n_head=cfg.n_head, n_kv_head=cfg.n_kv_head)
-        pr = add(f"{a}.probs", "softmax", [s], L)
-        o = add(f"{a}.heads", "attend", [pr, v], L, n_kv_head=cfg.n_kv_head)
-        o = add(f"{a}.concat", "merge_heads", [o], L)
-        o = add(f"{a}.out", "linear", [o, f"{a}.wo"], L)
-        h = add(f"{p}.attention_residual", "residual", [x, o], L)
-        m = add(f"{p}.ffn_norm.out", "rmsnorm", [h, f"{p}.ffn_norm"], L, eps=eps)
-        gate = add(f"{f}.gate", "linear", [m, f"{f}.w1"], L)
-        up = add(f"{f}.up", "linear", [m, f"{f}.w3"], L)
-        s = add(f"{f}.swiglu", "swiglu", [gate, up], L)
-        o = add(f"{f}.out", "linear", [s, f"{f}.w2"], L)
-        x = add(f"{p}.ffn_residual", "residual", [h, o], L)
+        p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"  # parameter names
+        n = add("layers.{L}.attention_norm.out", "rmsnorm", [x, f"{p}.attention_norm"], L, eps=eps)
+        q = add("layers.{L}.attention.q", "linear", [n, f"{a}.wq"], L)
+        k = add("layers.{L}.attention.k", "linear", [n, f"{a}.wk"], L)
+        v = add("layers.{L}.attention.v", "linear", [n, f"{a}.wv"], L)
+        q = add("layers.{L}.attention.q_rot", "rope", [q], L, n_heads=cfg.n_head, theta=cfg.rope_theta)
+        k = add("layers.{L}.attention.k_rot", "rope", [k], L, n_heads=cfg.n_kv_head, theta=cfg.rope_theta)
+        s = add("layers.{L}.attention.scores", "scores", [q, k], L, n_head=cfg.n_head, n_kv_head=cfg.n_kv_head)
+        pr = add("layers.{L}.attention.probs", "softmax", [s], L)
+        o = add("layers.{L}.attention.heads", "attend", [pr, v], L, n_kv_head=cfg.n_kv_head)
+        o = add("layers.{L}.attention.concat", "merge_heads", [o], L)
+        o = add("layers.{L}.attention.out", "linear", [o, f"{a}.wo"], L)
+        h = add("layers.{L}.attention_residual", "residual", [x, o], L)
+        m = add("layers.{L}.ffn_norm.out", "rmsnorm", [h, f"{p}.ffn_norm"], L, eps=eps)
+        gate = add("layers.{L}.feed_forward.gate", "linear", [m, f"{f}.w1"], L)
+        up = add("layers.{L}.feed_forward.up", "linear", [m, f"{f}.w3"], L)
+        s = add("layers.{L}.feed_forward.swiglu", "swiglu", [gate, up], L)
+        o = add("layers.{L}.feed_forward.out", "linear", [s, f"{f}.w2"], L)
+        x = add("layers.{L}.ffn_residual", "residual", [h, o], L)
     x = add("norm.out", "rmsnorm", [x, "norm"], eps=eps)
     logits = add("logits", "unembed", [x, "tok_embeddings" if cfg.tie_embeddings else "output"])
-    probs = add("probs", "softmax", [logits], phase="loss")
-    token_loss = add("token_loss", "token_loss", [probs, "targets"], phase="loss")
-    add("loss", "mean", [token_loss], phase="loss")
+    probs = add("output_probs", "softmax", [logits])
+    token_loss = add("token_loss", "token_loss", [probs, "targets"])
+    add("loss", "mean", [token_loss])
     return nodes
 
 

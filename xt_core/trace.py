@@ -11,6 +11,7 @@ import numpy as np
 
 from xt_core.config import Config
 from xt_core.jacobian import JacobianCheck, check_softmax_row
+from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, entry
 from xt_core.tape import Node
 from xt_core.twin import Float64Step
 
@@ -57,7 +58,7 @@ class Trace:
         self.backward_override = backward_override  # the backward it ran with (faults, exercises)
         self._twin: Float64Step | None = None
         self._twin_lock = threading.Lock()
-        self.loss = float(values["loss"])
+        self.loss = float(values[LOSS])
         self.grads = {name: all_grads[name] for name in self.param_names}
         self.records = self._make_records(contributions)
         self.update = None  # the optimizer step, when the trace is a training step
@@ -108,7 +109,7 @@ class Trace:
 
     @property
     def dtype(self) -> np.dtype:
-        return self.values["loss"].dtype
+        return self.values[LOSS].dtype
 
     @property
     def tokens(self) -> np.ndarray:
@@ -212,12 +213,13 @@ class Trace:
         _check_index("head", head, cfg.n_head)
         _check_index("seq", seq, B)
         _check_index("pos", pos, T)
-        a = f"layers.{layer}.attention"
+        probs = entry("layers.{L}.attention.probs").name(layer)
+        scores = entry("layers.{L}.attention.scores").name(layer)
         keys = slice(0, pos + 1)  # causal: later keys have p = 0 and take no part
         return check_softmax_row(
-            self[f"{a}.probs"][seq, head, pos, keys],
-            self.grad(f"{a}.probs")[seq, head, pos, keys],
-            self.grad(f"{a}.scores")[seq, head, pos, keys],
+            self[probs][seq, head, pos, keys],
+            self.grad(probs)[seq, head, pos, keys],
+            self.grad(scores)[seq, head, pos, keys],
         )
 
     def output_jacobian(self, seq: int, pos: int, top_k: int | None = None) -> JacobianCheck:
@@ -229,17 +231,17 @@ class Trace:
         _check_index("pos", pos, T)
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
-        p = self["probs"][seq, pos]
+        p = self[OUTPUT_PROBS][seq, pos]
         shown = None if top_k is None else _top_tokens(p, int(self.targets[seq, pos]), top_k)
-        return check_softmax_row(p, self.grad("probs")[seq, pos], self.grad("logits")[seq, pos], shown)
+        return check_softmax_row(p, self.grad(OUTPUT_PROBS)[seq, pos], self.grad(LOGITS)[seq, pos], shown)
 
     def logits_identity_error(self) -> float:
         """max |dL/dlogits - (p - onehot)/N| over every position: the seed's fused rule."""
-        p = np.asarray(self["probs"], dtype=np.float64)
+        p = np.asarray(self[OUTPUT_PROBS], dtype=np.float64)
         expected = p.copy()
         np.put_along_axis(expected, self.targets[..., None], np.take_along_axis(p, self.targets[..., None], -1) - 1, -1)
         expected /= self.targets.size
-        return float(np.max(np.abs(self.grad("logits") - expected)))
+        return float(np.max(np.abs(self.grad(LOGITS) - expected)))
 
 
 def _check_index(name: str, value, size: int) -> None:

@@ -14,10 +14,10 @@ from app.figures.buglab import check_errors_chart, diff_panels
 from app.figures.serialize import figure_json
 from app.spec import ResolvedSpec
 from app.steps import titles
-from app.steps.axes import activation_axes, head_axes, param_axes
+from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
-from xt_core import Config
+from xt_core import Config, names
 from xt_core.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
@@ -45,8 +45,7 @@ def picker_options() -> list[dict]:
     sizes decide that; the page asks GET /api/faults for them)."""
     options = []
     for fault in CATALOGUE.values():
-        op = titles.local_name(fault.step_name(0))
-        label = f"{fault.name.replace('_', ' ')} — in: {step_title(op, None, 'forward')}"
+        label = f"{fault.name.replace('_', ' ')} — in: {names.entry(fault.step).title}"
         options.append({"name": fault.name, "label": label, "description": fault.description})
     return options
 
@@ -206,7 +205,7 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
         what = "the gradient arriving" if kind == "arriving" else "this op's contribution"
         title = f"dL/d({name}), {what}: faulty vs correct"
         fig = diff_panels(
-            z_bad, z_good, rows, cols, title=title, value_name=f"dL/d{name.rsplit('.', 1)[-1]}",
+            z_bad, z_good, rows, cols, title=title, value_name=value_name(name, gradient=True),
             row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
         )  # fmt: skip
         if comparison["identical"]:

@@ -1,10 +1,12 @@
 """The lessons of settings.lessons_dir, read and checked against the traces their specs build:
-every step named exists (by recorded name and phase), every annotation fits its figure, the spec
-is one the server accepts. Checked at startup (the sessions router's lifespan), by `xt lesson
-check FILE`, and in `make test`.
+every step named exists (by recorded name and phase), every annotation fits its figure, every
+claim holds (app.lessons.claims), every placeholder of the text names a measured value
+(app.lessons.template), the spec is one the server accepts. Checked at startup (the sessions
+router's lifespan), by `xt lesson check FILE`, and in `make test`.
 
-A checked lesson is JSON-ready: each step carries its index in the walkthrough and its
-annotations resolved into polygons (app.lessons.geometry).
+A checked lesson is JSON-ready: each step carries its index in the walkthrough, its annotations
+resolved into polygons (app.lessons.geometry), its claims with what they measured, and its text
+filled from those measurements.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from pydantic import ValidationError
 
 import xt_core
 from app.errors import SpecError
-from app.lessons import geometry
+from app.lessons import claims, geometry
 from app.lessons.schema import LessonFile, LessonStep
+from app.lessons.template import TemplateError, fill
 from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve, spec_to_query
 from app.steps.context import TraceContext
@@ -31,6 +34,7 @@ from app.traces.store import build_trace
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SUGGESTED_STEPS = (8, 15)
+WALKTHROUGH_VALUES = ("N", "T", "V", "loss", "quiz_probes")  # what a text names beside its claims
 TraceFor = Callable[[ResolvedSpec], xt_core.Trace]
 
 
@@ -157,11 +161,116 @@ def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
             problems.append(f"steps[{i}] ({step.name}, {step.phase}): {exc}")
     if problems:
         raise LessonError(path, problems)
+    measured = _Claims(path, lesson, ctx, trace_for).check(steps)
+    summary = _fill_text(path, lesson, steps, {**_walkthrough_values(ctx), **measured})
     low, high = SUGGESTED_STEPS
     warnings = (
         [] if low <= len(steps) <= high else [f"{len(steps)} steps: a lesson is a path of {low}–{high} key steps"]
     )
-    return Lesson(name, lesson.title, lesson.summary, spec, steps, warnings)
+    return Lesson(name, lesson.title, summary, spec, steps, warnings)
+
+
+class _Claims:
+    """Every claim of one lesson measured against the trace it is about: the lesson's own, or
+    the variant of its spec with the claim's faults (each variant built once)."""
+
+    def __init__(self, path: Path, lesson: LessonFile, ctx: TraceContext, trace_for: TraceFor):
+        self.path, self.lesson, self.ctx, self.trace_for = path, lesson, ctx, trace_for
+        self.variants: dict[str, TraceContext] = {}
+
+    def _context(self, claim) -> TraceContext:
+        if claim.faults is None:
+            if self.lesson.spec.get("quiz") is not None:
+                raise claims.ClaimError(
+                    "a quiz lesson's claims name their faults (faults = [] for the correct backward): "
+                    "a claim about the hidden fault's trace would give the answer away"
+                )
+            return self.ctx
+        spec = {k: v for k, v in self.lesson.spec.items() if k not in ("quiz", "faults", "fault_layer")}
+        spec["faults"] = list(claim.faults)
+        if claim.fault_layer is not None:
+            spec["fault_layer"] = claim.fault_layer
+        try:
+            resolved = resolve_spec(self.path, spec, self.ctx.settings)
+        except LessonError as exc:
+            raise claims.ClaimError("; ".join(exc.problems)) from None
+        if resolved.id not in self.variants:
+            self.variants[resolved.id] = TraceContext(resolved, self.trace_for(resolved), self.ctx.settings)
+        return self.variants[resolved.id]
+
+    def _one(self, claim, index: int) -> claims.Measured:
+        return claims.measure(claim, claims.ClaimContext(self._context(claim), index))
+
+    def check(self, steps: list[dict]) -> dict[str, claims.Measured]:
+        """Each step's claims (JSON, into steps[i]["claims"]); the measured ones by id.
+        LessonError naming the step, the claim and what was measured when one is false."""
+        by_id: dict[str, claims.Measured] = {}
+        problems = []
+        for i, (step, out) in enumerate(zip(self.lesson.steps, steps, strict=True)):
+            out["claims"] = []
+            for j, claim in enumerate(step.claims):
+                where = f"steps[{i}] ({step.name}, {step.phase}): claims[{j}] ({claim.kind}{_named(claim)})"
+                try:
+                    measured = self._one(claim, out["index"])
+                except claims.ClaimError as exc:
+                    problems.append(f"{where}: {exc}")
+                    continue
+                against = claims.about(claim.faults)
+                if not measured.ok:
+                    problems.append(
+                        f"{where} is false against {against}: claimed {measured.claimed}; {measured.measured}"
+                    )
+                if claim.id in WALKTHROUGH_VALUES:
+                    problems.append(f"{where}: {claim.id!r} names a number of the walkthrough: pick another name")
+                if claim.id in by_id:
+                    problems.append(f"{where}: another claim is named {claim.id!r} (a name is one claim)")
+                if claim.id:
+                    by_id[claim.id] = measured
+                out["claims"].append(measured.json(claim, against))
+        if problems:
+            raise LessonError(self.path, problems)
+        return by_id
+
+
+def _named(claim) -> str:
+    return f" {claim.id!r}" if claim.id else ""
+
+
+def _walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
+    """The numbers of the walkthrough itself a lesson's text may name (app.lessons.template)."""
+    targets = ctx.trace.targets
+    return {
+        "N": int(targets.size),
+        "T": int(targets.shape[1]),
+        "V": int(ctx.trace.cfg.vocab_size),
+        "loss": float(ctx.trace.loss),
+        "quiz_probes": ctx.settings.quiz_probes,
+    }
+
+
+def _fill_text(path: Path, lesson: LessonFile, steps: list[dict], values: dict) -> str:
+    """Fills every text of the lesson from `values` (measured claims by id, the walkthrough's own
+    numbers), the steps in place; the filled summary. LessonError naming each text that does not fill."""
+    problems = []
+
+    def filled(text: str, where: str) -> str:
+        try:
+            return fill(text, values)
+        except TemplateError as exc:
+            problems.append(f"{where}: {exc}")
+            return text
+
+    summary = filled(lesson.summary, "summary")
+    for i, step in enumerate(steps):
+        for key in ("takeaway", "narration", "next"):
+            step[key] = filled(step[key], f"steps[{i}] ({step['name']}, {step['phase']}).{key}")
+        for j, note in enumerate(step["annotations"]):
+            note["label"] = filled(
+                note["label"], f"steps[{i}] ({step['name']}, {step['phase']}).annotations[{j}].label"
+            )
+    if problems:
+        raise LessonError(path, problems)
+    return summary
 
 
 @dataclass

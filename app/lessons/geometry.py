@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.lessons.schema import Annotation
-from app.steps.axes import VOCAB_COLS, VOCAB_ROWS
+from app.steps.axes import VOCAB_ROWS, vocab_columns
 from app.steps.context import TraceContext
 from app.steps.kind import TensorFigure
 from app.steps.registry import kind_of
@@ -47,7 +47,7 @@ def _tensor_info(ctx: TraceContext, fig: TensorFigure) -> FigureInfo | None:
         return FigureInfo(fig.figure_id, (1, panel.shape[0]), bars=True)
     if panel.ndim == 3:
         return FigureInfo(fig.figure_id, tuple(panel.shape[1:]), panels=panel.shape[0])
-    vocab = fig.name in VOCAB_COLS
+    vocab = vocab_columns(fig.name)
     return FigureInfo(
         fig.figure_id, tuple(panel.shape), col_tokens=vocab, targets=ctx.trace.targets[0] if vocab else None
     )

@@ -1,10 +1,11 @@
 """A lesson file's shape (lessons/*.toml; docs/lessons.md): what a teacher writes, checked field
-by field. Whether the named steps, figures and cells exist is app.lessons.catalogue's check,
-against the trace the lesson's spec builds."""
+by field. Whether the named steps, figures and cells exist, and whether each claim holds, is
+app.lessons.catalogue's check, against the trace the lesson's spec builds (claims:
+app.lessons.claims)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -58,6 +59,119 @@ class Annotation(BaseModel):
         return self
 
 
+CLAIM_ID = r"^[a-z][a-z0-9_]{0,31}$"
+Index = list[int | str]  # entries of a tensor's leading axes; a str is a token, on a vocabulary axis
+
+
+def _some_bound(claim, names: tuple[str, ...]):
+    if all(getattr(claim, name) is None for name in names):
+        raise ValueError(f"a {claim.kind} claim needs {' or '.join(names)}")
+    return claim
+
+
+class ClaimBase(BaseModel):
+    """What every claim may say: a name its step's text uses ({id} in a template), and the
+    faults of the walkthrough it is about, when not the lesson's own (a variant of its spec)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    id: str | None = Field(None, pattern=CLAIM_ID, description="the name a text's {id} or {id.field} fills from")
+    faults: list[str] | None = Field(
+        None, max_length=4, description="check against the lesson's spec with these faults ([]: the correct backward)"
+    )
+    fault_layer: int | None = Field(None, ge=0)
+
+
+class StripeClaim(ClaimBase):
+    """An attention head's weight on one diagonal (offset = key − query) from a query on."""
+
+    kind: Literal["stripe"]
+    tensor: str = Field(description="an attention probs tensor, e.g. layers.1.attention.probs")
+    head: int = Field(ge=0)
+    offset: int = Field(le=0, description="column − row: −1 the previous position")
+    from_: int | None = Field(None, alias="from", ge=0, description="the first query (default: −offset)")
+    min_weight: float = Field(gt=0, le=1, description="every weight on the stripe is at least this")
+    seq: int = Field(0, ge=0)
+
+
+class TargetProbabilityClaim(ClaimBase):
+    """The position from which p(target) stays above a threshold to the end of the text."""
+
+    kind: Literal["target_probability"]
+    above: float = Field(gt=0, lt=1)
+    from_: int = Field(alias="from", ge=0)
+    seq: int = Field(0, ge=0)
+
+
+class GradcheckClaim(ClaimBase):
+    """A step's gradient check (the badge) passes or fails."""
+
+    kind: Literal["gradcheck"]
+    step: str
+    phase: Literal["forward", "loss", "backward", "update"] = "backward"
+    passes: bool
+
+
+class FailingStepsClaim(ClaimBase):
+    """The backward steps whose checks fail: the first one, in the order backward runs, or all."""
+
+    kind: Literal["failing_steps"]
+    first: str | None = None
+    only: list[str] | None = Field(None, description="every failing backward step, in backward order ([]: none)")
+
+    _bound = model_validator(mode="after")(lambda self: _some_bound(self, ("first", "only")))
+
+
+class IdentityClaim(ClaimBase):
+    """max |dL/dlogits − (p − onehot)/N|: the output softmax-CE step's identity chart."""
+
+    kind: Literal["identity"]
+    min: float | None = Field(None, ge=0)
+    max: float | None = Field(None, ge=0)
+
+    _bound = model_validator(mode="after")(lambda self: _some_bound(self, ("min", "max")))
+
+
+class ValueClaim(ClaimBase):
+    """A tensor's entry, or the sum, norm or largest |entry| of a slice of it, within bounds or of a sign."""
+
+    kind: Literal["value"]
+    tensor: str
+    of: Literal["value", "grad", "contribution"] = Field(
+        "value", description="contribution: what this claim's (backward) step adds to the tensor's gradient"
+    )
+    at: Index = Field(default_factory=list, max_length=4)
+    reduce: Literal["entry", "sum", "norm", "max_abs"] = "entry"
+    min: float | None = None
+    max: float | None = None
+    sign: Literal["positive", "negative", "zero"] | None = None
+
+    _bound = model_validator(mode="after")(lambda self: _some_bound(self, ("min", "max", "sign")))
+
+
+class ArgmaxClaim(ClaimBase):
+    """Where a vector of a tensor is largest (over = "entries"), or which row of a matrix has the
+    largest norm (over = "rows"): an index, or a token on a vocabulary axis."""
+
+    kind: Literal["argmax"]
+    tensor: str
+    of: Literal["value", "grad", "contribution"] = "value"
+    at: Index = Field(default_factory=list, max_length=4)
+    over: Literal["entries", "rows"] = "entries"
+    equals: int | str
+
+
+Claim = Annotated[
+    StripeClaim
+    | TargetProbabilityClaim
+    | GradcheckClaim
+    | FailingStepsClaim
+    | IdentityClaim
+    | ValueClaim
+    | ArgmaxClaim,
+    Field(discriminator="kind"),
+]
+
+
 class LessonStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(description="the recorded name, e.g. layers.1.attention.probs")
@@ -66,6 +180,7 @@ class LessonStep(BaseModel):
     narration: str = Field(min_length=1, max_length=1200, description="2–4 sentences: what to point at, what to say")
     next: str = Field("", max_length=200, description="the cue that leads to the next step")
     annotations: list[Annotation] = Field(default_factory=list, max_length=8)
+    claims: list[Claim] = Field(default_factory=list, max_length=8)
 
     _takeaway = field_validator("takeaway", "next")(_one_line)
 

@@ -18,6 +18,7 @@ from app.buglab import views as buglab_views
 from app.deps import ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
 from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, not_a_boolean
+from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
 from app.sessions.voters import remember
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
 from app.spec.faults import default_fault_layer, is_class_quiz, new_quiz_seed
@@ -29,7 +30,11 @@ from app.traces.checks import ChecksBusy
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
 
-@router.get("/api/faults", summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies")
+@router.get(
+    "/api/faults",
+    response_model=Catalogue,
+    summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies",
+)
 async def list_faults(request: Request, settings: SettingsDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
@@ -60,6 +65,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
 
 @router.get(
     "/api/traces/{trace_id}/checks",
+    response_model=ChecksView,
     responses={**NOT_FOUND, **QUIZ_SEALED},
     summary="Every step's gradient check (computed in the background)",
 )
@@ -95,6 +101,7 @@ async def get_checks(
 
 @router.get(
     "/api/traces/{trace_id}/steps/{index}/diff",
+    response_model=DiffView,
     responses=NOT_FOUND,
     summary="A backward step: faulty vs correct gradients",
 )
@@ -122,6 +129,7 @@ class QuizProbe(BaseModel):
 
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
+    response_model=QuizVerdict,
     responses={**NOT_FOUND, **BAD_BODY, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
@@ -153,6 +161,7 @@ def quiz_or_404(ctx: TraceContext) -> None:
 
 @router.get(
     "/api/traces/{trace_id}/quiz",
+    response_model=LearnerQuiz,
     responses=NOT_FOUND,
     summary="The quiz's state: answered or not, the steps probed and the probes left",
 )
@@ -166,6 +175,7 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
+    response_model=ProbeAnswer,
     responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )

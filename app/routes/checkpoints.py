@@ -14,6 +14,7 @@ from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_
 from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
+from app.schemas.checkpoints import ModelListing, TokenizePreview, Uploaded
 from app.spec import preview
 from app.spec.presets import presets
 
@@ -35,6 +36,8 @@ _UPLOAD_BODY = {
 
 @router.get(
     "/models",
+    response_model=ModelListing,
+    response_model_exclude_unset=True,  # the keys an entry has (a demo's measurements, a real model's extras)
     summary="Checkpoints (demo models, real models, uploads), the random-init presets, and the real models "
     "not fetched here (`fetchable`: how to get them)",
 )
@@ -49,6 +52,7 @@ async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
 
 @router.get(
     "/tokenize",
+    response_model=TokenizePreview,
     responses=BAD_FIELD,
     summary="A text as a checkpoint's own tokenizer splits it (pieces, count), and the most positions and "
     "training steps the server would take for it",
@@ -68,6 +72,7 @@ async def tokenize(
 @router.post(
     "/models",
     status_code=201,
+    response_model=Uploaded,
     responses={**UPLOAD_REFUSED, **BAD_FIELD, **security.WRITE_REFUSED},
     summary="Upload a checkpoint (xt .safetensors / .npz, or llama2.c .bin); answers its name",
     openapi_extra={"requestBody": _UPLOAD_BODY},

@@ -23,6 +23,7 @@ from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
 from app.spec import form as model_form
 from app.spec.faults import new_quiz_seed
+from app.steps import glossary
 
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("xt.pages")
@@ -183,5 +184,6 @@ def walk(request: Request) -> Response:
         edit_url="/?" + urlencode(query),
         buglab=buglab_views.page_info(resolved, query),
         quiz_probes=request.app.state.settings.quiz_probes,
+        glossary=glossary.table(),
         **model_form.walk_context(resolved, query, request.app.state.settings),
     )

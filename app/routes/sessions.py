@@ -1,3 +1,4 @@
+# Over 350 lines: every classroom route (sessions, lessons, join pages) on one router, whose lifespan checks lessons.
 """Classroom sessions and lessons (contract in docs/api.md, "Sessions"): a presenter opens a
 session, students follow it over Server-Sent Events, the presenter polls the class in the bug
 lab; lessons are paths through a walkthrough. Thin: app.sessions holds the state and the
@@ -31,6 +32,7 @@ from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
+from app.schemas.sessions import Answered, Lesson, Lessons, SessionOpened, SessionState
 from app.sessions import rules
 from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
@@ -121,6 +123,7 @@ def join_url(request: Request, code: str) -> str:
 @router.post(
     "/api/sessions",
     status_code=201,
+    response_model=SessionOpened,
     responses=_answers(503) | security.WRITE_REFUSED | security.BODY_REFUSED,
     summary="Open a classroom session",
 )
@@ -157,7 +160,13 @@ async def _session(request: Request, sessions: Sessions, code: str) -> dict:
     return await sessions.find(code, _client(request))
 
 
-@router.get("/api/sessions/{code}", responses=_answers(404, 429), summary="A session's state (never its key)")
+@router.get(
+    "/api/sessions/{code}",
+    response_model=SessionState,
+    response_model_exclude_unset=True,  # a student's state has no `counts` before the reveal
+    responses=_answers(404, 429),
+    summary="A session's state (never its key)",
+)
 async def get_session(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> dict:
     """With the presenter's key the poll carries its histogram (`counts`) before the reveal too."""
     fields = await _session(request, sessions, code)
@@ -171,6 +180,7 @@ EVENTS = {
 
 @router.get(
     "/api/sessions/{code}/events",
+    response_class=Response,  # text/event-stream only (EVENTS), not the default JSON
     responses={**EVENTS, **_answers(404, 429)},
     summary="The session's states as they change (SSE)",
 )
@@ -189,6 +199,8 @@ async def session_events(
 
 @router.post(
     "/api/sessions/{code}/state",
+    response_model=SessionState,
+    response_model_exclude_unset=True,
     responses=_answers(403, 404, 429) | security.BODY_REFUSED,
     summary="Move the class (presenter)",
 )
@@ -222,6 +234,7 @@ async def _reveal(services, settings, fields: dict) -> dict:
 
 @router.post(
     "/api/sessions/{code}/poll",
+    response_model=SessionState,
     responses=_answers(403, 404, 409, 429) | security.BODY_REFUSED,
     summary="Open, close or reveal the bug hunt (presenter)",
 )
@@ -251,6 +264,7 @@ async def set_poll(
 
 @router.post(
     "/api/sessions/{code}/answers",
+    response_model=Answered,
     responses=_answers(404, 409, 429) | security.BODY_REFUSED,
     summary="A student's answer to the open poll",
 )
@@ -272,7 +286,10 @@ SVG = {200: {"description": "the join URL as a QR code", "content": {"image/svg+
 
 
 @router.get(
-    "/api/sessions/{code}/qr.svg", responses={**SVG, **_answers(404, 429)}, summary="The join URL as a QR code (SVG)"
+    "/api/sessions/{code}/qr.svg",
+    response_class=Response,  # image/svg+xml only (SVG), not the default JSON
+    responses={**SVG, **_answers(404, 429)},
+    summary="The join URL as a QR code (SVG)",
 )
 async def session_qr(request: Request, code: str, sessions: SessionsDep) -> Response:
     fields = await _session(request, sessions, code)
@@ -289,13 +306,16 @@ def _with_walkthrough(lesson, shown: dict) -> dict:
     return shown | {"walkthrough": rules.walkthrough_id(lesson.spec)}
 
 
-@router.get("/api/lessons", summary="The lessons: paths of key steps through a walkthrough")
+@router.get("/api/lessons", response_model=Lessons, summary="The lessons: paths of key steps through a walkthrough")
 async def list_lessons(catalogue: CatalogueDep) -> dict:
     return {"lessons": [_with_walkthrough(lesson, lesson.brief()) for lesson in catalogue.lessons.values()]}
 
 
 @router.get(
-    "/api/lessons/{name}", responses=_answers(404), summary="One lesson: its steps, takeaways, narration, annotations"
+    "/api/lessons/{name}",
+    response_model=Lesson,
+    responses=_answers(404),
+    summary="One lesson: its steps, takeaways, narration, annotations",
 )
 async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
     lesson = catalogue.lessons.get(name)

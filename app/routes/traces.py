@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from app import security
 from app.deps import OffLoopJSONRoute, ServicesDep, SettingsDep
 from app.errors import BAD_FIELD, NOT_FOUND
+from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
 
 # format=npy (the default) answers a .npy file, format=json an object.
@@ -51,6 +52,7 @@ _TRACE_LINKS = {
 
 @router.post(
     "/traces",
+    response_model=TraceSummary,
     responses={
         200: {"description": "the trace's summary", "links": _TRACE_LINKS},
         **security.BODY_REFUSED,
@@ -67,20 +69,25 @@ async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep,
     return await services.answers.summary(request, resolved, before_build=writer)
 
 
-@router.get("/traces/{trace_id}/steps/{index}", summary="One step: explanation, formulas, figures, gradient check")
+@router.get(
+    "/traces/{trace_id}/steps/{index}",
+    response_model=StepView,
+    summary="One step: explanation, formulas, figures, gradient check",
+)
 async def get_step(
     request: Request,
     services: ServicesDep,
     trace_id: str,
     index: int = Path(description="position in the trace's step list"),
     seq: int = Query(0, description="which sequence of the batch the figures show"),
-    pos: int = Query(0, description="position of the output-softmax identity check (step `probs`, backward)"),
+    pos: int = Query(0, description="position of the output-softmax identity check (step `output_probs`, backward)"),
 ) -> Response:
     return await services.answers.step(request, trace_id, index, seq, pos)
 
 
 @router.get(
     "/traces/{trace_id}/steps/{index}/check",
+    response_model=StepCheckAnswer,
     summary="One step's gradient check (a real model's step view answers before it: its gradcheck is pending)",
 )
 async def get_step_check(
@@ -94,6 +101,7 @@ async def get_step_check(
 
 @router.get(
     "/traces/{trace_id}/steps/{index}/head",
+    response_model=HeadView,
     summary="One attention head of a step's grid with every value (the step view sends a downsampled overview)",
 )
 async def get_head(
@@ -108,7 +116,11 @@ async def get_head(
     return await services.answers.head(request, trace_id, index, figure, head, seq)
 
 
-@router.get("/traces/{trace_id}/jacobian", summary="One softmax row's Jacobian and the chain-rule check")
+@router.get(
+    "/traces/{trace_id}/jacobian",
+    response_model=JacobianView,
+    summary="One softmax row's Jacobian and the chain-rule check",
+)
 async def get_jacobian(
     request: Request,
     services: ServicesDep,
@@ -124,6 +136,7 @@ async def get_jacobian(
 
 @router.get(
     "/traces/{trace_id}/tensors/{name}",
+    response_model=TensorJSON,
     responses=TENSOR_ANSWER,
     summary="One recorded tensor or its gradient, as .npy or JSON",
 )

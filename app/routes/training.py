@@ -9,11 +9,14 @@ from fastapi.responses import Response
 from app.deps import ServicesDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, NOT_FOUND
+from app.schemas.training import ParamUpdate, Progress
 
 router = APIRouter(prefix="/api", tags=["training"])
 
 
-@router.get("/traces/{trace_id}/progress", summary="How far the training before a trace's step has got")
+@router.get(
+    "/traces/{trace_id}/progress", response_model=Progress, summary="How far the training before a trace's step has got"
+)
 async def training_progress(services: ServicesDep, trace_id: str) -> dict:
     """{state: pending|training|done|failed, done, total, loss, seconds}; `pending` also for
     an id the server has not started (the page polls while its POST is under way)."""
@@ -23,6 +26,7 @@ async def training_progress(services: ServicesDep, trace_id: str) -> dict:
 
 @router.get(
     "/traces/{trace_id}/update",
+    response_model=ParamUpdate,
     responses={**NOT_FOUND, **BAD_FIELD},
     summary="The update step for one parameter: ΔW beside its gradient",
 )

@@ -1,15 +1,19 @@
 """What a spec costs before anything runs: the seconds of one training step on this class of
 machine, and the bytes and seconds of a whole trace build (training steps, then the recorded
 step). Admission (app/traces/admission.py) and the train_steps limit read these.
+The element counts are the sizes of the recorded tensors' axes (xt_core/names.py), so an op
+added to the model adds its cost here without an edit.
 
 One step's seconds are a sum of terms, each a count known from the sizes alone times a
 coefficient measured here (benchmarks/cost_model.py fits them to timed steps):
 
     matmul    multiply-adds of every matmul, forward and backward (3x the forward's), with
               attention's two (B, H, T, T) products: q k^T and probs v
-    attention elements of the (B, H, T, T) maps: scores, mask, softmax, their gradients
-              (with hd = 2 these dominate: 16 heads x 256^2 x 4 rows is 4M cells a layer)
-    activation elements of the (B, T, C) / (B, T, F) / (B, T, V) activations (norms, SwiGLU, RoPE, softmax)
+    attention elements of the attention probabilities (B, H, T, T), one map a layer, standing for
+              the scores, mask, softmax and their gradients (with hd = 2 these dominate: 16
+              heads x 256^2 x 4 rows is 4M cells a layer)
+    activation elements of every other recorded tensor, one position axis each: (B, T, C),
+              (B, T, F), (B, T, V), (B, H, T, hd), ... (norms, SwiGLU, RoPE, softmax)
     params    the optimizer's passes over every parameter (AdamW: m, v, the update)
     layers    the op-by-op Python of a layer (tens of ops, ~0.1 ms each)
     step      what every step pays once
@@ -27,18 +31,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.names import estimate_trace_bytes
+from xt_core.names import estimate_trace_bytes, recorded_elements
 
 TERMS = ("matmul", "attention", "activation", "params", "layers", "step")
 
 # Seconds per unit of each term, float32 (float64: x2 for the first four), fit by
-# `python benchmarks/cost_model.py` on this class of machine (2 shared cores, one BLAS thread).
+# `python benchmarks/cost_model.py` on this class of machine (2 shared cores, one BLAS thread):
+# its fit() of these terms to the CALIBRATION steps below, each rounded up.
 COEFFICIENTS = {
-    "matmul": 7.798e-11,
-    "attention": 9.609e-08,
-    "activation": 1.658e-08,
-    "params": 1.206e-07,
-    "layers": 3.474e-03,
+    "matmul": 8.096e-11,
+    "attention": 9.470e-08,
+    "activation": 1.852e-08,
+    "params": 1.202e-07,
+    "layers": 3.449e-03,
     "step": 0.000e00,
 }
 
@@ -237,8 +242,8 @@ def step_terms(cfg: Config, n_seq: int, T: int, itemsize: int) -> dict[str, floa
     scale = itemsize / 4
     return {
         "matmul": 3 * (dense + attention_products) * scale,
-        "attention": L * B * H * T * T * scale,
-        "activation": B * T * (L * (8 * C + 4 * F + 2 * (H + 2 * K) * hd) + 3 * V) * scale,
+        "attention": recorded_elements(cfg, n_seq, T, lambda r: r.role == "attention probs") * scale,
+        "activation": recorded_elements(cfg, n_seq, T, lambda r: r.axes.count("T") == 1) * scale,
         "params": cfg.n_params() * scale,
         "layers": L,
         "step": 1,

@@ -4,7 +4,7 @@ bug lab's diff) asks here.
 
 * a (V, C) parameter (the token embedding, an untied LM head): one row per vocabulary token;
 * a Linear weight (in, out): input features down, output features across;
-* an activation of one sequence (T, X): positions down; the vocabulary across for logits and probs;
+* an activation of one sequence (T, X): positions down; the vocabulary across for the logits and the output softmax;
 * one head's (T, T) scores or probabilities: queries down, keys across; (T, hd): features across.
 
 A vocabulary beyond VOCAB_WHOLE tokens (a real model's: 49,152) is never drawn whole: the axis
@@ -22,24 +22,12 @@ import numpy as np
 
 from app.steps.context import TraceContext
 from app.steps.titles import local_name
+from xt_core import names
 
 VOCAB_ROWS = ("tok_embeddings", "output")  # (V, C) parameters
-VOCAB_COLS = ("logits", "probs")  # (..., V) activations
-# The symbols of the formulas (x, h, x′ the residual stream; n a norm's output; p, Wq, …), by name
-# without "layers.{L}."; any other tensor is named by its last part (q, k_rot, scores, gate, …).
-_VALUE_NAMES = {
-    "probs": "p",
-    "logits": "logit",
-    "token_loss": "ℓ",
-    "embedding": "x",
-    "attention_residual": "h",
-    "ffn_residual": "x′",
-    "attention_norm.out": "n",
-    "ffn_norm.out": "n",
-    "norm.out": "n",
-    "attention.out": "attention",
-    "feed_forward.out": "feed-forward",
-    "attention.probs": "p",
+# The parameters' symbols in the formulas (Wq, W1, ...), by name without "layers.{L}."; a recorded
+# tensor's is in xt_core.names (p, logit, x, h, x′, n, ...), any other's its name's last part.
+_PARAM_SYMBOLS = {
     **{f"attention.w{m}": f"W{m}" for m in "qkvo"},
     **{f"feed_forward.w{i}": f"W{i}" for i in "123"},
 }
@@ -83,13 +71,19 @@ def activation_axes(ctx: TraceContext, name: str, seq: int, array=None, gradient
     """A (T, X) activation or gradient of sequence `seq` (`array`: that slice, which picks a
     large vocabulary's columns)."""
     rows = ctx.positions(seq)
-    if name not in VOCAB_COLS:
+    if not vocab_columns(name):
         return Axes(rows, None, "position", "feature")
     V = ctx.trace.cfg.vocab_size
     if V <= VOCAB_WHOLE or array is None:
         return Axes(rows, ctx.vocab if V <= VOCAB_WHOLE else None, "position", "token")
     ids, note = _vocab_columns(ctx, np.asarray(array), seq, gradient)
     return Axes(rows, ctx.vocab_labels(ids), "position", "token", col_ids=ids, note=note)
+
+
+def vocab_columns(name: str) -> bool:
+    """Whether a recorded tensor's last axis is the vocabulary (the logits, the output softmax)."""
+    recorded = names.lookup(name)
+    return recorded is not None and recorded.axes[-1:] == ("V",)
 
 
 def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
@@ -102,7 +96,8 @@ def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
 
 def value_name(name: str, gradient: bool) -> str:
     """The short name of a tensor's entries on a colour bar or value axis: p, logit, dL/dp, …"""
-    short = _VALUE_NAMES.get(local_name(name), name.rsplit(".", 1)[-1])
+    recorded = names.lookup(name)
+    short = recorded.short if recorded else _PARAM_SYMBOLS.get(local_name(name), name.rsplit(".", 1)[-1])
     return f"dL/d{short}" if gradient else short
 
 
@@ -133,7 +128,7 @@ def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -
     if gradient:
         score, by = np.max(np.abs(a), axis=0), "the largest |gradient|"
     else:
-        score, by = np.max(np.asarray(ctx.trace["probs"][seq]), axis=0), "the highest probability"
+        score, by = np.max(np.asarray(ctx.trace[names.OUTPUT_PROBS][seq]), axis=0), "the highest probability"
     ids = targets + _top(np.asarray(score, dtype=np.float64), targets, VOCAB_SHOWN - len(targets))
     note = (
         f"{len(ids)} of the {V:,} tokens are drawn: this sequence's {len(targets)} target tokens, then those "

@@ -1,35 +1,29 @@
-"""Each step's plain-text explanation: what happens and why, with the classic mistakes the C++
-reference warns about quoted where they apply."""
+"""Each step's plain-text explanation: what happens and why, with the classic mistakes the
+hand-written C++ backward pass this project started from warns about quoted where they apply
+(its variable names beside ours: docs/notation.md). Numbers come from the trace
+(app.steps.measured), never from the text."""
 
 from __future__ import annotations
 
-import math
-
 import xt_core
+from app.steps import measured
 from app.steps.titles import local_name
+from xt_core import names
 from xt_core.trace import Record
 
-_LINEAR_ROLE = {
-    "attention.q": "queries: what each position is looking for",
-    "attention.k": "keys: what each position offers to be found by",
-    "attention.v": "values: what each position passes on when it is attended to",
-    "attention.out": "the attention output: the concatenated heads mixed back into the C-wide residual stream",
-    "feed_forward.gate": "the gate pre-activation a, which goes through silu",
-    "feed_forward.up": "the up projection u, which the gate will scale",
-    "feed_forward.out": "the feed-forward output: the F-wide hidden vector projected back to C features",
-}
+# The seed's C++ backward pass, named in words where a sentence quotes it.
+CPP = "the hand-written C++ backward pass xt started from"
 
 _FORWARD = {
     "embedding": (
-        "Each input token id picks one row of the embedding table tok_embeddings (V×C); that row is the "
-        "token's starting vector in the residual stream. It is a lookup, not arithmetic: positions holding "
+        "Each input token id picks one row of the embedding table tok_embeddings E (V×C); that row is the "
+        "token's starting vector x in the residual stream. It is a lookup, not arithmetic: positions holding "
         "the same token start with identical vectors, and position only enters later, through RoPE."
     ),
     "rmsnorm": (
-        "RMSNorm rescales each position's vector to unit root-mean-square, r = 1/√(mean(x²)+ε), then "
-        "multiplies by a learned gain g per feature. It keeps the scale of what {reader} reads steady however "
-        "large the residual stream grows; unlike LayerNorm it does not subtract the mean. The normalized copy "
-        "only feeds {reader}: the residual stream itself passes on unchanged."
+        "RMSNorm rescales each position's vector to unit root-mean-square, r = 1/√(mean(x²)+ε), n = r·x ⊙ g, "
+        "with a learned gain g per feature. It keeps the scale of what {reader} reads steady however large the "
+        "residual stream grows; unlike LayerNorm it does not subtract the mean. {stream}"
     ),
     "linear": (
         "A matrix product Y = X·W with W stored (in, out), the same for every position: it computes {role}. "
@@ -37,62 +31,66 @@ _FORWARD = {
         "positions here."
     ),
     "rope": (
-        "RoPE rotates every pair of features (2i, 2i+1) of every head by the angle t·θ^(−2i/hd), where t is "
-        "the position. After rotating both queries and keys, the dot product of a query at i with a key at j "
-        "depends on their contents and on the offset i − j only: that is how attention learns about order. "
-        "Values are not rotated."
+        "RoPE rotates every pair of features (2c, 2c+1) of every head by the angle φ = t·θ^(−2c/hd), where t "
+        "is the position. After rotating both queries and keys, the dot product of a query at position i with "
+        "a key at position j depends on their contents and on the offset i − j only: that is how attention "
+        "learns about order. Values are not rotated."
     ),
     "scores": (
-        "Every query is compared with every key by a dot product, scaled by 1/√hd so the spread of the scores "
-        "does not grow with the head width (which would saturate the softmax). Keys in the future (j > i) are "
-        "set to −∞, the causal mask: a position must not see the token it is asked to predict. Masked cells "
-        "are drawn blank.{gqa}"
+        "Every query is compared with every key by a dot product, S = q·kᵀ/√hd, one T×T matrix per head m; the "
+        "scale 1/√hd keeps the spread of the scores from growing with the head width (which would saturate the "
+        "softmax). Keys in the future (j > i) are set to −∞, the causal mask: a position must not see the "
+        "token it is asked to predict. Masked cells are drawn blank. This is the first op where positions "
+        "meet: query i is paired with every key j ≤ i.{gqa}"
     ),
     "softmax_attention": (
-        "Each row of scores becomes a probability distribution over the keys that row may see: subtract the "
-        "row's maximum (for numerical safety, it changes nothing), exponentiate, divide by the sum. Masked "
-        "keys get exactly 0. Row i says how much position i takes from each earlier position."
+        "Each row of scores S becomes a probability distribution P over the keys that row may see: subtract "
+        "the row's maximum (for numerical safety, it changes nothing), exponentiate, divide by the sum. Masked "
+        "keys get exactly 0. Row i says how much position i takes from each position j ≤ i, itself included."
     ),
     "softmax_output": (
-        "The logits of each position become a probability distribution over the V tokens of the vocabulary: "
+        "The logits of each position become a probability distribution p over the V tokens of the vocabulary: "
         "the model's prediction of the next token. Subtracting the row maximum first keeps exp from "
         "overflowing and changes nothing."
     ),
     "attend": (
         "Each head's output at position i is the average of the value vectors of positions 0..i, weighted by "
-        "row i of that head's attention probabilities. This is the only op that moves information between "
-        "positions.{gqa}"
+        "row i of that head's attention probabilities P. The scores paired each query with the keys; here the "
+        "values of those positions are mixed into position i. Every op of the layer except these two works on "
+        "each position alone.{gqa}"
     ),
     "merge_heads": (
         "The H head outputs, hd features each, are placed side by side into one vector of H·hd features per "
         "position: a pure re-layout, no arithmetic."
     ),
     "residual": (
-        "The branch's output is added to the residual stream, not substituted for it: {out} = {skip} + "
-        "{branch}. The stream carries the embedding forward plus whatever each sublayer writes into it, which "
-        "also gives the gradient a direct path back."
+        "The branch's output is added to the residual stream, not substituted for it: {sum}. The stream "
+        "carries the embedding forward plus whatever each sublayer writes into it, which also gives the "
+        "gradient a direct path back."
     ),
     "swiglu": (
         "SwiGLU: the gate a = n·W1 goes through silu(a) = a·σ(a) and multiplies the up projection u = n·W3 "
-        "feature by feature. The gate decides, per position and hidden feature, how much of u passes."
+        "feature by feature, s = silu(a) ⊙ u. The gate decides, per position and hidden feature, how much of "
+        "u passes."
     ),
     "unembed": (
-        "The final normalized vector of each position is compared with every token's row of {weight}: "
-        "logits = X·Wᵀ, one score per vocabulary token.{tied}"
+        "The LM head: the final normalized vector n of each position is compared with every token's row of "
+        "{weight}, logits = n·Wᵀ, one score per vocabulary token.{tied}"
     ),
     "token_loss": (
         "The loss of one position is −log of the probability the model gave to the correct next token (the "
         "target): 0 for a certain right answer, large for a confident wrong one. The bars show it per position."
     ),
-    "mean": (
-        "The training loss is the mean of the per-position losses over all N = B·T positions. A random model "
-        "scores about log V = {log_v:.2f}: the loss of guessing uniformly."
-    ),
+    "mean": "{loss_sentence}",
 }
 
 _BATCH_MEAN_ONCE = (
-    "The 1/N of the batch mean is already inside the arriving gradient: the C++ reference divides by N once, at the "
+    "The 1/N of the batch mean is already inside the arriving gradient: {cpp} divides by N once, at the "
     "loss, before any matmul, so every weight gradient below gets the right scale without rescaling."
+)
+_FAN_OUT = (
+    " dW sums over all N positions: the same W is used at every position (it fans out), and each use adds "
+    "the outer product of its input row and its output gradient."
 )
 
 _BACKWARD = {
@@ -102,149 +100,209 @@ _BACKWARD = {
         "last one).{tied}"
     ),
     "rmsnorm": (
-        "dL/dg = Σ dL/dy ⊙ x̂ over all positions. For the input, dL/dx = r·(dL/dx̂ − x̂·mean(dL/dx̂ ⊙ x̂)): r "
-        "depends on x too, which adds the projection term; forgetting it is a classic mistake. {other}"
+        "dL/dg = Σ dL/dn ⊙ x̂ over all positions. For the input, dL/dx = r·(dL/dx̂ − x̂·mean(dL/dx̂ ⊙ x̂)): r "
+        "depends on x too, which adds the projection term; forgetting it is a classic mistake. The projection "
+        "term removes the part of the gradient along x, so dL/dx is perpendicular to x (up to ε): scaling x "
+        "does not change x̂, so the loss cannot change along x. {other}"
     ),
     "linear": (
         "dX = dY·Wᵀ passes the gradient to the input, and dW = Xᵀ·dY gives the weight gradient. X comes "
-        'first: the C++ reference\'s comment says "dW = X^T @ dY, so X goes first into gemm_tn". Swapped, the '
-        "product has shape (out, in) and only fits when the layer is square, where the mistake can hide. "
-        + _BATCH_MEAN_ONCE
+        "first: " + CPP + ' says "dW = X^T @ dY, so X goes first into gemm_tn". Swapped, the product has '
+        "shape (out, in) and only fits when the layer is square, where the mistake can hide."
+        + _FAN_OUT
+        + " "
+        + _BATCH_MEAN_ONCE.format(cpp="the C++ pass")
         + "{extra}"
     ),
     "rope": (
         "A rotation is orthogonal, so its backward is the transposed rotation Rᵀ: rotate each pair by the "
-        'negative angle (the C++ reference\'s "transposed rotation": a0·c + a1·s, −a0·s + a1·c). Rotating again by '
-        "+angle is a classic mistake that keeps every norm intact and looks plausible; the gradient check "
-        "catches it."
+        "negative angle (in " + CPP + ', the "transposed rotation" a0·c + a1·s, −a0·s + a1·c, where its a0, '
+        "a1 are our ∂L/∂y of the pair and c, s are cos φ, sin φ). Rotating again by +φ is a classic mistake "
+        "that keeps every norm intact and looks plausible; the gradient check catches it."
     ),
     "scores": (
-        "dq_i = (1/√hd)·Σ_j dS_ij·k_j and dk_j = (1/√hd)·Σ_i dS_ij·q_i: the scale applies on the way back "
-        "too. Masked scores were constants, so no gradient flows through them.{gqa}"
+        "dq_{{m,i}} = (1/√hd)·Σ_j dS_{{m,i,j}}·k_{{κ,j}} and dk_{{κ,j}} = (1/√hd)·Σ_{{m: ⌊m/G⌋=κ}} Σ_i "
+        "dS_{{m,i,j}}·q_{{m,i}}, where κ = ⌊m/G⌋ is the kv head query head m reads: the scale applies on the way "
+        "back too. Masked scores were constants, so no gradient flows through them.{gqa}"
     ),
     "softmax_attention": (
-        "dL/ds = J·dL/dp with J = diag(p) − p·pᵀ per row, i.e. ds_j = p_j·(dp_j − Σ_k p_k·dp_k). The "
-        "subtracted sum is what keeps every row of dL/ds summing to zero (adding a constant to all scores "
-        "changes nothing); dropping it is a classic mistake. Pick a row to see its Jacobian and the "
-        "chain-rule check."
+        "dL/dS = J·dL/dP per row, with J = diag(p) − p·pᵀ (p the row of P); J is symmetric, so J and Jᵀ are "
+        "the same matrix. Entry by entry dS_j = p_j·(dP_j − Σ_k p_k·dP_k). The subtracted sum keeps every row "
+        "of dL/dS summing to zero: Σ_j dS_j = Σ_j p_j·dP_j − (Σ_j p_j)·Σ_k p_k·dP_k = 0 because Σ_j p_j = 1 "
+        "(adding a constant to all scores of a row changes nothing).{row_sums} Dropping it is a classic "
+        "mistake. Pick a row to see its Jacobian and the chain-rule check."
     ),
     "softmax_output": (
-        "dL/dlogits = J·dL/dp per position. Composed with the per-token loss this is the C++ reference's fused rule "
-        'dL/dlogits = (p − onehot)/N, shown below with numbers. The C++ reference warns: "a second multiplication by '
-        'inv must NOT be here: the probabilities are already normalized" — normalizing twice would shrink '
-        "every gradient by the softmax's sum."
+        "dL/dlogits = J·dL/dp per position. Composed with the per-token loss this is the fused rule of "
+        + CPP
+        + ", dL/dlogits = (p − onehot)/N, shown below with numbers. {output_facts} The C++ pass warns (in "
+        'Russian): "a second multiplication by inv must NOT be here: the probabilities are already '
+        'normalized". Its inv is 1/Σ_k e^(z_k − max z), where z are the logits; that sum is at least 1 (the '
+        "largest logit alone contributes e⁰ = 1), so multiplying by inv a second time would divide every "
+        "gradient of a position by it again.{inv_sums}"
     ),
     "attend": (
         "dP = dO·vᵀ gives each attention probability the gradient of how useful its value was; dv = Pᵀ·dO "
-        "sends each position's value the gradient of every query that read it.{gqa}"
+        "sends each position's value the gradient of every query that read it (the values of kv head ⌊m/G⌋ "
+        "for query head m).{gqa}"
     ),
     "merge_heads": "The gradient of the concatenated vector is cut back into the H heads: a pure re-layout.",
     "residual": (
-        "h = x + f(x): both summands receive dL/dh unchanged. The skip's share is added to, never substituted "
+        "{sum}: ∂{out_symbol}/∂{skip_symbol} = I (the identity) and ∂{out_symbol}/∂branch = I, so both "
+        "summands receive dL/d{out_symbol} unchanged, a copy. The skip's share is added to, never substituted "
         "for, the gradient {skip} receives through the branch: residual gradients add. The residual view shows "
-        "the gradient arriving along the skip, the part the branch adds once its own backward has run (through "
-        "{norm}), and their sum, the full gradient of {skip}."
+        "the gradient arriving along the skip, the part the branch adds once its own backward has run "
+        "(through {norm}), and their sum, the full gradient of {skip}."
     ),
     "swiglu": (
         "dL/da = dL/ds ⊙ u ⊙ silu′(a) with silu′(a) = σ(a)·(1 + a·(1 − σ(a))), and dL/du = dL/ds ⊙ silu(a): "
         "each factor of the product receives the gradient times the other factor."
     ),
-    "unembed": ("dX = dlogits·W and dW += dlogitsᵀ·X (V×C). " + _BATCH_MEAN_ONCE + "{tied}"),
+    "unembed": "dX = dlogits·W and dW += dlogitsᵀ·X (V×C)."
+    + _FAN_OUT
+    + " "
+    + _BATCH_MEAN_ONCE.format(cpp=CPP)
+    + "{tied}",
     "token_loss": (
         "Only the target's probability receives a gradient: dL/dp_target = −(1/N)/p_target, every other entry "
-        "is 0. Small probabilities of the right token give large gradients."
+        "is 0 (the Iverson bracket [v = target] of the formula is 1 for the target, 0 elsewhere). Small "
+        "probabilities of the right token give large gradients."
     ),
     "mean": (
-        "dL/dℓ = 1/N for every position: the batch mean, applied exactly once, here, before any matmul. The C++ "
-        'reference: "average over the batch BEFORE multiplying by the matrices: then all the weights below '
+        "dL/dℓ = 1/N for every position: the batch mean, applied exactly once, here, before any matmul. The "
+        + CPP.removeprefix("the ")
+        + ' says: "average over the batch BEFORE multiplying by the matrices: then all the weights below '
         'automatically get the right scale". Dividing again later, or not at all, is a classic mistake.'
     ),
 }
 
 _ATTENTION_OUT_BACKWARD = (
-    ' Here the C++ reference warns: "read dx (already holding the FFN contribution), NOT dres". The gradient arriving '
-    "at the attention output is dL/dh, and h = x + attention feeds both the feed-forward branch and the skip to "
-    "the layer's output, so dL/dh holds both; using only the layer output's gradient would drop the FFN's part."
+    " Here " + CPP + ' warns: "read dx (already holding the FFN contribution), NOT dres" (its dx is our dL/dh, '
+    "its dres our dL/dx′, the gradient of the layer's output). The gradient arriving at the attention output "
+    "is dL/dh, and h = x + attention feeds both the feed-forward branch and the skip to the layer's output, so "
+    "dL/dh holds both; using only dL/dx′ would drop the FFN's part."
 )
-
 
 _SHARED_INPUT = (
-    " The normalized input feeds {names}, so its gradient is the sum of {count} such dX (the C++ reference: {sum}); this "
-    "step adds one of them."
+    " The normalized input n feeds {names}, so its gradient is the sum of {count} such dX (the C++ pass: {sum}, "
+    "its {cpp_n} being our dL/dn{more}); this step adds one of them."
 )
+# What a linear's backward adds, by (role, block) of the tensor it makes (xt_core.names).
 _LINEAR_BACKWARD_EXTRA = {
-    "attention.out": _ATTENTION_OUT_BACKWARD,
-    **{
-        f"attention.{p}": _SHARED_INPUT.format(names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ")
-        for p in "qkv"
-    },
-    **{
-        f"feed_forward.{p}": _SHARED_INPUT.format(
-            names="the gate and the up projection", count="two", sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ"
-        )
-        for p in ("gate", "up")
-    },
+    ("branch out", "attention"): _ATTENTION_OUT_BACKWARD,
+    ("projection", "attention"): _SHARED_INPUT.format(
+        names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ", cpp_n="dxb", more=""
+    ),
+    ("projection", "ffn"): _SHARED_INPUT.format(
+        names="the gate and the up projection",
+        count="two",
+        sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ",
+        cpp_n="dx2b",
+        more=", its dh1 and dh3 our dL/da and dL/du",
+    ),
+}
+
+_TIED = {
+    "forward": (
+        " With tied embeddings W is tok_embeddings E: the table that turns tokens into vectors also scores them."
+    ),
+    "unembed": (
+        " With tied embeddings W is tok_embeddings E, so E receives two gradient contributions that add: this "
+        "one (every row), and the embedding lookup's at the last backward step (only the rows of the input "
+        "tokens)."
+    ),
+    "embedding": (
+        " With tied embeddings this table E is also the LM head's weight (logits = n·Eᵀ), so it receives two "
+        "gradient contributions that add: this lookup's (only the rows of the input tokens) and the one the "
+        "logits step added to every row, dE += dlogitsᵀ·n."
+    ),
+}
+
+# The stream around each norm: the normalized copy feeds one reader, the stream goes on (or ends).
+_STREAM = {
+    "attention_norm.out": "The normalized copy n only feeds attention: the residual stream x itself goes around "
+    "it, unchanged, to the residual add h = x + attention.",
+    "ffn_norm.out": "The normalized copy n only feeds the feed-forward: the residual stream h itself goes around "
+    "it, unchanged, to the residual add x′ = h + feed-forward.",
+    "norm.out": "The residual stream ends here: its last value reaches the LM head, and so the loss, only "
+    "through this norm.",
+}
+_RESIDUAL = {
+    "attention_residual": ("h = x + attention", "h", "x"),
+    "ffn_residual": ("x′ = h + feed-forward", "x′", "h"),
 }
 
 
 def _explain_kind(record: Record) -> str:
     if record.kind == "softmax":
-        return "softmax_output" if record.name == "probs" else "softmax_attention"
+        return "softmax_output" if names.is_output_softmax(record.name) else "softmax_attention"
     return record.kind
 
 
-def _context(record: Record, cfg: xt_core.Config) -> dict:
-    name = local_name(record.name)
-    gqa = ""
-    if cfg.n_kv_head < cfg.n_head:
-        shared = "key" if record.kind == "scores" else "value"
-        gqa = (
-            f" With grouped-query attention {cfg.kv_group} query heads share each key/value head, so a "
-            f"{shared} receives the sum of their gradients."
-            if record.phase == "backward"
-            else f" With grouped-query attention {cfg.kv_group} query heads share each key/value head."
-        )
-    tied = (
-        " With tied embeddings W is tok_embeddings, so it receives two gradient contributions — here and at "
-        "the embedding lookup — that add."
-        if cfg.tie_embeddings
-        else ""
+def _gqa(record: Record, cfg: xt_core.Config) -> str:
+    if cfg.n_kv_head >= cfg.n_head:
+        return ""
+    shared = "key" if record.kind == "scores" else "value"
+    base = (
+        f" With grouped-query attention (GQA) {cfg.kv_group} query heads share each key/value head: query head m "
+        f"reads kv head ⌊m/{cfg.kv_group}⌋."
     )
-    reader = {"attention_norm.out": "attention", "ffn_norm.out": "the feed-forward", "norm.out": "the LM head"}
-    skip_path = (
-        "This is one of two contributions to the gradient of {x}: it also reaches the loss directly through the "
-        "{which} residual's skip, and the two add (the C++ reference adds the norm's contribution into dx with +=)."
+    if record.phase == "backward":
+        return base + f" So a {shared} receives the sum of their gradients."
+    return base
+
+
+def _tied(record: Record, cfg: xt_core.Config) -> str:
+    if not cfg.tie_embeddings:
+        return ""
+    return _TIED["forward"] if record.phase == "forward" else _TIED.get(record.kind, "")
+
+
+def _norm_other(name: str, x: str) -> str:
+    if name == "norm.out":
+        return "The last residual stream reaches the loss only through this norm: this is its whole gradient."
+    which = "attention" if name == "attention_norm.out" else "feed-forward"
+    return (
+        f"This is one of two contributions to the gradient of {x}: the other comes along the skip of the {which} "
+        f"residual add, which hands {x} the gradient of that add's output unchanged, a gradient that itself came "
+        f"back through every later layer. The two add ({CPP} adds the norm's contribution into its running "
+        "gradient dx with +=)."
     )
-    other = {
-        "attention_norm.out": skip_path.format(x=record.inputs[0], which="attention"),
-        "ffn_norm.out": skip_path.format(x=record.inputs[0], which="feed-forward"),
-        "norm.out": "The last residual stream reaches the loss only through this norm: this is its whole gradient.",
-    }
+
+
+def _context(record: Record, trace: xt_core.Trace) -> dict:
+    cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
+    recorded = names.lookup(record.name)
+    role, block = (recorded.role, recorded.block) if recorded else ("", "")
+    residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
     norm = "attention_norm" if name == "attention_residual" else "ffn_norm"
     return {
-        "role": _LINEAR_ROLE.get(name, "a linear map"),
-        "reader": reader.get(name, "the next op"),
-        "other": other.get(name, "along another path"),
-        "gqa": gqa,
-        "tied": tied,
+        "role": recorded.about if role in ("projection", "branch out") else "a linear map",
+        "reader": recorded.about if role == "norm out" else "the LM head",
+        "stream": _STREAM.get(name, ""),
+        "other": _norm_other(name, record.inputs[0]) if record.kind == "rmsnorm" else "",
+        "gqa": _gqa(record, cfg),
+        "tied": _tied(record, cfg),
         "weight": "tok_embeddings (tied)" if cfg.tie_embeddings else "the output matrix",
-        "out": record.name,
+        "sum": residual_sum,
+        "out_symbol": out_symbol,
+        "skip_symbol": skip_symbol,
         "skip": skip,
         "branch": branch,
         "norm": f"{norm} RMSNorm",
-        "log_v": math.log(cfg.vocab_size),
-        "extra": _LINEAR_BACKWARD_EXTRA.get(name, ""),
+        "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
+        **measured.sentences(_explain_kind(record), record, trace),
     }
 
 
-def explanation(record: Record, cfg: xt_core.Config) -> str:
-    """One paragraph of plain text: what this step does and why."""
+def explanation(record: Record, trace: xt_core.Trace) -> str:
+    """One paragraph of plain text: what this step does and why, its numbers from `trace`."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
     template = table.get(_explain_kind(record))
     if template is None:
         return f"{record.kind} ({record.phase})."
-    return template.format(**_context(record, cfg))
+    return template.format(**_context(record, trace))
 
 
 def induction_note(ctx, record: Record) -> str:
@@ -254,10 +312,10 @@ def induction_note(ctx, record: Record) -> str:
     if record.phase != "forward" or "induction_layer" not in found:
         return ""
     layer, head = found["induction_layer"], found["induction_head"]
-    if record.name != f"layers.{layer}.attention.probs":
+    if record.name != names.entry("layers.{L}.attention.probs").name(layer):
         return ""
     return (
-        f" Layer {layer}, head {head}: induction head — it attends to the token after the earlier occurrence "
+        f" Layer {layer}, head {head}: induction head — it attends to the token after an earlier occurrence "
         f"of the current one (measured on repeated random letters: {found['induction_score']:.2f} of its "
-        "attention lands there). Type a text that repeats to see its stripe."
+        f"attention lands there). {measured.repeat_sentence(ctx.trace.tokens, ctx.trace[record.name], head)}"
     )

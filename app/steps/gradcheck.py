@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xt_core.gradcheck import StepCheck
+from xt_core.gradcheck import FLOOR, StepCheck
 
 # A view answered before its check (settings.view_check_max_params): the page asks
 # GET /api/traces/{id}/steps/{index}/check and shows the badge when it comes.
@@ -14,6 +14,8 @@ def gradcheck_json(check: StepCheck) -> dict:
         "passed": check.passed,
         "max_rel_error": check.max_rel_error,
         "tolerance": check.tolerance,
+        # rel error = |analytic − numeric| / max(|analytic|, |numeric|, floor): the page states it
+        "floor": FLOOR,
         # float32 traces are checked through their float64 twin; this is how far the float32
         # gradient on screen sits from it (round-off, not a wrong backward)
         "float32_roundoff": check.float32_roundoff,

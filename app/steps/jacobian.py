@@ -30,7 +30,10 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         recorded_name, x_title = "dL/dscores recorded", "key"
         extra = {"note": f"Keys 0..{pos}: later keys are masked, their p is 0 and they take no part."}
     figure = figures.jacobian_heatmap(
-        check.jacobian, labels, title=f"Softmax Jacobian J = diag(p) − ppᵀ: {where}", max_cells=max_cells
+        check.jacobian,
+        labels,
+        title=f"Softmax Jacobian J = diag(p) − ppᵀ (symmetric: Jᵀ = J): {where}",
+        max_cells=max_cells,
     )
     vectors = figures.series_bars(
         labels,

@@ -9,6 +9,7 @@ from app import figures
 from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
+from xt_core import names
 from xt_core.trace import Record
 
 # Relative deviation from (p − onehot)/N beyond which the step shows a warning.
@@ -27,13 +28,13 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
     """The output softmax + cross-entropy identity dL/dlogits = (p − onehot)/N at one
     position, with numbers; and the largest deviation over every position."""
     trace = ctx.trace
-    p = np.asarray(trace["probs"][seq, pos], dtype=np.float64)
+    p = np.asarray(trace[names.OUTPUT_PROBS][seq, pos], dtype=np.float64)
     target = int(trace.targets[seq, pos])
     N = trace.targets.size
     onehot = np.zeros_like(p)
     onehot[target] = 1.0
     expected = (p - onehot) / N
-    recorded = np.asarray(trace.grad("logits")[seq, pos], dtype=np.float64)
+    recorded = np.asarray(trace.grad(names.LOGITS)[seq, pos], dtype=np.float64)
     idx = top_tokens(p, target, k)
     labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
     title = f"The softmax + loss shortcut at position {pos} ({ctx.positions(seq)[pos]}): dL/dlogits = (p − onehot)/N, N = {N}"
@@ -58,7 +59,7 @@ class SoftmaxIdentity(ChartFigure):
     def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
         trace = ctx.trace
         entry, error = identity_entry(ctx, seq, pos)
-        scale = float(np.max(np.abs(trace["probs"]))) / trace.targets.size
+        scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size
         if not np.isfinite(error):
             return entry, ["p or dL/dlogits holds NaN or infinite values: the identity cannot be checked."]
         if not error <= IDENTITY_TOLERANCE[ctx.spec.dtype] * max(scale, 1e-30):
@@ -72,7 +73,7 @@ def plan(ctx: TraceContext, record: Record) -> list[Figure]:
 
 KIND = StepKind(
     "the output softmax, backward: (p − onehot)/N",
-    lambda r: r.name == "probs" and r.phase == "backward",
+    lambda r: names.is_output_softmax(r.name) and r.phase == "backward",
     plan,
     reads_pos=True,  # the identity check's position
 )

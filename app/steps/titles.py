@@ -6,14 +6,8 @@ from __future__ import annotations
 import re
 
 import xt_core
+from xt_core import names
 from xt_core.trace import Record
-
-_LAYER_PART = re.compile(
-    r"^layers\.(\d+)\.(attention|feed_forward|attention_norm|attention_residual|ffn_norm|ffn_residual)"
-)
-
-
-_ATTENTION_PARTS = ("attention", "attention_norm", "attention_residual")
 
 
 def blocks(cfg: xt_core.Config) -> list[dict]:
@@ -30,19 +24,14 @@ def blocks(cfg: xt_core.Config) -> list[dict]:
 
 def block_of(name: str) -> str:
     """The block id a recorded tensor belongs to (see blocks())."""
-    match = _LAYER_PART.match(name)
-    if match:
-        layer, part = match.groups()
-        return f"layers.{layer}.{'attention' if part in _ATTENTION_PARTS else 'ffn'}"
-    if name == "norm.out":
-        return "norm"
-    if name == "logits":
-        return "head"
-    if name in ("probs", "token_loss", "loss"):
-        return "loss"
     if name == "update":
         return UPDATE_BLOCK["id"]
-    return "embedding"
+    recorded = names.lookup(name)
+    if recorded is None:
+        return "embedding"
+    if recorded.per_layer:
+        return f"{name[: -len(recorded.local)]}{recorded.block}"
+    return recorded.block
 
 
 # The optimizer step of a training trace: one more block, after the loss (views add it).
@@ -52,87 +41,40 @@ UPDATE_BLOCK = {"id": "update", "label": "Optimizer update", "layer": None}
 OPTIMIZER_LABELS = {"sgd": "SGD", "adamw": "AdamW"}
 
 
-# What each op computes, keyed by the tensor name with "layers.{L}." removed.
-_TITLES = {
-    "embedding": "Token embedding lookup",
-    "attention_norm.out": "RMSNorm before attention",
-    "attention.q": "Query projection q = n·Wq",
-    "attention.k": "Key projection k = n·Wk",
-    "attention.v": "Value projection v = n·Wv",
-    "attention.q_rot": "RoPE rotates the queries",
-    "attention.k_rot": "RoPE rotates the keys",
-    "attention.scores": "Attention scores q·kᵀ/√hd, causal mask",
-    "attention.probs": "Attention softmax over keys",
-    "attention.heads": "Weighted sum of values, per head",
-    "attention.concat": "Concatenate the heads",
-    "attention.out": "Attention output projection ·Wo",
-    "attention_residual": "Residual add h = x + attention",
-    "ffn_norm.out": "RMSNorm before the feed-forward",
-    "feed_forward.gate": "Gate projection ·W1",
-    "feed_forward.up": "Up projection ·W3",
-    "feed_forward.swiglu": "SwiGLU silu(gate) ⊙ up",
-    "feed_forward.out": "Down projection ·W2",
-    "ffn_residual": "Residual add x' = h + feed-forward",
-    "norm.out": "Final RMSNorm",
-    "logits": "Logits: LM head",
-    "probs": "Output softmax: next-token probabilities",
-    "token_loss": "Per-token loss −log p(target)",
-    "loss": "Mean loss over all positions",
-}
-
-
 def local_name(name: str) -> str:
     """ "layers.3.attention.q" -> "attention.q"; names outside a layer are unchanged."""
     return re.sub(r"^layers\.\d+\.", "", name)
 
 
-# What each recorded tensor and parameter holds, in words, keyed like _TITLES ({L}: the layer).
-_TENSOR_LABELS = {
+# What each parameter and the token ids hold, in words, by name without "layers.{L}." ({L}: the
+# layer); the recorded tensors' words are in xt_core.names.
+_INPUT_LABELS = {
     "tokens": "input token ids",
     "targets": "target token ids",
     "tok_embeddings": "token embedding matrix",
-    "embedding": "token embeddings",
     "attention_norm": "layer {L} attention RMSNorm gain",
-    "attention_norm.out": "RMSNorm output of layer {L}, before attention",
     "attention.wq": "layer {L} query weights Wq",
     "attention.wk": "layer {L} key weights Wk",
     "attention.wv": "layer {L} value weights Wv",
     "attention.wo": "layer {L} attention output weights Wo",
-    "attention.q": "layer {L} queries",
-    "attention.k": "layer {L} keys",
-    "attention.v": "layer {L} values",
-    "attention.q_rot": "layer {L} queries after RoPE",
-    "attention.k_rot": "layer {L} keys after RoPE",
-    "attention.scores": "layer {L} attention scores, all heads",
-    "attention.probs": "layer {L} attention probabilities, all heads",
-    "attention.heads": "layer {L} attention outputs, all heads",
-    "attention.concat": "layer {L} heads side by side",
-    "attention.out": "layer {L} attention output",
-    "attention_residual": "residual stream after layer {L} attention",
     "ffn_norm": "layer {L} feed-forward RMSNorm gain",
-    "ffn_norm.out": "RMSNorm output of layer {L}, before the feed-forward",
     "feed_forward.w1": "layer {L} gate weights W1",
     "feed_forward.w3": "layer {L} up weights W3",
     "feed_forward.w2": "layer {L} down weights W2",
-    "feed_forward.gate": "layer {L} gate projection",
-    "feed_forward.up": "layer {L} up projection",
-    "feed_forward.swiglu": "layer {L} SwiGLU activation",
-    "feed_forward.out": "layer {L} feed-forward output",
-    "ffn_residual": "residual stream after layer {L}",
     "norm": "final RMSNorm gain",
-    "norm.out": "final RMSNorm output",
     "output": "LM head weights",
-    "logits": "next-token logits",
-    "probs": "next-token probabilities",
-    "token_loss": "loss per position",
-    "loss": "mean loss L",
 }
+
+
+def _label(name: str) -> str | None:
+    recorded = names.lookup(name)
+    return recorded.label if recorded else _INPUT_LABELS.get(local_name(name))
 
 
 def tensor_label(name: str) -> str:
     """A recorded tensor in words: "layers.1.attention.probs" -> "layer 1 attention
     probabilities, all heads". A name the table does not know is shown as it is."""
-    label = _TENSOR_LABELS.get(local_name(name))
+    label = _label(name)
     layer = re.match(r"^layers\.(\d+)\.", name)
     if label is None or ("{L}" in label) != (layer is not None):
         return name
@@ -168,10 +110,15 @@ def contribution_title(name: str, is_param: bool) -> str:
     return f"This op's share of the gradient of the {tensor_label(name)}"
 
 
+def _op_title(name: str) -> str:
+    recorded = names.lookup(name)
+    return recorded.title if recorded else name
+
+
 def title(record: Record) -> str:
     if record.phase == "update":
         return f"Parameter update: one {OPTIMIZER_LABELS.get(record.kind, record.kind)} step"
-    base = _TITLES.get(local_name(record.name), record.name)
+    base = _op_title(record.name)
     where = f"Layer {record.layer} · " if record.layer is not None else ""
     return f"{where}{base}" + (" — backward" if record.phase == "backward" else "")
 
@@ -212,7 +159,7 @@ def op_title(record: Record) -> str:
     """What the op computes, without its layer or direction: "Attention softmax over keys"."""
     if record.phase == "update":
         return title(record)
-    return _TITLES.get(local_name(record.name), record.name)
+    return _op_title(record.name)
 
 
 def steps(trace: xt_core.Trace) -> list[dict]:

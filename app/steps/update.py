@@ -11,6 +11,7 @@ import numpy as np
 
 from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
+from app.steps import update_text
 from app.steps.context import TraceContext
 from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
@@ -18,6 +19,7 @@ from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
 from xt_core.gradcheck import StepCheck
+from xt_core.optim import optimizer_dict
 from xt_core.train import line_search
 
 LINE_SEARCH_POINTS = 25
@@ -35,42 +37,6 @@ _ADAMW_DISPLAY = (
     r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
     r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big) "
     r"\end{array}"
-)
-
-_EXPLANATION = {
-    "sgd": (
-        "SGD steps against the gradient: ΔW = −η·g for every parameter (with momentum, against a running "
-        "sum of past gradients), so a parameter with a large gradient takes a large step and ΔW looks just "
-        "like g. "
-    ),
-    "adamw": (
-        "AdamW keeps, per entry, a running mean m of the gradient and a running mean v of its square, and "
-        "moves by m/√v: every entry moves by about η whatever the scale of its gradient, so ΔW looks like the "
-        "sign of g rather than g. Its weight decay then pulls every matrix (not the norm gains) a little "
-        "towards zero. "
-    ),
-}
-# How big each parameter's step is relative to its weights, for each optimizer at its lr (the
-# ratio chart's whiskers); {lr}: the learning rate, {large}: LARGE_RATIO.
-_RATIO_TEXT = {
-    "sgd": (
-        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. For SGD it is "
-        "lr·RMS(g)/RMS(W) with η = lr = {lr} (the whiskers{momentum}): it follows the gradient, and the classic "
-        "rule of thumb of about 1e-3 per step is a guide for choosing lr. "
-    ),
-    "adamw": (
-        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. AdamW moves "
-        "every entry by at most about η = lr = {lr}, so its ratio is about lr/RMS(W), set by lr and the size of the "
-        "weights rather than by the gradient: the whiskers run from a tenth of lr/RMS(W) (an entry whose "
-        "gradient keeps changing sign) to lr/RMS(W) (a steady gradient, and every first step). "
-    ),
-}
-_COMMON = (
-    "Beyond {large} (the dashed line) a single step moves a parameter by a tenth of its size: training is "
-    "likely unstable. The gradient check covers the gradient the optimizer used, all parameters at once, along "
-    "one random direction. The line search moves all parameters along −g by η and measures the loss: for "
-    "small η it follows the first-order prediction loss − η‖g‖² (the gradient's promise); for larger η the "
-    "curvature bends it back up. Its lowest point is the best plain-SGD step for this one batch."
 )
 
 
@@ -206,18 +172,11 @@ def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) ->
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
-def _explanation(optimizer_name: str, optimizer: dict, n_train: int) -> str:
-    """The optimizer's rule and what the figures show, after the training run (if any) before the step."""
-    momentum = optimizer.get("momentum") or 0.0
-    between = f"; momentum makes it 1/(1 + {momentum:g}) to 1/(1 − {momentum:g}) times that" if momentum else ""
-    ratio = _RATIO_TEXT.get(optimizer_name, "").format(lr=f"{optimizer['lr']:g}", momentum=between)
-    explanation = _EXPLANATION.get(optimizer_name, "") + ratio + _COMMON.format(large=f"{LARGE_RATIO:g}")
-    if n_train:
-        explanation = (
-            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
-            f"batch ({describe_optimizer(optimizer)}; the loss curve); this is the next one. " + explanation
-        )
-    return explanation
+def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
+    update = ctx.trace.update
+    ran = {**optimizer_dict(update.optimizer), "name": update.optimizer.name}
+    cos = update_text.cosine(update.per_param[shown].delta, ctx.trace.grads[shown])
+    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, cos, LARGE_RATIO)
 
 
 def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
@@ -244,7 +203,7 @@ def step_view(ctx: TraceContext, record) -> dict:
     if search is not None:
         entries.append(_line_search_entry(ctx, search, sgd_lr))
     return {
-        "explanation": _explanation(update.optimizer.name, optimizer, n_train),
+        "explanation": _explanation(ctx, optimizer, shown),
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,

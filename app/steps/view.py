@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from app.encoding import compact_json, json_safe
+from app.steps import formulas
 from app.steps.context import TraceContext
 from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
@@ -18,13 +19,14 @@ from app.steps.nonfinite import nonfinite_warnings
 from app.steps.registry import kind_of
 from app.steps.titles import step_summary
 from app.steps.update import update_check_warning
+from xt_core import names
 from xt_core.gradcheck import StepCheck
 
 
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:
     if record.kind != "softmax" or record.phase != "backward":
         return None
-    if record.name == "probs":
+    if names.is_output_softmax(record.name):
         return {"kind": "output", "T": ctx.T}
     return {"kind": "attention", "layer": record.layer, "n_head": ctx.trace.cfg.n_head, "T": ctx.T}
 
@@ -75,9 +77,10 @@ def _figures_view(ctx: TraceContext, record, kind: StepKind, seq: int, pos: int,
     """The fields a kind drawn from its figure list fills in."""
     trace = ctx.trace
     figures, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
+    forward_rule, backward_rule = formulas.rules(record)
     return {
-        "explanation": explanation(record, trace.cfg) + induction_note(ctx, record),
-        "formula": {"forward": formula(record.forward_latex), "backward": formula(record.backward_latex)},
+        "explanation": explanation(record, trace) + induction_note(ctx, record),
+        "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
         "shapes": {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)},
         "figures": figures,
         "warnings": warnings,

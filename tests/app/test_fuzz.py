@@ -91,7 +91,7 @@ TENSORS = [
     "tokens",
     "targets",
     "logits",
-    "probs",
+    "output_probs",
     "loss",
     "tok_embeddings",
     "norm",

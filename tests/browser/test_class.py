@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import ARTIFACTS, assert_clean, open_walk
+from tests.helpers.browser import ARTIFACTS, assert_clean, open_step, open_walk
 from xt_core.faults import CATALOGUE
 
 VIEWPORT = {"width": 1280, "height": 720}
@@ -108,6 +108,31 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
     revealed = follower.text_content(".poll-reveal")  # the class's own hidden fault, named at last
     assert "The bug: " in revealed and any(f"The bug: {name} " in revealed for name in CATALOGUE)
     assert [e for e in errors if "403" not in e] == []  # the refused move logs its 403, nothing else
+    assert_clean(presenter_session)
+
+
+def test_the_presenter_sends_the_softmax_its_jacobian_panel_is_of(presenter_session):
+    """The class follows the row the presenter shows: of the output softmax (layer "output") or of
+    one layer's attention softmax (that layer), as the step's Jacobian panel says."""
+    page = presenter_session.page
+    open_walk(presenter_session)
+    page.click("#context-more")  # the class button is folded with the tokens
+    page.click("#class-present:not([disabled])")
+    page.wait_for_selector("#class-dialog[open]")
+    code = page.text_content("#class-code").strip()
+    page.click("#class-dialog-close")
+    state = "code => fetch(`/api/sessions/${code}`).then(r => r.json()).then(s => s.jacobian)"
+    for name, layer in (("output_probs", "output"), ("layers.0.attention.probs", 0)):
+        open_step(presenter_session, name, "backward")
+        page.click("#jacobian .jacobian-controls button")
+        page.locator("#jacobian .badge-ok").wait_for()
+        sent = None
+        for _ in range(50):  # the state goes to the server as the panel loads its row
+            sent = page.evaluate(state, code)
+            if sent and sent["layer"] == layer:
+                break
+            page.wait_for_timeout(100)
+        assert sent is not None and sent["layer"] == layer, (name, sent)
     assert_clean(presenter_session)
 
 

@@ -25,7 +25,7 @@ def test_pages_draw_with_no_csp_violation(session):
     assert violations(session) == []
     start_walk(session)
     for name, phase in (("layers.0.attention.probs", "forward"), ("layers.0.attention.probs", "backward"),
-                        ("probs", "backward"), ("loss", "loss")):  # fmt: skip
+                        ("output_probs", "backward"), ("loss", "loss")):  # fmt: skip
         click_step(session, step_index(session, name, phase))
         page.locator(".js-plotly-plot").first.hover()  # Plotly's hover labels and modebar styles
         assert violations(session) == [], (name, phase)

@@ -124,7 +124,7 @@ def test_how_the_gradient_was_checked_follows_the_figures_and_a_failure_says_at_
 def test_output_softmax_jacobian_by_position(session):
     open_walk(session)
     page = session.page
-    open_step(session, "probs", "backward")
+    open_step(session, "output_probs", "backward")
     page.locator("#jacobian select").select_option("3")
     page.locator("#jacobian button", has_text="Show Jacobian").click()
     page.locator("#jacobian-heading").filter(has_text="position 3").wait_for()
@@ -153,7 +153,7 @@ def test_the_diagram_and_jump_select_navigate(session):
     open_walk(session)
     page = session.page
     page.select_option("#jump-group", label="Layer 0")
-    page.select_option("#jump-op", label="Residual add x' = h + feed-forward — backward")
+    page.select_option("#jump-op", label="Residual add x′ = h + feed-forward — backward")
     first_backward = next(s for s in steps(session) if s["phase"] == "backward" and s["layer"] == 0)
     wait_rendered(session, first_backward["index"])
     assert "going-up" in page.locator("#blocks").get_attribute("class")

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import xt_core
+from xt_core import names
 
 
 def torch_step(cfg: xt_core.Config, params, inputs, targets, keep_intermediates: bool = True):
@@ -22,7 +23,8 @@ def _step(cfg, P, inputs, targets, keep_intermediates):
     H, K, hd, eps = cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.norm_eps
     named = {}
 
-    def keep(name, t):
+    def keep(pattern, t, layer=None):  # a pattern of xt_core.names: the tensor the tape records there
+        name = names.entry(pattern).name(layer)
         if keep_intermediates:
             t.retain_grad()
             named[name] = t
@@ -48,27 +50,34 @@ def _step(cfg, P, inputs, targets, keep_intermediates):
     x = keep("embedding", P["tok_embeddings"][tokens])
     for L in range(cfg.n_layer):
         p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"
-        n = keep(f"{p}.attention_norm.out", rms(x, P[f"{p}.attention_norm"]))
-        q = keep(f"{a}.q", n @ P[f"{a}.wq"])
-        k = keep(f"{a}.k", n @ P[f"{a}.wk"])
-        v = keep(f"{a}.v", n @ P[f"{a}.wv"])
-        qr, kr = keep(f"{a}.q_rot", rope(q, H)), keep(f"{a}.k_rot", rope(k, K))
+        n = keep("layers.{L}.attention_norm.out", rms(x, P[f"{p}.attention_norm"]), L)
+        q = keep("layers.{L}.attention.q", n @ P[f"{a}.wq"], L)
+        k = keep("layers.{L}.attention.k", n @ P[f"{a}.wk"], L)
+        v = keep("layers.{L}.attention.v", n @ P[f"{a}.wv"], L)
+        qr, kr = keep("layers.{L}.attention.q_rot", rope(q, H), L), keep("layers.{L}.attention.k_rot", rope(k, K), L)
         kh = heads(kr, K).repeat_interleave(H // K, dim=1)  # query head h reads kv head h // G
         vh = heads(v, K).repeat_interleave(H // K, dim=1)
-        scores = keep(f"{a}.scores", (heads(qr, H) @ kh.transpose(-1, -2) / math.sqrt(hd)).masked_fill(mask, -math.inf))
-        probs = keep(f"{a}.probs", scores.softmax(-1))
-        o = keep(f"{a}.heads", probs @ vh)
-        concat = keep(f"{a}.concat", o.transpose(1, 2).reshape(B, T, H * hd))
-        out = keep(f"{a}.out", concat @ P[f"{a}.wo"])
-        h = keep(f"{p}.attention_residual", x + out)
-        m = keep(f"{p}.ffn_norm.out", rms(h, P[f"{p}.ffn_norm"]))
-        gate, up = keep(f"{f}.gate", m @ P[f"{f}.w1"]), keep(f"{f}.up", m @ P[f"{f}.w3"])
-        s = keep(f"{f}.swiglu", F.silu(gate) * up)
-        x = keep(f"{p}.ffn_residual", h + keep(f"{f}.out", s @ P[f"{f}.w2"]))
+        scores = keep(
+            "layers.{L}.attention.scores",
+            (heads(qr, H) @ kh.transpose(-1, -2) / math.sqrt(hd)).masked_fill(mask, -math.inf),
+            L,
+        )
+        probs = keep("layers.{L}.attention.probs", scores.softmax(-1), L)
+        o = keep("layers.{L}.attention.heads", probs @ vh, L)
+        concat = keep("layers.{L}.attention.concat", o.transpose(1, 2).reshape(B, T, H * hd), L)
+        out = keep("layers.{L}.attention.out", concat @ P[f"{a}.wo"], L)
+        h = keep("layers.{L}.attention_residual", x + out, L)
+        m = keep("layers.{L}.ffn_norm.out", rms(h, P[f"{p}.ffn_norm"]), L)
+        gate, up = (
+            keep("layers.{L}.feed_forward.gate", m @ P[f"{f}.w1"], L),
+            keep("layers.{L}.feed_forward.up", m @ P[f"{f}.w3"], L),
+        )
+        s = keep("layers.{L}.feed_forward.swiglu", F.silu(gate) * up, L)
+        x = keep("layers.{L}.ffn_residual", h + keep("layers.{L}.feed_forward.out", s @ P[f"{f}.w2"], L), L)
     nf = keep("norm.out", rms(x, P["norm"]))
     head = P["tok_embeddings"] if cfg.tie_embeddings else P["output"]
     logits = keep("logits", nf @ head.T)
-    probs = keep("probs", logits.softmax(-1))
+    probs = keep(names.OUTPUT_PROBS, logits.softmax(-1))
     token_loss = keep("token_loss", -probs.gather(-1, tgt[..., None])[..., 0].log())
     loss = token_loss.mean()
     loss.backward()

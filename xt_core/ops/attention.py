@@ -15,8 +15,8 @@ import numpy as np
 
 # --------------------------------------------------------------------------- RoPE
 
-ROPE_FORWARD_TEX = r"\begin{pmatrix} y_{2i} \\ y_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,i} & -\sin\phi_{t,i} \\ \sin\phi_{t,i} & \cos\phi_{t,i} \end{pmatrix} \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}, \quad \phi_{t,i} = t\,\theta^{-2i/d_h}"
-ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial x_{2i} \\ \partial x_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,i} & \sin\phi_{t,i} \\ -\sin\phi_{t,i} & \cos\phi_{t,i} \end{pmatrix} \begin{pmatrix} \partial y_{2i} \\ \partial y_{2i+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
+ROPE_FORWARD_TEX = r"\begin{pmatrix} y_{2c} \\ y_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & -\sin\phi_{t,c} \\ \sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} x_{2c} \\ x_{2c+1} \end{pmatrix}, \quad \phi_{t,c} = t\,\theta^{-2c/d_h}"
+ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial x_{2c} \\ \partial x_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & \sin\phi_{t,c} \\ -\sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} \partial y_{2c} \\ \partial y_{2c+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
 
 
 @lru_cache(maxsize=64)
@@ -70,8 +70,8 @@ def rope_backward(dy: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- scores
 
-SCORES_FORWARD_TEX = r"S_{h,i,j} = \frac{q_{h,i} \cdot k_{\lfloor h/G \rfloor,j}}{\sqrt{d_h}} \ (j \le i), \qquad S_{h,i,j} = -\infty \ (j > i)"
-SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial q_{h,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{h,i,j}} k_{j}, \qquad \frac{\partial L}{\partial k_{g,j}} = \frac{1}{\sqrt{d_h}} \sum_{h \in g} \sum_{i \ge j} \frac{\partial L}{\partial S_{h,i,j}} q_{h,i}"
+SCORES_FORWARD_TEX = r"S_{m,i,j} = \frac{q_{m,i} \cdot k_{\lfloor m/G \rfloor,j}}{\sqrt{d_h}} \ (j \le i), \qquad S_{m,i,j} = -\infty \ (j > i)"
+SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial q_{m,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{m,i,j}} k_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial k_{\kappa,j}} = \frac{1}{\sqrt{d_h}} \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} \frac{\partial L}{\partial S_{m,i,j}} q_{m,i}"
 
 
 def _split_queries(q: np.ndarray, n_head: int, n_kv_head: int) -> np.ndarray:
@@ -137,8 +137,8 @@ def scores_backward(dscores: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- softmax
 
-SOFTMAX_FORWARD_TEX = r"p_{j} = \frac{e^{s_j - \max_k s_k}}{\sum_{k} e^{s_k - \max_k s_k}}"
-SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial s} = J^{\top} \frac{\partial L}{\partial p}, \quad J = \mathrm{diag}(p) - p p^{\top} \quad\Longrightarrow\quad \frac{\partial L}{\partial s_j} = p_j\Big(\frac{\partial L}{\partial p_j} - \sum_k p_k \frac{\partial L}{\partial p_k}\Big)"
+SOFTMAX_FORWARD_TEX = r"p_{j} = \frac{e^{z_j - \max_k z_k}}{\sum_{k} e^{z_k - \max_k z_k}}"
+SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial z} = J \frac{\partial L}{\partial p}, \quad J = \mathrm{diag}(p) - p p^{\top} = J^{\top} \quad\Longrightarrow\quad \frac{\partial L}{\partial z_j} = p_j\Big(\frac{\partial L}{\partial p_j} - \sum_k p_k \frac{\partial L}{\partial p_k}\Big)"
 
 
 def softmax_forward(x: np.ndarray):
@@ -164,8 +164,8 @@ def softmax_backward(dp: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- attend
 
-ATTEND_FORWARD_TEX = r"o_{h,i} = \sum_{j \le i} P_{h,i,j}\, v_{\lfloor h/G \rfloor, j}"
-ATTEND_BACKWARD_TEX = r"\frac{\partial L}{\partial P_{h,i,j}} = \frac{\partial L}{\partial o_{h,i}} \cdot v_{j}, \qquad \frac{\partial L}{\partial v_{g,j}} = \sum_{h \in g} \sum_{i} P_{h,i,j} \frac{\partial L}{\partial o_{h,i}}"
+ATTEND_FORWARD_TEX = r"o_{m,i} = \sum_{j \le i} P_{m,i,j}\, v_{\lfloor m/G \rfloor, j}"
+ATTEND_BACKWARD_TEX = r"\frac{\partial L}{\partial P_{m,i,j}} = \frac{\partial L}{\partial o_{m,i}} \cdot v_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial v_{\kappa,j}} = \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} P_{m,i,j} \frac{\partial L}{\partial o_{m,i}}"
 
 
 def attend_forward(probs: np.ndarray, v: np.ndarray, n_kv_head: int):
@@ -191,7 +191,7 @@ def attend_backward(dheads: np.ndarray, cache):
 
 MERGE_HEADS_FORWARD_TEX = r"y_{t} = \big[\,o_{0,t} \,\|\, o_{1,t} \,\|\, \cdots \,\|\, o_{H-1,t}\,\big]"
 MERGE_HEADS_BACKWARD_TEX = (
-    r"\frac{\partial L}{\partial o_{h,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{h d_h : (h+1) d_h}"
+    r"\frac{\partial L}{\partial o_{m,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{m d_h : (m+1) d_h}"
 )
 
 

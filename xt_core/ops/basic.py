@@ -110,8 +110,8 @@ def unembed_input_backward(dlogits: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- residual add
 
-RESIDUAL_FORWARD_TEX = r"h = x + f(x)"
-RESIDUAL_BACKWARD_TEX = r"\frac{\partial L}{\partial x} \mathrel{+}= \frac{\partial L}{\partial h}, \qquad \frac{\partial L}{\partial f} = \frac{\partial L}{\partial h}"
+RESIDUAL_FORWARD_TEX = r"\mathrm{out} = \mathrm{skip} + \mathrm{branch}"
+RESIDUAL_BACKWARD_TEX = r"\frac{\partial L}{\partial \mathrm{skip}} \mathrel{+}= \frac{\partial L}{\partial \mathrm{out}}, \qquad \frac{\partial L}{\partial \mathrm{branch}} = \frac{\partial L}{\partial \mathrm{out}}"
 
 
 def residual_forward(x: np.ndarray, branch: np.ndarray):

@@ -1,11 +1,11 @@
-"""RMSNorm: y = x / sqrt(mean(x^2) + eps) * g, over the last axis (C)."""
+"""RMSNorm: n = x / sqrt(mean(x^2) + eps) * g, over the last axis (C) (docs/notation.md: x its input, n its output)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-RMSNORM_FORWARD_TEX = r"r = 1 \big/ \sqrt{\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon}, \quad \hat{x} = r\,x, \quad y = \hat{x} \odot g"
-RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial y} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_j \frac{\partial L}{\partial \hat{x}_j}\hat{x}_j\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial y} \odot g"
+RMSNORM_FORWARD_TEX = r"r = 1 \big/ \sqrt{\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon}, \quad \hat{x} = r\,x, \quad n = \hat{x} \odot g"
+RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial n} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_j \frac{\partial L}{\partial \hat{x}_j}\hat{x}_j\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial n} \odot g"
 
 
 def rmsnorm_forward(x: np.ndarray, gain: np.ndarray, eps: float):

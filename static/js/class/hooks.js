@@ -57,11 +57,17 @@ function jacobianControls() {
   return { head: selects.length > 1 ? selects[0] : null, pos: selects[selects.length - 1], button };
 }
 
-/** The row the panel shows: {head, pos}, or null when the step has no Jacobian panel. */
+/** The row the panel shows: {layer, head, pos} (layer "output": the output softmax's), or null
+ * when the step has no Jacobian panel. */
 export function jacobianShown() {
   const controls = jacobianControls();
   if (!controls) return null;
-  return { head: controls.head ? Number(controls.head.value) : 0, pos: Number(controls.pos.value) };
+  const { layer } = document.getElementById("jacobian").dataset;
+  return {
+    layer: layer === "output" ? layer : Number(layer),
+    head: controls.head ? Number(controls.head.value) : 0,
+    pos: Number(controls.pos.value),
+  };
 }
 
 /** Shows row {head, pos} in the panel (as if chosen and "Show Jacobian" pressed). */

@@ -16,6 +16,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   const position = h("span", { className: "lesson-position" });
   const takeaway = h("h2", { className: "lesson-takeaway", id: "lesson-takeaway" });
   const narration = h("p", { className: "lesson-narration" });
+  const claims = h("ul", { className: "lesson-claims", "aria-label": "Checked against the trace" });
   const next = h("p", { className: "lesson-next" });
   const offPath = h("p", { className: "lesson-off-path", hidden: true });
   const prev = h("button", { type: "button", className: "button-quiet", text: "◀ Prev" });
@@ -34,17 +35,34 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     h("p", { className: "lesson-title" }, h("strong", { text: lesson.title }), " ", position),
     takeaway,
     narration,
+    claims,
     next,
     offPath,
     h("div", { className: "lesson-controls" }, prev, forward, play, pace, leave),
   );
   const state = { k: 0, timer: null };
 
+  /** Each claim the server checked against the trace, with what it measured (app/lessons/claims.py). */
+  function showClaims(list) {
+    clear(claims).append(
+      ...list.map((claim) =>
+        h(
+          "li",
+          { className: "lesson-claim" },
+          h("span", { className: "lesson-claim-mark", text: "✓ ", "aria-hidden": "true" }),
+          `Checked against ${claim.against}: ${claim.claimed}; ${claim.measured}.`,
+        ),
+      ),
+    );
+    claims.hidden = list.length === 0;
+  }
+
   function render(k) {
     const step = lesson.steps[k];
     position.textContent = `· step ${k + 1} of ${lesson.steps.length}`;
     takeaway.textContent = step.takeaway;
     narration.textContent = step.narration;
+    showClaims(step.claims ?? []);
     next.textContent = step.next ? `Next: ${step.next}` : "";
     next.hidden = !step.next;
     prev.disabled = k === 0;

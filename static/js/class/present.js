@@ -68,11 +68,6 @@ export function showJoinDialog(session) {
   if (!dialog.open) dialog.showModal();
 }
 
-function jacobianLayer(page) {
-  const step = page.trace.steps[page.state.index];
-  return step.name === "probs" ? "output" : step.layer;
-}
-
 /** Presents `session` ({code, presenter_key, join_url}) from this page. `lesson()` is the
  * lesson playing (or null), for the lesson step to announce. Returns {send, stop}. */
 export function present(page, session, { lesson, onEnded }) {
@@ -104,7 +99,7 @@ export function present(page, session, { lesson, onEnded }) {
     if (current) partial.lesson_step = current.steps.findIndex((s) => s.index === index) >= 0 ? current.k : null;
     send(partial);
   });
-  onJacobian((row) => row && send({ jacobian: { layer: jacobianLayer(page), head: row.head, pos: row.pos } }));
+  onJacobian((row) => row && send({ jacobian: row }));
   onHead((ref) => send({ head: ref }));
   send({ step: page.state.index });
 

@@ -19,7 +19,30 @@ function worstResolution(check) {
   return worst ? worst.resolution : check.resolution;
 }
 
-export function gradcheckBadge(check) {
+/** What a step's check covers, in words (docs/buglab.md): a backward step checks the
+ * contribution its own op adds to each input; a forward step checks the full gradient of its
+ * output, which every backward op between the loss and it helped compute; the update step checks
+ * the gradient the optimizer used. */
+const COVERS = {
+  backward: {
+    short: "this op's contribution",
+    long: "Checks only the gradient this op's backward adds to each of its inputs, from the gradient that arrived: red here means the mistake is in this op.",
+  },
+  forward: {
+    short: "full dL/d(output)",
+    long: "Checks the full gradient of this step's output, dL/d(output), which is not drawn on this forward step: the whole backward pass from the loss down to here computed it, so a mistake in any of those backward ops turns this badge red too. Walk the backward steps from the loss to find the op.",
+  },
+  update: {
+    short: "the gradient the optimizer used",
+    long: "Checks the gradient of every parameter at once, the one the optimizer stepped along.",
+  },
+};
+
+function covers(phase) {
+  return COVERS[phase === "backward" || phase === "update" ? phase : "forward"];
+}
+
+export function gradcheckBadge(check, phase = "forward") {
   if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
   if (check.pending)
     return h("span", {
@@ -40,11 +63,12 @@ export function gradcheckBadge(check) {
   const broke = broken ? " · the float32 values here are NaN/inf" : "";
   const resolution = passed ? check.resolution : worstResolution(check);
   const error = errorText(check.max_rel_error, resolution, passed, check.error_bound);
-  const text = `grad check ${verdict} max rel err ${error} (tol ${formatError(check.tolerance)})${broke}`;
+  const what = covers(phase);
+  const text = `grad check of ${what.short} ${verdict} max rel err ${error} (tol ${formatError(check.tolerance)})${broke}`;
   return h("span", {
     className: `badge ${broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad"} gradcheck`,
     role: "status",
-    title: "A seeded random direction u: <dL/dX, u> against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64",
+    title: `${what.long} A seeded random direction u: ⟨g, u⟩ against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64.`,
     text,
   });
 }
@@ -71,7 +95,21 @@ function resolutionNote(check) {
   return h("p", { className: "field-help", text: `${how} ${verdict}` });
 }
 
-export function gradcheckDetails(check) {
+/** What the number means: the relative error's formula, with the floor the server uses, and
+ * how many significant digits the tolerance asks the two to share. */
+function measureNote(check) {
+  const floor = typeof check.floor === "number" ? formatError(check.floor) : "a tiny floor";
+  const digits = check.tolerance > 0 ? Math.round(-Math.log10(check.tolerance)) : null;
+  const agree = digits
+    ? ` A tolerance of ${formatError(check.tolerance)} asks the two to agree to about ${digits} significant digits.`
+    : "";
+  return h("p", {
+    className: "field-help",
+    text: `rel error = |a − n| / max(|a|, |n|, ${floor}), a the analytic and n the numeric value: how far apart they are relative to their size.${agree} Central differences in float64 at this step size are typically good to about 10 digits, so a right gradient stays far below the tolerance and a wrong one far above it.`,
+  });
+}
+
+export function gradcheckDetails(check, phase = "forward") {
   if (!check?.checks?.length) return null;
   const rows = check.checks.map((c) => {
     const passed = c.rel_error <= check.tolerance;
@@ -90,8 +128,9 @@ export function gradcheckDetails(check) {
     h("summary", { text: "How the gradient was checked" }),
     h("p", {
       className: "field-help",
-      text: "For a random direction u: analytic = ⟨dL/dX, u⟩; numeric = (L(X+εu) − L(X−εu)) / 2ε in float64.",
+      text: `For a random direction u: analytic = ⟨g, u⟩, g the gradient checked (${covers(phase).short}); numeric = (L(X+εu) − L(X−εu)) / 2ε, a central difference in float64. ${covers(phase).long}`,
     }),
+    measureNote(check),
     roundoffNote(check),
     resolutionNote(check),
     h(

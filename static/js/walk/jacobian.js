@@ -92,7 +92,12 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
     : "Click a query row of an attention heatmap above, or choose a head and a query position:";
   const element = h(
     "section",
-    { className: "jacobian", id: "jacobian", "aria-labelledby": "jacobian-heading" },
+    {
+      className: "jacobian",
+      id: "jacobian",
+      "aria-labelledby": "jacobian-heading",
+      dataset: { layer: isOutput ? "output" : String(info.layer) }, // the softmax this panel is of
+    },
     heading,
     h("p", { className: "field-help", text: hint }),
     h("div", { className: "jacobian-controls" }, isOutput ? null : head.label, pos.label, show),

@@ -4,6 +4,7 @@
 
 import { formatShape, h } from "../lib/dom.js";
 import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
+import { markTerms } from "../lib/glossary.js";
 import { enlarge } from "./enlarge.js";
 import { gradcheckBadge, gradcheckDetails } from "./gradcheck_view.js";
 import { createJacobianPanel } from "./jacobian.js";
@@ -169,7 +170,7 @@ export async function renderStep(
     header(step),
     lead ? h("p", { className: "takeaway", text: lead, title: lead }) : "",
     warningsBox(step.warnings) || "",
-    h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck), shapesList(step.shapes) || ""),
+    h("div", { className: "step-facts" }, gradcheckBadge(step.gradcheck, step.phase), shapesList(step.shapes) || ""),
     rules(step) || "",
     h(
       "div",
@@ -178,9 +179,10 @@ export async function renderStep(
       explanation,
       otherCards,
     ),
-    gradcheckDetails(step.gradcheck) || "",
+    gradcheckDetails(step.gradcheck, step.phase) || "",
     jacobian ? jacobian.element : "",
   );
+  markTerms([container.querySelector(".explanation"), ...container.querySelectorAll(".gradcheck-details .field-help")]);
   if (step.update) attachUpdateControls(container, step, { client, isCurrent });
   if (step.gradcheck?.pending) completeCheck(container, step, { client, isCurrent, onChecked });
   fitFormulas(container);
@@ -214,8 +216,8 @@ async function completeCheck(container, step, { client, isCurrent, onChecked }) 
     if (answer.warning) step.warnings = [answer.warning, ...(step.warnings || [])];
   }
   if (!isCurrent()) return;
-  container.querySelector(".gradcheck.pending")?.replaceWith(gradcheckBadge(step.gradcheck));
-  const details = gradcheckDetails(step.gradcheck);
+  container.querySelector(".gradcheck.pending")?.replaceWith(gradcheckBadge(step.gradcheck, step.phase));
+  const details = gradcheckDetails(step.gradcheck, step.phase);
   if (details) container.querySelector(".figures")?.after(details);
   if (answer.warning) {
     container.querySelector(".step-warnings")?.remove();

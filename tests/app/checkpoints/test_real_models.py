@@ -102,7 +102,7 @@ def test_its_own_limits_hold(client):
 
 
 def test_vocabulary_views_draw_the_targets_and_the_likeliest_tokens(client, trace):
-    entry = figure(client, trace, "probs", "loss", "output.probs")
+    entry = figure(client, trace, "output_probs", "loss", "output.output_probs")
     columns = entry["figure"]["data"][0]["x"]
     assert len(columns) <= VOCAB_SHOWN and "of the 600 tokens are drawn" in entry["note"]
     targets = trace["tokens"]["target_labels"][0]

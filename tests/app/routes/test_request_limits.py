@@ -52,8 +52,8 @@ def test_output_jacobian_builds_only_the_shown_block_and_checks_the_whole_row(cl
 
     store = client.app.state.services.store
     recorded = store.get(store.spec(trace["id"]))
-    p = recorded["probs"][0, 3].astype(np.float64)
-    full = (np.diag(p) - np.outer(p, p)) @ recorded.grad("probs")[0, 3].astype(np.float64)  # the row, by J
+    p = recorded["output_probs"][0, 3].astype(np.float64)
+    full = (np.diag(p) - np.outer(p, p)) @ recorded.grad("output_probs")[0, 3].astype(np.float64)  # the row, by J
     error = np.abs(full - recorded.grad("logits")[0, 3]).max()
     assert row["max_abs_error"] == pytest.approx(error, rel=1e-3, abs=1e-12)  # the whole row's, not the block's
     np.testing.assert_allclose(row["chain"], full[row["indices"]], rtol=1e-6, atol=1e-12)

@@ -193,7 +193,7 @@ def test_gradient_figures_use_a_zero_centred_diverging_scale(client, trace):
 def test_softmax_backward_steps_point_to_their_jacobian(client, trace):
     attention = _step(client, trace, "layers.0.attention.probs", "backward")
     assert attention["jacobian"] == {"kind": "attention", "layer": 0, "n_head": 4, "T": trace["T"]}
-    output = _step(client, trace, "probs", "backward", pos=3)
+    output = _step(client, trace, "output_probs", "backward", pos=3)
     assert output["jacobian"] == {"kind": "output", "T": trace["T"]}
     identity = _figure(output, "identity")
     assert identity["role"] == "check" and "position 3" in identity["title"]
@@ -384,13 +384,13 @@ def test_nan_and_inf_never_break_the_json():
         recorded = _trace_object(client, body["id"])
         recorded["layers.0.attention.q"][0, 1, :3] = np.nan
         recorded.grad("layers.0.attention.q")[0, 2, 0] = np.inf
-        recorded["probs"][0, 0, 0] = np.nan
+        recorded["output_probs"][0, 0, 0] = np.nan
         recorded.loss = float("nan")
         # traces never change in the server; this one was changed behind its back, so drop the
         # summary cached for its id (a re-posted spec is answered from that cache)
         client.app.state.services.answers.cache = LRU(100)
         assert client.post("/api/traces", json={**SMALL_SPEC, "seed": 7}).json()["loss"] is None
-        for index in (s["index"] for s in body["steps"] if s["name"] in ("layers.0.attention.q", "probs")):
+        for index in (s["index"] for s in body["steps"] if s["name"] in ("layers.0.attention.q", "output_probs")):
             response = client.get(f"/api/traces/{body['id']}/steps/{index}")
             assert response.status_code == 200
             step = assert_valid_json(response)

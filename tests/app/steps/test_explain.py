@@ -37,7 +37,7 @@ def test_blocks_are_in_model_order():
         ("layers.0.ffn_residual", "layers.0.ffn"),
         ("norm.out", "norm"),
         ("logits", "head"),
-        ("probs", "loss"),
+        ("output_probs", "loss"),
         ("token_loss", "loss"),
         ("loss", "loss"),
     ],
@@ -73,32 +73,55 @@ def test_steps_name_their_group_and_op(trace):
     assert {s["op_title"] for s in probs} == {"Attention softmax over keys"}
     assert {s["group"] for s in probs} == {f"layers.{L}" for L in range(CFG.n_layer)}
     by_name = {(s["name"], s["phase"]): s for s in steps}
-    assert by_name[("probs", "loss")]["group"] == "output" and by_name[("logits", "backward")]["group"] == "output"
+    assert (
+        by_name[("output_probs", "loss")]["group"] == "output" and by_name[("logits", "backward")]["group"] == "output"
+    )
     assert by_name[("norm.out", "forward")]["op_title"] == "Final RMSNorm"
 
 
-def test_every_step_has_an_explanation(trace):
+# What every step's text must say about its own op (a phrase the op's rule makes true), by kind and phase.
+_OWN_RULE = {
+    ("embedding", "forward"): "lookup", ("embedding", "backward"): "np.add.at",
+    ("rmsnorm", "forward"): "r = 1/√(mean(x²)+ε)", ("rmsnorm", "backward"): "projection term",
+    ("linear", "forward"): "Y = X·W", ("linear", "backward"): "dW = Xᵀ·dY",
+    ("rope", "forward"): "θ^(−2c/hd)", ("rope", "backward"): "transposed rotation",
+    ("scores", "forward"): "causal mask", ("scores", "backward"): "⌊m/G⌋",
+    ("softmax", "forward"): "probability distribution", ("softmax", "backward"): "J·dL/d",
+    ("attend", "forward"): "weighted by", ("attend", "backward"): "dv = Pᵀ·dO",
+    ("merge_heads", "forward"): "re-layout", ("merge_heads", "backward"): "re-layout",
+    ("residual", "forward"): "added to the residual stream", ("residual", "backward"): "= I (the identity)",
+    ("swiglu", "forward"): "silu(a) ⊙ u", ("swiglu", "backward"): "silu′(a)",
+    ("unembed", "forward"): "logits = n·Wᵀ", ("unembed", "backward"): "dW += dlogitsᵀ·X",
+    ("token_loss", "forward"): "−log of the probability", ("token_loss", "backward"): "dL/dp_target",
+    ("mean", "forward"): "ln V", ("mean", "backward"): "1/N for every position",
+}  # fmt: skip
+
+
+def test_every_step_explains_its_own_rule(trace):
     for record in trace.records:
-        text = explain.explanation(record, CFG)
-        assert len(text) > 80 and "{" not in text, (record.name, record.phase, text)
+        text = explain.explanation(record, trace)
+        phase = "backward" if record.phase == "backward" else "forward"
+        assert _OWN_RULE[(record.kind, phase)] in text, (record.name, record.phase, text)
+        assert "{" not in text.replace("{m", "").replace("{κ", ""), (record.name, text)
+        assert "the C++ reference" not in text, (record.name, text)
 
 
 def _explain(trace, name, phase):
     record = next(r for r in trace.records if r.name == name and (r.phase == "backward") == (phase == "backward"))
-    return explain.explanation(record, CFG)
+    return explain.explanation(record, trace)
 
 
 @pytest.mark.parametrize(
     ("name", "phase", "phrases"),
     [
-        ("probs", "backward", ["must NOT be here", "already normalized", "(p − onehot)/N"]),
+        ("output_probs", "backward", ["must NOT be here", "already normalized", "(p − onehot)/N"]),
         ("layers.1.attention.out", "backward", ["NOT dres", "FFN contribution"]),
         ("layers.0.feed_forward.gate", "backward", ["dW = Xᵀ·dY", "X comes first"]),
         ("loss", "backward", ["BEFORE", "exactly once"]),
         ("layers.0.attention.q", "backward", ["once, at the loss, before any matmul", "sum of three"]),
         ("layers.0.attention.k_rot", "backward", ["transposed rotation"]),
         ("layers.0.ffn_residual", "backward", ["residual gradients add"]),
-        ("layers.1.ffn_norm.out", "backward", ["projection term", "the two add"]),
+        ("layers.1.ffn_norm.out", "backward", ["projection term", "The two add", "perpendicular to x"]),
         ("layers.0.attention.probs", "backward", ["diag(p) − p·pᵀ", "Jacobian"]),
         ("layers.0.attention.scores", "forward", ["causal mask", "1/√hd", "grouped-query"]),
         ("logits", "backward", ["tied embeddings", "add"]),

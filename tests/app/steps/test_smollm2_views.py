@@ -82,14 +82,14 @@ def test_a_layer_20_attention_step_shows_a_grid_of_9_heads(client, trace):
 
 
 def test_the_output_softmax_shows_its_top_tokens_and_the_targets(client, trace):
-    body = step(client, trace, "probs", "loss")
-    probs = next(f for f in body["figures"] if f["id"] == "output.probs")
+    body = step(client, trace, "output_probs", "loss")
+    probs = next(f for f in body["figures"] if f["id"] == "output.output_probs")
     columns = probs["figure"]["data"][0]["x"]
     assert len(columns) <= VOCAB_SHOWN and "of the 49,152 tokens are drawn" in probs["note"]
     assert set(trace["tokens"]["target_labels"][0]) <= set(columns)
     # -log p of unlikely targets curves too strongly for one central difference (off by ~3%
     # here): the check extrapolates and says how far that pins the derivative down
-    index = next(s["index"] for s in trace["steps"] if s["name"] == "probs" and s["phase"] == "loss")
+    index = next(s["index"] for s in trace["steps"] if s["name"] == "output_probs" and s["phase"] == "loss")
     check = client.get(f"/api/traces/{trace['id']}/steps/{index}/check").json()["gradcheck"]
     assert 0 < check["resolution"] < 1e-4 and check["error_bound"] < 1e-4, check
 

@@ -53,7 +53,7 @@ def _spec_digests(client, spec: dict) -> dict[str, str]:
         i = step["index"]
         for seq in range(summary["n_seq"]):
             out[f"step {i} seq {seq}"] = _digest(_get(client, f"{base}/steps/{i}?seq={seq}"))
-        if step["name"] == "probs" and step["phase"] == "backward":
+        if step["name"] == "output_probs" and step["phase"] == "backward":
             out[f"step {i} pos 2"] = _digest(_get(client, f"{base}/steps/{i}?pos=2"))
         if step["name"].endswith("attention.probs") and step["phase"] == "forward":
             out[f"head {i}"] = _digest(_get(client, f"{base}/steps/{i}/head?head=1"))

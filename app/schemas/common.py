@@ -1,0 +1,142 @@
+"""The pieces several answers share: a figure entry with its numbers table, a gradient check's
+badge (done, pending or sealed), a model config and the canonical spec."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Plotly's figure JSON ({data, layout}) as plotly.py writes it: open, the page hands it to Plotly.
+PlotlyFigure = dict[str, Any]
+PLOTLY = "a Plotly figure: {data: [traces], layout} (numpy arrays as base64 typed arrays)"
+Phase = Literal["forward", "loss", "backward", "update"]
+
+
+class Answer(BaseModel):
+    """A JSON answer: every key it has is a field (additionalProperties: false)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Message(Answer):
+    detail: str = Field(description="what went wrong, in words")
+
+
+class Table(Answer):
+    """The 'numbers' toggle of a figure: rows × columns of values (6 significant digits)."""
+
+    columns: list[str] = Field(description="column labels")
+    index: list[str] = Field(description="row labels")
+    rows: list[list[float | None]] = Field(description="values, row by row (null: not finite)")
+
+
+class HeadGrid(Answer):
+    """A grid of attention heads, downsampled for the overview (GET .../head: one head's every value)."""
+
+    count: int = Field(description="heads in the grid")
+    shape: list[int] = Field(description="one head's full (rows, columns)")
+    shown: list[int] = Field(description="one head's (rows, columns) as drawn")
+    pooled: bool = Field(description="whether the drawn cells pool several values")
+
+
+class FigureEntry(Answer):
+    """One figure of a view, with its numbers and notes."""
+
+    id: str = Field(description="the figure's id, stable across traces (e.g. input.layers.0.attention.probs)")
+    title: str
+    role: str = Field(
+        description="what the figure shows: input, output, grad, attention, loss, residual, diff, update, check"
+    )
+    figure: PlotlyFigure = Field(description=PLOTLY)
+    table: Table | None = Field(description="the values behind the figure, or null")
+    note: str | None = Field(description="what the figure or its table leaves out, or null")
+    heads: HeadGrid | None = Field(description="set on a grid of attention heads")
+    download: str | None = Field(
+        None, description="the URL of the whole tensor as .npy (null: not a whole recorded tensor); diffs have none"
+    )
+
+
+class TensorCheck(Answer):
+    """One tensor's directional check: <dL/dX, u> against the central difference of L along u."""
+
+    tensor: str = Field(description="the recorded tensor checked")
+    analytic: float | None = Field(description="<dL/dX, u> from the backward (float64 twin)")
+    numeric: float | None = Field(description="(L(X + εu) − L(X − εu)) / 2ε in float64")
+    rel_error: float | None = Field(description="|analytic − numeric| relative to their size")
+    float32_shown: float | None = Field(description="<dL/dX, u> of the gradient on screen (its own dtype)")
+    resolution: float = Field(description="> 0: the extrapolated difference resolves the gradient only to this")
+
+
+class GradCheck(Answer):
+    """A step's gradient check (docs/gradients.md)."""
+
+    passed: bool
+    max_rel_error: float | None = Field(description="the largest rel_error of its checks")
+    tolerance: float = Field(description="float64's tolerance the error is judged against")
+    floor: float = Field(description="rel error = |analytic − numeric| / max(|analytic|, |numeric|, floor)")
+    float32_roundoff: float | None = Field(description="how far the float32 gradient on screen sits from its twin")
+    float32_nonfinite: bool = Field(description="the rule checked fine but the float32 values overflowed")
+    resolution: float = Field(description="the coarsest resolution of its checks (0: all exact differences)")
+    error_bound: float | None = Field(description="rel_error + resolution: the most the checks vouch for")
+    checks: list[TensorCheck]
+
+
+class PendingCheck(Answer):
+    """A view answered before its check: GET .../steps/{index}/check has it."""
+
+    pending: Literal[True]
+
+
+class SealedCheck(Answer):
+    """A quiz hides the verdict until it is answered or the step probed."""
+
+    sealed: Literal[True]
+
+
+StepGradCheck = GradCheck | PendingCheck | SealedCheck
+
+
+class ModelConfig(Answer):
+    """xt_core.Config as JSON."""
+
+    vocab_size: int = Field(description="tokens in the vocabulary")
+    n_layer: int
+    n_head: int
+    n_kv_head: int = Field(description="key/value heads (grouped-query attention when < n_head)")
+    n_embd: int
+    ffn_hidden: int
+    seq_len: int = Field(description="the most positions the model takes")
+    tie_embeddings: bool = Field(description="the LM head reads tok_embeddings")
+    rope_theta: float
+    norm_eps: float
+
+
+class CanonicalSpec(Answer):
+    """A spec with every default filled in: what the trace id hashes (docs/api.md, "The spec")."""
+
+    model: str | None = Field(description="a checkpoint's name, or null for a random init")
+    config: ModelConfig | None = Field(description="the random init's config (null with a checkpoint)")
+    tokenizer: str | None
+    seed: int
+    text: str | None
+    tokens: list[int] | list[list[int]] | None = Field(description="token ids given directly (text null)")
+    dtype: Literal["float32", "float64"]
+    faults: list[str] = Field(description="bug-lab faults planted in the backward pass")
+    fault_layer: int | None
+    quiz: int | None = Field(description="a quiz's seed (its fault is resolved on the server)")
+    optimizer: dict[str, str | float] | None = Field(description="{name, lr, ...}: the update step's optimizer")
+    train_steps: int = Field(description="training steps on the batch before the recorded one")
+
+
+class FaultEntry(Answer):
+    """One bug-lab fault: the op it breaks, the correct and the faulty line."""
+
+    name: str
+    op: str = Field(description="the recorded name of the op whose backward it changes")
+    op_title: str
+    description: str
+    correct: str = Field(description="the correct backward line")
+    faulty: str = Field(description="the line the fault puts in its place")
+    applies: bool = Field(description="whether the fault applies to this config")
+    reason: str | None = Field(description="why it does not apply, or null")

@@ -1,0 +1,122 @@
+"""The answers of app/routes/sessions.py: a classroom session (opened, its state, a student's
+answer) and the lessons."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.schemas.buglab import RevealedFault
+from app.schemas.common import Answer, CanonicalSpec
+from app.sessions.state import HeadRef, JacobianRef
+
+
+class SessionOpened(Answer):
+    """POST /api/sessions (201)."""
+
+    code: str = Field(description="what students type at /join")
+    join_url: str
+    presenter_key: str = Field(description="the X-Presenter-Key of the presenter's requests: shown once")
+    spec: CanonicalSpec = Field(description="the class's walkthrough (a quiz's: with the class's own quiz number)")
+    trace_id: str
+    walk_url: str = Field(description="the presenter's page of the class's walkthrough")
+
+
+class Reveal(Answer):
+    faults: list[RevealedFault]
+    broken_step: int | None = Field(description="the backward step of the planted fault")
+    first_failing: int | None = Field(description="the first backward step whose gradient check fails")
+
+
+class Poll(Answer):
+    status: Literal["closed", "open", "revealed"]
+    question: str
+    reveal: Reveal | None
+    answers: int = Field(description="students who answered")
+    counts: dict[str, int] = Field(
+        None, description="answers per step index (the presenter's, or everyone's once revealed)"
+    )
+
+
+class SessionState(Answer):
+    """GET /api/sessions/{code}, each event of .../events, and the presenter's changes."""
+
+    code: str
+    spec: CanonicalSpec
+    lesson: str | None
+    step: int = Field(description="the step the presenter shows")
+    lesson_step: int | None = Field(description="position in the lesson")
+    jacobian: JacobianRef | None = Field(description="the softmax row the presenter's Jacobian panel shows")
+    head: HeadRef | None = Field(description="the attention head the presenter enlarged")
+    followers: int
+    poll: Poll
+    trace_id: str
+    walkthrough: str = Field(description="the id every quiz of this walkthrough shares (a lesson's `walkthrough`)")
+    buglab: bool = Field(description="the walkthrough plants a bug: the poll can open")
+    version: int = Field(description="bumped by every change (a late, older state is dropped)")
+
+
+class Answered(Answer):
+    """POST /api/sessions/{code}/answers."""
+
+    step: int
+    voter: str = Field(
+        description="the learner identity the answer counts for: send it back as X-Voter without cookies"
+    )
+
+
+class LessonBrief(Answer):
+    name: str
+    title: str
+    summary: str
+    trace_id: str
+    walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
+    buglab: bool
+    steps: int = Field(description="steps in the lesson")
+    url: str = Field(description="the page that plays it")
+    query: dict[str, str] = Field(description="the lesson's spec as /walk's query string")
+
+
+class Lessons(Answer):
+    """GET /api/lessons."""
+
+    lessons: list[LessonBrief]
+
+
+class Claim(Answer):
+    """A lesson's claim, true of its trace (a false one refuses the lesson: app/lessons/claims.py)."""
+
+    id: str = Field(description="what the lesson's text names it by ({id.field})")
+    kind: str = Field(description="the kind of claim (app/lessons/schema.py)")
+    claimed: str = Field(description="what the lesson claims, in words")
+    measured: str = Field(description="what the trace measured, in words")
+    against: str = Field(description="the trace it was checked against (the spec, its faults)")
+    values: dict[str, int | float | str | bool | None] = Field(description="the numbers measured")
+
+
+class LessonStep(Answer):
+    index: int = Field(description="the step of the trace")
+    name: str
+    phase: str
+    title: str
+    takeaway: str
+    narration: str
+    next: str
+    annotations: list[dict[str, Any]] = Field(description="marks drawn on the step's figures")
+    claims: list[Claim] = Field(description="what the step's text claims, each checked against the trace")
+
+
+class Lesson(Answer):
+    """GET /api/lessons/{name}."""
+
+    name: str
+    title: str
+    summary: str
+    trace_id: str
+    walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
+    buglab: bool
+    steps: list[LessonStep]
+    url: str
+    query: dict[str, str]
+    spec: CanonicalSpec

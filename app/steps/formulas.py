@@ -1,0 +1,69 @@
+"""The forward and backward rule beside each step, in the symbols of docs/notation.md. Most
+come straight from the op table (xt_core.ops.registry); an op used in two places with two
+meanings (the two residual adds, the attention and output softmaxes) gets the symbols of its
+place, so a formula, its title and its colour bars name the same tensor the same way."""
+
+from __future__ import annotations
+
+from app.steps.titles import local_name
+from xt_core.trace import Record
+
+_D = r"\frac{\partial L}{\partial %s}"
+
+_ATTENTION_SOFTMAX = (
+    r"P_{m,i,j} = \frac{e^{S_{m,i,j} - \max_k S_{m,i,k}}}{\sum_{k \le i} e^{S_{m,i,k} - \max_k S_{m,i,k}}}",
+    _D % r"S_{m,i,:}"
+    + " = J "
+    + _D % r"P_{m,i,:}"
+    + r", \quad J = \mathrm{diag}(p) - p p^{\top} = J^{\top}, \ p = P_{m,i,:} \quad\Longrightarrow\quad "
+    + _D % r"S_{m,i,j}"
+    + r" = P_{m,i,j}\Big("
+    + _D % r"P_{m,i,j}"
+    + r" - \sum_k P_{m,i,k} "
+    + _D % r"P_{m,i,k}"
+    + r"\Big)",
+)
+_OUTPUT_SOFTMAX = (
+    r"p_{t,v} = \frac{e^{z_{t,v} - \max_w z_{t,w}}}{\sum_{w} e^{z_{t,w} - \max_w z_{t,w}}}, \quad z = \mathrm{logits}",
+    _D % r"z_{t}"
+    + " = J "
+    + _D % r"p_{t}"
+    + r", \quad J = \mathrm{diag}(p_t) - p_t p_t^{\top} = J^{\top} \quad\Longrightarrow\quad "
+    + _D % r"z_{t,v}"
+    + r" = p_{t,v}\Big("
+    + _D % r"p_{t,v}"
+    + r" - \sum_w p_{t,w} "
+    + _D % r"p_{t,w}"
+    + r"\Big)",
+)
+
+
+def _residual(out: str, skip: str, branch: str) -> tuple[str, str]:
+    forward = rf"{out} = {skip} + \mathrm{{{branch}}}"
+    backward = (
+        _D % skip
+        + r" \mathrel{+}= "
+        + _D % out
+        + rf"\ \ \big(\partial {out}/\partial {skip} = I\big), \qquad "
+        + _D % rf"\mathrm{{{branch}}}"
+        + " = "
+        + _D % out
+    )
+    return forward, backward
+
+
+_BY_NAME = {
+    "attention_residual": _residual("h", "x", "attn"),
+    "ffn_residual": _residual("x'", "h", "ffn"),
+    "attention.probs": _ATTENTION_SOFTMAX,
+}
+
+
+def rules(record: Record) -> tuple[str, str]:
+    """(forward LaTeX, backward LaTeX) of a recorded op, in this step's symbols."""
+    name = local_name(record.name)
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if record.kind == "softmax":  # the output softmax (its recorded name is the model's to choose)
+        return _OUTPUT_SOFTMAX
+    return record.forward_latex, record.backward_latex

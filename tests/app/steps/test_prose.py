@@ -1,0 +1,124 @@
+"""What a learner reads is true of the trace it describes (issue 23): each test reads a step
+view's explanation for a real spec over HTTP and checks its numbers and claims against the
+recorded tensors of the same trace."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from app.steps import update_text
+from app.steps.context import TraceContext
+from tests.helpers.client import post_trace
+from tests.helpers.specs import SMALL_CONFIG
+
+TIED = {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1}
+UNTIED = {"config": {**SMALL_CONFIG, "tie_embeddings": False}, "text": "the cat sat on the mat", "seed": 1}
+MOMENTUM = {
+    "config": SMALL_CONFIG,
+    "text": "hello hello",
+    "optimizer": {"name": "sgd", "lr": 0.5, "momentum": 0.9},
+    "train_steps": 3,
+}
+
+
+def _context(client, spec: dict) -> tuple[dict, TraceContext]:
+    summary = post_trace(client, spec)
+    store = client.app.state.services.store
+    stored = store.spec(summary["id"])
+    return summary, TraceContext(stored, store.get(stored), client.app.state.settings)
+
+
+def _view(client, summary: dict, name: str, phase: str) -> dict:
+    step = next(s for s in summary["steps"] if s["name"] == name and s["phase"] == phase)
+    response = client.get(f"/api/traces/{summary['id']}/steps/{step['index']}")
+    assert response.status_code == 200, response.text[:300]
+    return response.json()
+
+
+@pytest.fixture(scope="module")
+def tied(client):
+    return _context(client, TIED)
+
+
+@pytest.mark.parametrize("spec", [TIED, UNTIED], ids=["tied", "untied"])
+def test_the_loss_step_states_this_traces_loss_and_ln_v(client, spec):
+    summary, ctx = _context(client, spec)
+    text = _view(client, summary, "loss", "loss")["explanation"]
+    V = summary["config"]["vocab_size"]
+    loss = float(ctx.trace.loss)
+    assert f"L = {loss:.4f}" in text and f"ln V = {math.log(V):.4f}" in text, text
+    assert f"V = {V} tokens" in text and f"N = B·T = {ctx.trace.targets.size} positions" in text
+    gap = loss - math.log(V)
+    assert f"scores {abs(gap):.2f} {'above' if gap > 0 else 'below'} it" in text, (gap, text)
+    assert "A random model scores about" not in text
+
+
+def test_the_output_softmax_backward_states_the_sum_inv_divides_by(client, tied):
+    summary, ctx = tied
+    text = _view(client, summary, "output_probs", "backward")["explanation"]
+    p = np.asarray(ctx.trace["output_probs"], dtype=np.float64)
+    sums = 1.0 / p.max(axis=-1)  # Σ_k e^(z_k − max z) at each position
+    assert sums.min() > 1.0  # the divisor is not the softmax's sum of 1
+    assert f"ranges from {sums.min():.4g} to {sums.max():.4g}" in text, text
+    assert "softmax's sum" not in text
+    N = ctx.trace.targets.size
+    largest = float(np.abs(ctx.trace.grad("logits")).max())
+    assert largest < 1 / N
+    assert f"1/N = {1 / N:.3g}" in text and f"largest |dL/dlogits| recorded is {largest:.3g}" in text
+    assert "zero up to round-off" in text
+
+
+def test_the_tied_embedding_backward_names_the_lm_head_as_the_other_contribution(client, tied):
+    summary, _ = tied
+    text = _view(client, summary, "embedding", "backward")["explanation"]
+    assert "LM head" in text and "the logits step" in text, text
+    assert "here and at the embedding lookup" not in text
+    logits = _view(client, summary, "logits", "backward")["explanation"]
+    assert "embedding lookup's at the last backward step" in logits, logits
+
+
+def test_the_final_norm_says_the_stream_ends_there(client, tied):
+    summary, _ = tied
+    text = _view(client, summary, "norm.out", "forward")["explanation"]
+    assert "residual stream ends here" in text and "passes on unchanged" not in text, text
+    inner = _view(client, summary, "layers.0.ffn_norm.out", "forward")["explanation"]
+    assert "the residual stream h itself goes around it" in inner, inner
+
+
+def test_the_sgd_update_text_is_true_with_momentum(client):
+    summary, ctx = _context(client, MOMENTUM)
+    view = _view(client, summary, "update", "update")
+    text, shown = view["explanation"], view["update"]["shown"]
+    assert "looks just like g" not in text and "ΔW = −η·b" in text and "μ = 0.9" in text, text
+    cos = update_text.cosine(ctx.trace.update.per_param[shown].delta, ctx.trace.grads[shown])
+    assert f"for {shown} cos(ΔW, g) = {cos:.2f}" in text
+    assert cos > -0.99  # with momentum ΔW is not −η·g: the old claim was false here
+
+
+def test_plain_sgd_says_delta_w_is_minus_g(client):
+    summary, ctx = _context(client, {**MOMENTUM, "optimizer": {"name": "sgd", "lr": 0.5}, "train_steps": 0})
+    view = _view(client, summary, "update", "update")
+    shown = view["update"]["shown"]
+    cos = update_text.cosine(ctx.trace.update.per_param[shown].delta, ctx.trace.grads[shown])
+    assert cos == pytest.approx(-1.0, abs=1e-6)
+    assert "the picture of g with its colours inverted" in view["explanation"]
+    assert f"cos(ΔW, g) = {cos:.2f}" in view["explanation"]
+
+
+def test_adamw_text_states_bias_correction_at_this_step(client):
+    summary, _ = _context(client, {**MOMENTUM, "optimizer": {"name": "adamw"}, "train_steps": 0})
+    text = _view(client, summary, "update", "update")["explanation"]
+    assert "m̂/(√v̂ + ε)" in text and "moves by m/√v" not in text, text
+    assert f"= {0.1 / math.sqrt(0.001):.3g}" in text and "t = 1" in text  # uncorrected m/√v at t = 1: 3.16
+    assert "decoupled" in text and "L2" in text
+
+
+def test_the_attention_softmax_backward_measures_its_row_sums(client):
+    summary, ctx = _context(client, {**TIED, "faults": ["softmax_missing_sum_term"]})
+    text = _view(client, summary, "layers.0.attention.probs", "backward")["explanation"]
+    assert "not zero, so this backward is not the softmax's" in text, text
+    clean = _view(client, post_trace(client, TIED), "layers.0.attention.probs", "backward")["explanation"]
+    assert "zero up to round-off" in clean and "J is symmetric" in clean

@@ -1,0 +1,73 @@
+"""The table of recorded tensors (xt_core/names.py) is the tape: the same names in the same
+order, the phases the tape records, and axes whose sizes are the shapes the step computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xt_core
+from xt_core import names
+
+CONFIGS = [
+    xt_core.PRESETS["tiny"],
+    xt_core.Config(
+        vocab_size=40, n_layer=3, n_head=6, n_kv_head=2, n_embd=48, ffn_hidden=100, seq_len=24, tie_embeddings=False
+    ),
+]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied"])
+def test_the_table_is_the_tape_in_order(cfg):
+    nodes = xt_core.build_tape(cfg)
+    assert names.tensor_names(cfg) == [node.name for node in nodes]
+    assert [names.lookup(node.name).phase for node in nodes] == [node.phase for node in nodes]
+    assert (
+        len(names.tensor_names(cfg)) == 1 + 18 * cfg.n_layer + 5
+    )  # embedding; 18 a layer; norm, logits, softmax, losses
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied"])
+def test_every_axis_is_the_shape_the_step_computes(cfg):
+    n_seq, T = 2, 7
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, cfg.vocab_size, size=(n_seq, T + 1))
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=1), tokens[:, :-1], tokens[:, 1:])
+    sizes = names.dims(cfg, n_seq, T)
+    for name in names.tensor_names(cfg):
+        found = names.lookup(name)
+        expected = tuple(int(np.prod([sizes[d] for d in axis.split("*")])) for axis in found.axes)
+        assert np.shape(trace[name]) == expected, name
+    counted = sum(np.size(trace[name]) for name in names.tensor_names(cfg))
+    assert names.recorded_elements(cfg, n_seq, T) == counted
+
+
+def test_lookup_tells_a_recorded_tensor_from_any_other_name():
+    assert names.lookup("layers.12.attention.probs").role == "attention probs"
+    assert names.lookup("output_probs").role == "output probs"
+    assert names.lookup("layers.0.attention.wq") is None  # a parameter
+    assert names.lookup("attention.probs") is None  # a per-layer pattern without its layer
+    assert names.lookup("layers.0.logits") is None  # outside a layer
+    assert names.lookup("update") is None
+
+
+def test_the_output_softmax_is_one_name_and_the_attention_softmax_another():
+    assert names.is_output_softmax("output_probs")
+    assert not names.is_output_softmax("layers.0.attention.probs")
+    assert not names.is_output_softmax("probs")  # no tensor has that name
+    assert [r.pattern for r in names.RECORDED if r.role.endswith("probs")] == [
+        "layers.{L}.attention.probs",
+        "output_probs",
+    ]
+
+
+def test_an_unknown_pattern_names_the_known_ones():
+    with pytest.raises(KeyError, match="not a recorded tensor; known: embedding, layers"):
+        names.entry("layers.{L}.attention.prob")
+
+
+def test_every_fault_changes_a_step_the_table_declares():
+    cfg = CONFIGS[1]
+    recorded = set(names.tensor_names(cfg))
+    for fault in xt_core.faults.CATALOGUE.values():
+        assert fault.step_name(cfg.n_layer - 1) in recorded, fault.name
