@@ -17,7 +17,16 @@ from app.buglab import quiz
 from app.buglab import views as buglab_views
 from app.deps import ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, not_a_boolean
+from app.errors import (
+    BAD_BODY,
+    BAD_FIELD,
+    CLASS_QUIZ,
+    NOT_FOUND,
+    PROBES_SPENT,
+    QUIZ_SEALED,
+    VOTERS_LIMITED,
+    not_a_boolean,
+)
 from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
 from app.sessions.voters import remember
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
@@ -102,7 +111,7 @@ async def get_checks(
 @router.get(
     "/api/traces/{trace_id}/steps/{index}/diff",
     response_model=DiffView,
-    responses=NOT_FOUND,
+    responses={**NOT_FOUND, **QUIZ_SEALED},
     summary="A backward step: faulty vs correct gradients",
 )
 async def get_diff(
@@ -130,7 +139,7 @@ class QuizProbe(BaseModel):
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
     response_model=QuizVerdict,
-    responses={**NOT_FOUND, **BAD_BODY, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
 async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
@@ -176,7 +185,7 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
     response_model=ProbeAnswer,
-    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
 async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
