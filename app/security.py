@@ -13,7 +13,9 @@ Guard, in order (docs/api.md, "Security"):
   (403 otherwise; a script's request, with neither header, passes);
 * a body longer than its limit (settings.max_body_bytes; uploads max_upload_bytes) is a 413,
   from Content-Length before a byte is read, else as soon as it passes while it arrives.
-Who may write (uploads, training, presenting) on a server with an admin key: check_writer.
+Who may write (uploads, training, presenting) on a server with an admin key: check_writer. The
+admin cookie holds a random token of this process (never the key); wrong admin keys, presenter
+keys (PresenterKeyGuesses) and join codes are throttled per address and overall (GuessLimiter).
 
 What the pages need (checked in chromium, no CSP violation in the console):
 * scripts: ES modules from /static/js/, Plotly from /assets/plotly-*.min.js, and data-only
@@ -40,6 +42,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.guesses import GuessLimiter, TooManyGuesses
 from app.settings import Settings
 from app.timing import with_default_headers
 
@@ -166,17 +169,31 @@ def key_matches(given: str | None, settings: Settings) -> bool:
     return bool(given) and hmac.compare_digest(given.encode(), settings.admin_key.encode())
 
 
+def _token_matches(given: str | None, token: str) -> bool:
+    return bool(given) and bool(token) and hmac.compare_digest(given.encode(), token.encode())
+
+
 def check_writer(request: Request, settings: Settings) -> None:
-    """403 unless the request carries the admin key (header or cookie) when the server has one."""
+    """403 unless the request carries the admin key (header) or the admin cookie's token when
+    the server has a key; a wrong key counts as a guess (429 past the limits: GuessLimiter)."""
     if not settings.admin_key:
         return  # loopback: whoever can reach the server runs it
-    given = request.headers.get(ADMIN_KEY_HEADER) or request.cookies.get(ADMIN_COOKIE)
-    if not key_matches(given, settings):
-        raise HTTPException(
-            403,
-            detail="uploads, training and presenting on this server need the admin key: open the address "
-            "`xt serve` printed (it ends in ?key=...) once in this browser, or send the X-Admin-Key header",
-        )
+    key = request.headers.get(ADMIN_KEY_HEADER)
+    if key is None and _token_matches(request.cookies.get(ADMIN_COOKIE), request.app.state.admin_token):
+        return
+    if key is not None:
+        guesses: GuessLimiter = request.app.state.key_guesses
+        address = request.client.host if request.client else ""
+        guesses.check(address)
+        if key_matches(key, settings):
+            guesses.succeeded(address)
+            return
+        guesses.failed(address)
+    raise HTTPException(
+        403,
+        detail="uploads, training and presenting on this server need the admin key: open the address "
+        "`xt serve` printed (it ends in ?key=...) once in this browser, or send the X-Admin-Key header",
+    )
 
 
 def _answer(status: int, detail: str, headers: tuple = ()) -> tuple[Message, Message]:
@@ -191,9 +208,11 @@ def _answer(status: int, detail: str, headers: tuple = ()) -> tuple[Message, Mes
 class Guard:
     """Pure ASGI middleware: Host, query length, admin login, same-origin writes, body size."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings, admin_token: str = "", guesses: GuessLimiter | None = None):
         self.app = app
         self.settings = settings
+        self.admin_token = admin_token  # the admin cookie's value (never the key)
+        self.guesses = guesses or GuessLimiter("wrong admin keys", settings.key_failures_per_minute, 1 << 30)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
@@ -255,11 +274,18 @@ class Guard:
         keys = [value for name, value in query if name == "key"]
         if not keys:
             return None
+        address = (scope.get("client") or ("",))[0]
+        try:
+            self.guesses.check(address)
+        except TooManyGuesses as exc:
+            return _answer(429, exc.detail, ((b"retry-after", exc.headers["Retry-After"].encode()),))
         if not key_matches(keys[0], self.settings):
+            self.guesses.failed(address)
             return _answer(403, "wrong admin key: open the exact address `xt serve` printed")
+        self.guesses.succeeded(address)
         rest = urlencode([(name, value) for name, value in query if name != "key"])
         location = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
-        cookie = f"{ADMIN_COOKIE}={self.settings.admin_key}; Path=/; HttpOnly; SameSite=Strict"
+        cookie = f"{ADMIN_COOKIE}={self.admin_token}; Path=/; HttpOnly; SameSite=Strict"
         start, body = _answer(303, "signed in: the admin cookie is set", ((b"location", location.encode()),))
         start["headers"].append((b"set-cookie", cookie.encode()))
         return start, body

@@ -21,6 +21,7 @@ from functools import partial
 
 from fastapi import HTTPException, Request
 
+from app import security
 from app.buglab.quiz import QuizLedger
 from app.sessions.voters import Voters
 from app.settings import Settings
@@ -33,7 +34,7 @@ from app.traces.checks import ChecksRunner
 from app.traces.pool import DaemonPool
 from app.traces.store import TraceStore
 from xt_core import Trace
-from xt_core.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 
 class ClientGone(HTTPException):
@@ -121,16 +122,21 @@ class Services:
             self.admission.release(ticket)  # refused before it was queued
             raise
 
-    async def context(self, spec: ResolvedSpec, request: Request | None = None) -> TraceContext:
+    async def context(
+        self, spec: ResolvedSpec, request: Request | None = None, before_build: Callable[[], None] | None = None
+    ) -> TraceContext:
         """The spec's trace (through `build`) with the spec and the settings every view reads."""
-        return TraceContext(spec, await self.build(spec, request), self.settings)
+        return TraceContext(spec, await self.build(spec, request, before_build), self.settings)
 
     async def trace(self, trace_id: str, request: Request | None = None) -> TraceContext:
-        """The trace of a known id, rebuilt from its spec if it was evicted; 404 otherwise."""
+        """The trace of a known id, rebuilt from its spec if it was evicted (one that trains only
+        for a request that may write: training is a writer's, whichever route asks); 404 for an
+        unknown id."""
         spec = self.store.spec(trace_id)
         if spec is None:
             raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
-        return await self.context(spec, request)  # a cache hit skips the pool
+        writer = partial(security.check_writer, request, self.settings) if spec.train_steps and request else None
+        return await self.context(spec, request, writer)  # a cache hit skips the pool
 
     def shutdown(self) -> None:
         """Queued jobs are cancelled, a running training stops at its next step, and no worker

@@ -28,7 +28,10 @@ class Settings:
     # class preset × 4 sequences ≈ 730 MB fits; every other limit at its maximum at once would not
     max_trace_bytes: int = 1 << 30
     # ---- server resources
-    cache_bytes: int = 1 << 30  # trace cache bound (sum of Trace.nbytes())
+    # every trace alive together (cached, in use by a request or a check job, or being built: the
+    # sum of Trace.nbytes()); also the most one trace may hold. 1.5 GiB: a real model's trace
+    # (up to 1.5 GB, app/checkpoints/real_models.py) fits
+    cache_bytes: int = 3 << 29
     # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
     # objects (its record, its tape node, the float64 twin's) that every full garbage collection
     # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
@@ -52,8 +55,8 @@ class Settings:
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     # Entries of one tensor GET .../tensors/{name}?format=json serializes (422 naming format=npy
     # beyond, checked before a list is made): 262,144 float32 entries are ~5 MB of JSON, 0.2 s to
-    # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding was 560 MB in
-    # 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
+    # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding would be 560 MB
+    # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
     quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
     # The secret that turns a quiz's number into its fault (app.spec.faults.quiz_key). Empty: one
@@ -101,10 +104,34 @@ class Settings:
     # When set, uploads, training and presenting need it (X-Admin-Key header, or the cookie that
     # opening /?key=<it> sets). `xt serve` bound beyond loopback makes one up and prints it.
     admin_key: str = ""
+    # The admin cookie's value: a random token, never the key itself. Empty: the app makes one
+    # when it starts (so a restart signs every browser out); `xt serve` makes one for its workers.
+    admin_token: str = ""
+    # Wrong admin or presenter keys (app.security.GuessLimiter): per client address and minute,
+    # and from all addresses together per second; beyond either, a key is a 429 (Retry-After)
+    # before it is compared. An address that gave a right key stays exempt from the overall one.
+    key_failures_per_minute: int = 10
+    key_failures_per_second: int = 3
+    # Unknown join codes from all addresses together per second (per address: join_failures_per_minute).
+    join_failures_per_second: int = 5
+    # ---- connections (app/connections.py; `xt serve` raises the open-file limit first)
+    # Open connections and open event streams in all, 0: from the open-file limit (docs/lessons.md,
+    # "Serving a class"); and per client address. Beyond a client's share: 429, beyond the total: 503.
+    max_connections: int = 0
+    max_streams: int = 0
+    max_client_connections: int = 64
+    max_client_streams: int = 16
+    # A connection's request headers must arrive within this (from its opening, or from the end of
+    # its previous answer); an idle kept-alive connection closes after keep_alive_seconds.
+    header_timeout_seconds: float = 10.0
+    keep_alive_seconds: int = 5
+    # Addresses whose X-Forwarded-For / X-Forwarded-Proto uvicorn believes (a reverse proxy's),
+    # comma-separated; empty: none, so a client cannot pick the address its limits count under.
+    forwarded_allow_ips: str = ""
     # ---- paths
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
-    shipped_models_dir: Path = ROOT / "xt_core" / "checkpoints"  # demo checkpoints in the repo
+    shipped_models_dir: Path = ROOT / "xt_core" / "checkpoint" / "demos"  # demo checkpoints in the repo
     models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
     # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
     lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`

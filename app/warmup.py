@@ -12,7 +12,7 @@ from app.spec import TraceSpec, resolve
 from app.steps import summary, view
 from app.steps.context import TraceContext
 from app.traces.store import build_trace
-from xt_core.gradcheck import check_record
+from xt_core.checks.gradcheck import check_record
 
 # The smallest model that still has every kind of step (warm_up).
 WARM_UP_CONFIG = {"n_layer": 1, "n_head": 2, "n_embd": 8, "ffn_hidden": 8, "seq_len": 8}

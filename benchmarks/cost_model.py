@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xt_core  # noqa: E402
 from app.spec.cost import TERMS, step_terms  # noqa: E402
-from xt_core.optim import make_optimizer  # noqa: E402
-from xt_core.train import train  # noqa: E402
+from xt_core.training.loop import train  # noqa: E402
+from xt_core.training.optim import make_optimizer  # noqa: E402
 
 # (name, config fields, n_seq, T)
 CONFIGS = [

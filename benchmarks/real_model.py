@@ -45,8 +45,8 @@ import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from xt_core.gradcheck import check_record  # noqa: E402
-from xt_core.zoo import default_models_dir  # noqa: E402
+from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
+from xt_core.checks.gradcheck import check_record  # noqa: E402
 
 NAME = "smollm2-135m"
 TEXT = (
@@ -195,7 +195,7 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     try:
         import torch
 
-        from tests.helpers.torch_reference import _step
+        from tests.helpers.torch_reference import torch_step_of_leaves
     except ImportError:
         print("recorded step vs torch: torch not installed (pip install -e '.[reference]')")
         return
@@ -205,7 +205,7 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     def theirs():
         for t in P.values():
             t.grad = None
-        _step(cfg, P, inputs, targets, keep_intermediates=False)
+        torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates=False)
 
     def ours():
         xt_core.forward_backward(cfg, params, inputs, targets)

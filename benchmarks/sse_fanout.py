@@ -100,6 +100,8 @@ def main() -> int:
     parser.add_argument("--redis", default="", help="XT_REDIS_URL for the server (default: in-process sessions)")
     args = parser.parse_args()
     env = {"XT_REDIS_URL": args.redis} if args.redis else {}
+    # every follower comes from 127.0.0.1: one address's share of streams is the class's here
+    env["XT_MAX_CLIENT_STREAMS"] = str(args.followers + 16)
     with running_server(env) as server:
         prober = start_prober(server.port, 0.02)
         started = time.perf_counter()

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint  # noqa: E402
 from benchmarks.real_model import T, fetched, token_ids  # noqa: E402
+from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
 from xt_core.ops import OPS, basic  # noqa: E402
-from xt_core.zoo import default_models_dir  # noqa: E402
 
 spent: dict[tuple, float] = collections.defaultdict(float)
 
@@ -80,7 +80,7 @@ def torch_matmuls(cfg, params, inputs, targets, repeats: int) -> dict[str, float
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from tests.helpers.torch_reference import _step
+    from tests.helpers.torch_reference import torch_step_of_leaves
 
     torch.set_num_threads(1)
     P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
@@ -88,7 +88,7 @@ def torch_matmuls(cfg, params, inputs, targets, repeats: int) -> dict[str, float
     def step():
         for t in P.values():
             t.grad = None
-        _step(cfg, P, inputs, targets, keep_intermediates=False)
+        torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates=False)
 
     step()
     start = time.thread_time()

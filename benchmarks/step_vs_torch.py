@@ -66,7 +66,7 @@ def torch_runner(cfg, params, inputs, targets):
     try:
         import torch
 
-        from tests.helpers.torch_reference import _step
+        from tests.helpers.torch_reference import torch_step_of_leaves
     except ImportError:
         return None
     P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
@@ -74,7 +74,7 @@ def torch_runner(cfg, params, inputs, targets):
     def run():
         for t in P.values():
             t.grad = None
-        loss, *_ = _step(cfg, P, inputs, targets, keep_intermediates=False)
+        loss, *_ = torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates=False)
 
     return run
 

@@ -42,6 +42,137 @@ def test_modules_are_short_or_say_why(path: Path):
         )
 
 
+# ---- imports: no private name crosses a module, no circle among xt_core's modules
+
+IMPORTERS = sorted([*SOURCES, *ROOT.joinpath("benchmarks").rglob("*.py")])
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _imports(path: Path):
+    """(module, name taken from it or None, line, alias bound) for every import in the file, at any depth."""
+    here = _module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None, node.lineno, alias.asname or alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [node.module])])
+            for alias in node.names:
+                yield base, alias.name, node.lineno, alias.asname or alias.name
+
+
+def _module_aliases(path: Path) -> dict[str, str]:
+    """Each name the file binds to one of the project's modules -> that module."""
+    aliases = {}
+    for module, name, _, bound in _imports(path):
+        if name is None:
+            aliases[bound] = module if bound != module.split(".")[0] else bound
+        elif _is_module(f"{module}.{name}"):
+            aliases[bound] = f"{module}.{name}"
+    return {bound: module for bound, module in aliases.items() if _is_module(module)}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return inner and f"{inner}.{node.attr}"
+    return None
+
+
+def _private_uses(path: Path):
+    for module, name, line, _ in _imports(path):
+        if name and _is_private(name) and _is_module(module):
+            yield f"line {line}: from {module} import {name}"
+    aliases = _module_aliases(path)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            owner = _dotted(node.value) or ""
+            head, _, rest = owner.partition(".")
+            if head in aliases and _is_module(".".join(filter(None, [aliases[head], rest]))):
+                yield f"line {node.lineno}: {owner}.{node.attr}"
+
+
+@pytest.mark.parametrize("path", IMPORTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_crosses_modules(path: Path):
+    """A name with a leading underscore is its module's own; what another module needs is public
+    where it belongs."""
+    uses = list(_private_uses(path))
+    assert not uses, f"private names of other modules: {uses}"
+
+
+def _core_edges(path: Path) -> set[str]:
+    """The xt_core modules importing this file runs: each one it names (a `from pkg import mod`
+    names the submodule) and the packages around them whose __init__ runs first."""
+    here = _module_name(path)
+    targets = set()
+    for module, name, _, _ in _imports(path):
+        target = f"{module}.{name}" if name and _is_module(f"{module}.{name}") else module
+        if not target.startswith("xt_core"):
+            continue
+        parts = target.split(".")
+        for depth in range(1, len(parts) + 1):
+            package = ".".join(parts[:depth])
+            if not (here == package or here.startswith(package + ".")):
+                targets.add(package)
+    return targets - {here}
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), list(graph[start])
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return seen
+
+
+def test_no_import_cycle_in_core():
+    """Every import counts, a function's own included (a lazy import is a circle all the same):
+    the modules of xt_core form a tree of dependencies a reader can follow one way."""
+    graph = {_module_name(p): _core_edges(p) for p in ROOT.joinpath("xt_core").rglob("*.py")}
+    reach = {module: _reachable(graph, module) for module in graph}
+    cycles = {
+        tuple(sorted(m for m in reach[module] if module in reach[m])) for module in graph if module in reach[module]
+    }
+    assert not cycles, f"import cycles among xt_core modules: {sorted(cycles)}"
+
+
+PROJECT = ("xt_core", "app", "tests", "benchmarks", "xt_cli")
+
+
+@pytest.mark.parametrize(
+    "path", sorted([*IMPORTERS, *ROOT.joinpath("tests").rglob("*.py")]), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_imports_name_modules_of_this_tree(path: Path):
+    """An import of the project's names a module that exists here (an installed copy of the
+    project elsewhere on the path would otherwise answer for a module moved or removed)."""
+    missing = [
+        f"line {line}: {module}"
+        for module, _, line, _ in _imports(path)
+        if module.split(".")[0] in PROJECT and not _is_module(module)
+    ]
+    assert not missing, f"no such module in this tree: {missing}"
+
+
 # Answers under /api that are not JSON, by their documented media type: the SSE stream of a
 # session, its QR code. (The tensor route answers .npy or JSON: its JSON has a model. The
 # redirects, /quiz and /lessons/{name}, are pages outside /api and outside the schema.)

@@ -5,14 +5,16 @@ trace = forward_backward(cfg, params, inputs, targets)
 trace.loss, trace.grads, trace.records, trace["layers.0.attention.probs"], trace.grad(name)
 """
 
-from xt_core import faults, names, optim
+from xt_core import names
+from xt_core.checks.gradcheck import check_record, gradcheck
+from xt_core.checks.jacobian import softmax_jacobian
 from xt_core.config import PRESETS, Config
-from xt_core.gradcheck import check_record, gradcheck
-from xt_core.jacobian import softmax_jacobian
+from xt_core.lab import faults
 from xt_core.model import build_tape, forward_backward, init_params, param_shapes
-from xt_core.optim import SGD, AdamW
 from xt_core.trace import Record, Trace
-from xt_core.train import train, train_step
+from xt_core.training import optim
+from xt_core.training.loop import train, train_step
+from xt_core.training.optim import SGD, AdamW
 
 __all__ = [
     "PRESETS",

@@ -3,8 +3,8 @@ for fresh pages.
 
 A step records every tensor (class: ~60 MB, large: ~750 MB). With glibc's defaults, arrays
 over its mmap threshold are mmapped and the heap's free top is trimmed, so a dropped trace
-goes back to the kernel and the next step first-touches fresh pages: on these VMs ~1 ms per
-MB, half of the class step (126 ms -> 70 ms without them). `forward_backward` calls
+goes back to the kernel and the next step first-touches fresh pages: about 1 ms per MB, as
+long as the rest of the class step (docs/performance.md). `forward_backward` calls
 `keep_freed_memory` before and after each step; it is process-wide (PyTorch in the same
 process benefits too, which is why benchmarks/step_vs_torch.py applies it to both sides)
 and does nothing outside glibc. Arrays too large for the heap (>= 32 MB: a big vocabulary's
@@ -40,10 +40,10 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
 
     A step records every tensor (class: 60 MB, large: 750 MB). With glibc's defaults, arrays over
     its mmap threshold are mmapped and the heap's free top is trimmed, so a dropped trace goes
-    back to the kernel and the next step first-touches fresh pages: on these VMs ~1 ms per MB,
-    half of the class step (50 MB of page faults per step; 126 ms -> 70 ms without them). Arrays
-    up to 32 MB now come from the heap, and the heap keeps as much freed memory as the largest
-    step so far held (at least 256 MB): RSS stays near its high-water mark instead of shrinking."""
+    back to the kernel and the next step first-touches fresh pages: about 1 ms per MB, 50 MB of
+    page faults per class step, as long as the rest of that step. With these settings arrays up
+    to 32 MB come from the heap, and the heap keeps as much freed memory as the largest step so
+    far held (at least 256 MB): RSS stays near its high-water mark instead of shrinking."""
     mallopt = _mallopt()
     want = min(max(256 << 20, step_bytes + step_bytes // 4), 2**31 - 1)  # mallopt takes an int
     with _lock:  # worker threads build steps at once: a smaller value must never land last

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.faults import fault_override
+from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
 from xt_core.tape import Node, run_backward, run_forward
@@ -165,7 +165,7 @@ def forward_backward(
     recording: the trace keeps the arrays the step computed, and the parameters themselves
     (a read-only array, e.g. a loaded checkpoint's, is shared, not counted in Trace.nbytes).
 
-    faults: names from xt_core.faults.CATALOGUE (the bug lab), applied in `fault_layer`
+    faults: names from xt_core.lab.faults.CATALOGUE (the bug lab), applied in `fault_layer`
     (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
     swaps any op's backward (the exercises)."""
     if not isinstance(cfg, Config):

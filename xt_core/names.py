@@ -322,7 +322,7 @@ def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, sha
     """What Trace.nbytes() will report for this step, known before building it (an upper
     bound within 30%, tests/core/test_trace_bytes.py): values, gradients and contributions of
     every recorded tensor and parameter, and for a float32 trace (itemsize 4) its float64 twin
-    (xt_core.twin: the activations and their gradients in float64). shared_params: the weights
+    (xt_core.checks.twin: the activations and their gradients in float64). shared_params: the weights
     are a loaded checkpoint's, borrowed by the trace (read-only), not held by it."""
     # a tied embedding table also gets two dense (V, C) contributions (lookup and unembed)
     tied = 2 * cfg.vocab_size * cfg.n_embd if cfg.tie_embeddings else 0

@@ -147,14 +147,6 @@ def first_reader(nodes: list[Node], name: str) -> int:
     raise KeyError(f"no op reads {name!r}")
 
 
-def producer(nodes: list[Node], name: str) -> int | None:
-    """Index of the node producing `name`, or None for token ids and parameters."""
-    for i, node in enumerate(nodes):
-        if node.name == name:
-            return i
-    return None
-
-
 def replay_loss(
     nodes: list[Node],
     env: Mapping[str, np.ndarray],
@@ -189,9 +181,9 @@ def replay_losses(
 ) -> list[float]:
     """replay_loss of each `replace` mapping (and `replace_inputs` entry, if given), run op by
     op in lockstep: lazy mappings that share work per tensor (the two sides of a central
-    difference along one direction: xt_core.twin.moved_pair) build it once, and an argument
+    difference along one direction: xt_core.checks.twin.moved_pair) build it once, and an argument
     every replay reads unchanged (a float32 weight in a float64 replay) is cast once per op for
-    all of them (the casts were ~40% of a real model's float64 replay). Each replay's outputs
+    all of them (cast per replay, the casts are ~40% of a real model's float64 replay). Each replay's outputs
     are dropped after their last reader."""
     last_read = _last_reads(nodes)
     last = nodes[-1].name

@@ -9,11 +9,11 @@ from functools import cached_property
 
 import numpy as np
 
+from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
+from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
-from xt_core.jacobian import JacobianCheck, check_softmax_row
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, entry
 from xt_core.tape import Node
-from xt_core.twin import Float64Step
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class Trace:
     @property
     def twin(self) -> Float64Step:
         """The step's float64 values and activation gradients, where its gradients are checked
-        (xt_core.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
+        (xt_core.checks.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
         with p near 1, is not a wrong gradient); a float64 trace is its own."""
         if self.dtype == np.float64:
             return Float64Step.of_float64_trace(self)
@@ -178,7 +178,7 @@ class Trace:
     def nbytes(self) -> int:
         """Bytes this trace holds: recorded forward values, gradients and contributions, each
         array once (a contribution that is also a gradient is not counted twice), and for a
-        float32 trace its float64 twin (xt_core.twin: activations and their gradients in float64,
+        float32 trace its float64 twin (xt_core.checks.twin: activations and their gradients in float64,
         about twice the float32 ones), counted up front so a cache bound holds before a check
         builds it. Read-only arrays are borrowed, not held: a loaded checkpoint's weights,
         shared by every trace of that model."""
@@ -232,7 +232,7 @@ class Trace:
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
         p = self[OUTPUT_PROBS][seq, pos]
-        shown = None if top_k is None else _top_tokens(p, int(self.targets[seq, pos]), top_k)
+        shown = None if top_k is None else np.sort(top_tokens(p, int(self.targets[seq, pos]), top_k))
         return check_softmax_row(p, self.grad(OUTPUT_PROBS)[seq, pos], self.grad(LOGITS)[seq, pos], shown)
 
     def logits_identity_error(self) -> float:
@@ -249,8 +249,10 @@ def _check_index(name: str, value, size: int) -> None:
         raise ValueError(f"{name} must be an integer in [0, {size}), got {value!r}")
 
 
-def _top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
+def top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
+    """The k most probable tokens of a probability row, and the target if it is not among them:
+    most probable first (ties by token id)."""
     top = np.argsort(-p, kind="stable")[:k]
     if target not in top:
-        top = np.append(top, target)
-    return np.sort(top)
+        top = np.append(top, target)  # below every one of the k: the order stays descending
+    return top.astype(np.int64)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xt_core import Config
-from xt_core.faults import Fault
+from xt_core.lab.faults import Fault
 
 
 def fault_json(fault: Fault, cfg: Config, layer: int, step_title: str | None = None) -> dict:

@@ -18,7 +18,7 @@ from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
 from xt_core import Config, names
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
 

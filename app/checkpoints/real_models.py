@@ -1,4 +1,4 @@
-"""Real models the app serves from the .gguf `xt models fetch` stored (xt_core.zoo): what the
+"""Real models the app serves from the .gguf `xt models fetch` stored (xt_core.checkpoint.zoo): what the
 listing says of them, read from the file's header alone; their weights, imported once per
 process and shared read-only by every trace; and the limits a spec naming one is held to.
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from app.settings import Settings
 from xt_core.checkpoint import Checkpoint
+from xt_core.checkpoint.zoo import ZOO
 from xt_core.config import Config
-from xt_core.zoo import ZOO
 
 log = logging.getLogger("xt.models")
 
@@ -117,8 +117,8 @@ def absent(models_dir: Path) -> list[dict]:
 @dataclass(frozen=True)
 class Header:
     summary: ModelSummary
-    tokenizer: object  # xt_core.bpe.BPETokenizer, or None: token ids only
-    gguf: object  # xt_core.gguf_import.GGUFHeader: load() reads the weights through it
+    tokenizer: object  # xt_core.text.bpe.BPETokenizer, or None: token ids only
+    gguf: object  # xt_core.checkpoint.gguf_file.GGUFHeader: load() reads the weights through it
 
 
 # Headers read, by (path, mtime): an LRU of a few (one per known model, and a replaced file's),
@@ -150,7 +150,7 @@ def header_read(path: Path, mtime_ns: int) -> bool:
 
 
 def _read_header(path: Path) -> Header:
-    from xt_core.gguf_import import GGUFLimits, read_gguf_header
+    from xt_core.checkpoint.gguf_file import GGUFLimits, read_gguf_header
 
     name = path.stem
     gguf = read_gguf_header(path, GGUFLimits(max_params=KNOWN_MODELS[name].max_params))

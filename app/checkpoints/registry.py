@@ -1,5 +1,5 @@
 # Over 350 lines: one registry's listing, upload staging and validation, and the caches they share.
-"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoints, the real
+"""Checkpoints the app can serve: the demo models shipped in xt_core/checkpoint/demos, the real
 models `xt models fetch` stored in the models directory (known names only, app.checkpoints.
 real_models), and the ones users uploaded (stored content-addressed, by sha256, under the
 data directory).
@@ -18,6 +18,8 @@ and logged, never a 500.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import functools
 import hashlib
 import logging
@@ -44,7 +46,7 @@ from xt_core.checkpoint import (
     save,
 )
 from xt_core.config import Config
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 log = logging.getLogger("xt.models")
 
@@ -58,9 +60,10 @@ SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
 MAX_NAME_CHARS = 100
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
 DEMO_ORDER = ("induction", "text")
-UPLOAD_SUFFIXES = (".safetensors", ".npz", ".bin")
 PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random>/: the staging directory of an upload being checked
-STALE_PARTIAL_S = 3600  # another worker's upload in progress is younger than this
+STALE_PARTIAL_S = 3600  # a staging directory without a lock file older than this is stale
+STAGING_LOCK = ".lock"  # inside a staging directory: flock-ed by the process staging the upload
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,8 @@ class ModelRegistry:
     def store_upload(self, data: bytes, suffix: str, filename: str, settings: Settings) -> str:
         """Validates an uploaded checkpoint (xt .safetensors or .npz, or llama2.c .bin) whole, stores
         it as sha256-<hex of the uploaded bytes>.safetensors and returns that name. Raises
-        CheckpointError (the file is not a checkpoint xt can use, or passes this server's limits)."""
+        CheckpointError (the file is not a checkpoint xt can use, or passes this server's limits),
+        UploadQuotaError (the uploads' quota or the disk is full: nothing stored)."""
         name = "sha256-" + hashlib.sha256(data).hexdigest()
         target = self.upload_dir / f"{name}.safetensors"
         limits = functools.partial(check_limits, settings=settings)
@@ -170,37 +174,51 @@ class ModelRegistry:
         staging = self.upload_dir / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
         staging.mkdir()
         try:
-            staged, normalized = staging / f"upload{suffix}", staging / "normalized.safetensors"
-            _write_synced(staged, data)
-            ckpt = import_llama2c(staged, limits=limits) if suffix == ".bin" else load(staged, limits=limits)
-            if suffix == ".bin":
-                ckpt.meta = {**ckpt.meta, "imported_from": f"llama2.c {filename}"}
-            ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
-            save(normalized, ckpt)
-            _fsync(normalized)
-            with self._lock:
-                if not _valid_stored(target, limits):  # a stored file that is not valid is replaced
-                    self._check_quota(normalized.stat().st_size, settings, replacing=target)
-                    # A rename within one filesystem is atomic: a reader never sees half a file.
-                    normalized.replace(target)
-                    _fsync_dir(self.upload_dir)
+            with _held(staging / STAGING_LOCK):
+                self._stage_and_store(staging, data, suffix, filename, settings, target)
+        except OSError as exc:
+            if exc.errno in DISK_FULL:
+                raise DiskFullError(
+                    f"the disk holding {self.upload_dir} is full ({os.strerror(exc.errno)}): nothing was stored. "
+                    "Whoever runs the server can free space there."
+                ) from None
+            raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return name
 
+    def _stage_and_store(
+        self, staging: Path, data: bytes, suffix: str, filename: str, settings: Settings, target: Path
+    ) -> None:
+        limits = functools.partial(check_limits, settings=settings)
+        staged, normalized = staging / f"upload{suffix}", staging / "normalized.safetensors"
+        _write_synced(staged, data)
+        ckpt = import_llama2c(staged, limits=limits) if suffix == ".bin" else load(staged, limits=limits)
+        if suffix == ".bin":
+            ckpt.meta = {**ckpt.meta, "imported_from": f"llama2.c {filename}"}
+        ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
+        save(normalized, ckpt)
+        _fsync(normalized)
+        with self._lock:
+            if not _valid_stored(target, limits):  # a stored file that is not valid is replaced
+                self._check_quota(normalized.stat().st_size, settings, replacing=target)
+                # A rename within one filesystem is atomic: a reader never sees half a file.
+                normalized.replace(target)
+                _fsync_dir(self.upload_dir)
+
     def remove_stale_partials(self) -> list[Path]:
-        """At startup: the staging directories of uploads cut short (a SIGKILL mid-upload), those
-        of a process no longer running or older than an hour (another worker's may be in progress)."""
+        """At startup: the staging directories of uploads cut short (a SIGKILL mid-upload). A
+        staging directory's lock (STAGING_LOCK, held with flock while the upload is staged) is
+        released by the kernel when its process dies, whatever process later gets its PID: a
+        directory whose lock can be taken is stale; one without a lock file is stale when no
+        process has its PID, or it is older than this process (made before this server started)
+        or than an hour."""
         removed = []
         if not self.upload_dir.is_dir():
             return removed
+        started = _process_start_time()
         for path in self.upload_dir.glob(f"{PARTIAL_PREFIX}*"):
-            try:
-                pid = int(path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0])
-                old = time.time() - path.stat().st_mtime > STALE_PARTIAL_S
-            except (ValueError, OSError):
-                continue
-            if pid == os.getpid() or not _pid_alive(pid) or old:
+            if _stale_staging(path, started):
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
                 else:
@@ -225,6 +243,10 @@ class ModelRegistry:
 
 class UploadQuotaError(Exception):
     """The uploads directory is full (507)."""
+
+
+class DiskFullError(UploadQuotaError):
+    """The disk under the uploads directory is full (507; the staged files are removed)."""
 
 
 def check_limits(cfg: Config, settings: Settings) -> None:
@@ -278,7 +300,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
 
 def measured(meta: dict) -> dict:
     """What `xt train` measured of a demo model on data it was not trained on: the induction head
-    its probe found (xt_core.probes) and its scores, or the held-out loss and a greedy sample."""
+    its probe found (xt_core.lab.probes) and its scores, or the held-out loss and a greedy sample."""
     keys = (
         "induction_layer",
         "induction_head",
@@ -368,6 +390,42 @@ def _fsync_dir(path: Path) -> None:
         _fsync(path)
 
 
+@contextlib.contextmanager
+def _held(lock_path: Path):
+    """An exclusive flock on lock_path (created) for as long as the block runs."""
+    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _lock_is_free(lock_path: Path) -> bool:
+    """Whether no live process holds lock_path's flock (then this one briefly takes it)."""
+    fd = os.open(lock_path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _stale_staging(path: Path, started: float) -> bool:
+    """A free lock, or without one: its process gone, made before this process, or old. A live
+    PID proves nothing (the killed upload's PID may be another process's now)."""
+    try:
+        if path.is_dir() and (path / STAGING_LOCK).exists():
+            return _lock_is_free(path / STAGING_LOCK)
+        mtime = path.stat().st_mtime
+        pid = int(path.name[len(PARTIAL_PREFIX) :].split("-", 1)[0])
+    except (OSError, ValueError):
+        return False  # gone meanwhile, not ours to read, or not named by this server
+    return not _pid_alive(pid) or mtime < started or time.time() - mtime > STALE_PARTIAL_S
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -376,6 +434,18 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _process_start_time() -> float:
+    """When this process started (wall clock, from /proc); now where /proc is absent."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        boot = next(
+            float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines() if line.startswith("btime")
+        )
+    except (OSError, ValueError, IndexError, StopIteration):
+        return time.time()
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 @lru_cache(maxsize=4)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-from app.checkpoints.registry import UPLOAD_SUFFIXES
+from app.checkpoints.formats import UPLOAD_SUFFIXES, upload_formats_text
 
 # Room for the multipart framing around the file (boundaries, part headers).
 MULTIPART_OVERHEAD = 64 * 1024
@@ -112,8 +112,8 @@ def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> Uploaded
     if suffix is None:
         raise UploadError(
             415,
-            f"{filename!r} is not a checkpoint type xt reads: send an xt .safetensors or .npz file, or a "
-            "llama2.c .bin (PyTorch .pt/.pth files are pickles and are never loaded)",
+            f"{filename!r} is not a checkpoint type xt reads: send one of {upload_formats_text()} "
+            "(PyTorch .pt/.pth files are pickles and are never loaded)",
         )
     if len(data) > limit:
         raise too_large(len(data), limit)

@@ -12,6 +12,7 @@ filled from those measurements.
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 import threading
 import tomllib
@@ -32,6 +33,7 @@ from app.steps.context import TraceContext
 from app.steps.titles import title
 from app.traces.store import build_trace
 
+log = logging.getLogger("xt.lessons")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SUGGESTED_STEPS = (8, 15)
 WALKTHROUGH_VALUES = ("N", "T", "V", "loss", "quiz_probes")  # what a text names beside its claims
@@ -87,6 +89,8 @@ def read(path: Path) -> LessonFile:
         raise LessonError(path, [f"cannot be read: {exc}"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise LessonError(path, [f"is not valid TOML: {exc}"]) from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise LessonError(path, ["is nested too deeply to read (arrays or tables within each other)"]) from None
     try:
         return LessonFile.model_validate(data)
     except ValidationError as exc:
@@ -302,6 +306,9 @@ def load_all(settings: Settings, trace_for: TraceFor = build_trace) -> Catalogue
                     catalogue.lessons[path.stem] = check(path, settings, trace_for)
                 except LessonError as exc:
                     catalogue.errors.append(exc)
+                except Exception as exc:  # one file must never stop the server: it is left out
+                    log.exception("lesson %s could not be checked", path)
+                    catalogue.errors.append(LessonError(path, [f"could not be checked: {type(exc).__name__}: {exc}"]))
             if len(_cache) > 16:
                 _cache.clear()
             _cache[key] = catalogue

@@ -9,9 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-PHASES = ("forward", "loss", "backward", "update")
 MAX_STEPS = 30  # a lesson is a path of 8–15 key steps; beyond 30 it is a walkthrough, not a path
-KINDS = ("cell", "row", "column", "diagonal", "band", "targets", "note")
 
 
 def _one_line(text: str) -> str:

@@ -94,7 +94,7 @@ async def get_checks(
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
         try:
-            trace = (await services.trace(trace_id)).trace
+            trace = (await services.trace(trace_id, request)).trace
             if not services.running:  # a cached trace skipped the pool: it may have ended with a lifespan
                 services.start()
             job = services.checks.start(trace_id, trace)

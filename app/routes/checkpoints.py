@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import security
+from app.checkpoints.formats import upload_formats_text
 from app.checkpoints.registry import MAX_NAME_CHARS, CheckpointError, UploadQuotaError, describe, registry
 from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_file
 from app.deps import ServicesDep, SettingsDep, WriterDep
@@ -74,7 +75,7 @@ async def tokenize(
     status_code=201,
     response_model=Uploaded,
     responses={**UPLOAD_REFUSED, **BAD_FIELD, **security.WRITE_REFUSED},
-    summary="Upload a checkpoint (xt .safetensors / .npz, or llama2.c .bin); answers its name",
+    summary=f"Upload a checkpoint ({upload_formats_text()}); answers its name",
     openapi_extra={"requestBody": _UPLOAD_BODY},
 )
 async def upload_model(request: Request, services: ServicesDep, settings: SettingsDep, _: WriterDep) -> Response:

@@ -73,11 +73,6 @@ class Hub:
             if not listeners:
                 del self._listeners[code]
 
-    def local_count(self, code: str | None = None) -> int:
-        if code is not None:
-            return len(self._listeners.get(code, ()))
-        return sum(len(v) for v in self._listeners.values())
-
     def deliver(self, code: str, state: dict) -> None:
         if self.on_state is not None:
             self.on_state(state)

@@ -19,6 +19,7 @@ import anyio
 from fastapi import HTTPException
 from sse_starlette import ServerSentEvent
 
+from app.guesses import GuessLimiter
 from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
 from app.sessions.hub import Listener, encode
 from app.sessions.rules import walkthrough_id
@@ -40,6 +41,7 @@ class Sessions:
         self.store = make_store(settings.redis_url)
         self.process = secrets.token_hex(4)  # names this process's streams in the store
         self._later: dict[str, asyncio.Task] = {}
+        self.join_guesses = GuessLimiter("unknown session codes", 0, settings.join_failures_per_second)
         self.on_reveal = on_reveal
         self.store.hub.on_state = self._delivered
 
@@ -96,7 +98,7 @@ class Sessions:
                 headers={"Retry-After": "60"},
             )
         code = normalize_code(code_text)
-        fields = await self.store.load(code) if code else None
+        fields = await self.join_guesses.screen(client, self.store.load(code) if code else None, code or "")
         if fields is None:
             await self.store.add_failure(client)
             raise HTTPException(

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app.errors import not_a_boolean
 from app.spec import TraceSpec
 
-STATE_KEYS = ("step", "lesson", "lesson_step", "jacobian", "head")
 POLL_QUESTION = "Which step is broken?"
 
 

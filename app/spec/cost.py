@@ -264,12 +264,15 @@ class Cost:
     seconds: float
 
 
-def build_cost(cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: bool) -> Cost:
+def build_cost(
+    cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: bool, borrowed: bool = False
+) -> Cost:
     """The bytes and seconds of building a trace: `train_steps` training steps (each holds the
     step before it while the next is computed, and the optimizer's state), then the recorded
-    step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes counts it)."""
+    step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes counts it).
+    borrowed: a float32 trace borrows a loaded checkpoint's weights instead of holding them."""
     itemsize = np.dtype(dtype).itemsize
-    recorded = estimate_trace_bytes(cfg, n_seq, T, itemsize)
+    recorded = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
     update = 4 * cfg.n_params() * itemsize if optimizer else 0  # new weights, ΔW, two state slots
     one_step = estimate_trace_bytes(cfg, n_seq, T, itemsize) // (3 if itemsize == 4 else 1)
     training = 2 * one_step + update if train_steps else 0

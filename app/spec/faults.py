@@ -1,7 +1,7 @@
 """The bug lab's catalogue as the app shows it, and the quiz's hidden choice.
 
 A leaf module (xt_core only): app.spec resolves `faults` and `quiz` with it. What a fault
-does to a trace is xt_core's business (xt_core.faults); this module decides which fault a
+does to a trace is xt_core's business (xt_core.lab.faults); this module decides which fault a
 quiz hides and how the catalogue is listed for a given config.
 """
 
@@ -15,7 +15,7 @@ from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
 from app.spec.schema import TraceSpec
 from xt_core import Config
-from xt_core.faults import CATALOGUE, fault_override
+from xt_core.lab.faults import CATALOGUE, fault_override
 
 
 def default_fault_layer(cfg: Config) -> int:

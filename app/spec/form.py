@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from app.checkpoints.formats import UPLOAD_FORMATS, UPLOAD_SUFFIXES
 from app.checkpoints.registry import DEMO_ORDER, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
@@ -16,11 +17,12 @@ from app.spec.preview import tokenize_preview
 from app.spec.training import (
     DEFAULT_OPTIMIZER_NAME,
     OPTIMIZER_FIELDS,
+    OPTIMIZER_LABELS,
     default_lrs,
     describe_optimizer,
     train_steps_limit,
 )
-from xt_core.optim import OPTIMIZERS
+from xt_core.training.optim import OPTIMIZERS
 
 # Form fields of the training controls (beside the spec's own fields on the home form).
 TRAINING_FIELDS = ("optimizer", "train_steps", *OPTIMIZER_FIELDS)
@@ -47,8 +49,11 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
         "models": models,
         "fetchable": fetchable,
         "max_upload_mb": settings.max_upload_bytes / (1 << 20),
+        "upload_formats": UPLOAD_FORMATS,
+        "upload_suffixes": UPLOAD_SUFFIXES,
         "default_lrs": _shown(default_lrs(chosen["name"] if chosen else None)),  # the chosen model's
         "app_default_lrs": _shown(default_lrs()),  # a random init's and the demo models'
+        "optimizer_labels": OPTIMIZER_LABELS,
         # the optimizer whose default lr the form shows: the chosen one (a known name), else the default
         "lr_optimizer": values["optimizer"] if values.get("optimizer") in OPTIMIZERS else DEFAULT_OPTIMIZER_NAME,
         **_checkpoint_preview(chosen, values, settings),

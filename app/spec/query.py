@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from app.errors import SpecError
 from app.spec.schema import CONFIG_FIELDS, TraceSpec
 from app.spec.training import OPTIMIZER_FIELDS
-from xt_core.optim import OPTIMIZERS
+from xt_core.training.optim import OPTIMIZERS
 
 _QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
 

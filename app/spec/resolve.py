@@ -22,7 +22,7 @@ from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSp
 from app.spec.training import resolve_training
 from xt_core import Config
 from xt_core.names import estimate_trace_bytes
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class ResolvedSpec:
     faults: tuple[str, ...] = ()
     fault_layer: int | None = None
     quiz: int | None = None
-    # Checkpoints and training (app.spec_models): the checkpoint the weights come from (None:
+    # Checkpoints and training (app.spec.checkpoint, app.spec.training): the checkpoint the weights come from (None:
     # a random init from the seed), the optimizer of the update step and the steps before it.
     checkpoint: ModelInfo | None = None
     optimizer: dict | None = None
@@ -108,7 +108,8 @@ def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Set
     checkpoint's weights (no training steps replace them by its own)."""
     itemsize = np.dtype(dtype).itemsize
     estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared and dtype == "float32")
-    if estimate <= settings.max_trace_bytes:
+    limit, limit_name = trace_limit(settings)
+    if estimate <= limit:
         return
     loc, advice = ("body", "config"), "use fewer positions, sequences, layers or heads"
     if fixed_sizes:
@@ -116,20 +117,25 @@ def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Set
         shorter = (
             (("body", "tokens"), "give fewer tokens") if tokens_given else (("body", "text"), "use a shorter text")
         )
-        fits_float32 = dtype == "float64" and in_float32 <= settings.max_trace_bytes
+        fits_float32 = dtype == "float64" and in_float32 <= limit
         loc, advice = (("body", "dtype"), "use float32") if fits_float32 else shorter
-        if (
-            not (fits_float32 or shared)
-            and estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=True) <= settings.max_trace_bytes
-        ):
+        if not (fits_float32 or shared) and estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=True) <= limit:
             advice += ", or no training steps first (a float32 trace without them borrows the model's weights)"
     mb = 1 << 20
     raise SpecError(
         loc,
         f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
         f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
-        f"{settings.max_trace_bytes / mb:,.0f} MB (max_trace_bytes): {advice}",
+        f"{limit / mb:,.0f} MB ({limit_name}): {advice}",
     )
+
+
+def trace_limit(settings: Settings) -> tuple[int, str]:
+    """The most bytes one trace may hold, and the setting that sets it: max_trace_bytes, or the
+    whole trace budget (cache_bytes) where that is smaller, since a trace must fit in it."""
+    if settings.cache_bytes < settings.max_trace_bytes:
+        return settings.cache_bytes, "cache_bytes, all traces together"
+    return settings.max_trace_bytes, "max_trace_bytes"
 
 
 def _resolve_tokenizer(

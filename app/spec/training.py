@@ -10,11 +10,14 @@ from app.errors import SpecError, shown_number
 from app.settings import Settings
 from app.spec.cost import max_steps_within, step_seconds
 from xt_core.config import Config
-from xt_core.optim import OPTIMIZERS, make_optimizer, optimizer_dict
+from xt_core.training.optim import OPTIMIZERS, make_optimizer, optimizer_dict
 
 # Optimizer fields as flat /walk query keys (optimizer=adamw&lr=0.003); none is a config field.
 OPTIMIZER_FIELDS = ("lr", "momentum", "weight_decay", "beta1", "beta2", "eps")
 
+
+# Each optimizer's name on every page and in every title, in the order the home form offers them.
+OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD"}
 
 # What "train N steps" uses when the spec names no optimizer (with the model's default lr).
 DEFAULT_OPTIMIZER_NAME = "adamw"
@@ -95,7 +98,7 @@ def describe_optimizer(optimizer: dict | None) -> str:
     """ "AdamW, lr 0.003" for the page."""
     if optimizer is None:
         return "none (forward and backward only)"
-    label = {"adamw": "AdamW", "sgd": "SGD"}[optimizer["name"]]
+    label = OPTIMIZER_LABELS[optimizer["name"]]
     extras = [f"{k} {optimizer[k]:g}" for k in ("momentum", "weight_decay") if optimizer.get(k)]
     return ", ".join([f"{label}, lr {optimizer['lr']:g}", *extras])
 

@@ -37,7 +37,8 @@ from app.steps.gradcheck import gradcheck_json
 from app.steps.registry import kind_of
 from app.traces import tensors
 from app.traces.cache import LRU
-from xt_core.gradcheck import StepCheck, check_record
+from xt_core.checks.directional import StepCheck
+from xt_core.checks.gradcheck import check_record
 from xt_core.trace import Record
 
 if TYPE_CHECKING:

@@ -306,7 +306,7 @@ def explanation(record: Record, trace: xt_core.Trace) -> str:
 
 
 def induction_note(ctx, record: Record) -> str:
-    """On a checkpoint whose training measured an induction head (xt_core.probes: the head with the
+    """On a checkpoint whose training measured an induction head (xt_core.lab.probes: the head with the
     best score on repeated random tokens), its layer's attention-probability step names it."""
     found = ctx.measured()
     if record.phase != "forward" or "induction_layer" not in found:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from xt_core.gradcheck import FLOOR, StepCheck
+from xt_core.checks.directional import StepCheck
+from xt_core.checks.tolerances import FLOOR
 
 # A view answered before its check (settings.view_check_max_params): the page asks
 # GET /api/traces/{id}/steps/{index}/check and shows the badge when it comes.
@@ -42,6 +43,6 @@ def gradcheck_json(check: StepCheck) -> dict:
 
 def failure_text(check: StepCheck, dtype: str) -> str:
     """Why a check failed. Every check runs in float64 (a float32 trace is checked through its
-    float64 twin: xt_core.gradcheck), so the tolerance is float64's whatever the trace's dtype."""
+    float64 twin: xt_core.checks.gradcheck), so the tolerance is float64's whatever the trace's dtype."""
     where = " (the check runs on this trace's float64 twin)" if dtype != "float64" else ""
     return f"relative error {check.max_rel_error:.3g} exceeds the float64 tolerance {check.tolerance:g}{where}."

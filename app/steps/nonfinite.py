@@ -10,7 +10,7 @@ import xt_core
 from app.steps.context import TraceContext
 from app.steps.kind import float_inputs
 from app.steps.titles import title
-from xt_core.optim import ParamUpdate
+from xt_core.training.optim import ParamUpdate
 
 
 def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:

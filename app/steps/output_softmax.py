@@ -10,18 +10,8 @@ from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
 from xt_core import names
-from xt_core.trace import Record
-
-# Relative deviation from (p − onehot)/N beyond which the step shows a warning.
-IDENTITY_TOLERANCE = {"float32": 1e-4, "float64": 1e-10}
-
-
-def top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
-    """The k most probable tokens and the target, most probable first."""
-    top = list(np.argsort(-p, kind="stable")[:k])
-    if target not in top:
-        top.append(target)
-    return np.array(sorted(top, key=lambda i: -p[i]), dtype=np.int64)
+from xt_core.checks.tolerances import SOFTMAX_IDENTITY
+from xt_core.trace import Record, top_tokens
 
 
 def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[dict, float]:
@@ -62,7 +52,7 @@ class SoftmaxIdentity(ChartFigure):
         scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size
         if not np.isfinite(error):
             return entry, ["p or dL/dlogits holds NaN or infinite values: the identity cannot be checked."]
-        if not error <= IDENTITY_TOLERANCE[ctx.spec.dtype] * max(scale, 1e-30):
+        if not error <= SOFTMAX_IDENTITY.of(ctx.spec.dtype) * max(scale, 1e-30):
             return entry, [f"dL/dlogits deviates from (p − onehot)/N by up to {error:.3g}."]
         return entry, []
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import xt_core
+from app.spec.training import OPTIMIZER_LABELS
 from xt_core import names
 from xt_core.trace import Record
 
@@ -36,9 +37,6 @@ def block_of(name: str) -> str:
 
 # The optimizer step of a training trace: one more block, after the loss (views add it).
 UPDATE_BLOCK = {"id": "update", "label": "Optimizer update", "layer": None}
-
-
-OPTIMIZER_LABELS = {"sgd": "SGD", "adamw": "AdamW"}
 
 
 def local_name(name: str) -> str:

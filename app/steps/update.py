@@ -18,9 +18,9 @@ from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
-from xt_core.gradcheck import StepCheck
-from xt_core.optim import optimizer_dict
-from xt_core.train import line_search
+from xt_core.checks.directional import StepCheck
+from xt_core.training.loop import line_search
+from xt_core.training.optim import optimizer_dict
 
 LINE_SEARCH_POINTS = 25
 # Each point is a forward pass: a model this costly (parameters × positions) gets fewer points

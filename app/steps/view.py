@@ -20,7 +20,7 @@ from app.steps.registry import kind_of
 from app.steps.titles import step_summary
 from app.steps.update import update_check_warning
 from xt_core import names
-from xt_core.gradcheck import StepCheck
+from xt_core.checks.directional import StepCheck
 
 
 def _jacobian_ref(ctx: TraceContext, record) -> dict | None:

@@ -3,9 +3,10 @@ queued or running, and their estimated bytes, stay within the settings' budgets;
 them the request is refused at once with 503 + Retry-After, before anything is allocated.
 
     seconds  settings.max_queued_seconds: the work the one worker thread already has queued
-    bytes    settings.cache_bytes, shared with the cached traces: TraceStore.reserve makes
-             room (evicting cached traces) before a build starts, so cached and building
-             traces together stay within the bound
+    bytes    settings.cache_bytes, one budget for every trace alive (cached, or in use by a
+             request or a check job) and every build in flight: TraceStore.reserve makes room
+             (evicting cached traces) before a build starts; a spec whose trace alone would
+             pass it is refused when it is resolved (app.spec.resolve.check_trace_bytes)
 
 Estimates come from app.spec.cost (calibrated on this class of machine). A build the store
 is already running for the same spec costs nothing more: the request waits for it. Only the
@@ -49,7 +50,8 @@ class Ticket:
 
 def spec_cost(spec: ResolvedSpec) -> Cost:
     n_seq, T = spec.inputs.shape
-    return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer is not None)
+    borrowed = spec.checkpoint is not None and not spec.train_steps  # as check_trace_bytes counts it
+    return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer is not None, borrowed)
 
 
 class Admission:
@@ -73,11 +75,9 @@ class Admission:
             )
         reservation = self.store.reserve(cost.nbytes)
         if reservation is None:
-            mb = 1 << 20
             raise Overloaded(
-                f"the server is busy: the traces being built hold about {self.store.reserved / mb:,.0f} MB and this "
-                f"one needs about {cost.nbytes / mb:,.0f} MB, past the limit of "
-                f"{self.settings.cache_bytes / mb:,.0f} MB (cache_bytes)",
+                f"the server is busy: this trace needs about {cost.nbytes / (1 << 20):,.0f} MB and the traces "
+                f"hold {self.store.held()}",
                 self.queued_seconds,
             )
         self.queued_seconds += cost.seconds

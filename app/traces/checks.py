@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 import xt_core
 from app.traces.cache import LRU
-from xt_core.gradcheck import TOLERANCE, StepCheck, check_record
+from xt_core.checks.directional import StepCheck
+from xt_core.checks.gradcheck import check_record
+from xt_core.checks.tolerances import FINITE_DIFFERENCES
 
 log = logging.getLogger("xt.checks")
 
@@ -54,7 +56,7 @@ class ChecksJob:
         self.records = [(r.index, r.name, r.phase) for r in trace.records]
         self.labels = [(r.layer, r.kind) for r in trace.records]  # with name and phase: the step's title
         self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
-        self.tolerance = TOLERANCE[trace.dtype.name]
+        self.tolerance = FINITE_DIFFERENCES
         self.pending = check_order(trace)
         self.finished: Future = Future()  # resolves when every step is checked
         self._results: dict[int, StepResult] = {}

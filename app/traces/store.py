@@ -3,7 +3,9 @@ from its spec (a trace is a pure function of it); the spec map is bounded by cou
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections import OrderedDict
 
 import xt_core
@@ -21,36 +23,44 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
 
 
 class TraceStore:
-    """Traces in an LRU bounded by bytes (settings.cache_bytes: the sum of Trace.nbytes and the
-    update step's arrays) and by steps (settings.cache_steps: the Python objects every full
-    garbage collection walks), and the specs of the ids handed out in an LRU bounded by count
-    (settings.max_specs): an id forgotten there is a 404 asking the client to POST its spec again.
+    """Traces in an LRU bounded by bytes (settings.cache_bytes) and by steps (settings.cache_steps:
+    the Python objects every full garbage collection walks), and the specs of the ids handed out
+    in an LRU bounded by count (settings.max_specs): an id forgotten there is a 404 asking the
+    client to POST its spec again.
 
-    Builds in flight share the byte bound: `reserve` makes room for a build's estimated bytes
-    (evicting cached traces) before it starts, so cached and building traces together stay
-    within cache_bytes; the finished trace takes its reservation's place."""
+    One byte budget, cache_bytes, holds every trace this store built that is still alive: cached,
+    or evicted but still in use (a request drawing a view, a background check job, the faulty
+    trace of a diff while its correct twin builds), plus the builds in flight (`reserve` makes room
+    for a build's estimated bytes before it starts, evicting cached traces; the finished trace
+    takes its reservation's place). A trace counts Trace.nbytes() and the update step's arrays
+    until it is garbage-collected, so evicting a trace in use frees nothing in the budget."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
         self.progress = training.TrainingProgress()  # trainings in flight, polled by the walk page
         self._traces: OrderedDict[str, tuple[xt_core.Trace, int]] = OrderedDict()
         self._specs: OrderedDict[str, ResolvedSpec] = OrderedDict()
-        self._bytes = 0
+        self._bytes = 0  # of the cached traces
+        self._live = 0  # of every trace built here and not yet collected: cached or in use
         self._steps = 0  # sum of len(trace.records) over the cached traces
         self._reserved = 0  # estimated bytes of the builds admitted and not yet cached
-        self._lock = threading.Lock()
+        # reentrant: dropping an evicted trace's last reference runs its finalizer (_collected)
+        # in the thread that evicted it, with the lock held
+        self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the cached traces."""
         return self._bytes
+
+    @property
+    def live_bytes(self) -> int:
+        """Bytes of every trace built here and still alive (cached or in use)."""
+        return self._live
 
     def __len__(self) -> int:
         return len(self._traces)
-
-    @property
-    def n_specs(self) -> int:
-        return len(self._specs)
 
     def remember(self, spec: ResolvedSpec) -> None:
         with self._lock:
@@ -87,14 +97,27 @@ class TraceStore:
         return self._reserved
 
     def reserve(self, nbytes: int) -> Reservation | None:
-        """Room for a build of `nbytes` (estimated), made now by evicting cached traces; None
-        when the builds already admitted hold so much that this one would pass cache_bytes."""
-        with self._lock:
-            if self._reserved and self._reserved + nbytes > self.settings.cache_bytes:
-                return None
-            self._reserved += nbytes
-            self._evict(keep=0)
-            return Reservation(nbytes)
+        """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
+        traces; None when the traces in use and the builds already admitted leave too little."""
+        for collect in (False, True):
+            if collect:
+                gc.collect()  # traces evicted but kept alive only by reference cycles
+            with self._lock:
+                self._evict(keep=0, room=nbytes)
+                if self._live + self._reserved + nbytes <= self.settings.cache_bytes:
+                    self._reserved += nbytes
+                    return Reservation(nbytes)
+        return None
+
+    def held(self) -> str:
+        """The budget's use, for a refusal: what the live traces and the builds hold."""
+        mb = 1 << 20
+        in_use = self._live - self._bytes
+        return (
+            f"{self._bytes / mb:,.0f} MB cached, {in_use / mb:,.0f} MB in use by requests and checks, "
+            f"{self._reserved / mb:,.0f} MB reserved by builds, of {self.settings.cache_bytes / mb:,.0f} MB "
+            f"(cache_bytes)"
+        )
 
     def release(self, reservation: Reservation | None) -> None:
         """Gives back what a build reserved and did not use (it failed, hit the cache, or never ran)."""
@@ -128,18 +151,25 @@ class TraceStore:
                 self._reserved -= reservation.take()
             self._traces[spec.id] = (trace, size)
             self._bytes += size
+            self._live += size
+            weakref.finalize(trace, self._collected, size)
             self._steps += len(trace.records)
             self._evict(keep=1)
         return trace
 
-    def _evict(self, keep: int) -> None:  # with self._lock held; keeps the `keep` newest
-        while self._over_bounds() and len(self._traces) > keep:
+    def _collected(self, size: int) -> None:
+        with self._lock:
+            self._live -= size
+
+    def _evict(self, keep: int, room: int = 0) -> None:  # with self._lock held; keeps the `keep` newest
+        while self._over_bounds(room) and len(self._traces) > keep:
             _, (old, old_size) = self._traces.popitem(last=False)
             self._bytes -= old_size
             self._steps -= len(old.records)
+            del old  # the last reference, unless the trace is in use: then it still counts
 
-    def _over_bounds(self) -> bool:  # with self._lock held
-        over_bytes = self._bytes + self._reserved > self.settings.cache_bytes
+    def _over_bounds(self, room: int) -> bool:  # with self._lock held
+        over_bytes = self._live + self._reserved + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
 
 

@@ -15,16 +15,9 @@ NPY_CHUNK_BYTES = 1 << 20
 
 
 def tensor_array(trace: xt_core.Trace, name: str, grad: bool) -> np.ndarray:
-    """The recorded tensor or its gradient; KeyError (with a message) for any other name."""
-    if grad:
-        if name in ("tokens", "targets"):
-            raise KeyError(f"{name} are integer token ids: they have no gradient")
-        if name not in trace.all_grads:
-            raise KeyError(f"no recorded gradient for {name!r}")
-        return np.asarray(trace.all_grads[name])
-    if name not in trace.values:
-        raise KeyError(f"no recorded tensor named {name!r}")
-    return np.asarray(trace.values[name])
+    """The recorded tensor or its gradient; KeyError (with a message, and the close names) for
+    any other name."""
+    return np.asarray(trace.grad(name) if grad else trace[name])
 
 
 def npy_header(array: np.ndarray) -> bytes:

@@ -19,9 +19,9 @@ import numpy as np
 from app.checkpoints.registry import load_checkpoint
 from xt_core.config import Config
 from xt_core.model import init_params
-from xt_core.optim import make_optimizer
 from xt_core.trace import Trace
-from xt_core.train import train, train_step
+from xt_core.training.loop import train, train_step
+from xt_core.training.optim import make_optimizer
 
 
 def run(

@@ -30,7 +30,16 @@ from app.spec import TraceSpec, resolve
 from app.traces.admission import Admission, Overloaded, spec_cost
 from app.traces.store import TraceStore
 from tests.helpers.aio import run_async
-from tests.helpers.server import ROOT, Server, free_port, rss_mb, running_server, stop_server, wait_ready
+from tests.helpers.server import (
+    ROOT,
+    Server,
+    free_port,
+    rss_mb,
+    running_server,
+    stop_server,
+    wait_ready,
+    wait_until_idle,
+)
 from tests.helpers.specs import SMALL_SPEC
 from xt_core.checkpoint.llama2c import HEADER
 
@@ -122,7 +131,10 @@ def test_a_job_whose_client_left_before_it_started_never_runs():
         gate.set()
         await busy
         await services.run(ran.append, "later job")  # jobs run in order: a cancelled one would be first
-        await asyncio.sleep(0)  # the done-callbacks of cancelled jobs reach the loop
+        deadline = time.monotonic() + 10  # the done-callbacks of cancelled jobs reach the loop
+        while services.admission.queued_seconds or services.store.reserved:
+            assert time.monotonic() < deadline, "a cancelled job's reservation was never released"
+            await asyncio.sleep(0.001)
         services.shutdown()
         return ran, services
 
@@ -193,7 +205,7 @@ def test_finding_4_ten_concurrent_expensive_specs_keep_rss_within_the_cache_boun
     poller.start()
     try:
         run_async(clients())
-        time.sleep(1.0)  # a build still running finishes into the bounded cache
+        wait_until_idle(server.pid)  # a build still running finishes into the bounded cache
     finally:
         stop.set()
         poller.join()

@@ -18,7 +18,7 @@ from tests.helpers.browser import (
     steps,
     wait_rendered,
 )
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 FAULT = "softmax_missing_sum_term"  # breaks layers.0.attention.probs (backward) of a 1-layer model
 QUIZ_QUERY = {"text": "the cat sat on the mat.", **ONE_LAYER}

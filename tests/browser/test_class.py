@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.browser import ARTIFACTS, assert_clean, open_step, open_walk
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 VIEWPORT = {"width": 1280, "height": 720}
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, open_session, wait_rendered
 from tests.helpers.server import running_server
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 FAULT = "softmax_missing_sum_term"
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, quiz_truth, steps, wait_rendered
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 # The home page's default: the first demo model with its first example text.
 DEFAULT_WALK = {

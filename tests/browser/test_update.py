@@ -11,7 +11,7 @@ import xt_core
 from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, shoot, steps, wait_rendered
 from tests.helpers.specs import UPDATE_FIGURES
 from xt_core.checkpoint import Checkpoint, save
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 
 def walk_url(**spec: str) -> str:

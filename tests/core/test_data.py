@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from xt_core.data import corpus_text, induction_batches, text_batches
-from xt_core.tasks import TASKS
-from xt_core.tokenizers import CharTokenizer
+from xt_core.lab.tasks import TASKS
+from xt_core.text.byte_char import CharTokenizer
+from xt_core.text.corpus import corpus_text, induction_batches, text_batches
 
 
 def test_induction_repeats_a_segment_of_varying_length():

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from xt_core.tasks import INDUCTION_DISTINCT_BATCHES, INDUCTION_PERIODS, induction_batches
-from xt_core.train import lr_schedule
+from xt_core.lab.tasks import INDUCTION_DISTINCT_BATCHES, INDUCTION_PERIODS, induction_batches
+from xt_core.training.loop import lr_schedule
 
 
 def periodic_tail(row: np.ndarray) -> int | None:

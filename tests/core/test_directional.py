@@ -1,10 +1,11 @@
-"""The error measure every gradient check shares (xt_core/directional.py: measured)."""
+"""The error measure every gradient check shares (xt_core/checks/directional.py: measured)."""
 
 import math
 
 import pytest
 
-from xt_core.directional import TOLERANCE, DirectionCheck, StepCheck, measured
+from xt_core.checks.directional import DirectionCheck, StepCheck, measured
+from xt_core.checks.tolerances import FINITE_DIFFERENCES
 
 T0 = 1e-3  # L(t) = -log t near a small t: a loss that curves strongly, as -log p of a rare token
 STEP = 2e-4  # the plain central difference is then off by ~1.3%
@@ -29,17 +30,17 @@ def test_a_curved_loss_is_extrapolated_and_the_resolution_reported():
 def test_a_wrong_gradient_fails_where_one_difference_could_not_tell(step, wrong_by):
     """An error of 0.1% to 30% hides in the plain difference's 1.3% (8% at the larger step) and in
     the spread of two extrapolations there; smaller steps are taken until they resolve it."""
-    assert measured("t", step, losses, -1 / T0, None).rel_error <= TOLERANCE["float64"]
+    assert measured("t", step, losses, -1 / T0, None).rel_error <= FINITE_DIFFERENCES
     check = measured("t", step, losses, -(1 + wrong_by) / T0, None)
-    assert check.rel_error > TOLERANCE["float64"], check
+    assert check.rel_error > FINITE_DIFFERENCES, check
 
 
 def test_a_loss_not_finite_at_twice_the_step_is_taken_again_smaller():
     """L(x + 2h u) = inf (the step crosses t = 0): that extrapolation is no measurement at all."""
     step = 0.6 * T0  # T0 - 2h < 0: -log of a negative number
     curved = lambda h: (-math.log(T0 + h) if T0 + h > 0 else math.inf, -math.log(T0 - h) if T0 - h > 0 else math.inf)  # noqa: E731
-    assert measured("t", step, curved, -1 / T0, None).rel_error <= TOLERANCE["float64"]
-    assert measured("t", step, curved, -5 / T0, None).rel_error > TOLERANCE["float64"]
+    assert measured("t", step, curved, -1 / T0, None).rel_error <= FINITE_DIFFERENCES
+    assert measured("t", step, curved, -5 / T0, None).rel_error > FINITE_DIFFERENCES
 
 
 def test_a_nan_error_fails_the_step_wherever_it_comes():
@@ -61,15 +62,15 @@ def curved_anywhere(h: float) -> tuple[float, float]:
 def test_a_step_far_past_the_curvature_still_checks_a_right_gradient(step):
     """The steps shrink until the extrapolations agree: a step 100 times the loss's scale of
     curvature (a target probability far below the step) must not fail a right gradient."""
-    assert measured("t", step, curved_anywhere, -1 / T0, None).rel_error <= TOLERANCE["float64"]
-    assert measured("t", step, curved_anywhere, -1.001 / T0, None).rel_error > TOLERANCE["float64"]
+    assert measured("t", step, curved_anywhere, -1 / T0, None).rel_error <= FINITE_DIFFERENCES
+    assert measured("t", step, curved_anywhere, -1.001 / T0, None).rel_error > FINITE_DIFFERENCES
 
 
 def test_an_error_below_the_first_extrapolations_resolution_is_still_found():
     """At h = T0 / 10 the first extrapolation resolves the derivative to ~1e-4; an error of 3e-5
     must not hide in that: a smaller step resolves it."""
     check = measured("t", T0 / 10, curved_anywhere, -(1 + 3e-5) / T0, None)
-    assert check.rel_error > TOLERANCE["float64"], check
+    assert check.rel_error > FINITE_DIFFERENCES, check
 
 
 def test_a_zero_gradient_in_round_off_is_zero_not_a_resolution_of_50():

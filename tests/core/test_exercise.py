@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from xt_core import exercise
-from xt_core.faults import CATALOGUE
+from xt_core.lab import exercise
+from xt_core.lab.faults import CATALOGUE
 from xt_core.ops import OPS
 
 

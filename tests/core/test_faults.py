@@ -5,8 +5,8 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.faults import CATALOGUE
-from xt_core.gradcheck import check_record
+from xt_core.checks.gradcheck import check_record
+from xt_core.lab.faults import CATALOGUE
 from xt_core.names import tensor_names
 
 

@@ -7,14 +7,14 @@ import pytest
 
 import xt_core
 from xt_core.checkpoint import load
-from xt_core.generation import MAX_NEW_TOKENS, generate, heldout_loss
-from xt_core.tasks import TASKS, corpus_split
-from xt_core.tokenizers import CharTokenizer
-from xt_core.train import forward_loss
+from xt_core.lab.generation import MAX_NEW_TOKENS, generate, heldout_loss
+from xt_core.lab.tasks import TASKS, corpus_split
+from xt_core.text.byte_char import CharTokenizer
+from xt_core.training.loop import forward_loss
 
 CFG = xt_core.Config(vocab_size=7, n_layer=1, n_head=2, n_kv_head=1, n_embd=8, ffn_hidden=12, seq_len=6)
 TOKENIZER = CharTokenizer("abcdefg")
-SHIPPED = Path(xt_core.__file__).resolve().parent / "checkpoints" / "text.safetensors"
+SHIPPED = Path(xt_core.__file__).resolve().parent / "checkpoint" / "demos" / "text.safetensors"
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from tests.helpers.gguf_files import (
     write_llama,
 )
 from xt_core.checkpoint import CheckpointError
-from xt_core.gguf_import import GGUFLimits, can_dequantize, import_gguf, xt_name
+from xt_core.checkpoint.gguf_file import GGUFLimits, can_dequantize, import_gguf, xt_name
 
 # rows of 256 values: every block size (32, 64, 256) divides each tensor's rows
 BLOCKY = xt_core.Config(vocab_size=40, n_layer=1, n_head=4, n_kv_head=2, n_embd=256, ffn_hidden=256, seq_len=16)

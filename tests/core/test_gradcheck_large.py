@@ -10,12 +10,12 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.faults import CATALOGUE
-from xt_core.gradcheck import check_record
+from xt_core.checks.gradcheck import check_record
+from xt_core.lab.faults import CATALOGUE
 
-directional = importlib.import_module("xt_core.directional")
-gradcheck = importlib.import_module("xt_core.gradcheck")
-twin = importlib.import_module("xt_core.twin")
+directional = importlib.import_module("xt_core.checks.directional")
+gradcheck = importlib.import_module("xt_core.checks.gradcheck")
+twin = importlib.import_module("xt_core.checks.twin")
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pytest
 
 import xt_core
 from xt_core.checkpoint import load
-from xt_core.probes import best_induction_head, induction_scores, probe_periods, repeated_random_tokens
+from xt_core.lab.probes import best_induction_head, induction_scores, probe_periods, repeated_random_tokens
 
-SHIPPED = Path(xt_core.__file__).resolve().parent / "checkpoints" / "induction.safetensors"
+SHIPPED = Path(xt_core.__file__).resolve().parent / "checkpoint" / "demos" / "induction.safetensors"
 PERIODS = (4, 6, 8, 12, 16)
 
 

@@ -86,7 +86,7 @@ def test_bad_rows_name_the_field(trace, args, field):
 
 def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row():
     """J on the shown entries only ((k, k), not (N, N)); the error still found where nothing is shown."""
-    from xt_core.jacobian import check_softmax_row
+    from xt_core.checks.jacobian import check_softmax_row
 
     rng = np.random.default_rng(4)
     s = rng.standard_normal(50)
@@ -101,3 +101,26 @@ def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row(
     np.testing.assert_allclose(check.jacobian, full_J[np.ix_(shown, shown)], atol=1e-17)
     np.testing.assert_allclose(check.chain, (full_J @ dprobs)[shown], atol=1e-15)
     assert check.max_abs_error == pytest.approx(1e-3, rel=1e-6) and not check.ok
+
+
+def test_top_tokens_are_the_most_probable_first_then_the_target():
+    from xt_core.trace import top_tokens
+
+    p = np.array([0.05, 0.30, 0.10, 0.30, 0.05, 0.20])
+    assert top_tokens(p, target=5, k=3).tolist() == [1, 3, 5]  # a tie by token id; the target among them
+    assert top_tokens(p, target=4, k=3).tolist() == [1, 3, 5, 4]  # the target after the k
+    assert top_tokens(p, target=0, k=1).dtype == np.int64
+
+
+def test_the_chain_rule_tolerance_is_the_dtype_of_the_recorded_gradient():
+    """One row off by 1e-6 of its scale: within float32's round-off, a wrong float64 gradient."""
+    from xt_core.checks.jacobian import check_softmax_row
+    from xt_core.checks.tolerances import CHAIN_RULE
+
+    p = np.array([0.5, 0.3, 0.2])
+    dprobs = np.array([1.0, -2.0, 0.5])
+    recorded = xt_core.softmax_jacobian(p) @ dprobs
+    recorded[0] += 1e-6 * np.max(np.abs(recorded))
+    assert CHAIN_RULE.float64 < check_softmax_row(p, dprobs, recorded).max_rel_error < CHAIN_RULE.float32
+    assert check_softmax_row(p, dprobs, recorded.astype(np.float32)).ok
+    assert not check_softmax_row(p, dprobs, recorded).ok

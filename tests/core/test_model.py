@@ -5,7 +5,7 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.gradcheck import check_record, gradcheck
+from xt_core.checks.gradcheck import check_record, gradcheck
 from xt_core.names import tensor_names
 
 CONFIGS = {
@@ -207,13 +207,13 @@ def test_shared_read_only_params_are_not_counted(tiny):
 
 
 def test_float32_checks_run_on_the_float64_twin_and_report_roundoff(tiny):
-    from xt_core.gradcheck import TOLERANCE
+    from xt_core.checks.tolerances import FINITE_DIFFERENCES
 
     params = xt_core.init_params(tiny)
     batch = make_batch(tiny, 1, 8)
     trace = xt_core.forward_backward(tiny, params, *batch)
     check = check_record(trace, trace.node_index("logits") + len(trace.nodes))  # some backward step
-    assert check.tolerance == TOLERANCE["float64"] and check.passed
+    assert check.tolerance == FINITE_DIFFERENCES and check.passed
     assert check.float32_roundoff is not None and 0 < check.float32_roundoff < 1e-3
     params64 = {k: v.astype(np.float64) for k, v in params.items()}
     trace64 = xt_core.forward_backward(tiny, params64, *batch)

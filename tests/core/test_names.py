@@ -69,5 +69,5 @@ def test_an_unknown_pattern_names_the_known_ones():
 def test_every_fault_changes_a_step_the_table_declares():
     cfg = CONFIGS[1]
     recorded = set(names.tensor_names(cfg))
-    for fault in xt_core.faults.CATALOGUE.values():
+    for fault in xt_core.lab.faults.CATALOGUE.values():
         assert fault.step_name(cfg.n_layer - 1) in recorded, fault.name

@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 
 import xt_core
 from xt_core.checkpoint import Checkpoint, load, save
-from xt_core.gradcheck import FLOOR, REL_STEP, TOLERANCE
+from xt_core.checks.directional import REL_STEP
+from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR
 from xt_core.names import tensor_names
 from xt_core.tape import first_reader, replay_loss
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer
 
 
 def bounded(examples: int):
@@ -116,7 +117,7 @@ def test_parameter_gradients_match_central_differences(step):
         numeric = np.array([_richardson(trace, name, i) for i in entries])
         error = float(np.max(np.abs(g[entries] - numeric)))
         scale = max(float(np.max(np.abs(g[entries]))), float(np.max(np.abs(numeric))), FLOOR)
-        if error > TOLERANCE["float64"] * scale and error > _fd_resolution(_rms(x), trace.loss):
+        if error > FINITE_DIFFERENCES * scale and error > _fd_resolution(_rms(x), trace.loss):
             failed.append((name, error / scale))
     assert not failed, f"gradients off central differences: {failed}"
 

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 import xt_core
 from tests.helpers.env import skip_unless_installed
 from tests.helpers.real_model import SMOLLM2, require_smollm2
-from xt_core.zoo import ZOO
+from xt_core.checkpoint.zoo import ZOO
 
 pytestmark = pytest.mark.torch
 

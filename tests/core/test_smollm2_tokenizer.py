@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers.env import required
 from tests.helpers.real_model import require_smollm2, skip_or_fail, transformers_reads_gguf_quickly
-from xt_core.gguf_import import read_gguf_header
+from xt_core.checkpoint.gguf_file import read_gguf_header
 
 pytestmark = pytest.mark.torch
 

@@ -1,6 +1,6 @@
 import pytest
 
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer, make_tokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
 
 TEXTS = ["hello world", "naïve café — ünïcödé ✓ 🧠", "line\nbreak\ttab", "<script>alert(1)</script>", "שלום"]
 

@@ -70,13 +70,16 @@ def params32_as_64(params32):
 @pytest.mark.parametrize(
     "ours,theirs",
     [
-        (xt_core.optim.AdamW(lr=3e-3, weight_decay=0.1), lambda groups: torch.optim.AdamW(groups, lr=3e-3)),
-        (xt_core.optim.SGD(lr=0.2, momentum=0.9), lambda groups: torch.optim.SGD(groups, lr=0.2, momentum=0.9)),
+        (xt_core.training.optim.AdamW(lr=3e-3, weight_decay=0.1), lambda groups: torch.optim.AdamW(groups, lr=3e-3)),
+        (
+            xt_core.training.optim.SGD(lr=0.2, momentum=0.9),
+            lambda groups: torch.optim.SGD(groups, lr=0.2, momentum=0.9),
+        ),
     ],
 )
 def test_optimizer_steps_match_torch_optim(ours, theirs):
     """Three steps on real gradients of the tiny preset, float64, to 1e-10."""
-    from xt_core.optim import apply_update
+    from xt_core.training.optim import apply_update
 
     cfg = xt_core.PRESETS["tiny"]
     params = xt_core.init_params(cfg, seed=5, dtype=np.float64)
@@ -86,7 +89,7 @@ def test_optimizer_steps_match_torch_optim(ours, theirs):
         {"params": [t for t in P.values() if t.ndim >= 2], "weight_decay": decay},
         {
             "params": [t for t in P.values() if t.ndim < 2],
-            "weight_decay": decay if isinstance(ours, xt_core.optim.SGD) else 0.0,
+            "weight_decay": decay if isinstance(ours, xt_core.training.optim.SGD) else 0.0,
         },
     ]
     opt = theirs(groups)

@@ -5,9 +5,9 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.gradcheck import check_record
-from xt_core.optim import SGD, AdamW, make_optimizer
-from xt_core.train import forward_loss, line_search, train, train_step
+from xt_core.checks.gradcheck import check_record
+from xt_core.training.loop import forward_loss, line_search, train, train_step
+from xt_core.training.optim import SGD, AdamW, make_optimizer
 
 
 @pytest.fixture(scope="module")

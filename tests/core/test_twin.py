@@ -9,7 +9,7 @@ import xt_core
 from tests.helpers.specs import make_batch
 from xt_core.tape import replay_loss, replay_losses
 
-twin = importlib.import_module("xt_core.twin")
+twin = importlib.import_module("xt_core.checks.twin")
 
 
 @pytest.mark.parametrize("large", [False, True])

@@ -1,4 +1,4 @@
-"""The optimizer step made block by block (xt_core/update_blocks.py) against the whole step:
+"""The optimizer step made block by block (xt_core/training/update_blocks.py) against the whole step:
 the same bits, the same statistics. Blocks of 16 entries here, so each parameter of the tiny
 model is many blocks (a real model's embedding is 108 of 2^18 entries)."""
 
@@ -7,9 +7,10 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core import memory, update_blocks
-from xt_core.optim import SGD, AdamW, _step, apply_update
-from xt_core.train import forward_loss, train_step
+from xt_core import memory
+from xt_core.training import update_blocks
+from xt_core.training.loop import forward_loss, train_step
+from xt_core.training.optim import SGD, AdamW, _step, apply_update
 
 OPTIMIZERS = [SGD(lr=0.3, momentum=0.9, weight_decay=0.1), AdamW(lr=3e-3, weight_decay=0.1)]
 
@@ -99,7 +100,7 @@ def test_reused_memory_never_changes_an_array_still_held(setup, monkeypatch, opt
 
 
 def test_the_line_search_in_reused_memory_is_the_same(setup, monkeypatch):
-    from xt_core.train import line_search
+    from xt_core.training.loop import line_search
 
     cfg, params, x, y, grads = setup
     trace = xt_core.forward_backward(cfg, params, x, y)

@@ -2,19 +2,19 @@
 parameters, against float64 central differences; it fails where a parameter gradient is wrong."""
 
 import importlib
-import time
+import threading
 
 import numpy as np
 import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.gradcheck import check_record
-from xt_core.optim import SGD
+from xt_core.checks.gradcheck import check_record
 from xt_core.tape import replay_losses
-from xt_core.train import train_step
+from xt_core.training.loop import train_step
+from xt_core.training.optim import SGD
 
-twin = importlib.import_module("xt_core.twin")
+twin = importlib.import_module("xt_core.checks.twin")
 PARAMETER_FAULTS = ["linear_dw_transposed", "tied_embedding_one_contribution"]  # wrong dW, not wrong dX
 
 
@@ -83,13 +83,19 @@ def test_the_replays_move_no_large_weight_before_the_backward_has_dotted_its_own
     226 MB in float64) is moved only once the float64 backward has dotted its first large gradient
     (the LM head's), so the two threads' largest arrays never coexist, even when the backward is late."""
     monkeypatch.setattr(twin, "LARGE", 16)  # every weight but the smallest is large
-    update = importlib.import_module("xt_core.update_check")
-    order, real_dot, real_moved = [], update.param_grad_dot, twin.moved_whole
+    update = importlib.import_module("xt_core.checks.update_check")
+    order, real_dot, real_moved, real_pair = [], update.param_grad_dot, twin.moved_whole, update.moved_pair
+    replays_waiting = threading.Event()
+
+    def pair_telling_when_it_waits(params, direction, step, before_large):
+        return real_pair(params, direction, step, lambda: replays_waiting.set() or before_large())
 
     def late_backward(*args):
-        time.sleep(0.2)  # the replays' thread is well ahead, and must wait
+        # the replays' thread is ahead, at its first large weight, and must wait
+        assert replays_waiting.wait(timeout=30), "the replays never reached a large weight"
         return real_dot(*args[:-1], lambda name: order.append("dotted") or args[-1](name))
 
+    monkeypatch.setattr(update, "moved_pair", pair_telling_when_it_waits)
     monkeypatch.setattr(update, "param_grad_dot", late_backward)
     monkeypatch.setattr(twin, "moved_whole", lambda *a, **k: order.append("moved") or real_moved(*a, **k))
     assert update_check(setup, np.float32).passed
@@ -108,6 +114,6 @@ def test_a_backward_that_raises_leaves_the_replay_thread_free(monkeypatch, setup
     trace.backward_override = lambda node: broken if node.kind == "swiglu" else None
     with pytest.raises(RuntimeError, match="a backward that raises"):
         check_record(trace, trace.records[-1].index)
-    update = importlib.import_module("xt_core.update_check")
+    update = importlib.import_module("xt_core.checks.update_check")
     assert update._replay_thread().submit(lambda: "free").result(timeout=60) == "free"  # not left waiting
     assert update_check(setup, np.float32).passed

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 import xt_cli
-from xt_core import zoo
+from xt_core.checkpoint import zoo
 
 CONTENT = b"GGUF" + bytes(range(256)) * 40
 

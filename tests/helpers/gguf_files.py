@@ -11,8 +11,8 @@ from gguf import GGMLQuantizationType, GGUFValueType, GGUFWriter
 from gguf.quants import quantize
 
 import xt_core
-from xt_core.bpe import BYTE_TO_CHAR
-from xt_core.gguf_import import _GLOBAL_TENSORS, _LAYER_TENSORS
+from xt_core.checkpoint.gguf_file import _GLOBAL_TENSORS, _LAYER_TENSORS
+from xt_core.text.bpe import BYTE_TO_CHAR
 
 Q = GGMLQuantizationType
 

@@ -12,7 +12,7 @@ from unittest import mock
 import pytest
 
 from tests.helpers.env import required
-from xt_core.zoo import ZOO, default_models_dir
+from xt_core.checkpoint.zoo import ZOO, default_models_dir
 
 SMOLLM2 = "smollm2-135m"
 
@@ -52,7 +52,7 @@ def transformers_reads_gguf_quickly():
     once per parameter (~400 times for SmolLM2). Loading SmolLM2 took 16 s, 7 s with both."""
     import gguf
 
-    from xt_core.gguf_import import plain_array_reader
+    from xt_core.checkpoint.gguf_file import plain_array_reader
 
     name_map = functools.cache(gguf.get_tensor_name_map)
     with (

@@ -201,3 +201,15 @@ def pct(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def wait_until_idle(pid: int, timeout: float = 60.0, quiet: float = 0.25) -> float:
+    """Seconds until a process has used under a tenth of a core for `quiet` seconds (its builds
+    and checks done); AssertionError after `timeout` seconds of work."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        before = cpu_seconds(pid)
+        time.sleep(quiet)
+        if cpu_seconds(pid) - before < 0.1 * quiet:
+            return time.monotonic() - started
+    raise AssertionError(f"process {pid} was still working after {timeout:.0f} s")

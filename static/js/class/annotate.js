@@ -4,7 +4,7 @@
 // axes are categories (labels) or numbers, and whose cells may be pooled blocks.
 
 import { axisName } from "../lib/figures.js";
-import { figureCard } from "./hooks.js";
+import { shownFigureCard } from "./hooks.js";
 
 const MARK = "lesson-mark";
 const COLOUR = "#ff6f00";
@@ -163,7 +163,7 @@ export async function drawAnnotations(annotations) {
   }
   let first = true;
   for (const [id, notes] of byFigure) {
-    const found = figureCard(id);
+    const found = shownFigureCard(id);
     if (!found?.plot) continue;
     if (first) found.card.scrollIntoView({ behavior: "smooth", block: "center" });
     first = false;

@@ -2,9 +2,7 @@
 // Plain calls go through lib/api.js's one `request`; the event streams (EventSource, or a
 // fetch body read as it arrives for the presenter, whose key travels in a header) live here.
 
-import { request } from "../lib/api.js";
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+import { request, sleep } from "../lib/api.js";
 
 // A 503 here (too many sessions, Redis unreachable) is not a queue that drains: no retry.
 const call = (url, { method = "GET", json, key } = {}) =>

@@ -4,9 +4,11 @@
 //
 //   #step[aria-busy]           set while a step loads (walk.js show())
 //   #step[data-rendered=N]     step N fully drawn
-//   figure.figure-card[data-figure=ID] .plot   a step's figures (lib/figures.js figureCard)
+//   figure.figure-card[data-figure=ID] .plot   a step's figures (lib/figures.js figureCard, findFigureCard)
 //   #jacobian .jacobian-controls select|button, #jacobian-heading   (walk/jacobian.js)
 //   #enlarge (dialog), #enlarge-title, .head-buttons button          (walk/enlarge.js, lib/figures.js)
+
+import { findFigureCard } from "../lib/figures.js";
 
 const stepView = () => document.getElementById("step");
 
@@ -41,9 +43,8 @@ export function whenRendered(state, index) {
 }
 
 /** The card and plot div of a figure of the shown step. */
-export function figureCard(id) {
-  const card = stepView().querySelector(`figure.figure-card[data-figure="${CSS.escape(id)}"]`);
-  return card ? { card, plot: card.querySelector(".plot") } : null;
+export function shownFigureCard(id) {
+  return findFigureCard(stepView(), id);
 }
 
 // ---- the softmax Jacobian panel (softmax-backward steps)
@@ -142,7 +143,7 @@ export function showHead(ref) {
     if (dialog.open) dialog.close();
     return;
   }
-  const found = figureCard(ref.figure);
+  const found = shownFigureCard(ref.figure);
   const button = found?.card.querySelectorAll(".head-buttons button")[ref.head];
   if (button) button.click();
 }

@@ -4,6 +4,7 @@
 // counted here; a checkpoint's own tokenizer of another kind (SmolLM2's BPE) only by the server
 // (home/preview.js), which also says how many training steps it would run for the model and the text.
 
+import { plural } from "../lib/dom.js";
 import { createPreview } from "./preview.js";
 
 const LOCAL_TOKENIZERS = ["char", "byte"]; // counted here; any other only by the server
@@ -12,7 +13,7 @@ const PIECES_SHOWN = 12;
 /** `limit`: {most, why} (positionLimit), or null when unknown. */
 function countMessage(n, limit) {
   const positions = Math.max(0, n - 1);
-  let message = `${n} token${n === 1 ? "" : "s"} → ${positions} position${positions === 1 ? "" : "s"} (inputs = tokens[:-1], targets = tokens[1:])`;
+  let message = `${n} ${plural(n, "token")} → ${positions} ${plural(positions, "position")} (inputs = tokens[:-1], targets = tokens[1:])`;
   if (n < 2) message += " · need at least two tokens";
   else if (limit && positions > limit.most) message += ` · more than ${limit.why}`;
   return message;
@@ -29,7 +30,7 @@ function positionLimit(checkpoint, form, dtype, training) {
   if (!limits) return null;
   const most = training ? limits.training : limits.step;
   const when = `in ${dtype}${training ? " with training steps first" : ""}`;
-  return { most, why: `the ${most} position${most === 1 ? "" : "s"} this model takes ${when}` };
+  return { most, why: `the ${most} ${plural(most, "position")} this model takes ${when}` };
 }
 
 /** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */

@@ -3,6 +3,7 @@
 // so not submitted); a preset fills the sizes in. The form works without this script.
 
 import { getModels } from "../lib/api.js";
+import { plural } from "../lib/dom.js";
 import { fillConfig, sameConfig } from "./sizes.js";
 
 const PRESET = "preset:";
@@ -40,7 +41,7 @@ function describeCheckpoint(model) {
   // A real model's description already names its layers, heads, width, vocabulary and tokenizer.
   if (model.kind === "real")
     return `${description}${positions[0].toUpperCase()}${positions.slice(1)}; its sizes are fixed.`;
-  const sizes = `${c.n_layer} layer${c.n_layer === 1 ? "" : "s"}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, ${positions}`;
+  const sizes = `${c.n_layer} ${plural(c.n_layer, "layer")}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, ${positions}`;
   const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
   return `${description}${sizes}; ${tokens}. Its sizes are fixed.${describeMeasured(model.measured || {})}`;
 }

@@ -3,7 +3,7 @@
 // its own: GET /api/models' default_lr, GET /api/tokenize's max_train_steps); the page's data
 // attributes carry the server's values for a random init. Nothing here is a second copy of a limit.
 
-const LABELS = { adamw: "AdamW", sgd: "SGD" };
+import { plural } from "../lib/dom.js";
 
 /** Sets a node's text only when it differs: a live region rewritten with the same words is
  * announced again by some screen readers. */
@@ -20,7 +20,9 @@ export function wireTrainingFields(checkpointOf) {
   const lrHelp = document.getElementById("lr-help");
   const optimizer = document.getElementById("f-optimizer");
   if (!lr || !help || !limitText || !optimizerText || !lrHelp || !optimizer) return { setLimit() {} };
-  const appLrs = { adamw: Number(lr.dataset.defaultAdamw), sgd: Number(lr.dataset.defaultSgd) };
+  // {name: label} and {name: lr} from app.spec.training, in the order the form offers them.
+  const labels = JSON.parse(lr.dataset.optimizerLabels);
+  const appLrs = Object.fromEntries(Object.entries(JSON.parse(lr.dataset.defaultLrs)).map(([k, v]) => [k, Number(v)]));
   const serverMax = Number(help.dataset.serverMax);
   let limit = Number(help.dataset.maxTrainSteps);
 
@@ -32,8 +34,9 @@ export function wireTrainingFields(checkpointOf) {
     const defaults = lrs();
     const name = optimizer.value || "adamw"; // training without an optimizer uses AdamW
     lr.placeholder = String(defaults[name]);
-    setText(lrHelp, `blank: AdamW ${defaults.adamw}, SGD ${defaults.sgd}`);
-    const chosen = `(${LABELS[name]}, lr ${lr.value.trim() || defaults[name]})`;
+    const blanks = Object.entries(labels).map(([key, label]) => `${label} ${defaults[key]}`);
+    setText(lrHelp, `blank: ${blanks.join(", ")}`);
+    const chosen = `(${labels[name]}, lr ${lr.value.trim() || defaults[name]})`;
     if (limit === undefined) {
       setText(limitText, "The server says how many optimizer steps fit once the text suits this model");
       setText(optimizerText, `${chosen}.`);
@@ -44,7 +47,7 @@ export function wireTrainingFields(checkpointOf) {
       );
       setText(optimizerText, "");
     } else {
-      setText(limitText, `0–${limit} optimizer step${limit === 1 ? "" : "s"} on this text before the one you watch`);
+      setText(limitText, `0–${limit} optimizer ${plural(limit, "step")} on this text before the one you watch`);
       setText(optimizerText, `${chosen}${checkpointOf() ? "" : "; large sizes allow fewer"}.`);
     }
   }

@@ -9,7 +9,7 @@ const CACHE_LIMIT = 80;
 const BUSY_RETRIES = 3; // 503s retried per request before the error reaches the caller
 const BUSY_DEFAULT_MS = 2500; // when a 503 has no usable Retry-After (the server sends 2 s)
 const BUSY_MAX_MS = 10_000;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ApiError extends Error {
   constructor(status, message) {

@@ -37,6 +37,22 @@ export function clear(node) {
   return node;
 }
 
+/** The word for `n` things: plural(1, "step") is "step", plural(3, "step") "steps". */
+export function plural(n, word, many = `${word}s`) {
+  return n === 1 ? word : many;
+}
+
+/** Whether a key pressed on `target` is the user typing (or choosing in a field), not a
+ * shortcut: any <input> (a range or radio button moves with the arrows too), <textarea>,
+ * <select> or editable text. The target itself decides: key events reach the focused
+ * element, and no field has focusable children. */
+export function isTyping(target) {
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+  );
+}
+
 /** A table cell's number: compact, aligned, "—" for missing values. */
 export function formatNumber(x) {
   if (x === null || x === undefined || Number.isNaN(x)) return "—";

@@ -303,6 +303,12 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
   return { element: card, plot: plotDiv, draw };
 }
 
+/** The card figureCard made for figure `id` within `root`, and its plot div; null if none. */
+export function findFigureCard(root, id) {
+  const card = root.querySelector(`figure.figure-card[data-figure="${CSS.escape(id)}"]`);
+  return card ? { card, plot: card.querySelector(".plot") } : null;
+}
+
 export function clearPlots(node) {
   purgeWithin(node);
   clear(node);

@@ -7,7 +7,7 @@
 // their choice ("probes", counted by the server).
 // Every text from the server goes in through textContent (lib/dom.js's h).
 
-import { clear, h, wrappable } from "../lib/dom.js";
+import { clear, h, plural, wrappable } from "../lib/dom.js";
 import { figureCard } from "../lib/figures.js";
 import { createChecksChart, markCell, stepName } from "./checks_chart.js";
 
@@ -42,7 +42,7 @@ function plantedHere(fault) {
 
 function probesText(probes) {
   const used = probes.used.length;
-  return `You used ${used} of ${probes.max} probe${probes.max === 1 ? "" : "s"}${used ? ` (step${used === 1 ? "" : "s"} ${probes.used.join(", ")})` : ""}.`;
+  return `You used ${used} of ${probes.max} ${plural(probes.max, "probe")}${used ? ` (${plural(used, "step")} ${probes.used.join(", ")})` : ""}.`;
 }
 
 /** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}.

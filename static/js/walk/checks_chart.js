@@ -1,10 +1,11 @@
 // The bug lab's chart of every step's gradient check (in #checks-panel, above the timeline),
 // polled while the server computes it; red timeline cells where a step's gradient is wrong.
 
+import { sleep } from "../lib/api.js";
+import { plural } from "../lib/dom.js";
 import { plot, withoutTitle } from "../lib/figures.js";
 
 const POLL_MS = 600;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function stepName(step) {
   return `step ${step.index}: ${step.title}`;
@@ -44,7 +45,7 @@ export function createChecksChart({ client, trace, go }) {
     } else {
       const failing = checks.steps.filter((s) => !s.passed).length;
       progress.textContent =
-        `${failing} of ${checks.total} steps ${failing === 1 ? "fails" : "fail"}; the first failing backward step is ` +
+        `${failing} of ${checks.total} steps ${plural(failing, "fails", "fail")}; the first failing backward step is ` +
         `${stepName(trace.steps[first])}.`;
     }
     // The summary above the chart already names it: drop the plot's own title.

@@ -3,7 +3,7 @@
 // model (on a narrow screen a strip that opens on demand). Steps are numbered from 0, as in
 // the URL's `step=`.
 
-import { clear, h } from "../lib/dom.js";
+import { clear, h, isTyping } from "../lib/dom.js";
 import { createJump } from "./jump.js";
 import { createTimeline, PHASE_LABEL, stepLabel } from "./timeline.js";
 
@@ -72,13 +72,6 @@ function buildDiagram(list, blocks, steps, go, currentDirection) {
     lastLayer = hasLayer ? block.layer : null;
   }
   return boxes;
-}
-
-function isTyping(target) {
-  return (
-    target instanceof HTMLElement &&
-    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
-  );
 }
 
 /** Space presses a focused button, opens a <details>, follows a link: only elsewhere a move. */

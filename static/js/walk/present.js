@@ -4,6 +4,7 @@
 // toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
 // figure is drawn as tall as the room left). In every mode a new step starts at its title.
 
+import { isTyping } from "../lib/dom.js";
 import { setPlotHeight } from "../lib/figures.js";
 
 const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
@@ -65,10 +66,6 @@ function refitFirstFigure() {
   plot.style.minHeight = `${natural}px`; // measure from the card as laid out at its own height
   const height = firstFigureHeight({ element, plot }) ?? natural;
   setPlotHeight(plot, height);
-}
-
-function isTyping(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || target.closest("input, textarea, select"));
 }
 
 /** Wires the Present button, the Details toggle, P and Esc; the URL says present=1. */

@@ -6,7 +6,7 @@
 // a folded group opens (goes to its first step) on a click. Every cell stays in the page
 // (folded ones hidden), so the bug lab and the divergence banner can mark any step.
 
-import { clear, h } from "../lib/dom.js";
+import { clear, h, plural } from "../lib/dom.js";
 
 export const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
 const DENSE_STEPS = 120; // more steps than this: fold the layers
@@ -48,7 +48,7 @@ function buildCells(groupSteps, go, cells) {
 
 /** A layer's button: its number while folded, "Layer 20" when open; a click goes to its first step. */
 function groupButton(group, phase, groupSteps, go) {
-  const words = `${group.label}, ${PHASE_LABEL[phase] || phase}: ${groupSteps.length} step${groupSteps.length === 1 ? "" : "s"}`;
+  const words = `${group.label}, ${PHASE_LABEL[phase] || phase}: ${groupSteps.length} ${plural(groupSteps.length, "step")}`;
   return h("button", {
     type: "button",
     className: `group-button phase-${phase}`,
@@ -106,7 +106,7 @@ export function createTimeline(list, trace, go) {
       h("span", {
         className: "run-count",
         text: String(run.steps.length),
-        dataset: { unit: run.steps.length === 1 ? " step" : " steps" },
+        dataset: { unit: ` ${plural(run.steps.length, "step")}` },
       }),
     );
     list.append(

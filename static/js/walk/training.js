@@ -2,7 +2,7 @@
 // the training has got (GET /api/traces/{id}/progress); then the loss it reached; and the
 // "train N steps" links keep the step you are looking at.
 
-import { formatNumber } from "../lib/dom.js";
+import { formatNumber, plural } from "../lib/dom.js";
 
 const POLL_MS = 300;
 
@@ -16,7 +16,7 @@ function watchProgress(client, total) {
   let stopped = false;
   const line = loadingLine();
   if (line)
-    line.textContent = `Training ${total} step${total === 1 ? "" : "s"} on this batch, then running the recorded step…`;
+    line.textContent = `Training ${total} ${plural(total, "step")} on this batch, then running the recorded step…`;
   async function poll() {
     if (stopped || !loadingLine()) return;
     try {
@@ -51,7 +51,7 @@ function showTraining(trace) {
   const after =
     training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
   summary.textContent = training.steps
-    ? `trained ${training.steps} step${training.steps === 1 ? "" : "s"} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
+    ? `trained ${training.steps} ${plural(training.steps, "step")} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
     : `no training before this step${after}`;
 }
 

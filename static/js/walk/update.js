@@ -2,8 +2,8 @@
 // and gradient are drawn (GET /api/traces/{id}/update?param=...). The other figures (loss,
 // gradient norms, update ratios, line search) come with the step like any step's.
 
-import { formatNumber, h } from "../lib/dom.js";
-import { figureCard, purgeWithin } from "../lib/figures.js";
+import { formatNumber, h, plural } from "../lib/dom.js";
+import { figureCard, findFigureCard, purgeWithin } from "../lib/figures.js";
 
 function shape(dims) {
   return dims.length ? dims.join("×") : "scalar";
@@ -18,7 +18,7 @@ function facts(info) {
     h("span", { text: `loss on this batch ${formatNumber(info.loss_before)} → ${after}` }),
     h("span", { text: `‖g‖ over all parameters ${formatNumber(info.grad_norm)}` }),
     info.train_steps
-      ? h("span", { text: `after ${info.train_steps} training step${info.train_steps === 1 ? "" : "s"}` })
+      ? h("span", { text: `after ${info.train_steps} training ${plural(info.train_steps, "step")}` })
       : null,
   );
 }
@@ -27,7 +27,7 @@ async function showParam(container, client, name, isCurrent) {
   const answer = await client.update(name);
   if (!isCurrent()) return;
   for (const figure of answer.figures) {
-    const old = container.querySelector(`[data-figure="${figure.id}"]`);
+    const old = findFigureCard(container, figure.id)?.card;
     if (!old) continue;
     purgeWithin(old);
     const card = figureCard(figure);
@@ -69,6 +69,6 @@ export function attachUpdateControls(container, step, { client, isCurrent }) {
   );
   const header = container.querySelector(".step-facts");
   if (header) header.after(facts(info));
-  const anchor = container.querySelector('[data-figure="update.delta"]');
+  const anchor = findFigureCard(container, "update.delta")?.card;
   if (anchor) anchor.before(chooser);
 }

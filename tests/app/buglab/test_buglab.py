@@ -19,7 +19,7 @@ from app.traces.cache import LRU
 from app.traces.checks import ChecksBusy, ChecksRunner
 from tests.helpers.specs import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 # Every name and every description of the catalogue: a quiz's pages must show none of them.
 SECRETS = [*CATALOGUE, *(fault.description for fault in CATALOGUE.values())]

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import xt_core
+from app.checkpoints.formats import UPLOAD_SUFFIXES
 from app.spec import TraceSpec, resolve, spec_from_query
 from tests.helpers.client import make_client
 from xt_core.checkpoint import Checkpoint, export_llama2c, save
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 CFG = xt_core.Config(vocab_size=26, n_layer=1, n_head=2, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=32)
@@ -208,6 +209,19 @@ def test_pickles_are_never_loaded(client, tmp_path):
         refused = upload(client, name, pickle.dumps(_Marker(marker)))
         assert refused.status_code == 415 and ".pt/.pth" in detail_msg(refused)
     assert not marker.exists()
+
+
+def test_every_reader_of_the_upload_suffixes_names_the_same_ones(client):
+    """The refusal, the OpenAPI text and the home page's file picker and help all say the one list."""
+    assert UPLOAD_SUFFIXES == (".safetensors", ".npz", ".bin")
+    refused = detail_msg(upload(client, "model.ckpt", b"x"))
+    assert "send one of xt .safetensors or .npz, or llama2.c .bin (PyTorch" in refused
+    upload_doc = client.get("/openapi.json").json()["paths"]["/api/models"]["post"]
+    assert upload_doc["summary"] == "Upload a checkpoint (xt .safetensors or .npz, or llama2.c .bin); answers its name"
+    assert upload_doc["responses"]["415"]["description"].endswith("not a .safetensors / .npz / .bin file")
+    home = client.get("/").text
+    assert 'accept=".safetensors,.npz,.bin"' in home
+    assert "An xt <code>.safetensors</code> or <code>.npz</code>, or a llama2.c <code>.bin</code>; at most" in home
 
 
 def test_an_npz_that_expands_past_the_limit_is_refused(client):

@@ -1,6 +1,7 @@
 """The HTML pages and assets: the home form, /walk permalinks and their validation, Plotly.js."""
 
 import gzip
+import json
 import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -9,7 +10,9 @@ import pytest
 
 from app.routes.assets import plotly_bundle, plotly_url
 from app.spec import DEFAULT_TEXT
+from app.spec.training import OPTIMIZER_LABELS
 from tests.helpers.client import make_client
+from xt_core.training.optim import OPTIMIZERS
 
 ONE_LAYER = "n_layer=1&n_head=2&n_kv_head=2&n_embd=8&ffn_hidden=12&seq_len=48"
 
@@ -53,6 +56,21 @@ def test_home_prefills_from_the_query_and_escapes_it(client):
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;x" in html
     assert re.search(r'name="n_layer"[^>]*value="3"', html)
+
+
+def test_the_optimizer_choices_and_their_labels_come_from_one_table(client):
+    """Each optimizer xt_core has is offered once, labelled from app.spec.training's table; the
+    script gets the same table (and the lrs) as JSON, not a copy of its own."""
+    assert list(OPTIMIZER_LABELS) == ["adamw", "sgd"] and set(OPTIMIZER_LABELS) == set(OPTIMIZERS)
+    html = client.get("/", params={"optimizer": "sgd"}).text
+    options = re.findall(r'<option value="(adamw|sgd)" ?(selected)?>([^<]*)</option>', html)
+    assert options == [("adamw", "", "AdamW: end with its update"), ("sgd", "selected", "SGD: end with its update")]
+    assert '<small class="field-help" id="lr-help">blank: AdamW 0.003, SGD 0.1</small>' in html
+    assert '<span id="train-steps-optimizer">(SGD, lr 0.1)' in html
+    labels = re.search(r"data-optimizer-labels='([^']*)'", html).group(1)
+    lrs = re.search(r"data-default-lrs='([^']*)'", html).group(1)
+    assert json.loads(unescape(labels)) == OPTIMIZER_LABELS
+    assert json.loads(unescape(lrs)) == {"adamw": "0.003", "sgd": "0.1"}
 
 
 def test_pages_load_nothing_from_outside(client):

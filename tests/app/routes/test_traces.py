@@ -8,7 +8,9 @@ import json
 import numpy as np
 import pytest
 
+from app.settings import Settings
 from app.spec import TraceSpec, resolve, spec_from_query
+from app.traces.admission import spec_cost
 from app.traces.cache import LRU
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
@@ -250,7 +252,8 @@ def test_unknown_trace_id_is_404_saying_what_to_do(client, path):
 
 
 def test_an_evicted_trace_is_rebuilt_from_its_spec():
-    with make_client(cache_bytes=1) as client:  # every new trace evicts the previous one
+    one = spec_cost(resolve(TraceSpec.model_validate(SMALL_SPEC), Settings())).nbytes
+    with make_client(cache_bytes=one * 3 // 2) as client:  # every new trace evicts the previous one
         first = client.post("/api/traces", json=SMALL_SPEC).json()
         client.post("/api/traces", json={**SMALL_SPEC, "seed": 2})
         assert len(client.app.state.services.store) == 1

@@ -10,7 +10,7 @@ import pytest
 from app.sessions.codes import ALPHABET, normalize_code
 from tests.app.sessions.conftest import QUIZ_SPEC, SPEC
 from tests.helpers.client import make_client
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 
 @pytest.fixture(scope="module")

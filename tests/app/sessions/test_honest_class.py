@@ -18,7 +18,7 @@ from app.spec import TraceSpec, resolve
 from app.spec.faults import is_class_quiz, quiz_fault
 from tests.app.sessions.conftest import QUIZ_SPEC
 from tests.helpers.client import make_client
-from xt_core.faults import CATALOGUE
+from xt_core.lab.faults import CATALOGUE
 
 SECRETS = [*CATALOGUE, *(fault.description for fault in CATALOGUE.values())]
 

@@ -125,7 +125,7 @@ def test_the_home_form_states_the_models_limit_default_lr_and_tokenizer(models_d
         bare = client.get("/").text  # a demo model (or none shipped): the app's defaults
     assert "0–1 optimizer step on this text" in page and "0–500" not in page
     assert 'placeholder="0.00003"' in page and "AdamW 0.00003, SGD 0.003" in page
-    assert 'data-default-adamw="0.003"' in page  # a random init's, for the script
+    assert """data-default-lrs='{"adamw": "0.003", "sgd": "0.1"}'""" in page  # a random init's, for the script
     assert '<option value="bpe" data-model-tokenizer selected>SmolLM2 BPE (from the model file)</option>' in page
     assert "AdamW 0.003, SGD 0.1" in bare and "data-model-tokenizer" not in bare
 

@@ -14,9 +14,9 @@ import pytest
 import xt_core
 from tests.helpers.specs import DIVERGING_SPEC
 from xt_core.checkpoint import Checkpoint, save
-from xt_core.optim import SGD
-from xt_core.tokenizers import CharTokenizer
-from xt_core.train import train, train_step
+from xt_core.text.byte_char import CharTokenizer
+from xt_core.training.loop import train, train_step
+from xt_core.training.optim import SGD
 
 # The overflows these tests provoke on purpose warn in NumPy; they are the subject, not a problem.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -24,7 +24,7 @@ from app.steps.kind import split_budget
 from tests.helpers.client import post_trace
 from tests.helpers.env import long_run
 from tests.helpers.specs import class_spec
-from xt_core.gradcheck import DirectionCheck, StepCheck
+from xt_core.checks.directional import DirectionCheck, StepCheck
 
 LIMIT = 300_000  # bytes of raw (uncompressed) JSON per step view
 # The class spec (T = 128 = seq_len, the largest views the class config draws) with an update step.

@@ -1,25 +1,35 @@
 """The JSON of every answer built from a trace stays byte-identical while code moves.
 
 For a fixed set of specs (every kind of step, two sequences, untied embeddings, a bug-lab fault,
-SGD and AdamW update steps after training, float64, a quiz: its step views before the answer) this hashes, through the HTTP API
-only, the trace summary, every step view, one enlarged head, both Jacobians, a fault's diff, the
-checks and a quiz answer, and compares with `snapshots/views.json`. A deliberate change to what a
-view shows regenerates the file: `XT_UPDATE_SNAPSHOTS=1 pytest tests/app/test_snapshot.py`, and
-the diff of that file goes into the same commit.
+SGD and AdamW update steps after training, float64, a quiz: its step views before the answer) this
+fetches, through the HTTP API only, the trace summary, every step view, one enlarged head, both
+Jacobians, a fault's diff, the checks and a quiz answer. `snapshots/views.json` holds a digest of
+each answer's bytes (its git diff names the answers that changed); `snapshots/answers.tsv.xz` the
+answers themselves (about 7 MB of JSON, under 1 MB compressed), so a failure prints, for each changed
+answer, the paths that differ with the old and the new value, and writes both answers, indented,
+to test-artifacts/snapshot/. A deliberate change to what a view shows regenerates both files:
+`XT_UPDATE_SNAPSHOTS=1 pytest tests/app/steps/test_snapshot.py`, their diff in the same commit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.client import make_client
+from tests.helpers.json_diff import report
 
-SNAPSHOT = Path(__file__).parent / "snapshots" / "views.json"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOT = SNAPSHOTS / "views.json"
+ANSWERS = SNAPSHOTS / "answers.tsv.xz"  # a line per answer: spec TAB key TAB the answer's JSON
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "snapshot"
+REPORTED = 5  # changed answers reported in full (paths, old and new); the rest by name
 GQA = {"n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 32}
 SPECS = {
     "gqa_char": {"config": GQA, "text": "the cat sat on the mat", "seed": 1},
@@ -57,49 +67,119 @@ def client():
         yield c
 
 
-def _spec_digests(client, spec: dict) -> dict[str, str]:
+def _spec_answers(client, spec: dict) -> dict[str, bytes]:
     posted = client.post("/api/traces", json=spec, headers={"Accept-Encoding": "identity"})
     assert posted.status_code == 200, posted.text[:300]
     summary = posted.json()
-    trace_id, out = summary["id"], {"summary": _digest(posted.content)}
+    trace_id, out = summary["id"], {"summary": posted.content}
     base = f"/api/traces/{trace_id}"
     for step in summary["steps"]:
         i = step["index"]
         for seq in range(summary["n_seq"]):
-            out[f"step {i} seq {seq}"] = _digest(_get(client, f"{base}/steps/{i}?seq={seq}"))
+            out[f"step {i} seq {seq}"] = _get(client, f"{base}/steps/{i}?seq={seq}")
         if step["name"] == "output_probs" and step["phase"] == "backward":
-            out[f"step {i} pos 2"] = _digest(_get(client, f"{base}/steps/{i}?pos=2"))
+            out[f"step {i} pos 2"] = _get(client, f"{base}/steps/{i}?pos=2")
         if step["name"].endswith("attention.probs") and step["phase"] == "forward":
-            out[f"head {i}"] = _digest(_get(client, f"{base}/steps/{i}/head?head=1"))
+            out[f"head {i}"] = _get(client, f"{base}/steps/{i}/head?head=1")
         if spec.get("faults") and step["phase"] == "backward":
-            out[f"diff {i}"] = _digest(_get(client, f"{base}/steps/{i}/diff"))
-    out["jacobian attention"] = _digest(_get(client, f"{base}/jacobian?layer=0&head=1&pos=3"))
-    out["jacobian output"] = _digest(_get(client, f"{base}/jacobian?layer=output&top_k=3"))
+            out[f"diff {i}"] = _get(client, f"{base}/steps/{i}/diff")
+    out["jacobian attention"] = _get(client, f"{base}/jacobian?layer=0&head=1&pos=3")
+    out["jacobian output"] = _get(client, f"{base}/jacobian?layer=output&top_k=3")
     if "quiz" in spec:  # its checks only once answered
         backward = [s["index"] for s in summary["steps"] if s["phase"] == "backward"]
         probe = client.post(f"{base}/quiz/probe", json={"step": backward[2]})
         assert probe.status_code == 200, probe.text[:300]
-        out["quiz probe"] = _digest(_without_voter(probe))
+        out["quiz probe"] = _without_voter(probe)
         answer = client.post(f"{base}/quiz/answer", json={"step": backward[3]})
         assert answer.status_code == 200, answer.text[:300]
-        out["quiz answer"] = _digest(_without_voter(answer))
+        out["quiz answer"] = _without_voter(answer)
     if spec.get("faults") or "quiz" in spec:
-        out["checks"] = _digest(_get(client, f"{base}/checks?wait=true"))
+        out["checks"] = _get(client, f"{base}/checks?wait=true")
     if summary["training"] is not None:
-        out["update param"] = _digest(_get(client, f"{base}/update?param=layers.0.attention.wq"))
+        out["update param"] = _get(client, f"{base}/update?param=layers.0.attention.wq")
     return out
 
 
+def digests(answers: dict[str, dict[str, bytes]]) -> dict[str, dict[str, str]]:
+    return {name: {key: _digest(body) for key, body in bodies.items()} for name, bodies in answers.items()}
+
+
+def encode_answers(answers: dict[str, dict[str, bytes]]) -> bytes:
+    """The answers as a line each (compact JSON has no raw newline), sorted, xz-compressed."""
+    lines = [
+        b"%s\t%s\t%s\n" % (name.encode(), key.encode(), body) for name in answers for key, body in answers[name].items()
+    ]
+    return lzma.compress(b"".join(sorted(lines)), preset=6)
+
+
+def decode_answers(data: bytes) -> dict[str, dict[str, bytes]]:
+    answers: dict[str, dict[str, bytes]] = {}
+    for line in lzma.decompress(data).splitlines():
+        name, key, body = line.split(b"\t", 2)
+        answers.setdefault(name.decode(), {})[key.decode()] = body
+    return answers
+
+
+def changed_answers(expected: dict, found: dict) -> list[tuple[str, str]]:
+    """(spec, key) of every answer whose digest differs, is new or is gone."""
+    return [
+        (name, key)
+        for name in sorted(set(expected) | set(found))
+        for key in sorted(set(expected.get(name, {})) | set(found.get(name, {})))
+        if expected.get(name, {}).get(key) != found.get(name, {}).get(key)
+    ]
+
+
+def change_report(changed: list[tuple[str, str]], old: dict, new: dict, artifacts: Path | None) -> str:
+    """What changed in the first REPORTED answers (paths, old and new values), the others by name;
+    both JSON of each reported answer written, indented, under `artifacts`."""
+    parts = [f"{len(changed)} answers changed"]
+    if artifacts is not None:
+        shutil.rmtree(artifacts, ignore_errors=True)  # only this run's answers
+    for name, key in changed[:REPORTED]:
+        before, after = old.get(name, {}).get(key), new.get(name, {}).get(key)
+        label = f"{name} / {key}"
+        if before is None or after is None:
+            parts.append(f"{label}: {'new' if before is None else 'gone'}")
+            continue
+        before_json, after_json = json.loads(before), json.loads(after)
+        if before_json == after_json:
+            parts.append(f"{label}: the same JSON value in other bytes (key order, spacing or number format)")
+        else:
+            parts.append(report(label, before_json, after_json))
+        if artifacts is not None:
+            stem = artifacts / name / key.replace(" ", "_")
+            stem.parent.mkdir(parents=True, exist_ok=True)
+            for suffix, value in (("old", before_json), ("new", after_json)):
+                stem.with_suffix(f".{suffix}.json").write_text(json.dumps(value, indent=1, ensure_ascii=False))
+    if len(changed) > REPORTED:
+        parts.append("and " + ", ".join(f"{name} / {key}" for name, key in changed[REPORTED:]))
+    if artifacts is not None:
+        parts.append(f"old and new JSON of the first {min(len(changed), REPORTED)}: {artifacts}")
+    return "\n".join(parts)
+
+
 def test_views_are_unchanged(client):
-    found = {name: _spec_digests(client, spec) for name, spec in SPECS.items()}
+    found = {name: _spec_answers(client, spec) for name, spec in SPECS.items()}
     if os.environ.get("XT_UPDATE_SNAPSHOTS"):
-        SNAPSHOT.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        SNAPSHOT.write_text(json.dumps(digests(found), indent=1, sort_keys=True) + "\n")
+        ANSWERS.write_bytes(encode_answers(found))
         pytest.skip("snapshots written")
     expected = json.loads(SNAPSHOT.read_text())
-    changed = [
-        f"{name}: {key}"
-        for name in expected
-        for key in sorted(set(expected[name]) | set(found.get(name, {})))
-        if expected[name].get(key) != found.get(name, {}).get(key)
-    ]
-    assert not changed, f"{len(changed)} views changed, first: {changed[:10]}"
+    stored = decode_answers(ANSWERS.read_bytes())
+    assert digests(stored) == expected, f"{ANSWERS.name} does not hold the answers of {SNAPSHOT.name}: regenerate both"
+    changed = changed_answers(expected, digests(found))
+    assert not changed, change_report(changed, stored, found, ARTIFACTS)
+
+
+def test_a_change_is_reported_by_its_path_with_the_old_and_new_value(tmp_path):
+    old = {"spec": {"step 1 seq 0": b'{"title":"RMSNorm","figures":[{"rows":[[1.5,2.0]]}]}', "summary": b'{"a":1}'}}
+    new = {"spec": {"step 1 seq 0": b'{"title":"RMSNorm","figures":[{"rows":[[1.5,2.5]]}]}', "summary": b'{"a": 1}'}}
+    assert decode_answers(encode_answers(old)) == old
+    changed = changed_answers(digests(old), digests(new))
+    assert changed == [("spec", "step 1 seq 0"), ("spec", "summary")]
+    text = change_report(changed, old, new, tmp_path)
+    assert "spec / step 1 seq 0:\n  figures[0].rows[0][1]: 2.0 -> 2.5" in text
+    assert "spec / summary: the same JSON value in other bytes" in text
+    written = json.loads((tmp_path / "spec" / "step_1_seq_0.new.json").read_text())
+    assert written["figures"][0]["rows"] == [[1.5, 2.5]]

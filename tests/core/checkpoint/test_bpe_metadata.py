@@ -8,7 +8,7 @@ import numpy as np
 import xt_core
 from tests.helpers.gguf_files import write_llama
 from xt_core.checkpoint import Checkpoint, load, load_metadata, save
-from xt_core.gguf_import import import_gguf, read_gguf_header
+from xt_core.checkpoint.gguf_file import import_gguf, read_gguf_header
 
 CFG = xt_core.Config(vocab_size=600, n_layer=1, n_head=2, n_kv_head=1, n_embd=8, ffn_hidden=12, seq_len=16)
 TEXT = "the world in 12 worlds, the café"

@@ -30,7 +30,7 @@ from xt_core.checkpoint import (
     load_metadata,
     save,
 )
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 CFG = xt_core.Config(vocab_size=20, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=10)
 PARAMS = xt_core.init_params(CFG, seed=1)

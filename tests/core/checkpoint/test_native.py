@@ -18,7 +18,7 @@ from xt_core.checkpoint import (
     load,
     save,
 )
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
 CFGS = {
     "tied-gqa": xt_core.Config(vocab_size=20, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=10),
@@ -200,6 +200,6 @@ def test_the_shipped_files_are_in_the_one_byte_form_save_writes(name, tmp_path):
     deterministically, then saves) reproduces them bit for bit."""
     from xt_core.checkpoint import load, save
 
-    shipped = Path(xt_core.__file__).parent / "checkpoints" / f"{name}.safetensors"
+    shipped = Path(xt_core.__file__).parent / "checkpoint" / "demos" / f"{name}.safetensors"
     again = save(tmp_path / f"{name}.safetensors", load(shipped))
     assert again.read_bytes() == shipped.read_bytes()

@@ -1,5 +1,5 @@
 """Training data: a synthetic induction task and a small character-level corpus that the
-project wrote and ships (xt_core/data/corpus.txt)."""
+project wrote and ships (xt_core/text/corpus.txt)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xt_core.tokenizers import CharTokenizer
+from xt_core.text.byte_char import CharTokenizer
 
-CORPUS_PATH = Path(__file__).resolve().parent / "data" / "corpus.txt"
+CORPUS_PATH = Path(__file__).resolve().parent / "corpus.txt"
 INDUCTION_ALPHABET = string.ascii_lowercase  # token i is letter i: sequences read as text
 
 

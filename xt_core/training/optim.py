@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from xt_core import update_blocks as blocks
+from xt_core.training import update_blocks as blocks
 
 
 def _positive(name: str, value, upper: float = float("inf"), allow_zero: bool = False) -> None:
@@ -196,7 +196,7 @@ def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_
 
     hold=False (a recorded step of a real model, whose new weights, ΔW and AdamW state would be
     3-4 copies of its weights): only each parameter's statistics are kept, made block by block
-    (xt_core.update_blocks); its ΔW, new value and state are recomputed from the weights,
+    (xt_core.training.update_blocks); its ΔW, new value and state are recomputed from the weights,
     gradient and state before the step when asked."""
     state = {k: dict(v) for k, v in (state or {}).items()}
     if not hold:

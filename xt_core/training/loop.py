@@ -16,10 +16,10 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.memory import reusable_empty
 from xt_core.model import build_tape, check_params, check_tokens, forward_backward
-from xt_core.optim import AdamW, PerParam, apply_update
 from xt_core.tape import Node, lookup_of_rows, replay_loss, replay_losses
 from xt_core.trace import Trace
-from xt_core.update_blocks import stepped
+from xt_core.training.optim import AdamW, PerParam, apply_update
+from xt_core.training.update_blocks import stepped
 
 SGD_TEX = r"b \leftarrow \mu b + g, \qquad W \leftarrow W - \eta\, b"
 ADAMW_TEX = (

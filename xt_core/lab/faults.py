@@ -19,7 +19,7 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.names import OUTPUT_PROBS, entry
 from xt_core.ops import OPS
-from xt_core.ops.attention import _merge_kv, rope_forward
+from xt_core.ops.attention import merge_kv, rope_forward
 from xt_core.tape import Node
 
 
@@ -96,7 +96,7 @@ def _gqa_kv_not_summed(dheads, cache, grads, layer):
     B, K, G, T, _ = ph.shape
     do = dheads.reshape(B, K, G, T, dheads.shape[-1])
     first_head_only = (ph.swapaxes(-1, -2) @ do)[:, :, :1]
-    return dprobs, _merge_kv(first_head_only)
+    return dprobs, merge_kv(first_head_only)
 
 
 def _linear_dw_transposed(dy, cache, grads, layer):

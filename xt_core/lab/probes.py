@@ -1,6 +1,6 @@
 """Measuring what a trained model does: does it have an induction head, which one, and how well
 does it copy? Forward only (the tape run without backward), plain NumPy. Generation and the loss on
-held-out text are in xt_core/generation.py.
+held-out text are in xt_core/lab/generation.py.
 
 scores = induction_scores(cfg, params, period=8)   # per (layer, head) attention to the induction targets
 best = best_induction_head(cfg, params)            # {"layer", "head", "score", "periods": [...]}, JSON-able

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.probes import run_forward_only
+from xt_core.lab.probes import run_forward_only
 
 MAX_NEW_TOKENS = 4096  # one forward per token: a bound that stays well under a second on the demo models
 

@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from xt_core.f64 import LARGE
+from xt_core.checks.f64 import LARGE
 from xt_core.memory import reusable_empty
-from xt_core.optim import PerParam
 from xt_core.tape import Node, lookup_of_rows, node_backward, run_backward_sparse
+from xt_core.training.optim import PerParam
 
 F64 = np.dtype(np.float64)
 IDS = ("tokens", "targets")

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xt_core.checks.tolerances import CHAIN_RULE
+
 
 def softmax_jacobian(p: np.ndarray) -> np.ndarray:
     """J = diag(p) - p p^T for a 1-D probability vector p (N,): J[i, j] = dp_i / ds_j.
@@ -43,8 +45,7 @@ class JacobianCheck:
 
     @property
     def ok(self) -> bool:
-        tol = 1e-4 if self.recorded.dtype == np.float32 else 1e-9
-        return self.max_rel_error <= tol
+        return self.max_rel_error <= CHAIN_RULE.of(self.recorded.dtype)
 
 
 def check_softmax_row(

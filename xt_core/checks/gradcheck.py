@@ -4,16 +4,16 @@ Two checks, both re-running the forward from the op onward on the tape:
 
 * `check_record(trace, index)`: what the walkthrough badge shows for one step. For a
   seeded random direction u, compare <g, u> with (L(X + eps u) - L(X - eps u)) / 2 eps
-  (xt_core.directional). A forward step checks dL/d(its output) (the full gradient); a
+  (xt_core.checks.directional). A forward step checks dL/d(its output) (the full gradient); a
   backward step checks the contribution it adds to each of its inputs, perturbing the input
   for that op only. The loss is always the true one, so a wrong backward (the bug lab) fails
-  at its own step. The update step: xt_core.update_check.
+  at its own step. The update step: xt_core.checks.update_check.
 * `gradcheck(cfg, params, inputs, targets)`: entry by entry for every parameter (all
   entries of small tensors, a seeded sample of large ones) and every recorded tensor.
 
 Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction or
-entry set, and normwise over a tensor's sampled entries. Tolerances in TOLERANCE. A float32
-trace is checked through its float64 twin (xt_core.twin: same params, tokens and faults):
+entry set, and normwise over a tensor's sampled entries. Tolerances in xt_core.checks.tolerances. A float32
+trace is checked through its float64 twin (xt_core.checks.twin: same params, tokens and faults):
 float32 round-off is not a wrong gradient, and it is reported apart (StepCheck.float32_roundoff).
 """
 
@@ -23,11 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xt_core.config import Config
-from xt_core.directional import (  # noqa: F401 (FLOOR, REL_STEP, DirectionCheck: this module's API too)
-    FLOOR,
-    REL_STEP,
-    TOLERANCE,
+from xt_core.checks.directional import (
     DirectionCheck,
     StepCheck,
     directional,
@@ -36,12 +32,14 @@ from xt_core.directional import (  # noqa: F401 (FLOOR, REL_STEP, DirectionCheck
     roundoff,
     step_size,
 )
+from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR
+from xt_core.checks.twin import lookup_rows, moved_whole
+from xt_core.checks.update_check import update_check
+from xt_core.config import Config
 from xt_core.memory import reusable_empty
 from xt_core.model import forward_backward
 from xt_core.tape import Node, first_reader, replay_loss, replay_losses
 from xt_core.trace import Trace
-from xt_core.twin import lookup_rows, moved_whole
-from xt_core.update_check import update_check
 
 
 def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
@@ -53,20 +51,20 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     shown = trace.dtype != np.float64  # report the float32 gradient on screen against the float64 one
     step_seed = seed * 1_000_003 + index
     if record.phase == "update":  # needs no twin
-        return StepCheck(index, [update_check(trace, step_seed, shown)], TOLERANCE["float64"])
+        return StepCheck(index, [update_check(trace, step_seed, shown)], FINITE_DIFFERENCES)
     ref = trace.twin
     replays = _Replays(trace.nodes, ref.values)
     if record.phase != "backward":
         name = record.name
         check = replays.check(name, ref.grad(name), step_seed, trace.grad(name) if shown else None, record.node + 1)
-        return StepCheck(index, [check], TOLERANCE["float64"])
+        return StepCheck(index, [check], FINITE_DIFFERENCES)
     checks = []
     contributions = ref.contributions(record.node)
     for slot, name in enumerate(record.inputs):
         if name in contributions:
             on_screen = record.contributions.get(name) if shown else None
             checks.append(replays.check(name, contributions[name], step_seed + slot, on_screen, record.node, slot))
-    return StepCheck(index, checks, TOLERANCE["float64"])
+    return StepCheck(index, checks, FINITE_DIFFERENCES)
 
 
 class _Replays:
@@ -132,7 +130,7 @@ class TensorReport:
 @dataclass
 class GradcheckReport:
     rows: list[TensorReport] = field(default_factory=list)
-    tolerance: float = TOLERANCE["float64"]
+    tolerance: float = FINITE_DIFFERENCES
     loss: float = float("nan")
 
     @property
@@ -193,7 +191,7 @@ def gradcheck(
     trace = forward_backward(cfg, params64, inputs, targets)
     env, nodes = trace.values64, trace.nodes
     rng = np.random.default_rng(seed)
-    tol = TOLERANCE["float64"]
+    tol = FINITE_DIFFERENCES
     report = GradcheckReport(tolerance=tol, loss=trace.loss)
     for name in trace.param_names:
         if progress:

@@ -18,14 +18,14 @@ class ByteTokenizer:
         return list(text.encode("utf-8"))
 
     def decode(self, ids) -> str:
-        return bytes(_check_ids(ids, self.vocab_size)).decode("utf-8", errors="replace")
+        return bytes(check_ids(ids, self.vocab_size)).decode("utf-8", errors="replace")
 
     def token_label(self, token_id: int) -> str:
         """A short printable label for one token (axis labels): a lone byte of a multi-byte
         character shows as its hex value."""
         if 33 <= token_id < 127:
             return chr(token_id)
-        return _SPECIAL.get(chr(token_id), f"\\x{token_id:02x}")
+        return VISIBLE_WHITESPACE.get(chr(token_id), f"\\x{token_id:02x}")
 
     def to_dict(self) -> dict:
         return {"name": self.name}
@@ -70,20 +70,22 @@ class CharTokenizer:
         return ids
 
     def decode(self, ids) -> str:
-        return "".join(self.chars[i] for i in _check_ids(ids, self.vocab_size))
+        return "".join(self.chars[i] for i in check_ids(ids, self.vocab_size))
 
     def token_label(self, token_id: int) -> str:
         char = self.chars[token_id]
-        return _SPECIAL.get(char, char)
+        return VISIBLE_WHITESPACE.get(char, char)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "chars": self.chars}
 
 
-_SPECIAL = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+# whitespace drawn visibly in token labels (axis ticks): every tokenizer's token_label reads it
+VISIBLE_WHITESPACE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 
 
-def _check_ids(ids, vocab_size: int) -> list[int]:
+def check_ids(ids, vocab_size: int) -> list[int]:
+    """The ids as ints, each in [0, vocab_size): a ValueError names the first that is not."""
     out = []
     for position, i in enumerate(ids):
         if isinstance(i, bool) or not hasattr(i, "__index__") or not 0 <= int(i) < vocab_size:

@@ -2,11 +2,11 @@
 
 A check compares <g, u>, the analytic gradient g along a seeded random direction u, with the
 central difference (L(x + h u) - L(x - h u)) / 2h of the true loss, all in float64
-(xt_core.gradcheck: one step's checks; xt_core.update_check: the optimizer update's).
+(xt_core.checks.gradcheck: one step's checks; xt_core.checks.update_check: the optimizer update's).
 
 Error measure: |analytic - numeric| / max(|analytic|, |numeric|, FLOOR) per direction;
 what the finite difference itself cannot resolve is not held against the gradient
-(resolved_error). Tolerances in TOLERANCE.
+(resolved_error). Tolerances in xt_core.checks.tolerances.
 """
 
 from __future__ import annotations
@@ -17,25 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xt_core.f64 import LARGE, chunks, dot, moved, sum_of_squares
-from xt_core.twin import BLOCK, Direction
+from xt_core.checks.f64 import LARGE, chunks, dot, moved, sum_of_squares
+from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR, RESOLVED, ROUNDOFF_ULPS
+from xt_core.checks.twin import BLOCK, Direction
 
-# Relative error allowed against float64 finite differences (FD truncation and round-off stay
-# near 1e-9). Every check runs in float64: a float32 trace is checked through its float64
-# twin, so both dtypes share the tolerance; float32 round-off is reported apart.
-TOLERANCE = {"float64": 1e-6, "float32": 1e-6}
-FLOOR = 1e-10  # below this a derivative counts as zero (masked scores, a lone token's softmax)
 REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
-# A central difference cannot see below the round-off of the two losses it subtracts: about
-# an ulp of L each, divided by 2h. Discrepancies within ROUNDOFF_ULPS of that are not held
-# against the gradient (an exactly-zero gradient, e.g. attention over one repeated token,
-# otherwise "fails" on 1e-11 of pure noise). A wrong backward is many orders above it.
-ROUNDOFF_ULPS = 64
 # Where a plain central difference fails the tolerance (resolved_error): the steps (h / shrink)
-# extrapolated until the truncation is below the tolerance or the round-off, and the most
-# truncation a verdict may forgive where none gets there (relative).
+# extrapolated until the truncation is below the tolerance or the round-off.
 STEP_SHRINKS = (1, 16, 256, 4096, 65536)
-RESOLVED = 1e-4
 
 
 @dataclass(frozen=True)
@@ -164,7 +153,7 @@ def resolved_error(analytic: float, numeric: float, spread: float, difference_at
     round-off: as far as a finite difference can see. The estimate that got furthest is then
     judged by _verdict."""
     error = rel(analytic, numeric)
-    if error <= TOLERANCE["float64"]:
+    if error <= FINITE_DIFFERENCES:
         return error, 0.0, numeric
     best, best_ratio = None, math.inf
     for shrink in STEP_SHRINKS:
@@ -174,7 +163,7 @@ def resolved_error(analytic: float, numeric: float, spread: float, difference_at
         size = max(abs(analytic), abs(found.fine), FLOOR)
         if found.unresolved / size < best_ratio:
             best, best_ratio = found, found.unresolved / size
-        if found.unresolved <= found.noise or found.unresolved <= TOLERANCE["float64"] * size:
+        if found.unresolved <= found.noise or found.unresolved <= FINITE_DIFFERENCES * size:
             break
     return _verdict(analytic, best)
 

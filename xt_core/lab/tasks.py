@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.data import corpus_text, induction_tokenizer, text_batches
-from xt_core.generation import generate, heldout_loss
-from xt_core.probes import best_induction_head
-from xt_core.tokenizers import CharTokenizer
+from xt_core.lab.generation import generate, heldout_loss
+from xt_core.lab.probes import best_induction_head
+from xt_core.text.byte_char import CharTokenizer
+from xt_core.text.corpus import corpus_text, induction_tokenizer, text_batches
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ HELDOUT_EVERY = 7  # lines 7, 14, 21, ... of the corpus are held out of training
 
 
 def corpus_split() -> tuple[str, str]:
-    """(training text, held-out text): every HELDOUT_EVERY-th line of xt_core/data/corpus.txt is
+    """(training text, held-out text): every HELDOUT_EVERY-th line of xt_core/text/corpus.txt is
     held out (5 of 35 lines); both keep their lines' newlines."""
     lines = corpus_text().splitlines(keepends=True)
     held = [line for i, line in enumerate(lines) if i % HELDOUT_EVERY == HELDOUT_EVERY - 1]
@@ -117,7 +117,7 @@ def _measure_text(cfg: Config, params: dict, tokenizer) -> dict:
     return {
         "train_loss": heldout_loss(cfg, params, tokenizer, train_text),
         "heldout_loss": heldout_loss(cfg, params, tokenizer, held_text),
-        "heldout_lines": f"every {HELDOUT_EVERY}th line of xt_core/data/corpus.txt",
+        "heldout_lines": f"every {HELDOUT_EVERY}th line of xt_core/text/corpus.txt",
         "sample_prompt": TEXT_SAMPLE_PROMPT,
         "sample": generate(cfg, params, tokenizer, TEXT_SAMPLE_PROMPT, TEXT_SAMPLE_TOKENS),  # greedy
     }

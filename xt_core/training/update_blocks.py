@@ -1,7 +1,7 @@
 """An optimizer step on one parameter, block of rows by block of rows, for updates that are not
-held (a real model's: xt_core.optim.apply_update(hold=False)).
+held (a real model's: xt_core.training.optim.apply_update(hold=False)).
 
-Every rule of xt_core.optim is elementwise, so a block's ΔW is the same bits as those entries of
+Every rule of xt_core.training.optim is elementwise, so a block's ΔW is the same bits as those entries of
 the whole ΔW. Made whole, AdamW's step on SmolLM2's (49152, 576) embedding makes about ten
 113 MB temporaries, each on fresh pages (xt_core.memory); by blocks they stay in cache.
 """

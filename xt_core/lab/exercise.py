@@ -1,7 +1,7 @@
 """Exercises: write one op's backward yourself and check it, Backprop-Ninja style.
 
     import numpy as np
-    from xt_core import exercise
+    from xt_core.lab import exercise
 
     def my_softmax_backward(dp, scores):
         p = np.exp(scores - scores.max(-1, keepdims=True))
@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xt_core.checks.gradcheck import check_record
+from xt_core.checks.tolerances import FINITE_DIFFERENCES, SAME_INPUTS
 from xt_core.config import Config
-from xt_core.gradcheck import TOLERANCE, check_record
 from xt_core.model import forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
-REFERENCE_TOLERANCE = 1e-8  # float64, same inputs: only round-off may differ
 
 
 @dataclass
@@ -106,7 +106,7 @@ def _report(op: str, reference, mine, problems: dict[str, str]) -> ExerciseRepor
         fd = {c.tensor: c.rel_error for c in check_record(mine, record.index).checks}
         for name, grad in record.contributions.items():
             vs_ref = _rel(grad, ref_record.contributions[name])
-            ok = vs_ref <= REFERENCE_TOLERANCE and fd[name] <= TOLERANCE["float64"]
+            ok = vs_ref <= SAME_INPUTS and fd[name] <= FINITE_DIFFERENCES
             report.rows.append(ExerciseRow(record.name, name, vs_ref, fd[name], ok))
     return report
 

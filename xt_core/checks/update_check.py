@@ -1,5 +1,5 @@
 """The optimizer update step's gradient check: the gradient the optimizer used, all parameters
-at once, along one random direction of the whole parameter space (xt_core.twin.Direction:
+at once, along one random direction of the whole parameter space (xt_core.checks.twin.Direction:
 windows of one random block), against float64 central differences of the true loss."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from xt_core import twin
-from xt_core.directional import REL_STEP, DirectionCheck, measured
+from xt_core.checks import twin
+from xt_core.checks.directional import REL_STEP, DirectionCheck, measured
+from xt_core.checks.twin import Direction, lookup_rows, moved_pair, param_grad_dot
 from xt_core.tape import replay_losses
 from xt_core.trace import Trace
-from xt_core.twin import Direction, lookup_rows, moved_pair, param_grad_dot
 
 # The replays run on a second thread (numpy releases the GIL in its loops and matmuls) while the
 # caller's runs the float64 forward and backward: on two free cores the check takes the longer of
@@ -38,7 +38,7 @@ def _replay_thread() -> ThreadPoolExecutor:
 def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
     """<dL/dθ, u> of the step's parameter gradients. A float32 trace's float64 gradient comes
     from one float64 forward and backward that dots each parameter gradient as it is made
-    (xt_core.twin.param_grad_dot: no twin needed); the two replays at θ ± h u run in lockstep,
+    (xt_core.checks.twin.param_grad_dot: no twin needed); the two replays at θ ± h u run in lockstep,
     u cut once per weight, and only the rows the tokens read of the embedding table are moved."""
     nodes, names = trace.nodes, trace.param_names
     params = {name: trace.values[name] for name in names}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from xt_core.tokenizers import _SPECIAL, _check_ids
+from xt_core.text.byte_char import VISIBLE_WHITESPACE, check_ids
 
 # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
 CONTROL = 3  # <|im_start|>, <|endoftext|>: matched whole in text, special
@@ -125,12 +125,6 @@ class BPETokenizer:
             raise ValueError(f"tokenizer.ggml.token_type has {len(token_types)} entries for {len(tokens)} tokens")
         return cls(build_backend(tokens, merges, token_types, pre, bos))
 
-    @classmethod
-    def from_gguf(cls, path) -> BPETokenizer:
-        from xt_core.gguf_import import open_reader
-
-        return cls.from_gguf_fields(open_reader(path).fields)
-
     def to_dict(self) -> dict:
         return {"name": self.name, "tokenizer_json": self.backend.to_str()}
 
@@ -150,7 +144,7 @@ class BPETokenizer:
         return list(self.backend.encode(text).ids)
 
     def decode(self, ids) -> str:
-        return self.backend.decode(_check_ids(ids, self.vocab_size), skip_special_tokens=False)
+        return self.backend.decode(check_ids(ids, self.vocab_size), skip_special_tokens=False)
 
     @cached_property
     def _added(self) -> dict[int, str]:
@@ -172,9 +166,9 @@ class BPETokenizer:
 
     def pieces(self, ids) -> list[str]:
         """The text of each token, e.g. [" The", " capital"] (a leading space is a real space)."""
-        return [self._text(i) for i in _check_ids(ids, self.vocab_size)]
+        return [self._text(i) for i in check_ids(ids, self.vocab_size)]
 
     def token_label(self, token_id: int) -> str:
         """A token's text with whitespace drawn visibly ("␣Paris", "⏎")."""
         text = self.pieces([token_id])[0]
-        return "".join(_SPECIAL.get(c, c) for c in text) or "∅"
+        return "".join(VISIBLE_WHITESPACE.get(c, c) for c in text) or "∅"

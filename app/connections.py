@@ -1,0 +1,280 @@
+"""Connections bounded (docs/lessons.md, "Serving a class"): the process's open-file limit raised
+where allowed and the caps derived from it (Caps), the uvicorn protocol that holds each client
+address and all clients together to their share of connections and closes a connection whose
+request headers do not arrive in time (bounded_protocol, used by `xt serve`), and the cap on
+event streams (StreamCap, in the app).
+
+A connection past a cap is answered at once, before its request is read: 429 past the client's
+share, 503 past the total, each with Retry-After, then closed. No client can take the
+descriptors everyone else needs: the caps stay FD_RESERVE below the open-file limit (model
+files, Redis, logs and uploads use those), and a refused connection lingers at most
+REFUSED_LINGER_S so its client reads the answer (at most MAX_LINGERING at once; beyond,
+it is closed as soon as it is answered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import resource
+from collections import Counter
+from dataclasses import dataclass
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.settings import Settings
+
+FD_RESERVE = 128  # descriptors that are never a client's: model files, Redis, logs, uploads, lesson files
+MAX_OPEN_FILES = 65_536  # the open-file limit is raised at most to this (the hard limit permitting)
+MAX_CONNECTIONS = 8_192  # one event loop serves no more usefully, whatever the open-file limit
+REFUSED_LINGER_S = 1.0
+MAX_LINGERING = 64
+RETRY_AFTER_S = 5
+STREAM_PATH = re.compile(r"^/api/sessions/[^/]+/events/?$")
+
+
+def open_file_limit() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return MAX_OPEN_FILES if soft == resource.RLIM_INFINITY else soft
+
+
+def raise_open_file_limit(target: int = MAX_OPEN_FILES) -> int:
+    """The soft open-file limit raised towards `target` as far as the hard limit allows; the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = target if hard == resource.RLIM_INFINITY else min(target, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):  # not allowed here: the caps follow the limit as it is
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return open_file_limit()
+
+
+@dataclass(frozen=True)
+class Caps:
+    """How many connections and event streams the server holds: in all, and per client address."""
+
+    connections: int
+    streams: int
+    client_connections: int
+    client_streams: int
+
+    @classmethod
+    def of(cls, settings: Settings, open_files: int | None = None) -> Caps:
+        """From the settings; a total of 0 there comes from the open-file limit: connections up to
+        FD_RESERVE below it, three quarters of them streams (the rest answer everything else)."""
+        files = open_files if open_files is not None else open_file_limit()
+        connections = settings.max_connections or max(16, min(MAX_CONNECTIONS, files - FD_RESERVE))
+        streams = min(settings.max_streams or max(4, connections * 3 // 4), connections)
+        return cls(
+            connections=connections,
+            streams=streams,
+            client_connections=min(settings.max_client_connections, connections),
+            client_streams=min(settings.max_client_streams, streams),
+        )
+
+    def refusal(self, mine: int, everyone: int, client_cap: int, total_cap: int, what: str) -> tuple[int, str] | None:
+        """(status, detail) when one more `what` from a client holding `mine` passes a cap, else None."""
+        if mine >= client_cap:
+            return 429, (
+                f"this address already holds {mine} {what} (at most {client_cap} per address): close some and "
+                f"retry in {RETRY_AFTER_S} s"
+            )
+        if everyone >= total_cap:
+            return 503, f"this server holds its maximum of {total_cap} {what}: retry in {RETRY_AFTER_S} s"
+        return None
+
+
+# ---------------------------------------------------------------------- connections (uvicorn)
+
+
+class Tally:
+    """The open connections of one server: per client address, in all, and refused ones lingering."""
+
+    def __init__(self) -> None:
+        self.by_client: Counter[str] = Counter()
+        self.total = 0
+        self.lingering = 0
+
+    def add(self, client: str) -> None:
+        self.by_client[client] += 1
+        self.total += 1
+
+    def remove(self, client: str) -> None:
+        self.total -= 1
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]
+
+
+def refusal_bytes(status: int, detail: str) -> bytes:
+    body = json.dumps({"detail": detail}).encode()
+    reason = {429: b"Too Many Requests", 503: b"Service Unavailable"}[status]
+    head = [
+        b"HTTP/1.1 %d %s" % (status, reason),
+        b"content-type: application/json",
+        b"content-length: %d" % len(body),
+        b"retry-after: %d" % RETRY_AFTER_S,
+        b"connection: close",
+    ]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+class BoundedConnection:
+    """The mixin bounded_protocol puts before uvicorn's HTTP protocol: its class attributes
+    (caps, header_timeout_s, tally) are those of one server."""
+
+    caps: Caps
+    header_timeout_s: float
+    tally: Tally
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._xt_client = (self.client or ("",))[0]
+        self._xt_timer: asyncio.TimerHandle | None = None
+        self._xt_counted = False
+        self._xt_lingering = False
+        self._xt_cycle = None
+        caps, tally = self.caps, self.tally
+        refused = caps.refusal(
+            tally.by_client[self._xt_client], tally.total, caps.client_connections, caps.connections, "connections"
+        )
+        if refused is not None:
+            self._xt_refuse(*refused)
+            return
+        tally.add(self._xt_client)
+        self._xt_counted = True
+        self._xt_arm()
+
+    def connection_lost(self, exc) -> None:
+        self._xt_disarm()
+        self._xt_end_linger()
+        if self._xt_counted:
+            self._xt_counted = False
+            self.tally.remove(self._xt_client)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if not self._xt_counted:
+            return  # refused: its answer is written, what it sends is not read
+        super().data_received(data)
+        if self.cycle is not self._xt_cycle:  # a request's headers are complete
+            self._xt_cycle = self.cycle
+            self._xt_disarm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self._xt_arm()  # waiting for the next request (uvicorn's keep-alive timer runs too)
+
+    def _xt_arm(self) -> None:
+        self._xt_disarm()
+        self._xt_timer = self.loop.call_later(self.header_timeout_s, self.transport.close)
+
+    def _xt_disarm(self) -> None:
+        if self._xt_timer is not None:
+            self._xt_timer.cancel()
+            self._xt_timer = None
+
+    def _xt_refuse(self, status: int, detail: str) -> None:
+        self.transport.write(refusal_bytes(status, detail))
+        if self.tally.lingering >= MAX_LINGERING or not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        # half-closed: the client reads the answer and the end; closing at once, with its
+        # request unread, would reset the connection and lose the answer
+        self.transport.write_eof()
+        self.tally.lingering += 1
+        self._xt_lingering = True
+        self._xt_timer = self.loop.call_later(REFUSED_LINGER_S, self._xt_close_refused)
+
+    def _xt_close_refused(self) -> None:
+        self._xt_end_linger()
+        self.transport.close()
+
+    def _xt_end_linger(self) -> None:
+        if self._xt_lingering:
+            self._xt_lingering = False
+            self.tally.lingering -= 1
+
+
+def bounded_protocol(caps: Caps, header_timeout_s: float, base: type | None = None) -> type:
+    """A uvicorn HTTP protocol class (uvicorn.run(http=...)) holding one server's connections
+    to `caps` and timing out request headers: from a connection's opening, and from the end
+    of each answer, its next request's headers must be complete within header_timeout_s
+    (bytes trickling in do not extend it)."""
+    if base is None:
+        from uvicorn.protocols.http.auto import AutoHTTPProtocol as base
+    attributes = {"caps": caps, "header_timeout_s": header_timeout_s, "tally": Tally()}
+    return type("BoundedProtocol", (BoundedConnection, base), attributes)
+
+
+# ---------------------------------------------------------------------- event streams (the app)
+
+
+class StreamCap:
+    """Pure ASGI middleware: the event streams (GET /api/sessions/{code}/events) open at once,
+    per client address and in all, held to caps; one more is a 429 (the client's share) or a
+    503 (the total) with Retry-After, before the session is looked up."""
+
+    def __init__(self, app: ASGIApp, caps: Caps) -> None:
+        self.app = app
+        self.caps = caps
+        self.by_client: Counter[str] = Counter()
+        self.total = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not STREAM_PATH.match(scope.get("path", "")):
+            await self.app(scope, receive, send)
+            return
+        client = (scope.get("client") or ("",))[0]
+        caps = self.caps
+        refused = caps.refusal(self.by_client[client], self.total, caps.client_streams, caps.streams, "event streams")
+        if refused is not None:
+            status, detail = refused
+            answer = JSONResponse({"detail": detail}, status, headers={"Retry-After": str(RETRY_AFTER_S)})
+            await answer(scope, receive, send)
+            return
+        self.by_client[client] += 1
+        self.total += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.total -= 1
+            self.by_client[client] -= 1
+            if self.by_client[client] <= 0:
+                del self.by_client[client]
+
+
+# ---------------------------------------------------------------------- `xt serve`
+
+
+def uvicorn_options(host: str, port: int, forwarded_allow_ips: str | None, graceful_s: float) -> tuple[dict, str]:
+    """uvicorn.run's options for `xt serve`, and a line saying the caps: the open-file limit
+    raised first and the connection caps and header timeout from it; forwarded headers believed
+    only from the addresses given (forwarded_allow_ips, else XT_FORWARDED_ALLOW_IPS; none by
+    default); no WebSocket upgrades (no route takes one)."""
+    if forwarded_allow_ips is not None:
+        os.environ["XT_FORWARDED_ALLOW_IPS"] = forwarded_allow_ips  # the app's settings say it too
+    open_files = raise_open_file_limit()
+    settings = Settings.from_env()
+    caps = Caps.of(settings, open_files)
+    forwarded = settings.forwarded_allow_ips.strip()
+    options = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "timeout_graceful_shutdown": graceful_s,
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "http": bounded_protocol(caps, settings.header_timeout_seconds),
+        "ws": "none",
+        "proxy_headers": bool(forwarded),
+        "forwarded_allow_ips": forwarded or None,
+    }
+    said = (
+        f"xt: up to {caps.connections} connections ({caps.client_connections} per address) and {caps.streams} "
+        f"class streams ({caps.client_streams} per address); open-file limit {open_files}"
+    )
+    return options, said

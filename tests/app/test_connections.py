@@ -1,0 +1,109 @@
+"""Connections bounded (issue 24, finding 3): a real `xt serve` under `ulimit -n 1024` (a laptop's
+default), one hostile client at 127.0.0.2 (loopback, but another address than the class's) opening
+1,100 event streams and then 1,100 idle sockets, while /healthz, the presenter's move and a new
+join from 127.0.0.1 are served. Every loop is bounded and every socket closes when the test ends.
+
+The caps come from the open-file limit (app.connections.Caps): past its share a client's
+connection or stream is a 429 with Retry-After, never a connection dropped for everyone else;
+request headers that do not arrive in time close the connection (XT_HEADER_TIMEOUT_SECONDS)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from app.connections import FD_RESERVE, Caps, raise_open_file_limit
+from app.settings import Settings
+from tests.helpers.connections import (
+    HOST,
+    OPEN_FILES,
+    class_is_served,
+    close_all,
+    hold,
+    hostile_client,
+    open_from,
+    open_session,
+    xt_serve,
+)
+from tests.helpers.server import pct, wait_ready
+
+pytestmark = pytest.mark.server  # a real server and latencies: one at a time
+
+ATTEMPTS = 1_100
+HEADER_TIMEOUT_S = 2.0
+
+
+@pytest.fixture(autouse=True)
+def _room_for_the_client():
+    """The client side holds up to 2 x ATTEMPTS sockets itself."""
+    if raise_open_file_limit(4 * ATTEMPTS) < 2 * ATTEMPTS + 200:
+        pytest.skip("this test process may not open the sockets the hostile client needs")
+
+
+def _served(outcome: dict) -> list[float]:
+    assert not outcome["failures"], outcome["failures"]
+    return outcome["healthz_ms"]
+
+
+def test_one_client_cannot_take_the_class_down():
+    caps = Caps.of(Settings(), OPEN_FILES)
+    assert caps.connections == OPEN_FILES - FD_RESERVE and caps.client_connections < caps.connections
+    with xt_serve({"XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}) as server:
+        code, key = open_session(server.port)
+        _served(class_is_served(server.port, code, key, 1))
+        seen = asyncio.run(hostile_client(server.port, code, key, ATTEMPTS, HEADER_TIMEOUT_S))
+        assert seen["streams_held"] == caps.client_streams, seen["stream_outcomes"]
+        # each stream past the client's share answered 429, none dropped
+        assert seen["stream_outcomes"] == {200: caps.client_streams, 429: ATTEMPTS - caps.client_streams}
+        # the idle sockets kept: the client's share of connections less its streams; closed in time
+        assert seen["idle_kept"] == caps.client_connections - caps.client_streams, seen["idle_outcomes"]
+        assert seen["idle_closed_by_timeout"] == seen["idle_kept"]
+        while_held = _served(seen["while_streams"]) + _served(seen["while_idle"])
+        assert pct(while_held, 95) < 1000, while_held
+        _served(class_is_served(server.port, code, key, 4))  # and after
+
+
+def test_request_headers_that_never_finish_are_closed():
+    """A request trickling in a byte at a time is closed at the header timeout (uvicorn alone
+    keeps it open for as long as bytes come); one answered connection, kept alive, is closed too."""
+    with xt_serve({"XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}, open_files=4096) as server:
+
+        async def trickle() -> float:
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            started = time.perf_counter()
+            try:
+                for byte in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200:
+                    writer.write(bytes([byte]))
+                    await writer.drain()
+                    await asyncio.sleep(0.05)
+                    if reader.at_eof():
+                        break
+            except OSError:
+                pass
+            finally:
+                writer.transport.abort()
+            return time.perf_counter() - started
+
+        elapsed = asyncio.run(trickle())
+        assert HEADER_TIMEOUT_S - 0.5 < elapsed < HEADER_TIMEOUT_S + 3, elapsed
+
+
+def test_past_the_total_a_connection_is_answered_503():
+    """Past the total (XT_MAX_CONNECTIONS: 8, all held by the hostile client), another address's
+    connection is answered 503."""
+    env = {"XT_MAX_CONNECTIONS": "8", "XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}
+    with xt_serve(env, open_files=4096) as server:
+
+        async def scenario():
+            idle, _ = await hold(server.port, None, 8)
+            try:
+                request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                _, answered = await open_from(server.port, request, source=HOST)
+            finally:
+                close_all(idle)
+            return answered
+
+        assert asyncio.run(scenario()) == 503
+        wait_ready(server, timeout=10)  # the held ones gone, it answers again

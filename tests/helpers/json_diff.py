@@ -1,0 +1,42 @@
+"""Where two JSON values differ, as a person reads it: the path of each differing key or item
+(`figures[0].table.rows[3][5]`) with the old and the new value, shortened."""
+
+from __future__ import annotations
+
+SHOWN_CHARS = 120  # a value longer than this is cut, with its length
+
+
+def shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text)} chars)"
+
+
+def differences(old, new, path: str = "", limit: int = 5) -> list[tuple[str, object, object]]:
+    """The first `limit` places where `new` differs from `old`, depth first in document order:
+    (path, old value, new value); a key or item one side lacks is `<absent>` there."""
+    found: list[tuple[str, object, object]] = []
+    _walk(old, new, path, found, limit)
+    return found
+
+
+ABSENT = "<absent>"
+
+
+def _walk(old, new, path: str, found: list, limit: int) -> None:
+    if len(found) >= limit or (type(old) is type(new) and old == new):
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(k for k in new if k not in old)]:
+            _walk(old.get(key, ABSENT), new.get(key, ABSENT), f"{path}.{key}" if path else key, found, limit)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            _walk(a, b, f"{path}[{i}]", found, limit)
+    else:  # a leaf changed, a list changed length, or a value changed type
+        found.append((path or "(the whole answer)", old, new))
+
+
+def report(name: str, old, new, limit: int = 5) -> str:
+    """`name` and its differing paths, one a line: `  path: old -> new`."""
+    lines = [f"{name}:"]
+    lines += [f"  {path}: {shown(a)} -> {shown(b)}" for path, a, b in differences(old, new, limit=limit)]
+    return "\n".join(lines)
