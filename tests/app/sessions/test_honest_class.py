@@ -6,7 +6,6 @@ client filling the poll, 2,000 streams from one client)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -17,6 +16,7 @@ from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.faults import is_class_quiz, quiz_fault
 from tests.app.sessions.conftest import QUIZ_SPEC
+from tests.helpers.aio import run_async
 from tests.helpers.client import make_client
 from xt_core.lab.faults import CATALOGUE
 
@@ -185,7 +185,7 @@ def test_2000_streams_from_one_client_are_one_follower():
         await sessions.close()
         return shown, after
 
-    assert asyncio.run(run()) == (2, 0)
+    assert run_async(run()) == (2, 0)
 
 
 def test_the_voter_token_is_unguessable_and_bounded_per_address():

@@ -19,6 +19,7 @@ from app.sessions.service import Sessions
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from tests.app.sessions.conftest import SPEC, _free_port
+from tests.helpers.aio import run_async
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -70,7 +71,7 @@ def test_a_killed_workers_streams_stop_counting_within_two_heartbeats(redis_url)
             worker.kill()
             await sessions.close()
 
-    assert asyncio.run(run()) <= 2 * 1 + 2 + 0.5  # two missed beats of 1 s and 2 s of slack
+    assert run_async(run()) <= 2 * 1 + 2 + 0.5  # two missed beats of 1 s and 2 s of slack
 
 
 def _start_redis(port: int, workdir) -> subprocess.Popen:
@@ -107,7 +108,7 @@ def test_the_first_requests_after_a_redis_restart_are_answered(redis_url, tmp_pa
         return loads, ends
 
     try:
-        loads, ends = asyncio.run(asyncio.wait_for(run(), 30))
+        loads, ends = run_async(asyncio.wait_for(run(), 30))
     finally:
         server.terminate()
         server.wait(timeout=10)
