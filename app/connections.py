@@ -129,6 +129,7 @@ class BoundedConnection:
     caps: Caps
     header_timeout_s: float
     tally: Tally
+    proxies: frozenset[str]
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
@@ -138,9 +139,9 @@ class BoundedConnection:
         self._xt_lingering = False
         self._xt_cycle = None
         caps, tally = self.caps, self.tally
-        refused = caps.refusal(
-            tally.by_client[self._xt_client], tally.total, caps.client_connections, caps.connections, "connections"
-        )
+        forwarded = "*" in self.proxies or self._xt_client in self.proxies
+        mine = 0 if forwarded else tally.by_client[self._xt_client]
+        refused = caps.refusal(mine, tally.total, caps.client_connections, caps.connections, "connections")
         if refused is not None:
             self._xt_refuse(*refused)
             return
@@ -200,14 +201,18 @@ class BoundedConnection:
             self.tally.lingering -= 1
 
 
-def bounded_protocol(caps: Caps, header_timeout_s: float, base: type | None = None) -> type:
+def bounded_protocol(
+    caps: Caps, header_timeout_s: float, base: type | None = None, proxies: frozenset[str] = frozenset()
+) -> type:
     """A uvicorn HTTP protocol class (uvicorn.run(http=...)) holding one server's connections
     to `caps` and timing out request headers: from a connection's opening, and from the end
     of each answer, its next request's headers must be complete within header_timeout_s
-    (bytes trickling in do not extend it)."""
+    (bytes trickling in do not extend it). A connection from one of `proxies` (the trusted
+    forwarders: every student behind them shares their address; "*" is all) counts only toward
+    the total."""
     if base is None:
         from uvicorn.protocols.http.auto import AutoHTTPProtocol as base
-    attributes = {"caps": caps, "header_timeout_s": header_timeout_s, "tally": Tally()}
+    attributes = {"caps": caps, "header_timeout_s": header_timeout_s, "tally": Tally(), "proxies": proxies}
     return type("BoundedProtocol", (BoundedConnection, base), attributes)
 
 
@@ -268,7 +273,11 @@ def uvicorn_options(host: str, port: int, forwarded_allow_ips: str | None, grace
         "log_level": "info",
         "timeout_graceful_shutdown": graceful_s,
         "timeout_keep_alive": settings.keep_alive_seconds,
-        "http": bounded_protocol(caps, settings.header_timeout_seconds),
+        "http": bounded_protocol(
+            caps,
+            settings.header_timeout_seconds,
+            proxies=frozenset(a.strip() for a in forwarded.split(",") if a.strip()),
+        ),
         "ws": "none",
         "proxy_headers": bool(forwarded),
         "forwarded_allow_ips": forwarded or None,

@@ -42,13 +42,12 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.guesses import GuessLimiter, TooManyGuesses
+from app.guesses import UNSAFE_METHODS, GuessLimiter, TooManyGuesses
 from app.settings import Settings
 from app.timing import with_default_headers
 
 ADMIN_KEY_HEADER = "X-Admin-Key"
 ADMIN_COOKIE = "xt_admin"
-UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 SAME_ORIGIN_FETCH = frozenset({"same-origin", "none"})  # Sec-Fetch-Site values of this origin's own requests
 MULTIPART_OVERHEAD = 64 * 1024  # boundaries and part headers around an uploaded file
 

@@ -32,9 +32,11 @@ from app.traces.admission import Admission, Overloaded
 from app.traces.cache import LRU
 from app.traces.checks import ChecksRunner
 from app.traces.pool import DaemonPool
-from app.traces.store import TraceStore
+from app.traces.store import NotBuilt, TraceStore
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck
+
+JOIN_TRIES = 3  # admissions of one request whose joined build keeps being evicted before it runs
 
 
 class ClientGone(HTTPException):
@@ -97,46 +99,44 @@ class Services:
             self.pending -= 1
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
 
-    async def build(
-        self, spec: ResolvedSpec, request: Request | None = None, before_build: Callable[[], None] | None = None
-    ) -> Trace:
+    async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
         """The spec's trace, from the cache or built once admitted (app.traces.admission: 503 when
-        the queued work's estimated seconds or bytes would pass their budgets). The one place a
-        request gets a trace built. `before_build()` runs only when it must be built (a check of
-        who may build it: it raises to refuse)."""
+        the queued work's estimated seconds or bytes would pass their budgets): the one place a
+        trace is built for a request. A spec that trains is built only for a request that may
+        write (the admin key beyond loopback), whichever route asks."""
         hit = self.store.cached(spec)
         if hit is not None:
             return hit
-        if before_build is not None:
-            before_build()
-        ticket = self.admission.admit(spec)
-        try:
-            return await self.run(
-                self.store.get,
-                spec,
-                ticket.reservation,
-                request=request,
-                on_done=partial(self.admission.release, ticket),
-            )
-        except Overloaded:
-            self.admission.release(ticket)  # refused before it was queued
-            raise
+        if spec.train_steps and request is not None:
+            security.check_writer(request, self.settings)
+        for _ in range(JOIN_TRIES):
+            ticket = self.admission.admit(spec)
+            try:
+                return await self.run(
+                    self.store.get,
+                    spec,
+                    ticket.reservation,
+                    ticket.joined,
+                    request=request,
+                    on_done=partial(self.admission.release, ticket),
+                )
+            except Overloaded:
+                self.admission.release(ticket)  # refused before it was queued
+                raise
+            except NotBuilt:
+                continue  # the build it joined finished and was evicted: admit its own
+        raise Overloaded(f"the trace of {spec.id} was evicted {JOIN_TRIES} times while this request waited for it")
 
-    async def context(
-        self, spec: ResolvedSpec, request: Request | None = None, before_build: Callable[[], None] | None = None
-    ) -> TraceContext:
+    async def context(self, spec: ResolvedSpec, request: Request | None = None) -> TraceContext:
         """The spec's trace (through `build`) with the spec and the settings every view reads."""
-        return TraceContext(spec, await self.build(spec, request, before_build), self.settings)
+        return TraceContext(spec, await self.build(spec, request), self.settings)
 
     async def trace(self, trace_id: str, request: Request | None = None) -> TraceContext:
-        """The trace of a known id, rebuilt from its spec if it was evicted (one that trains only
-        for a request that may write: training is a writer's, whichever route asks); 404 for an
-        unknown id."""
+        """The trace of a known id, rebuilt from its spec if it was evicted; 404 for an unknown id."""
         spec = self.store.spec(trace_id)
         if spec is None:
             raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
-        writer = partial(security.check_writer, request, self.settings) if spec.train_steps and request else None
-        return await self.context(spec, request, writer)  # a cache hit skips the pool
+        return await self.context(spec, request)  # a cache hit skips the pool
 
     def shutdown(self) -> None:
         """Queued jobs are cancelled, a running training stops at its next step, and no worker

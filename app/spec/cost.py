@@ -27,11 +27,15 @@ within the limit here and well within twice it on a busier machine of the class.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xt_core.config import Config
 from xt_core.names import estimate_trace_bytes, recorded_elements
+
+if TYPE_CHECKING:
+    from app.spec.resolve import ResolvedSpec
 
 TERMS = ("matmul", "attention", "activation", "params", "layers", "step")
 
@@ -265,19 +269,42 @@ class Cost:
 
 
 def build_cost(
-    cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: bool, borrowed: bool = False
+    cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: dict | None, borrowed: bool = False
 ) -> Cost:
-    """The bytes and seconds of building a trace: `train_steps` training steps (each holds the
-    step before it while the next is computed, and the optimizer's state), then the recorded
-    step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes counts it).
-    borrowed: a float32 trace borrows a loaded checkpoint's weights instead of holding them."""
+    """The bytes and seconds of building a trace: `train_steps` training steps (each step's trace
+    with its weights and gradients, then its update: new weights and ΔW beside the old, the
+    optimizer's state before and after; xt_core.training.loop.train), then the recorded step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes
+    counts it). The recorded step's update holds nothing (xt_core.training.loop.train_step: its
+    new weights, ΔW and state are recomputed when a view asks). borrowed: a float32 trace
+    borrows a loaded checkpoint's weights instead of holding them."""
     itemsize = np.dtype(dtype).itemsize
     recorded = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
-    update = 4 * cfg.n_params() * itemsize if optimizer else 0  # new weights, ΔW, two state slots
+    if not train_steps:
+        return Cost(recorded, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
+    weights = cfg.n_params() * itemsize
+    state = state_slots(optimizer) * weights  # held through the training and the recorded step
     one_step = estimate_trace_bytes(cfg, n_seq, T, itemsize) // (3 if itemsize == 4 else 1)
-    training = 2 * one_step + update if train_steps else 0
+    training = one_step + 2 * weights + 2 * state
     seconds = step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR)
-    return Cost(max(recorded + update, training), seconds)
+    return Cost(max(recorded + state, training), seconds)
+
+
+def spec_cost(spec: ResolvedSpec) -> Cost:
+    """What building a resolved spec's trace costs (a float32 trace borrows a checkpoint's weights
+    unless training steps replace them, as app.spec.resolve.check_trace_bytes counts them)."""
+    n_seq, T = spec.inputs.shape
+    borrowed = spec.checkpoint is not None and not spec.train_steps
+    return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer, borrowed)
+
+
+def state_slots(optimizer: dict | None) -> int:
+    """Arrays the size of the weights an optimizer keeps between steps: AdamW's m and v, SGD's
+    momentum buffer (none without momentum)."""
+    if optimizer is None:
+        return 0
+    if optimizer["name"] == "adamw":
+        return 2
+    return 1 if optimizer.get("momentum") else 0
 
 
 def max_steps_within(cfg: Config, n_seq: int, T: int, dtype: str, seconds: float) -> int:

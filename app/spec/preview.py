@@ -10,8 +10,8 @@ from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
-from app.spec.resolve import check_text_length, check_trace_bytes
-from app.spec.training import train_steps_limit
+from app.spec.resolve import check_build_bytes, check_text_length, check_trace_bytes
+from app.spec.training import canonical_optimizer, train_steps_limit
 from xt_core import Config
 from xt_core.checkpoint import CheckpointError
 
@@ -25,10 +25,12 @@ def max_positions(cfg: Config, dtype: str, settings: Settings, training: bool) -
     `training`: train_steps > 0, when the trace holds weights of its own instead of borrowing
     the checkpoint's (as resolve decides: float32 and no training borrow them). 0: not one fits."""
     shared = not training  # check_trace_bytes lends them to a float32 trace only
+    optimizer = canonical_optimizer(None, 1) if training else None  # the default one's state
 
     def fits(T: int) -> bool:
         try:
             check_trace_bytes(cfg, 1, T, dtype, settings, shared, fixed_sizes=True)
+            check_build_bytes(cfg, 1, T, dtype, int(training), optimizer, shared, settings)
         except SpecError:
             return False
         return True

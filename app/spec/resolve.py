@@ -17,6 +17,7 @@ from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo
 from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
+from app.spec.cost import build_cost
 from app.spec.faults import resolve_faults
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
 from app.spec.training import resolve_training
@@ -239,11 +240,36 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         "optimizer": optimizer,
         "train_steps": spec.train_steps,
     }
-    return ResolvedSpec(
+    resolved = ResolvedSpec(
         spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
         faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
         checkpoint=checkpoint[0] if checkpoint is not None else None, optimizer=optimizer, train_steps=spec.train_steps,
     )  # fmt: skip
+    # a checkpoint's sizes are fixed: then its text (or tokens) is what a learner can shorten
+    where = field if checkpoint is not None else ("body", "train_steps")
+    check_build_bytes(cfg, *ids[:, :-1].shape, spec.dtype, spec.train_steps, optimizer, shared, settings, where)
+    return resolved
+
+
+def check_build_bytes(
+    cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: dict | None, borrowed: bool,
+    settings: Settings, loc: tuple = ("body", "train_steps"),
+) -> None:  # fmt: skip
+    """Refuses a spec whose build (its training steps and the optimizer's state with the recorded
+    trace: app.spec.cost.build_cost, what admission reserves) would hold more than one trace may
+    (trace_limit): such a build would never be admitted."""
+    needed = build_cost(cfg, n_seq, T, dtype, train_steps, optimizer, borrowed).nbytes
+    limit, limit_name = trace_limit(settings)
+    if needed <= limit:
+        return
+    mb = 1 << 20
+    raise SpecError(
+        loc,
+        f"building this trace would hold about {needed / mb:,.0f} MB (its training steps and the optimizer's "
+        f"state with the recorded step), more than the limit of {limit / mb:,.0f} MB ({limit_name}): "
+        f"{'use fewer positions, layers or heads' if loc[-1] == 'train_steps' else 'use a shorter text'}, "
+        "SGD without momentum, or no training steps first",
+    )
 
 
 def spec_id(canonical: dict) -> str:

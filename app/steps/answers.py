@@ -129,17 +129,16 @@ class Answers:
 
     # ------------------------------------------------------------------ POST /api/traces
 
-    async def summary(
-        self, request: Request, spec: ResolvedSpec, before_build: Callable[[], None] | None = None
-    ) -> Response:
-        """The trace's summary (app.steps.summary), its trace built if it must be (`before_build`
-        first: who may build it). A summary cached keeps the id known even while its trace is not."""
+    async def summary(self, request: Request, spec: ResolvedSpec) -> Response:
+        """The trace's summary (app.steps.summary), its trace built if it must be (Services.build:
+        admitted, and a spec that trains only for a writer). A summary cached keeps the id known
+        even while its trace is not."""
         key = AnswerKey("summary", spec.id)
         hit = self._hit(request, key)
         if hit is not None:
             self.services.store.remember(spec)
             return hit
-        ctx = TraceContext(spec, await self.services.build(spec, request, before_build), self.services.settings)
+        ctx = await self.services.context(spec, request)
         return await self._answer(request, key, _build(summary.trace_summary, ctx), ctx=ctx)
 
     # ------------------------------------------------------------------ GET .../steps/{index}
@@ -278,7 +277,7 @@ class Answers:
             return encoded_response(request, body, gzipped=zipped)
         # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
         light = array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES
-        length, pieces = await self.services.run(tensors.npy_stream, array, light=light)
+        length, pieces = await self.services.run(tensors.npy_stream, array, ctx.trace, light=light)
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return StreamingResponse(
             pieces,

@@ -22,7 +22,7 @@ from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
-from app.spec.cost import Cost, build_cost
+from app.spec.cost import Cost, spec_cost
 from app.traces.store import Reservation, TraceStore
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
@@ -45,13 +45,8 @@ class Ticket:
 
     cost: Cost
     reservation: Reservation | None
+    joined: bool = False  # admitted at no cost to wait for the same spec's build under way
     released: bool = False
-
-
-def spec_cost(spec: ResolvedSpec) -> Cost:
-    n_seq, T = spec.inputs.shape
-    borrowed = spec.checkpoint is not None and not spec.train_steps  # as check_trace_bytes counts it
-    return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer is not None, borrowed)
 
 
 class Admission:
@@ -64,7 +59,7 @@ class Admission:
     def admit(self, spec: ResolvedSpec) -> Ticket:
         """A ticket for building `spec`, or Overloaded (503) when the budgets are spent."""
         if self.store.building(spec.id):
-            return Ticket(Cost(0, 0.0), None)  # it waits for the build already under way
+            return Ticket(Cost(0, 0.0), None, joined=True)  # it waits for the build already under way
         cost = spec_cost(spec)
         budget = self.settings.max_queued_seconds
         if self.builds and self.queued_seconds + cost.seconds > budget:

@@ -3,7 +3,7 @@ from its spec (a trace is a pure function of it); the spec map is bounded by cou
 
 from __future__ import annotations
 
-import gc
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -98,23 +98,23 @@ class TraceStore:
 
     def reserve(self, nbytes: int) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
-        traces; None when the traces in use and the builds already admitted leave too little."""
-        for collect in (False, True):
-            if collect:
-                gc.collect()  # traces evicted but kept alive only by reference cycles
-            with self._lock:
-                self._evict(keep=0, room=nbytes)
-                if self._live + self._reserved + nbytes <= self.settings.cache_bytes:
-                    self._reserved += nbytes
-                    return Reservation(nbytes)
-        return None
+        traces nobody else holds; None, evicting nothing, when the traces in use and the builds
+        already admitted leave too little."""
+        with self._lock:
+            if self._live - self._freeable() + self._reserved + nbytes > self.settings.cache_bytes:
+                return None
+            self._evict(keep=0, room=nbytes, only_free=True)
+            self._reserved += nbytes
+            return Reservation(nbytes)
 
     def held(self) -> str:
         """The budget's use, for a refusal: what the live traces and the builds hold."""
         mb = 1 << 20
-        in_use = self._live - self._bytes
+        with self._lock:
+            free = self._freeable()
+            in_use = self._live - free
         return (
-            f"{self._bytes / mb:,.0f} MB cached, {in_use / mb:,.0f} MB in use by requests and checks, "
+            f"{free / mb:,.0f} MB cached and free, {in_use / mb:,.0f} MB in use by requests and checks, "
             f"{self._reserved / mb:,.0f} MB reserved by builds, of {self.settings.cache_bytes / mb:,.0f} MB "
             f"(cache_bytes)"
         )
@@ -126,9 +126,11 @@ class TraceStore:
         with self._lock:
             self._reserved -= reservation.take()
 
-    def get(self, spec: ResolvedSpec, reservation: Reservation | None = None) -> xt_core.Trace:
+    def get(self, spec: ResolvedSpec, reservation: Reservation | None = None, joined: bool = False) -> xt_core.Trace:
         """The trace for a spec, from the cache or built now (blocking: call off the event loop).
-        Concurrent requests for one spec build it once."""
+        Concurrent requests for one spec build it once. `joined`: admitted at no cost to wait for
+        a build under way; should that trace be gone (evicted) by the time this runs, NotBuilt:
+        building it again must be admitted."""
         hit = self.cached(spec)
         if hit is not None:
             return hit
@@ -137,7 +139,11 @@ class TraceStore:
         try:
             with build_lock:
                 hit = self.cached(spec)  # built by the request this one waited for
-                return hit if hit is not None else self._build(spec, reservation)
+                if hit is not None:
+                    return hit
+                if joined:
+                    raise NotBuilt(spec.id)
+                return self._build(spec, reservation)
         finally:
             with self._lock:  # also when the build failed: no lock left behind per spec
                 if self._building.get(spec.id) is build_lock:
@@ -149,6 +155,7 @@ class TraceStore:
         with self._lock:
             if reservation is not None:  # the trace takes its reservation's place
                 self._reserved -= reservation.take()
+            self._forget(spec.id)  # built again beside a copy still cached (several workers)
             self._traces[spec.id] = (trace, size)
             self._bytes += size
             self._live += size
@@ -157,20 +164,45 @@ class TraceStore:
             self._evict(keep=1)
         return trace
 
+    def _freeable(self) -> int:  # with self._lock held
+        """Bytes evicting would free: the cached traces nothing else holds."""
+        return sum(
+            entry[1] for trace_id, entry in self._traces.items() if not self._in_use(trace_id)
+        )  # no name binds a trace
+
+    def _in_use(self, trace_id: str) -> bool:  # with self._lock held
+        """Whether anything beyond the cache holds the cached trace (a request, a check job, a
+        stream). CPython's count: a trace held by nothing else has two references here, its
+        cache entry's and getrefcount's argument."""
+        return sys.getrefcount(self._traces[trace_id][0]) > 2
+
+    def _forget(self, trace_id: str) -> None:  # with self._lock held
+        old = self._traces.pop(trace_id, None)
+        if old is not None:
+            self._bytes -= old[1]
+            self._steps -= len(old[0].records)
+
     def _collected(self, size: int) -> None:
         with self._lock:
             self._live -= size
 
-    def _evict(self, keep: int, room: int = 0) -> None:  # with self._lock held; keeps the `keep` newest
-        while self._over_bounds(room) and len(self._traces) > keep:
-            _, (old, old_size) = self._traces.popitem(last=False)
-            self._bytes -= old_size
-            self._steps -= len(old.records)
-            del old  # the last reference, unless the trace is in use: then it still counts
+    def _evict(self, keep: int, room: int = 0, only_free: bool = False) -> None:  # with self._lock held
+        """Evicts the oldest cached traces while over the bounds, keeping the `keep` newest (and,
+        only_free, every trace in use: evicting it would free nothing)."""
+        for trace_id in list(self._traces):
+            if not self._over_bounds(room) or len(self._traces) <= keep:
+                return
+            if only_free and self._in_use(trace_id):
+                continue
+            self._forget(trace_id)  # the last reference, unless the trace is in use: then it still counts
 
     def _over_bounds(self, room: int) -> bool:  # with self._lock held
         over_bytes = self._live + self._reserved + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
+
+
+class NotBuilt(Exception):
+    """The build a request waited for is gone from the cache: its own build must be admitted."""
 
 
 class Reservation:

@@ -28,10 +28,11 @@ def npy_header(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def npy_stream(array: np.ndarray) -> tuple[int, Iterator[bytes | memoryview]]:
+def npy_stream(array: np.ndarray, owner: object = None) -> tuple[int, Iterator[bytes | memoryview]]:
     """The .npy file of `array` (the bytes np.save writes): its length and its pieces, the header
     then views of the array's memory, NPY_CHUNK_BYTES each. A C-contiguous array (every recorded
-    one) is never copied; any other is copied once into C order."""
+    one) is never copied; any other is copied once into C order. `owner` (the array's trace) is
+    held until the last piece is sent."""
     array = np.ascontiguousarray(array)
     header = npy_header(array)
     data = memoryview(array).cast("B") if array.size else memoryview(b"")
@@ -40,6 +41,7 @@ def npy_stream(array: np.ndarray) -> tuple[int, Iterator[bytes | memoryview]]:
         yield header
         for start in range(0, len(data), NPY_CHUNK_BYTES):
             yield data[start : start + NPY_CHUNK_BYTES]
+        _ = owner  # referenced to the end: the trace stays alive (and counted in the budget) while it streams
 
     return len(header) + len(data), pieces()
 

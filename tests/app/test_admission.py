@@ -27,7 +27,8 @@ import xt_core
 from app.services import ClientGone, Services
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
-from app.traces.admission import Admission, Overloaded, spec_cost
+from app.spec.cost import spec_cost
+from app.traces.admission import Admission, Overloaded
 from app.traces.store import TraceStore
 from tests.helpers.aio import run_async
 from tests.helpers.server import (

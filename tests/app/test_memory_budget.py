@@ -13,8 +13,9 @@ import pytest
 
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
-from app.traces.admission import Admission, Overloaded, spec_cost
-from app.traces.store import TraceStore
+from app.spec.cost import spec_cost
+from app.traces.admission import Admission, Overloaded
+from app.traces.store import NotBuilt, TraceStore
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
 
@@ -37,11 +38,11 @@ def test_a_trace_in_use_counts_against_the_budget_until_it_is_collected():
     assert store.live_bytes == store.nbytes > 0
     with pytest.raises(Overloaded) as busy:
         admission.admit(resolved(SECOND, settings))
-    assert len(store) == 0  # evicted to make room, but still alive: it still counts
-    assert store.live_bytes > 0 and "in use by requests and checks" in busy.value.detail
-    del held  # the request is done with it
-    assert store.live_bytes == 0
+    assert len(store) == 1  # in use: evicting it would free nothing, so it stays cached
+    assert "0 MB cached and free" in busy.value.detail and "in use by requests and checks" in busy.value.detail
+    del held  # the request is done with it: evicting it frees its bytes now
     ticket = admission.admit(resolved(SECOND, settings))
+    assert len(store) == 0 and store.live_bytes == 0
     store.get(resolved(SECOND, settings), ticket.reservation)
     admission.release(ticket)
     assert store.live_bytes == store.nbytes > 0 and store.reserved == 0
@@ -85,4 +86,55 @@ def test_rebuilding_an_evicted_trace_that_trains_needs_the_admin_key():
         url = f"/api/traces/{summary['id']}/steps/3"
         assert client.get(url).status_code == 403  # a follower may view it, not train it again
         assert len(fresh) == 0
+        assert client.get(url, headers=key).status_code == 200
+
+
+def test_a_refused_reservation_evicts_nothing():
+    settings = Settings(cache_bytes=one_trace_bytes() * 5 // 2)  # two traces, not three
+    store = TraceStore(settings)
+    held = store.get(resolved(SMALL_SPEC, settings))  # in use: evicting it frees nothing
+    store.get(resolved(SECOND, settings))
+    assert len(store) == 2
+    assert store.reserve(2 * one_trace_bytes()) is None  # in use + needed > budget: no use evicting
+    assert len(store) == 2 and store.reserved == 0
+    del held
+
+
+def test_a_request_that_joined_a_build_gone_from_the_cache_is_admitted_again():
+    settings = Settings()
+    store = TraceStore(settings)
+    with pytest.raises(NotBuilt):
+        store.get(resolved(SMALL_SPEC, settings), None, joined=True)  # the build it waited for was evicted
+    assert len(store) == 0 and store.live_bytes == 0
+
+
+def test_the_update_step_reserves_no_update_and_training_reserves_its_state():
+    settings = Settings()
+    plain = spec_cost(resolved(SMALL_SPEC, settings)).nbytes
+    update = spec_cost(resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}}, settings)).nbytes
+    assert update == plain  # the recorded step's update is recomputed on demand, never held
+    sgd = resolved({**SMALL_SPEC, "optimizer": {"name": "sgd"}, "train_steps": 2}, settings)
+    adamw = resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 2}, settings)
+    assert spec_cost(adamw).nbytes > spec_cost(sgd).nbytes  # m and v beside the weights
+
+
+def test_a_build_past_the_trace_limit_with_its_training_is_refused_when_resolved():
+    trained = {**SMALL_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 2}
+    needed = spec_cost(resolved(trained, Settings())).nbytes
+    with make_client(cache_bytes=needed - 1, max_trace_bytes=needed - 1) as client:
+        assert client.post("/api/traces", json=SMALL_SPEC).status_code == 200  # the trace alone fits
+        response = client.post("/api/traces", json=trained)
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"][0]["loc"] == ["body", "train_steps"]
+
+
+def test_a_diffs_correct_twin_that_trains_needs_the_admin_key():
+    key = {"X-Admin-Key": "k" * 32}
+    spec = {**SMALL_SPEC, "faults": ["softmax_missing_sum_term"], "optimizer": {"name": "sgd"}, "train_steps": 1}
+    with make_client(admin_key="k" * 32) as client:
+        summary = client.post("/api/traces", json=spec, headers=key).json()
+        backward = next(s["index"] for s in summary["steps"] if s["phase"] == "backward")
+        url = f"/api/traces/{summary['id']}/steps/{backward}/diff"
+        assert client.get(url).status_code == 403  # the fault-free twin would train
+        assert len(client.app.state.services.store) == 1
         assert client.get(url, headers=key).status_code == 200

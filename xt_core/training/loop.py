@@ -91,6 +91,7 @@ def train(
         losses.append(trace.loss)
         if progress:
             progress(step, trace.loss)
+        del trace, update  # before the next step's trace is made: one step's trace and ΔW at a time
     return params, state, losses
 
 

@@ -30,6 +30,7 @@ function positionLimit(checkpoint, form, dtype, training) {
   if (!limits) return null;
   const most = training ? limits.training : limits.step;
   const when = `in ${dtype}${training ? " with training steps first" : ""}`;
+  if (!most) return { most, why: `the positions this model takes ${when}: none, at this server's limits` };
   return { most, why: `the ${most} ${plural(most, "position")} this model takes ${when}` };
 }
 

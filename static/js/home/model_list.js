@@ -28,7 +28,9 @@ function describePositions(model) {
   const limits = model.max_positions;
   if (!limits) return `up to ${model.config?.seq_len} positions`;
   const one = ({ step, training }) =>
-    !step ? "none" : `${step} positions${training === step ? "" : ` (${training} with training steps first)`}`;
+    !step
+      ? "none"
+      : `${step} positions${training === step ? "" : ` (${training || "none"} with training steps first)`}`;
   const [f32, f64] = [one(limits.float32), one(limits.float64)];
   if (f32 === f64) return f32 === "none" ? "no text fits this server's trace limit" : `up to ${f32}`;
   return `up to ${f32} in float32, ${f64} in float64 (this server's trace limit)`;

@@ -13,6 +13,8 @@ from app.checkpoints.real_models import KNOWN_MODELS
 from app.checkpoints.registry import MAX_NAME_CHARS, registry
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
+from app.spec.cost import build_cost
+from app.spec.training import canonical_optimizer
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT, write_llama
 from tests.helpers.real_model import SMOLLM2, link_smollm2
@@ -94,12 +96,13 @@ def char_text(model: dict, positions: int) -> str:
 
 @pytest.fixture(scope="module")
 def tight():
-    """A client whose max_trace_bytes lets the `text` demo model take 20 positions in float32
-    (its weights borrowed) and fewer with training first or in float64; and that model."""
+    """A client whose max_trace_bytes lets the `text` demo model train first on 10 positions in
+    float32 (the trace then holds its own weights and AdamW's state), take more without training
+    (its weights borrowed), fewer in float64 and none with training first there; and that model."""
     settings = Settings()
     info = registry(settings).info("text")
     cfg = registry(settings).summary(info).cfg
-    limit = estimate_trace_bytes(cfg, 1, 20, 4, shared_params=True)
+    limit = build_cost(cfg, 1, 10, "float32", 1, canonical_optimizer(None, 1)).nbytes
     with make_client(max_trace_bytes=limit) as c:
         model = next(m for m in c.get("/api/models").json()["models"] if m["name"] == "text")
         yield c, model
@@ -111,7 +114,7 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
         body = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, 2), "dtype": dtype})
         most, training = body.json()["max_positions"], body.json()["max_positions_training"]
         assert model["max_positions"][dtype] == {"step": most, "training": training}  # the listing: the same
-        assert 0 < training <= most <= 20 and (training < most) == (dtype == "float32")  # float32 borrows weights
+        assert 0 <= training < most < model["config"]["seq_len"] and (training > 0) == (dtype == "float32")
         spec = {"model": "text", "text": char_text(model, most), "dtype": dtype}
         assert client.post("/api/traces", json=spec).status_code == 200
         past = char_text(model, most + 1)
@@ -119,8 +122,9 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
         assert (
             refused_field(client.get("/api/tokenize", params={"model": "text", "text": past, "dtype": dtype})) == posted
         )
-        spec = {"model": "text", "text": char_text(model, training), "dtype": dtype, "train_steps": 1}
-        assert client.post("/api/traces", json=spec).status_code == 200
+        spec = {"model": "text", "text": char_text(model, max(training, 1)), "dtype": dtype, "train_steps": 1}
+        if training:
+            assert client.post("/api/traces", json=spec).status_code == 200
         longer = {**spec, "text": char_text(model, training + 1)}
         assert refused_field(client.post("/api/traces", json=longer)) in ("text", "dtype")
 
@@ -138,7 +142,7 @@ def test_a_text_past_the_most_positions_is_refused_naming_the_limit(tight):
 
 def test_a_text_only_float32_takes_is_refused_at_dtype(tight):
     client, model = tight
-    text = char_text(model, 10)
+    text = char_text(model, model["max_positions"]["float64"]["step"] + 1)  # one past float64's most
     assert client.get("/api/tokenize", params={"model": "text", "text": text}).status_code == 200
     response = client.get("/api/tokenize", params={"model": "text", "text": text, "dtype": "float64"})
     assert refused_field(response) == "dtype" and "use float32" in response.json()["detail"][0]["msg"]

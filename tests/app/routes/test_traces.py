@@ -10,7 +10,7 @@ import pytest
 
 from app.settings import Settings
 from app.spec import TraceSpec, resolve, spec_from_query
-from app.traces.admission import spec_cost
+from app.spec.cost import spec_cost
 from app.traces.cache import LRU
 from tests.helpers.client import make_client
 from tests.helpers.specs import SMALL_SPEC
