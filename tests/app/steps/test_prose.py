@@ -122,3 +122,45 @@ def test_the_attention_softmax_backward_measures_its_row_sums(client):
     assert "not zero, so this backward is not the softmax's" in text, text
     clean = _view(client, post_trace(client, TIED), "layers.0.attention.probs", "backward")["explanation"]
     assert "zero up to round-off" in clean and "J is symmetric" in clean
+
+
+INDUCTION = {"model": "induction", "text": "xkqvbmxkqvbmxkqvbmxkqvbm"}
+DEFAULT_FAULT = {
+    "text": "the cat sat on the mat. the cat sat on the hat.",
+    "tokenizer": "char",
+    "faults": ["softmax_missing_sum_term"],
+}
+
+
+def _largest_row(ctx: TraceContext, name: str) -> tuple[tuple, float, float]:
+    """The row of dL/dS whose |row sum| is largest: its index (seq, head, row), that sum, its Σ|entries|."""
+    g = np.asarray(ctx.trace.grad(name), dtype=np.float64)
+    sums, sizes = np.abs(g.sum(axis=-1)), np.abs(g).sum(axis=-1)
+    row = np.unravel_index(int(sums.argmax()), sums.shape)
+    return tuple(int(i) for i in row), float(sums[row]), float(sizes[row])
+
+
+def test_a_correct_attention_backward_with_a_near_one_hot_row_is_zero_up_to_round_off(client):
+    # Row 8 of head 2 puts P ≈ 1 on one key: its entries are all but zero, so its row sum is pure
+    # round-off; judged against its own Σ|entries| it once read "not zero" on a correct backward.
+    summary, ctx = _context(client, INDUCTION)
+    text = _view(client, summary, "layers.1.attention.probs", "backward")["explanation"]
+    (_, head, row), largest, _ = _largest_row(ctx, "layers.1.attention.scores")
+    assert "zero up to round-off" in text and "not zero" not in text, text
+    assert f"is {largest:.1e} (head {head}, row {row})" in text, text
+
+
+def test_a_softmax_without_its_sum_term_reports_the_numbers_of_one_row(client):
+    summary, ctx = _context(client, DEFAULT_FAULT)
+    text = _view(client, summary, "layers.1.attention.probs", "backward")["explanation"]
+    (_, head, row), largest, size = _largest_row(ctx, "layers.1.attention.scores")
+    assert row > 0  # row 0 (a single key) always has Σ = Σ|·|: it must not lend the ratio
+    assert "not zero, so this backward is not the softmax's" in text, text
+    assert f"is {largest:.3g} (head {head}, row {row}, whose entries add up to {size:.3g} in |·|)" in text, text
+
+
+def test_the_shortcut_figure_names_its_position_once_and_its_tokens(client, tied):
+    summary, _ = tied
+    titles = [f["title"] for f in _view(client, summary, "output_probs", "backward")["figures"]]
+    shortcut = next(t for t in titles if "shortcut" in t)
+    assert "at position 0 (input t → target h):" in shortcut, shortcut  # "the cat…": t then h
