@@ -95,6 +95,8 @@ BAD_FIELD = {422: _answer("a bad field: `loc` names it, `msg` gives the rule", _
 BAD_BODY = {400: _answer("the body could not be parsed")}
 QUIZ_SEALED = {403: _answer("a quiz not yet answered: its verdicts stay hidden (probe a step, or answer)")}
 PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
+CLASS_QUIZ = {409: _answer("a class's quiz: its poll answers it and its presenter reveals it")}
+VOTERS_LIMITED = {429: _answer("this address was given voters_per_address learner identities this hour")}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
     415: _answer(f"not multipart/form-data, or not a {' / '.join(UPLOAD_SUFFIXES)} file"),

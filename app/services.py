@@ -23,6 +23,7 @@ from fastapi import HTTPException, Request
 
 from app import security
 from app.buglab.quiz import QuizLedger
+from app.sessions.voters import Voters
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.steps.answers import Answers
@@ -55,7 +56,8 @@ class Services:
         self.checks = ChecksRunner(
             self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes, ensure_running=self.ensure_running
         )
-        self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace id
+        self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace and learner
+        self.voters = Voters(settings)  # the learner identities the quiz and the polls count by
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
         self.answers = Answers(self)  # every answer built from a trace, encoded once and cached

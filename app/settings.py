@@ -59,6 +59,13 @@ class Settings:
     # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
     quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
+    # The secret that turns a quiz's number into its fault (app.spec.faults.quiz_key). Empty: one
+    # derived from admin_key, else this process's own; several workers of one class share it.
+    quiz_secret: str = ""
+    # Learner identities (app/sessions/voters.py: a quiz's probes and answer, a poll's vote)
+    # issued to one client address per voter_window_seconds; beyond, a 429.
+    voters_per_address: int = 60
+    voter_window_seconds: int = 3600
     step_cache_bytes: int = 64 << 20  # finished step views (JSON), by trace id, step, seq and pos
     # Per-step gradient checks, by trace id and step: ~5 Python objects each that every full
     # garbage collection walks (see cache_steps); 8,192 of them would pause the loop ~70 ms.
@@ -139,8 +146,14 @@ class Settings:
     # Lookups of an unknown join code per client IP and minute; beyond, every lookup from that
     # IP is a 429 until the minute ends: guessing one of max_sessions codes among 31^6 takes years.
     join_failures_per_minute: int = 20
-    max_session_answers: int = 1000  # poll answers kept per session (one per student browser)
+    max_session_answers: int = 1000  # poll answers kept per session (one per learner identity)
+    # ... of which one client address gives at most this many (a class behind one NAT address
+    # needs it above its size): one client cannot fill the poll and lock real students out.
+    session_answers_per_address: int = 40
     sse_ping_seconds: int = 15  # keep-alive comment on every event stream (proxies close idle ones)
+    # An open stream renews its follower entry this often; an entry not renewed for 2 beats and
+    # 2 s (a worker killed mid-class) stops counting.
+    follower_heartbeat_seconds: int = 5
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -1,9 +1,14 @@
-"""The quiz keeps its verdict until the learner answers. Before the answer, a quiz trace's
-answers carry the numbers (every tensor, gradient, figure, the comparison with the correct
-backward) but no verdict: no gradient check result, no "the check failed" warning, no
-chain-rule ✓/✗, no "this op is the broken one", no chart of every step's check. A learner
-may spend up to `Settings.quiz_probes` probes: each runs the gradient check of one step of
-their choice, counted here on the server per trace (a reload does not refund them).
+"""The quiz keeps its verdict from each learner until that learner answers. Before the answer,
+a quiz trace's answers carry the numbers (every tensor, gradient, figure) but no verdict: no
+gradient check result, no "the check failed" warning, no chain-rule ✓/✗, no "this op is the
+broken one", no chart of every step's check, no comparison with the correct backward. A learner
+may spend up to `Settings.quiz_probes` probes: each runs the gradient check of one step of their
+choice, or compares it with the correct backward, counted here on the server per trace and per
+learner (an identity the server issued: app.sessions.voters), so a reload does not refund them
+and one learner's probes or answer unseal nothing for another.
+
+A class's quiz (app.spec.faults.is_class_quiz) is answered in the class's poll, and only the
+presenter's reveal unseals it, for every learner of its trace.
 
 The ledger lives in the server process (bounded, least recently used first out): a restart
 forgets probes and answers, and the page posts its remembered answer again."""
@@ -14,11 +19,12 @@ from dataclasses import dataclass, field
 
 from app.traces.cache import LRU
 
-QUIZ_TRACES = 10_000  # quiz traces remembered (a few hundred bytes each)
+QUIZ_LEARNERS = 100_000  # (quiz trace, learner) pairs remembered (a few hundred bytes each)
+REVEALED_TRACES = 10_000  # class quizzes their presenter revealed
 
 
 class ProbesSpent(Exception):
-    """Every probe of this quiz is used: the learner answers, or probes a step already probed."""
+    """Every probe of this learner is used: they answer, or probe a step already probed."""
 
 
 @dataclass
@@ -34,42 +40,54 @@ class QuizState:
 
 
 class QuizLedger:
-    """Per quiz trace id: the steps probed and whether the quiz was answered. Touched only on
-    the event loop (async routes), so no lock beyond the LRU's own."""
+    """Per quiz trace id and learner: the steps probed and whether they answered; per trace,
+    whether its class's presenter revealed it. Touched only on the event loop (async routes),
+    so no lock beyond the LRU's own. A request without an identity is a learner who has
+    neither probed nor answered."""
 
-    def __init__(self, max_probes: int, entries: int = QUIZ_TRACES):
+    def __init__(self, max_probes: int, entries: int = QUIZ_LEARNERS):
         self.max_probes = max_probes
         self._states: LRU[QuizState] = LRU(entries)
+        self._revealed: LRU[bool] = LRU(REVEALED_TRACES)
 
-    def state(self, trace_id: str) -> QuizState:
-        state = self._states.get(trace_id)
+    def state(self, trace_id: str, learner: str | None) -> QuizState:
+        if learner is None:
+            return QuizState()
+        state = self._states.get((trace_id, learner))
         if state is None:
             state = QuizState()
-            self._states.put(trace_id, state)
+            self._states.put((trace_id, learner), state)
         return state
 
-    def sealed(self, trace_id: str, index: int | None = None) -> bool:
-        """True while the verdict is hidden: not answered, and (given a step) not probed there."""
-        state = self.state(trace_id)
+    def sealed(self, trace_id: str, learner: str | None, index: int | None = None) -> bool:
+        """True while the verdict is hidden from `learner`: not revealed to the class, not
+        answered, and (given a step) not probed there."""
+        if self._revealed.get(trace_id):
+            return False
+        state = self.state(trace_id, learner)
         return not state.answered and (index is None or index not in state.probed)
 
-    def probe(self, trace_id: str, index: int) -> QuizState:
-        """Spends a probe on step `index` (free once answered, or on a step already probed)."""
-        state = self.state(trace_id)
-        if state.answered or index in state.probed:
+    def probe(self, trace_id: str, learner: str, index: int) -> QuizState:
+        """Spends one of the learner's probes on step `index` (free once unsealed there)."""
+        state = self.state(trace_id, learner)
+        if not self.sealed(trace_id, learner, index):
             return state
         if len(state.probed) >= self.max_probes:
             raise ProbesSpent(
-                f"all {self.max_probes} probes of this quiz are spent (steps "
+                f"all {self.max_probes} of your probes of this quiz are spent (steps "
                 f"{', '.join(map(str, state.probed))}); answer the quiz to see every check"
             )
         state.probed.append(index)
         return state
 
-    def answer(self, trace_id: str) -> QuizState:
-        state = self.state(trace_id)
+    def answer(self, trace_id: str, learner: str) -> QuizState:
+        state = self.state(trace_id, learner)
         state.answered = True
         return state
+
+    def reveal(self, trace_id: str) -> None:
+        """The class's presenter revealed the fault: every learner of the trace sees every verdict."""
+        self._revealed.put(trace_id, True)
 
 
 # ---------------------------------------------------------------------- what a sealed answer omits
@@ -88,8 +106,3 @@ def seal_step(view: dict) -> dict:
 def seal_jacobian(view: dict) -> dict:
     """The Jacobian's numbers without the chain rule's ✓/✗."""
     return {key: value for key, value in view.items() if key != "ok"}
-
-
-def seal_diff(view: dict) -> dict:
-    """Faulty against correct, tensor by tensor, without the sentence that names the broken op."""
-    return {key: value for key, value in view.items() if key != "verdict"}

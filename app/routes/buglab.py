@@ -17,10 +17,20 @@ from app.buglab import quiz
 from app.buglab import views as buglab_views
 from app.deps import ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
-from app.errors import BAD_BODY, BAD_FIELD, NOT_FOUND, PROBES_SPENT, QUIZ_SEALED, not_a_boolean
-from app.schemas.buglab import Catalogue, ChecksView, DiffView, ProbeAnswer, QuizState, QuizVerdict
+from app.errors import (
+    BAD_BODY,
+    BAD_FIELD,
+    CLASS_QUIZ,
+    NOT_FOUND,
+    PROBES_SPENT,
+    QUIZ_SEALED,
+    VOTERS_LIMITED,
+    not_a_boolean,
+)
+from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
+from app.sessions.voters import remember
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
-from app.spec.faults import default_fault_layer, new_quiz_seed
+from app.spec.faults import default_fault_layer, is_class_quiz, new_quiz_seed
 from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
 from app.traces.admission import Overloaded
@@ -74,11 +84,12 @@ async def get_checks(
     trace_id: str,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
-    if services.answers.sealed(trace_id):
+    if services.store.spec(trace_id) is not None and services.answers.sealed(request, trace_id):
         raise HTTPException(
             403,
-            detail=f"a quiz hides every step's check until it is answered: probe up to "
-            f"{services.quiz.max_probes} steps (POST /api/traces/{trace_id}/quiz/probe) or answer it",
+            detail=f"a quiz hides every step's check from you until you answer it (a class's: until its "
+            f"presenter reveals): probe up to {services.quiz.max_probes} steps (POST "
+            f"/api/traces/{trace_id}/quiz/probe)",
         )
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
@@ -100,7 +111,7 @@ async def get_checks(
 @router.get(
     "/api/traces/{trace_id}/steps/{index}/diff",
     response_model=DiffView,
-    responses=NOT_FOUND,
+    responses={**NOT_FOUND, **QUIZ_SEALED},
     summary="A backward step: faulty vs correct gradients",
 )
 async def get_diff(
@@ -128,11 +139,17 @@ class QuizProbe(BaseModel):
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
     response_model=QuizVerdict,
-    responses={**NOT_FOUND, **BAD_BODY, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
 async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
+    """The answer is the learner's own (app.sessions.voters): it unseals nothing for anyone else.
+    A class's quiz is answered in the class's poll and revealed by its presenter: 409 here."""
     quiz_or_404(ctx)
+    if is_class_quiz(ctx.spec.quiz):
+        raise HTTPException(
+            409, detail="this quiz belongs to a class: answer the class's poll; its presenter reveals the bug"
+        )
     records = ctx.trace.records
     check_range_body(answer.step, len(records))
     if records[answer.step].phase != "backward":
@@ -140,9 +157,10 @@ async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, an
             ("body", "step"),
             f"step {answer.step} is a {records[answer.step].phase} step: the bug is in a backward step",
         )
-    state = services.quiz.answer(ctx.spec.id)
+    learner = services.voters.identify(request)
+    state = services.quiz.answer(ctx.spec.id, learner)
     verdict = buglab_views.quiz_answer(ctx, answer.step) | state.json(services.quiz.max_probes)
-    return json_response(request, json_safe(verdict))
+    return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
 
 def quiz_or_404(ctx: TraceContext) -> None:
@@ -152,32 +170,38 @@ def quiz_or_404(ctx: TraceContext) -> None:
 
 @router.get(
     "/api/traces/{trace_id}/quiz",
-    response_model=QuizState,
+    response_model=LearnerQuiz,
     responses=NOT_FOUND,
     summary="The quiz's state: answered or not, the steps probed and the probes left",
 )
 async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> Response:
     quiz_or_404(ctx)
-    return json_response(request, services.quiz.state(ctx.spec.id).json(services.quiz.max_probes))
+    learner = services.voters.of(request)
+    state = services.quiz.state(ctx.spec.id, learner).json(services.quiz.max_probes)
+    revealed = not services.quiz.sealed(ctx.spec.id, learner) and not state["answered"]
+    return json_response(request, state | {"class": is_class_quiz(ctx.spec.quiz), "revealed": revealed})
 
 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
     response_model=ProbeAnswer,
-    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
 async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
-    """Any step (forward, loss, backward, update). Probing a step again, or after the answer, is free."""
+    """Any step (forward, loss, backward, update): the probe buys the step's gradient check and,
+    for a backward step, its comparison with the correct backward (GET .../diff). The probes
+    are the learner's own (app.sessions.voters). Probing a step again, or after the answer, is free."""
     quiz_or_404(ctx)
     check_range_body(probe.step, len(ctx.trace.records))
+    learner = services.voters.identify(request)
     try:
-        state = services.quiz.probe(ctx.spec.id, probe.step)
+        state = services.quiz.probe(ctx.spec.id, learner, probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=str(exc)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
-    return json_response(request, json_safe(payload))
+    return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)
 
 
 def check_range_body(step: int, n: int) -> None:

@@ -1,3 +1,4 @@
+# Over 350 lines: every classroom route (sessions, lessons, join pages) on one router, whose lifespan checks lessons.
 """Classroom sessions and lessons (contract in docs/api.md, "Sessions"): a presenter opens a
 session, students follow it over Server-Sent Events, the presenter polls the class in the bug
 lab; lessons are paths through a walkthrough. Thin: app.sessions holds the state and the
@@ -14,8 +15,6 @@ import asyncio
 import contextlib
 import io
 import logging
-import re
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
@@ -38,11 +37,11 @@ from app.sessions import rules
 from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
 from app.sessions.store import StoreUnavailable
+from app.sessions.voters import client_address, remember
 from app.spec import resolve, spec_to_query
+from app.spec.faults import new_class_quiz
 
 log = logging.getLogger("xt.sessions")
-VOTER_COOKIE = "xt_voter"
-VOTER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 REVEAL_WAIT_S = 30  # the gradient checks of every step before the reveal (tiny models: well under a second)
 
 
@@ -95,7 +94,8 @@ def _answers(*codes: int) -> dict:
 
 def get_sessions(request: Request) -> Sessions:
     if getattr(request.app.state, "sessions", None) is None:
-        request.app.state.sessions = Sessions(request.app.state.settings)
+        quiz = request.app.state.services.quiz  # a reveal unseals the class's trace in this process
+        request.app.state.sessions = Sessions(request.app.state.settings, on_reveal=quiz.reveal)
     return request.app.state.sessions
 
 
@@ -136,18 +136,24 @@ async def create_session(
     sessions: SessionsDep,
     catalogue: CatalogueDep,
 ) -> JSONResponse:
+    """A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
+    fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough."""
     spec = resolve(body.spec, settings)
+    if spec.quiz is not None:
+        spec = resolve(body.spec.model_copy(update={"quiz": new_class_quiz()}), settings)
     lesson = None
     if body.lesson is not None:
         lesson = catalogue.lessons.get(body.lesson)
         if lesson is None:
             raise SpecError(("body", "lesson"), f"unknown lesson {body.lesson!r}; GET /api/lessons lists them")
-        if lesson.spec.id != spec.id:
+        if rules.walkthrough_id(lesson.spec) != rules.walkthrough_id(spec):
             raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
     trace = await services.build(spec, request)  # admitted, as every trace build
     first = lesson.steps[0]["index"] if lesson else 0
     code, key = await sessions.create(spec, trace.records, body.lesson, first)
-    return JSONResponse({"code": code, "join_url": join_url(request, code), "presenter_key": key}, status_code=201)
+    answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key, "spec": spec.canonical}
+    walk = _walk_url(spec_to_query(spec.canonical), first, f"present={code}")
+    return JSONResponse(answer | {"trace_id": spec.id, "walk_url": walk}, status_code=201)
 
 
 async def _session(request: Request, sessions: Sessions, code: str) -> dict:
@@ -178,9 +184,13 @@ EVENTS = {
     responses={**EVENTS, **_answers(404, 429)},
     summary="The session's states as they change (SSE)",
 )
-async def session_events(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> Response:
+async def session_events(
+    request: Request, code: str, sessions: SessionsDep, services: ServicesDep, key: PresenterKey = None
+) -> Response:
+    """A student's stream counts as one follower per learner identity, or per address without one."""
     fields = await _session(request, sessions, code)
-    stream = sessions.events(fields, sessions.is_presenter(fields, key))
+    follower = None if sessions.is_presenter(fields, key) else services.voters.follower(request)
+    stream = sessions.events(fields, follower)
     # sse-starlette's own ping is a fallback: the stream sends its keep-alive every sse_ping_seconds
     return EventSourceResponse(
         stream, ping=4 * sessions.settings.sse_ping_seconds, headers={"Cache-Control": "no-store"}
@@ -214,6 +224,7 @@ def _conflict(detail: str) -> JSONResponse:
 async def _reveal(services, settings, fields: dict) -> dict:
     spec = resolve(SessionCreate.model_validate({"spec": fields["spec"]}).spec, settings)
     ctx = await services.context(spec)  # admitted, as every trace build
+    services.quiz.reveal(spec.id)  # every learner of the class's trace sees every verdict
     job = services.checks.get(spec.id) or services.checks.start(spec.id, ctx.trace)
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
@@ -257,19 +268,18 @@ async def set_poll(
     responses=_answers(404, 409, 429) | security.BODY_REFUSED,
     summary="A student's answer to the open poll",
 )
-async def answer_poll(request: Request, code: str, body: AnswerBody, sessions: SessionsDep) -> Response:
-    """One answer per student browser (a cookie names it): answering again changes it."""
+async def answer_poll(
+    request: Request, code: str, body: AnswerBody, sessions: SessionsDep, services: ServicesDep
+) -> Response:
+    """One answer per learner identity (app.sessions.voters: issued by the server, bounded per
+    address; the cookie, or X-Voter from the answer's `voter`): answering again changes it."""
     fields = await _session(request, sessions, code)
     if fields["poll"]["status"] != "open":
         return _conflict("the poll is not open: wait for the presenter to open it")
     rules.check_answer(body.step, fields)
-    voter = request.cookies.get(VOTER_COOKIE, "")
-    if not VOTER.match(voter):
-        voter = secrets.token_urlsafe(16)
-    await sessions.answer(fields, voter, body.step)
-    response = JSONResponse({"step": body.step})
-    response.set_cookie(VOTER_COOKIE, voter, max_age=86400, httponly=True, samesite="strict", path="/api/sessions")
-    return response
+    voter = services.voters.identify(request)
+    await sessions.answer(fields, voter, client_address(request), body.step)
+    return remember(JSONResponse({"step": body.step, "voter": voter}), voter)
 
 
 SVG = {200: {"description": "the join URL as a QR code", "content": {"image/svg+xml": {}}}}
@@ -291,9 +301,14 @@ async def session_qr(request: Request, code: str, sessions: SessionsDep) -> Resp
 # ---------------------------------------------------------------------- lessons
 
 
+def _with_walkthrough(lesson, shown: dict) -> dict:
+    """A lesson's JSON with the walkthrough id a class's quiz of it shares (rules.walkthrough_id)."""
+    return shown | {"walkthrough": rules.walkthrough_id(lesson.spec)}
+
+
 @router.get("/api/lessons", response_model=Lessons, summary="The lessons: paths of key steps through a walkthrough")
 async def list_lessons(catalogue: CatalogueDep) -> dict:
-    return {"lessons": [lesson.brief() for lesson in catalogue.lessons.values()]}
+    return {"lessons": [_with_walkthrough(lesson, lesson.brief()) for lesson in catalogue.lessons.values()]}
 
 
 @router.get(
@@ -306,7 +321,7 @@ async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
     lesson = catalogue.lessons.get(name)
     if lesson is None:
         return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
-    return JSONResponse(lesson.json())
+    return JSONResponse(_with_walkthrough(lesson, lesson.json()))
 
 
 def _walk_url(query: dict, step: int, fragment: str) -> str:
@@ -339,11 +354,16 @@ async def join_form(request: Request, code: str = "") -> Response:
 
 
 @router.get("/join/{code}", response_class=HTMLResponse, include_in_schema=False)
-async def join(request: Request, code: str, sessions: SessionsDep) -> Response:
-    """A student's way in: the walk page of the session's spec, following the presenter."""
+async def join(request: Request, code: str, sessions: SessionsDep, services: ServicesDep) -> Response:
+    """A student's way in: the walk page of the session's spec, following the presenter, with a
+    learner identity if the browser has none (past the address's bound: none, the page works)."""
     try:
         fields = await _session(request, sessions, code)
     except HTTPException as exc:
         return _join_page(request, exc.status_code, str(exc.detail), code[:12])
     query = spec_to_query(fields["spec"])
-    return RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
+    response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
+    if services.voters.of(request) is None:
+        with contextlib.suppress(HTTPException):
+            remember(response, services.voters.issue(client_address(request)))
+    return response

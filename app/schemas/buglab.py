@@ -72,11 +72,21 @@ class QuizState(Answer):
     probes: Probes
 
 
+class LearnerQuiz(QuizState):
+    """GET .../quiz: the request's learner's state of the quiz."""
+
+    class_quiz: bool = Field(alias="class", description="a class's quiz: its poll answers it, its presenter reveals it")
+    revealed: bool = Field(description="the class's presenter revealed it: every verdict shows")
+
+
 class ProbeAnswer(QuizState):
     """POST .../quiz/probe: the probed step's check and the quiz's state."""
 
     index: int
     gradcheck: GradCheck
+    voter: str = Field(
+        description="the learner identity the answer counts for: send it back as X-Voter without cookies"
+    )
 
 
 class StepRef(Answer):
@@ -96,3 +106,6 @@ class QuizVerdict(QuizState):
     chosen: StepRef
     broken: StepRef
     fault: RevealedFault
+    voter: str = Field(
+        description="the learner identity the answer counts for: send it back as X-Voter without cookies"
+    )

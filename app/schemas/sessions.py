@@ -18,6 +18,9 @@ class SessionOpened(Answer):
     code: str = Field(description="what students type at /join")
     join_url: str
     presenter_key: str = Field(description="the X-Presenter-Key of the presenter's requests: shown once")
+    spec: CanonicalSpec = Field(description="the class's walkthrough (a quiz's: with the class's own quiz number)")
+    trace_id: str
+    walk_url: str = Field(description="the presenter's page of the class's walkthrough")
 
 
 class Reveal(Answer):
@@ -49,6 +52,7 @@ class SessionState(Answer):
     followers: int
     poll: Poll
     trace_id: str
+    walkthrough: str = Field(description="the id every quiz of this walkthrough shares (a lesson's `walkthrough`)")
     buglab: bool = Field(description="the walkthrough plants a bug: the poll can open")
     version: int = Field(description="bumped by every change (a late, older state is dropped)")
 
@@ -57,6 +61,9 @@ class Answered(Answer):
     """POST /api/sessions/{code}/answers."""
 
     step: int
+    voter: str = Field(
+        description="the learner identity the answer counts for: send it back as X-Voter without cookies"
+    )
 
 
 class LessonBrief(Answer):
@@ -64,6 +71,7 @@ class LessonBrief(Answer):
     title: str
     summary: str
     trace_id: str
+    walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
     buglab: bool
     steps: int = Field(description="steps in the lesson")
     url: str = Field(description="the page that plays it")
@@ -106,6 +114,7 @@ class Lesson(Answer):
     title: str
     summary: str
     trace_id: str
+    walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
     buglab: bool
     steps: list[LessonStep]
     url: str

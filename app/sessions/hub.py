@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 from app.sessions.state import student_view
 
@@ -58,6 +59,7 @@ class Listener:
 class Hub:
     def __init__(self) -> None:
         self._listeners: dict[str, set[Listener]] = {}
+        self.on_state: Callable[[dict], None] | None = None  # told of every state published to this process
 
     def listen(self, code: str, presenter: bool) -> Listener:
         listener = Listener(presenter)
@@ -72,6 +74,8 @@ class Hub:
                 del self._listeners[code]
 
     def deliver(self, code: str, state: dict) -> None:
+        if self.on_state is not None:
+            self.on_state(state)
         listeners = self._listeners.get(code)
         if not listeners:
             return

@@ -3,8 +3,9 @@ process and host pointing at the same Redis serves the same classes.
 
 Keys (all expire after settings.session_idle_seconds without a touch):
   xt:session:{code}          hash: the session's fields, each a JSON value
-  xt:session:{code}:answers  hash: student browser -> answered step
-  xt:session:{code}:streams  sorted set: open event streams -> alive-until (unix seconds)
+  xt:session:{code}:answers  hash: learner identity -> answered step
+  xt:session:{code}:addresses  hash: client address -> learners who answered from it
+  xt:session:{code}:streams  sorted set: open event streams (follower|connection) -> alive-until (unix seconds)
   xt:sessions                sorted set: code -> expires-at (the cap on open sessions)
   xt:joinfail:{client}:{minute}  failed joins of one client IP in one minute
 Events: PUBLISH on xt:events:{code}; each process holds one pattern subscription (xt:events:*)
@@ -22,15 +23,21 @@ import logging
 import time
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.sessions.hub import Hub
-from app.sessions.store import FAILURE_WINDOW_S, StoreUnavailable
+from app.sessions.store import FAILURE_WINDOW_S, StoreUnavailable, Vote
 
 log = logging.getLogger("xt.sessions")
 CHANNEL_PREFIX = "xt:events:"
 REGISTRY = "xt:sessions"
 MAX_CONNECTIONS = 64  # per process
+HEALTH_CHECK_S = 5
+RETRIES = 3  # a command on a dropped connection, tried again on a new one
 
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -50,11 +57,28 @@ redis.call('ZADD', KEYS[4], 'XX', ARGV[2], ARGV[3])
 return redis.call('HGETALL', KEYS[1])
 """
 ANSWER = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 and redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
+  if redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[3]) then return 'full' end
+  if tonumber(redis.call('HGET', KEYS[3], ARGV[5]) or '0') >= tonumber(ARGV[6]) then return 'address' end
+  redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
+end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
-return 1
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+return 'ok'
+"""
+FOLLOWERS = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local seen, count = {}, 0
+for _, stream in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local follower = string.match(stream, '^(.*)|') or stream
+  if not seen[follower] then
+    seen[follower] = true
+    count = count + 1
+  end
+end
+return count
 """
 
 
@@ -87,14 +111,23 @@ class RedisStore:
     def __init__(self, url: str):
         self.hub = Hub()
         # A blocking pool: a burst (a class of 200 opening their streams at once) waits for one
-        # of MAX_CONNECTIONS connections instead of failing past the default pool's 100.
+        # of MAX_CONNECTIONS connections instead of failing past the default pool's 100. A pooled
+        # connection idle for HEALTH_CHECK_S is pinged before use, and a command that meets a
+        # dropped connection (Redis restarted) is retried on a new one: not a 503.
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=MAX_CONNECTIONS, timeout=10, decode_responses=True, health_check_interval=30
+            url,
+            max_connections=MAX_CONNECTIONS,
+            timeout=10,
+            decode_responses=True,
+            health_check_interval=HEALTH_CHECK_S,
+            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), RETRIES),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
         self.client = aioredis.Redis(connection_pool=pool)
         self._create = self.client.register_script(CREATE)
         self._update = self.client.register_script(UPDATE)
         self._answer = self.client.register_script(ANSWER)
+        self._followers = self.client.register_script(FOLLOWERS)
         self._reader: asyncio.Task | None = None
         self._subscribed: asyncio.Event | None = None
 
@@ -120,8 +153,8 @@ class RedisStore:
                         self.hub.deliver(code, json.loads(message["data"]))
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis went away: retry; streams keep their last state meanwhile
-                log.exception("session events subscription lost; retrying in 1 s")
+            except Exception as exc:  # Redis went away: retry; streams keep their last state meanwhile
+                log.warning("session events subscription lost (%s); retrying in 1 s", exc)
                 self._subscribed.clear()
                 await asyncio.sleep(1)
             finally:
@@ -147,7 +180,7 @@ class RedisStore:
     @_unavailable
     async def touch(self, code: str, ttl: int) -> bool:
         async with self.client.pipeline(transaction=False) as pipe:
-            for key in (_key(code), _key(code, "answers"), _key(code, "streams")):
+            for key in (_key(code), _key(code, "answers"), _key(code, "addresses"), _key(code, "streams")):
                 pipe.expire(key, ttl)
             pipe.zadd(REGISTRY, {code: time.time() + ttl}, xx=True)
             alive, *_ = await pipe.execute()
@@ -158,30 +191,26 @@ class RedisStore:
         return {voter: int(step) for voter, step in (await self.client.hgetall(_key(code, "answers"))).items()}
 
     @_unavailable
-    async def answer(self, code: str, voter: str, step: int, max_answers: int, ttl: int) -> bool:
-        keys = [_key(code), _key(code, "answers")]
-        return bool(await self._answer(keys=keys, args=[voter, step, max_answers, ttl]))
+    async def answer(self, code: str, vote: Vote, ttl: int) -> str:
+        keys = [_key(code), _key(code, "answers"), _key(code, "addresses")]
+        args = [vote.voter, vote.step, vote.max_answers, ttl, vote.address, vote.per_address]
+        return await self._answer(keys=keys, args=args)
 
     @_unavailable
     async def clear_answers(self, code: str) -> None:
-        await self.client.delete(_key(code, "answers"))
+        await self.client.delete(_key(code, "answers"), _key(code, "addresses"))
 
     @_unavailable
-    async def join(self, code: str, conn: str, ttl: int) -> None:
-        await self.client.zadd(_key(code, "streams"), {conn: time.time() + ttl})
+    async def join(self, code: str, stream: str, ttl: int) -> None:
+        await self.client.zadd(_key(code, "streams"), {stream: time.time() + ttl})
 
     @_unavailable
-    async def leave(self, code: str, conn: str) -> None:
-        await self.client.zrem(_key(code, "streams"), conn)
+    async def leave(self, code: str, stream: str) -> None:
+        await self.client.zrem(_key(code, "streams"), stream)
 
     @_unavailable
     async def followers(self, code: str) -> int:
-        key = _key(code, "streams")
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(key, "-inf", time.time())
-            pipe.zcard(key)
-            _, count = await pipe.execute()
-        return int(count)
+        return int(await self._followers(keys=[_key(code, "streams")], args=[time.time()]))
 
     @_unavailable
     async def publish(self, code: str, state: dict) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import anyio
 from fastapi import HTTPException
@@ -21,9 +21,10 @@ from sse_starlette import ServerSentEvent
 
 from app.guesses import GuessLimiter
 from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
-from app.sessions.hub import encode
+from app.sessions.hub import Listener, encode
+from app.sessions.rules import walkthrough_id
 from app.sessions.state import closed_poll, compose, student_view
-from app.sessions.store import StoreUnavailable, make_store
+from app.sessions.store import ADDRESS_FULL, ANSWERS_FULL, StoreUnavailable, Vote, make_store
 from app.settings import Settings
 from app.spec import ResolvedSpec
 
@@ -33,12 +34,20 @@ CODE_TRIES = 8  # a fresh code colliding with an open one 8 times in a row: the 
 
 
 class Sessions:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, on_reveal: Callable[[str], None] | None = None):
+        """`on_reveal(trace_id)` runs in every process whose hub a revealed state reaches (the
+        quiz ledger unseals the class's trace for its learners there)."""
         self.settings = settings
         self.store = make_store(settings.redis_url)
         self.process = secrets.token_hex(4)  # names this process's streams in the store
         self._later: dict[str, asyncio.Task] = {}
         self.join_guesses = GuessLimiter("unknown session codes", 0, settings.join_failures_per_second)
+        self.on_reveal = on_reveal
+        self.store.hub.on_state = self._delivered
+
+    def _delivered(self, state: dict) -> None:
+        if self.on_reveal is not None and state.get("poll", {}).get("status") == "revealed":
+            self.on_reveal(state["trace_id"])
 
     # ---------------------------------------------------------------- create and find
 
@@ -57,6 +66,7 @@ class Sessions:
             "key": key_digest(key),
             "spec": spec.canonical,
             "trace_id": spec.id,
+            "walkthrough": walkthrough_id(spec),
             "lesson": lesson,
             "limits": limits,
             "buglab": bool(spec.faults),
@@ -123,12 +133,24 @@ class Sessions:
         await self.store.publish(after["code"], state)
         return state
 
-    async def answer(self, fields: dict, voter: str, step: int) -> None:
+    async def answer(self, fields: dict, voter: str, address: str, step: int) -> None:
+        """One learner's vote (changed if they voted already): 409 when the poll is full, or when
+        session_answers_per_address other learners already voted from this address."""
         s = self.settings
-        if not await self.store.answer(fields["code"], voter, step, s.max_session_answers, s.session_idle_seconds):
+        vote = Vote(voter, address, step, s.max_session_answers, s.session_answers_per_address)
+        outcome = await self.store.answer(fields["code"], vote, s.session_idle_seconds)
+        if outcome == ANSWERS_FULL:
             raise HTTPException(
                 409, detail=f"this poll already has {s.max_session_answers} answers (max_session_answers)"
             )
+        if outcome == ADDRESS_FULL:
+            raise HTTPException(
+                409,
+                detail=f"{s.session_answers_per_address} learners already answered from this address "
+                "(session_answers_per_address)",
+            )
+        if outcome != "ok":
+            raise HTTPException(404, detail=f"session {fields['code']} ended")
         self.publish_later(fields["code"])
 
     async def clear_answers(self, fields: dict) -> None:
@@ -153,43 +175,55 @@ class Sessions:
 
     # ---------------------------------------------------------------- events
 
-    async def events(self, fields: dict, presenter: bool) -> AsyncIterator[ServerSentEvent]:
-        """The session's states as they change, newest only, with a keep-alive comment every
-        settings.sse_ping_seconds (which also keeps the session and this stream's count alive).
-        A student's stream counts as a follower; the presenter's does not."""
-        code, ping, idle = fields["code"], self.settings.sse_ping_seconds, self.settings.session_idle_seconds
-        conn = f"{self.process}:{secrets.token_hex(8)}"
-        await self.store.start()
-        listener = self.store.hub.listen(code, presenter)
+    async def events(self, fields: dict, follower: str | None) -> AsyncIterator[ServerSentEvent]:
+        """The session's states as they change, newest only. Every settings.
+        follower_heartbeat_seconds the stream renews the session and its follower entry
+        (`follower`, a learner identity or an address: one follower however many streams it
+        opens; None for the presenter, who is not counted) and sends a keep-alive comment
+        (within sse_ping_seconds: proxies close idle streams). A store that stops answering
+        ends the stream cleanly (EventSource reconnects)."""
+        code = fields["code"]
+        stream = None if follower is None else f"{follower}|{self.process}:{secrets.token_hex(8)}"
+        listener = self.store.hub.listen(code, follower is None)
         try:
-            if not presenter:
-                await self.store.join(code, conn, 3 * ping)
-                self.publish_later(code)
-            first = await self.compose(await self.store.load(code) or fields)
-            listener.offer(first["version"], encode(first), encode(student_view(first)))
-            while True:
-                try:
-                    data = await asyncio.wait_for(listener.next(), timeout=ping)
-                except TimeoutError:
-                    if not await self.store.touch(code, idle):
-                        yield ServerSentEvent(data="{}", event="ended")
-                        return
-                    if not presenter:
-                        await self.store.join(code, conn, 3 * ping)
-                    yield ServerSentEvent(comment="keep-alive")
-                    continue
-                if data is None:  # the server is stopping
-                    return
-                yield ServerSentEvent(data=data)
+            async for event in self._stream(fields, listener, stream):
+                yield event
+        except StoreUnavailable as exc:
+            log.warning("session %s: stream closed, the store did not answer (%s)", code, exc)
         finally:
             self.store.hub.forget(code, listener)
-            if not presenter:
+            if stream is not None:
                 with anyio.CancelScope(shield=True):
                     try:
-                        await self.store.leave(code, conn)
+                        await self.store.leave(code, stream)
                         self.publish_later(code)
                     except Exception:  # the count heals by itself: the stream's entry expires
-                        log.warning("session %s: could not remove stream %s", code, conn)
+                        log.warning("session %s: could not remove stream %s", code, stream)
+
+    async def _stream(self, fields: dict, listener: Listener, stream: str | None) -> AsyncIterator[ServerSentEvent]:
+        code, idle = fields["code"], self.settings.session_idle_seconds
+        beat = min(self.settings.follower_heartbeat_seconds, self.settings.sse_ping_seconds)
+        alive_s = 2 * beat + 2  # two beats missed (a killed worker's stream) and it no longer counts
+        await self.store.start()
+        if stream is not None:
+            await self.store.join(code, stream, alive_s)
+            self.publish_later(code)
+        first = await self.compose(await self.store.load(code) or fields)
+        listener.offer(first["version"], encode(first), encode(student_view(first)))
+        while True:
+            try:
+                data = await asyncio.wait_for(listener.next(), timeout=beat)
+            except TimeoutError:
+                if not await self.store.touch(code, idle):
+                    yield ServerSentEvent(data="{}", event="ended")
+                    return
+                if stream is not None:
+                    await self.store.join(code, stream, alive_s)
+                yield ServerSentEvent(comment="keep-alive")
+                continue
+            if data is None:  # the server is stopping
+                return
+            yield ServerSentEvent(data=data)
 
     async def close(self) -> None:
         for task in self._later.values():

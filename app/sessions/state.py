@@ -3,7 +3,8 @@ them, and the state as the presenter and as a student see it (GET /api/sessions/
 each event of .../events).
 
 Stored fields (one flat mapping, JSON values; a Redis hash or a dict):
-  code, key (SHA-256 of the presenter key), spec (canonical), trace_id, lesson, limits
+  code, key (SHA-256 of the presenter key), spec (canonical), trace_id, walkthrough (the id
+  every quiz of the same walkthrough shares: app.sessions.rules.walkthrough_id), lesson, limits
   ({n_steps, backward, T, n_head, n_layer}), buglab, step, lesson_step, jacobian, head, poll,
   version (bumped by every change: a listener drops an older state arriving late).
 """
@@ -98,6 +99,7 @@ def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
         "followers": followers,
         "poll": poll,
         "trace_id": fields["trace_id"],
+        "walkthrough": fields.get("walkthrough", fields["trace_id"]),
         "buglab": fields["buglab"],
         "version": fields["version"],
     }

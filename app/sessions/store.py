@@ -11,6 +11,7 @@ dicts, the Redis store awaits redis-py's asyncio client).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Protocol
 
 from app.sessions.hub import Hub
@@ -21,6 +22,22 @@ MAX_TRACKED_CLIENTS = 100_000  # the memory store's failed-join counters, swept 
 
 class StoreUnavailable(Exception):
     """The store did not answer (Redis down): a 503, nothing the client did wrong."""
+
+
+ANSWERS_FULL, ADDRESS_FULL = "full", "address"
+
+
+@dataclass(frozen=True)
+class Vote:
+    voter: str  # the learner identity (app.sessions.voters)
+    address: str  # the client address it came from
+    step: int
+    max_answers: int  # settings.max_session_answers
+    per_address: int  # settings.session_answers_per_address
+
+
+def follower_of(stream: str) -> str:
+    return stream.rpartition("|")[0]
 
 
 class SessionStore(Protocol):
@@ -42,20 +59,21 @@ class SessionStore(Protocol):
         """Refreshes the expiry (an open stream's keep-alive); False if the session is gone."""
 
     async def answers(self, code: str) -> dict[str, int]:
-        """Poll answers by student browser."""
+        """Poll answers by learner identity."""
 
-    async def answer(self, code: str, voter: str, step: int, max_answers: int, ttl: int) -> bool:
-        """Records (or changes) one browser's answer; False when max_answers others answered."""
+    async def answer(self, code: str, vote: Vote, ttl: int) -> str:
+        """Records (or changes) one learner's answer: "ok", or ANSWERS_FULL when max_answers others
+        answered, or ADDRESS_FULL when per_address others from the vote's address did."""
 
     async def clear_answers(self, code: str) -> None: ...
 
-    async def join(self, code: str, conn: str, ttl: int) -> None:
-        """An open stream, alive for ttl seconds unless joined again (the keep-alive)."""
+    async def join(self, code: str, stream: str, ttl: int) -> None:
+        """An open stream (named `follower|connection`), alive for ttl seconds unless joined again."""
 
-    async def leave(self, code: str, conn: str) -> None: ...
+    async def leave(self, code: str, stream: str) -> None: ...
 
     async def followers(self, code: str) -> int:
-        """Open streams of the session, across processes."""
+        """Distinct followers (the part of a stream's name before "|") with an open stream, across processes."""
 
     async def publish(self, code: str, state: dict) -> None:
         """Delivers the state to every process's hub (this one's included)."""
@@ -82,13 +100,14 @@ class MemoryStore:
         self._fields: dict[str, dict] = {}
         self._expires: dict[str, float] = {}
         self._answers: dict[str, dict[str, int]] = {}
+        self._addresses: dict[str, dict[str, str]] = {}  # code -> voter -> address it answered from
         self._streams: dict[str, dict[str, float]] = {}
         self._failures: dict[str, tuple[int, int]] = {}  # client -> (window, count)
 
     def _alive(self, code: str) -> bool:
         if self._expires.get(code, 0.0) > time.monotonic():
             return True
-        for table in (self._fields, self._expires, self._answers, self._streams):
+        for table in (self._fields, self._expires, self._answers, self._addresses, self._streams):
             table.pop(code, None)
         return False
 
@@ -129,26 +148,32 @@ class MemoryStore:
     async def answers(self, code: str) -> dict[str, int]:
         return dict(self._answers.get(code, {})) if self._alive(code) else {}
 
-    async def answer(self, code: str, voter: str, step: int, max_answers: int, ttl: int) -> bool:
+    async def answer(self, code: str, vote: Vote, ttl: int) -> str:
         answers = self._answers.setdefault(code, {})
-        if voter not in answers and len(answers) >= max_answers:
-            return False
-        answers[voter] = step
-        return True
+        addresses = self._addresses.setdefault(code, {})
+        if vote.voter not in answers:
+            if len(answers) >= vote.max_answers:
+                return ANSWERS_FULL
+            if sum(1 for a in addresses.values() if a == vote.address) >= vote.per_address:
+                return ADDRESS_FULL
+            addresses[vote.voter] = vote.address
+        answers[vote.voter] = vote.step
+        return "ok"
 
     async def clear_answers(self, code: str) -> None:
         self._answers.pop(code, None)
+        self._addresses.pop(code, None)
 
-    async def join(self, code: str, conn: str, ttl: int) -> None:
+    async def join(self, code: str, stream: str, ttl: int) -> None:
         if self._alive(code):
-            self._streams.setdefault(code, {})[conn] = time.monotonic() + ttl
+            self._streams.setdefault(code, {})[stream] = time.monotonic() + ttl
 
-    async def leave(self, code: str, conn: str) -> None:
-        self._streams.get(code, {}).pop(conn, None)
+    async def leave(self, code: str, stream: str) -> None:
+        self._streams.get(code, {}).pop(stream, None)
 
     async def followers(self, code: str) -> int:
         now = time.monotonic()
-        return sum(1 for until in self._streams.get(code, {}).values() if until > now)
+        return len({follower_of(s) for s, until in self._streams.get(code, {}).items() if until > now})
 
     async def publish(self, code: str, state: dict) -> None:
         self.hub.deliver(code, state)

@@ -8,6 +8,7 @@ quiz hides and how the catalogue is listed for a given config.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 
 from app.errors import SpecError, check_between, shown_number
@@ -27,30 +28,68 @@ def applicable_faults(cfg: Config) -> list[str]:
     return sorted(name for name, fault in CATALOGUE.items() if fault.requires(cfg) is None)
 
 
-def quiz_fault(seed: int, cfg: Config) -> str:
-    """The fault a quiz hides, chosen by its seed among those that apply to the config.
+def quiz_key(settings: Settings) -> bytes:
+    """The server's secret that turns a quiz's number into its fault: settings.quiz_secret, else
+    one derived from the admin key (every worker `xt serve` starts shares it), else this
+    process's own. Without it the number tells nothing: not the fault, not its layer."""
+    if settings.quiz_secret:
+        return settings.quiz_secret.encode()
+    if settings.admin_key:
+        return hmac.new(settings.admin_key.encode(), b"xt quiz secret", hashlib.sha256).digest()
+    return _PROCESS_QUIZ_KEY
 
-    Only the server calls this: the spec, the trace id and the page carry the seed, never
-    the name. The seed is hashed (not taken modulo the catalogue) so that neighbouring
-    seeds do not walk through the catalogue in order."""
+
+# A server without XT_QUIZ_SECRET or an admin key (one person on loopback) keeps its quizzes'
+# faults for as long as it runs; workers of one class need XT_QUIZ_SECRET or an admin key.
+_PROCESS_QUIZ_KEY = secrets.token_bytes(32)
+
+
+def quiz_fault(quiz: int, cfg: Config, settings: Settings) -> tuple[str, int]:
+    """(the fault a quiz hides, its layer), chosen by the quiz's number and the server's secret
+    (quiz_key) among the faults that apply to the config, and for a layer-specific fault among
+    the model's layers.
+
+    Only the server calls this: the spec, the trace id and the page carry the number, never
+    the name or the layer, and the number alone (the spec run offline) cannot give them."""
     names = applicable_faults(cfg)
-    digest = hashlib.sha256(f"xt bug-lab quiz {seed}".encode()).digest()
-    return names[int.from_bytes(digest[:8], "big") % len(names)]
+    digest = hmac.new(quiz_key(settings), f"xt bug-lab quiz {quiz}".encode(), hashlib.sha256).digest()
+    name = names[int.from_bytes(digest[:8], "big") % len(names)]
+    layered = "{L}" in CATALOGUE[name].step
+    layer = int.from_bytes(digest[8:16], "big") % cfg.n_layer if layered else default_fault_layer(cfg)
+    return name, layer
 
 
 def new_quiz_seed() -> int:
     """A fresh quiz for /quiz and the home form's "quiz" choice (small: the permalink stays short)."""
-    return secrets.randbelow(1_000_000)
+    return secrets.randbelow(CLASS_QUIZ_FLOOR)
+
+
+# A class's quiz numbers (drawn per session) lie at or above this; a learner's own below. A
+# class's quiz is revealed by its presenter only: an answer through the trace routes is refused.
+CLASS_QUIZ_FLOOR = 2**31
+
+
+def new_class_quiz() -> int:
+    return CLASS_QUIZ_FLOOR + secrets.randbelow(CLASS_QUIZ_FLOOR)
+
+
+def is_class_quiz(quiz: int | None) -> bool:
+    return quiz is not None and quiz >= CLASS_QUIZ_FLOOR
 
 
 def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tuple[str, ...], int | None]:
     """(the faults the backward runs with, sorted; their layer), or ((), None) without any.
-    A quiz's fault is chosen here, from its seed, and stays out of the canonical spec."""
+    A quiz's fault and layer are chosen here, from its number and the server's secret, and stay
+    out of the canonical spec (a quiz with fault_layer is refused: the layer is hidden too)."""
     if spec.quiz is not None:
         if spec.faults:
             raise SpecError(("body", "quiz"), "a quiz hides its own fault: send faults = [] with quiz, or drop quiz")
+        if spec.fault_layer is not None:
+            raise SpecError(("body", "fault_layer"), "a quiz hides its fault's layer too: drop fault_layer")
         check_between(("body", "quiz"), spec.quiz, 0, settings.max_seed)
-    elif not spec.faults:
+        name, layer = quiz_fault(spec.quiz, cfg, settings)
+        return (name,), layer
+    if not spec.faults:
         return (), None  # fault_layer alone changes nothing: the canonical spec drops it
     layer = default_fault_layer(cfg) if spec.fault_layer is None else spec.fault_layer
     if not 0 <= layer < cfg.n_layer:
@@ -58,8 +97,6 @@ def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tu
             ("body", "fault_layer"),
             f"fault_layer must be between 0 and {cfg.n_layer - 1} (the model has {cfg.n_layer} layer(s)), got {shown_number(layer)}",
         )
-    if spec.quiz is not None:
-        return (quiz_fault(spec.quiz, cfg),), layer
     names = tuple(sorted(set(spec.faults)))
     for name in names:
         fault = CATALOGUE.get(name)

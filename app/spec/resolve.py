@@ -234,7 +234,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         "tokens": None if spec.tokens is None else ids.tolist(),
         "dtype": spec.dtype,
         "faults": [] if spec.quiz is not None else list(faults),
-        "fault_layer": fault_layer,
+        "fault_layer": None if spec.quiz is not None else fault_layer,  # a quiz's layer is hidden too
         "quiz": spec.quiz,
         "optimizer": optimizer,
         "train_steps": spec.train_steps,

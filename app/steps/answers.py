@@ -111,10 +111,17 @@ class Answers:
         encoded = await self.services.run(self.cache.get_or_compute, key, compute, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
-    def sealed(self, trace_id: str, index: int | None = None) -> bool:
-        """Whether a quiz hides this trace's verdict (at step `index`, or anywhere)."""
+    def sealed(self, request: Request, trace_id: str, index: int | None = None) -> bool:
+        """Whether a quiz hides this trace's verdict (at step `index`, or anywhere) from the
+        request's learner (app.sessions.voters; none yet: every verdict hidden). The key's
+        `sealed` flag keeps the two answers apart in the cache: an unsealed answer is served
+        only to a learner for whom this is False."""
         spec = self.services.store.spec(trace_id)
-        return spec is not None and spec.quiz is not None and self.services.quiz.sealed(trace_id, index)
+        if spec is None:  # forgotten: sealed, so no cached unsealed answer of a quiz answers it
+            return True
+        if spec.quiz is None:
+            return False
+        return self.services.quiz.sealed(trace_id, self.services.voters.of(request), index)
 
     def check_of(self, ctx: TraceContext, index: int) -> StepCheck:
         """Step `index`'s gradient check, computed once per trace (blocking: in the pool)."""
@@ -139,7 +146,7 @@ class Answers:
 
     async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int) -> Response:
         """A step's view (app.steps.view) with its check, or pending where the trace defers it."""
-        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(trace_id, index))
+        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index))
         hit = self._hit(request, key)
         if hit is not None:
             return hit
@@ -158,7 +165,7 @@ class Answers:
     async def check(self, request: Request, trace_id: str, index: int) -> Response:
         """{index, gradcheck, warning}: the badge of a step view answered before its check, and
         its failed-check warning (null when it passed); sealed: {"sealed": true}, no warning."""
-        key = AnswerKey("check", trace_id, (index,), self.sealed(trace_id, index))
+        key = AnswerKey("check", trace_id, (index,), self.sealed(request, trace_id, index))
 
         async def prepare(ctx: TraceContext):
             record = record_at(ctx, index)
@@ -207,12 +214,20 @@ class Answers:
             check_range("pos", row, ctx.T, f"the trace has {ctx.T} positions")
             return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, top_k)
 
-        key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(trace_id))
+        key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(request, trace_id))
         return await self._answer(request, key, prepare, seal=quiz.seal_jacobian)
 
     async def diff(self, request: Request, trace_id: str, index: int, seq: int) -> Response:
         """A backward step of a faulty trace against the correct trace's (app.buglab.views), both
-        traces admitted; sealed: without the sentence naming the broken op."""
+        traces admitted. A quiz's comparison is what a probe buys (its figures, the verdict and
+        the arriving/contribution flags all point at the broken op): 403 until the learner
+        probed the step or answered."""
+        if self.sealed(request, trace_id, index):
+            raise HTTPException(
+                403,
+                detail=f"comparing step {index} with the correct backward costs a probe: POST "
+                f'/api/traces/{trace_id}/quiz/probe {{"step": {index}}} first, or answer the quiz',
+            )
 
         async def prepare(ctx: TraceContext):
             if not ctx.spec.faults:
@@ -226,8 +241,7 @@ class Answers:
             correct = await self.services.context(without_faults(ctx.spec), request)
             return partial(buglab_views.diff_view, ctx, correct, index, seq)
 
-        key = AnswerKey("diff", trace_id, (index, seq), self.sealed(trace_id))
-        return await self._answer(request, key, prepare, seal=quiz.seal_diff)
+        return await self._answer(request, AnswerKey("diff", trace_id, (index, seq)), prepare)
 
     async def update(self, request: Request, trace_id: str, param: str) -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""

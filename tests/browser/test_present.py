@@ -13,9 +13,7 @@ from urllib.parse import urlencode
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app.spec.faults import quiz_fault
-from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, steps, wait_rendered
-from xt_core import Config
+from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, quiz_truth, steps, wait_rendered
 from xt_core.lab.faults import CATALOGUE
 
 # The home page's default: the first demo model with its first example text.
@@ -294,9 +292,8 @@ def test_bug_lab_on_a_phone_stacks_the_diff_and_the_toolbar_stays_offline(sessio
 
 
 def quiz_broken_step(session) -> int:
-    """What only the server knows: the step of the fault the quiz hides (its seed, its config)."""
-    hidden = quiz_fault(QUIZ_SEED, Config(**session.page.evaluate("window.xt.trace.config")))
-    return step_of(steps(session), CATALOGUE[hidden].step_name(0), "backward")
+    """What only the server knows: the step of the fault the quiz hides (its number and the server's secret)."""
+    return quiz_truth(session, session.page.evaluate("window.xt.trace.id"))["broken"]["index"]
 
 
 def test_the_quiz_gives_no_verdict_before_the_answer(session, axe):

@@ -148,3 +148,21 @@ def axe_violations(page, source: str) -> list[str]:
     page.evaluate(source + "\n;0")  # evaluate: the page's CSP forbids inline scripts
     found = page.evaluate("axe.run(document).then((r) => r.violations)")
     return [f"{v['id']}: {v['help']} ({', '.join(' '.join(n['target']) for n in v['nodes'][:3])})" for v in found]
+
+
+def quiz_truth(session, trace_id: str) -> dict:
+    """What only the server knows of the page's quiz, asked as another learner would after
+    answering (a request with no identity of the browser's: the browser's quiz stays sealed):
+    {"broken": {"index", ...}, "fault": {"name", ...}}."""
+    import json
+    import urllib.request
+
+    backward = next(s["index"] for s in steps(session) if s["phase"] == "backward")
+    request = urllib.request.Request(
+        f"{session.base}/api/traces/{trace_id}/quiz/answer",
+        data=json.dumps({"step": backward}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)

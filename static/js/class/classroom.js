@@ -5,11 +5,27 @@
 //   #follow=CODE     follow a presenter (what /join/CODE lands on)
 
 import { h, setOptions } from "../lib/dom.js";
-import { getLesson, getLessons } from "./api.js";
+import { getLesson, getLessons, getSession } from "./api.js";
 import { follow } from "./follow.js";
 import { onStepChange, setFragment } from "./hooks.js";
 import { createLessonPlayer } from "./lesson.js";
-import { openSession, present, storedKey, wireJoinDialog } from "./present.js";
+import { openSession, present, showJoinDialog, storedKey, takeInvite, wireJoinDialog } from "./present.js";
+
+/** Whether `lesson` walks through this page's walkthrough: its trace, or (a class's quiz of it,
+ * which hides its own bug) the walkthrough the page's class shares with it. */
+const isMine = (lesson, page) =>
+  lesson.trace_id === page.trace.id || (Boolean(page.walkthrough) && lesson.walkthrough === page.walkthrough);
+
+/** The walkthrough id of the class the fragment follows or presents (null without one). */
+async function classWalkthrough(fragment) {
+  const code = fragment.get("follow") || fragment.get("present");
+  if (!code) return null;
+  try {
+    return (await getSession(code, fragment.get("present") ? storedKey(code) : null)).walkthrough;
+  } catch {
+    return null; // following or presenting says why it cannot
+  }
+}
 
 function createLessons(page, select) {
   const current = { name: null, lesson: null, player: null, presenter: null };
@@ -17,7 +33,7 @@ function createLessons(page, select) {
   async function play(name, { follower = false } = {}) {
     if (current.name === name && current.player) return handle();
     const lesson = await getLesson(name);
-    if (lesson.trace_id !== page.trace.id) {
+    if (!isMine(lesson, page)) {
       if (!follower) window.location.assign(lesson.url);
       return null;
     }
@@ -65,8 +81,8 @@ function createLessons(page, select) {
 
 async function fillLessonList(select, page) {
   const { lessons } = await getLessons();
-  const mine = lessons.filter((l) => l.trace_id === page.trace.id);
-  const others = lessons.filter((l) => l.trace_id !== page.trace.id);
+  const mine = lessons.filter((l) => isMine(l, page));
+  const others = lessons.filter((l) => !isMine(l, page));
   const option = (l) => ({ value: l.name, text: `${l.title} (${l.steps} steps)` });
   setOptions(select, [{ value: "", text: "none: the full walkthrough" }, ...mine.map(option)], "");
   if (others.length) {
@@ -106,12 +122,14 @@ export async function startClassroom({ trace, go, state }) {
   const lessons = createLessons(page, select);
   const fragment = new URLSearchParams(window.location.hash.slice(1));
   try {
+    page.walkthrough = await classWalkthrough(fragment);
     await fillLessonList(select, page);
     select.addEventListener("change", () => (select.value ? lessons.play(select.value) : lessons.stop()));
     presentButton.disabled = false;
     presentButton.addEventListener("click", async () => {
       try {
-        startPresenting(page, lessons, await openSession(page, lessons.current.name));
+        const session = await openSession(page, lessons.current.name);
+        if (session) startPresenting(page, lessons, session);
       } catch (error) {
         status.textContent = `Could not open a session: ${error.message}`;
       }
@@ -121,12 +139,13 @@ export async function startClassroom({ trace, go, state }) {
     if (fragment.get("lesson")) await lessons.play(fragment.get("lesson"));
     const resumed = fragment.get("present");
     const key = resumed && storedKey(resumed);
-    if (key)
-      startPresenting(page, lessons, {
-        code: resumed,
-        presenter_key: key,
-        join_url: `${window.location.origin}/join/${resumed}`,
-      });
+    if (key) {
+      const invite = takeInvite(resumed); // opened on the page before: its code is shown here
+      const joinUrl = invite || `${window.location.origin}/join/${resumed}`;
+      const session = { code: resumed, presenter_key: key, join_url: joinUrl };
+      startPresenting(page, lessons, session);
+      if (invite) showJoinDialog(session);
+    }
   } catch (error) {
     status.textContent = `The classroom tools could not start: ${error.message}`;
   }

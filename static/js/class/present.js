@@ -57,7 +57,9 @@ export function isLoopback(url) {
   return LOOPBACK_NAMES.has(host) || host.startsWith("127.") || host.endsWith(".localhost");
 }
 
-function showJoinDialog(session) {
+const inviteName = (code) => `xt.class.invite.${code}`;
+
+export function showJoinDialog(session) {
   const dialog = document.getElementById("class-dialog");
   document.getElementById("class-code").textContent = session.code;
   document.getElementById("class-url").textContent = session.join_url;
@@ -128,10 +130,33 @@ export function present(page, session, { lesson, onEnded }) {
   return { send, stop };
 }
 
-/** "Present to class": a new session for this page's spec (and lesson), its code shown large. */
+/** The join URL of a session this browser opened and has not shown yet (null otherwise). */
+export function takeInvite(code) {
+  try {
+    const url = window.sessionStorage.getItem(inviteName(code));
+    window.sessionStorage.removeItem(inviteName(code));
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/** "Present to class": a new session for this page's spec (and lesson), its code shown large.
+ * A quiz's session hides its own bug in its own walkthrough (`session.trace_id`): the page moves
+ * there (and shows the code once there); null then. */
 export async function openSession(page, lessonName) {
   const session = await createSession(page.spec, lessonName);
   storeKey(session.code, session.presenter_key);
+  if (session.trace_id !== page.trace.id) {
+    try {
+      window.sessionStorage.setItem(inviteName(session.code), session.join_url);
+    } catch {
+      /* private mode: "Show code" shows it */
+    }
+    const lesson = lessonName ? `&lesson=${encodeURIComponent(lessonName)}` : "";
+    window.location.assign(`${session.walk_url}${lesson}`);
+    return null;
+  }
   const url = new URL(window.location.href);
   const hash = new URLSearchParams(url.hash.slice(1));
   hash.set("present", session.code);

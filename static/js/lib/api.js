@@ -45,6 +45,26 @@ async function fetchOnce(url, init) {
   }
 }
 
+// The learner identity the server issued (app/sessions/voters.py): an HttpOnly cookie, and the
+// `voter` of the answer that issued it, sent back as X-Voter where the cookie does not travel.
+const VOTER_KEY = "xt.voter";
+let voter = null;
+try {
+  voter = window.sessionStorage.getItem(VOTER_KEY);
+} catch {
+  /* private mode: the identity lasts as long as the page */
+}
+
+function rememberVoter(body) {
+  if (typeof body?.voter !== "string" || body.voter === voter) return;
+  voter = body.voter;
+  try {
+    window.sessionStorage.setItem(VOTER_KEY, voter);
+  } catch {
+    /* private mode */
+  }
+}
+
 /** One API call: `json` is sent as a JSON body, `form` (FormData) as multipart; the answer is JSON.
  * `headers` are added (e.g. the presenter's key); `onBusy(ms)` is told before each wait on a 503;
  * `busyRetries` bounds those waits. */
@@ -52,7 +72,8 @@ export async function request(
   url,
   { method = "GET", json, form, headers = {}, onBusy = null, busyRetries = BUSY_RETRIES } = {},
 ) {
-  const init = { method, headers: { Accept: "application/json", ...headers } };
+  const identity = voter ? { "X-Voter": voter } : {};
+  const init = { method, headers: { Accept: "application/json", ...identity, ...headers } };
   if (json !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(json);
@@ -75,6 +96,7 @@ export async function request(
     }
     if (!response.ok) throw new ApiError(response.status, detailMessage(body, response.status));
     if (body === null) throw new ApiError(response.status, "the server's answer was not JSON");
+    rememberVoter(body);
     return body;
   }
 }

@@ -109,8 +109,9 @@ export function createBugLab({ client, info, go, seq, rerender }) {
       button.disabled = false;
       status.textContent = error.message;
     };
+    // a class's quiz is answered in the class's poll (the presenter reveals it)
     const answerButton =
-      step.phase === "backward"
+      step.phase === "backward" && !state.quiz?.class
         ? h("button", {
             type: "button",
             className: "button-primary quiz-answer",
@@ -136,7 +137,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
           client
             .probeQuiz(step.index)
             .then((answer) => {
-              state.quiz = { answered: answer.answered, probes: answer.probes };
+              state.quiz = { ...state.quiz, answered: answer.answered, probes: answer.probes };
               rerender();
             })
             .catch(fail(button));
@@ -165,15 +166,30 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     }
   }
 
+  /** A quiz's comparison with the correct backward is what a probe buys, until the answer. */
+  function diffCostsAProbe(step) {
+    const quiz = state.quiz;
+    return info.mode === "quiz" && state.answer === null && !quiz?.revealed && !quiz?.probes.used.includes(step.index);
+  }
+
+  async function spendProbe(step) {
+    const probe = await client.probeQuiz(step.index);
+    state.quiz = { ...state.quiz, answered: probe.answered, probes: probe.probes };
+  }
+
   function diffTools(step) {
     const section = h("div", { className: "diff-figures" });
+    const costly = diffCostsAProbe(step);
+    const left = state.quiz?.probes.left ?? 0;
     const button = h("button", {
       type: "button",
       className: "button-quiet diff-button",
-      text: "Compare with the correct backward",
+      text: `Compare with the correct backward${costly ? ` (costs a probe: ${left} left)` : ""}`,
+      disabled: costly && left === 0,
       onclick: () => {
         button.disabled = true;
-        showDiff(section, step)
+        (diffCostsAProbe(step) ? spendProbe(step) : Promise.resolve())
+          .then(() => showDiff(section, step))
           .then(() => button.remove())
           .catch((error) => {
             button.disabled = false;

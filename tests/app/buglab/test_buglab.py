@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import xt_core
-from app.spec import TraceSpec, resolve, spec_from_query
+from app.settings import Settings
+from app.spec import SpecError, TraceSpec, resolve, spec_from_query
 from app.spec.faults import quiz_fault
 from app.traces.cache import LRU
 from app.traces.checks import ChecksBusy, ChecksRunner
@@ -232,10 +233,46 @@ def test_diff_needs_a_faulty_trace_and_a_backward_step(client, trace):
 def test_quiz_faults_fit_the_config_and_spread_over_the_catalogue():
     gqa_tied = Config(n_layer=1, n_head=4, n_kv_head=2, tie_embeddings=True)
     mha_untied = Config(n_layer=1, n_head=4, n_kv_head=4, tie_embeddings=False)
-    assert {quiz_fault(seed, gqa_tied) for seed in range(300)} == set(CATALOGUE)
-    picked = {quiz_fault(seed, mha_untied) for seed in range(300)}
+    settings = Settings(quiz_secret="one class")
+    assert {quiz_fault(seed, gqa_tied, settings)[0] for seed in range(300)} == set(CATALOGUE)
+    picked = {quiz_fault(seed, mha_untied, settings)[0] for seed in range(300)}
     assert picked == set(CATALOGUE) - {"gqa_kv_not_summed", "tied_embedding_one_contribution"}
-    assert quiz_fault(7, gqa_tied) == quiz_fault(7, gqa_tied)
+    assert quiz_fault(7, gqa_tied, settings) == quiz_fault(7, gqa_tied, Settings(quiz_secret="one class"))
+
+
+def test_the_quiz_number_alone_does_not_give_the_fault_or_its_layer():
+    """The fault is the server's secret's: the same number on two servers, or offline, hides
+    another fault; a layer-specific fault's layer is drawn too, and never in the spec."""
+    two_layers = Config(n_layer=2, n_head=4, n_kv_head=2, tie_embeddings=True)
+    ours, theirs = Settings(quiz_secret="ours"), Settings(quiz_secret="theirs")
+    assert [quiz_fault(q, two_layers, ours) for q in range(40)] != [
+        quiz_fault(q, two_layers, theirs) for q in range(40)
+    ]
+    layered = [
+        layer for name, layer in (quiz_fault(q, two_layers, ours) for q in range(200)) if "{L}" in CATALOGUE[name].step
+    ]
+    assert set(layered) == {0, 1}
+    spec = resolve(TraceSpec.model_validate({**SMALL_SPEC, "quiz": 3}), ours)
+    assert spec.canonical["fault_layer"] is None and spec.canonical["faults"] == [] and spec.faults
+    assert error_loc_of(
+        lambda: resolve(TraceSpec.model_validate({**SMALL_SPEC, "quiz": 3, "fault_layer": 0}), ours)
+    ) == (
+        "body",
+        "fault_layer",
+    )
+
+
+def error_loc_of(call) -> tuple:
+    with pytest.raises(SpecError) as raised:
+        call()
+    return raised.value.loc
+
+
+def hidden_step(client, quiz: dict) -> tuple[str, int]:
+    """(the fault a quiz trace hides, its step): what only the server knows."""
+    spec = resolve(TraceSpec.model_validate(quiz["spec"]), client.app.state.settings)
+    name, layer = quiz_fault(spec.quiz, spec.cfg, client.app.state.settings)
+    return name, step_of(quiz, CATALOGUE[name].step_name(layer))
 
 
 def assert_hides_the_fault(text: str) -> None:
@@ -258,8 +295,7 @@ def test_the_quiz_never_names_its_fault_before_an_answer(client, trace):
     sealed = client.get(f"/api/traces/{body['id']}/checks", params={"wait": "true"})
     assert sealed.status_code == 403 and "probe" in sealed.json()["detail"]
     # and it does hide one: once answered, the first failing step is its op
-    hidden = quiz_fault(11, resolve(TraceSpec.model_validate(body["spec"]), client.app.state.settings).cfg)
-    broken = step_of(body, CATALOGUE[hidden].step_name(0))
+    _, broken = hidden_step(client, body)
     assert client.post(f"/api/traces/{body['id']}/quiz/answer", json={"step": broken}).status_code == 200
     assert checks(client, body["id"])["first_failing"] == broken
 
@@ -272,15 +308,15 @@ def verdicts(view: dict) -> list:
 def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     quiz = post(client, quiz=23)
     base = f"/api/traces/{quiz['id']}"
-    hidden = quiz_fault(23, resolve(TraceSpec.model_validate(quiz["spec"]), client.app.state.settings).cfg)
-    broken = step_of(quiz, CATALOGUE[hidden].step_name(0))
-    assert client.get(f"{base}/quiz").json() == {"answered": False, "probes": {"used": [], "max": 3, "left": 3}}
+    _, broken = hidden_step(client, quiz)
+    fresh = {"answered": False, "probes": {"used": [], "max": 3, "left": 3}, "class": False, "revealed": False}
+    assert client.get(f"{base}/quiz").json() == fresh
     for step in quiz["steps"]:
         view = client.get(f"{base}/steps/{step['index']}").json()
         assert view["gradcheck"] == {"sealed": True} and view["warnings"] == [], step
-    # the numbers stay: the correct backward beside the faulty one, the Jacobian's columns
-    diff = client.get(f"{base}/steps/{broken}/diff").json()
-    assert "verdict" not in diff and diff["figures"] and not all(t["identical"] for t in diff["tensors"])
+    # the numbers stay (the Jacobian's columns); the comparison with the correct backward costs a probe
+    sealed_diff = client.get(f"{base}/steps/{broken}/diff")
+    assert sealed_diff.status_code == 403 and "costs a probe" in sealed_diff.json()["detail"]
     jacobian = client.get(f"{base}/jacobian", params={"layer": 0, "head": 1, "pos": 3}).json()
     assert "ok" not in jacobian and jacobian["chain"] and jacobian["recorded"]
 
@@ -288,12 +324,14 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     assert probe["gradcheck"]["passed"] is False and probe["probes"] == {"used": [broken], "max": 3, "left": 2}
     probed = client.get(f"{base}/steps/{broken}").json()
     assert verdicts(probed)[0] is False and any("gradient check failed" in w for w in probed["warnings"])
+    diff = client.get(f"{base}/steps/{broken}/diff").json()
+    assert diff["verdict"] and diff["figures"] and not all(t["identical"] for t in diff["tensors"])
     assert client.post(f"{base}/quiz/probe", json={"step": broken}).json()["probes"]["left"] == 2  # again: free
     others = [s["index"] for s in quiz["steps"] if s["index"] != broken][:3]
     for index in others[:2]:
         assert client.post(f"{base}/quiz/probe", json={"step": index}).status_code == 200
     spent = client.post(f"{base}/quiz/probe", json={"step": others[2]})
-    assert spent.status_code == 409 and "all 3 probes" in spent.json()["detail"]
+    assert spent.status_code == 409 and "all 3 of your probes" in spent.json()["detail"]
     assert client.get(f"{base}/steps/{others[2]}").json()["gradcheck"] == {"sealed": True}
     assert error_loc(client.post(f"{base}/quiz/probe", json={"step": 999})) == ["body", "step"]
 
@@ -309,8 +347,7 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
 
 def test_answering_the_quiz_says_right_or_wrong_and_reveals_the_fault(client):
     quiz = post(client, quiz=5)
-    hidden = quiz_fault(5, resolve(TraceSpec.model_validate(quiz["spec"]), client.app.state.settings).cfg)
-    broken = step_of(quiz, CATALOGUE[hidden].step_name(0))
+    hidden, broken = hidden_step(client, quiz)
     url = f"/api/traces/{quiz['id']}/quiz/answer"
     right = client.post(url, json={"step": broken}).json()
     assert right["correct"] is True and right["broken"]["index"] == broken

@@ -62,10 +62,11 @@ def test_a_quiz_sealed_then_answered(client):
     sealed = conforms(client.get(f"/api/traces/{tid}/steps/{backward[0]}"), traces.StepView)
     assert sealed["gradcheck"] == {"sealed": True}
     assert "ok" not in conforms(client.get(f"/api/traces/{tid}/jacobian?layer=0"), traces.JacobianView)
-    assert "verdict" not in conforms(client.get(f"/api/traces/{tid}/steps/{backward[0]}/diff"), buglab.DiffView)
+    assert client.get(f"/api/traces/{tid}/steps/{backward[0]}/diff").status_code == 403  # it costs a probe
     conforms(client.post(f"/api/traces/{tid}/quiz/probe", json={"step": backward[0]}), buglab.ProbeAnswer)
+    assert "verdict" in conforms(client.get(f"/api/traces/{tid}/steps/{backward[0]}/diff"), buglab.DiffView)
     conforms(client.post(f"/api/traces/{tid}/quiz/answer", json={"step": backward[1]}), buglab.QuizVerdict)
-    assert conforms(client.get(f"/api/traces/{tid}/quiz"), buglab.QuizState)["answered"] is True
+    assert conforms(client.get(f"/api/traces/{tid}/quiz"), buglab.LearnerQuiz)["answered"] is True
 
 
 def test_a_session_polled_and_revealed(client):

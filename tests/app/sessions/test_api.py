@@ -10,6 +10,7 @@ import pytest
 from app.sessions.codes import ALPHABET, normalize_code
 from tests.app.sessions.conftest import QUIZ_SPEC, SPEC
 from tests.helpers.client import make_client
+from xt_core.lab.faults import CATALOGUE
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +101,8 @@ def test_the_bug_hunt(client):
     revealed = client.post(f"/api/sessions/{code}/poll", json={"action": "reveal"}, headers=presenter).json()["poll"]
     assert revealed["status"] == "revealed"
     reveal = revealed["reveal"]
-    assert reveal["faults"][0]["name"] == "swiglu_silu_for_derivative"
-    assert reveal["broken_step"] == reveal["first_failing"] == 49
+    assert reveal["faults"][0]["step"] == reveal["broken_step"] == reveal["first_failing"]
+    assert reveal["faults"][0]["name"] in CATALOGUE and reveal["broken_step"] in created_backward(client, code)
     assert client.get(f"/api/sessions/{code}").json()["poll"]["counts"] == {"49": 2}
     plain = _open(client)
     refused = client.post(
@@ -110,6 +111,11 @@ def test_the_bug_hunt(client):
         headers={"X-Presenter-Key": plain["presenter_key"]},
     )
     assert refused.status_code == 409
+
+
+def created_backward(client, code: str) -> list[int]:
+    summary = client.post("/api/traces", json=client.get(f"/api/sessions/{code}").json()["spec"]).json()
+    return [s["index"] for s in summary["steps"] if s["phase"] == "backward"]
 
 
 def test_qr_code_and_join_pages(client):
