@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import math
 import re
 import threading
 import tomllib
@@ -36,7 +37,11 @@ from app.traces.store import build_trace
 log = logging.getLogger("xt.lessons")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SUGGESTED_STEPS = (8, 15)
-WALKTHROUGH_VALUES = ("N", "T", "V", "loss", "quiz_probes")  # what a text names beside its claims
+# what a text names beside its claims: the batch, the loss, the quiz and the model's widths
+WALKTHROUGH_VALUES = (
+    "N", "T", "V", "loss", "quiz_probes",
+    "n_embd", "ffn_hidden", "n_head", "n_kv_head", "kv_group", "head_dim", "q_dim", "kv_dim", "sqrt_head_dim",
+)  # fmt: skip
 TraceFor = Callable[[ResolvedSpec], xt_core.Trace]
 
 
@@ -242,13 +247,22 @@ def _named(claim) -> str:
 
 def _walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
     """The numbers of the walkthrough itself a lesson's text may name (app.lessons.template)."""
-    targets = ctx.trace.targets
+    targets, cfg = ctx.trace.targets, ctx.trace.cfg
     return {
         "N": int(targets.size),
         "T": int(targets.shape[1]),
-        "V": int(ctx.trace.cfg.vocab_size),
+        "V": int(cfg.vocab_size),
         "loss": float(ctx.trace.loss),
         "quiz_probes": ctx.settings.quiz_probes,
+        "n_embd": int(cfg.n_embd),
+        "ffn_hidden": int(cfg.ffn_hidden),
+        "n_head": int(cfg.n_head),
+        "n_kv_head": int(cfg.n_kv_head),
+        "kv_group": int(cfg.kv_group),
+        "head_dim": int(cfg.head_dim),
+        "q_dim": int(cfg.n_head * cfg.head_dim),
+        "kv_dim": int(cfg.n_kv_head * cfg.head_dim),
+        "sqrt_head_dim": math.sqrt(cfg.head_dim),
     }
 
 

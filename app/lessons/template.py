@@ -1,8 +1,10 @@
 """A lesson's text filled from what its claims measured, so a number in lesson prose comes from
 the trace: `{id}` is claim `id`'s main number, `{id.field}` one of its measured values, and a
 format may follow a colon (`{s1.min:.2f}`). Beside the claims, a few numbers of the walkthrough
-itself: `{N}` positions, `{T}` positions per sequence, `{V}` vocabulary size, `{loss}`, and
-`{quiz_probes}`, the gradient checks a quiz lets a learner open.
+itself: `{N}` positions, `{T}` positions per sequence, `{V}` vocabulary size, `{loss}`,
+`{quiz_probes}` (the gradient checks a quiz lets a learner open) and the model's widths: `{n_embd}`,
+`{ffn_hidden}`, `{n_head}`, `{n_kv_head}`, `{kv_group}` (query heads per kv head), `{head_dim}` (hd), `{q_dim}` (n_head·hd), `{kv_dim}`
+(n_kv_head·hd), `{sqrt_head_dim}` (√hd).
 """
 
 from __future__ import annotations

@@ -117,13 +117,13 @@ _BACKWARD = {
     "rope": (
         "A rotation is orthogonal, so its backward is the transposed rotation Rᵀ: rotate each pair by the "
         "negative angle (in " + CPP + ', the "transposed rotation" a0·c + a1·s, −a0·s + a1·c, where its a0, '
-        "a1 are our ∂L/∂y of the pair and c, s are cos φ, sin φ). Rotating again by +φ is a classic mistake "
+        "a1 are our ∂L/∂q̃ of the pair, q̃ the rotated query or key, and c, s are cos φ, sin φ). Rotating again by +φ is a classic mistake "
         "that keeps every norm intact and looks plausible; the gradient check catches it."
     ),
     "scores": (
-        "dq_{{m,i}} = (1/√hd)·Σ_j dS_{{m,i,j}}·k_{{κ,j}} and dk_{{κ,j}} = (1/√hd)·Σ_{{m: ⌊m/G⌋=κ}} Σ_i "
-        "dS_{{m,i,j}}·q_{{m,i}}, where κ = ⌊m/G⌋ is the kv head query head m reads: the scale applies on the way "
-        "back too. Masked scores were constants, so no gradient flows through them.{gqa}"
+        "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j], where κ = ⌊m/G⌋ is the kv head query head m reads, and "
+        "dk[κ,j] = (1/√hd)·Σᵢ dS[m,i,j]·q[m,i] summed over every query head m with ⌊m/G⌋ = κ: the scale applies "
+        "on the way back too. Masked scores were constants, so no gradient flows through them.{gqa}"
     ),
     "softmax_attention": (
         "dL/dS = J·dL/dP per row, with J = diag(p) − p·pᵀ (p the row of P); J is symmetric, so J and Jᵀ are "
@@ -148,11 +148,14 @@ _BACKWARD = {
     ),
     "merge_heads": "The gradient of the concatenated vector is cut back into the H heads: a pure re-layout.",
     "residual": (
-        "{sum}: ∂{out_symbol}/∂{skip_symbol} = I (the identity) and ∂{out_symbol}/∂branch = I, so both "
-        "summands receive dL/d{out_symbol} unchanged, a copy. The skip's share is added to, never substituted "
-        "for, the gradient {skip} receives through the branch: residual gradients add. The residual view shows "
-        "the gradient arriving along the skip, the part the branch adds once its own backward has run "
-        "(through {norm}), and their sum, the full gradient of {skip}."
+        "{sum}: along the skip ∂{out_symbol}/∂{skip_symbol} = I (the identity), and ∂{out_symbol}/∂branch = I, "
+        "so the skip {skip_symbol} and the branch's output both receive dL/d{out_symbol} unchanged, a copy. "
+        "{skip_symbol} is also the branch's input, so in full ∂{out_symbol}/∂{skip_symbol} is I plus the "
+        "branch's Jacobian: the branch hands "
+        "{skip_symbol} a second share once its own backward has run (through the {norm}), added to the skip's "
+        "copy, never substituted for it: residual gradients add. The residual view shows the gradient "
+        "arriving along the skip, the part the branch adds, and their sum, the full dL/d{skip_symbol} "
+        "({skip} in the recorded names)."
     ),
     "swiglu": (
         "dL/da = dL/ds ⊙ u ⊙ silu′(a) with silu′(a) = σ(a)·(1 + a·(1 − σ(a))), and dL/du = dL/ds ⊙ silu(a): "
@@ -228,8 +231,8 @@ _STREAM = {
     "through this norm.",
 }
 _RESIDUAL = {
-    "attention_residual": ("h = x + attention", "h", "x"),
-    "ffn_residual": ("x′ = h + feed-forward", "x′", "h"),
+    "attention_residual": ("h = x + attention(RMSNorm(x))", "h", "x"),
+    "ffn_residual": ("x′ = h + FFN(RMSNorm(h))", "x′", "h"),
 }
 
 
@@ -258,15 +261,28 @@ def _tied(record: Record, cfg: xt_core.Config) -> str:
     return _TIED["forward"] if record.phase == "forward" else _TIED.get(record.kind, "")
 
 
-def _norm_other(name: str, x: str) -> str:
+# The norm's input in the notation (its symbol, in words), the residual add whose skip it also
+# feeds, that add's output.
+_NORM_INPUT = {
+    "attention_norm.out": ("x", "the residual stream x entering the layer", "h = x + attention(RMSNorm(x))", "h"),
+    "ffn_norm.out": (
+        "h",
+        "h, the residual stream after attention (the x of the formulas above)",
+        "x′ = h + FFN(RMSNorm(h))",
+        "x′",
+    ),
+}
+
+
+def _norm_other(name: str, recorded_input: str) -> str:
     if name == "norm.out":
         return "The last residual stream reaches the loss only through this norm: this is its whole gradient."
-    which = "attention" if name == "attention_norm.out" else "feed-forward"
+    symbol, stream, add, out = _NORM_INPUT[name]
     return (
-        f"This is one of two contributions to the gradient of {x}: the other comes along the skip of the {which} "
-        f"residual add, which hands {x} the gradient of that add's output unchanged, a gradient that itself came "
-        f"back through every later layer. The two add ({CPP} adds the norm's contribution into its running "
-        "gradient dx with +=)."
+        f"Here the norm's input is {stream} ({recorded_input} in the recorded names). This is one of two "
+        f"contributions to dL/d{symbol}: the other comes along the skip of the residual add {add}, which hands "
+        f"{symbol} the gradient dL/d{out} unchanged, a gradient that itself came back through every later layer. "
+        f"The two add ({CPP} adds the norm's contribution into its running gradient dx with +=)."
     )
 
 

@@ -33,8 +33,9 @@ TERMS = (
         "Jacobian",
         ("Jacobian",),
         "The matrix of every partial derivative of a function's outputs by its inputs, J[i, j] = ∂outᵢ/∂inⱼ. "
-        "A backward step multiplies the arriving gradient by it. A softmax's is J = diag(p) − p·pᵀ, which is "
-        "symmetric (J = Jᵀ).",
+        "A backward step multiplies the arriving gradient by its transpose, dL/din = Jᵀ·dL/dout (a linear "
+        "layer's backward is dY·Wᵀ). A softmax's is J = diag(p) − p·pᵀ, which is symmetric: there J = Jᵀ, so "
+        "J·dL/dp is the same product.",
     ),
     Term("onehot", ("onehot",), "A vector of zeros with a single 1, at the index of the target token."),
     Term("σ", ("σ(a)",), "The logistic sigmoid σ(a) = 1/(1 + e^(−a)): a number between 0 and 1."),

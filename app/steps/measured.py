@@ -11,8 +11,6 @@ import numpy as np
 import xt_core
 from xt_core.trace import Record
 
-# A row sum this small relative to the row's Σ|entries| is round-off, not a nonzero sum.
-ROW_SUM_ROUNDOFF = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-10}
 # A loss this close to ln V is "about" a uniform guess.
 LOSS_NEAR = 0.005
 
@@ -39,20 +37,49 @@ def loss_sentence(trace: xt_core.Trace) -> str:
     return text + f"this model scores {-gap:.2f} below it: it predicts these targets better than a uniform guess."
 
 
-def _row_sum_sentence(grad: np.ndarray, what: str) -> str:
-    """How far the rows of a softmax's input gradient are from summing to zero, in this trace."""
+def _row_label(index: tuple, shape: tuple) -> str:
+    """Where a row of a softmax's input gradient sits: head m, row i of attention scores (B, H, T, T),
+    position t of logits (B, T, V); the sequence too when there are several."""
+    where = [f"head {index[-2]}", f"row {index[-1]}"] if len(shape) == 4 else [f"position {index[-1]}"]
+    return ", ".join(([f"sequence {index[0]}"] if shape[0] > 1 else []) + where)
+
+
+def _row_sum_sentence(grad: np.ndarray, what: str, magnitude: float) -> str:
+    """How far the rows of a softmax's input gradient are from summing to zero, in this trace. Each row
+    sum adds n terms whose sizes total at most `magnitude` (from the backward's inputs), so its round-off
+    is below ε·n·magnitude, ε of the dtype the backward computed in: one scale for the
+    whole tensor, since a row whose entries are all but zero (a softmax sure of one key) has a row sum
+    of pure round-off that its own Σ|entries| cannot judge. The numbers reported are all of one row."""
     g = np.asarray(grad, dtype=np.float64)
     sums, sizes = np.abs(g.sum(axis=-1)), np.abs(g).sum(axis=-1)
-    if not (np.isfinite(sums).all() and np.isfinite(sizes).all()):
+    if not (np.isfinite(sums).all() and np.isfinite(sizes).all() and math.isfinite(magnitude)):
         return f" In this trace {what} holds NaN or infinite values."
-    largest = float(sums.max(initial=0.0))
-    relative = float((sums / np.maximum(sizes, 1e-300)).max(initial=0.0))
-    if relative <= ROW_SUM_ROUNDOFF.get(np.dtype(grad.dtype), 1e-4):
-        return f" In this trace the largest |row sum| of {what} is {largest:.1e}: zero up to round-off."
+    if sums.size == 0:
+        return ""
+    row = tuple(int(i) for i in np.unravel_index(int(sums.argmax()), sums.shape))
+    largest, n = float(sums[row]), g.shape[-1]
+    roundoff = float(np.finfo(grad.dtype).eps) * n * magnitude
+    where = _row_label(row, g.shape)
+    if largest <= roundoff:
+        return (
+            f" In this trace the largest |row sum| of {what} is {largest:.1e} ({where}): below {roundoff:.1e}, the "
+            f"{grad.dtype} round-off of a row sum (ε·n·M, with n = {n} entries a row and M = {magnitude:.2g} the "
+            "largest total size of the terms a row adds up): zero up to round-off."
+        )
     return (
-        f" In this trace the largest |row sum| of {what} is {largest:.3g}, {relative:.2g} of that row's "
-        "Σ|entries|: not zero, so this backward is not the softmax's."
+        f" In this trace the largest |row sum| of {what} is {largest:.3g} ({where}, whose entries add up to "
+        f"{float(sizes[row]):.3g} in |·|), {largest / roundoff:.2g} times the {grad.dtype} round-off of such a sum "
+        f"({roundoff:.1e}): not zero, so this backward is not the softmax's."
     )
+
+
+def _attention_magnitude(record: Record, trace: xt_core.Trace) -> float:
+    """The largest term a row sum of dL/dS adds: an entry of dS, or Σ_j p_j·|dP_j| (the size of the
+    subtracted Σ_k p_k·dP_k and of the terms it cancels)."""
+    p = np.asarray(trace[record.name], dtype=np.float64)
+    dp = np.asarray(trace.grad(record.name), dtype=np.float64)
+    ds = np.asarray(trace.grad(record.inputs[0]), dtype=np.float64)
+    return float(max(np.abs(ds).max(initial=0.0), (p * np.abs(dp)).sum(axis=-1).max(initial=0.0)))
 
 
 def _output_softmax(record: Record, trace: xt_core.Trace) -> dict:
@@ -62,7 +89,7 @@ def _output_softmax(record: Record, trace: xt_core.Trace) -> dict:
     facts = (
         f"Each entry of (p − onehot)/N lies within ±1/N, since 0 ≤ p ≤ 1: here N = {N}, so 1/N = {1 / N:.3g}, "
         f"and the largest |dL/dlogits| recorded is {largest:.3g}. Each position's row sums to zero, "
-        "Σ_v (p_v − onehot_v)/N = (1 − 1)/N." + _row_sum_sentence(dlogits, "dL/dlogits")
+        "Σ_v (p_v − onehot_v)/N = (1 − 1)/N." + _row_sum_sentence(dlogits, "dL/dlogits", 2 / N)
     )
     # Σ_k e^(z_k − max z) = 1 / max_k p_k at every position
     sums = 1.0 / np.max(np.asarray(trace[record.name], dtype=np.float64), axis=-1)
@@ -81,7 +108,8 @@ def sentences(kind: str, record: Record, trace: xt_core.Trace) -> dict:
     if kind == "softmax_output" and record.phase == "backward":
         return _output_softmax(record, trace)
     if kind == "softmax_attention" and record.phase == "backward":
-        return {"row_sums": _row_sum_sentence(trace.grad(record.inputs[0]), "dL/dS")}
+        scores_grad = trace.grad(record.inputs[0])
+        return {"row_sums": _row_sum_sentence(scores_grad, "dL/dS", _attention_magnitude(record, trace))}
     return {}
 
 

@@ -27,7 +27,11 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
     recorded = np.asarray(trace.grad(names.LOGITS)[seq, pos], dtype=np.float64)
     idx = top_tokens(p, target, k)
     labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
-    title = f"The softmax + loss shortcut at position {pos} ({ctx.positions(seq)[pos]}): dL/dlogits = (p − onehot)/N, N = {N}"
+    token, next_token = ctx.input_labels(seq)[pos], ctx.target_labels(seq)[pos]
+    title = (
+        f"The softmax + loss shortcut at position {pos} (input {token} → target {next_token}): "
+        f"dL/dlogits = (p − onehot)/N, N = {N}"
+    )
     fig = figures.series_bars(
         labels,
         {"recorded dL/dlogits": recorded[idx], "(p − onehot)/N": expected[idx]},

@@ -91,12 +91,12 @@ def param_figures(ctx: TraceContext, name: str) -> list[dict]:
     ]
 
 
-def expected_ratios(optimizer, rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+def expected_ratios(optimizer, rows: list[dict], t: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) per parameter: where RMS(ΔW)/RMS(W) falls for this optimizer at its lr.
     AdamW moves each entry by about lr (ADAMW_LOW of that when the gradient's sign wavers),
     plus lr·weight_decay of the weight on matrices. SGD moves by lr·(g + weight_decay·W), exactly
-    lr·RMS(g)/RMS(W) without decay and momentum; momentum scales that by 1/(1 + momentum)
-    (past gradients cancelling) to 1/(1 − momentum) (agreeing)."""
+    lr·RMS(g)/RMS(W) without decay and momentum; at step t momentum scales that by
+    update_text.momentum_range."""
     weight_rms = np.array([r["weight_rms"] for r in rows], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         if optimizer.name == "adamw":
@@ -106,8 +106,8 @@ def expected_ratios(optimizer, rows: list[dict]) -> tuple[np.ndarray, np.ndarray
         grad_rms = np.array([r["grad_norm"] / math.sqrt(max(1, math.prod(r["shape"]))) for r in rows])
         step = optimizer.lr * grad_rms / weight_rms
         decay = optimizer.lr * optimizer.weight_decay  # ‖g + λW‖ lies within ‖g‖ ± λ‖W‖
-        low = np.maximum(step - decay, 0.0) / (1.0 + optimizer.momentum)
-        return low, (step + decay) / (1.0 - optimizer.momentum)
+        fewest, most = update_text.momentum_range(optimizer.momentum, t)
+        return np.maximum(step - decay, 0.0) * fewest, (step + decay) * most
 
 
 def _param_rows(ctx: TraceContext) -> list[dict]:
@@ -243,7 +243,7 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     optimizer = ctx.trace.update.optimizer
     names = [r["name"] for r in rows]
     values = np.array([r["update_ratio"] for r in rows], dtype=np.float64)
-    low, high = expected_ratios(optimizer, rows)
+    low, high = expected_ratios(optimizer, rows, len(ctx.trace.train_losses) + 1)
     label = OPTIMIZER_LABELS[optimizer.name]
     rule = "0.1–1 × lr/RMS(W)" if optimizer.name == "adamw" else "lr·RMS(g)/RMS(W)"
     title = "Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)"

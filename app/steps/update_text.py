@@ -31,7 +31,8 @@ def _sgd(optimizer: dict, shown: str, cos: float) -> str:
     if momentum:
         return (
             f"SGD with momentum μ = {momentum:g} steps against a running buffer b = μ·b_prev + {g}: ΔW = −η·b. "
-            "ΔW is −η·g only without momentum: b also carries the gradients of earlier steps, so ΔW need not "
+            "ΔW is −η·g on the first step (b starts as g) and without momentum; later b also carries the "
+            "gradients of earlier steps, so ΔW need not "
             f"look like −g ({_cos_text(shown, cos)}; −1 would be g with its colours inverted, 0 unrelated). "
         )
     picture = (
@@ -87,13 +88,30 @@ _COMMON = (
 )
 
 
+def momentum_range(momentum: float, t: int) -> tuple[float, float]:
+    """How much larger than η·g one SGD step is at step t (b starts as g): at most (1 − μᵗ)/(1 − μ)
+    when every gradient agrees, as little as (1 − (−μ)ᵗ)/(1 + μ) when they alternate in sign."""
+    if not momentum:
+        return 1.0, 1.0
+    return (1.0 - (-momentum) ** t) / (1.0 + momentum), (1.0 - momentum**t) / (1.0 - momentum)
+
+
+def _momentum_range_text(momentum: float, t: int) -> str:
+    fewest, most = momentum_range(momentum, t)
+    return (
+        f"; at this step, t = {t} counting this one, momentum makes it at most (1 − μᵗ)/(1 − μ) = {most:.3g} times "
+        f"that when the gradient keeps its direction, and (1 − (−μ)ᵗ)/(1 + μ) = {fewest:.3g} times when it "
+        "alternates in sign"
+    )
+
+
 def explanation(optimizer: dict, asked: dict, n_train: int, shown: str, cos: float, large: float) -> str:
     """The optimizer's rule and what the figures show, after the training run (if any) before the step.
     `optimizer`: every field of the optimizer that ran; `asked`: the spec's; `shown`: the parameter
     whose ΔW is drawn, `cos`: cos(ΔW, g) of it."""
     name = optimizer["name"]
     momentum = optimizer.get("momentum") or 0.0
-    between = f"; momentum makes it 1/(1 + {momentum:g}) to 1/(1 − {momentum:g}) times that" if momentum else ""
+    between = _momentum_range_text(momentum, n_train + 1) if momentum else ""
     rule = _sgd(optimizer, shown, cos) if name == "sgd" else _adamw(optimizer, n_train + 1, shown, cos)
     ratio = _RATIO_TEXT.get(name, "").format(lr=f"{optimizer['lr']:g}", momentum=between)
     text = rule + ratio + _COMMON.format(large=f"{large:g}")

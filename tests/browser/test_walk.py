@@ -121,6 +121,24 @@ def test_how_the_gradient_was_checked_follows_the_figures_and_a_failure_says_at_
     assert_clean(session)
 
 
+COVERS = """check => import('/static/js/walk/gradcheck_view.js').then((m) => ({
+  backward: m.gradcheckBadge(check, 'backward').title,
+  details: m.gradcheckDetails(check, 'backward').textContent,
+}))"""
+
+
+def test_a_red_backward_badge_points_at_this_op_or_one_above_it(session):
+    # Below a fault the arriving gradient is wrong, so this op's contribution is wrong too: the
+    # first red step from the loss is the broken one, not every red step.
+    open_walk(session)
+    shown = session.page.evaluate(COVERS, FAILED_RESOLVED)
+    for text in shown.values():
+        assert "red here means the mistake is in this op or in a backward op above it (nearer the loss)" in text
+        assert "Going backward from the loss, the first red step is the broken one." in text
+        assert "red here means the mistake is in this op." not in text
+    assert_clean(session)
+
+
 def test_output_softmax_jacobian_by_position(session):
     open_walk(session)
     page = session.page

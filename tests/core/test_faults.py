@@ -77,3 +77,10 @@ def test_catalogue_entries_are_documented():
     for fault in CATALOGUE.values():
         assert fault.description and fault.correct and fault.faulty
         assert fault.step_name(cfg.n_layer - 1) in steps
+
+
+def test_the_gqa_fault_writes_heads_in_the_notation():
+    # docs/notation.md: m a query head, κ a kv head, G query heads per kv head (h is the residual stream).
+    fault = CATALOGUE["gqa_kv_not_summed"]
+    assert fault.correct == "dv[κ] = sum over the query heads m with ⌊m/G⌋ = κ of P[m]^T @ do[m]"
+    assert fault.faulty.startswith("dv[κ] = P[κ·G]^T @ do[κ·G]")

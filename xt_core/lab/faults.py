@@ -204,8 +204,8 @@ CATALOGUE: dict[str, Fault] = {
             "layers.{L}.attention.heads",
             "With grouped-query attention, a value head's gradient takes only the first query head of its group "
             "instead of the sum over all heads sharing it.",
-            "dv[g] = sum over heads h in g of P[h]^T @ do[h]",
-            "dv[g] = P[first h]^T @ do[first h]",
+            "dv[κ] = sum over the query heads m with ⌊m/G⌋ = κ of P[m]^T @ do[m]",
+            "dv[κ] = P[κ·G]^T @ do[κ·G] (only the group's first query head m = κ·G)",
             _gqa_kv_not_summed,
             _needs_gqa,
         ),

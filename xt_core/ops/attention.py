@@ -15,8 +15,9 @@ import numpy as np
 
 # --------------------------------------------------------------------------- RoPE
 
-ROPE_FORWARD_TEX = r"\begin{pmatrix} y_{2c} \\ y_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & -\sin\phi_{t,c} \\ \sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} x_{2c} \\ x_{2c+1} \end{pmatrix}, \quad \phi_{t,c} = t\,\theta^{-2c/d_h}"
-ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial x_{2c} \\ \partial x_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & \sin\phi_{t,c} \\ -\sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} \partial y_{2c} \\ \partial y_{2c+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
+# q is the pair of a head's query before RoPE, q̃ after (keys alike): x and y are the residual stream
+ROPE_FORWARD_TEX = r"\begin{pmatrix} \tilde{q}_{2c} \\ \tilde{q}_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & -\sin\phi_{t,c} \\ \sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} q_{2c} \\ q_{2c+1} \end{pmatrix}, \quad \phi_{t,c} = t\,\theta^{-2c/d_h} \ (\text{keys alike})"
+ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial q_{2c} \\ \partial q_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & \sin\phi_{t,c} \\ -\sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} \partial \tilde{q}_{2c} \\ \partial \tilde{q}_{2c+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
 
 
 @lru_cache(maxsize=64)

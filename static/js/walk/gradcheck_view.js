@@ -20,13 +20,14 @@ function worstResolution(check) {
 }
 
 /** What a step's check covers, in words (docs/buglab.md): a backward step checks the
- * contribution its own op adds to each input; a forward step checks the full gradient of its
+ * contribution its own op adds to each input, made from the arriving gradient (so it goes red
+ * below a fault as well); a forward step checks the full gradient of its
  * output, which every backward op between the loss and it helped compute; the update step checks
  * the gradient the optimizer used. */
 const COVERS = {
   backward: {
     short: "this op's contribution",
-    long: "Checks only the gradient this op's backward adds to each of its inputs, from the gradient that arrived: red here means the mistake is in this op.",
+    long: "Checks only the gradient this op's backward adds to each of its inputs, computed from the gradient that arrived: a wrong arriving gradient makes it wrong too, so red here means the mistake is in this op or in a backward op above it (nearer the loss). Going backward from the loss, the first red step is the broken one.",
   },
   forward: {
     short: "full dL/d(output)",

@@ -228,3 +228,54 @@ def test_the_issue_23_lesson_sentences_are_checked_claims():
     scores = _step(attention, "layers.1.attention.scores")  # M10: the forgotten sum is dv, at attention.heads
     assert "not here: under it this step's check still passes" in scores["narration"]
     assert _step(attention, "layers.1.attention.heads")["claims"][0]["values"]["first"] == "layers.1.attention.heads"
+
+
+def test_the_models_widths_fill_from_the_trace(tmp_path):
+    spec, name, phase, true, _, _ = KINDS["stripe"]
+    text = "{n_embd} {ffn_hidden} {n_head} {n_kv_head} {kv_group} {head_dim} {q_dim} {kv_dim} {sqrt_head_dim:.3g}"
+    filled = checked(tmp_path, lesson(spec, name, phase, true, narration=text)).steps[0]["narration"]
+    cfg = make_client().post("/api/traces", json={"model": "induction", "text": "xkqvbm"}).json()["config"]
+    hd = cfg["n_embd"] // cfg["n_head"]
+    group = cfg["n_head"] // cfg["n_kv_head"]
+    widths = (cfg["n_embd"], cfg["ffn_hidden"], cfg["n_head"], cfg["n_kv_head"], group, hd)
+    expected = [*widths, cfg["n_head"] * hd, cfg["n_kv_head"] * hd, f"{hd**0.5:.3g}"]
+    assert filled == " ".join(str(v) for v in expected)
+
+
+# Issue 23's notation (docs/notation.md): S for scores, z for logits, h the skip input of x′ = h + FFN.
+NOT_THE_NOTATION = (
+    "sₖ",
+    "∂pⱼ/∂sₖ",
+    " ds = ",
+    ": ds = ",
+    "x·Wᵀ",
+    "dL/dx into",
+    "attention(x):",
+    "the earlier positions.",
+)
+
+
+def test_the_shipped_lessons_use_the_notation_and_the_traces_widths():
+    lessons = load_all(Settings()).lessons
+    for lesson in lessons.values():
+        texts = [lesson.summary, *(s[k] for s in lesson.steps for k in ("takeaway", "narration", "next"))]
+        assert not [(bad, t) for t in texts for bad in NOT_THE_NOTATION if bad in t], lesson.name
+    raw = {p.stem: p.read_text() for p in (ROOT / "lessons").glob("*.toml")}
+    typed = ("64 numbers", "172 features", "16 features", "32 columns", "q has 64", "4 times", "hd = 16")
+    assert not [(name, t) for name, text in raw.items() for t in typed if t in text]
+    ten = lessons["forward-in-ten"]
+    assert (
+        "from position 1 on (row 0 has no previous letter), head 0 puts at least"
+        in _step(ten, "layers.0.attention.probs", "forward")["narration"]
+    )
+    assert (
+        "positions 0 to i: the earlier ones and i itself"
+        in _step(ten, "layers.0.attention.probs", "forward")["takeaway"]
+    )
+    assert (
+        "its inv is 1/Σₖ e^(zₖ − max z), z the logits"
+        in _step(lessons["loss-and-first-gradient"], "output_probs", k=1)["narration"]
+    )
+    residual = _step(lessons["backprop-attention"], "layers.1.attention_residual")["narration"]
+    assert "∂h/∂x = I plus the branch's Jacobian" in residual and "attention(RMSNorm(x))" in residual
+    assert "the figure splits dL/dh" in _step(lessons["find-the-bug"], "layers.1.ffn_residual")["narration"]

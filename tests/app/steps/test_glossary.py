@@ -53,3 +53,12 @@ def test_the_walk_page_carries_the_glossary(client):
     body = re.search(r'<script type="application/json" id="xt-glossary">(.*?)</script>', page.text, re.S)
     assert body, page.text[:500]
     assert json.loads(html.unescape(body.group(1))) == glossary.table()
+
+
+def test_the_jacobian_is_applied_transposed_and_only_the_softmax_is_symmetric():
+    jacobian = next(t for t in glossary.TERMS if t.term == "Jacobian").definition
+    assert "multiplies the arriving gradient by its transpose, dL/din = Jᵀ·dL/dout" in jacobian, jacobian
+    assert "dY·Wᵀ" in jacobian and "symmetric: there J = Jᵀ" in jacobian
+    p = np.array([0.7, 0.2, 0.1])
+    J = xt_core.softmax_jacobian(p)
+    assert np.allclose(J, J.T)  # the softmax's J = Jᵀ the definition states

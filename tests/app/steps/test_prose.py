@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from app.steps import update_text
+import xt_core
+from app.steps import update, update_text
 from app.steps.context import TraceContext
 from tests.helpers.client import post_trace
 from tests.helpers.specs import SMALL_CONFIG
@@ -122,3 +123,91 @@ def test_the_attention_softmax_backward_measures_its_row_sums(client):
     assert "not zero, so this backward is not the softmax's" in text, text
     clean = _view(client, post_trace(client, TIED), "layers.0.attention.probs", "backward")["explanation"]
     assert "zero up to round-off" in clean and "J is symmetric" in clean
+
+
+INDUCTION = {"model": "induction", "text": "xkqvbmxkqvbmxkqvbmxkqvbm"}
+DEFAULT_FAULT = {
+    "text": "the cat sat on the mat. the cat sat on the hat.",
+    "tokenizer": "char",
+    "faults": ["softmax_missing_sum_term"],
+}
+
+
+def _largest_row(ctx: TraceContext, name: str) -> tuple[tuple, float, float]:
+    """The row of dL/dS whose |row sum| is largest: its index (seq, head, row), that sum, its Σ|entries|."""
+    g = np.asarray(ctx.trace.grad(name), dtype=np.float64)
+    sums, sizes = np.abs(g.sum(axis=-1)), np.abs(g).sum(axis=-1)
+    row = np.unravel_index(int(sums.argmax()), sums.shape)
+    return tuple(int(i) for i in row), float(sums[row]), float(sizes[row])
+
+
+def test_a_correct_attention_backward_with_a_near_one_hot_row_is_zero_up_to_round_off(client):
+    # Row 8 of head 2 puts P ≈ 1 on one key: its entries are all but zero, so its row sum is pure
+    # round-off; judged against its own Σ|entries| it once read "not zero" on a correct backward.
+    summary, ctx = _context(client, INDUCTION)
+    text = _view(client, summary, "layers.1.attention.probs", "backward")["explanation"]
+    (_, head, row), largest, _ = _largest_row(ctx, "layers.1.attention.scores")
+    assert "zero up to round-off" in text and "not zero" not in text, text
+    assert f"is {largest:.1e} (head {head}, row {row})" in text, text
+
+
+def test_a_softmax_without_its_sum_term_reports_the_numbers_of_one_row(client):
+    summary, ctx = _context(client, DEFAULT_FAULT)
+    text = _view(client, summary, "layers.1.attention.probs", "backward")["explanation"]
+    (_, head, row), largest, size = _largest_row(ctx, "layers.1.attention.scores")
+    assert row > 0  # row 0 (a single key) always has Σ = Σ|·|: it must not lend the ratio
+    assert "not zero, so this backward is not the softmax's" in text, text
+    assert f"is {largest:.3g} (head {head}, row {row}, whose entries add up to {size:.3g} in |·|)" in text, text
+
+
+def test_the_shortcut_figure_names_its_position_once_and_its_tokens(client, tied):
+    summary, _ = tied
+    titles = [f["title"] for f in _view(client, summary, "output_probs", "backward")["figures"]]
+    shortcut = next(t for t in titles if "shortcut" in t)
+    assert "at position 0 (input t → target h):" in shortcut, shortcut  # "the cat…": t then h
+
+
+def test_residual_and_norm_backward_prose_speak_in_the_notations_symbols(client):
+    summary, _ = _context(client, {**TIED, "config": {**SMALL_CONFIG, "n_layer": 2}})
+    ffn = _view(client, summary, "layers.1.ffn_residual", "backward")["explanation"]
+    assert "∂x′/∂h is I plus the branch's Jacobian" in ffn, ffn
+    assert "the full dL/dh (layers.1.attention_residual in the recorded names)" in ffn
+    assert "the gradient layers.1.attention_residual receives" not in ffn
+    attention = _view(client, summary, "layers.1.attention_residual", "backward")["explanation"]
+    assert attention.startswith("h = x + attention(RMSNorm(x)):") and "∂h/∂x is I plus" in attention, attention
+    norm = _view(client, summary, "layers.0.attention_norm.out", "backward")["explanation"]
+    assert "This is one of two contributions to dL/dx:" in norm and "(embedding in the recorded names)" in norm
+    assert "the full gradient of embedding" not in norm and "gradient of embedding:" not in norm
+    inner = _view(client, summary, "layers.1.ffn_norm.out", "backward")["explanation"]
+    assert "contributions to dL/dh:" in inner and "hands h the gradient dL/dx′ unchanged" in inner, inner
+
+
+def test_the_scores_backward_is_plain_unicode_text(client, tied):
+    summary, _ = tied
+    text = _view(client, summary, "layers.0.attention.scores", "backward")["explanation"]
+    assert "{" not in text and "_" not in text.split(" Masked")[0], text
+    assert "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j]" in text
+
+
+def test_ropes_formula_names_its_pair_q_not_the_residual_streams_x(client, tied):
+    summary, _ = tied
+    formula = _view(client, summary, "layers.0.attention.q_rot", "forward")["formula"]
+    latex = " ".join(part["latex"] for part in formula.values() if part)
+    assert r"\tilde{q}_{2c}" in latex and "x_{2c}" not in latex and "y_{2c}" not in latex, latex
+
+
+def test_momentum_text_and_whiskers_use_this_steps_t(client):
+    summary, ctx = _context(client, MOMENTUM)
+    view = _view(client, summary, "update", "update")
+    text = view["explanation"]
+    t = len(ctx.trace.train_losses) + 1
+    assert t == 4 and "ΔW is −η·g on the first step (b starts as g) and without momentum" in text, text
+    most, fewest = (1 - 0.9**t) / (1 - 0.9), (1 - (-0.9) ** t) / (1 + 0.9)
+    assert f"t = {t} counting this one, momentum makes it at most (1 − μᵗ)/(1 − μ) = {most:.3g} times" in text
+    assert f"(1 − (−μ)ᵗ)/(1 + μ) = {fewest:.3g} times when it alternates" in text
+    assert "1/(1 − 0.9)" not in text
+    rows = [{"weight_rms": 2.0, "grad_norm": 4.0, "shape": [4]}]  # RMS(g) = 2: lr·RMS(g)/RMS(W) = lr
+    sgd = xt_core.SGD(lr=0.5, momentum=0.9)
+    assert [float(v[0]) for v in update.expected_ratios(sgd, rows, 1)] == [0.5, 0.5]  # b = g at t = 1
+    low, high = update.expected_ratios(sgd, rows, t)
+    assert float(low[0]) == pytest.approx(0.5 * fewest) and float(high[0]) == pytest.approx(0.5 * most)
