@@ -279,6 +279,11 @@ def role_of(name: str) -> str | None:
     return found.role if found else None
 
 
+def is_attention_scores(name: str) -> bool:
+    """Whether `name` is a layer's attention scores (future keys masked to -inf)."""
+    return role_of(name) == "attention scores"
+
+
 def is_output_softmax(name: str) -> bool:
     """Whether `name` is the output softmax's (the next-token probabilities), not an attention one."""
     return role_of(name) == "output probs"

@@ -7,11 +7,12 @@ from app import figures
 from app.steps import backward, forward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
+from xt_core import names
 from xt_core.trace import Record
 
 
 def loss_entry(ctx: TraceContext, seq: int) -> dict:
-    losses = ctx.trace["token_loss"][seq]
+    losses = ctx.trace[names.TOKEN_LOSS][seq]
     labels = ctx.predictions(seq)
     title = "Loss per position, −log p(target); dashed: the mean L over all positions"
     fig = figures.loss_bars(losses, labels, ctx.trace.loss, title=title)
@@ -26,7 +27,7 @@ class LossChart(ChartFigure):
 def plan(ctx: TraceContext, record: Record) -> list[Figure]:
     if record.phase == "backward":
         return [*backward.plan(ctx, record), LossChart()]
-    return [*forward.input_figures(ctx, record, skip=("token_loss",)), LossChart()]  # the mean's input: the chart
+    return [*forward.input_figures(ctx, record, skip=(names.TOKEN_LOSS,)), LossChart()]  # the mean's input: the chart
 
 
 KIND = StepKind("the loss: per-token cross-entropy and its mean", lambda r: r.kind in ("token_loss", "mean"), plan)

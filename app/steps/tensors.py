@@ -18,6 +18,7 @@ from app.figures import heads as head_figures
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.steps.titles import one_head_title
+from xt_core import names
 
 DOWNLOAD_NOTE = "Download the tensor for every value."
 
@@ -90,7 +91,11 @@ def tensor_entry(
 
 
 def _mask_notes(name: str, gradient: bool) -> list[str]:
-    return ["Masked (future) keys hold −∞ and are drawn blank."] if name.endswith(".scores") and not gradient else []
+    return (
+        ["Masked (future) keys hold −∞ and are drawn blank."]
+        if names.is_attention_scores(name) and not gradient
+        else []
+    )
 
 
 def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download) -> dict:
