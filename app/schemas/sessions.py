@@ -66,13 +66,18 @@ class Answered(Answer):
     )
 
 
-class LessonBrief(Answer):
+class LessonHead(Answer):
+    """What a lesson's entry in the list and its own answer both begin with."""
+
     name: str
     title: str
     summary: str
     trace_id: str
     walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
     buglab: bool
+
+
+class LessonBrief(LessonHead):
     steps: int = Field(description="steps in the lesson")
     url: str = Field(description="the page that plays it")
     query: dict[str, str] = Field(description="the lesson's spec as /walk's query string")
@@ -107,15 +112,9 @@ class LessonStep(Answer):
     claims: list[Claim] = Field(description="what the step's text claims, each checked against the trace")
 
 
-class Lesson(Answer):
+class Lesson(LessonHead):
     """GET /api/lessons/{name}."""
 
-    name: str
-    title: str
-    summary: str
-    trace_id: str
-    walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
-    buglab: bool
     steps: list[LessonStep]
     url: str
     query: dict[str, str]
