@@ -71,6 +71,20 @@ async def retrying(client: httpx.AsyncClient, method: str, url: str, attempts: i
     return response
 
 
+async def view_step(client: httpx.AsyncClient, seed: int, trace: dict) -> None:
+    """A step view as the page's client asks for it (static/js/lib/api.js): a 404 means the
+    registry forgot the id while this request waited out 503s (other clients posted MAX_SPECS
+    specs meanwhile), so the spec is POSTed again, same id, and the view asked again."""
+    url = f"/api/traces/{trace['id']}/steps/{seed % len(trace['steps'])}"
+    for _ in range(5):
+        step = await retrying(client, "GET", url)
+        if step.status_code != 404:
+            break
+        again = await retrying(client, "POST", "/api/traces", json=spec(seed))
+        assert again.status_code == 200 and again.json()["id"] == trace["id"], again.text
+    assert step.status_code == 200, step.text
+
+
 async def post_specs(base: str, seeds: range, clients: int = 4) -> tuple[list[str], list[int]]:
     """POSTs a spec per seed (`clients` at a time; every 10th also views a step): the trace ids
     by seed, and the seeds in the order the server answered them (a retried 503 answers later)."""
@@ -86,9 +100,7 @@ async def post_specs(base: str, seeds: range, clients: int = 4) -> tuple[list[st
             ids[seed] = trace["id"]
             answered.append(seed)
             if seed % 10 == 0:
-                index = seed % len(trace["steps"])
-                step = await retrying(client, "GET", f"/api/traces/{trace['id']}/steps/{index}")
-                assert step.status_code == 200, step.text
+                await view_step(client, seed, trace)
 
     async with httpx.AsyncClient(base_url=base, timeout=60, trust_env=False) as client:
         await asyncio.gather(*(worker(client) for _ in range(clients)))
