@@ -217,6 +217,22 @@ async def set_state(
     return await sessions.change(fields, rules.checked_changes(update, fields, catalogue.lessons))
 
 
+@router.delete(
+    "/api/sessions/{code}",
+    status_code=204,
+    response_class=Response,
+    responses=_answers(403, 404, 429),
+    summary="End the class (presenter)",
+)
+async def end_session(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> Response:
+    """Every follower's stream sends `event: ended` (their pages say "Class ended" and are
+    theirs again); the code is gone: a later move, answer or join is a 404."""
+    fields = await _session(request, sessions, code)
+    sessions.require_presenter(fields, key)
+    await sessions.end(fields)
+    return Response(status_code=204)
+
+
 def _conflict(detail: str) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=409)
 
@@ -325,7 +341,8 @@ async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
 
 
 def _walk_url(query: dict, step: int, fragment: str) -> str:
-    return f"/walk?{urlencode(query | {'step': str(step)})}#{fragment}"
+    """The walk page on step index `step`: its URL carries the number people read (index + 1)."""
+    return f"/walk?{urlencode(query | {'step': str(step + 1)})}#{fragment}"
 
 
 @router.get("/lessons/{name}", include_in_schema=False)

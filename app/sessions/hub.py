@@ -6,6 +6,9 @@ and handed to every listener of the session. A listener keeps only the newest st
 client skips intermediate states instead of queueing them (the class follows the presenter,
 not the path the presenter took), and a state older than one already seen (a late delivery)
 is dropped by its `version`.
+
+A session the presenter ended is published as ENDED_STATE ({"code", "ended": true}): every
+listener of it is told once (its next() answers ENDED) and the stream sends `event: ended`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,13 @@ import json
 from collections.abc import Callable
 
 from app.sessions.state import student_view
+
+ENDED = "ended"  # what Listener.next() answers once the presenter ended the session
+
+
+def ended_state(code: str) -> dict:
+    """What a store publishes when the presenter ends a session (DELETE /api/sessions/{code})."""
+    return {"code": code, "ended": True}
 
 
 def encode(state: dict) -> str:
@@ -31,6 +41,7 @@ class Listener:
         self.last_sent: str | None = None
         self.ready = asyncio.Event()
         self.closed = False
+        self.ended = False
 
     def offer(self, version: int, presenter_data: str, student_data: str) -> None:
         if version < self.version:
@@ -42,14 +53,20 @@ class Listener:
             self.ready.set()
 
     async def next(self) -> str | None:
-        """The newest unsent state; None once the hub closed."""
+        """The newest unsent state; ENDED once the session ended; None once the hub closed."""
         await self.ready.wait()
         self.ready.clear()
         if self.closed:
             return None
+        if self.ended:
+            return ENDED
         data, self.latest = self.latest, None
         self.last_sent = data
         return data
+
+    def end(self) -> None:
+        self.ended = True
+        self.ready.set()
 
     def close(self) -> None:
         self.closed = True
@@ -78,6 +95,10 @@ class Hub:
             self.on_state(state)
         listeners = self._listeners.get(code)
         if not listeners:
+            return
+        if state.get("ended"):
+            for listener in listeners:
+                listener.end()
             return
         presenter_data = encode(state)
         student_data = encode(student_view(state))

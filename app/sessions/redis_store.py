@@ -29,7 +29,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from app.sessions.hub import Hub
+from app.sessions.hub import Hub, ended_state
 from app.sessions.store import FAILURE_WINDOW_S, StoreUnavailable, Vote
 
 log = logging.getLogger("xt.sessions")
@@ -199,6 +199,17 @@ class RedisStore:
     @_unavailable
     async def clear_answers(self, code: str) -> None:
         await self.client.delete(_key(code, "answers"), _key(code, "addresses"))
+
+    @_unavailable
+    async def end(self, code: str) -> bool:
+        keys = [_key(code, part) for part in ("", "answers", "addresses", "streams")]
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(*keys)
+            pipe.zrem(REGISTRY, code)
+            deleted, _ = await pipe.execute()
+        if deleted:
+            await self.publish(code, ended_state(code))
+        return bool(deleted)
 
     @_unavailable
     async def join(self, code: str, stream: str, ttl: int) -> None:

@@ -21,7 +21,7 @@ from sse_starlette import ServerSentEvent
 
 from app.guesses import GuessLimiter
 from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
-from app.sessions.hub import Listener, encode
+from app.sessions.hub import ENDED, Listener, encode
 from app.sessions.rules import walkthrough_id
 from app.sessions.state import closed_poll, compose, student_view
 from app.sessions.store import ADDRESS_FULL, ANSWERS_FULL, StoreUnavailable, Vote, make_store
@@ -153,6 +153,12 @@ class Sessions:
             raise HTTPException(404, detail=f"session {fields['code']} ended")
         self.publish_later(fields["code"])
 
+    async def end(self, fields: dict) -> None:
+        """The presenter ended the class: the session is gone (every later move, answer or
+        lookup is a 404) and every open stream of it, in every process, sends `event: ended`."""
+        if not await self.store.end(fields["code"]):
+            raise HTTPException(404, detail=f"session {fields['code']} ended")
+
     async def clear_answers(self, fields: dict) -> None:
         await self.store.clear_answers(fields["code"])
 
@@ -180,7 +186,8 @@ class Sessions:
         follower_heartbeat_seconds the stream renews the session and its follower entry
         (`follower`, a learner identity or an address: one follower however many streams it
         opens; None for the presenter, who is not counted) and sends a keep-alive comment
-        (within sse_ping_seconds: proxies close idle streams). A store that stops answering
+        (within sse_ping_seconds: proxies close idle streams). A session that expired or that
+        the presenter ended sends `event: ended` and closes. A store that stops answering
         ends the stream cleanly (EventSource reconnects)."""
         code = fields["code"]
         stream = None if follower is None else f"{follower}|{self.process}:{secrets.token_hex(8)}"
@@ -222,6 +229,9 @@ class Sessions:
                 yield ServerSentEvent(comment="keep-alive")
                 continue
             if data is None:  # the server is stopping
+                return
+            if data is ENDED:  # the presenter ended the class
+                yield ServerSentEvent(data="{}", event="ended")
                 return
             yield ServerSentEvent(data=data)
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.sessions.hub import Hub
+from app.sessions.hub import Hub, ended_state
 
 FAILURE_WINDOW_S = 60
 MAX_TRACKED_CLIENTS = 100_000  # the memory store's failed-join counters, swept beyond this
@@ -67,6 +67,10 @@ class SessionStore(Protocol):
 
     async def clear_answers(self, code: str) -> None: ...
 
+    async def end(self, code: str) -> bool:
+        """Deletes the session and everything of it, then publishes hub.ended_state to every
+        process's hub; False if it was gone already."""
+
     async def join(self, code: str, stream: str, ttl: int) -> None:
         """An open stream (named `follower|connection`), alive for ttl seconds unless joined again."""
 
@@ -107,9 +111,12 @@ class MemoryStore:
     def _alive(self, code: str) -> bool:
         if self._expires.get(code, 0.0) > time.monotonic():
             return True
+        self._forget(code)
+        return False
+
+    def _forget(self, code: str) -> None:
         for table in (self._fields, self._expires, self._answers, self._addresses, self._streams):
             table.pop(code, None)
-        return False
 
     def _sweep(self) -> None:
         for code in list(self._expires):
@@ -163,6 +170,13 @@ class MemoryStore:
     async def clear_answers(self, code: str) -> None:
         self._answers.pop(code, None)
         self._addresses.pop(code, None)
+
+    async def end(self, code: str) -> bool:
+        if not self._alive(code):
+            return False
+        self._forget(code)
+        self.hub.deliver(code, ended_state(code))
+        return True
 
     async def join(self, code: str, stream: str, ttl: int) -> None:
         if self._alive(code):

@@ -18,7 +18,7 @@ export async function follow(page, code, { playLesson }) {
   document.body.classList.add("in-class");
   const [back, detachButton] = followerButtons();
   tools.replaceChildren(back, detachButton);
-  const poll = { trace: page.trace, go: page.go, code, currentIndex: () => page.state.index };
+  const poll = { trace: page.trace, go: page.go, code };
   const updatePoll = createStudentPoll(document.getElementById("poll-panel"), poll);
   const follower = { latest: null, detached: false, expected: null, head: null, player: null, over: false };
 
@@ -62,7 +62,7 @@ export async function follow(page, code, { playLesson }) {
   }
   followEvents(code, {
     onState: apply,
-    onEnded: () => leave(`Class ${code} has ended: the page is yours.`),
+    onEnded: () => leave(`Class ended (class ${code}): the page is yours to explore.`),
     onTrouble: (closed) => {
       if (closed) status.textContent = `Lost class ${code}: reload the page to try again.`;
     },

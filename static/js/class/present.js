@@ -1,10 +1,12 @@
 // The presenter's side: "Present to class" opens a session (code, join URL and QR code shown
 // large), then every move of this page (step, lesson step, Jacobian row, enlarged head) is sent
-// to the class, and the number following and the poll's histogram come back live. The
-// presenter key stays in this browser (localStorage, by code); it is never put in a URL.
+// to the class, and the number following and the poll's histogram come back live. "End class"
+// ends the session on the server (every follower's page says "Class ended" and is theirs
+// again); leaving presenter mode while a class runs asks whether to end it. The presenter key
+// stays in this browser (localStorage, by code); it is never put in a URL.
 
 import { h } from "../lib/dom.js";
-import { createSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
+import { createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
 import { onHead, onJacobian, onStepChange } from "./hooks.js";
 import { createPresenterPoll } from "./poll.js";
 
@@ -15,6 +17,14 @@ export function storedKey(code) {
     return window.localStorage.getItem(keyName(code));
   } catch {
     return null;
+  }
+}
+
+function forgetKey(code) {
+  try {
+    window.localStorage.removeItem(keyName(code));
+  } catch {
+    /* private mode: nothing was kept */
   }
 }
 
@@ -74,8 +84,17 @@ export function present(page, session, { lesson, onEnded }) {
   const { code, presenter_key: key } = session;
   const status = document.getElementById("class-status");
   const tools = document.getElementById("class-tools");
+  let over = false;
   const send = stateSender(code, key, (error) => (status.textContent = `Could not move the class: ${error.message}`));
+  const sendLive = (partial) => over || send(partial); // nothing goes out once the class ended
   const followers = h("span", { className: "class-followers", id: "class-followers", text: "0 following" });
+  const keep = h("button", { type: "button", className: "button-quiet", id: "class-keep", text: "Keep presenting" });
+  const confirm = h(
+    "span",
+    { className: "class-confirm", id: "class-confirm", hidden: true },
+    "End the class on every student's screen? ",
+    keep,
+  );
   tools.replaceChildren(
     h("strong", { className: "class-badge", text: `Class ${code}` }),
     followers,
@@ -85,8 +104,24 @@ export function present(page, session, { lesson, onEnded }) {
       text: "Show code",
       onclick: () => showJoinDialog(session),
     }),
-    h("button", { type: "button", className: "button-quiet", text: "Stop presenting", onclick: () => stop() }),
+    h("button", {
+      type: "button",
+      className: "button-quiet",
+      id: "class-end",
+      text: "End class",
+      onclick: () => end(),
+    }),
+    confirm,
   );
+  keep.addEventListener("click", () => (confirm.hidden = true));
+  // Leaving presenter mode (Present, P, Esc) while the class runs: ask, beside "End class".
+  let presenting = document.body.classList.contains("present");
+  const presentMode = new MutationObserver(() => {
+    const now = document.body.classList.contains("present");
+    if (presenting && !now && !over) confirm.hidden = false;
+    presenting = now;
+  });
+  presentMode.observe(document.body, { attributes: true, attributeFilter: ["class"] });
   document.getElementById("class-present").hidden = true;
   const pollPanel = document.getElementById("poll-panel");
   const updatePoll = page.buglab
@@ -97,11 +132,11 @@ export function present(page, session, { lesson, onEnded }) {
     const partial = { step: index, jacobian: null, head: null };
     const current = lesson();
     if (current) partial.lesson_step = current.steps.findIndex((s) => s.index === index) >= 0 ? current.k : null;
-    send(partial);
+    sendLive(partial);
   });
-  onJacobian((row) => row && send({ jacobian: row }));
-  onHead((ref) => send({ head: ref }));
-  send({ step: page.state.index });
+  onJacobian((row) => row && sendLive({ jacobian: row }));
+  onHead((ref) => sendLive({ head: ref }));
+  sendLive({ step: page.state.index });
 
   const stopEvents = presenterEvents(code, key, {
     onState: (state) => {
@@ -110,12 +145,30 @@ export function present(page, session, { lesson, onEnded }) {
       if (updatePoll) updatePoll(state.poll);
     },
     onEnded: () => {
+      if (over) return;
       status.textContent = "The session ended (idle too long). Present again to open a new one.";
       stop();
     },
   });
 
+  /** End class: the server ends the session (followers told at once), then this page stops. */
+  async function end() {
+    if (over) return;
+    try {
+      await endSession(code, key);
+    } catch (error) {
+      status.textContent = `Could not end the class: ${error.message}`;
+      return;
+    }
+    stop();
+    forgetKey(code);
+    status.textContent = `Class ${code} ended: every student's page is theirs again.`;
+  }
+
   function stop() {
+    if (over) return;
+    over = true;
+    presentMode.disconnect();
     stopEvents();
     tools.replaceChildren();
     pollPanel.hidden = true;
@@ -127,7 +180,7 @@ export function present(page, session, { lesson, onEnded }) {
     window.history.replaceState(null, "", url);
     onEnded();
   }
-  return { send, stop };
+  return { send: sendLive, stop, end };
 }
 
 /** The join URL of a session this browser opened and has not shown yet (null otherwise). */

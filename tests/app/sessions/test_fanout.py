@@ -24,14 +24,17 @@ BOUND_S = 0.5
 MOVES = (3, 7, 11, 19, 42)
 
 
-async def _follow(base: str, code: str, seen: list, ready: asyncio.Event) -> None:
+async def _follow(base: str, code: str, seen: list, ready: asyncio.Event, ended: list) -> None:
     async with (
         httpx.AsyncClient(timeout=httpx.Timeout(30, read=60)) as client,
         client.stream("GET", f"{base}/api/sessions/{code}/events") as response,
     ):
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
-        async for _, state in sse_events(response):
+        async for name, state in sse_events(response):
+            if name == "ended":
+                ended.append(time.perf_counter())
+                return  # the server closes the stream after it
             seen.append((time.perf_counter(), state))
             ready.set()
 
@@ -51,8 +54,8 @@ async def _scenario(presenter_base: str, follower_base: str) -> list[float]:
         created = (await client.post("/api/sessions", json={"spec": SPEC})).json()
         code, key = created["code"], created["presenter_key"]
         assert created["join_url"].endswith(f"/join/{code}")
-        seen, ready = [], asyncio.Event()
-        follower = asyncio.create_task(_follow(follower_base, code, seen, ready))
+        seen, ready, ended = [], asyncio.Event(), []
+        follower = asyncio.create_task(_follow(follower_base, code, seen, ready, ended))
         await asyncio.wait_for(ready.wait(), 30)
         assert seen[0][1]["step"] == 0 and "presenter_key" not in seen[0][1]
         # the follower is counted (across processes) and the presenter sees it
@@ -72,8 +75,22 @@ async def _scenario(presenter_base: str, follower_base: str) -> list[float]:
             arrived = await _wait_for(seen, lambda s, step=step: s["step"] == step)
             latencies.append(arrived - sent)
         assert all(state["step"] != 60 for _, state in seen)
-        follower.cancel()
+        await _end_class(client, code, key, follower, ended)
         return latencies
+
+
+async def _end_class(client, code: str, key: str, follower: asyncio.Task, ended: list) -> None:
+    """End class: only with the key; the follower's stream says `ended` within a second (from
+    the other process too) and closes; no later move reaches anyone, the code is gone."""
+    presenter = {"X-Presenter-Key": key}
+    assert (await client.delete(f"/api/sessions/{code}", headers={"X-Presenter-Key": "nope"})).status_code == 403
+    sent = time.perf_counter()
+    assert (await client.delete(f"/api/sessions/{code}", headers=presenter)).status_code == 204
+    await asyncio.wait_for(follower, 1.0)
+    assert ended and ended[0] - sent < 1.0
+    assert (await client.post(f"/api/sessions/{code}/state", json={"step": 5}, headers=presenter)).status_code == 404
+    assert (await client.get(f"/api/sessions/{code}")).status_code == 404
+    assert (await client.delete(f"/api/sessions/{code}", headers=presenter)).status_code == 404
 
 
 async def _wait_for_followers(client, code: str, key: str, count: int) -> None:
