@@ -1,8 +1,11 @@
 // The live bug hunt. The presenter opens a poll ("Which step is broken?"), sees the answers as
-// a histogram over the backward steps, in timeline order, and reveals the fault; each student
-// picks a backward step on their own page; the reveal shows on every screen.
+// a histogram over the backward steps, in timeline order, each bar under its step's number and
+// the answered steps named beside it, and reveals the fault; each student picks a backward step
+// on their own page (nothing chosen for them: the step the presenter shows is no hint); the
+// reveal shows on every screen.
 
-import { clear, h, setOptions } from "../lib/dom.js";
+import { clear, h, plural, setOptions } from "../lib/dom.js";
+import { stepNumber } from "../lib/numbering.js";
 import { answerPoll } from "./api.js";
 
 function backwardSteps(trace) {
@@ -13,7 +16,7 @@ function revealBox(reveal, trace, go) {
   if (!reveal) return null;
   const fault = reveal.faults?.[0];
   const stepTitle = (index) =>
-    index === null || index === undefined ? "not known yet" : `step ${index + 1}: ${trace.steps[index].title}`;
+    index === null || index === undefined ? "not known yet" : `step ${stepNumber(index)}: ${trace.steps[index].title}`;
   return h(
     "div",
     { className: "poll-reveal", role: "status" },
@@ -61,11 +64,12 @@ function histogram(poll, trace) {
       "li",
       {
         className: classes.join(" "),
-        title: `step ${step.index + 1}: ${step.title} — ${count} answer(s)`,
+        title: `step ${stepNumber(step.index)}: ${step.title} — ${count} answer(s)`,
         dataset: { index: String(step.index), count: String(count) },
       },
       h("span", { className: "poll-count", text: count ? String(count) : "" }),
       h("span", { className: "poll-bar", style: `height: ${Math.round((100 * count) / most)}%` }),
+      h("span", { className: "poll-step", text: String(stepNumber(step.index)), "aria-hidden": "true" }),
     );
   });
   return h(
@@ -75,6 +79,31 @@ function histogram(poll, trace) {
       text: `${poll.answers || 0} answer(s) · backward steps, from the loss (left) to the embedding (right)`,
     }),
     h("ol", { className: "poll-columns" }, columns),
+    answeredList(counts, trace, reveal),
+  );
+}
+
+/** The answered steps by name, most answers first: what each bar stands for, without hovering. */
+function answeredList(counts, trace, reveal) {
+  const answered = Object.entries(counts)
+    .map(([index, count]) => ({ step: trace.steps[Number(index)], count }))
+    .filter((a) => a.step && a.count > 0)
+    .sort((a, b) => b.count - a.count || a.step.index - b.step.index);
+  if (!answered.length) return h("p", { className: "poll-legend", text: "No answers yet." });
+  return h(
+    "ol",
+    { className: "poll-legend", "aria-label": "Answers by step" },
+    answered.map(({ step, count }) =>
+      h(
+        "li",
+        {
+          className: step.index === reveal.broken_step ? "broken" : "",
+          dataset: { index: String(step.index) },
+        },
+        h("strong", { text: `step ${stepNumber(step.index)}` }),
+        `: ${step.title} — ${count} ${plural(count, "answer")}`,
+      ),
+    ),
   );
 }
 
@@ -102,15 +131,15 @@ export function createPresenterPoll(container, { trace, go, act }) {
 }
 
 /** A student's poll box: shown while a poll is open, and the reveal once revealed. */
-export function createStudentPoll(container, { trace, go, code, currentIndex }) {
+export function createStudentPoll(container, { trace, go, code }) {
   let answered = null;
   let shownStatus = null;
   const choice = h("select", { id: "poll-choice", "aria-label": "The broken step" });
-  setOptions(
-    choice,
-    backwardSteps(trace).map((s) => ({ value: s.index, text: `step ${s.index + 1}: ${s.title}` })),
-    "",
-  );
+  const options = backwardSteps(trace).map((s) => ({
+    value: s.index,
+    text: `step ${stepNumber(s.index)}: ${s.title}`,
+  }));
+  setOptions(choice, [{ value: "", text: "Pick a step…" }, ...options], "");
   const feedback = h("p", { className: "poll-feedback", "aria-live": "polite" });
   const send = h("button", {
     type: "button",
@@ -118,10 +147,14 @@ export function createStudentPoll(container, { trace, go, code, currentIndex }) 
     id: "poll-send",
     text: "Answer",
     onclick: async () => {
+      if (choice.value === "") {
+        feedback.textContent = "Pick the step you think is broken first.";
+        return;
+      }
       try {
         await answerPoll(code, Number(choice.value));
         answered = Number(choice.value);
-        feedback.textContent = `Your answer: step ${answered + 1}. You can change it until the poll closes.`;
+        feedback.textContent = `Your answer: step ${stepNumber(answered)}. You can change it until the poll closes.`;
       } catch (error) {
         feedback.textContent = error.message;
       }
@@ -145,8 +178,7 @@ export function createStudentPoll(container, { trace, go, code, currentIndex }) 
     clear(container);
     container.hidden = poll.status === "closed" && !answered;
     if (poll.status === "open") {
-      const here = currentIndex();
-      if (answered === null && trace.steps[here]?.phase === "backward") choice.value = String(here);
+      if (answered === null) choice.value = ""; // nothing chosen for the student
       container.append(ask);
     } else if (poll.status === "revealed") {
       container.append(revealBox(poll.reveal, trace, go));
@@ -155,7 +187,10 @@ export function createStudentPoll(container, { trace, go, code, currentIndex }) 
       container.append(
         h("p", {
           className: "poll-feedback",
-          text: answered === null ? "The poll is closed." : `The poll is closed. Your answer: step ${answered + 1}.`,
+          text:
+            answered === null
+              ? "The poll is closed."
+              : `The poll is closed. Your answer: step ${stepNumber(answered)}.`,
         }),
       );
     }

@@ -208,9 +208,12 @@ def _step(lesson, name: str, phase: str = "backward", k: int = 0) -> dict:
 def test_the_issue_23_lesson_sentences_are_checked_claims():
     lessons = load_all(Settings()).lessons
     bug, loss, attention = lessons["find-the-bug"], lessons["loss-and-first-gradient"], lessons["backprop-attention"]
-    softmax = _step(bug, "layers.1.attention.probs")  # E5: p ⊙ dp drops all of −p·pᵀ
-    assert "only the diagonal" not in softmax["takeaway"] and "drops all of −p·pᵀ" in softmax["takeaway"]
-    tied = {c["id"]: c for c in _step(bug, "logits")["claims"]}  # E6: only logits fails
+    # E5, E6 as issue 25 has them: a step where the quiz may plant a fault never says what that
+    # fault gets wrong (tests/app/sessions/test_quiz_lesson_text.py): the softmax step says what
+    # holds (its rows sum to zero), and "only logits fails" is said at the embedding, after the poll.
+    softmax = _step(bug, "layers.1.attention.probs")
+    assert "only the diagonal" not in softmax["takeaway"] and "sums to zero" in softmax["takeaway"]
+    tied = {c["id"]: c for c in _step(bug, "embedding")["claims"]}  # E6: only logits fails
     assert tied["tied"]["measured"].startswith("failing: logits (first: rel. error 1)")
     assert "passes" in tied["tied_lookup"]["measured"]
     residual = _step(bug, "layers.1.ffn_residual")  # E7: red here means the mistake is above
