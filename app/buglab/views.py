@@ -69,7 +69,7 @@ def revealed_faults(ctx: TraceContext) -> list[dict]:
 def page_info(spec: ResolvedSpec, query: dict[str, str]) -> dict:
     """What the walk page's bug-lab panel needs. A quiz's says nothing of its fault."""
     plain = {k: v for k, v in query.items() if k not in ("faults", "fault_layer", "quiz")}
-    links = {"quiz_url": "/quiz?" + urlencode(plain), "correct_url": "/walk?" + urlencode({**plain, "step": "0"})}
+    links = {"quiz_url": "/quiz?" + urlencode(plain), "correct_url": "/walk?" + urlencode({**plain, "step": "1"})}
     if spec.quiz is not None:
         return {"mode": "quiz", "faults": [], **links}
     if spec.faults:

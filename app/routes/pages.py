@@ -1,4 +1,5 @@
-"""HTML pages: the home form (GET /) and the step-through (GET /walk?<spec>&step=N[&present=1]).
+"""HTML pages: the home form (GET /) and the step-through (GET /walk?<spec>&step=N[&present=1]),
+N the step's number as people count it (from 1).
 
 Both validate a spec the same way the API does (spec_from_query + resolve). A bad spec
 re-renders the home form with the message next to the field it names (422); the page JS
@@ -166,12 +167,15 @@ def walk(request: Request) -> Response:
         log.exception("resolving %r", spec_params)
         message = "The server could not read this spec (an internal error). Try another text or model."
         return _render_home(request, spec_params, {"_form": message}, 500)
-    step, seq = _view_int(params.get("step")), _view_int(params.get("seq"))
+    # step= is the step's number as people count it (the first step is step 1, as the counter
+    # says: static/js/lib/numbering.js); the page and the API index steps from 0.
+    number, seq = max(1, _view_int(params.get("step"))), _view_int(params.get("seq"))
+    step = number - 1
     present = params.get("present") == "1"  # presenter mode (static/js/walk/present.js)
     query = spec_to_query(resolved.canonical)
-    if spec_params != query or "step" not in params:
+    if spec_params != query or params.get("step") != str(number):
         # A form submission or a hand-written link: land on the complete, canonical permalink.
-        view = {"step": str(step)} | ({"seq": str(seq)} if seq else {}) | ({"present": "1"} if present else {})
+        view = {"step": str(number)} | ({"seq": str(seq)} if seq else {}) | ({"present": "1"} if present else {})
         return RedirectResponse(f"/walk?{urlencode(query | view)}", status_code=303)
     return _render(
         request,

@@ -108,16 +108,16 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
             # Training a model with no optimizer yet uses the default one: the canonical
             # permalink (after the redirect) names it.
             links.append(
-                {"steps": more, "href": "/walk?" + urlencode({**query, "train_steps": str(total), "step": "0"})}
+                {"steps": more, "href": "/walk?" + urlencode({**query, "train_steps": str(total), "step": "1"})}
             )
     reset = None
     if steps:
-        reset = "/walk?" + urlencode({**{k: v for k, v in query.items() if k != "train_steps"}, "step": "0"})
+        reset = "/walk?" + urlencode({**{k: v for k, v in query.items() if k != "train_steps"}, "step": "1"})
     # A model trained on its batch is sure of its targets: float32 gradients then lose digits
     # and checks may fail. Offer the same spec in float64.
     float64 = None
     if steps and resolved.dtype == "float32":
-        float64 = "/walk?" + urlencode({**query, "dtype": "float64", "step": "0"})
+        float64 = "/walk?" + urlencode({**query, "dtype": "float64", "step": "1"})
     return {
         "config": resolved.cfg.to_dict(),
         "trace_id": resolved.id,

@@ -1,11 +1,13 @@
 // The step-through page (the entry module of templates/walk.html; its parts live in walk/):
 // POST the spec, then show one step at a time. The URL always carries the spec and the
-// current step (and sequence), so a reload or a copied link lands on the same view.
+// current step (and sequence), so a reload or a copied link lands on the same view. The URL's
+// step= is the number people read (the first step is step 1); state.index is 0-based.
 // The page's data blocks (#xt-spec in walk/trace_client.js, #xt-buglab here) are read once.
 
 import { startClassroom } from "./class/classroom.js";
 import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
+import { stepNumber } from "./lib/numbering.js";
 import { createBugLab } from "./walk/buglab.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
@@ -38,7 +40,7 @@ const training = startTraining(client, spec);
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
-  url.searchParams.set("step", String(state.index));
+  url.searchParams.set("step", String(stepNumber(state.index))); // as people count: from 1
   if (state.seq > 0) url.searchParams.set("seq", String(state.seq));
   else url.searchParams.delete("seq");
   window.history.replaceState(null, "", url);
@@ -74,7 +76,7 @@ async function show(index) {
   } catch (error) {
     if (!isCurrent()) return;
     clearPlots(stepView);
-    stepView.append(errorBox(`step ${index} could not be loaded: ${error.message}`, () => show(index)));
+    stepView.append(errorBox(`step ${stepNumber(index)} could not be loaded: ${error.message}`, () => show(index)));
   } finally {
     if (isCurrent()) stepView.removeAttribute("aria-busy");
   }

@@ -26,7 +26,7 @@ QUIZ_QUERY = {"text": "the cat sat on the mat.", **ONE_LAYER}
 
 def reload_at_step(session, index: int) -> None:
     """The permalink of the current page at another step (a reload: the spec is in the URL)."""
-    session.page.goto(re.sub(r"step=\d+", f"step={index}", session.page.url))
+    session.page.goto(re.sub(r"step=\d+", f"step={index + 1}", session.page.url))
     wait_rendered(session, index)
 
 
@@ -47,7 +47,7 @@ def test_a_planted_fault_turns_the_first_badge_red_at_its_own_step(session):
     page.select_option("#f-faults", FAULT)
     assert CATALOGUE[FAULT].description in page.locator("#faults-help").text_content()
     page.click("#start")
-    page.wait_for_url(re.compile(rf"/walk\?.*faults={FAULT}.*step=0"))
+    page.wait_for_url(re.compile(rf"/walk\?.*faults={FAULT}.*step=1\b"))
     wait_rendered(session, 0)
     broken = step_index(session, "layers.0.attention.probs", "backward")
     assert f"step {broken}:" in wait_checks_done(session)  # numbered from 0, as the URL
@@ -96,7 +96,7 @@ def test_the_home_picker_greys_out_faults_the_sizes_rule_out(session):
 def test_the_quiz_hides_its_fault_until_answered(session):
     page = session.page
     session.goto(f"/quiz?{urlencode(QUIZ_QUERY)}")
-    page.wait_for_url(re.compile(r"/walk\?.*quiz=\d+.*step=0"))
+    page.wait_for_url(re.compile(r"/walk\?.*quiz=\d+.*step=1\b"))
     wait_rendered(session, 0)
     html = page.content()
     for name in CATALOGUE:

@@ -97,6 +97,8 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
     # the bug hunt: the presenter opens the poll, the follower answers, the histogram shows it
     presenter.click("#poll-panel button[data-action='open']")
     follower.wait_for_selector("#poll-send")
+    assert follower.eval_on_selector("#poll-choice", "s => s.value") == ""  # nothing chosen for the student
+    follower.select_option("#poll-choice", index=1)
     answer = int(follower.eval_on_selector("#poll-choice", "s => s.value"))
     follower.click("#poll-send")
     presenter.wait_for_selector(f".poll-column[data-index='{answer}'][data-count='1']")
@@ -169,7 +171,7 @@ def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed
     stream = "**/api/sessions/*/events"
     page.route(stream, lambda route: route.fulfill(headers={"Content-Type": "text/event-stream"}, body=ENDED))
     session.goto(f"/join/{code}")
-    page.wait_for_selector(f"#class-status:has-text('Class {code} has ended')")
+    page.wait_for_selector(f"#class-status:has-text('Class ended (class {code})')")
     assert page.get_attribute("#context-more", "aria-expanded") == "false"
     assert page.locator("#class-status").is_visible()
     assert page.locator(".edit-spec").is_visible() and page.locator("#class-present").is_visible()
@@ -177,7 +179,7 @@ def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed
     # a step moved after the end leaves the message alone, and a reload follows nothing
     page.keyboard.press("ArrowRight")
     page.wait_for_timeout(300)
-    assert f"Class {code} has ended" in page.text_content("#class-status")
+    assert f"Class ended (class {code})" in page.text_content("#class-status")
     assert page.get_attribute("#walk", "data-following") is None and "follow=" not in page.evaluate("location.hash")
     page.unroute(stream)
 

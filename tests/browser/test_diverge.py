@@ -22,7 +22,7 @@ def walk_url(base: str, spec: dict) -> str:
     )
     with urllib.request.urlopen(request, timeout=60) as response:
         query = json.load(response)["query"]
-    return "/walk?" + urlencode({**query, "step": "0"})
+    return "/walk?" + urlencode({**query, "step": "1"})
 
 
 def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
@@ -33,7 +33,7 @@ def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
     assert banner.is_visible()
     text = banner.text_content()
     assert (
-        f"From step {FIRST} (layers.0.attention.scores, forward) on, the values hold NaN/inf: "
+        f"From step {FIRST + 1} (layers.0.attention.scores, forward) on, the values hold NaN/inf: "
         "the run diverged — try a smaller learning rate" in text
     ), text
     assert page.evaluate("window.xt.trace.first_nonfinite.index") == FIRST

@@ -1,6 +1,6 @@
 """The walk page's "Find a step" box (static/js/walk/find.js): words of a step's title, tensor
 name or phase go to the first matching step after the one shown, a number among words being the
-layer; a bare number is the step of that index (from 0, as the counter and the URL count); a
+layer; a bare number is the step of that number (from 1, as the counter and the URL count); a
 query that finds nothing says so next to the box."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ def test_find_a_step_by_name_phase_or_number(session):
     find(session, "attention.probs backward")
     wait_rendered(session, wanted)
     assert url_step(session) == wanted
-    find(session, "7")  # a step number, counted from 0 as the counter counts
-    wait_rendered(session, 7)
+    find(session, "7")  # a step number, counted from 1 as the counter counts: index 6
+    wait_rendered(session, 6)
     find(session, "no such step here")
-    assert url_step(session) == 7  # nothing matched: it stays, and says so
+    assert url_step(session) == 6  # nothing matched: it stays, and says so
     assert "No step matches" in session.page.locator("#find-status").text_content()
 
 
@@ -37,11 +37,11 @@ def test_a_number_among_words_is_the_layer_and_a_bare_number_the_index(session):
     find(session, "1 softmax backward")
     wait_rendered(session, step_index(session, "layers.1.attention.probs", "backward"))
     find(session, "31")
-    wait_rendered(session, 31)
-    assert url_step(session) == 31 and page.locator("#counter").text_content().startswith("step 31 of")
+    wait_rendered(session, 30)
+    assert url_step(session) == 30 and page.locator("#counter").text_content().startswith("step 31 of")
     find(session, "zzz")
     status = page.locator("#find-status")
     assert status.is_visible() and "No step matches “zzz”" in status.text_content()
-    assert status.get_attribute("aria-live") == "polite" and url_step(session) == 31
+    assert status.get_attribute("aria-live") == "polite" and url_step(session) == 30
     find(session, "5000")
     assert "No step 5000" in status.text_content()

@@ -34,7 +34,7 @@ def test_the_badge_waits_for_its_check_then_shows_the_verdict(context, deferring
         )
         view = page.request.get(f"{deferring}/api/traces/{trace['id']}/steps/{broken}").json()
         assert view["gradcheck"] == {"pending": True} and not view["warnings"]
-        session.goto(f"/walk?{urlencode({**trace['query'], 'step': broken})}")
+        session.goto(f"/walk?{urlencode({**trace['query'], 'step': broken + 1})}")
         wait_rendered(session, broken)
         badge = page.locator("#step .gradcheck.badge-bad")
         badge.wait_for()

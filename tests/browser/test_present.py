@@ -67,7 +67,7 @@ OVERFLOWING = "() => [...document.querySelectorAll('#step .math')].filter((m) =>
 
 
 def walk_url(spec: dict, step: int = 0, **view: str) -> str:
-    return f"/walk?{urlencode({**spec, 'step': step, **view})}"
+    return f"/walk?{urlencode({**spec, 'step': step + 1, **view})}"
 
 
 def wait_shown(session, index: int) -> None:
@@ -156,7 +156,7 @@ def sweep(session, swept: list[dict], shots: dict[int, str], jacobian_at: int) -
             page.evaluate("document.activeElement.blur()")  # the keys go to the page again
         previous = index
         seen = page.evaluate(MEASURE)
-        assert (seen["step"], seen["counter"]) == (str(index), f"step {index} of 0–83")  # one numbering
+        assert (seen["step"], seen["counter"]) == (str(index + 1), f"step {index + 1} of 84")  # one numbering
         drawn = seen["drawn"]  # every step draws, with its title, its cell and its check's badge
         assert (drawn["title"], drawn["cell"], drawn["badges"]) == (step["title"], str(index), 1), step
         assert drawn["plots"] >= 1, f"step {index} ({step['name']}) drew no figure"
@@ -331,7 +331,7 @@ def test_the_quiz_gives_no_verdict_before_the_answer(session, axe):
     page.click(".quiz-answer")
     verdict = step.locator(".quiz-verdict")
     verdict.wait_for()
-    assert "Right" in verdict.text_content() and f"You used 1 of 3 probes (step {broken})" in verdict.text_content()
+    assert "Right" in verdict.text_content() and f"You used 1 of 3 probes (step {broken + 1})" in verdict.text_content()
     assert step.locator(".forward-note").count() == 0  # that note explains failing forward steps
     page.locator("#checks-progress").filter(has_text=re.compile("fail")).wait_for()  # now the chart
     session.screenshot("quiz-02-answered")

@@ -19,7 +19,7 @@ SMOLLM2_TEXT = "The capital of France is Paris. The capital of Italy is Rome."
 
 
 def walk_url(spec: dict, step: int = 0) -> str:
-    return f"/walk?{urlencode({**spec, 'step': step})}"
+    return f"/walk?{urlencode({**spec, 'step': step + 1})}"
 
 
 def current_cell(session) -> str:

@@ -15,7 +15,7 @@ from xt_core.text.byte_char import CharTokenizer
 
 
 def walk_url(**spec: str) -> str:
-    return "/walk?" + urlencode({"text": TEXT, **ONE_LAYER, **spec, "step": "0"})
+    return "/walk?" + urlencode({"text": TEXT, **ONE_LAYER, **spec, "step": "1"})
 
 
 def query_of(url: str) -> dict[str, str]:
@@ -50,7 +50,7 @@ def test_the_update_step_after_training_and_training_more(session):
     page.click("#training-bar a[data-train-steps='40']")
     page.wait_for_url(re.compile(r"train_steps=40"))
     wait_rendered(session, last)  # the same step, of the model trained 10 steps more
-    assert query_of(page.url)["step"] == str(last)
+    assert query_of(page.url)["step"] == str(last + 1)
     assert "trained 40 steps" in page.locator("#training-summary").text_content()
     assert_clean(session)
 
@@ -58,7 +58,7 @@ def test_the_update_step_after_training_and_training_more(session):
 def test_training_progress_shows_while_the_model_trains(session):
     page = session.page
     # 2 layers, width 64, 300 steps: a few seconds, long enough to be seen.
-    session.goto("/walk?" + urlencode({"text": "the cat sat on the mat. " * 2, "train_steps": "300", "step": "0"}))
+    session.goto("/walk?" + urlencode({"text": "the cat sat on the mat. " * 2, "train_steps": "300", "step": "1"}))
     page.wait_for_selector("#loading[data-progress]")
     assert re.match(r"Training \d+ of 300 steps", page.locator("#loading").text_content())
     shoot(session, "23-training-progress")

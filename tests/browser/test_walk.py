@@ -233,7 +233,7 @@ def class_walk_url(step: int) -> str:
     from app.spec import TraceSpec, resolve, spec_to_query
 
     spec = resolve(TraceSpec(**class_spec()), Settings())
-    return "/walk?" + urlencode({**spec_to_query(spec.canonical), "step": str(step)})
+    return "/walk?" + urlencode({**spec_to_query(spec.canonical), "step": str(step + 1)})
 
 
 def test_a_class_size_head_grid_is_an_overview_and_enlarging_loads_every_value(session):

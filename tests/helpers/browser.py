@@ -87,17 +87,17 @@ def fill_home(session: Session, text: str, **config: str) -> None:
 
 
 def open_walk(session: Session, text: str = TEXT, step: int = 0, **config: str) -> None:
-    """The walk of `text` (ONE_LAYER unless sizes are given) opened at its permalink, on `step`:
+    """The walk of `text` (ONE_LAYER unless sizes are given) opened at its permalink, on `step` (an index):
     one page load (start_walk goes through the home form)."""
-    session.goto("/walk?" + urlencode({"text": text, **(config or ONE_LAYER), "step": str(step)}))
+    session.goto("/walk?" + urlencode({"text": text, **(config or ONE_LAYER), "step": str(step + 1)}))
     wait_rendered(session, step)
 
 
 def start_walk(session: Session, text: str = TEXT, **config: str) -> None:
-    """From the home form to step 0 of the walk (ONE_LAYER unless sizes are given)."""
+    """From the home form to the walk's first step, index 0 (ONE_LAYER unless sizes are given)."""
     fill_home(session, text, **(config or ONE_LAYER))
     session.page.click("#start")
-    session.page.wait_for_url(re.compile(r"/walk\?.*step=0"))
+    session.page.wait_for_url(re.compile(r"/walk\?.*step=1\b"))
     wait_rendered(session, 0)
 
 
@@ -130,7 +130,8 @@ def steps(session: Session) -> list[dict]:
 
 
 def url_step(session: Session) -> int:
-    return int(parse_qs(urlsplit(session.page.url).query)["step"][0])
+    """The 0-based step index the page's URL names (its step= counts from 1, as people do)."""
+    return int(parse_qs(urlsplit(session.page.url).query)["step"][0]) - 1
 
 
 def step_index(session: Session, name: str, phase: str) -> int:

@@ -9,6 +9,7 @@
 
 import { clear, h, plural, wrappable } from "../lib/dom.js";
 import { figureCard } from "../lib/figures.js";
+import { stepNumber } from "../lib/numbering.js";
 import { createChecksChart, markCell, stepName } from "./checks_chart.js";
 
 function codeLines(fault) {
@@ -42,7 +43,7 @@ function plantedHere(fault) {
 
 function probesText(probes) {
   const used = probes.used.length;
-  return `You used ${used} of ${probes.max} ${plural(probes.max, "probe")}${used ? ` (${plural(used, "step")} ${probes.used.join(", ")})` : ""}.`;
+  return `You used ${used} of ${probes.max} ${plural(probes.max, "probe")}${used ? ` (${plural(used, "step")} ${probes.used.map(stepNumber).join(", ")})` : ""}.`;
 }
 
 /** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}.
@@ -92,7 +93,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
         : h("button", {
             type: "button",
             className: "button-quiet",
-            text: `Go to step ${broken.index}`,
+            text: `Go to step ${stepNumber(broken.index)}`,
             onclick: () => go(broken.index),
           }),
     );

@@ -4,11 +4,12 @@
 import { sleep } from "../lib/api.js";
 import { plural } from "../lib/dom.js";
 import { plot, withoutTitle } from "../lib/figures.js";
+import { stepNumber } from "../lib/numbering.js";
 
 const POLL_MS = 600;
 
 export function stepName(step) {
-  return `step ${step.index}: ${step.title}`;
+  return `step ${stepNumber(step.index)}: ${step.title}`;
 }
 
 function cell(index) {

@@ -1,13 +1,14 @@
 // "Find a step": a search box over every step's title, tensor name and phase (a real model has
 // ~1,100 steps: 30 layers × 18 ops, forward and backward). Typing "layer 20 probs backward", or
-// a step's number as the counter and the URL count it (from 0), and pressing Enter (or picking
+// a step's number as the counter and the URL count it (from 1), and pressing Enter (or picking
 // a suggestion) goes there. Built into the page's details by walk.js; the page works without it.
 
 import { h } from "../lib/dom.js";
+import { stepIndexOf, stepNumber } from "../lib/numbering.js";
 
 /** A suggestion's text: it starts with the step's number, so picking it goes to that step. */
 function suggestion(step) {
-  return `${step.index}: ${step.title} · ${step.name} · ${step.phase}`;
+  return `${stepNumber(step.index)}: ${step.title} · ${step.name} · ${step.phase}`;
 }
 
 /** Lower-case words of a text: runs of letters and digits ("layers.20.attention.probs" is
@@ -25,14 +26,14 @@ function holds(step, stepWords, word) {
 }
 
 /** The step a query names: a bare number (or a picked suggestion, "207: …") is the step of that
- * index, counted from 0 as the counter and the URL count; otherwise the first step, from `from`
+ * number, counted from 1 as the counter and the URL count; otherwise the first step, from `from`
  * on and wrapping, that holds every word. null when nothing matches. */
 export function findStep(steps, query, from = 0) {
   const text = query.trim();
   const number = /^(\d+)(?::|$)/.exec(text);
   if (number) {
-    const index = Number(number[1]);
-    return index < steps.length ? index : null;
+    const index = stepIndexOf(Number(number[1]));
+    return index >= 0 && index < steps.length ? index : null;
   }
   const words = wordsOf(text);
   if (!words.length) return null;
@@ -46,7 +47,7 @@ export function findStep(steps, query, from = 0) {
 
 /** What the box says when a query finds nothing. */
 function noMatchText(query, count) {
-  if (/^\d+$/.test(query)) return `No step ${query}: steps run from 0 to ${count - 1}.`;
+  if (/^\d+$/.test(query)) return `No step ${query}: steps run from 1 to ${count}.`;
   return `No step matches “${query}”: try words of a title (“layer 1 softmax”) or a step number.`;
 }
 

@@ -1,9 +1,10 @@
 // Getting around the steps: the timeline (walk/timeline.js), prev/next, the slider, the
 // keyboard, "jump to" a layer and op (walk/jump.js), and the clickable block diagram of the
-// model (on a narrow screen a strip that opens on demand). Steps are numbered from 0, as in
-// the URL's `step=`.
+// model (on a narrow screen a strip that opens on demand). Steps are numbered from 1, as in
+// the URL's `step=` (lib/numbering.js).
 
 import { clear, h, isTyping } from "../lib/dom.js";
+import { stepNumber } from "../lib/numbering.js";
 import { createJump } from "./jump.js";
 import { createTimeline, PHASE_LABEL, stepLabel } from "./timeline.js";
 
@@ -14,13 +15,13 @@ const DIRECTION_TEXT = {
   update: "parameter update: w ← w − step",
 };
 
-/** "step 57 of 0–83": the URL's number, and the range it runs over. */
+/** "step 58 of 84": the URL's number (the first step is step 1), and how many there are. */
 export function counterText(index, count) {
-  return `step ${index} of 0–${count - 1}`;
+  return `step ${stepNumber(index)} of ${count}`;
 }
 
-/** The counter's text in two halves that never break inside ("step 368" / "of 0–1091" on a
- * phone, not "step 368 of 0–" / "1091"). */
+/** The counter's text in two halves that never break inside ("step 368" / "of 1092" on a
+ * phone, not "step 368 of" / "1092"). */
 function showCounter(counter, index, count) {
   const [step, range] = counterText(index, count).split(" of ");
   counter.replaceChildren(h("span", { text: step }), " ", h("span", { text: `of ${range}` }));

@@ -7,12 +7,13 @@
 // (folded ones hidden), so the bug lab and the divergence banner can mark any step.
 
 import { clear, h, plural } from "../lib/dom.js";
+import { stepNumber } from "../lib/numbering.js";
 
 export const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
 const DENSE_STEPS = 120; // more steps than this: fold the layers
 
 export function stepLabel(step) {
-  return `Step ${step.index}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
+  return `Step ${stepNumber(step.index)}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
 }
 
 /** Contiguous runs of one key: [{key, steps}]. */

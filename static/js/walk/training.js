@@ -55,7 +55,7 @@ function showTraining(trace) {
     : `no training before this step${after}`;
 }
 
-/** The links carry step=0 for readers without JS: keep the step being looked at instead. */
+/** The links carry step=1 (the first step) for readers without JS: keep the step being looked at instead. */
 function wireTrainLinks() {
   for (const link of document.querySelectorAll("#training-bar a[data-train-steps]")) {
     link.addEventListener("click", () => {

@@ -87,7 +87,7 @@ def test_form_submission_redirects_to_a_canonical_permalink(client):
     params = parse_qs(urlsplit(location).query, keep_blank_values=True)
     assert urlsplit(location).path == "/walk"
     assert params["text"] == ["a\nb a"]  # textarea CRLF normalised
-    assert params["seed"] == ["3"] and params["step"] == ["0"] and params["n_layer"] == ["1"]
+    assert params["seed"] == ["3"] and params["step"] == ["1"] and params["n_layer"] == ["1"]
     assert params["vocab_size"] == ["4"]  # resolved: the text's distinct characters
     assert "form" not in params and "model" not in params
     # The permalink is a fixed point: it renders, no second redirect.
@@ -98,16 +98,18 @@ def test_form_submission_redirects_to_a_canonical_permalink(client):
 
 def test_walk_keeps_step_and_seq_and_embeds_the_spec_safely(client):
     location = canonical_walk(client, ONE_LAYER + "&text=" + "%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E")
-    page = client.get(location.replace("step=0", "step=7") + "&seq=0").text
+    page = client.get(location.replace("step=1", "step=8") + "&seq=0").text
     assert 'data-step="7"' in page
     spec_json = re.search(r'<script type="application/json" id="xt-spec">(.*?)</script>', page, re.S).group(1)
     assert "</script>" not in spec_json and "<script>" not in spec_json
     assert "\\u003c/script\\u003e" in spec_json
 
 
-def test_walk_without_a_step_lands_on_step_zero(client):
+def test_walk_without_a_step_lands_on_step_one(client):
+    """step= counts as people do (the first step is step 1); an old link's step=0 is step 1."""
     location = canonical_walk(client, ONE_LAYER + "&text=hello")
-    assert location.endswith("&step=0")
+    assert location.endswith("&step=1")
+    assert canonical_walk(client, ONE_LAYER + "&text=hello&step=0").endswith("&step=1")
 
 
 @pytest.mark.parametrize(
