@@ -32,7 +32,7 @@ from app.deps import ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
-from app.schemas.sessions import Answered, Lesson, Lessons, SessionOpened, SessionState
+from app.schemas.sessions import Answered, Lesson, Lessons, SessionEnded, SessionOpened, SessionState
 from app.sessions import rules
 from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
@@ -219,18 +219,17 @@ async def set_state(
 
 @router.delete(
     "/api/sessions/{code}",
-    status_code=204,
-    response_class=Response,
+    response_model=SessionEnded,
     responses=_answers(403, 404, 429),
     summary="End the class (presenter)",
 )
-async def end_session(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> Response:
+async def end_session(request: Request, code: str, sessions: SessionsDep, key: PresenterKey = None) -> dict:
     """Every follower's stream sends `event: ended` (their pages say "Class ended" and are
     theirs again); the code is gone: a later move, answer or join is a 404."""
     fields = await _session(request, sessions, code)
     sessions.require_presenter(fields, key)
     await sessions.end(fields)
-    return Response(status_code=204)
+    return {"code": fields["code"], "ended": True}
 
 
 def _conflict(detail: str) -> JSONResponse:

@@ -57,6 +57,13 @@ class SessionState(Answer):
     version: int = Field(description="bumped by every change (a late, older state is dropped)")
 
 
+class SessionEnded(Answer):
+    """DELETE /api/sessions/{code}: the class is over on every follower's screen."""
+
+    code: str
+    ended: Literal[True] = True
+
+
 class Answered(Answer):
     """POST /api/sessions/{code}/answers."""
 

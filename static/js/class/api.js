@@ -17,17 +17,13 @@ export const setState = (code, key, partial) =>
   call(sessionUrl(code, "/state"), { method: "POST", json: partial, key });
 export const setPoll = (code, key, action) =>
   call(sessionUrl(code, "/poll"), { method: "POST", json: { action }, key });
-/** DELETE /api/sessions/{code}: ends the class for every follower (204; 404: it had ended already). */
+/** DELETE /api/sessions/{code}: ends the class for every follower (a 404: it had ended already). */
 export async function endSession(code, key) {
-  let response;
   try {
-    response = await fetch(sessionUrl(code), { method: "DELETE", headers: { "X-Presenter-Key": key } });
+    return await call(sessionUrl(code), { method: "DELETE", key });
   } catch (error) {
-    throw new Error(`cannot reach the server (${error.message})`);
-  }
-  if (response.status !== 204 && response.status !== 404) {
-    const body = await response.json().catch(() => null);
-    throw new Error(body?.detail || `the server answered ${response.status}`);
+    if (error.status === 404) return { code, ended: true };
+    throw error;
   }
 }
 export const answerPoll = (code, step) => call(sessionUrl(code, "/answers"), { method: "POST", json: { step } });

@@ -85,7 +85,8 @@ async def _end_class(client, code: str, key: str, follower: asyncio.Task, ended:
     presenter = {"X-Presenter-Key": key}
     assert (await client.delete(f"/api/sessions/{code}", headers={"X-Presenter-Key": "nope"})).status_code == 403
     sent = time.perf_counter()
-    assert (await client.delete(f"/api/sessions/{code}", headers=presenter)).status_code == 204
+    ended_answer = await client.delete(f"/api/sessions/{code}", headers=presenter)
+    assert ended_answer.status_code == 200 and ended_answer.json() == {"code": code, "ended": True}
     await asyncio.wait_for(follower, 1.0)
     assert ended and ended[0] - sent < 1.0
     assert (await client.post(f"/api/sessions/{code}/state", json={"step": 5}, headers=presenter)).status_code == 404
