@@ -2,6 +2,7 @@
 // table (the same data, readable by a screen reader); the helpers the step views share.
 
 import { clear, formatNumber, h } from "./dom.js";
+import { downloadLinks } from "./download.js";
 import { NARROW, stackPanels } from "./stack.js";
 
 // The app works offline: the toolbar keeps only what works without a network (PNG download,
@@ -294,6 +295,7 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
     plotDiv,
     onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
     figure.table ? numbersDisclosure(figure) : null,
+    downloadLinks(figure),
   );
   const draw = ({ height: fitted = null } = {}) => {
     if (!fitted) return plot(plotDiv, drawn, onPlotClick);
