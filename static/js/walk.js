@@ -9,11 +9,12 @@ import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
 import { stepNumber } from "./lib/numbering.js";
 import { createBugLab } from "./walk/buglab.js";
+import { wireClicker } from "./walk/clicker.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
 import { wireStepFinder } from "./walk/find.js";
 import { createNavigation } from "./walk/navigation.js";
-import { firstFigureHeight, revealTitle, wirePresenter } from "./walk/present.js";
+import { firstFigureHeight, revealTitle, showFirstFigure, wirePresenter } from "./walk/present.js";
 import { renderStep } from "./walk/step_view.js";
 import { drawTokenStrip, setupSequences } from "./walk/tokens.js";
 import { client, opened, spec } from "./walk/trace_client.js";
@@ -58,6 +59,7 @@ async function show(index) {
     const onLaidOut = () => {
       buglab.decorateStep(stepView, step);
       if (state.moved) revealTitle(); // a page opens at its top; a move starts at the step's title
+      showFirstFigure(); // and on a wide screen, as far down as its first figure needs
       stepView.dataset.shown = String(index); // text and formulas in place (figures may still be drawing)
     };
     await renderStep(stepView, step, {
@@ -103,6 +105,7 @@ async function start() {
   }
   wireEnlargeDialog();
   wirePresenter();
+  wireClicker();
   try {
     state.trace = await opened; // sent before Plotly.js ran (walk/trace_client.js)
   } catch (error) {

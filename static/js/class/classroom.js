@@ -5,6 +5,7 @@
 //   #follow=CODE     follow a presenter (what /join/CODE lands on)
 
 import { h, setOptions } from "../lib/dom.js";
+import { setStopMover } from "../walk/clicker.js";
 import { getLesson, getLessons, getSession } from "./api.js";
 import { follow } from "./follow.js";
 import { onStepChange, setFragment } from "./hooks.js";
@@ -47,6 +48,8 @@ function createLessons(page, select) {
       onLeave: () => stop(),
     });
     current.player.setControlsEnabled(!follower);
+    const player = current.player;
+    setStopMover(follower ? null : { next: () => player.stepBy(1), back: () => player.stepBy(-1) });
     select.value = name;
     if (!follower) {
       setFragment("lesson", name);
@@ -59,6 +62,7 @@ function createLessons(page, select) {
   }
 
   function stop() {
+    setStopMover(null);
     current.player?.remove();
     current.name = current.lesson = current.player = null;
     select.value = "";

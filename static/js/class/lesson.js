@@ -59,7 +59,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
 
   function render(k) {
     const step = lesson.steps[k];
-    position.textContent = `· step ${k + 1} of ${lesson.steps.length}`;
+    position.textContent = `· stop ${k + 1} of ${lesson.steps.length}`; // "step" is the trace's number
     takeaway.textContent = step.takeaway;
     narration.textContent = step.narration;
     showClaims(step.claims ?? []);
@@ -146,6 +146,13 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   walk.classList.add("lesson-on");
   return {
     show,
+    /** One stop on (delta 1) or back (−1), as Next and Prev (a clicker's keys: walk/clicker.js). */
+    stepBy(delta) {
+      const k = state.k + delta;
+      if (k < 0 || k >= lesson.steps.length) return null;
+      stopPlaying();
+      return move(k);
+    },
     pageMoved,
     remove,
     stopPlaying,

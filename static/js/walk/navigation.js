@@ -90,15 +90,18 @@ function bindKeys(getIndex, count, go, groupStep) {
     if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
     const inTimeline = Boolean(event.target.closest?.("#timeline"));
     const moves = { ArrowRight: +1, ArrowLeft: -1 };
-    // Presenter mode: Space steps on (Shift+Space back), as in a slide deck.
-    const space = event.key === " " && document.body.classList.contains("present") && !spaceActivates(event.target);
+    // Presenter mode: Space steps on (Shift+Space back), as in a slide deck, and so do a
+    // clicker's Page Down and Page Up (outside it they scroll the page).
+    const presenting = document.body.classList.contains("present");
+    const space = event.key === " " && presenting && !spaceActivates(event.target);
+    const page = { PageDown: +1, PageUp: -1 }[event.key];
     let index = null;
     if (event.key in moves) index = getIndex() + moves[event.key];
     else if (space) index = getIndex() + (event.shiftKey ? -1 : 1);
     else if (event.key === "Home") index = 0;
     else if (event.key === "End") index = count - 1;
-    else if (inTimeline && (event.key === "PageDown" || event.key === "PageUp"))
-      index = groupStep(getIndex(), event.key === "PageDown" ? 1 : -1);
+    else if (inTimeline && page) index = groupStep(getIndex(), page);
+    else if (presenting && page) index = getIndex() + page;
     if (index === null) return;
     event.preventDefault();
     go(Math.max(0, Math.min(count - 1, index)), { focusTimeline: inTimeline });

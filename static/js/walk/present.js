@@ -39,21 +39,47 @@ export function revealTitle() {
   window.scrollBy({ top: rect.top - top - 4, behavior: "instant" });
 }
 
+const FIGURE_FIRST = 300; // px of the first figure on screen (issue 25), where the screen allows
+const WIDE = 900; // px: narrower is a phone or a narrow window, which opens at its top
+
+/** Figure first: once a step is laid out (before its figure draws), scroll down just enough for
+ * FIGURE_FIRST px of its first plot to be on screen, never past the step's title (it stays
+ * under the navigation bar); in presenter mode the title goes right under the bar, so the
+ * fitted figure gets the most room. Phones and narrow windows are left where they are. */
+export function showFirstFigure() {
+  if (window.innerWidth <= WIDE) return;
+  const header = document.querySelector("#step .step-header");
+  const plot = document.querySelector("#step .figures > .figure-card .plot");
+  if (!header || !plot) return;
+  const top = stickyBottom();
+  const room = header.getBoundingClientRect().top - top - 4; // the furthest the title may go up
+  if (room <= 0) return;
+  const rect = plot.getBoundingClientRect();
+  const want = Math.min(FIGURE_FIRST, rect.height);
+  const seen = Math.min(window.innerHeight, rect.bottom) - Math.max(rect.top, top);
+  const by = presenting() ? room : Math.min(room, want - seen);
+  if (by > 0) window.scrollBy({ top: by, behavior: "instant" });
+}
+
 /** Presenter mode: the first figure's plot height that keeps its whole card on screen. */
 export function firstFigureHeight(card) {
   if (!presenting()) return null;
   const natural = Number(card.plot.dataset.naturalHeight) || 420;
   const plot = card.plot.getBoundingClientRect();
-  const below = card.element.getBoundingClientRect().bottom - plot.bottom; // head buttons, numbers
+  // The head buttons under it stay on screen; its note, numbers and download may go below.
+  const buttons = card.element.querySelector(".head-buttons");
+  const below = buttons ? buttons.getBoundingClientRect().bottom - plot.bottom : 0;
   const room = Math.floor(window.innerHeight - plot.top - below - BOTTOM_GAP);
   const rows = Number(card.plot.dataset.panelRows) || 1;
-  if (rows === 1) return Math.max(MIN_PLOT, Math.min(natural, room));
+  const plotRoom = Math.floor(window.innerHeight - plot.top - BOTTOM_GAP);
+  // FIGURE_FIRST px of the figure before its head buttons: they may go below the screen then.
+  if (rows === 1)
+    return Math.max(MIN_PLOT, Math.min(natural, room >= Math.min(natural, FIGURE_FIRST) ? room : plotRoom));
   // A grid of several rows (SmolLM2's 9 heads) too tall for the whole card: its plot, key labels
   // included, still ends on the screen (the head buttons under it go below), its rows as short
   // as LEAST_PANEL_ROW and no shorter (then its bottom goes below the screen).
   const wanted = Math.min(natural, rows * MIN_PANEL_ROW + GRID_FRAME);
   if (room >= wanted) return Math.min(natural, room);
-  const plotRoom = Math.floor(window.innerHeight - plot.top - BOTTOM_GAP);
   return Math.min(wanted, Math.max(rows * LEAST_PANEL_ROW + GRID_FRAME, plotRoom));
 }
 
@@ -90,6 +116,7 @@ export function wirePresenter() {
     else url.searchParams.delete("present");
     window.history.replaceState(null, "", url);
     revealTitle();
+    showFirstFigure();
     refitFirstFigure();
   }
 
@@ -105,6 +132,13 @@ export function wirePresenter() {
     else return;
     event.preventDefault();
   });
+  // Large type grows the text above the figure: the figure comes back up, and is refitted.
+  document.addEventListener("xt:typesize", () =>
+    requestAnimationFrame(() => {
+      showFirstFigure();
+      if (presenting()) refitFirstFigure();
+    }),
+  );
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);

@@ -36,7 +36,32 @@ function rules(step) {
         mathBlock(formula[key]),
       ),
     );
-  return sections.length ? h("div", { className: "rules" }, sections) : null;
+  if (!sections.length) return null;
+  // Folded to the step's own rule on one line until opened: the first figure starts higher.
+  const box = h("div", { className: "rules" }, sections);
+  const toggle = h("button", {
+    type: "button",
+    className: "button-quiet rules-toggle",
+    "aria-expanded": "false",
+    text: "Shapes, every formula",
+    title: "The tensors' shapes, and each rule in full (forward and backward)",
+  });
+  toggle.addEventListener("click", () => {
+    const open = !box.classList.contains("open");
+    box.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+    fitFormulas(box);
+  });
+  box.append(toggle);
+  return box;
+}
+
+/** The op's output first (a forward step draws its inputs, then what it computes): the figure
+ * on the screen is what the step makes. Stable otherwise; idempotent (a cached step keeps it). */
+function outputFirst(figures) {
+  const output = figures.findIndex((f) => f.id.startsWith("output."));
+  if (output <= 0) return figures;
+  return [figures[output], ...figures.slice(0, output), ...figures.slice(output + 1)];
 }
 
 function shapesList(shapes) {
@@ -161,7 +186,8 @@ export async function renderStep(
   // The full-resolution entry of one head of a step's grid (GET .../steps/{index}/head).
   const loadHead = (figureId, head) => client.head(step.index, { figure: figureId, head, seq });
   makeCard = (figure) => figureCard(figure, figureHandlers(figure, jacobian, step.jacobian, trace.T, loadHead));
-  cards.push(...(step.figures || []).map(makeCard));
+  step.figures = outputFirst(step.figures || []);
+  cards.push(...step.figures.map(makeCard));
   const lead = takeaway(step);
   // The explanation reads the first figure: it follows it, so the figure starts on the screen.
   const explanation = step.explanation ? h("p", { className: "explanation", text: step.explanation }) : "";
