@@ -1,25 +1,33 @@
 """The classroom in two browsers (two Chromium contexts: two students' machines, no shared
-storage): the presenter presents a bug-lab lesson, the follower joins with the code and follows;
-the presenter presses → and the follower's page shows the same step; the follower answers the
-poll and the answer shows in the presenter's histogram; the follower cannot move the class.
+storage): the presenter (1280×720) presents a bug-lab lesson, a student on a 390×844 phone joins
+with the code and follows; a clicker's Page Down goes to the lesson's next stop; the follower's
+lesson line covers no figure; the follower answers the poll, which chose nothing for them, and
+the answer shows in the presenter's histogram; the counter, the URL, the poll and the reveal say
+one step number; the follower cannot move the class; End class says "Class ended" on the phone
+within a second, and a later key of the presenter moves nobody.
 
-Screenshots (1280×720) land in test-artifacts/: a lesson step with its annotation, the join
-dialog, the presenter's poll histogram after the reveal."""
+Screenshots land in test-artifacts/: a lesson step with its annotation, the join dialog, the
+presenter's poll histogram after the reveal (1280×720), the phone's lesson stop, its reveal and
+its page after the class ended (390×844)."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 
-from tests.helpers.browser import ARTIFACTS, assert_clean, open_step, open_walk
+from tests.helpers.browser import ARTIFACTS, assert_clean, axe_violations, open_step, open_walk
 from xt_core.lab.faults import CATALOGUE
 
 VIEWPORT = {"width": 1280, "height": 720}
+PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
 def follower(browser, server):
-    """A second machine: a fresh context of its own (no storage shared with the presenter's)."""
-    context = browser.new_context(viewport=VIEWPORT, base_url=server)
+    """A second machine, a phone: a fresh context of its own (no storage shared with the presenter's)."""
+    context = browser.new_context(viewport=PHONE, base_url=server, has_touch=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
     errors = []
@@ -45,11 +53,31 @@ def _rendered(page, index: int) -> None:
     page.wait_for_selector(f"#step[data-rendered='{index}']")
 
 
-def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session, follower):
-    presenter, (follower, errors) = presenter_session.page, follower
+# The lesson and class cards that cut a figure card's box (page coordinates: the page scrolls).
+COVERED = """() => {
+  const box = (n) => { const r = n.getBoundingClientRect(); return [r.left, r.top + scrollY, r.right, r.bottom + scrollY]; };
+  const cut = (a, b) => a[0] < b[2] - 1 && b[0] < a[2] - 1 && a[1] < b[3] - 1 && b[1] < a[3] - 1;
+  const cards = [...document.querySelectorAll("#lesson-panel, #class-bar, #poll-panel")].filter((n) => n.offsetParent !== null);
+  const figures = [...document.querySelectorAll("#step .figure-card")];
+  return cards.flatMap((c) => figures.filter((f) => cut(box(c), box(f))).map((f) => `${c.id} over ${f.dataset.figure}`));
+}"""
+# What a person reads as the step's number: the counter and the URL's step=.
+NUMBERS = """() => [document.getElementById("counter").textContent.match(/step (\\d+)/)[1],
+  new URL(location.href).searchParams.get("step")]"""
+
+
+def _start_class(presenter_session) -> tuple[str, int]:
+    """The presenter plays find-the-bug, steps by a clicker's keys, presents: (code, step index)."""
+    presenter = presenter_session.page
     presenter_session.goto("/lessons/find-the-bug")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
     first = _step(presenter)
+    presenter.keyboard.press("PageDown")  # a clicker: the lesson's next stop, not the next op
+    presenter.wait_for_selector("#lesson-panel[data-lesson-step='1']")
+    assert _step(presenter) != first + 1 or presenter.locator(".lesson-off-path").is_hidden()
+    presenter.keyboard.press("PageUp")
+    presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
+    assert _step(presenter) == first
     presenter.click("#class-present:not([disabled])")
     presenter.wait_for_selector("#class-dialog[open]")
     code = presenter.text_content("#class-code").strip()
@@ -61,6 +89,64 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
     reachable = "m => [m.isLoopback('http://class-room.local:8000/join/ABC'), m.isLoopback('http://[::1]:8000/')]"
     assert presenter.evaluate(f"import('/static/js/class/present.js').then({reachable})") == [False, True]
     presenter.click("#class-dialog-close")
+    return code, first
+
+
+def _poll(presenter, follower) -> None:
+    """The bug hunt: nothing chosen for the student; the number they pick is the one the
+    histogram, its legend and the reveal say, and the counter and URL say it too."""
+    presenter.click("#poll-panel button[data-action='open']")
+    follower.wait_for_selector("#poll-send")
+    assert follower.eval_on_selector("#poll-choice", "s => s.value") == ""  # nothing chosen for the student
+    assert follower.eval_on_selector("#poll-choice", "s => s.scrollWidth <= s.parentElement.clientWidth")
+    follower.select_option("#poll-choice", index=3)
+    answer = int(follower.eval_on_selector("#poll-choice", "s => s.value"))
+    picked = follower.eval_on_selector("#poll-choice", "s => s.selectedOptions[0].textContent")
+    assert picked.startswith(f"step {answer + 1}: "), picked
+    follower.click("#poll-send")
+    follower.wait_for_selector(f".poll-feedback:has-text('Your answer: step {answer + 1}.')")
+    presenter.wait_for_selector(f".poll-column[data-index='{answer}'][data-count='1']")
+    assert presenter.text_content(f".poll-column[data-index='{answer}'] .poll-step") == str(answer + 1)
+    assert presenter.text_content(f".poll-legend li[data-index='{answer}']").startswith(f"step {answer + 1}: ")
+    presenter.click("#poll-panel button[data-action='reveal']")
+    presenter.wait_for_selector(".poll-column.broken")
+    follower.wait_for_selector(".poll-reveal")
+    broken = int(presenter.get_attribute(".poll-column.broken", "data-index"))
+    revealed = follower.text_content(".poll-reveal")  # the class's own hidden fault, named at last
+    assert "The bug: " in revealed and any(f"The bug: {name} " in revealed for name in CATALOGUE)
+    assert f"Broken step: step {broken + 1}: " in revealed, revealed
+    presenter.eval_on_selector("#poll-panel", "p => p.scrollIntoView()")
+    presenter.screenshot(path=str(_artifact("class-poll-histogram")))
+    follower.eval_on_selector(".poll-reveal", "p => p.scrollIntoView({block: 'center'})")
+    follower.screenshot(path=str(_artifact("class-phone-reveal")))
+    follower.click(".poll-reveal button:has-text('Go to the broken step')")  # the follower looks on its own
+    _rendered(follower, broken)
+    assert follower.evaluate(NUMBERS) == [str(broken + 1)] * 2
+    if follower.locator("#class-back").is_visible():  # detached, unless the class stood on it
+        follower.click("#class-back")
+
+
+def _end(presenter, follower, code: str) -> None:
+    """End class: "Class ended" on the phone within a second; a later key moves nobody."""
+    at = _step(follower)
+    sent = time.perf_counter()
+    presenter.click("#class-end")
+    follower.wait_for_selector("#class-status:has-text('Class ended')", timeout=3000)
+    assert time.perf_counter() - sent < 1.0
+    assert follower.get_attribute("#walk", "data-following") is None
+    assert presenter.text_content("#class-status").startswith(f"Class {code} ended")
+    presenter.keyboard.press("ArrowRight")  # the lesson's next stop on the presenter's screen only
+    presenter.wait_for_timeout(600)
+    assert _step(follower) == at and "Class ended" in follower.text_content("#class-status")
+    gone = "c => fetch(`/api/sessions/${c}`).then((r) => r.status)"
+    assert follower.evaluate(gone, code) == 404
+    assert follower.locator("#class-ended-notice").is_visible()  # where the student looks
+    follower.screenshot(path=str(_artifact("class-phone-ended")))
+
+
+def test_a_phone_follows_answers_reads_one_numbering_and_sees_the_class_end(presenter_session, follower, axe):
+    presenter, (follower, errors) = presenter_session.page, follower
+    code, first = _start_class(presenter_session)
 
     follower.goto(f"/join/{code.lower()}")
     follower.wait_for_selector(".walk[data-following='following']")
@@ -69,14 +155,22 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
     # links to another page would leave the class: a follower has none, the presenter keeps them
     assert follower.locator(".edit-spec").is_hidden() and presenter.locator(".edit-spec").is_visible()
     presenter.wait_for_selector("#class-followers[data-count='1']")
+    # the phone: the lesson is one line above the step, over no figure; the page opens at it
+    follower.wait_for_selector("#lesson-panel")
+    assert follower.eval_on_selector("#lesson-panel", "p => p.getBoundingClientRect().height") < 70
+    assert follower.evaluate(COVERED) == []
+    title = follower.eval_on_selector("#step-title", "t => [t.getBoundingClientRect().top, innerHeight]")
+    assert 0 < title[0] < title[1] / 2, title
+    follower.screenshot(path=str(_artifact("class-phone-lesson-stop")))
 
-    # the presenter presses → : the follower's page shows the same step
-    presenter.keyboard.press("ArrowRight")
-    _rendered(presenter, first + 1)
-    _rendered(follower, first + 1)
-    # the lesson's Next moves the follower's lesson panel too
-    presenter.click("#lesson-panel button:has-text('Next')")
+    # the presenter presses a clicker's Page Down: the follower's page shows the same stop
+    presenter.keyboard.press("PageDown")
+    presenter.wait_for_selector("#lesson-panel[data-lesson-step='1']")
     follower.wait_for_selector("#lesson-panel[data-lesson-step='1']")
+    at = _step(presenter)
+    _rendered(follower, at)
+    assert presenter.evaluate(NUMBERS) == follower.evaluate(NUMBERS) == [str(at + 1)] * 2  # one numbering
+    assert follower.evaluate(COVERED) == []
 
     # a follower cannot move the class: without the key the server refuses, with the page's
     # own navigation it only detaches itself
@@ -86,30 +180,18 @@ def test_a_follower_follows_answers_and_cannot_move_the_class(presenter_session,
         code,
     )
     assert refused == 403
-    at = _step(presenter)
-    follower.keyboard.press("ArrowRight")
+    follower.click("#class-detach")
     follower.wait_for_selector(".walk[data-following='detached']")
     follower.wait_for_timeout(300)
     assert _step(presenter) == at
     follower.click("#class-back")
     _rendered(follower, at)
 
-    # the bug hunt: the presenter opens the poll, the follower answers, the histogram shows it
-    presenter.click("#poll-panel button[data-action='open']")
-    follower.wait_for_selector("#poll-send")
-    assert follower.eval_on_selector("#poll-choice", "s => s.value") == ""  # nothing chosen for the student
-    follower.select_option("#poll-choice", index=1)
-    answer = int(follower.eval_on_selector("#poll-choice", "s => s.value"))
-    follower.click("#poll-send")
-    presenter.wait_for_selector(f".poll-column[data-index='{answer}'][data-count='1']")
-    presenter.click("#poll-panel button[data-action='reveal']")
-    presenter.wait_for_selector(".poll-column.broken")
-    follower.wait_for_selector(".poll-reveal")
-    presenter.eval_on_selector("#poll-panel", "p => p.scrollIntoView()")
-    presenter.screenshot(path=str(_artifact("class-poll-histogram")))
-    revealed = follower.text_content(".poll-reveal")  # the class's own hidden fault, named at last
-    assert "The bug: " in revealed and any(f"The bug: {name} " in revealed for name in CATALOGUE)
-    assert [e for e in errors if "403" not in e] == []  # the refused move logs its 403, nothing else
+    _poll(presenter, follower)
+    _rendered(follower, _step(presenter))
+    assert axe_violations(follower, axe) == []
+    _end(presenter, follower, code)
+    assert [e for e in errors if not re.search(r"40[34]", e)] == []  # the refused move, the ended class
     assert_clean(presenter_session)
 
 

@@ -153,8 +153,9 @@ export async function clearAnnotations() {
   }
 }
 
-/** Draws a lesson step's annotations on the shown step (call once it is rendered); the first
- * annotated figure is scrolled into view. */
+/** Draws a lesson step's annotations on the shown step (call once it is rendered); on a wide
+ * screen the first annotated figure is scrolled into view if it is not (a phone stays at the
+ * step's title: the figure follows it). */
 export async function drawAnnotations(annotations) {
   const byFigure = new Map();
   for (const note of annotations || []) {
@@ -165,7 +166,7 @@ export async function drawAnnotations(annotations) {
   for (const [id, notes] of byFigure) {
     const found = shownFigureCard(id);
     if (!found?.plot) continue;
-    if (first) found.card.scrollIntoView({ behavior: "smooth", block: "center" });
+    if (first && window.innerWidth > 900) found.card.scrollIntoView({ behavior: "smooth", block: "nearest" });
     first = false;
     if (await whenDrawn(found.plot)) await annotate(found.plot, notes);
   }

@@ -9,7 +9,7 @@ import { setStopMover } from "../walk/clicker.js";
 import { getLesson, getLessons, getSession } from "./api.js";
 import { follow } from "./follow.js";
 import { onStepChange, setFragment } from "./hooks.js";
-import { createLessonPlayer } from "./lesson.js";
+import { createLessonPlayer, revealStart } from "./lesson.js";
 import { openSession, present, showJoinDialog, storedKey, takeInvite, wireJoinDialog } from "./present.js";
 
 /** Whether `lesson` walks through this page's walkthrough: its trace, or (a class's quiz of it,
@@ -56,7 +56,8 @@ function createLessons(page, select) {
       const here = lesson.steps.findIndex((s) => s.index === page.state.index);
       const k = Math.max(0, here);
       current.presenter?.send({ lesson: name, lesson_step: k });
-      current.player.show(k);
+      // A lesson opens at its first stop's title (a phone's page would open at its header).
+      current.player.show(k).then(() => revealStart());
     }
     return handle();
   }

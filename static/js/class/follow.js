@@ -5,6 +5,7 @@
 import { h } from "../lib/dom.js";
 import { followEvents, getSession } from "./api.js";
 import { jacobianShown, onStepChange, setFragment, showHead, showJacobian, whenRendered } from "./hooks.js";
+import { revealStart } from "./lesson.js";
 import { createStudentPoll } from "./poll.js";
 
 function sameRow(a, b) {
@@ -56,13 +57,17 @@ export async function follow(page, code, { playLesson }) {
   setDetached(false);
   try {
     await apply(await getSession(code));
+    revealStart(); // a joining student lands at the step's title (and the lesson's line)
   } catch (error) {
     leave(`Cannot follow class ${code}: ${error.message}`);
     return;
   }
   followEvents(code, {
     onState: apply,
-    onEnded: () => leave(`Class ended (class ${code}): the page is yours to explore.`),
+    onEnded: () => {
+      leave(`Class ended (class ${code}): the page is yours to explore.`);
+      endedNotice(code);
+    },
     onTrouble: (closed) => {
       if (closed) status.textContent = `Lost class ${code}: reload the page to try again.`;
     },
@@ -97,6 +102,21 @@ function leaveClass(follower, status, tools, message) {
   delete document.getElementById("walk").dataset.following;
   document.body.classList.remove("in-class");
   document.getElementById("class-present").hidden = false;
+}
+
+/** "Class ended" where the student is looking (the class bar may be scrolled away): a notice
+ * at the bottom of the screen until tapped or 10 s pass; the class bar keeps the words. */
+function endedNotice(code) {
+  const notice = h("button", {
+    type: "button",
+    className: "class-ended-notice",
+    id: "class-ended-notice",
+    text: `Class ended (class ${code}). The page is yours: explore on your own. ✕`,
+  });
+  const close = () => notice.remove();
+  notice.addEventListener("click", close);
+  document.body.append(notice);
+  setTimeout(close, 10_000);
 }
 
 /** The presenter's Jacobian row and enlarged head, where they changed. */

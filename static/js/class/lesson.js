@@ -3,10 +3,19 @@
 // the full walkthrough. A follower's player is driven by the presenter (its buttons detach).
 
 import { clear, h, setOptions } from "../lib/dom.js";
+import { revealTitle } from "../walk/present.js";
 import { clearAnnotations, drawAnnotations } from "./annotate.js";
 import { lessonSlot, whenRendered } from "./hooks.js";
 
 const PACES = [10, 20, 30, 45, 60];
+
+/** Where a lesson or a class opens: on a narrow screen its one-line panel, with the step's
+ * title under it (the page would open at its header); elsewhere the step's title. */
+export function revealStart() {
+  const panel = document.getElementById("lesson-panel");
+  if (panel && window.innerWidth <= 900) panel.scrollIntoView({ block: "start", behavior: "instant" });
+  else revealTitle();
+}
 const DEFAULT_PACE = 30;
 
 /** `lesson`: GET /api/lessons/{name}. `onMove(k)` is told each lesson step shown by this player's
@@ -19,8 +28,27 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   const claims = h("ul", { className: "lesson-claims", "aria-label": "Checked against the trace" });
   const next = h("p", { className: "lesson-next" });
   const offPath = h("p", { className: "lesson-off-path", hidden: true });
-  const prev = h("button", { type: "button", className: "button-quiet", text: "◀ Prev" });
-  const forward = h("button", { type: "button", className: "button-quiet", text: "Next ▶" });
+  // On a phone the arrows only (the words stay in the buttons' names: walk.css .nav-word).
+  const prev = h(
+    "button",
+    { type: "button", className: "button-quiet" },
+    "◀",
+    h("span", { className: "nav-word", text: " Prev" }),
+  );
+  const forward = h(
+    "button",
+    { type: "button", className: "button-quiet" },
+    h("span", { className: "nav-word", text: "Next " }),
+    "▶",
+  );
+  // On a narrow screen the panel is one line (title, stop, arrows) until opened.
+  const more = h("button", {
+    type: "button",
+    className: "button-quiet lesson-toggle",
+    "aria-expanded": "false",
+    "aria-controls": "lesson-panel",
+    text: "More",
+  });
   const play = h("button", { type: "button", className: "button-primary lesson-play", text: "▶ Play" });
   const pace = h("select", { "aria-label": "Seconds per step" });
   setOptions(
@@ -38,8 +66,13 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     claims,
     next,
     offPath,
-    h("div", { className: "lesson-controls" }, prev, forward, play, pace, leave),
+    h("div", { className: "lesson-controls" }, prev, forward, more, play, pace, leave),
   );
+  more.addEventListener("click", () => {
+    const open = !panel.classList.contains("open");
+    panel.classList.toggle("open", open);
+    more.setAttribute("aria-expanded", String(open));
+  });
   const state = { k: 0, timer: null };
 
   /** Each claim the server checked against the trace, with what it measured (app/lessons/claims.py). */
