@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.buglab import views as buglab_views
+from app.routes import home_ways
 from app.routes.assets import module_preloads, plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
@@ -109,6 +110,7 @@ def _error_field(loc: tuple) -> str:
 
 def _render_home(request: Request, params: dict[str, str], errors: dict[str, str], status: int) -> Response:
     values = _home_values(params)
+    form = model_form.home_context(params, values, request.app.state.settings)  # checkpoints, training
     advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
     return _render(
         request,
@@ -120,7 +122,8 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         advanced_open=advanced_error,
         examples=EXAMPLE_TEXTS,
         fault_options=buglab_views.picker_options(),
-        **model_form.home_context(params, values, request.app.state.settings),  # checkpoints, training
+        ways=home_ways.ways(request.app.state.settings, form["models"]),
+        **form,
         settings=request.app.state.settings,
     )
 
