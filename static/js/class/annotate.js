@@ -82,18 +82,22 @@ function marks(plot, note) {
       });
     }
     if (n === 0 && note.label && note.polygons.length) {
-      const corner = note.polygons[0].reduce((best, p) => (p[0] - p[1] > best[0] - best[1] ? p : best));
+      // The label beside the mark, not on it: its arrow points at the middle of the mark, the
+      // label sits up and to the right (an attention map's masked corner), never on the axis labels.
+      const points = note.polygons[0];
+      const middle = [0, 1].map((k) => points.reduce((sum, p) => sum + p[k], 0) / points.length);
       labels.push({
         name: MARK,
         text: note.label,
-        x: domainFraction(plot, xref, "x", x(corner[0])),
-        y: note.bars ? 1 : domainFraction(plot, yref, "y", y(corner[1])),
+        x: domainFraction(plot, xref, "x", x(middle[0])),
+        y: note.bars ? 1 : domainFraction(plot, yref, "y", y(middle[1])),
         xref: `${xref} domain`,
         yref: `${yref} domain`,
         showarrow: true,
         arrowcolor: COLOUR,
-        ax: 36,
-        ay: -30,
+        xanchor: "left",
+        ax: 56,
+        ay: -44,
         bgcolor: "#fff8e1",
         bordercolor: COLOUR,
         borderwidth: 2,
