@@ -50,7 +50,7 @@ def test_a_planted_fault_turns_the_first_badge_red_at_its_own_step(session):
     page.wait_for_url(re.compile(rf"/walk\?.*faults={FAULT}.*step=1\b"))
     wait_rendered(session, 0)
     broken = step_index(session, "layers.0.attention.probs", "backward")
-    assert f"step {broken}:" in wait_checks_done(session)  # numbered from 0, as the URL
+    assert f"step {broken + 1}:" in wait_checks_done(session)  # numbered from 1, as the URL
     first = page.locator("#timeline .cell.first-failing")
     assert first.count() == 1 and first.get_attribute("data-index") == str(broken)
     backward_cells = page.locator("#timeline .cell.phase-backward")
@@ -122,7 +122,7 @@ def test_the_quiz_hides_its_fault_until_answered(session):
     assert page.locator("#checks-panel").is_visible()
     shoot(session, "buglab-05-quiz-wrong-answer", "#quiz-result")
 
-    page.click(f"#step .quiz-verdict >> text=Go to step {broken}")
+    page.click(f"#step .quiz-verdict >> text=Go to step {broken + 1}")
     wait_rendered(session, broken)
     assert not badge_passed(session) and page.locator(".quiz-answer").count() == 0
     # A reload remembers this tab's answer: the verdict again, no second guess, not even while

@@ -1,6 +1,7 @@
 """Figure first (issue 25): at 1280×720 at least 300 px of each step's first figure (the op's
 output, where it has one) are on screen, on every step of the default walkthrough, in normal and
-presenter mode, with and without Large type; and every figure has a download link that answers.
+presenter mode, with and without Large type; every figure has a download link that answers; and
+on the same page a clicker's keys: ? lists them, B blanks the screen until any key.
 
 Cheap: one page; each mode walks every step by its timeline cell and measures once the step's
 text is laid out, with Plotly's drawing left out meanwhile: a plot's box is reserved at its
@@ -39,6 +40,7 @@ WALK = """async () => {
   };
   const press = (key) => document.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
   const largeType = document.getElementById("type-size");
+  const large = () => document.documentElement.classList.contains("large-type");
   const draw = window.Plotly.newPlot;
   // Layout only: each plot's box is reserved before it draws (lib/figures.js plot() then wires events).
   window.Plotly.newPlot = async (div) => Object.assign(div, { on: () => {} });
@@ -46,17 +48,18 @@ WALK = """async () => {
   for (let i = 0; i < window.xt.trace.steps.length; i++) {
     document.querySelector(`#timeline .cell[data-index="${i}"]`).click();
     await shown(i);
-    const seen = { normal: measure() };
-    // Large type brings the figure back up in the next frame (walk/present.js): at once here.
-    largeType.click();
-    showFirstFigure();
-    seen.large = measure();
-    press("p"); // presenter mode, Large type
-    seen.presentLarge = measure();
-    largeType.click();
-    showFirstFigure();
-    seen.present = measure();
+    // The four modes in a Gray code (presenter mode, Large type, presenter mode toggled): three
+    // toggles a step, Large type (the dearer one) once; the next step starts where this one ends.
+    const seen = {};
+    const mode = () => `${presenting() ? "presenter" : "normal"}${large() ? ", large type" : ""}`;
+    seen[mode()] = measure();
     press("p");
+    seen[mode()] = measure();
+    largeType.click();
+    showFirstFigure(); // Large type brings the figure back up in the next frame: at once here
+    seen[mode()] = measure();
+    press("p");
+    seen[mode()] = measure();
     const links = [...view.querySelectorAll(".figure-card")].map((c) =>
       [...c.querySelectorAll(".figure-download-link")].map((a) => a.getAttribute("href")));
     out.push({ index: i, seen, links });
@@ -85,6 +88,7 @@ def test_the_first_figure_is_on_screen_in_every_mode_and_every_figure_downloads(
     session.goto("/walk?" + urlencode({**DEFAULT_WALK, "step": "1"}))
     wait_rendered(session, 0)
     results = page.evaluate(WALK)
+    assert all(len(r["seen"]) == 4 for r in results), results[0]["seen"]  # the four modes, every step
     short = _short(results)
     assert not short, f"steps whose first figure has < {FIGURE_FIRST} px on screen: {short}"
     links = set()
@@ -97,4 +101,15 @@ def test_the_first_figure_is_on_screen_in_every_mode_and_every_figure_downloads(
     kinds = {a[2].split(";")[0] for a in answers}
     assert kinds == {"application/octet-stream", "application/json"}, kinds
     page.evaluate("localStorage.removeItem('xt.largeType')")
+
+    # A clicker's keys (walk/clicker.js): ? lists them, B blanks the screen until any key
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible() and "Page Down" in page.text_content("#keys-help")
+    page.keyboard.press("Escape")
+    assert page.locator("#keys-help").is_hidden()
+    at = page.evaluate("window.xt.index")
+    page.keyboard.press("b")
+    assert page.locator("#blank-screen").is_visible()
+    page.keyboard.press("ArrowLeft")  # brings the screen back, moves nothing
+    assert page.locator("#blank-screen").is_hidden() and page.evaluate("window.xt.index") == at
     assert_clean(session)
