@@ -133,6 +133,9 @@ class Settings:
     static_dir: Path = ROOT / "static"
     shipped_models_dir: Path = ROOT / "xt_core" / "checkpoint" / "demos"  # demo checkpoints in the repo
     models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
+    # Models the person serving named (`xt serve --model PATH`, repeatable; XT_MODEL_PATHS joins
+    # them with os.pathsep): listed by file name, never opened from a path a client sends.
+    model_paths: tuple[Path, ...] = ()
     # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
     lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`
     # Empty: sessions live in this process. redis://host:port/db: in Redis (state keys with
@@ -173,6 +176,8 @@ def _parse(kind: str, raw: str):
         return float(raw)
     if kind == "str":
         return raw
+    if kind == "tuple[Path, ...]":  # paths may hold commas: joined like PATH
+        return tuple(Path(part) for part in raw.split(os.pathsep) if part)
     if kind.startswith("tuple"):
         return tuple(part.strip() for part in raw.split(",") if part.strip())
     return int(raw)
