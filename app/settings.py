@@ -52,6 +52,9 @@ class Settings:
     max_head_cells: int = 65_536  # one enlarged head at full resolution (max_seq_len² = 256²)
     max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
     max_table_cols: int = 16  # ... and columns
+    # One page of a tensor's numbers (GET .../tensors/{name}/slice): rows and columns at most.
+    max_slice_rows: int = 256
+    max_slice_cols: int = 64
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     # Entries of one tensor GET .../tensors/{name}?format=json serializes (422 naming format=npy
     # beyond, checked before a list is made): 262,144 float32 entries are ~5 MB of JSON, 0.2 s to
