@@ -7,6 +7,7 @@ import { startClassroom } from "./class/classroom.js";
 import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
 import { createBugLab } from "./walk/buglab.js";
+import { createCompare } from "./walk/compare.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
 import { wireStepFinder } from "./walk/find.js";
@@ -35,6 +36,7 @@ const buglab = createBugLab({
   rerender: () => show(state.index),
 });
 const training = startTraining(client, spec);
+const compare = createCompare({ client, spec, seq: () => state.seq });
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
@@ -68,6 +70,7 @@ async function show(index) {
       firstHeight: firstFigureHeight,
     });
     if (!isCurrent()) return;
+    compare.decorateStep(stepView, index); // "Compare with…" (and the comparison the URL names)
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
     client.prefetch(index - 1, state.seq);
