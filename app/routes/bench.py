@@ -5,6 +5,7 @@ only build path, with admission) and compute in the worker pool."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
@@ -38,13 +39,14 @@ async def get_slice(
     rows: str | None = Query(None, max_length=MAX_QUERY_CHARS, description='"start:stop" of the second-to-last axis'),
     cols: str | None = Query(None, max_length=MAX_QUERY_CHARS, description='"start:stop" of the last axis'),
     find: str | None = Query(None, max_length=MAX_QUERY_CHARS, description="start the rows (or columns) at this token"),
+    find_in: Literal["rows", "cols"] | None = Query(None, description="where to find it (default: rows, then columns)"),
 ) -> Response:
     ctx = await services.trace(trace_id, request)
     try:
         array = tensors.tensor_array(ctx.trace, name, grad)
     except KeyError as exc:
         raise HTTPException(404, detail=f"{exc.args[0]} in trace {trace_id}") from None
-    cut = partial(slices.tensor_slice, ctx, name, grad, array, at, rows, cols, find)
+    cut = partial(slices.tensor_slice, ctx, name, grad, array, at, rows, cols, find, find_in)
     # milliseconds, except a first `find` along a large vocabulary (its labels: ~1 s for 49,152)
     body, zipped = await services.run(lambda: encode(cut()), light=find is None, request=request)
     return encoded_response(request, body, gzipped=zipped)

@@ -81,19 +81,24 @@ def _token_index(ctx: TraceContext, axis: str | None, seq: int, size: int, token
     return None
 
 
-def _found(ctx, axes, seq, shape, find, rows, cols, limits) -> tuple[tuple[int, int], tuple[int, int]]:
-    """rows and cols moved so that the first entry naming token `find` starts the page."""
+def _found(ctx, axes, seq, shape, find, rows, cols, find_in) -> tuple[tuple[int, int], tuple[int, int]]:
+    """rows (or cols) moved, their length kept, so that the first entry naming token `find` starts
+    the page; `find_in` ("rows", "cols", None: rows, then cols) says along which."""
     row_axis, col_axis = axes[-2] if len(axes) >= 2 else axes[0], axes[-1] if len(axes) >= 2 else None
-    for which, axis, size in (("rows", row_axis, shape[0]), ("cols", col_axis, shape[1])):
+    for which, axis, size, span in (("rows", row_axis, shape[0], rows), ("cols", col_axis, shape[1], cols)):
+        if find_in not in (None, which):
+            continue
         index = _token_index(ctx, axis, seq, size, find)
         if index is not None:
-            limit = limits[0] if which == "rows" else limits[1]
-            span = (index, min(size, index + limit))
-            return (span, cols) if which == "rows" else (rows, span)
-    raise SpecError(("query", "find"), f"no token {find[:40]!r} along this tensor's token axes ({', '.join(axes)})")
+            moved = (index, min(size, index + span[1] - span[0]))
+            return (moved, cols) if which == "rows" else (rows, moved)
+    where = f"its {find_in}" if find_in else "its token axes"
+    raise SpecError(("query", "find"), f"no token {find[:40]!r} along {where} ({', '.join(axes)})")
 
 
-def tensor_slice(ctx: TraceContext, name: str, grad: bool, array: np.ndarray, at, rows, cols, find) -> dict:
+def tensor_slice(
+    ctx: TraceContext, name: str, grad: bool, array: np.ndarray, at, rows, cols, find, find_in=None
+) -> dict:
     """The page of `array` (the tensor `name`, or its gradient) the query asks for, checked."""
     shape = tuple(np.shape(array))
     if len(shape) == 0:
@@ -107,7 +112,7 @@ def tensor_slice(ctx: TraceContext, name: str, grad: bool, array: np.ndarray, at
     row_span = _range("rows", rows, matrix.shape[0], limits[0], "max_slice_rows")
     col_span = _range("cols", cols, matrix.shape[1], limits[1], "max_slice_cols")
     if find:
-        row_span, col_span = _found(ctx, axes or ["?"], seq, matrix.shape, find, row_span, col_span, limits)
+        row_span, col_span = _found(ctx, axes or ["?"], seq, matrix.shape, find, row_span, col_span, find_in)
     row_axis = axes[-2] if len(axes) >= 2 else (axes[0] if axes else None)
     col_axis = axes[-1] if len(axes) >= 2 else None
     values = matrix[row_span[0] : row_span[1], col_span[0] : col_span[1]]

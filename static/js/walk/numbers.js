@@ -58,7 +58,12 @@ export function numbersPager(download, stats) {
   const jumpKind = h(
     "select",
     { "aria-label": "jump to" },
-    ["row", "column", "token"].map((k) => h("option", { value: k, text: k })),
+    [
+      ["row", "row"],
+      ["column", "column"],
+      ["token", "token (rows, then columns)"],
+      ["token-cols", "token (columns)"],
+    ].map(([value, text]) => h("option", { value, text })),
   );
   const jumpValue = h("input", {
     type: "text",
@@ -83,9 +88,10 @@ export function numbersPager(download, stats) {
     const params = {
       grad: new URL(download, window.location.origin).searchParams.get("grad"),
       at: state.at.length ? state.at.join(",") : null,
-      rows: state.find ? null : rows,
-      cols: state.find ? null : cols,
+      rows,
+      cols, // with `find`: the page's size, moved to the token
       find: state.find,
+      find_in: state.find ? state.findIn : null,
     };
     status.textContent = "loading…";
     try {
@@ -172,8 +178,10 @@ export function numbersPager(download, stats) {
   function jump() {
     const value = jumpValue.value.trim();
     if (!value) return;
-    if (jumpKind.value === "token") state.find = value;
-    else if (jumpKind.value === "row") state.row = Number.parseInt(value, 10) || 0;
+    if (jumpKind.value.startsWith("token")) {
+      state.find = value;
+      state.findIn = jumpKind.value === "token-cols" ? "cols" : null;
+    } else if (jumpKind.value === "row") state.row = Number.parseInt(value, 10) || 0;
     else state.col = Number.parseInt(value, 10) || 0;
     clampAndLoad();
   }

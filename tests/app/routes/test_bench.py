@@ -64,6 +64,7 @@ def test_find_jumps_to_a_token(client, trace):
         ({"at": "0,0,0"}, "at"),
         ({"at": "9"}, "at"),
         ({"find": "no such token"}, "find"),
+        ({"find": "m", "find_in": "cols"}, "find"),  # a feature axis holds no tokens
     ],
 )
 def test_slice_limits_name_the_field(client, trace, params, field):
@@ -112,3 +113,15 @@ def test_misaligned_traces_are_refused(client, batch_trace, trace):
     answer = client.get(f"/api/traces/{batch_trace['id']}/steps/3/compare/{trained['id']}")
     assert answer.status_code == 422 and "b has an update step" in answer.text
     assert client.get(f"/api/traces/{batch_trace['id']}/steps/3/compare/nope").status_code == 404
+
+
+def test_find_in_the_columns_jumps_to_a_vocabulary_token(client, trace):
+    """The logits' columns are the vocabulary: find_in=cols moves them to the token's id."""
+    url = f"/api/traces/{trace['id']}/tensors/logits/slice"
+    everything = client.get(url).json()
+    wanted = everything["col_labels"].index("m")
+    page = client.get(url, params={"find": "m", "find_in": "cols", "cols": "0:2"}).json()
+    assert page["cols"] == [wanted, wanted + 2] and page["col_labels"][0] == "m"
+    np.testing.assert_array_equal(
+        as_array(page["values"]), npy(client, trace["id"], "logits")[0, : page["rows"][1], wanted : wanted + 2]
+    )
