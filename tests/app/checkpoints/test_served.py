@@ -141,3 +141,27 @@ def test_limits_come_from_the_machines_memory(model_dirs, monkeypatch):
     got = served.opened(target)
     assert got.trace_limit(1 << 40) == ((100 << 20) - got.weights_bytes) // 2
     assert got.trace_limit(1 << 20) == 1 << 20  # never past cache_bytes
+
+
+def test_every_format_is_served_and_others_refused(tmp_path):
+    """An xt .safetensors (a shipped demo), a llama2.c .bin and a .gguf are listed by file name;
+    a file of another kind is refused, by name, on the home page."""
+    import xt_core
+    from app.settings import Settings
+    from tests.helpers.gguf_files import write_llama
+    from xt_core.checkpoint import export_llama2c
+
+    demo = Settings().shipped_models_dir / "induction.safetensors"
+    cfg = xt_core.Config(vocab_size=32, n_layer=1, n_head=2, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=16)
+    params = xt_core.init_params(cfg, seed=0)
+    llama2c = export_llama2c(tmp_path / "stories.bin", cfg, params)
+    gguf = write_llama(tmp_path / "mine.gguf", cfg, params)
+    other = tmp_path / "notes.txt"
+    other.write_text("not a model")
+    with make_client(model_paths=(demo, llama2c, gguf, other)) as c:
+        listing = {m["name"]: m for m in c.get("/api/models").json()["models"]}
+        assert {"induction.safetensors", "stories.bin", "mine.gguf"} <= set(listing)
+        assert listing["stories.bin"]["config"]["n_embd"] == 16 and listing["mine.gguf"]["kind"] == "served"
+        answer = c.post("/api/traces", json={"model": "stories.bin", "tokens": [[1, 2, 3, 4]]})
+        assert answer.status_code == 200, answer.text
+        assert "notes.txt: not a model file xt reads" in c.get("/").text
