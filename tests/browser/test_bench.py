@@ -91,8 +91,9 @@ def numbers_pager(session):
         "(row) => document.querySelector('.numbers-pager tbody th')?.textContent.startsWith(row + ' ')", arg=row
     )
     cells = pager.locator("td")
+    width = pager.locator("tbody tr").first.locator("td").count()  # a page's columns
     cells.nth(0).click()
-    cells.nth(1 * (len(labels)) + 2).click(modifiers=["Shift"])  # rows row..row+1, columns 0..2
+    cells.nth(width + 2).click(modifiers=["Shift"])  # rows row..row+1, columns 0..2
     pager.get_by_role("button", name="copy the selected cells").click()
     csv = pager.locator("textarea.numbers-csv").input_value().splitlines()
     download = page.locator(CARD).evaluate("el => el.dataset.figure")

@@ -33,6 +33,48 @@ export function selectionCsv(page, [r0, r1], [c0, c1]) {
   return lines.join("\n");
 }
 
+/** [[r0, r1], [c0, c1]]: the cells picked (anchor to end, inclusive), or the whole page. */
+function selection(state, page) {
+  if (!state.anchor)
+    return [
+      [0, page.values.length - 1],
+      [0, page.col_labels.length - 1],
+    ];
+  const span = (i) => [Math.min(state.anchor[i], state.end[i]), Math.max(state.anchor[i], state.end[i])];
+  return [span(0), span(1)];
+}
+
+/** One page as a table: column labels across, row labels down; `picked(r, c)` highlights. */
+function pageTable(page, picked) {
+  const head = h(
+    "tr",
+    {},
+    h("th", {}),
+    page.col_labels.map((label) => h("th", { scope: "col", text: label })),
+  );
+  const body = page.values.map((row, r) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", text: page.row_labels[r] }),
+      row.map((v, c) =>
+        h("td", {
+          text: formatNumber(v),
+          title: v === null ? "not finite" : String(v),
+          className: picked(r, c) ? "picked" : null,
+          dataset: { r: String(r), c: String(c) },
+        }),
+      ),
+    ),
+  );
+  return h("table", { className: "numbers" }, h("thead", {}, head), h("tbody", {}, body));
+}
+
+function pageStatus(page, hasLead) {
+  const where = hasLead ? ` at [${page.at.join(", ")}]` : "";
+  return `rows ${page.rows[0]}–${page.rows[1] - 1} of ${page.n_rows}, columns ${page.cols[0]}–${page.cols[1] - 1} of ${page.n_cols}${where}`;
+}
+
 /** The pager for the tensor of a figure (its `download` URL and `stats`); an element. */
 export function numbersPager(download, stats) {
   const shape = stats.shape;
@@ -104,39 +146,11 @@ export function numbersPager(download, stats) {
     }
   }
 
-  function selected(r, c) {
-    if (!state.anchor) return false;
-    const [r0, r1] = [Math.min(state.anchor[0], state.end[0]), Math.max(state.anchor[0], state.end[0])];
-    const [c0, c1] = [Math.min(state.anchor[1], state.end[1]), Math.max(state.anchor[1], state.end[1])];
-    return r >= r0 && r <= r1 && c >= c0 && c <= c1;
-  }
-
   function render() {
-    const p = state.page;
-    const head = h(
-      "tr",
-      {},
-      h("th", {}),
-      p.col_labels.map((label) => h("th", { scope: "col", text: label })),
-    );
-    const body = p.values.map((row, r) =>
-      h(
-        "tr",
-        {},
-        h("th", { scope: "row", text: p.row_labels[r] }),
-        row.map((v, c) =>
-          h("td", {
-            text: formatNumber(v),
-            title: v === null ? "not finite" : String(v),
-            className: selected(r, c) ? "picked" : null,
-            dataset: { r: String(r), c: String(c) },
-          }),
-        ),
-      ),
-    );
-    tableBox.replaceChildren(h("table", { className: "numbers" }, h("thead", {}, head), h("tbody", {}, body)));
-    const where = lead.length ? ` at [${p.at.join(", ")}]` : "";
-    status.textContent = `rows ${p.rows[0]}–${p.rows[1] - 1} of ${p.n_rows}, columns ${p.cols[0]}–${p.cols[1] - 1} of ${p.n_cols}${where}`;
+    const [rows, cols] = selection(state, state.page);
+    const picked = state.anchor ? (r, c) => r >= rows[0] && r <= rows[1] && c >= cols[0] && c <= cols[1] : () => false;
+    tableBox.replaceChildren(pageTable(state.page, picked));
+    status.textContent = pageStatus(state.page, lead.length > 0);
   }
 
   tableBox.addEventListener("click", (event) => {
@@ -149,19 +163,9 @@ export function numbersPager(download, stats) {
   });
 
   function copy() {
-    const p = state.page;
-    if (!p) return;
-    const all = [
-      [0, p.values.length - 1],
-      [0, p.col_labels.length - 1],
-    ];
-    const rows = state.anchor
-      ? [Math.min(state.anchor[0], state.end[0]), Math.max(state.anchor[0], state.end[0])]
-      : all[0];
-    const cols = state.anchor
-      ? [Math.min(state.anchor[1], state.end[1]), Math.max(state.anchor[1], state.end[1])]
-      : all[1];
-    const csv = selectionCsv(p, rows, cols);
+    if (!state.page) return;
+    const [rows, cols] = selection(state, state.page);
+    const csv = selectionCsv(state.page, rows, cols);
     copied.value = csv;
     copied.hidden = false;
     navigator.clipboard?.writeText(csv).catch(() => {});
