@@ -169,7 +169,7 @@ def _open(served: ServedPath) -> Opened:
     try:
         ckpt = _read(served, fits)
     except (CheckpointError, OSError, ValueError) as exc:
-        log.warning("cannot serve %s: %s", served.path, exc)
+        log.info("cannot serve %s: %s", served.path, exc)  # `xt serve` prints it; the home page lists it
         return Opened(served, None, str(exc), memory)
     for value in ckpt.params.values():
         value.flags.writeable = False
