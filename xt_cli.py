@@ -1,3 +1,4 @@
+# Over 350 lines: every command's parser and body, each beside the other, in the one entry point.
 """The `xt` command: `xt gradcheck` (verify the hand-written backward), `xt train`, `xt models fetch`
 (a real model into the models directory), `xt serve` and `xt lesson check FILE` (a lesson file
 against the walkthrough its spec builds)."""
@@ -222,6 +223,10 @@ def _serve(args) -> int:
     import uvicorn
 
     hosts, key = _serve_settings(args)
+    if args.model:  # opened now (the app runs in this process): each one's limits, or why not, in the terminal
+        from app.checkpoints.served import announce
+
+        announce(args.model)
     if key:
         public = os.environ.get("XT_PUBLIC_URL")
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
@@ -278,6 +283,8 @@ def _add_serve(sub) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--demo", action="store_true", help="open on the demo model")
+    serve.add_argument("--model", action="append", default=[], metavar="PATH", help="serve this model too (repeatable): "
+                       "a Hugging Face Llama directory, .gguf, llama2.c .bin or xt .safetensors")  # fmt: skip
     serve.add_argument(
         "--allowed-host",
         action="append",

@@ -52,6 +52,9 @@ class Settings:
     max_head_cells: int = 65_536  # one enlarged head at full resolution (max_seq_len² = 256²)
     max_table_rows: int = 64  # the 'numbers' table of a figure shows at most this many rows
     max_table_cols: int = 16  # ... and columns
+    # One page of a tensor's numbers (GET .../tensors/{name}/slice): rows and columns at most.
+    max_slice_rows: int = 256
+    max_slice_cols: int = 64
     max_top_k: int = 64  # tokens shown in the output softmax's Jacobian
     # Entries of one tensor GET .../tensors/{name}?format=json serializes (422 naming format=npy
     # beyond, checked before a list is made): 262,144 float32 entries are ~5 MB of JSON, 0.2 s to
@@ -133,6 +136,9 @@ class Settings:
     static_dir: Path = ROOT / "static"
     shipped_models_dir: Path = ROOT / "xt_core" / "checkpoint" / "demos"  # demo checkpoints in the repo
     models_dir: Path = ROOT / "data" / "models"  # uploads, sha256-<hex>.safetensors (gitignored)
+    # Models the person serving named (`xt serve --model PATH`, repeatable; XT_MODEL_PATHS joins
+    # them with os.pathsep): listed by file name, never opened from a path a client sends.
+    model_paths: tuple[Path, ...] = ()
     # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
     lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`
     # Empty: sessions live in this process. redis://host:port/db: in Redis (state keys with
@@ -173,6 +179,8 @@ def _parse(kind: str, raw: str):
         return float(raw)
     if kind == "str":
         return raw
+    if kind == "tuple[Path, ...]":  # paths may hold commas: joined like PATH
+        return tuple(Path(part) for part in raw.split(os.pathsep) if part)
     if kind.startswith("tuple"):
         return tuple(part.strip() for part in raw.split(",") if part.strip())
     return int(raw)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from app.checkpoints import real_models
+from app.checkpoints import real_models, served
 from app.checkpoints.real_models import ModelSummary
 from app.settings import Settings
 from xt_core.checkpoint import (
@@ -71,7 +71,7 @@ class ModelInfo:
     name: str
     path: Path
     shipped: bool
-    format: str = "xt"  # "xt": an xt checkpoint (.safetensors); "gguf": a fetched real model
+    format: str = "xt"  # "xt": an xt checkpoint (.safetensors); "gguf": a fetched real model; "served": --model
 
     @property
     def config(self) -> dict:
@@ -79,9 +79,11 @@ class ModelInfo:
 
 
 class ModelRegistry:
-    def __init__(self, upload_dir: Path, shipped_dir: Path):
+    def __init__(self, upload_dir: Path, shipped_dir: Path, model_paths: tuple = (), cache_bytes: int = 0):
         self.upload_dir = Path(upload_dir)
         self.shipped_dir = Path(shipped_dir)
+        self.model_paths = model_paths  # settings.model_paths: `xt serve --model` (app.checkpoints.served)
+        self.cache_bytes = cache_bytes
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ lookup
@@ -107,7 +109,16 @@ class ModelRegistry:
                 if UPLOAD_NAME.match(p.stem)
             ]
             uploads.sort(key=lambda m: (-_mtime(m.path), m.name))
-        return shipped + fetched + uploads
+        taken = {m.name for m in shipped + fetched}
+        named = [
+            ModelInfo(f"{s.name}~served" if s.name in taken else s.name, s.path, False, "served")
+            for s in served.served_paths(self.model_paths)
+        ]
+        return shipped + fetched + named + uploads
+
+    def refused(self) -> list[dict]:
+        """Served models (--model) that could not be opened, and why (the home page says it)."""
+        return served.refusals(self.model_paths)
 
     def absent(self) -> list[dict]:
         """Known real models not fetched here, with how to get them (the home page says it)."""
@@ -124,9 +135,13 @@ class ModelRegistry:
 
     def digest(self, info: ModelInfo) -> str:
         """sha256 of the stored file: part of a trace id, so a replaced checkpoint is a new trace."""
+        if info.format == "served":
+            return served.digest(served.of(info))
         return _file_digest(info.path, _mtime(info.path))
 
     def summary(self, info: ModelInfo) -> ModelSummary:
+        if info.format == "served":
+            return served.summary(served.of(info), self.cache_bytes)
         if info.format == "gguf":
             return real_models.header(info.path, _mtime(info.path)).summary
         return _summary_cached(info.path, _mtime(info.path))
@@ -135,10 +150,14 @@ class ModelRegistry:
         """Whether its summary and tokenizer are already read, so asking for them takes
         milliseconds: a fetched real model's header takes about a second the first time (SmolLM2's
         49,152-token BPE), too long for the worker pool's one thread for quick jobs."""
+        if info.format == "served":
+            return served.is_open(served.of(info))
         return info.format != "gguf" or real_models.header_read(info.path, _mtime(info.path))
 
     def tokenizer(self, info: ModelInfo):
         """The checkpoint's tokenizer object (None: token ids only), built once per file."""
+        if info.format == "served":
+            return self.summary(info).tokenizer
         if info.format == "gguf":
             return real_models.header(info.path, _mtime(info.path)).tokenizer
         return _tokenizer_cached(info.path, _mtime(info.path))
@@ -279,7 +298,11 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
     meta = summary.meta
     tokenizer = summary.tokenizer
     uploaded_as = meta.get("uploaded_as")
-    label = info.name if info.shipped or info.format == "gguf" else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    label = (
+        info.name
+        if info.shipped or info.format in ("gguf", "served")
+        else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    )
     extras = real_models.listing_extras(info.name) if info.format == "gguf" else {}  # default_lr, tokenizer_label
     return {
         "name": info.name,
@@ -293,7 +316,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
         "examples": list(meta.get("examples", [])),
         "final_loss": meta.get("final_loss"),
         "measured": measured(meta),
-        "kind": "demo" if info.shipped else "real" if info.format == "gguf" else "upload",
+        "kind": "demo" if info.shipped else {"gguf": "real", "served": "served"}.get(info.format, "upload"),
         **extras,
     }
 
@@ -314,13 +337,17 @@ def measured(meta: dict) -> dict:
 
 
 def model_settings(info: ModelInfo, settings: Settings) -> Settings:
-    """The limits a spec naming this model is held to: a real model's own, else the server's."""
+    """The limits a spec naming this model is held to: a real or served model's own, else the server's."""
+    if info.format == "served":
+        return served.settings_for(served.of(info), settings)
     return real_models.settings_for(info.name, settings) if info.format == "gguf" else settings
 
 
 def load_checkpoint(info: ModelInfo) -> Checkpoint:
     """The checkpoint's weights, cached while its file is unchanged, read-only: every trace of
     the model borrows these arrays (never copies them), and nothing may write into them."""
+    if info.format == "served":
+        return served.checkpoint(served.of(info))
     if info.format == "gguf":
         return real_models.load(info.path, _mtime(info.path))
     return _load_cached(info.path, _mtime(info.path))
@@ -449,13 +476,15 @@ def _process_start_time() -> float:
 
 
 @lru_cache(maxsize=4)
-def registry_for(upload_dir: Path, shipped_dir: Path) -> ModelRegistry:
-    return ModelRegistry(upload_dir, shipped_dir)
+def registry_for(upload_dir: Path, shipped_dir: Path, model_paths: tuple = (), cache_bytes: int = 0) -> ModelRegistry:
+    return ModelRegistry(upload_dir, shipped_dir, model_paths, cache_bytes)
 
 
 def registry(settings: Settings) -> ModelRegistry:
-    """One registry per pair of directories (its lock serializes writes to the upload dir)."""
-    return registry_for(settings.models_dir, settings.shipped_models_dir)
+    """One registry per pair of directories (its lock serializes writes to the upload dir) and
+    served models."""
+    served_key = (settings.model_paths, settings.cache_bytes) if settings.model_paths else ((), 0)
+    return registry_for(settings.models_dir, settings.shipped_models_dir, *served_key)
 
 
 __all__ = ["CheckpointError", "ModelInfo", "ModelRegistry", "ModelSummary", "model_settings", "registry"]

@@ -7,6 +7,7 @@
 | buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; GET .../quiz; POST .../quiz/probe, .../quiz/answer; GET /quiz |
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
+| bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |
 | docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
@@ -15,11 +16,12 @@
 
 from fastapi import APIRouter
 
-from app.routes import assets, buglab, checkpoints, docs, meta, pages, sessions, traces, training
+from app.routes import assets, bench, buglab, checkpoints, docs, meta, pages, sessions, traces, training
 
 ROUTERS: list[APIRouter] = [
     meta.router,
     traces.router,
+    bench.router,
     buglab.router,
     checkpoints.router,
     training.router,

@@ -43,7 +43,7 @@ class ModelEntry(Answer):
     examples: list[str]
     final_loss: float | None
     measured: Measured
-    kind: str = Field(description="demo, real or upload")
+    kind: str = Field(description="demo, real, served (xt serve --model) or upload")
     default_lr: dict[str, float] = Field(None, description="a real model only: learning rate by optimizer")
     tokenizer_label: str = Field(None, description="a real model only")
     max_positions: PositionLimits = Field(None, description="absent for an upload that came or went mid-listing")

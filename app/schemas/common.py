@@ -40,6 +40,28 @@ class HeadGrid(Answer):
     pooled: bool = Field(description="whether the drawn cells pool several values")
 
 
+class TensorStats(Answer):
+    """The whole tensor's numbers (app/steps/stats.py), not the cells drawn: NaN and ±inf are
+    counted and left out of the others."""
+
+    shape: list[int]
+    dtype: str
+    axes: list[str] = Field(description="the axis names (B, T, H, V, C, ...), empty when unknown")
+    count: int = Field(description="entries")
+    finite: int = Field(description="entries that are neither NaN nor ±inf")
+    nan: int
+    inf: int = Field(description="±inf entries (attention scores: the masked keys, −∞)")
+    min: float | None = Field(description="null: no finite entry")
+    max: float | None
+    mean: float | None
+    std: float | None = Field(description="population std (numpy's np.std)")
+    norm: float | None = Field(description="‖·‖₂ over every finite entry")
+    argmax: list[int] | None = Field(description="the index of the largest entry")
+    argmax_labels: list[str | None] | None = Field(
+        description="what each coordinate of argmax names: the token at a position or of the vocabulary, a head"
+    )
+
+
 class FigureEntry(Answer):
     """One figure of a view, with its numbers and notes."""
 
@@ -55,6 +77,7 @@ class FigureEntry(Answer):
     download: str | None = Field(
         None, description="the URL of the whole tensor as .npy (null: not a whole recorded tensor); diffs have none"
     )
+    stats: TensorStats | None = Field(None, description="the whole tensor's numbers (absent for charts)")
 
 
 class TensorCheck(Answer):

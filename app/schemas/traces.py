@@ -17,6 +17,7 @@ from app.schemas.common import (
     PlotlyFigure,
     StepGradCheck,
     Table,
+    TensorStats,
 )
 
 
@@ -188,6 +189,7 @@ class HeadView(Answer):
     note: str | None
     heads: OneHead
     download: str | None = Field(None, description="the URL of the whole tensor as .npy")
+    stats: TensorStats | None = Field(None, description="the whole tensor's numbers (every head)")
 
 
 class JacobianView(Answer):

@@ -48,6 +48,7 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
     return {
         "models": models,
         "fetchable": fetchable,
+        "refused": registry(settings).refused(),  # served models (--model) that could not be opened, and why
         "max_upload_mb": settings.max_upload_bytes / (1 << 20),
         "upload_formats": UPLOAD_FORMATS,
         "upload_suffixes": UPLOAD_SUFFIXES,

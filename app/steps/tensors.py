@@ -17,6 +17,7 @@ from app import figures
 from app.figures import heads as head_figures
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
+from app.steps.stats import tensor_stats
 from app.steps.titles import one_head_title
 from xt_core import names
 
@@ -28,14 +29,15 @@ def tensor_url(ctx: TraceContext, name: str, gradient: bool) -> str:
     return f"/api/traces/{ctx.spec.id}/tensors/{quote(name)}" + ("?grad=true" if gradient else "")
 
 
-def _entry(ctx, figure_id, title, role, fig, tab, notes=(), heads=None, *, download: str | None) -> dict:
-    """ctx.entry plus `download` (None: the figure is not a whole recorded tensor), and the
-    download note when the picture or the numbers leave values out."""
+def _entry(ctx, figure_id, title, role, fig, tab, notes=(), heads=None, *, download: str | None, stats: dict) -> dict:
+    """ctx.entry plus `download` (None: the figure is not a whole recorded tensor), the whole
+    tensor's `stats` (app.steps.stats), and the download note when the picture or the numbers
+    leave values out."""
     meta = fig.layout.meta
     partial = tab[1] is not None or (isinstance(meta, dict) and bool(meta.get("note")))
     if download is not None and partial:
         notes = [*notes, DOWNLOAD_NOTE]
-    return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download}
+    return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download, "stats": stats}
 
 
 def tensor_entry(
@@ -63,16 +65,18 @@ def tensor_entry(
         return param_entry(ctx, name, array, figure_id, title, role, gradient, cells, download=download)
     if array.ndim == 0:
         return None
+    stats = tensor_stats(ctx, name, array)  # of every sequence, not the one drawn
     a = array[seq]
     if a.ndim == 1:  # (T,): per-token losses and their gradients
         labels = ctx.predictions(seq)
         fig = figures.bars(
             a, labels, title=title, value_name=values, x_title="position: input→target", gradient=gradient
         )
-        return _entry(ctx, figure_id, title, role, fig, ctx.table(a, labels, [values]), download=download)
+        tab = ctx.table(a, labels, [values])
+        return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats)
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
         figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
-        return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download)
+        return _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download, stats)
     axes = activation_axes(ctx, name, seq, a, gradient)
     a = axes.shown(a)  # a large vocabulary: its tokens that matter (axes.note says which)
     fig = figures.heatmap(
@@ -87,7 +91,8 @@ def tensor_entry(
         max_cells=cells,
     )
     notes = [axes.note] if axes.note else []
-    return _entry(ctx, figure_id, title, role, fig, ctx.table(a, axes.rows, axes.cols), notes, download=download)
+    tab = ctx.table(a, axes.rows, axes.cols)
+    return _entry(ctx, figure_id, title, role, fig, tab, notes, download=download, stats=stats)
 
 
 def _mask_notes(name: str, gradient: bool) -> list[str]:
@@ -98,7 +103,7 @@ def _mask_notes(name: str, gradient: bool) -> list[str]:
     )
 
 
-def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download) -> dict:
+def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download, stats) -> dict:
     s, axes = ctx.settings, head_axes(ctx, a.shape, seq)
     fig = head_figures.head_grid(
         a,
@@ -123,7 +128,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
     index = [f"h{h} {label}" for h in range(n_head) for label in axes.rows]
     tab = ctx.table(a.reshape(-1, a.shape[-1]), index, axes.cols)
     notes = _mask_notes(name, gradient)
-    return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download)
+    return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 
 
 def head_entry(
@@ -140,6 +145,7 @@ def head_entry(
 ) -> dict:
     """One head of a grid (sequence `seq`), every value up to settings.max_head_cells: the
     enlarged view. Same entry shape as a step's figures, `heads` naming the head."""
+    stats = tensor_stats(ctx, name, np.asarray(array))  # the whole tensor's, every head
     a = np.asarray(array)[seq, head]
     axes = head_axes(ctx, np.shape(array)[1:], seq)
     title = one_head_title(title, head)
@@ -159,7 +165,8 @@ def head_entry(
     tab = ctx.table(a, axes.rows, axes.cols)
     download = tensor_url(ctx, name, gradient) if whole else None
     notes = _mask_notes(name, gradient)
-    return _entry(ctx, f"{figure_id}.head{head}", title, "attention", fig, tab, notes, heads, download=download)
+    figure_id = f"{figure_id}.head{head}"
+    return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 
 
 def param_entry(
@@ -169,9 +176,11 @@ def param_entry(
     of the whole matrix. `values` names the entries (default from the name); `download`: the
     URL of the whole tensor drawn, if it is one."""
     values = values or value_name(name, gradient)
+    stats = tensor_stats(ctx, name, array)
     if array.ndim == 1:  # an RMSNorm gain
         fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
-        return _entry(ctx, figure_id, title, role, fig, ctx.table(array, None, [values]), download=download)
+        tab = ctx.table(array, None, [values])
+        return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats)
     axes = param_axes(ctx, name, array, gradient)
     array = axes.shown(array)  # a large vocabulary: its rows that matter (axes.note says which)
     fig = figures.heatmap(
@@ -187,4 +196,5 @@ def param_entry(
         keep_rows=axes.row_ids is not None,
     )
     notes = [axes.note] if axes.note else []
-    return _entry(ctx, figure_id, title, role, fig, ctx.table(array, axes.rows, None), notes, download=download)
+    tab = ctx.table(array, axes.rows, None)
+    return _entry(ctx, figure_id, title, role, fig, tab, notes, download=download, stats=stats)

@@ -10,6 +10,7 @@ import { clearPlots } from "./lib/figures.js";
 import { stepNumber } from "./lib/numbering.js";
 import { createBugLab } from "./walk/buglab.js";
 import { wireClicker } from "./walk/clicker.js";
+import { createCompare } from "./walk/compare.js";
 import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
 import { wireStepFinder } from "./walk/find.js";
@@ -38,6 +39,7 @@ const buglab = createBugLab({
   rerender: () => show(state.index),
 });
 const training = startTraining(client, spec);
+const compare = createCompare({ client, spec, seq: () => state.seq });
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
@@ -72,6 +74,7 @@ async function show(index) {
       firstHeight: firstFigureHeight,
     });
     if (!isCurrent()) return;
+    compare.decorateStep(stepView, index); // "Compare with…" (and the comparison the URL names)
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
     client.prefetch(index - 1, state.seq);

@@ -36,6 +36,8 @@ function describePositions(model) {
   return `up to ${f32} in float32, ${f64} in float64 (this server's trace limit)`;
 }
 
+const SERVED_GROUP = "Served models (xt serve --model)";
+
 function describeCheckpoint(model) {
   const c = model.config || {};
   const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
@@ -108,10 +110,12 @@ export function wireModelList(form, { checkpoints, text }) {
     const entry = (m) => ({ value: m.name, text: m.label || m.name });
     const shipped = all.filter((m) => m.shipped).map(entry);
     const real = all.filter((m) => m.kind === "real").map(entry);
-    const uploaded = all.filter((m) => !m.shipped && m.kind !== "real").map(entry);
+    const served = all.filter((m) => m.kind === "served").map(entry);
+    const uploaded = all.filter((m) => !m.shipped && m.kind !== "real" && m.kind !== "served").map(entry);
     modelSelect.replaceChildren();
     if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
     if (real.length) modelSelect.append(group("Real models (pretrained)", real));
+    if (served.length) modelSelect.append(group(SERVED_GROUP, served));
     if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
     modelSelect.append(option("", "Random init (sizes below)"));
     if (presets.length)

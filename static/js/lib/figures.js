@@ -1,6 +1,7 @@
 // Figures: Plotly JSON from the server drawn with Plotly.newPlot, each with a "numbers"
 // table (the same data, readable by a screen reader); the helpers the step views share.
 
+import { figureBench } from "./bench.js";
 import { clear, formatNumber, h } from "./dom.js";
 import { downloadLinks } from "./download.js";
 import { NARROW, stackPanels } from "./stack.js";
@@ -283,6 +284,11 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
     style: `min-height: ${height}px`,
     dataset: { naturalHeight: String(height), panelRows: String(panelRows(drawn)) },
   });
+  let drawnAt = {}; // the last draw's options: a change of colour scale redraws with them
+  const bench = figureBench(figure, drawn, () => {
+    window.Plotly.purge(plotDiv);
+    return draw(drawnAt);
+  });
   const card = h(
     "figure",
     { className: "figure-card", dataset: { figure: figure.id, role: figure.role || "" } },
@@ -293,14 +299,17 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
       figure.note ? h("p", { className: "note", text: figure.note }) : null,
     ),
     plotDiv,
+    bench.element,
     onEnlarge ? headButtons(figure.figure, onEnlarge) : null,
     figure.table ? numbersDisclosure(figure) : null,
     downloadLinks(figure),
   );
   const draw = ({ height: fitted = null } = {}) => {
-    if (!fitted) return plot(plotDiv, drawn, onPlotClick);
+    drawnAt = { height: fitted };
+    const shown = bench.shown();
+    if (!fitted) return plot(plotDiv, shown, onPlotClick);
     plotDiv.style.minHeight = `${fitted}px`;
-    return plot(plotDiv, { ...drawn, layout: { ...drawn.layout, height: fitted } }, onPlotClick);
+    return plot(plotDiv, { ...shown, layout: { ...shown.layout, height: fitted } }, onPlotClick);
   };
   return { element: card, plot: plotDiv, draw };
 }

@@ -173,7 +173,21 @@ def test_small_head_grids_are_whole_and_the_head_route_repeats_one_panel(client,
     assert response.status_code == 200
     head = response.json()
     assert head["grid"] == grid["id"] and head["id"] == f"{grid['id']}.head2" and head["role"] == "attention"
-    keys = {"index", "seq", "head", "grid", "id", "title", "role", "figure", "table", "note", "heads", "download"}
+    keys = {
+        "index",
+        "seq",
+        "head",
+        "grid",
+        "id",
+        "title",
+        "role",
+        "figure",
+        "table",
+        "note",
+        "heads",
+        "download",
+        "stats",
+    }
     assert set(head) == keys and head["title"] == "Gradient arriving at the layer 0 attention probabilities, head 2"
     assert head["download"] == f"/api/traces/{trace['id']}/tensors/layers.0.attention.probs?grad=true"
     panel = grid["figure"]["data"][2]["z"]

@@ -1,0 +1,82 @@
+"""The engineer's bench (docs/api.md): one page of a recorded tensor's numbers cut on the server,
+and the same step of two aligned traces side by side. Both read traces through Services (the
+only build path, with admission) and compute in the worker pool."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi.responses import Response
+
+from app.deps import OffLoopJSONRoute, ServicesDep
+from app.encoding import encoded_response
+from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
+from app.schemas.bench import StepCompare, TensorSlice
+from app.steps import compare, slices
+from app.steps.answers import encode, record_at
+from app.traces import tensors
+
+router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
+MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
+
+
+@router.get(
+    "/traces/{trace_id}/tensors/{name}/slice",
+    response_model=TensorSlice,
+    summary="One page of a recorded tensor (or its gradient): rows × columns of its last two axes",
+)
+async def get_slice(
+    request: Request,
+    services: ServicesDep,
+    trace_id: str,
+    name: str,
+    grad: bool = Query(False, description="the gradient dL/d(name) instead of the value"),
+    at: str | None = Query(
+        None, max_length=MAX_QUERY_CHARS, description='every leading axis\'s index, "0,3" (default 0s)'
+    ),
+    rows: str | None = Query(None, max_length=MAX_QUERY_CHARS, description='"start:stop" of the second-to-last axis'),
+    cols: str | None = Query(None, max_length=MAX_QUERY_CHARS, description='"start:stop" of the last axis'),
+    find: str | None = Query(None, max_length=MAX_QUERY_CHARS, description="start the rows (or columns) at this token"),
+    find_in: Literal["rows", "cols"] | None = Query(None, description="where to find it (default: rows, then columns)"),
+) -> Response:
+    ctx = await services.trace(trace_id, request)
+    try:
+        array = tensors.tensor_array(ctx.trace, name, grad)
+    except KeyError as exc:
+        raise HTTPException(404, detail=f"{exc.args[0]} in trace {trace_id}") from None
+    cut = partial(slices.tensor_slice, ctx, name, grad, array, at, rows, cols, find, find_in)
+    # milliseconds, except a first `find` along a large vocabulary (its labels: ~1 s for 49,152)
+    body, zipped = await services.run(lambda: encode(cut()), light=find is None, request=request)
+    return encoded_response(request, body, gzipped=zipped)
+
+
+@router.get(
+    "/traces/{trace_id}/steps/{index}/compare/{b}",
+    response_model=StepCompare,
+    summary="The same step of two aligned traces: A, B and B − A with relative-difference stats",
+)
+async def get_compare(
+    request: Request,
+    services: ServicesDep,
+    trace_id: str,
+    b: str = Path(description="the other trace's id (POST its spec first)"),
+    index: int = Path(description="position in the trace's step list"),
+    seq: int = Query(0, description="which sequence of the batch the figures show"),
+    param: str | None = Query(
+        None, max_length=MAX_QUERY_CHARS, description="the update step: the parameter (default: the one it shows)"
+    ),
+) -> Response:
+    first = await services.trace(trace_id, request)
+    second = await services.trace(b, request)  # Services: admitted, the only way a trace is built
+    if first.spec.quiz is not None or second.spec.quiz is not None:
+        raise HTTPException(403, detail="a quiz's trace cannot be compared: the difference would point at its fault")
+    compare.check_aligned(first, second)
+    record_at(first, index)
+    check_range("seq", seq, first.n_seq, f"the trace has {first.n_seq} sequence(s)")
+    if param is not None and first.trace.records[index].phase != "update":
+        raise SpecError(("query", "param"), "param applies to the update step only")
+    build = partial(compare.compare_view, first, second, index, seq, param)
+    body, zipped = await services.run(lambda: encode(build()), request=request)
+    return encoded_response(request, body, gzipped=zipped)

@@ -1,0 +1,182 @@
+"""The same step of two traces side by side (GET /api/traces/{a}/steps/{index}/compare/{b}):
+A | B | B − A for the step's tensor and its gradient (the update step: one parameter's ΔW and
+its gradient), with how far B is from A. Blocking work (a worker thread).
+
+Two traces align when their step lists are the same list: the same config, the same number
+of sequences and positions, the same steps in the same order (both with an update step, or
+neither). What may differ is everything else of the spec: the dtype (float32 against float64
+shows float32's round-off), the text (of the same length), the optimizer (SGD against AdamW on
+the update step), the training steps before the recorded one. Traces that do not align are a
+422 naming what differs.
+
+The difference is taken in float64 (B − A of a float32 and a float64 trace is the float32
+round-off, ~1e-7 relative); `rel` is ‖B − A‖₂ / ‖A‖₂ over the whole tensor, `max_rel`
+max |B − A| / max |A|."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.errors import SpecError
+from app.spec import spec_to_query
+from app.steps.context import TraceContext
+from app.steps.stats import summarize
+from app.steps.tensors import param_entry, tensor_entry
+from app.steps.titles import step_summary
+from app.steps.update import shown_param
+from app.traces import tensors
+
+MAX_DIFFERENCES = 6  # named in a refusal
+
+
+def misalignment(a: TraceContext, b: TraceContext) -> list[str]:
+    """What keeps the two traces' step lists apart (empty: they align)."""
+    found = []
+    ca, cb = a.trace.cfg.to_dict(), b.trace.cfg.to_dict()
+    found += [f"config.{k}: {ca[k]} in a, {cb.get(k)} in b" for k in ca if ca[k] != cb.get(k)]
+    if (a.n_seq, a.T) != (b.n_seq, b.T):
+        found.append(f"batch: {a.n_seq} × {a.T} positions in a, {b.n_seq} × {b.T} in b")
+    ra, rb = a.trace.records, b.trace.records
+    if len(ra) != len(rb):
+        has = {True: "has an update step", False: "has no update step"}
+        ua, ub = a.trace.update is not None, b.trace.update is not None
+        extra = f" (a {has[ua]}, b {has[ub]})" if ua != ub else ""
+        found.append(f"steps: {len(ra)} in a, {len(rb)} in b{extra}")
+    elif not found:
+        for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
+            if (x.name, x.phase) != (y.name, y.phase):
+                found.append(f"step {i}: {x.phase} {x.name} in a, {y.phase} {y.name} in b")
+                break
+    return found
+
+
+def check_aligned(a: TraceContext, b: TraceContext) -> None:
+    found = misalignment(a, b)
+    if found:
+        shown = "; ".join(found[:MAX_DIFFERENCES]) + (
+            f"; and {len(found) - MAX_DIFFERENCES} more" if len(found) > MAX_DIFFERENCES else ""
+        )
+        raise SpecError(("path", "b"), f"trace {b.spec.id} does not align with trace {a.spec.id}: {shown}")
+
+
+def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, dict]:
+    """B − A in float64 and how large it is against A."""
+    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = b64 - a64
+    stats = summarize(diff)
+    finite = np.isfinite(a64) & np.isfinite(diff)
+    norm_a = float(np.sqrt(np.sum(np.square(a64[finite])))) if finite.any() else 0.0
+    abs_diff = np.abs(diff[finite])
+    max_a = float(np.max(np.abs(a64[finite]))) if finite.any() else 0.0
+    max_abs = float(abs_diff.max()) if abs_diff.size else None
+    return diff, {
+        **stats,
+        "axes": [],
+        "argmax_labels": None,
+        "max_abs": max_abs,
+        "rel": (stats["norm"] / norm_a) if norm_a and stats["norm"] is not None else None,
+        "max_rel": (max_abs / max_a) if max_a and max_abs is not None else None,
+        "identical": bool(np.array_equal(a64, b64, equal_nan=True)),
+    }
+
+
+def _pairs(
+    a: TraceContext, b: TraceContext, index: int, param: str | None
+) -> list[tuple[str, str, bool, object, object]]:
+    """(label, tensor name, gradient?, A's array, B's array) compared on step `index`."""
+    record = a.trace.records[index]
+    if record.phase == "update":
+        name = param or shown_param(a)
+        if name not in a.trace.update.per_param:
+            names = ", ".join(a.trace.update.per_param)
+            raise SpecError(("query", "param"), f"no parameter named {name!r}; this model has: {names}")
+        return [
+            ("ΔW", name, True, a.trace.update.per_param[name].delta, b.trace.update.per_param[name].delta),
+            ("gradient", name, True, a.trace.grads[name], b.trace.grads[name]),
+        ]
+    name = record.name
+    return [
+        ("value", name, False, tensors.tensor_array(a.trace, name, False), tensors.tensor_array(b.trace, name, False)),
+        ("gradient", name, True, tensors.tensor_array(a.trace, name, True), tensors.tensor_array(b.trace, name, True)),
+    ]
+
+
+def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells) -> list[dict]:
+    """A, B and B − A drawn alike (the figure of one sequence; the stats of the whole tensor)."""
+    out = []
+    for ctx, array, side, role in ((a, va, "A", "input"), (b, vb, "B", "output"), (a, diff, "B − A", "diff")):
+        figure_id, title = f"compare.{side}.{label}.{name}", f"{side}: {label}"
+        if label == "ΔW":  # not a recorded tensor: its colour bar says ΔW, not the gradient's name
+            values = "ΔW" if side != "B − A" else "ΔW_B − ΔW_A"
+            out.append(param_entry(ctx, name, np.asarray(array), figure_id, title, role, True, cells, values=values))
+            continue
+        entry = tensor_entry(
+            ctx,
+            name,
+            array,
+            seq,
+            figure_id=figure_id,
+            title=title,
+            role=role,
+            gradient=gradient or side == "B − A",
+            max_cells=cells,
+            whole=side != "B − A",
+        )
+        if entry is not None:
+            out.append(_colour_bar_says(entry, "B − A") if side == "B − A" else entry)
+    return out
+
+
+def _colour_bar_says(entry: dict, text: str) -> dict:
+    """The difference is drawn as a gradient is (symmetric about 0): its colour bar names it."""
+    figure = entry["figure"]
+    for trace in figure.get("data", []):
+        if isinstance(trace.get("colorbar"), dict):
+            trace["colorbar"]["title"] = {"text": text}
+    axis = figure.get("layout", {}).get("coloraxis")
+    if isinstance(axis, dict) and isinstance(axis.get("colorbar"), dict):
+        axis["colorbar"]["title"] = {"text": text}
+    return entry
+
+
+def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None) -> dict:
+    """Step `index` of the aligned traces a and b: their specs, and per compared tensor the
+    figures A | B | B − A and the difference's numbers."""
+    pairs = _pairs(a, b, index, param)
+    cells = max(1, a.settings.max_step_cells // (3 * len(pairs)))
+    compared = []
+    for label, name, gradient, va, vb in pairs:
+        diff, numbers = difference(va, vb)
+        compared.append(
+            {
+                "label": label,
+                "name": name,
+                "gradient": gradient,
+                "dtype_a": str(np.asarray(va).dtype),
+                "dtype_b": str(np.asarray(vb).dtype),
+                "difference": numbers,
+                "figures": _figures(a, b, label, name, gradient, va, vb, diff, seq, cells),
+            }
+        )
+    return {
+        **step_summary(a.trace.records[index]),
+        "a": _side(a),
+        "b": _side(b),
+        "seq": seq,
+        "tensors": compared,
+    }
+
+
+def _side(ctx: TraceContext) -> dict:
+    loss = ctx.trace.loss
+    return {
+        "id": ctx.spec.id,
+        "query": spec_to_query(ctx.spec.canonical),
+        "dtype": ctx.spec.dtype,
+        "loss": loss if math.isfinite(loss) else None,
+        "optimizer": ctx.spec.optimizer,
+        "train_steps": ctx.spec.train_steps,
+    }

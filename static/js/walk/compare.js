@@ -1,0 +1,161 @@
+// "Compare with…": the same step of another trace whose step list aligns with this one, drawn
+// A | B | B − A with how far B is from A (GET /api/traces/{a}/steps/{index}/compare/{b}).
+// Presets build B's spec from this page's: the other precision, N more training steps, the
+// other optimizer, another text. B's spec rides in the URL's fragment (#compare=<JSON>), so
+// the page's link carries both specs and reopens the comparison on whatever step it shows.
+
+import { request, TraceClient } from "../lib/api.js";
+import { formatError, h } from "../lib/dom.js";
+import { figureCard } from "../lib/figures.js";
+
+const KEY = "compare";
+const OTHER_OPTIMIZER = { sgd: "adamw", adamw: "sgd" };
+
+function fragment() {
+  return new URLSearchParams(window.location.hash.slice(1));
+}
+
+function rememberB(specB) {
+  const url = new URL(window.location.href);
+  const params = new URLSearchParams(url.hash.slice(1));
+  if (specB) params.set(KEY, JSON.stringify(specB));
+  else params.delete(KEY);
+  url.hash = params.toString();
+  window.history.replaceState(window.history.state, "", url);
+}
+
+/** B's spec for a preset of A's (`value`: the preset's input, N or a text); null with the reason. */
+export function presetSpec(spec, preset, value) {
+  const trains = spec.optimizer !== null && spec.optimizer !== undefined;
+  if (preset === "dtype") return { spec: { ...spec, dtype: spec.dtype === "float64" ? "float32" : "float64" } };
+  if (preset === "text") {
+    if (spec.text === null) return { reason: "this trace is given by token ids: another text needs a text" };
+    return value ? { spec: { ...spec, text: value } } : { reason: "type the other text (as many tokens as this one)" };
+  }
+  if (!trains) return { reason: "this trace has no update step: start from a spec with an optimizer" };
+  if (preset === "steps") {
+    const n = Number.parseInt(value, 10);
+    if (!(n > 0)) return { reason: "give N, the training steps B takes first" };
+    return { spec: { ...spec, train_steps: (spec.train_steps || 0) + n } };
+  }
+  return { spec: { ...spec, optimizer: { name: OTHER_OPTIMIZER[spec.optimizer.name] || "adamw" } } };
+}
+
+function differenceText(t) {
+  const d = t.difference;
+  if (d.identical) return `${t.label} of ${t.name}: identical in A and B`;
+  return (
+    `${t.label} of ${t.name} (${t.dtype_a} | ${t.dtype_b}): ‖B − A‖₂/‖A‖₂ = ${formatError(d.rel)}, ` +
+    `max |B − A| = ${formatError(d.max_abs)} (${formatError(d.max_rel)} of max |A|)`
+  );
+}
+
+function sideText(name, side) {
+  const optimizer = side.optimizer ? `${side.optimizer.name} lr ${side.optimizer.lr}` : "no optimizer";
+  const loss = side.loss === null ? "not finite" : side.loss.toPrecision(6);
+  return `${name}: ${side.dtype}, ${optimizer}, ${side.train_steps} training steps before, loss ${loss}`;
+}
+
+function drawComparison(box, answer) {
+  const cards = [];
+  const parts = answer.tensors.map((t) => {
+    const row = t.figures.map((figure) => {
+      const card = figureCard(figure);
+      cards.push(card);
+      return card.element;
+    });
+    return h(
+      "section",
+      { className: "compare-tensor" },
+      h("h3", { text: differenceText(t) }),
+      h("div", { className: "compare-row" }, row),
+    );
+  });
+  box.replaceChildren(
+    h("p", { className: "note", text: sideText("A", answer.a) }),
+    h("p", { className: "note", text: sideText("B", answer.b) }),
+    ...parts,
+  );
+  return Promise.all(cards.map((card) => card.draw()));
+}
+
+/** The control under every step view; `spec` is this page's (#xt-spec), `seq()` the sequence shown. */
+export function createCompare({ client, spec, seq }) {
+  let specB = null;
+  try {
+    specB = JSON.parse(fragment().get(KEY) || "null");
+  } catch {
+    specB = null;
+  }
+
+  async function run(box, index) {
+    box.replaceChildren(h("p", { className: "note", role: "status", text: "building B and comparing…" }));
+    try {
+      const b = await new TraceClient(specB).open();
+      const answer = await request(
+        `/api/traces/${encodeURIComponent(client.id)}/steps/${index}/compare/${encodeURIComponent(b.id)}?seq=${seq()}`,
+      );
+      await drawComparison(box, answer);
+      box.dataset.compared = String(index);
+    } catch (error) {
+      box.replaceChildren(h("p", { className: "note compare-refused", role: "alert", text: error.message }));
+    }
+  }
+
+  /** Adds the control (and, when the URL names a B, its comparison) under step `index`. */
+  function decorateStep(stepView, index) {
+    if (spec.quiz) return; // a quiz's difference would point at its fault (the server answers 403)
+    const preset = h(
+      "select",
+      { "aria-label": "compare with", className: "compare-preset" },
+      [
+        ["dtype", spec.dtype === "float64" ? "float32 (this trace is float64)" : "float64 (this trace is float32)"],
+        ["steps", "after N training steps"],
+        ["optimizer", "the other optimizer (SGD ↔ AdamW)"],
+        ["text", "another text"],
+      ].map(([value, text]) => h("option", { value, text })),
+    );
+    const input = h("input", {
+      type: "text",
+      className: "compare-value",
+      size: "24",
+      "aria-label": "N or the other text",
+    });
+    const box = h("div", { className: "compare-result" });
+    const start = h("button", {
+      type: "button",
+      text: "Compare",
+      onclick: () => {
+        const made = presetSpec(spec, preset.value, input.value.trim());
+        if (!made.spec) {
+          box.replaceChildren(h("p", { className: "note compare-refused", role: "alert", text: made.reason }));
+          return;
+        }
+        specB = made.spec;
+        rememberB(specB);
+        run(box, index);
+      },
+    });
+    const stop = h("button", {
+      type: "button",
+      className: "button-quiet",
+      text: "Stop comparing",
+      onclick: () => {
+        specB = null;
+        rememberB(null);
+        box.replaceChildren();
+      },
+    });
+    const section = h(
+      "section",
+      { className: "compare", "aria-label": "compare with another trace" },
+      h("h2", { text: "Compare with…" }),
+      h("div", { className: "compare-controls" }, preset, input, start, stop),
+      box,
+    );
+    stepView.append(section);
+    if (specB) run(box, index);
+  }
+
+  return { decorateStep };
+}
