@@ -10,34 +10,39 @@ import xt_core
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import Server, running_server
 
-# The groups (below) whose tests take tens of seconds, longest first: scheduled first (`make test`
-# keeps this order with --no-loadscope-reorder; xdist would otherwise start the groups with the most
-# tests first, and the few long ones last), so that under `pytest -n 2` each worker takes the next
-# long group as it comes free, the last groups to start are short ones and both workers finish
-# together. An entry ending in "/" stands for every module under it. Measured with
-# `pytest --durations=0`, summed by group (docs/performance.md).
+# The groups (below) that take longest, longest first: scheduled first (`make test` keeps this
+# order with --no-loadscope-reorder; xdist would otherwise start the groups with the most tests
+# first, and the few long ones last), so that under `pytest -n 2` each worker takes the next
+# longest group as it comes free, the last groups to start are short ones and both workers finish
+# together. An entry ending in "/" stands for every module under it. The order comes from
+# `pytest --durations=0` summed by group (docs/performance.md, "The test suite").
 SLOW_FIRST = (
     "server",
-    "tests/browser/test_present.py",
     "reference",
+    "tests/browser/test_present.py",
     "tests/browser/test_walk.py",
-    "tests/browser/test_timeline.py",
-    "tests/browser/test_class.py",
     "tests/app/test_fuzz.py",
+    "tests/browser/test_class.py",
+    "tests/app/sessions/test_honest_class.py",
+    "tests/app/steps/test_snapshot.py",
+    "tests/browser/test_timeline.py",
+    "tests/test_code_shape.py",
+    "tests/app/steps/test_payload.py",
+    "tests/app/steps/test_titles.py",
+    "tests/app/sessions/test_api.py",
     "tests/core/test_model.py",
     "tests/browser/",
-    "tests/app/test_determinism.py",
-    "tests/core/test_properties.py",
 )
 # Modules that share a worker (an xdist group) beyond their own: the ones that load torch and
 # transformers (seconds of imports, once per worker that runs any of them), and the modules that
-# step or view the real SmolLM2, which reuse the reference test's import of it (the app caches it
-# by path: smollm2_models_dir).
+# read, step or view the real SmolLM2, which reuse the reference test's import of it and its header
+# (the app caches both by path: smollm2_models_dir).
 SHARED_GROUPS = dict.fromkeys(
     (
         "tests/core/test_smollm2_reference.py",
         "tests/app/steps/test_smollm2_views.py",
         "tests/app/spec/test_real_model_training.py",
+        "tests/app/routes/test_tokenize.py",
         "tests/core/test_smollm2_tokenizer.py",
         "tests/core/checkpoint/test_hf_reference.py",
         "tests/core/test_gguf_import.py",
