@@ -10,25 +10,39 @@ import xt_core
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import Server, running_server
 
-# Modules whose tests take tens of seconds: scheduled first (`make test` keeps this order with
-# --no-loadscope-reorder; xdist would otherwise start the modules with the most tests first, and the
-# few long ones last), so that under `pytest -n 2` the last groups to start are short ones and both
-# workers finish together.
+# The groups (below) that take longest, longest first: scheduled first (`make test` keeps this
+# order with --no-loadscope-reorder; xdist would otherwise start the groups with the most tests
+# first, and the few long ones last), so that under `pytest -n 2` each worker takes the next
+# longest group as it comes free, the last groups to start are short ones and both workers finish
+# together. An entry ending in "/" stands for every module under it. The order comes from
+# `pytest --durations=0` summed by group (docs/performance.md, "The test suite").
 SLOW_FIRST = (
-    "tests/core/test_smollm2_reference.py",
+    "server",
+    "reference",
     "tests/browser/test_present.py",
     "tests/browser/test_walk.py",
     "tests/app/test_fuzz.py",
+    "tests/browser/test_class.py",
+    "tests/app/sessions/test_honest_class.py",
+    "tests/app/steps/test_snapshot.py",
     "tests/browser/test_timeline.py",
+    "tests/test_code_shape.py",
+    "tests/app/steps/test_payload.py",
+    "tests/app/steps/test_titles.py",
+    "tests/app/sessions/test_api.py",
+    "tests/core/test_model.py",
     "tests/browser/",
 )
 # Modules that share a worker (an xdist group) beyond their own: the ones that load torch and
-# transformers (seconds of imports, once per worker that runs any of them), and the SmolLM2 views,
-# which reuse the reference test's import of the real model (smollm2_models_dir).
+# transformers (seconds of imports, once per worker that runs any of them), and the modules that
+# read, step or view the real SmolLM2, which reuse the reference test's import of it and its header
+# (the app caches both by path: smollm2_models_dir).
 SHARED_GROUPS = dict.fromkeys(
     (
         "tests/core/test_smollm2_reference.py",
         "tests/app/steps/test_smollm2_views.py",
+        "tests/app/spec/test_real_model_training.py",
+        "tests/app/routes/test_tokenize.py",
         "tests/core/test_smollm2_tokenizer.py",
         "tests/core/checkpoint/test_hf_reference.py",
         "tests/core/test_gguf_import.py",
@@ -46,17 +60,22 @@ def pytest_collection_modifyitems(config, items):
     `server` (they measure a real server's latency or RSS) form one group, so no two of them
     run side by side. Each worker starts its own `live_server` when its tests need one."""
     name_operations_in_node_ids(items)
-    items.sort(key=slow_first)  # stable: the order within a module is kept
+    items.sort(key=lambda item: slow_first(group_of(item)))  # stable: the order within a group is kept
     if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
         for item in items:
-            module = item.nodeid.split("::")[0]
-            group = "server" if item.get_closest_marker("server") else SHARED_GROUPS.get(module, module)
-            join_group(item, group)
+            join_group(item, group_of(item))
 
 
-def slow_first(item) -> int:
-    """The index of the item's module in SLOW_FIRST, or past its end."""
-    return next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
+def group_of(item) -> str:
+    """The item's xdist group: `server`, a shared group, or its module."""
+    module = item.nodeid.split("::")[0]
+    return "server" if item.get_closest_marker("server") else SHARED_GROUPS.get(module, module)
+
+
+def slow_first(group: str) -> int:
+    """The index of the group (or of the folder holding it) in SLOW_FIRST, or past its end."""
+    within = (i for i, entry in enumerate(SLOW_FIRST) if group == entry or group.startswith(entry) and entry[-1] == "/")
+    return next(within, len(SLOW_FIRST))
 
 
 def join_group(item, group: str) -> None:

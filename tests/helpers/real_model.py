@@ -48,15 +48,32 @@ def link_smollm2(models_dir: Path) -> Path:
 def transformers_reads_gguf_quickly():
     """transformers' GGUF loading, sped up without changing what it computes: its GGUFReader
     parses the header over np.memmap slices (xt's reader: the same bytes through a plain ndarray
-    view), and it rebuilds gguf's tensor-name map, a pure function of (architecture, layers),
-    once per parameter (~400 times for SmolLM2). Loading SmolLM2 took 16 s, 7 s with both."""
+    view), it parses the same file again for the config, the weights and the tokenizer (one
+    parse here: read_only_once), and it rebuilds gguf's tensor-name map, a pure function of
+    (architecture, layers), once per parameter (~400 times for SmolLM2). Loading SmolLM2 took
+    16 s, 7 s with the plain reader and the map built once."""
     import gguf
-
-    from xt_core.checkpoint.gguf_file import plain_array_reader
 
     name_map = functools.cache(gguf.get_tensor_name_map)
     with (
-        mock.patch.object(gguf, "GGUFReader", plain_array_reader()),
+        mock.patch.object(gguf, "GGUFReader", read_only_once),
         mock.patch.object(gguf, "get_tensor_name_map", name_map),
     ):
         yield
+
+
+def read_only_once(path, mode: str = "r"):
+    """The file's GGUFReader (xt's plain-array one), parsed once for as long as the file is
+    unchanged: transformers only reads the reader's fields and tensors (never writes them), and
+    SmolLM2's ~98k vocabulary strings take seconds to parse each time."""
+    if mode != "r":
+        raise ValueError("only read-only readers are shared")
+    stat = Path(path).stat()
+    return _reader(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)  # the latest file: SmolLM2 across its tests, never every tiny file
+def _reader(path: str, size: int, mtime_ns: int):
+    from xt_core.checkpoint.gguf_file import open_reader
+
+    return open_reader(path)

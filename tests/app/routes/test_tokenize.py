@@ -17,7 +17,7 @@ from app.spec.cost import build_cost
 from app.spec.training import canonical_optimizer
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT, write_llama
-from tests.helpers.real_model import SMOLLM2, link_smollm2
+from tests.helpers.real_model import SMOLLM2
 from xt_core.names import estimate_trace_bytes
 
 NAME, CFG, TEXT = STAND_IN_NAME, STAND_IN, STAND_IN_TEXT
@@ -159,14 +159,13 @@ def test_a_text_past_seq_len_is_refused_naming_it(client):
     assert refused_field(response) == "text" and f"seq_len = {seq_len}" in response.json()["detail"][0]["msg"]
 
 
-def test_smollm2s_most_positions_are_the_most_post_accepts(tmp_path):
+def test_smollm2s_most_positions_are_the_most_post_accepts(smollm2_models_dir):
     """The real model: the home page said "Up to 8192 positions" where 61 fit (float32) and
     62 were refused on Start ("trace too large")."""
-    link_smollm2(tmp_path)
-    settings = Settings(models_dir=tmp_path)
+    settings = Settings(models_dir=smollm2_models_dir)  # its header read once per process (the reference group)
     models = registry(settings)
     tokenizer = models.tokenizer(models.info(SMOLLM2))
-    with make_client(models_dir=tmp_path) as client:
+    with make_client(models_dir=smollm2_models_dir) as client:
         body = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello"}).json()
         most, training = body["max_positions"], body["max_positions_training"]
         # training first: its own weights, AdamW's m and v and the trace pass the trace budget at any length
