@@ -1,0 +1,123 @@
+"""`xt export`: a walkthrough or a lesson as files any static host serves (docs/export.md).
+
+A trace is a pure function of its spec and every view of it is JSON the page already draws, so
+the answers can be computed once, by the app itself (app.export.answers drives the real routes in
+process), and written next to the page (app.export.page): a directory, or one HTML file that opens
+from file:// with the network off. A quiz is exported sealed (app.export.sealed). The output is
+deterministic: the same spec gives byte-identical files (no dates, sorted keys, gzip mtime 0).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.export import page
+from app.export.answers import MAX_JACOBIAN_ROWS, MAX_SEQS, AppAnswers, Collected, ExportError, Progress, collect
+from app.export.keys import answer_key
+
+__all__ = ["MAX_JACOBIAN_ROWS", "MAX_SEQS", "ExportError", "Exported", "export"]
+
+FULL_APP = "pip install xt, then xt serve"
+
+
+@dataclass
+class Exported:
+    trace_id: str
+    steps: int  # the walkthrough's steps (the timeline)
+    answers: int  # answers written
+    left_out: list[str] = field(default_factory=list)
+    html: str = ""  # the page (the single file's, when one was asked for)
+
+
+def _client(settings=None):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    return TestClient(create_app(settings or Settings()), base_url="http://127.0.0.1")
+
+
+def _note(collected: Collected, quiz: bool) -> str:
+    parts = ["A static export of xt: every view was computed once, by the code the app serves."]
+    if collected.left_out:
+        parts.append(f"Not in it: {'; '.join(collected.left_out)}.")
+    if quiz:
+        parts.append("The quiz is sealed: your browser decrypts its verdict once you answer.")
+    parts.append(f"New text, training and classes need a server ({FULL_APP}).")
+    return " ".join(parts)
+
+
+def _collect(client, spec: dict | None, lesson: str | None, progress: Progress | None) -> tuple[Collected, dict]:
+    """The answers and the page's manifest of `spec` or of the lesson named `lesson`."""
+    lesson_json = None
+    if lesson is not None:
+        response = client.get(f"/api/lessons/{lesson}")
+        if response.status_code != 200:
+            raise ExportError(response.json().get("detail", f"no lesson named {lesson!r}"))
+        lesson_json = response.json()
+        spec = lesson_json["spec"]
+    steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
+    collected = collect(client, spec, steps, progress)
+    listing = {"lessons": []}
+    if lesson_json is not None:
+        collected.answers[answer_key(f"/api/lessons/{lesson}")] = response.content
+        entries = AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
+        listing = {"lessons": [entry for entry in entries if entry["name"] == lesson]}
+    collected.answers[answer_key("/api/lessons")] = json.dumps(listing, sort_keys=True).encode()
+    quiz = collected.summary["spec"].get("quiz") is not None
+    if quiz:
+        from app.export import sealed
+
+        sealed.seal(client, collected)
+    first = steps[0] if steps else 0
+    manifest = {"trace": collected.trace_id, "lesson": lesson, "quiz": quiz, "step": first}
+    return collected, manifest
+
+
+def export(
+    spec: dict | None = None,
+    lesson: str | None = None,
+    out: Path | None = None,
+    single: Path | None = None,
+    progress: Progress | None = None,
+    settings=None,
+    want_html: bool = False,
+) -> Exported:
+    """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
+    and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer."""
+    if (spec is None) == (lesson is None):
+        raise ExportError("export one thing: a spec or a lesson")
+    client = _client(settings)
+    collected, manifest = _collect(client, spec, lesson, progress)
+    static_dir = client.app.state.settings.static_dir
+    note = _note(collected, manifest["quiz"])
+
+    def render(mode: str) -> str:
+        return page.render(client, collected.summary["query"], manifest["step"], manifest | {"answers": mode}, note)
+
+    exported = Exported(collected.trace_id, len(collected.summary["steps"]), len(collected.answers), collected.left_out)
+    if out is not None:
+        _replace_directory(Path(out), render("files"), static_dir, collected.answers)
+    if single is not None or want_html:
+        exported.html = page.single_file(render("inline"), static_dir, collected.answers)
+    if single is not None:
+        Path(single).write_text(exported.html, encoding="utf-8")
+    return exported
+
+
+def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes]) -> None:
+    """Writes the directory beside `out`, then swaps it in: an old export's files never linger."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        page.write_directory(staging, base, static_dir, answers)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
