@@ -57,10 +57,11 @@ class AppAnswers:
     def get(self, url: str, keep: bool = True, asked: str | None = None, refusable: bool = False) -> dict:
         """The answer to GET `url` (kept under its key), asked as `asked` when given (a URL with
         options that change when, not what, the app answers); a refusal (403) kept as one
-        when `refusable`: a sealed quiz's chart of checks."""
+        when `refusable` (a sealed quiz's chart of checks; a view the app itself refuses: the
+        page then says what the app would)."""
         response = self.client.get(asked or url)
-        if refusable and response.status_code == 403:
-            refusal = {"xt_export_refused": 403, "detail": response.json()["detail"]}
+        if refusable and 400 <= response.status_code < 500:
+            refusal = {"xt_export_refused": response.status_code, "detail": _detail(response)}
             self.collected.answers[answer_key(url)] = json.dumps(refusal, sort_keys=True).encode()
             self.collected.urls[answer_key(url)] = asked or url
             return refusal
@@ -71,15 +72,22 @@ class AppAnswers:
 
     def _kept(self, url: str, response, keep: bool, asked: str | None = None) -> dict:
         if response.status_code >= 400:
-            try:
-                detail = response.json().get("detail")
-            except ValueError:
-                detail = response.text[:300]
-            raise ExportError(f"{url} answered {response.status_code}: {detail}")
+            raise ExportError(f"{url} answered {response.status_code}: {_detail(response)}")
         if keep and self.collected is not None:
             self.collected.answers[answer_key(url)] = response.content
             self.collected.urls[answer_key(url)] = asked or url
         return response.json()
+
+
+def _detail(response) -> str:
+    """The person-readable message of a refusal (a string, or FastAPI's [{loc, msg}])."""
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        return response.text[:300]
+    if isinstance(detail, list):
+        return "; ".join(f"{'.'.join(map(str, d.get('loc', [])[1:]))}: {d.get('msg')}" for d in detail)
+    return str(detail)
 
 
 def collect(client, spec: dict, steps: list[int] | None = None, progress: Progress | None = None) -> Collected:
@@ -102,7 +110,7 @@ def collect(client, spec: dict, steps: list[int] | None = None, progress: Progre
         _tell(progress, done + 1, len(views) + len(derived) + 1, f"step {index}")
     derived = _bounded_jacobians(derived, collected)
     for done, url in enumerate(derived):
-        app.get(url)
+        app.get(url, refusable=True)
         _tell(progress, len(views) + done + 1, len(views) + len(derived) + 1, url.rsplit("/", 1)[-1][:40])
     app.get(f"{base}/checks", asked=f"{base}/checks?wait=true", refusable=True)  # complete, not "so far"
     _tell(progress, len(views) + len(derived) + 1, len(views) + len(derived) + 1, "checks")

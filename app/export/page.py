@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from app.export.keys import bundle_of, file_name
-from app.routes.assets import PLOTLY_JS, RELATIVE_IMPORT
+from app.routes.assets import PLOTLY_JS, RELATIVE_IMPORT, module_graph
 
 PLOTLY_FILE = "static/plotly-xt.min.js"
 EXPORT_CSS = "static/css/export.css"
@@ -31,6 +31,7 @@ _EDIT_LINK = re.compile(r'<a class="button-quiet edit-spec"[^>]*>.*?</a>', re.S)
 _PRELOAD = re.compile(r'<link rel="modulepreload" href="[^"]+">')
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="static/([^"]+)">')
 _CLASSIC = re.compile(r'<script src="static/([^"]+)"( defer)?></script>')
+_SCRIPT_URL = re.compile(r'<script src="static/([^"]+)"')
 _MODULE = re.compile(r'<script type="module" src="static/js/([^"]+)"></script>')
 
 
@@ -70,11 +71,10 @@ def write_directory(out: Path, page: str, static_dir: Path, answers: dict[str, b
     JSON object of its answers by key, app.export.keys.bundle_of)."""
     (out / "answers").mkdir(parents=True, exist_ok=True)
     (out / "index.html").write_text(page, encoding="utf-8")
-    for path in sorted(static_dir.rglob("*")):
-        if path.is_file() and path.suffix in (".js", ".css"):
-            target = out / "static" / path.relative_to(static_dir)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
+    for name in _page_files(page, static_dir):
+        target = out / "static" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((static_dir / name).read_bytes())
     (out / PLOTLY_FILE).write_bytes(PLOTLY_JS.read_bytes())
     files: dict[str, list[tuple[str, bytes]]] = {}
     for key, body in sorted(answers.items()):
@@ -85,6 +85,14 @@ def write_directory(out: Path, page: str, static_dir: Path, answers: dict[str, b
         else:
             [(_, body)] = members
         (out / "answers" / f"{file_name(name)}.json.gz").write_bytes(gz(body))
+
+
+def _page_files(page: str, static_dir: Path) -> list[str]:
+    """The files under static/ the page loads: its stylesheets, classic scripts and modules."""
+    names = set(_STYLESHEET.findall(page)) | set(_SCRIPT_URL.findall(page))
+    for entry in _MODULE.findall(page):
+        names |= {url.removeprefix("/static/") for url in module_graph(static_dir, entry)} | {f"js/{entry}"}
+    return sorted(name for name in names if (static_dir / name).is_file())
 
 
 def single_file(page: str, static_dir: Path, answers: dict[str, bytes]) -> str:

@@ -21,11 +21,12 @@ steps, and a script that tries them all opens every blob in a second (docs/expor
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import hmac
 import json
 
-from app.export.answers import Collected
+from app.export.answers import MAX_SEQS, Collected
 from app.export.keys import answer_key
 
 ITERATIONS = 20_000
@@ -44,10 +45,11 @@ def encrypt(key: bytes, plain: bytes) -> str:
 
 
 def _padded(payloads: dict[int, dict]) -> dict[int, bytes]:
-    """Each payload as JSON, padded with spaces to the longest: a blob's length tells nothing."""
-    encoded = {i: json.dumps(p, sort_keys=True, separators=(",", ":")).encode() for i, p in payloads.items()}
-    width = max((len(e) for e in encoded.values()), default=0)
-    return {i: e.ljust(width) for i, e in encoded.items()}
+    """Each payload as its gzipped JSON's length (4 bytes, big-endian), the gzipped JSON and zeros
+    up to the longest of the lot: a blob's length tells nothing of what it holds."""
+    packed = {i: gzip.compress(json.dumps(p, sort_keys=True).encode(), 9, mtime=0) for i, p in payloads.items()}
+    width = max((len(b) for b in packed.values()), default=0)
+    return {i: len(b).to_bytes(4, "big") + b.ljust(width, b"\0") for i, b in packed.items()}
 
 
 def _patch(sealed: dict, unsealed: dict) -> dict:
@@ -57,14 +59,24 @@ def _patch(sealed: dict, unsealed: dict) -> dict:
     return {key: value for key, value in unsealed.items() if sealed.get(key) != value}
 
 
-def _patches(client, collected: Collected, keys) -> dict[str, dict]:
+def _patches(client, collected: Collected, urls: dict[str, str]) -> dict[str, dict]:
+    """What the app answers this learner at `urls` (by key) beyond what the export holds."""
     patches = {}
-    for key in keys:
-        response = client.get(collected.urls[key])
-        body = response.json()
-        if response.status_code == 200 and response.content != collected.answers[key]:
-            patches[key] = _patch(json.loads(collected.answers[key]), body)
+    for key, url in urls.items():
+        response = client.get(url)
+        if response.status_code == 200 and response.content != collected.answers.get(key):
+            sealed = json.loads(collected.answers.get(key, b'{"xt_export_refused": 403}'))
+            patches[key] = _patch(sealed, response.json())
     return patches
+
+
+def _diffs(collected: Collected, index: int) -> dict[str, str]:
+    """A backward step's comparisons with the correct backward (a probe buys them; the app
+    refuses them to a learner who has not probed: the export holds none in clear)."""
+    base = f"/api/traces/{collected.trace_id}"
+    seqs = range(min(collected.summary["n_seq"], MAX_SEQS))
+    urls = [f"{base}/steps/{index}/diff?seq={seq}" for seq in seqs]
+    return {answer_key(url): url for url in urls}
 
 
 def seal(client, collected: Collected) -> None:
@@ -72,33 +84,36 @@ def seal(client, collected: Collected) -> None:
     base = f"/api/traces/{collected.trace_id}"
     steps = collected.summary["steps"]
     salt = f"xt-export:{collected.trace_id}"
-    viewed = [key for key in collected.urls if key.startswith("trace/")]
+    viewed = {key: url for key, url in collected.urls.items() if key.startswith("trace/")}
+    backward = [s["index"] for s in steps if s["phase"] == "backward"]
     probes = {}
     for step in steps:
         i = step["index"]
         client.cookies.clear()  # a new learner
         answer = _post(client, f"{base}/quiz/probe", i)
-        mine = [k for k in viewed if k.startswith((f"trace/steps/{i}?", f"trace/steps/{i}/"))]
+        mine = {k: u for k, u in viewed.items() if k.startswith((f"trace/steps/{i}?", f"trace/steps/{i}/"))}
+        if i in backward:
+            mine |= _diffs(collected, i)
         probes[i] = {"answer": answer, "patches": _patches(client, collected, mine)}
     client.cookies.clear()
-    first = next(s["index"] for s in steps if s["phase"] == "backward")
-    _post(client, f"{base}/quiz/answer", first)
-    unsealed = json.dumps(_patches(client, collected, viewed), sort_keys=True, separators=(",", ":")).encode()
+    _post(client, f"{base}/quiz/answer", backward[0])
+    every = viewed | {k: u for i in backward for k, u in _diffs(collected, i).items()}
+    unsealed = json.dumps(_patches(client, collected, every), sort_keys=True, separators=(",", ":")).encode()
     unseal_key = hashlib.sha256(unsealed).digest()  # known only to whoever holds the unsealed answers
     verdicts = {}
-    for step in steps:
-        if step["phase"] == "backward":
-            client.cookies.clear()
-            verdicts[step["index"]] = {"answer": _post(client, f"{base}/quiz/answer", step["index"]), "unseal": ""}
-    for verdict in verdicts.values():
-        verdict["unseal"] = base64.b64encode(unseal_key).decode()
+    for i in backward:
+        client.cookies.clear()
+        verdicts[i] = {
+            "answer": _post(client, f"{base}/quiz/answer", i),
+            "unseal": base64.b64encode(unseal_key).decode(),
+        }
     box = {
         "salt": salt,
         "iterations": ITERATIONS,
         "max_probes": client.app.state.settings.quiz_probes,
         "probes": {str(i): encrypt(derive(f"probe:{i}", salt), p) for i, p in _padded(probes).items()},
         "answers": {str(i): encrypt(derive(f"answer:{i}", salt), v) for i, v in _padded(verdicts).items()},
-        "unsealed": encrypt(unseal_key, unsealed),
+        "unsealed": encrypt(unseal_key, gzip.compress(unsealed, compresslevel=9, mtime=0)),
     }
     collected.answers[answer_key(f"{base}/quiz/sealed")] = json.dumps(box, sort_keys=True).encode()
     client.cookies.clear()

@@ -28,10 +28,8 @@ async function decrypt(key, blob) {
   return cipher.map((byte, i) => byte ^ stream[i]);
 }
 
-const parse = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
-
-/** The sealed quiz of an export: `load(key)` reads an exported answer. */
-export function sealedQuiz(manifest, load, StaticError) {
+/** The sealed quiz of an export: `load(key)` reads an exported answer (lib/static_source.js). */
+export function sealedQuiz(manifest, load, StaticError, gunzipText) {
   const storageKey = `xt.export.quiz.${manifest.trace}`;
   const saved = (() => {
     try {
@@ -59,7 +57,8 @@ export function sealedQuiz(manifest, load, StaticError) {
     const key = await pbkdf2(encoder.encode(label), box.salt, box.iterations, 32);
     const plain = blob ? await decrypt(key, blob) : null;
     if (!plain) throw new StaticError(404, `this export holds no ${label.replace(":", " of step ")}`);
-    return parse(plain);
+    const length = new DataView(plain.buffer).getUint32(0); // app/export/sealed.py's _padded
+    return JSON.parse(await gunzipText(plain.slice(4, 4 + length)));
   }
 
   async function unsealWith(patches) {
@@ -77,7 +76,7 @@ export function sealedQuiz(manifest, load, StaticError) {
     const box = await seal();
     const opened = await open(`answer:${index}`, box.answers[index]);
     const plain = await decrypt(bytesOf(opened.unseal), box.unsealed);
-    await unsealWith(parse(plain));
+    await unsealWith(JSON.parse(await gunzipText(plain)));
     return opened.answer;
   }
 
@@ -125,7 +124,7 @@ export function sealedQuiz(manifest, load, StaticError) {
     await restore();
     const patch = state.patches.get(key);
     if (!patch) return answer;
-    return answer.xt_export_refused ? patch : { ...answer, ...patch };
+    return answer === null || answer.xt_export_refused ? patch : { ...answer, ...patch };
   }
 
   return { request, unsealed };

@@ -92,7 +92,7 @@ async function load(key) {
   return (await bundles.get(bundle))?.[key] ?? null;
 }
 
-const quiz = exported?.quiz ? sealedQuiz(exported, load, StaticError) : null;
+const quiz = exported?.quiz ? sealedQuiz(exported, load, StaticError, gunzipText) : null;
 
 /** lib/api.js's `request`, answered from the export. */
 export async function staticRequest(url, { method = "GET", json } = {}) {
@@ -101,11 +101,11 @@ export async function staticRequest(url, { method = "GET", json } = {}) {
     throw new StaticError(501, `a static export has no server for ${key.split("?")[0]}: ${FULL_APP}`);
   }
   if (quiz && key.startsWith("trace/quiz")) return quiz.request(key, method, json);
-  const answer = await load(key);
+  const exportedAnswer = await load(key);
+  const answer = quiz ? await quiz.unsealed(key, exportedAnswer) : exportedAnswer;
   if (answer === null) throw new StaticError(404, `this view is not in this export (${key}); ${FULL_APP}`);
-  const unsealed = quiz ? await quiz.unsealed(key, answer) : answer;
-  if (unsealed.xt_export_refused) throw new StaticError(unsealed.xt_export_refused, unsealed.detail);
-  return unsealed;
+  if (answer.xt_export_refused) throw new StaticError(answer.xt_export_refused, answer.detail);
+  return answer;
 }
 
 // A lesson's export opens on its lesson (static/js/class/classroom.js reads the fragment).
