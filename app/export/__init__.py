@@ -92,12 +92,16 @@ def export(
     progress: Progress | None = None,
     settings=None,
     want_html: bool = False,
+    trace=None,
 ) -> Exported:
     """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
-    and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer."""
+    and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer.
+    `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is."""
     if (spec is None) == (lesson is None):
         raise ExportError("export one thing: a spec or a lesson")
     client = _client(settings)
+    if trace is not None:
+        _hand_over(client, spec, trace)
     collected, manifest = _collect(client, spec, lesson, progress)
     static_dir = client.app.state.settings.static_dir
     note = _note(collected, manifest["quiz"])
@@ -113,6 +117,14 @@ def export(
     if single is not None:
         Path(single).write_text(exported.html, encoding="utf-8")
     return exported
+
+
+def _hand_over(client, spec: dict, trace) -> None:
+    """The app's store holds `trace` as the trace of `spec`: the export shows it, never a rebuild."""
+    from app.spec import TraceSpec, resolve
+
+    settings = client.app.state.settings
+    client.app.state.services.store.put(resolve(TraceSpec.model_validate(spec), settings), trace)
 
 
 def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes]) -> None:
