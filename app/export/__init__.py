@@ -57,23 +57,29 @@ def _note(collected: Collected, quiz: bool) -> str:
     return " ".join(parts)
 
 
+def _lesson(client, name: str) -> dict:
+    response = client.get(f"/api/lessons/{name}")
+    if response.status_code != 200:
+        raise ExportError(response.json().get("detail", f"no lesson named {name!r}"))
+    return response.json()
+
+
+def _add_lessons(client, collected: Collected, only: str | None) -> None:
+    """The lessons of this walkthrough (only `only`, for a lesson's export) and their list."""
+    entries = AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
+    mine = [e for e in entries if e["trace_id"] == collected.trace_id and only in (None, e["name"])]
+    for entry in mine:
+        AppAnswers(client, collected).get(f"/api/lessons/{entry['name']}")
+    collected.answers[answer_key("/api/lessons")] = json.dumps({"lessons": mine}, sort_keys=True).encode()
+
+
 def _collect(client, spec: dict | None, lesson: str | None, progress: Progress | None) -> tuple[Collected, dict]:
     """The answers and the page's manifest of `spec` or of the lesson named `lesson`."""
-    lesson_json = None
-    if lesson is not None:
-        response = client.get(f"/api/lessons/{lesson}")
-        if response.status_code != 200:
-            raise ExportError(response.json().get("detail", f"no lesson named {lesson!r}"))
-        lesson_json = response.json()
-        spec = lesson_json["spec"]
+    lesson_json = None if lesson is None else _lesson(client, lesson)
+    spec = spec if lesson_json is None else lesson_json["spec"]
     steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
     collected = collect(client, spec, steps, progress)
-    listing = {"lessons": []}
-    if lesson_json is not None:
-        collected.answers[answer_key(f"/api/lessons/{lesson}")] = response.content
-        entries = AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
-        listing = {"lessons": [entry for entry in entries if entry["name"] == lesson]}
-    collected.answers[answer_key("/api/lessons")] = json.dumps(listing, sort_keys=True).encode()
+    _add_lessons(client, collected, lesson)
     quiz = collected.summary["spec"].get("quiz") is not None
     if quiz:
         from app.export import sealed

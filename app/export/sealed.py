@@ -29,7 +29,7 @@ import json
 from app.export.answers import MAX_SEQS, Collected
 from app.export.keys import answer_key
 
-ITERATIONS = 20_000
+ITERATIONS = 1_000  # a few ms a blob: no key stretching would stop a script that tries every step
 TAG_BYTES = 16
 STATE_FIELDS = ("answered", "probes", "voter")  # the server's per-learner state, counted in the browser instead
 
@@ -40,7 +40,7 @@ def derive(label: str, salt: str) -> bytes:
 
 def encrypt(key: bytes, plain: bytes) -> str:
     stream = hashlib.pbkdf2_hmac("sha256", key, b"xt-stream", 1, len(plain))
-    cipher = bytes(a ^ b for a, b in zip(plain, stream, strict=True))
+    cipher = (int.from_bytes(plain, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(plain), "big")
     return base64.b64encode(cipher + hmac.new(key, cipher, hashlib.sha256).digest()[:TAG_BYTES]).decode()
 
 
@@ -79,19 +79,26 @@ def _diffs(collected: Collected, index: int) -> dict[str, str]:
     return {answer_key(url): url for url in urls}
 
 
+def _sealable(key: str) -> bool:
+    """Whether the app seals this answer for a quiz (app.steps.answers: a step's view and check,
+    a Jacobian's ✓/✗, the chart of every check); an enlarged head, a lesson, the summary it never does."""
+    path = key.partition("?")[0]
+    return path.startswith("trace/steps/") and not path.endswith("/head") or path in ("trace/jacobian", "trace/checks")
+
+
 def seal(client, collected: Collected) -> None:
     """Adds "trace/quiz/sealed" to `collected` (the module's docstring)."""
     base = f"/api/traces/{collected.trace_id}"
     steps = collected.summary["steps"]
     salt = f"xt-export:{collected.trace_id}"
-    viewed = {key: url for key, url in collected.urls.items() if key.startswith("trace/")}
+    viewed = {key: url for key, url in collected.urls.items() if _sealable(key)}
     backward = [s["index"] for s in steps if s["phase"] == "backward"]
     probes = {}
     for step in steps:
         i = step["index"]
         client.cookies.clear()  # a new learner
         answer = _post(client, f"{base}/quiz/probe", i)
-        mine = {k: u for k, u in viewed.items() if k.startswith((f"trace/steps/{i}?", f"trace/steps/{i}/"))}
+        mine = {k: u for k, u in viewed.items() if k.startswith((f"trace/steps/{i}?", f"trace/steps/{i}/check"))}
         if i in backward:
             mine |= _diffs(collected, i)
         probes[i] = {"answer": answer, "patches": _patches(client, collected, mine)}
