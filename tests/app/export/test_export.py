@@ -10,9 +10,9 @@ import re
 import pytest
 
 from app.export.keys import answer_key, bundle_of, file_name
-from tests.helpers.export import LESSON, exported_texts, quiz_export, settings_with_lesson, small_export
+from tests.helpers.export import LESSON, exported_texts, settings_with_lesson
 
-__all__ = ["quiz_export", "small_export"]  # fixtures
+pytestmark = pytest.mark.xdist_group("export")  # one worker: the exports are made once a run
 
 
 def _answers(export) -> dict[str, object]:
