@@ -22,7 +22,9 @@ def _run_notebook():
     env_path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env_path) if p)  # the kernel imports this tree
     try:
-        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+        nbclient.NotebookClient(
+            notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+        ).execute()
     finally:
         os.environ["PYTHONPATH"] = env_path
     return notebook
@@ -33,7 +35,7 @@ def test_the_notebook_shows_the_walk_page_inline(tmp_path):
     printed = notebook.cells[1].outputs[0]["text"]
     assert printed.startswith("loss ") and "steps" in printed
     shown = notebook.cells[-1].outputs[0]["data"]["text/html"]
-    assert shown.startswith('<iframe class="xt-walk"') and 'id=&quot;xt-export&quot;' in shown
+    assert shown.startswith('<iframe class="xt-walk"') and "id=&quot;xt-export&quot;" in shown
     page = tmp_path / "output.html"  # the cell's output as a notebook front end draws it
     page.write_text(f"<!doctype html><html><body>{shown}</body></html>", encoding="utf-8")
     if not Path("/usr/bin/chromium").exists():
