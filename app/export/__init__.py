@@ -21,7 +21,7 @@ from app.export.keys import answer_key
 
 __all__ = ["MAX_JACOBIAN_ROWS", "MAX_SEQS", "ExportError", "Exported", "export"]
 
-FULL_APP = "pip install xt, then xt serve"
+FULL_APP = "the full app: `make run` (or `xt serve`) in a checkout of xt"
 
 
 @dataclass

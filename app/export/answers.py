@@ -13,7 +13,7 @@ byte for byte what the server sends. What the page asks for is read from the ans
                     holds at most MAX_JACOBIAN_ROWS; past it the page says "not in this export"
       its positions GET .../steps/{i}?seq&pos          the output softmax's identity figure per position
       its update    GET .../update?param               every parameter of the update step
-    the checks      GET .../checks                     the chart of every step's check
+    the checks      GET .../checks                     the chart of every step's check (not a lesson's)
 """
 
 from __future__ import annotations
@@ -112,7 +112,10 @@ def collect(client, spec: dict, steps: list[int] | None = None, progress: Progre
     for done, url in enumerate(derived):
         app.get(url, refusable=True)
         _tell(progress, len(views) + done + 1, len(views) + len(derived) + 1, url.rsplit("/", 1)[-1][:40])
-    app.get(f"{base}/checks", asked=f"{base}/checks?wait=true", refusable=True)  # complete, not "so far"
+    if steps is None:  # the chart of every step's check (a lesson's export holds its steps' checks only)
+        app.get(f"{base}/checks", asked=f"{base}/checks?wait=true", refusable=True)  # complete, not "so far"
+    else:
+        collected.left_out.append("the chart of every step's gradient check")
     _tell(progress, len(views) + len(derived) + 1, len(views) + len(derived) + 1, "checks")
     return collected
 

@@ -6,10 +6,14 @@ fresh learner each time, and kept encrypted in one more answer, "trace/quiz/seal
 static/js/lib/static_quiz.js opens in the browser:
 
     probes[i]    for each step i: the probe's answer and what it unseals (the step's views with
-                 their check), under the key of "probe:i"
+                 their check; a backward step's comparison with the correct backward), under the
+                 key of "probe:i"
     answers[i]   for each backward step i: the verdict of answering i (right or wrong, the fault
-                 revealed) and the key of `unsealed`, under the key of "answer:i"; all one length
-    unsealed     every answer as a learner who answered sees it (only the fields that differ)
+                 revealed) and the key of `unsealed`, under the key of "answer:i"
+    unsealed     every answer as a learner who answered sees it (only the fields that differ), gzipped
+
+Each probe's and answer's payload is gzipped JSON padded to the longest of its kind (_padded): a
+blob's length tells nothing.
 
 A blob's key is PBKDF2-SHA-256(label, salt "xt-export:<trace id>", ITERATIONS); the cipher is
 HMAC-SHA-256 in counter mode (PBKDF2 with one iteration as the key stream, WebCrypto has it on

@@ -53,6 +53,10 @@ export function sealedQuiz(manifest, load, StaticError, gunzipText) {
   };
 
   async function open(label, blob) {
+    if (!window.crypto?.subtle) {
+      const where = "https://, http://localhost or file:// (a secure context)";
+      throw new StaticError(501, `the sealed quiz opens with the browser's Web Crypto, which works only on ${where}`);
+    }
     const box = await seal();
     const key = await pbkdf2(encoder.encode(label), box.salt, box.iterations, 32);
     const plain = blob ? await decrypt(key, blob) : null;

@@ -13,7 +13,7 @@ const node = document.getElementById("xt-export");
 /** The export's manifest {trace, lesson, quiz, step, answers}, or null: the page has a server. */
 export const exported = node ? JSON.parse(node.textContent) : null;
 
-const FULL_APP = "the full app computes it: pip install the xt package and run `xt serve`";
+const FULL_APP = "the full app computes it: `make run` (or `xt serve`) in a checkout of xt";
 
 export class StaticError extends Error {
   constructor(status, message) {
