@@ -21,7 +21,7 @@ from app.export.keys import answer_key
 
 __all__ = ["MAX_JACOBIAN_ROWS", "MAX_SEQS", "ExportError", "Exported", "export"]
 
-FULL_APP = "the full app: `make run` (or `xt serve`) in a checkout of xt"
+FULL_APP = "the full app (`make run` in a checkout of xt)"
 
 
 @dataclass
@@ -48,12 +48,12 @@ def _client(settings=None):
 
 
 def _note(collected: Collected, quiz: bool) -> str:
-    parts = ["A static export of xt: every view was computed once, by the code the app serves."]
+    parts = ["A static export of xt, computed once by the app's own code."]
     if collected.left_out:
         parts.append(f"Not in it: {'; '.join(collected.left_out)}.")
     if quiz:
         parts.append("The quiz is sealed: your browser decrypts its verdict once you answer.")
-    parts.append(f"New text, training and classes need a server ({FULL_APP}).")
+    parts.append(f"New text, training and classes need {FULL_APP}.")
     return " ".join(parts)
 
 
