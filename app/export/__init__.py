@@ -99,10 +99,12 @@ def export(
     settings=None,
     want_html: bool = False,
     trace=None,
+    tensors: bool = False,
 ) -> Exported:
     """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
     and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer.
-    `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is."""
+    `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is;
+    `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy."""
     if (spec is None) == (lesson is None):
         raise ExportError("export one thing: a spec or a lesson")
     client = _client(settings)
@@ -117,7 +119,8 @@ def export(
 
     exported = Exported(collected.trace_id, len(collected.summary["steps"]), len(collected.answers), collected.left_out)
     if out is not None:
-        _replace_directory(Path(out), render("files"), static_dir, collected.answers)
+        arrays = _tensors(client, collected) if tensors else {}
+        _replace_directory(Path(out), render("files"), static_dir, collected.answers, arrays)
     if single is not None or want_html:
         exported.html = page.single_file(render("inline"), static_dir, collected.answers)
     if single is not None:
@@ -133,12 +136,32 @@ def _hand_over(client, spec: dict, trace) -> None:
     client.app.state.services.store.put(resolve(TraceSpec.model_validate(spec), settings), trace)
 
 
-def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes]) -> None:
+def _tensors(client, collected: Collected) -> dict[str, bytes]:
+    """tensors/<name>.npy and tensors/<name>.grad.npy of every tensor the exported steps name
+    (GET .../tensors/{name}: the app's own .npy)."""
+    names: set[str] = set()
+    for key, body in collected.answers.items():
+        if key.startswith("trace/steps/") and key.endswith("?seq=0"):
+            names |= set(json.loads(body).get("shapes", {}))
+    arrays = {}
+    for name in sorted(names):
+        for grad in (False, True):
+            response = client.get(f"/api/traces/{collected.trace_id}/tensors/{name}?grad={str(grad).lower()}")
+            if response.status_code == 200:  # a tensor without a gradient (the token ids) has none
+                arrays[f"{name}{'.grad' if grad else ''}.npy"] = response.content
+    return arrays
+
+
+def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes], arrays: dict) -> None:
     """Writes the directory beside `out`, then swaps it in: an old export's files never linger."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         page.write_directory(staging, base, static_dir, answers)
+        if arrays:
+            (staging / "tensors").mkdir()
+            for name, data in arrays.items():
+                (staging / "tensors" / name).write_bytes(data)
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

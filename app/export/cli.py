@@ -16,6 +16,7 @@ def add_export(sub) -> None:
     what.add_argument("--lesson", metavar="NAME", help="a lesson of the lessons directory (its steps only)")
     export.add_argument("--out", type=Path, metavar="DIR", help="write the export as a directory")
     export.add_argument("--single-file", type=Path, metavar="FILE.html", help="write the export as one HTML file")
+    export.add_argument("--tensors", action="store_true", help="the directory also holds every tensor as .npy")
     export.set_defaults(run=run_export)
 
 
@@ -41,7 +42,7 @@ def run_export(args) -> int:
             bar.update(task, completed=done, total=total, description=what)
 
         try:
-            exported = export(spec, args.lesson, args.out, args.single_file, progress)
+            exported = export(spec, args.lesson, args.out, args.single_file, progress, tensors=args.tensors)
         except ExportError as exc:
             print(f"xt export: {exc}", file=sys.stderr)
             return 1

@@ -7,6 +7,7 @@ import gzip
 import json
 import re
 
+import numpy as np
 import pytest
 
 from app.export.keys import answer_key, bundle_of, file_name
@@ -72,14 +73,14 @@ def test_the_same_spec_gives_byte_identical_files(small_export, tmp_path):
     assert small_export.single.read_bytes() == again.single.read_bytes()
 
 
-def test_a_lesson_exports_its_steps_only(tmp_path, monkeypatch, capsys):
+def test_a_lesson_exports_its_steps_only_and_tensors_as_npy(tmp_path, monkeypatch, capsys):
     import xt_cli
     from app.settings import get_settings
 
     monkeypatch.setenv("XT_LESSONS_DIR", str(settings_with_lesson(tmp_path).lessons_dir))
     get_settings.cache_clear()
     try:
-        assert xt_cli.main(["export", "--lesson", LESSON, "--out", str(tmp_path / "lesson")]) == 0
+        assert xt_cli.main(["export", "--lesson", LESSON, "--out", str(tmp_path / "lesson"), "--tensors"]) == 0
     finally:
         get_settings.cache_clear()
     assert "not in this export: the views of the" in capsys.readouterr().out
@@ -88,6 +89,8 @@ def test_a_lesson_exports_its_steps_only(tmp_path, monkeypatch, capsys):
     views = {p.name for p in answers.iterdir() if re.fullmatch(r"trace_2Fsteps_2F\d+_3Fseq_3D0\.json\.gz", p.name)}
     keys = [f"trace/steps/{step['index']}?seq=0" for step in lesson["steps"]]
     assert views == {f"{file_name(key)}.json.gz" for key in keys}
+    probs = np.load(tmp_path / "lesson" / "tensors" / "layers.0.attention.probs.grad.npy")  # --tensors
+    assert probs.shape == (1, 2, 19, 19) and probs.dtype == np.float32
     manifest = json.loads(
         re.search(r'id="xt-export">([^<]+)<', (tmp_path / "lesson" / "index.html").read_text()).group(1)
     )
