@@ -107,10 +107,13 @@ def export(
     `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy."""
     if (spec is None) == (lesson is None):
         raise ExportError("export one thing: a spec or a lesson")
-    client = _client(settings)
-    if trace is not None:
-        _hand_over(client, spec, trace)
-    collected, manifest = _collect(client, spec, lesson, progress)
+    with _client(settings) as client:  # one event loop for every request (and the app's lifespan)
+        if trace is not None:
+            _hand_over(client, spec, trace)
+        return _write(client, *_collect(client, spec, lesson, progress), out, single, want_html, tensors)
+
+
+def _write(client, collected: Collected, manifest: dict, out, single, want_html: bool, tensors: bool) -> Exported:
     static_dir = client.app.state.settings.static_dir
     note = _note(collected, manifest["quiz"])
 
