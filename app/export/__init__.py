@@ -34,8 +34,9 @@ class Exported:
 
 
 def _client(settings=None):
-    """The app, driven in process. A sealed quiz asks as a new learner for every probe and answer
-    (app.export.sealed): the identities one address may get are not bounded here."""
+    """The app, driven in process, without a server's warm-up (a few seconds of batch work: its
+    first requests load what they need). A sealed quiz asks as a new learner for every probe and
+    answer (app.export.sealed): the identities one address may get are not bounded here."""
     from dataclasses import replace
 
     from fastapi.testclient import TestClient
@@ -44,7 +45,7 @@ def _client(settings=None):
     from app.settings import get_settings
 
     settings = replace(settings or get_settings(), voters_per_address=1 << 30)
-    return TestClient(create_app(settings), base_url="http://127.0.0.1")
+    return TestClient(create_app(settings, warm_up=False), base_url="http://127.0.0.1")
 
 
 def _note(collected: Collected, quiz: bool) -> str:
@@ -64,22 +65,25 @@ def _lesson(client, name: str) -> dict:
     return response.json()
 
 
-def _add_lessons(client, collected: Collected, only: str | None) -> None:
-    """The lessons of this walkthrough (only `only`, for a lesson's export) and their list."""
-    entries = AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
+def _add_lessons(client, collected: Collected, only: str | None, handed_over: bool) -> None:
+    """The lessons of this walkthrough (only `only`, for a lesson's export) and their list; a
+    trace handed over (a notebook's) is no lesson's: the catalogue (seconds to check) is not read."""
+    entries = [] if handed_over else AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
     mine = [e for e in entries if e["trace_id"] == collected.trace_id and only in (None, e["name"])]
     for entry in mine:
         AppAnswers(client, collected).get(f"/api/lessons/{entry['name']}")
     collected.answers[answer_key("/api/lessons")] = json.dumps({"lessons": mine}, sort_keys=True).encode()
 
 
-def _collect(client, spec: dict | None, lesson: str | None, progress: Progress | None) -> tuple[Collected, dict]:
+def _collect(
+    client, spec: dict | None, lesson: str | None, progress: Progress | None, handed_over: bool = False
+) -> tuple[Collected, dict]:
     """The answers and the page's manifest of `spec` or of the lesson named `lesson`."""
     lesson_json = None if lesson is None else _lesson(client, lesson)
     spec = spec if lesson_json is None else lesson_json["spec"]
     steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
     collected = collect(client, spec, steps, progress)
-    _add_lessons(client, collected, lesson)
+    _add_lessons(client, collected, lesson, handed_over)
     quiz = collected.summary["spec"].get("quiz") is not None
     if quiz:
         from app.export import sealed
@@ -110,7 +114,8 @@ def export(
     with _client(settings) as client:  # one event loop for every request (and the app's lifespan)
         if trace is not None:
             _hand_over(client, spec, trace)
-        return _write(client, *_collect(client, spec, lesson, progress), out, single, want_html, tensors)
+        collected = _collect(client, spec, lesson, progress, handed_over=trace is not None)
+        return _write(client, *collected, out, single, want_html, tensors)
 
 
 def _write(client, collected: Collected, manifest: dict, out, single, want_html: bool, tensors: bool) -> Exported:
