@@ -4,7 +4,7 @@ this lives in the app package.
 
     import numpy as np, xt_core
     from app.notebook import show
-    cfg = xt_core.Config(vocab_size=16, n_layer=1, n_head=2, n_kv_head=1, n_embd=16, ffn_hidden=32, seq_len=16)
+    cfg = xt_core.Config(vocab_size=8, n_layer=1, n_head=2, n_kv_head=1, n_embd=8, ffn_hidden=16, seq_len=8)
     params = xt_core.init_params(cfg, seed=0, dtype=np.float32)
     tokens = np.array([[1, 2, 3, 4, 1, 2, 3, 4]])
     trace = xt_core.forward_backward(cfg, params, tokens[:, :-1], tokens[:, 1:])

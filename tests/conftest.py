@@ -38,6 +38,10 @@ SHARED_GROUPS = dict.fromkeys(
     ),
     "reference",
 )
+# The export's tests share the exports made once a run (tests/helpers/export.py) and one browser.
+SHARED_GROUPS |= dict.fromkeys(
+    ("tests/browser/test_export.py", "tests/browser/test_notebook.py", "tests/app/export/test_export.py"), "export"
+)
 
 
 @pytest.hookimpl(tryfirst=True)

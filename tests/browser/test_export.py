@@ -13,8 +13,6 @@ import pytest
 from tests.helpers.browser import axe_violations
 from tests.helpers.export import LESSON, StaticServer
 
-pytestmark = pytest.mark.xdist_group("export")  # one worker: the exports are made once a run
-
 
 @pytest.fixture(scope="module")
 def served(small_export):
@@ -61,23 +59,33 @@ def go_to(page, index: int) -> None:
     rendered(page, index)
 
 
-def walk(page, url: str, every_step: bool = True) -> None:
-    """Every step with the keyboard (or the first few), a head enlarged, a Jacobian row opened.
-    Every step's answer is in the files (tests/app/export): one of the two exports walks them all."""
-    page.goto(url)
-    rendered(page, 0)
-    count = page.evaluate("window.xt.trace.steps.length") if every_step else 4
-    for index in range(1, count):  # each step's answer found and laid out; the last one drawn
+def step_by_step(page, count: int) -> None:
+    """→ from the first step to step `count - 1`, each step's answer found and laid out (its
+    text in place: the wait ends before its figures are drawn, the next → waits for them)."""
+    for index in range(1, count):
         page.keyboard.press("ArrowRight")
         page.wait_for_selector(f'#step[data-shown="{index}"]')
     rendered(page, count - 1)
     assert "Not in this export" not in page.locator("#step").inner_text()
+
+
+def head_enlarged(page) -> None:
     go_to(page, index_of(page, "layers.0.attention.probs", "forward"))
     page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 1").click()
     page.locator("dialog#enlarge .js-plotly-plot").wait_for()
     assert "head 1" in page.locator("#enlarge-title").text_content()
     page.keyboard.press("Escape")
-    go_to(page, index_of(page, "layers.0.attention.probs", "backward"))
+
+
+def lesson_played(page) -> None:
+    """The lesson chosen in the class bar: its first stop's narration, then its second stop (the
+    softmax's backward step), where a Jacobian row is opened."""
+    page.click("#context-more")
+    page.select_option("#class-lesson", LESSON)
+    page.locator(".lesson-narration").filter(has_text="Point at the rows").wait_for()
+    page.locator("#lesson-panel button", has_text="Next ▶").click()
+    page.locator(".lesson-narration").filter(has_text="Open a row's Jacobian").wait_for()
+    rendered(page, index_of(page, "layers.0.attention.probs", "backward"))
     page.locator("#jacobian .js-plotly-plot").nth(1).wait_for()  # the default row: J and the vectors
     page.locator("#jacobian select").nth(0).select_option("1")
     page.locator("#jacobian select").nth(1).select_option("5")
@@ -87,28 +95,48 @@ def walk(page, url: str, every_step: bool = True) -> None:
     assert page.locator("#jacobian tbody tr").count() == 6  # keys 0..5
 
 
-def narration_shown(page, url: str) -> None:
-    page.goto(f"{url}?step=0#lesson={LESSON}")
-    page.locator(".lesson-narration").filter(has_text="Point at the rows").wait_for()
-    page.locator("#lesson-panel button", has_text="Next ▶").click()
-    page.locator(".lesson-narration").filter(has_text="Open a row's Jacobian").wait_for()
-
-
 def test_the_exported_directory_on_a_static_server(browser, served, axe):
+    """Every step with the keyboard (each its own file from the server), a head enlarged, the
+    lesson's narration and a Jacobian row; axe on that page (figures, lesson panel, Jacobian)."""
     with guarded(browser, (served.base + "/",)) as (page, outside, errors):
-        walk(page, f"{served.base}/index.html")
+        page.goto(f"{served.base}/index.html")
+        rendered(page, 0)
+        step_by_step(page, page.evaluate("window.xt.trace.steps.length"))
+        head_enlarged(page)
         assert page.locator("#class-present").is_hidden()  # presenting needs the app's server
         assert page.locator(".export-note").is_visible()
-        narration_shown(page, f"{served.base}/index.html")
+        lesson_played(page)
         assert axe_violations(page, axe) == []
         assert outside == [] and errors == []
 
 
+# Every step's answer as the page's own static client reads it from the single file (its modules
+# are data: URLs behind the import map): found, decoded, none a refusal.
+EVERY_STEP = """async (count) => {
+  const { staticRequest } = await import("xt/js/lib/static_source.js");
+  const found = [];
+  for (let i = 0; i < count; i++) {
+    const step = await staticRequest(`/api/traces/x/steps/${i}?seq=0`);
+    found.push(step.index === i && step.figures.length > 0 && !step.xt_export_refused);
+  }
+  return found;
+}"""
+
+
 def test_the_single_file_with_the_network_off(browser, small_export):
-    url = small_export.single.as_uri()
+    """The single file from file:// offline: every step's answer read in the page, the first
+    steps and the last with the keyboard, a head enlarged, the lesson's narration and a Jacobian
+    row (the directory's test walks every step: the same page code, its answers from files)."""
     with guarded(browser, ("file:", "data:"), offline=True) as (page, outside, errors):
-        walk(page, url, every_step=False)
-        narration_shown(page, url)
+        page.goto(small_export.single.as_uri())
+        rendered(page, 0)
+        count = page.evaluate("window.xt.trace.steps.length")
+        assert page.evaluate(EVERY_STEP, count) == [True] * count
+        step_by_step(page, 4)
+        page.keyboard.press("End")
+        rendered(page, count - 1)
+        head_enlarged(page)
+        lesson_played(page)
         assert outside == [] and errors == []
 
 

@@ -1,6 +1,7 @@
 """One small walkthrough exported by `xt export` (app/export), shared by the export's tests: a
-one-layer model on 20 characters, with a two-stop lesson of its own, as a directory and as one
-HTML file; and a sealed quiz of the same sizes."""
+one-layer model of width 8 on 8 characters (every step a walkthrough has, each one cheap to draw),
+with a two-stop lesson of its own, as a directory and as one HTML file; and a sealed quiz of the
+same sizes. Made once a run (session fixtures; the export's test modules share one xdist group)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-CONFIG = {"n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 16, "ffn_hidden": 32, "seq_len": 32}
-# 10 distinct characters: the output softmax's Jacobian shows its top 10 (top_k) of the vocabulary
-SPEC = {"text": "abcdefghijabcdefghij", "tokenizer": "char", "config": CONFIG}
-QUIZ_SPEC = SPEC | {"text": "abcdefghija", "quiz": 4242}  # a short text: a probe and an answer per step
+CONFIG = {"n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 8, "ffn_hidden": 16, "seq_len": 16}
+# T = 7 positions (the Jacobian row the walk opens is query position 5); 4 distinct characters:
+# the output softmax's Jacobian shows the whole vocabulary (the page sends no top_k)
+SPEC = {"text": "abcdabca", "tokenizer": "char", "config": CONFIG}
+QUIZ_SPEC = SPEC | {"quiz": 4242}
 LESSON = "tiny-tour"
 LESSON_TOML = f"""title = "A tiny tour"
 summary = "Two stops through a one-layer model."
@@ -33,7 +35,7 @@ config = {{ {", ".join(f"{k} = {v}" for k, v in CONFIG.items())} }}
 name = "embedding"
 phase = "forward"
 takeaway = "Each letter becomes a vector."
-narration = "Point at the rows of the output: one row per position, sixteen numbers each."
+narration = "Point at the rows of the output: one row per position, eight numbers each."
 next = "Then the softmax's backward."
 
 [[steps]]

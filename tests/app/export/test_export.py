@@ -13,8 +13,6 @@ import pytest
 from app.export.keys import answer_key, bundle_of, file_name
 from tests.helpers.export import LESSON, exported_texts, settings_with_lesson
 
-pytestmark = pytest.mark.xdist_group("export")  # one worker: the exports are made once a run
-
 
 def _answers(export) -> dict[str, object]:
     """The single file's answers by key (the directory's hold the same: test_determinism)."""
@@ -51,6 +49,10 @@ def test_the_export_holds_every_answer_the_page_asks_for(small_export):
     # every answer is the app's own JSON: a step view has its figures and its check
     view = answers[f"trace/steps/{probs}?seq=0"]
     assert view["figures"] and view["gradcheck"]["passed"] is True
+    # none is a refusal: the output softmax's rows of a 4-token vocabulary too (the page sends no top_k)
+    assert [key for key, answer in answers.items() if "xt_export_refused" in answer] == []
+    output_rows = [answers[k] for k in answers if k.startswith("trace/jacobian?layer=output")]
+    assert len(output_rows) == T and all(len(row["indices"]) == summary["config"]["vocab_size"] for row in output_rows)
 
 
 def test_the_single_file_loads_nothing(small_export):
@@ -90,7 +92,7 @@ def test_a_lesson_exports_its_steps_only_and_tensors_as_npy(tmp_path, monkeypatc
     keys = [f"trace/steps/{step['index']}?seq=0" for step in lesson["steps"]]
     assert views == {f"{file_name(key)}.json.gz" for key in keys}
     probs = np.load(tmp_path / "lesson" / "tensors" / "layers.0.attention.probs.grad.npy")  # --tensors
-    assert probs.shape == (1, 2, 19, 19) and probs.dtype == np.float32
+    assert probs.shape == (1, 2, 7, 7) and probs.dtype == np.float32
     manifest = json.loads(
         re.search(r'id="xt-export">([^<]+)<', (tmp_path / "lesson" / "index.html").read_text()).group(1)
     )
