@@ -303,6 +303,7 @@ def _add_serve(sub) -> None:
 
 def main(argv=None) -> int:
     import xt_core
+    from app.export.cli import add_export
 
     parser = argparse.ArgumentParser(prog="xt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -347,6 +348,7 @@ def main(argv=None) -> int:
     lesson_check = lesson_sub.add_parser("check", help="check lesson files against the walkthroughs their specs build")
     lesson_check.add_argument("files", nargs="+", metavar="FILE", help="lessons/*.toml")
     lesson_check.set_defaults(run=_lesson_check)
+    add_export(sub)
     args = parser.parse_args(argv)
     return args.run(args)
 

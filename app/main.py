@@ -43,7 +43,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # lazily, every page rendered meanwhile would compress it again, all at once, under load.
     await anyio.to_thread.run_sync(assets.plotly_bundle)
     env = pages.templates(app.state.settings.templates_dir).env
-    await anyio.to_thread.run_sync(partial(settle_heap, env))
+    if app.state.warm_up:
+        await anyio.to_thread.run_sync(partial(settle_heap, env))
     services = app.state.services
     await anyio.to_thread.run_sync(registry(app.state.settings).remove_stale_partials)
     try:
@@ -121,7 +122,9 @@ def _add_error_handlers(app: FastAPI) -> None:
         return JSONResponse(status_code=405, content={"detail": exc.detail}, headers=headers)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAPI:
+    """The app; `warm_up` False skips settle_heap at startup: for a batch of requests in a process
+    that is no server (`xt export`, a notebook's show(): the user's objects must stay collectable)."""
     settings = settings or get_settings()
     # The worker pool already keeps the cores busy; BLAS threads on top of it busy-wait
     # and oversubscribe them (first step views measured ~9x slower with the default).
@@ -135,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.warm_up = warm_up
     app.state.services = Services(settings)
     # the admin cookie's value: this process's own unless the settings share one among workers
     app.state.admin_token = settings.admin_token or secrets.token_urlsafe(32)

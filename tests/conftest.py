@@ -7,6 +7,7 @@ import pytest
 from _pytest.nodeid import NodeId
 
 import xt_core
+from tests.helpers.export import quiz_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import Server, running_server
 
@@ -50,6 +51,10 @@ SHARED_GROUPS = dict.fromkeys(
         "tests/core/test_torch_parity.py",
     ),
     "reference",
+)
+# The export's tests share the exports made once a run (tests/helpers/export.py) and one browser.
+SHARED_GROUPS |= dict.fromkeys(
+    ("tests/browser/test_export.py", "tests/browser/test_notebook.py", "tests/app/export/test_export.py"), "export"
 )
 
 

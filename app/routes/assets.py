@@ -30,7 +30,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 # The first line of the bundle's banner names the plotly.js release it was built from.
 _BANNER_VERSION = re.compile(rb"plotly\.js v(\d+\.\d+\.\d+)")
 # A static import or re-export of a relative module: `import {a, b} from "./x.js";`, `import "../y.js";`.
-_RELATIVE_IMPORT = re.compile(r"""^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s*)?["'](\.{1,2}/[^"']+)["']""", re.M)
+RELATIVE_IMPORT = re.compile(r"""^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s*)?["'](\.{1,2}/[^"']+)["']""", re.M)
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class RevalidatedStaticFiles(StaticFiles):
 @lru_cache(maxsize=256)
 def _relative_imports(path: Path, mtime_ns: int) -> tuple[str, ...]:
     """The relative module specifiers `path` imports (cached until the file changes)."""
-    return tuple(_RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")))
+    return tuple(RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")))
 
 
 def module_graph(static_dir: Path, entry: str) -> list[str]:

@@ -126,7 +126,9 @@ async def get_jacobian(
     head: int = Query(0, description="attention head (attention only)"),
     pos: int | None = Query(None, description="query position (attention) or position (output); default the last"),
     seq: int = Query(0, description="sequence of the batch"),
-    top_k: int = Query(10, description="output only: show the k most probable tokens and the target"),
+    top_k: int | None = Query(
+        None, description="output only: show the k most probable tokens and the target (default: 10, or V if fewer)"
+    ),
 ) -> Response:
     return await services.answers.jacobian(request, trace_id, layer, head, pos, seq, top_k)
 

@@ -202,16 +202,17 @@ class Answers:
     # ------------------------------------------------------------------ GET .../jacobian, .../diff, .../update
 
     async def jacobian(
-        self, request: Request, trace_id: str, layer: str, head: int, pos: int | None, seq: int, top_k: int
+        self, request: Request, trace_id: str, layer: str, head: int, pos: int | None, seq: int, top_k: int | None
     ) -> Response:
-        """One softmax row's Jacobian and the chain-rule check (app.steps.jacobian); sealed: no ✓/✗."""
+        """One softmax row's Jacobian and the chain-rule check (app.steps.jacobian); sealed: no ✓/✗.
+        `top_k` None: the output softmax shows DEFAULT_TOP_K tokens, or every token of a smaller vocabulary."""
 
         async def prepare(ctx: TraceContext):
-            layer_index = _jacobian_layer(ctx, layer, head, top_k)
+            layer_index, shown = _jacobian_layer(ctx, layer, head, top_k)
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
             row = ctx.T - 1 if pos is None else pos
             check_range("pos", row, ctx.T, f"the trace has {ctx.T} positions")
-            return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, top_k)
+            return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, shown)
 
         key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(request, trace_id))
         return await self._answer(request, key, prepare, seal=quiz.seal_jacobian)
@@ -300,18 +301,21 @@ def _encoded(build: Callable[[], object], seal: Callable[[dict], dict] | None) -
     return encode(seal(answer) if seal is not None else answer)
 
 
-def _jacobian_layer(ctx: TraceContext, layer: str, head: int, top_k: int) -> int | None:
-    """The layer index, or None for the output softmax; the query's head or top_k checked."""
+def _jacobian_layer(ctx: TraceContext, layer: str, head: int, top_k: int | None) -> tuple[int | None, int]:
+    """The layer index (None for the output softmax) and the tokens the output softmax shows;
+    the query's head or top_k checked (a top_k not given: DEFAULT_TOP_K, at most the vocabulary)."""
     cfg = ctx.trace.cfg
     if layer == "output":
         limit = min(cfg.vocab_size, ctx.settings.max_top_k)
+        if top_k is None:
+            return None, min(jacobian.DEFAULT_TOP_K, limit)
         if not 1 <= top_k <= limit:
             raise SpecError(("query", "top_k"), f"top_k must be between 1 and {limit}, got {top_k}")
-        return None
+        return None, top_k
     try:
         layer_index = int(layer)
     except ValueError:
         raise SpecError(("query", "layer"), f'layer must be an integer or "output", got {layer!r}') from None
     check_range("layer", layer_index, cfg.n_layer, f"the model has {cfg.n_layer} layer(s)")
     check_range("head", head, cfg.n_head, f"the model has {cfg.n_head} heads")
-    return layer_index
+    return layer_index, 0  # an attention row shows every key up to the query

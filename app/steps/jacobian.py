@@ -7,6 +7,8 @@ from app import figures
 from app.figures.serialize import figure_json
 from app.steps.context import TraceContext
 
+DEFAULT_TOP_K = 10  # tokens the output softmax's Jacobian shows when the query names no top_k
+
 
 def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:
     """One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check

@@ -150,9 +150,14 @@ class TraceStore:
                     del self._building[spec.id]
 
     def _build(self, spec: ResolvedSpec, reservation: Reservation | None) -> xt_core.Trace:
-        trace = build_trace(spec, self.progress)
+        return self.put(spec, build_trace(spec, self.progress), reservation)
+
+    def put(self, spec: ResolvedSpec, trace: xt_core.Trace, reservation: Reservation | None = None) -> xt_core.Trace:
+        """Caches `trace` as the trace of `spec`: one this store built, or one built elsewhere
+        (a notebook's, app.notebook: its export holds it for the export's few seconds)."""
         size = trace.nbytes() + training.update_nbytes(trace)
         with self._lock:
+            self._remember(spec)
             if reservation is not None:  # the trace takes its reservation's place
                 self._reserved -= reservation.take()
             self._forget(spec.id)  # built again beside a copy still cached (several workers)

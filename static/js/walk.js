@@ -5,7 +5,7 @@
 // The page's data blocks (#xt-spec in walk/trace_client.js, #xt-buglab here) are read once.
 
 import { startClassroom } from "./class/classroom.js";
-import { errorBox, formatNumber, readJsonBlock } from "./lib/dom.js";
+import { errorBox, formatNumber, readJsonBlock, replaceUrl } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
 import { stepNumber } from "./lib/numbering.js";
 import { createBugLab } from "./walk/buglab.js";
@@ -46,7 +46,7 @@ function rememberInUrl() {
   url.searchParams.set("step", String(stepNumber(state.index))); // as people count: from 1
   if (state.seq > 0) url.searchParams.set("seq", String(state.seq));
   else url.searchParams.delete("seq");
-  window.history.replaceState(null, "", url);
+  replaceUrl(url);
 }
 
 async function show(index) {

@@ -4,6 +4,9 @@
 // * A trace-scoped call answered 404 means the server forgot the trace id (evicted, or it lives on
 //   another worker): re-POST the spec, retry once. The id is a hash of the spec, so it stays the same.
 // * Steps, Jacobians and enlarged heads are cached in memory (bounded, least recently used first out).
+// * A page exported by `xt export` has no server: lib/static_source.js answers every request.
+
+import { exported, staticRequest } from "./static_source.js";
 
 const CACHE_LIMIT = 80;
 const BUSY_RETRIES = 3; // 503s retried per request before the error reaches the caller
@@ -72,6 +75,7 @@ export async function request(
   url,
   { method = "GET", json, form, headers = {}, onBusy = null, busyRetries = BUSY_RETRIES } = {},
 ) {
+  if (exported) return staticRequest(url, { method, json });
   const identity = voter ? { "X-Voter": voter } : {};
   const init = { method, headers: { Accept: "application/json", ...identity, ...headers } };
   if (json !== undefined) {

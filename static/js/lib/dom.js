@@ -100,3 +100,13 @@ export function errorBox(message, onRetry) {
 export function readJsonBlock(id) {
   return JSON.parse(document.getElementById(id).textContent);
 }
+
+/** history.replaceState to `url` where the page may rewrite its URL. A page shown inline (a
+ * notebook's srcdoc iframe, app/notebook.py) may not: its view then lives only in the page. */
+export function replaceUrl(url) {
+  try {
+    window.history.replaceState(null, "", url);
+  } catch {
+    /* about:srcdoc */
+  }
+}

@@ -4,7 +4,7 @@
 // toggle, and the step's title, takeaway, formula and first figure fit the screen (the first
 // figure is drawn as tall as the room left). In every mode a new step starts at its title.
 
-import { isTyping } from "../lib/dom.js";
+import { isTyping, replaceUrl } from "../lib/dom.js";
 import { setPlotHeight } from "../lib/figures.js";
 
 const MIN_PLOT = 200; // px: a shorter plot is no longer a figure
@@ -114,7 +114,7 @@ export function wirePresenter() {
     const url = new URL(window.location.href);
     if (on) url.searchParams.set("present", "1");
     else url.searchParams.delete("present");
-    window.history.replaceState(null, "", url);
+    replaceUrl(url);
     revealTitle();
     showFirstFigure();
     refitFirstFigure();

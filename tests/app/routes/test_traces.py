@@ -13,7 +13,7 @@ from app.spec import TraceSpec, resolve, spec_from_query
 from app.spec.cost import spec_cost
 from app.traces.cache import LRU
 from tests.helpers.client import make_client
-from tests.helpers.specs import SMALL_SPEC
+from tests.helpers.specs import SMALL_CONFIG, SMALL_SPEC
 
 STEP_KEYS = {
     "index", "name", "phase", "layer", "title", "block", "kind", "explanation", "formula", "shapes",
@@ -310,6 +310,20 @@ def test_output_jacobian_row_shows_top_k_and_the_target(client, trace):
     assert row["kind"] == "output" and row["layer"] == "output" and row["head"] is None
     assert 3 <= len(row["labels"]) <= 4 and any(label.endswith("(target)") for label in row["labels"])
     assert row["ok"]
+
+
+def test_output_jacobian_of_a_vocabulary_under_ten_shows_every_token_by_default(client):
+    """The page asks without top_k: the default (10) is cut to the vocabulary, not refused; an
+    explicit top_k past it still is, naming the field and the limit."""
+    spec = {"config": {**SMALL_CONFIG, "vocab_size": 6}, "tokens": [0, 1, 2, 3, 4, 5, 0, 1]}
+    trace_id = client.post("/api/traces", json=spec).json()["id"]
+    row = client.get(f"/api/traces/{trace_id}/jacobian", params={"layer": "output", "pos": 3})
+    assert row.status_code == 200
+    assert row.json()["indices"] == [0, 1, 2, 3, 4, 5] and row.json()["ok"]
+    assert "the 6 most probable" in row.json()["note"]
+    refused = client.get(f"/api/traces/{trace_id}/jacobian", params={"layer": "output", "top_k": 7})
+    assert refused.status_code == 422 and error_fields(refused) == ["top_k"]
+    assert "between 1 and 6" in refused.json()["detail"][0]["msg"]
 
 
 def test_jacobian_defaults_to_the_last_position(client, trace):

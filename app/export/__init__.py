@@ -1,0 +1,177 @@
+"""`xt export`: a walkthrough or a lesson as files any static host serves (docs/export.md).
+
+A trace is a pure function of its spec and every view of it is JSON the page already draws, so
+the answers can be computed once, by the app itself (app.export.answers drives the real routes in
+process), and written next to the page (app.export.page): a directory, or one HTML file that opens
+from file:// with the network off. A quiz is exported sealed (app.export.sealed). The output is
+deterministic: the same spec gives byte-identical files (no dates, sorted keys, gzip mtime 0).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.export import page
+from app.export.answers import MAX_JACOBIAN_ROWS, MAX_SEQS, AppAnswers, Collected, ExportError, Progress, collect
+from app.export.keys import answer_key
+
+__all__ = ["MAX_JACOBIAN_ROWS", "MAX_SEQS", "ExportError", "Exported", "export"]
+
+FULL_APP = "the full app (`make run` in a checkout of xt)"
+
+
+@dataclass
+class Exported:
+    trace_id: str
+    steps: int  # the walkthrough's steps (the timeline)
+    answers: int  # answers written
+    left_out: list[str] = field(default_factory=list)
+    html: str = ""  # the page (the single file's, when one was asked for)
+
+
+def _client(settings=None):
+    """The app, driven in process, without a server's warm-up (a few seconds of batch work: its
+    first requests load what they need). A sealed quiz asks as a new learner for every probe and
+    answer (app.export.sealed): the identities one address may get are not bounded here."""
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import get_settings
+
+    settings = replace(settings or get_settings(), voters_per_address=1 << 30)
+    return TestClient(create_app(settings, warm_up=False), base_url="http://127.0.0.1")
+
+
+def _note(collected: Collected, quiz: bool) -> str:
+    parts = ["A static export of xt, computed once by the app's own code."]
+    if collected.left_out:
+        parts.append(f"Not in it: {'; '.join(collected.left_out)}.")
+    if quiz:
+        parts.append("The quiz is sealed: your browser decrypts its verdict once you answer.")
+    parts.append(f"New text, training and classes need {FULL_APP}.")
+    return " ".join(parts)
+
+
+def _lesson(client, name: str) -> dict:
+    response = client.get(f"/api/lessons/{name}")
+    if response.status_code != 200:
+        raise ExportError(response.json().get("detail", f"no lesson named {name!r}"))
+    return response.json()
+
+
+def _add_lessons(client, collected: Collected, only: str | None, handed_over: bool) -> None:
+    """The lessons of this walkthrough (only `only`, for a lesson's export) and their list; a
+    trace handed over (a notebook's) is no lesson's: the catalogue (seconds to check) is not read."""
+    entries = [] if handed_over else AppAnswers(client).get("/api/lessons", keep=False)["lessons"]
+    mine = [e for e in entries if e["trace_id"] == collected.trace_id and only in (None, e["name"])]
+    for entry in mine:
+        AppAnswers(client, collected).get(f"/api/lessons/{entry['name']}")
+    collected.answers[answer_key("/api/lessons")] = json.dumps({"lessons": mine}, sort_keys=True).encode()
+
+
+def _collect(
+    client, spec: dict | None, lesson: str | None, progress: Progress | None, handed_over: bool = False
+) -> tuple[Collected, dict]:
+    """The answers and the page's manifest of `spec` or of the lesson named `lesson`."""
+    lesson_json = None if lesson is None else _lesson(client, lesson)
+    spec = spec if lesson_json is None else lesson_json["spec"]
+    steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
+    collected = collect(client, spec, steps, progress)
+    _add_lessons(client, collected, lesson, handed_over)
+    quiz = collected.summary["spec"].get("quiz") is not None
+    if quiz:
+        from app.export import sealed
+
+        sealed.seal(client, collected)
+    first = steps[0] if steps else 0
+    manifest = {"trace": collected.trace_id, "lesson": lesson, "quiz": quiz, "step": first}
+    return collected, manifest
+
+
+def export(
+    spec: dict | None = None,
+    lesson: str | None = None,
+    out: Path | None = None,
+    single: Path | None = None,
+    progress: Progress | None = None,
+    settings=None,
+    want_html: bool = False,
+    trace=None,
+    tensors: bool = False,
+) -> Exported:
+    """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
+    and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer.
+    `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is;
+    `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy."""
+    if (spec is None) == (lesson is None):
+        raise ExportError("export one thing: a spec or a lesson")
+    with _client(settings) as client:  # one event loop for every request (and the app's lifespan)
+        if trace is not None:
+            _hand_over(client, spec, trace)
+        collected = _collect(client, spec, lesson, progress, handed_over=trace is not None)
+        return _write(client, *collected, out, single, want_html, tensors)
+
+
+def _write(client, collected: Collected, manifest: dict, out, single, want_html: bool, tensors: bool) -> Exported:
+    static_dir = client.app.state.settings.static_dir
+    note = _note(collected, manifest["quiz"])
+
+    def render(mode: str) -> str:
+        return page.render(client, collected.summary["query"], manifest["step"], manifest | {"answers": mode}, note)
+
+    exported = Exported(collected.trace_id, len(collected.summary["steps"]), len(collected.answers), collected.left_out)
+    if out is not None:
+        arrays = _tensors(client, collected) if tensors else {}
+        _replace_directory(Path(out), render("files"), static_dir, collected.answers, arrays)
+    if single is not None or want_html:
+        exported.html = page.single_file(render("inline"), static_dir, collected.answers)
+    if single is not None:
+        Path(single).write_text(exported.html, encoding="utf-8")
+    return exported
+
+
+def _hand_over(client, spec: dict, trace) -> None:
+    """The app's store holds `trace` as the trace of `spec`: the export shows it, never a rebuild."""
+    from app.spec import TraceSpec, resolve
+
+    settings = client.app.state.settings
+    client.app.state.services.store.put(resolve(TraceSpec.model_validate(spec), settings), trace)
+
+
+def _tensors(client, collected: Collected) -> dict[str, bytes]:
+    """tensors/<name>.npy and tensors/<name>.grad.npy of every tensor the exported steps name
+    (GET .../tensors/{name}: the app's own .npy)."""
+    names: set[str] = set()
+    for key, body in collected.answers.items():
+        if key.startswith("trace/steps/") and key.endswith("?seq=0"):
+            names |= set(json.loads(body).get("shapes", {}))
+    arrays = {}
+    for name in sorted(names):
+        for grad in (False, True):
+            response = client.get(f"/api/traces/{collected.trace_id}/tensors/{name}?grad={str(grad).lower()}")
+            if response.status_code == 200:  # a tensor without a gradient (the token ids) has none
+                arrays[f"{name}{'.grad' if grad else ''}.npy"] = response.content
+    return arrays
+
+
+def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes], arrays: dict) -> None:
+    """Writes the directory beside `out`, then swaps it in: an old export's files never linger."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        page.write_directory(staging, base, static_dir, answers)
+        if arrays:
+            (staging / "tensors").mkdir()
+            for name, data in arrays.items():
+                (staging / "tensors" / name).write_bytes(data)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

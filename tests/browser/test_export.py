@@ -1,0 +1,163 @@
+"""An exported walkthrough in Chromium (app/export, static/js/lib/static_source.js): the directory
+served by `python -m http.server` with every request outside it refused, and the single file from
+file:// with the network off, each walked with the keyboard (the directory through every step), a
+head enlarged, a Jacobian row opened and the lesson's narration shown; the sealed quiz's verdict only
+after an answer."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+
+from tests.helpers.browser import axe_violations
+from tests.helpers.export import LESSON, StaticServer
+
+
+@pytest.fixture(scope="module")
+def served(small_export):
+    server = StaticServer(small_export.directory)
+    yield server
+    server.stop()
+
+
+@contextmanager
+def guarded(browser, allowed: tuple[str, ...], offline: bool = False):
+    """A page whose requests outside `allowed` are refused (and listed), with the errors it reports."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, offline=offline)
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(route):
+        if route.request.url.startswith(allowed):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    try:
+        yield page, outside, errors
+    finally:
+        context.close()
+
+
+def rendered(page, index: int) -> None:
+    page.wait_for_selector(f'#step[data-rendered="{index}"]')
+
+
+def index_of(page, name: str, phase: str) -> int:
+    return page.evaluate(f"window.xt.trace.steps.find(s => s.name === {name!r} && s.phase === {phase!r}).index")
+
+
+def go_to(page, index: int) -> None:
+    page.evaluate(f"document.querySelector('.cell[data-index=\"{index}\"]').click()")
+    rendered(page, index)
+
+
+def step_by_step(page, count: int) -> None:
+    """→ from the first step to step `count - 1`, each step's answer found and laid out (its
+    text in place: the wait ends before its figures are drawn, the next → waits for them)."""
+    for index in range(1, count):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(f'#step[data-shown="{index}"]')
+    rendered(page, count - 1)
+    assert "Not in this export" not in page.locator("#step").inner_text()
+
+
+def head_enlarged(page) -> None:
+    go_to(page, index_of(page, "layers.0.attention.probs", "forward"))
+    page.locator(".figure-card").nth(1).locator(".head-buttons button", has_text="head 1").click()
+    page.locator("dialog#enlarge .js-plotly-plot").wait_for()
+    assert "head 1" in page.locator("#enlarge-title").text_content()
+    page.keyboard.press("Escape")
+
+
+def lesson_played(page) -> None:
+    """The lesson chosen in the class bar: its first stop's narration, then its second stop (the
+    softmax's backward step), where a Jacobian row is opened."""
+    page.click("#context-more")
+    page.select_option("#class-lesson", LESSON)
+    page.locator(".lesson-narration").filter(has_text="Point at the rows").wait_for()
+    page.locator("#lesson-panel button", has_text="Next ▶").click()
+    page.locator(".lesson-narration").filter(has_text="Open a row's Jacobian").wait_for()
+    rendered(page, index_of(page, "layers.0.attention.probs", "backward"))
+    page.locator("#jacobian .js-plotly-plot").nth(1).wait_for()  # the default row: J and the vectors
+    page.locator("#jacobian select").nth(0).select_option("1")
+    page.locator("#jacobian select").nth(1).select_option("5")
+    page.locator("#jacobian button", has_text="Show Jacobian").click()
+    page.locator("#jacobian-heading").filter(has_text="head 1, query position 5").wait_for()
+    assert "chain rule ✓" in page.locator("#jacobian .badge-ok").text_content()
+    assert page.locator("#jacobian tbody tr").count() == 6  # keys 0..5
+
+
+def test_the_exported_directory_on_a_static_server(browser, served, axe):
+    """Every step with the keyboard (each its own file from the server), a head enlarged, the
+    lesson's narration and a Jacobian row; axe on that page (figures, lesson panel, Jacobian)."""
+    with guarded(browser, (served.base + "/",)) as (page, outside, errors):
+        page.goto(f"{served.base}/index.html")
+        rendered(page, 0)
+        step_by_step(page, page.evaluate("window.xt.trace.steps.length"))
+        head_enlarged(page)
+        assert page.locator("#class-present").is_hidden()  # presenting needs the app's server
+        assert page.locator(".export-note").is_visible()
+        lesson_played(page)
+        assert axe_violations(page, axe) == []
+        assert outside == [] and errors == []
+
+
+# Every step's answer as the page's own static client reads it from the single file (its modules
+# are data: URLs behind the import map): found, decoded, none a refusal.
+EVERY_STEP = """async (count) => {
+  const { staticRequest } = await import("xt/js/lib/static_source.js");
+  const found = [];
+  for (let i = 0; i < count; i++) {
+    const step = await staticRequest(`/api/traces/x/steps/${i}?seq=0`);
+    found.push(step.index === i && step.figures.length > 0 && !step.xt_export_refused);
+  }
+  return found;
+}"""
+
+
+def test_the_single_file_with_the_network_off(browser, small_export):
+    """The single file from file:// offline: every step's answer read in the page, the first
+    steps and the last with the keyboard, a head enlarged, the lesson's narration and a Jacobian
+    row (the directory's test walks every step: the same page code, its answers from files)."""
+    with guarded(browser, ("file:", "data:"), offline=True) as (page, outside, errors):
+        page.goto(small_export.single.as_uri())
+        rendered(page, 0)
+        count = page.evaluate("window.xt.trace.steps.length")
+        assert page.evaluate(EVERY_STEP, count) == [True] * count
+        step_by_step(page, 4)
+        page.keyboard.press("End")
+        rendered(page, count - 1)
+        head_enlarged(page)
+        lesson_played(page)
+        assert outside == [] and errors == []
+
+
+def test_a_sealed_quiz_shows_its_verdict_only_after_an_answer(browser, quiz_export):
+    from xt_core.lab.faults import CATALOGUE
+
+    with guarded(browser, ("file:", "data:"), offline=True) as (page, outside, errors):
+        page.goto(quiz_export.single.as_uri())
+        rendered(page, 0)
+        backward = page.evaluate("window.xt.trace.steps.filter(s => s.phase === 'backward').map(s => s.index)")
+        go_to(page, backward[2])
+        assert "hidden until you answer" in page.locator("#step .gradcheck").inner_text()
+        page.click(".quiz-probe")  # a probe: this step's check, decrypted in the browser
+        page.locator("#step .gradcheck", has_text="max rel err").wait_for()
+        assert "2 of 3 left" in page.locator("body").inner_text() or page.locator(".quiz-probe").count() == 0
+        before = page.locator("body").inner_text()
+        assert page.locator(".quiz-verdict").count() == 0 and not any(name in before for name in CATALOGUE)
+        page.click(".quiz-answer")
+        verdict = page.locator(".quiz-verdict").first
+        verdict.wait_for()
+        assert any(name in verdict.inner_text() for name in CATALOGUE)
+        page.reload()  # the answer stays given (sessionStorage), the probe spent (localStorage)
+        page.locator(".quiz-verdict").first.wait_for()
+        assert outside == [] and errors == []

@@ -1,0 +1,138 @@
+"""One small walkthrough exported by `xt export` (app/export), shared by the export's tests: a
+one-layer model of width 8 on 8 characters (every step a walkthrough has, each one cheap to draw),
+with a two-stop lesson of its own, as a directory and as one HTML file; and a sealed quiz of the
+same sizes. Made once a run (session fixtures; the export's test modules share one xdist group)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import re
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+CONFIG = {"n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 8, "ffn_hidden": 16, "seq_len": 16}
+# T = 7 positions (the Jacobian row the walk opens is query position 5); 4 distinct characters:
+# the output softmax's Jacobian shows the whole vocabulary (the page sends no top_k)
+SPEC = {"text": "abcdabca", "tokenizer": "char", "config": CONFIG}
+QUIZ_SPEC = SPEC | {"quiz": 4242}
+LESSON = "tiny-tour"
+LESSON_TOML = f"""title = "A tiny tour"
+summary = "Two stops through a one-layer model."
+
+[spec]
+text = "{SPEC["text"]}"
+tokenizer = "char"
+config = {{ {", ".join(f"{k} = {v}" for k, v in CONFIG.items())} }}
+
+[[steps]]
+name = "embedding"
+phase = "forward"
+takeaway = "Each letter becomes a vector."
+narration = "Point at the rows of the output: one row per position, eight numbers each."
+next = "Then the softmax's backward."
+
+[[steps]]
+name = "layers.0.attention.probs"
+phase = "backward"
+takeaway = "The softmax's Jacobian carries the gradient to the scores."
+narration = "Open a row's Jacobian below the figures."
+"""
+
+
+@dataclass
+class Export:
+    directory: Path
+    single: Path
+    trace_id: str
+    steps: int
+    seconds: float
+
+
+def settings_with_lesson(root: Path, lesson: bool = True):
+    """The app's settings with a lessons directory holding LESSON only (or none)."""
+    from app.settings import get_settings
+
+    lessons = root / "lessons"
+    lessons.mkdir(parents=True, exist_ok=True)
+    if lesson:
+        (lessons / f"{LESSON}.toml").write_text(LESSON_TOML, encoding="utf-8")
+    return replace(get_settings(), lessons_dir=lessons)
+
+
+def export_small(root: Path, spec: dict = SPEC, name: str = "walk") -> Export:
+    from app.export import export
+
+    started = time.perf_counter()
+    directory, single = root / name, root / f"{name}.html"
+    settings = settings_with_lesson(root, lesson=spec is SPEC)
+    exported = export(spec, out=directory, single=single, settings=settings)
+    return Export(directory, single, exported.trace_id, exported.steps, time.perf_counter() - started)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StaticServer:
+    """`python -m http.server` serving one directory on 127.0.0.1 (a subprocess)."""
+
+    def __init__(self, directory: Path):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        command = [
+            sys.executable,
+            "-m",
+            "http.server",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(directory),
+        ]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("python -m http.server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def small_export(tmp_path_factory) -> Export:
+    return export_small(tmp_path_factory.mktemp("export"))
+
+
+@pytest.fixture(scope="session")
+def quiz_export(tmp_path_factory) -> Export:
+    return export_small(tmp_path_factory.mktemp("export-quiz"), QUIZ_SPEC, "quiz")
+
+
+def exported_texts(export: Export) -> dict[str, str]:
+    """Every file of the export as text (answers gunzipped) and the single file's answers block."""
+    texts = {}
+    for path in sorted(export.directory.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            texts[str(path.relative_to(export.directory))] = (
+                gzip.decompress(data) if path.suffix == ".gz" else data
+            ).decode()
+    single = export.single.read_text(encoding="utf-8")
+    block = re.search(r'id="xt-export-answers">([^<]+)<', single).group(1)
+    texts["single file"] = single
+    texts["single file's answers"] = gzip.decompress(base64.b64decode(block)).decode()
+    return texts
