@@ -32,6 +32,10 @@ class Settings:
     # sum of Trace.nbytes()); also the most one trace may hold. 1.5 GiB: a real model's trace
     # (up to 1.5 GB, app/checkpoints/real_models.py) fits
     cache_bytes: int = 3 << 29
+    # of cache_bytes, what the process's cache of recomputed segments may hold (xt_core.recompute:
+    # a trace keeps its layer boundaries and replays a layer when a view reads inside it); at
+    # most a quarter of cache_bytes. SmolLM2's layer at 32 positions is ~18 MB, its head ~140 MB.
+    recompute_bytes: int = 256 << 20
     # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
     # objects (its record, its tape node, the float64 twin's) that every full garbage collection
     # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2

@@ -15,7 +15,7 @@ from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.cost import spec_cost
 from app.traces.admission import Admission, Overloaded
-from app.traces.store import NotBuilt, TraceStore
+from app.traces.store import NotBuilt, TraceStore, build_trace
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
 
@@ -27,11 +27,22 @@ def resolved(body: dict, settings: Settings):
 
 
 def one_trace_bytes() -> int:
+    """What a build of SMALL_SPEC reserves: its peak (every forward value at once)."""
     return spec_cost(resolved(SMALL_SPEC, Settings())).nbytes
 
 
+def held_bytes() -> int:
+    """What its trace then holds (its boundaries: xt_core.recompute), far less than its build."""
+    return build_trace(resolved(SMALL_SPEC, Settings())).nbytes()
+
+
+def room_for_one() -> int:
+    """A budget with room for one build beside no trace held, not beside one."""
+    return one_trace_bytes() + held_bytes() // 2
+
+
 def test_a_trace_in_use_counts_against_the_budget_until_it_is_collected():
-    settings = Settings(cache_bytes=one_trace_bytes() * 3 // 2)  # room for one trace, not two
+    settings = Settings(cache_bytes=room_for_one())  # room for one build, not beside a trace in use
     store = TraceStore(settings)
     admission = Admission(settings, store)
     held = store.get(resolved(SMALL_SPEC, settings))  # in use, as by a request drawing a view
@@ -49,7 +60,7 @@ def test_a_trace_in_use_counts_against_the_budget_until_it_is_collected():
 
 
 def test_a_check_job_holding_an_evicted_trace_blocks_a_build_past_the_budget():
-    with make_client(cache_bytes=one_trace_bytes() * 3 // 2) as client:
+    with make_client(cache_bytes=room_for_one()) as client:
         services = client.app.state.services
         first = post_trace(client, SMALL_SPEC)
         gate = threading.Event()
@@ -90,12 +101,12 @@ def test_rebuilding_an_evicted_trace_that_trains_needs_the_admin_key():
 
 
 def test_a_refused_reservation_evicts_nothing():
-    settings = Settings(cache_bytes=one_trace_bytes() * 5 // 2)  # two traces, not three
+    settings = Settings(cache_bytes=one_trace_bytes() + held_bytes() * 5 // 2)  # two traces and a build, not three
     store = TraceStore(settings)
     held = store.get(resolved(SMALL_SPEC, settings))  # in use: evicting it frees nothing
     store.get(resolved(SECOND, settings))
     assert len(store) == 2
-    assert store.reserve(2 * one_trace_bytes()) is None  # in use + needed > budget: no use evicting
+    assert store.reserve(one_trace_bytes() + 2 * held_bytes()) is None  # in use + needed > budget: no use evicting
     assert len(store) == 2 and store.reserved == 0
     del held
 
