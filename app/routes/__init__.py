@@ -6,7 +6,7 @@
 | traces | POST /api/traces; GET /api/traces/{id}/steps/{i}, .../steps/{i}/head, .../jacobian, .../tensors/{name} |
 | buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; GET .../quiz; POST .../quiz/probe, .../quiz/answer; GET /quiz |
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
-| training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
+| training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |
 | docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
