@@ -18,7 +18,7 @@ from xt_core.config import Config
 from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
-from xt_core.recompute import Segments, record_boundaries
+from xt_core.recompute import Segments, forward_finite, record_boundaries
 from xt_core.tape import Node, run_forward
 from xt_core.trace import Trace
 
@@ -189,12 +189,14 @@ def forward_backward(
     caches = run_forward(nodes, env)
     shapes = {node.name: np.shape(env[node.name]) for node in nodes}
     keep_freed_memory(sum(a.nbytes for a in env.values() if isinstance(a, np.ndarray) and a.flags.writeable))
+    finite = forward_finite(nodes, env)
     param_grads = {} if keep_param_grads else None
     segs = Segments.of(nodes, params)
     boundary_grads = record_boundaries(
         nodes, segs, env, caches, np.ones((), dtype=dtype), backward_override, param_grads
     )
-    return Trace(
+    finite &= not boundary_grads.pop("nonfinite gradient", False)
+    trace = Trace(
         cfg=cfg,
         nodes=nodes,
         held=env,
@@ -205,3 +207,5 @@ def forward_backward(
         backward_override=backward_override,
         param_grads=param_grads,
     )
+    trace.all_finite = finite  # every value and activation gradient (app.steps.nonfinite reads it)
+    return trace

@@ -79,17 +79,9 @@ def record_boundaries(nodes, segs: Segments, env: dict, caches: list, seed, over
         span = segs.spans[s]
         grads = {nodes[span[-1]].name: boundary[nodes[span[-1]].name]}
         for i in reversed(span):
-            node = nodes[i]
-            if param_grads is None and not any(activation(n) for n in node.inputs):
-                caches[i] = None
-                continue
-            in_grads = node_backward(node, caches[i], grads, override, inputs_only=param_grads is None)
-            for name, grad in zip(node.inputs, in_grads, strict=True):
-                if grad is None:
-                    continue
-                target = grads if activation(name) else param_grads
-                if target is not None:
-                    accumulate(target, name, grad, lambda n=node, c=caches[i], k=name: sparse_rows(n, c, k, override))
+            needed = param_grads is not None or any(activation(n) for n in nodes[i].inputs)
+            if needed and not _op_backward(nodes[i], caches[i], grads, param_grads, override, activation):
+                boundary["nonfinite gradient"] = True  # popped by the caller (Trace.all_finite)
             caches[i] = None
         for i in span[:-1]:
             env.pop(nodes[i].name)
@@ -97,6 +89,36 @@ def record_boundaries(nodes, segs: Segments, env: dict, caches: list, seed, over
             if name in segs.produced and segs.produced[name] != s:
                 boundary[name] = grads[name]
     return boundary
+
+
+def _op_backward(node: Node, cache, grads: dict, param_grads: dict | None, override, activation) -> bool:
+    """One op's backward of record_boundaries: its activations' gradients summed into `grads`, its
+    parameters' into `param_grads` (or left out when None); whether the former are all finite."""
+    finite = True
+    in_grads = node_backward(node, cache, grads, override, inputs_only=param_grads is None)
+    for name, grad in zip(node.inputs, in_grads, strict=True):
+        if grad is None:
+            continue
+        target = grads if activation(name) else param_grads
+        if target is grads:
+            finite = finite and bool(np.isfinite(np.sum(grad)))
+        if target is not None:
+            accumulate(target, name, grad, lambda k=name: sparse_rows(node, cache, k, override))
+    return finite
+
+
+def forward_finite(nodes: list[Node], env: Mapping) -> bool:
+    """Whether every forward value of a step is finite (a masked score's -inf aside: a NaN or +inf
+    score makes its probabilities NaN) and no RMSNorm's mean square overflowed. Read while the build
+    holds every value (one sum per tensor): with record_boundaries' "nonfinite gradient", what the
+    page's divergence banner needs without replaying every layer (Trace.all_finite)."""
+    with np.errstate(all="ignore"):
+        for node in nodes:
+            if not node.name.endswith(".scores") and not np.isfinite(np.sum(env[node.name])):
+                return False
+            if node.kind == "rmsnorm" and np.isinf(np.mean(np.square(env[node.inputs[0]]), axis=-1)).any():
+                return False
+    return True
 
 
 @dataclass

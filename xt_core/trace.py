@@ -77,6 +77,7 @@ class Trace:
         self.records = self._make_records(shapes)
         self.update = None  # the optimizer step, when the trace is a training step
         self.train_losses: list[float] = []  # losses of the training steps run before this one
+        self.all_finite = False  # set by the build: every value and activation gradient finite
 
     @property
     def values(self) -> LazyMap:

@@ -260,6 +260,14 @@ def step_seconds(cfg: Config, n_seq: int, T: int, dtype: str) -> float:
     return sum(COEFFICIENTS[name] * terms[name] for name in TERMS)
 
 
+def recorded_step_seconds(cfg: Config, n_seq: int, T: int, dtype: str) -> float:
+    """Estimated seconds of a recorded step without an update: a training step's terms but the
+    optimizer's passes over the parameters (SmolLM2 at 32 positions: ~1.2 s, where the params
+    term alone said 16 s; measured 0.9 s, benchmarks/recompute.py)."""
+    terms = step_terms(cfg, n_seq, T, np.dtype(dtype).itemsize)
+    return sum(COEFFICIENTS[name] * terms[name] for name in TERMS if name != "params")
+
+
 @dataclass(frozen=True)
 class Cost:
     """A trace build's estimated peak bytes (held while it runs) and seconds."""
@@ -280,9 +288,11 @@ def build_cost(
     when a view asks). borrowed: a float32 trace borrows a loaded checkpoint's weights."""
     itemsize = np.dtype(dtype).itemsize
     recorded = estimate_build_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
-    if not train_steps:
-        return Cost(recorded, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
+    if not train_steps and optimizer is None:  # forward and backward only: no optimizer's passes
+        return Cost(recorded, recorded_step_seconds(cfg, n_seq, T, dtype))
     weights = cfg.n_params() * itemsize
+    if not train_steps:  # the update reads every parameter's gradient, held through it
+        return Cost(recorded + weights, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
     state = state_slots(optimizer) * weights  # held through the training and the recorded step
     one_step = estimate_build_bytes(cfg, n_seq, T, itemsize) + weights  # its weights' gradients held
     training = one_step + 2 * weights + 2 * state

@@ -69,6 +69,7 @@ class Float64Step:
         values, caches = _forward64(nodes, params, tokens, targets)
         segs = Segments.of(nodes, param_names)
         grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override)
+        grads.pop("nonfinite gradient", None)
         return cls(nodes, values, grads, param_names, backward_override)
 
     @property
