@@ -98,6 +98,7 @@ class Settings:
     max_queued_seconds: float = 600.0
     max_queued_builds: int = 128
     max_queued_per_client: int = 3
+    max_queued_per_address: int = 32  # requests without a learner identity: maybe a class behind one router
     # One spec's training (train_steps of it) estimated by the cost model calibrated on this class
     # of machine (benchmarks/cost_model.py): the README's "about 20 s of work" at most.
     max_train_seconds: float = 20.0

@@ -9,7 +9,8 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              build behind it starts, so a big build is never starved by a stream of small ones
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
 
-Refused at once: past settings.max_queued_per_client builds waiting for one client (429), and,
+Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
+settings.max_queued_per_address for an address without one (429), and,
 the queue being full, past settings.max_queued_builds builds waiting or their estimated
 seconds with the builds under way past settings.max_queued_seconds (503 + Retry-After). A
 request for a spec whose build is under way or waiting waits for that build at no cost.
@@ -105,11 +106,13 @@ class Admission:
 
     def _check_room(self, cost: Cost, client: str) -> None:
         mine = len(self.queues.get(client, ()))
-        if mine >= self.settings.max_queued_per_client:
+        # an address without a learner identity may be a class behind one router: a larger share
+        shared = client.startswith("address:")
+        limit = self.settings.max_queued_per_address if shared else self.settings.max_queued_per_client
+        if mine >= limit:
+            name = "max_queued_per_address" if shared else "max_queued_per_client"
             raise TooManyQueued(
-                f"{mine} builds of this client already wait (max_queued_per_client = "
-                f"{self.settings.max_queued_per_client})",
-                self._seconds_ahead(len(self.queues)),
+                f"{mine} builds of this client already wait ({name} = {limit})", self._seconds_ahead(len(self.queues))
             )
         waiting = self.waiting
         ahead = self.queued_seconds + sum(t.cost.seconds for q in self.queues.values() for t in q)

@@ -138,7 +138,8 @@ def test_the_update_step_reserves_no_update_and_training_reserves_its_state():
     settings = Settings()
     plain = spec_cost(resolved(SMALL_SPEC, settings)).nbytes
     update = spec_cost(resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}}, settings)).nbytes
-    assert update == plain  # the recorded step's update is recomputed on demand, never held
+    weights = resolved(SMALL_SPEC, settings).cfg.n_params() * 4
+    assert update == plain + weights  # its gradients, held through the update; its ΔW is recomputed, never held
     sgd = resolved({**SMALL_SPEC, "optimizer": {"name": "sgd"}, "train_steps": 2}, settings)
     adamw = resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 2}, settings)
     assert spec_cost(adamw).nbytes > spec_cost(sgd).nbytes  # m and v beside the weights
