@@ -100,18 +100,21 @@ class Services:
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
 
     async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
-        """The spec's trace, from the cache or built once admitted (app.traces.admission: 503 when
-        the queued work's estimated seconds or bytes would pass their budgets): the one place a
-        trace is built for a request. A spec that trains is built only for a request that may
-        write (the admin key beyond loopback), whichever route asks."""
+        """The spec's trace, from the cache or built in its turn (app.traces.admission: a fair queue;
+        503 only when the queue is full, 429 past a client's share): the one place a trace is built
+        for a request. A client that disconnects while its build waits leaves the queue. A spec
+        that trains is built only for a request that may write (the admin key beyond loopback),
+        whichever route asks."""
         hit = self.store.cached(spec)
         if hit is not None:
             return hit
         if spec.train_steps and request is not None:
             security.check_writer(request, self.settings)
         for _ in range(JOIN_TRIES):
-            ticket = self.admission.admit(spec)
+            ticket = self.admission.admit(spec, self.client_key(request))
             try:
+                turn = asyncio.ensure_future(self.admission.wait(ticket))
+                await (turn if request is None else _unless_client_gone(turn, request))
                 return await self.run(
                     self.store.get,
                     spec,
@@ -120,12 +123,22 @@ class Services:
                     request=request,
                     on_done=partial(self.admission.release, ticket),
                 )
-            except Overloaded:
-                self.admission.release(ticket)  # refused before it was queued
+            except (Overloaded, ClientGone, asyncio.CancelledError):
+                self.admission.release(ticket)  # refused, or its client left: its place (or budget) is free
                 raise
             except NotBuilt:
-                continue  # the build it joined finished and was evicted: admit its own
+                self.admission.release(ticket)
+                continue  # the build it joined finished and was evicted, or left the queue: admit its own
         raise Overloaded(f"the trace of {spec.id} was evicted {JOIN_TRIES} times while this request waited for it")
+
+    def client_key(self, request: Request | None) -> str:
+        """Whose build a request asks for, for the queue's fairness: the learner identity the server
+        issued (app.sessions.voters: X-Voter or its cookie; bounded per address, so not made up), else
+        the client's address."""
+        if request is None or not hasattr(request, "headers"):
+            return ""
+        voter = self.voters.of(request)
+        return f"voter:{voter}" if voter else f"address:{request.client.host if request.client else ''}"
 
     async def context(self, spec: ResolvedSpec, request: Request | None = None) -> TraceContext:
         """The spec's trace (through `build`) with the spec and the settings every view reads."""

@@ -32,6 +32,10 @@ class Settings:
     # sum of Trace.nbytes()); also the most one trace may hold. 1.5 GiB: a real model's trace
     # (up to 1.5 GB, app/checkpoints/real_models.py) fits
     cache_bytes: int = 3 << 29
+    # of cache_bytes, what the process's cache of recomputed segments may hold (xt_core.recompute:
+    # a trace keeps its layer boundaries and replays a layer when a view reads inside it); at
+    # most a quarter of cache_bytes. SmolLM2's layer at 32 positions is ~18 MB, its head ~140 MB.
+    recompute_bytes: int = 256 << 20
     # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
     # objects (its record, its tape node, the float64 twin's) that every full garbage collection
     # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
@@ -88,11 +92,16 @@ class Settings:
     max_upload_bytes: int = 8 << 20  # an uploaded checkpoint file (413 beyond)
     max_upload_store_bytes: int = 1 << 30  # all stored uploads together (507 beyond; none is deleted)
     max_train_steps: int = 500  # spec.train_steps
-    # ---- admission by cost (app/traces/admission.py; estimates: app/spec/cost.py)
-    # The estimated seconds of every trace build queued or running at once (one worker thread
-    # runs them in turn); beyond it a new build is refused with 503 + Retry-After. The bytes of
-    # builds in flight share cache_bytes with the cached traces: room is made before a build starts.
-    max_queued_seconds: float = 60.0
+    # ---- admission: a fair queue (app/traces/admission.py; estimates: app/spec/cost.py)
+    # A build waits its turn (round robin over clients; the head waits for its bytes within
+    # cache_bytes, nobody overtakes it). The queue is full past the estimated seconds of every
+    # build waiting or running (a class of 30 SmolLM2 texts is ~100 s) or past max_queued_builds
+    # waiting: then 503 + Retry-After. One client (its learner identity, else its address) may
+    # have max_queued_per_client builds waiting; one more is 429.
+    max_queued_seconds: float = 600.0
+    max_queued_builds: int = 128
+    max_queued_per_client: int = 3
+    max_queued_per_address: int = 32  # requests without a learner identity: maybe a class behind one router
     # One spec's training (train_steps of it) estimated by the cost model calibrated on this class
     # of machine (benchmarks/cost_model.py): the README's "about 20 s of work" at most.
     max_train_seconds: float = 20.0

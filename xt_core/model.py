@@ -18,7 +18,8 @@ from xt_core.config import Config
 from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
-from xt_core.tape import Node, run_backward, run_forward
+from xt_core.recompute import Segments, forward_finite, record_boundaries
+from xt_core.tape import Node, run_forward
 from xt_core.trace import Trace
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -160,14 +161,19 @@ def forward_backward(
     faults=(),
     fault_layer: int | None = None,
     backward_override=None,
+    keep_param_grads: bool = False,
 ) -> Trace:
-    """One recorded training step: forward, loss, backward. Nothing is copied for
-    recording: the trace keeps the arrays the step computed, and the parameters themselves
-    (a read-only array, e.g. a loaded checkpoint's, is shared, not counted in Trace.nbytes).
+    """One recorded training step: forward, loss, backward. The trace keeps what it cannot
+    recompute (xt_core.recompute: each segment's output and its gradient, the parameters and the
+    token ids) and recomputes the rest when read, bit-identical to a full recording. Nothing is
+    copied for recording; the parameters themselves are kept (a read-only array, e.g. a loaded
+    checkpoint's, is shared, not counted in Trace.nbytes).
 
     faults: names from xt_core.lab.faults.CATALOGUE (the bug lab), applied in `fault_layer`
     (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
-    swaps any op's backward (the exercises)."""
+    swaps any op's backward (the exercises). keep_param_grads: the parameters' gradients are made
+    now and held (a training step's update reads them all; Trace.release_param_grads drops them),
+    else only the activations' backward runs here."""
     if not isinstance(cfg, Config):
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
@@ -181,15 +187,25 @@ def forward_backward(
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
-    grads, contributions = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override)
-    keep_freed_memory(sum(a.nbytes for a in (*env.values(), *grads.values()) if isinstance(a, np.ndarray)))
-    return Trace(
+    shapes = {node.name: np.shape(env[node.name]) for node in nodes}
+    keep_freed_memory(sum(a.nbytes for a in env.values() if isinstance(a, np.ndarray) and a.flags.writeable))
+    finite = forward_finite(nodes, env)
+    param_grads = {} if keep_param_grads else None
+    segs = Segments.of(nodes, params)
+    boundary_grads = record_boundaries(
+        nodes, segs, env, caches, np.ones((), dtype=dtype), backward_override, param_grads
+    )
+    finite &= not boundary_grads.pop("nonfinite gradient", False)
+    trace = Trace(
         cfg=cfg,
         nodes=nodes,
-        values=env,
-        all_grads=grads,
-        contributions=contributions,
+        held=env,
+        boundary_grads=boundary_grads,
+        shapes=shapes,
         param_names=list(params),
         faults=tuple(faults),
         backward_override=backward_override,
+        param_grads=param_grads,
     )
+    trace.all_finite = finite  # every value and activation gradient (app.steps.nonfinite reads it)
+    return trace

@@ -318,20 +318,27 @@ def recorded_elements(cfg: Config, n_seq: int, T: int, where=lambda r: True) -> 
     return sum(r.elements(sizes) * (cfg.n_layer if r.per_layer else 1) for r in RECORDED if where(r))
 
 
-# Measured Trace.nbytes over the recorded entries: about 2.2-2.3 × (value, gradient, and the
-# contributions summed out of place); 2.5 keeps the estimate an upper bound.
-RECORDED_COPIES = 2.5
-
-
 def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, shared_params: bool = False) -> int:
-    """What Trace.nbytes() will report for this step, known before building it (an upper
-    bound within 30%, tests/core/test_trace_bytes.py): values, gradients and contributions of
-    every recorded tensor and parameter, and for a float32 trace (itemsize 4) its float64 twin
-    (xt_core.checks.twin: the activations and their gradients in float64). shared_params: the weights
-    are a loaded checkpoint's, borrowed by the trace (read-only), not held by it."""
-    # a tied embedding table also gets two dense (V, C) contributions (lookup and unembed)
-    tied = 2 * cfg.vocab_size * cfg.n_embd if cfg.tie_embeddings else 0
-    recorded = recorded_elements(cfg, n_seq, T)
-    params = (1 if shared_params else 2) * cfg.n_params()  # the weights (unless borrowed) and their gradients
-    twin = 2 * recorded * 8 if itemsize == 4 else 0
-    return int((RECORDED_COPIES * recorded + params + tied) * itemsize + twin)
+    """What Trace.nbytes() will report for this step, known before building it (an upper bound
+    within 30%, tests/core/test_trace_bytes.py): a trace holds its segment boundaries
+    (xt_core.recompute: the residual stream after the embedding and after each layer, the loss,
+    and dL/d each), the token ids, the weights unless borrowed (shared_params: a loaded
+    checkpoint's, read-only), and for a float32 trace (itemsize 4) its float64 twin's boundaries.
+    Everything else is recomputed when read, in the process's bounded cache of recomputed segments."""
+    boundaries = 2 * ((cfg.n_layer + 1) * n_seq * T * cfg.n_embd + 1) * itemsize
+    ids = 2 * n_seq * T * 8
+    params = 0 if shared_params else cfg.n_params() * itemsize
+    twin = 2 * boundaries if itemsize == 4 else 0
+    return boundaries + ids + params + twin
+
+
+# Measured peak of a build (tracemalloc) over the recorded entries' bytes: 1.3-1.8 (every forward
+# value with its op's cache, then one segment's backward at a time); 2 keeps it an upper bound.
+BUILD_COPIES = 2
+
+
+def estimate_build_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, shared_params: bool = False) -> int:
+    """The most a build holds while it runs (xt_core.model.forward_backward): the forward's every
+    value and cache at once, beside what the trace will keep."""
+    held = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params)
+    return int(BUILD_COPIES * recorded_elements(cfg, n_seq, T) * itemsize) + held + (64 << 10)

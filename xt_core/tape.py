@@ -61,13 +61,21 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
             if grad is None:
                 continue
             contributions[i][name] = grad
-            if name not in grads:
-                grads[name] = grad
-            elif grad.nbytes < LARGE_ARRAY_BYTES:
-                grads[name] = grads[name] + grad
-            else:  # a tied (V, C) embedding's gradient
-                grads[name] = add_large(grads[name], grad, sparse_rows(node, caches[i], name, backward_override))
+            accumulate(grads, name, grad, lambda n=node, c=caches[i], k=name: sparse_rows(n, c, k, backward_override))
     return grads, contributions
+
+
+def accumulate(grads: dict, name: str, grad: np.ndarray, rows: Callable[[], np.ndarray | None]) -> None:
+    """grads[name] += grad, out of place (every recorded contribution keeps its own value): the
+    first contribution is the gradient itself; a large one (a tied (V, C) embedding's) is added
+    into a reused buffer, by rows() where it is zero outside them. The one rule of every backward
+    that records (run_backward, xt_core.recompute's replays), so they sum in the same bits."""
+    if name not in grads:
+        grads[name] = grad
+    elif grad.nbytes < LARGE_ARRAY_BYTES:
+        grads[name] = grads[name] + grad
+    else:
+        grads[name] = add_large(grads[name], grad, rows())
 
 
 def add_large(total: np.ndarray, grad: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -104,16 +112,19 @@ def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_o
 
 
 def run_backward_sparse(
-    nodes: list[Node], caches: list, seed_grad: np.ndarray, wanted, backward_override=None, sink=None
+    nodes: list[Node], caches, seed_grad, wanted, backward_override=None, sink=None, span: range | None = None
 ) -> dict[str, np.ndarray]:
     """run_backward keeping only dL/d(name) for names where wanted(name) (for gradient checks:
     the activations, not the parameters, whose gradients are dropped as each op makes them).
     No contributions are recorded, an op none of whose inputs is wanted is skipped, and each
     cache is released (set to None) once its op has run backward. sink(name, grad), if
     given, receives every other gradient as its op makes it (each op then runs its full
-    backward: the update check's parameter gradients, never all held at once)."""
-    grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
-    for i in range(len(nodes) - 1, -1, -1):
+    backward: the update check's parameter gradients, never all held at once).
+    span: only these nodes' backward (one segment of xt_core.recompute), seed_grad then a dict of
+    the gradients arriving at their outputs, and caches indexable by node index."""
+    span = range(len(nodes)) if span is None else span
+    grads: dict[str, np.ndarray] = dict(seed_grad) if isinstance(seed_grad, dict) else {nodes[-1].name: seed_grad}
+    for i in reversed(span):
         node = nodes[i]
         needed = [wanted(name) for name in node.inputs]
         if any(needed) or sink is not None:

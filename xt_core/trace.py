@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import threading
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -13,6 +15,7 @@ from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
 from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, entry
+from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
 from xt_core.tape import Node
 
 
@@ -34,35 +37,71 @@ class Record:
     shape: tuple[int, ...]
     forward_latex: str
     backward_latex: str
-    contributions: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # read on use: recomputed with the op's segment (Trace.contributions)
+    contributions: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 class Trace:
+    """One recorded step. It holds the parameters, the token ids and the segment boundaries
+    (xt_core.recompute: each segment's output and dL/d it); every other value, gradient and
+    contribution is recomputed from them when read, bit-identical to a full recording, in the
+    process's bounded cache of recomputed segments (xt_core.recompute.RECOMPUTED)."""
+
     def __init__(
         self,
         cfg: Config,
         nodes: list[Node],
-        values: dict,
-        all_grads: dict,
-        contributions: list,
+        held: dict,
+        boundary_grads: dict,
+        shapes: dict,
         param_names,
         faults=(),
         backward_override=None,
+        param_grads: dict | None = None,
     ):
         self.cfg = cfg
         self.nodes = nodes
-        self.values = values
-        self.all_grads = all_grads
         self.param_names = list(param_names)
         self.faults = tuple(faults)  # bug-lab faults this step's backward ran with
         self.backward_override = backward_override  # the backward it ran with (faults, exercises)
+        self._held = held  # parameters, token ids, every segment's output
+        self._boundary_grads = boundary_grads  # dL/d every segment's output
+        self._param_grads = param_grads  # the parameters' gradients, while a training step needs them
+        self._segs = Segments.of(nodes, self.param_names)
+        self._owner = new_owner()
+        weakref.finalize(self, RECOMPUTED.drop, self._owner)
+        self._held_ids = {id(a) for a in (*held.values(), *boundary_grads.values())}
         self._twin: Float64Step | None = None
         self._twin_lock = threading.Lock()
-        self.loss = float(values[LOSS])
-        self.grads = {name: all_grads[name] for name in self.param_names}
-        self.records = self._make_records(contributions)
+        self.loss = float(held[LOSS])
+        self.records = self._make_records(shapes)
         self.update = None  # the optimizer step, when the trace is a training step
         self.train_losses: list[float] = []  # losses of the training steps run before this one
+        self.all_finite = False  # set by the build: every value and activation gradient finite
+
+    @property
+    def values(self) -> LazyMap:
+        """Every recorded forward tensor, the parameters and the token ids, by name (read on use)."""
+        return LazyMap(self, Trace._value_names, Trace._value, Trace.__contains__)
+
+    @property
+    def all_grads(self) -> LazyMap:
+        """dL/d every recorded tensor and parameter, by name (read on use)."""
+        return LazyMap(self, Trace._grad_names, Trace.grad, Trace._has_grad)
+
+    @property
+    def grads(self) -> LazyMap:
+        """dL/d every parameter, by name (read on use)."""
+        return LazyMap(self, lambda t: t.param_names, Trace.grad, lambda t, n: n in t._segs.readers)
+
+    def _value_names(self) -> list[str]:
+        return [*self._held, *(n.name for n in self.nodes if n.name not in self._held)]
+
+    def _grad_names(self) -> list[str]:
+        return [*(n.name for n in self.nodes), *self.param_names]
+
+    def _has_grad(self, name: str) -> bool:
+        return name in self._segs.produced or name in self._segs.readers
 
     def attach_update(self, update, latex: str) -> None:
         """Appends the optimizer update as the last record (phase "update")."""
@@ -82,7 +121,12 @@ class Trace:
             )
         )
 
-    def _make_records(self, contributions) -> list[Record]:
+    def release_param_grads(self) -> None:
+        """Stops holding the parameters' gradients (kept through a training step's update): read
+        again, each is recomputed with its segment."""
+        self._param_grads = None
+
+    def _make_records(self, shapes: dict) -> list[Record]:
         order = [(i, n.phase) for i, n in enumerate(self.nodes)]
         order += [(i, "backward") for i in range(len(self.nodes) - 1, -1, -1)]
         records = []
@@ -97,29 +141,67 @@ class Trace:
                     phase=phase,
                     layer=node.layer,
                     inputs=node.inputs,
-                    shape=tuple(np.shape(self.values[node.name])),
+                    shape=tuple(shapes[node.name]),
                     forward_latex=node.op.forward_latex,
                     backward_latex=node.op.backward_latex,
-                    contributions=contributions[i] if phase == "backward" else {},
+                    contributions=self._contributions_of(i) if phase == "backward" else {},
                 )
             )
         return records
+
+    # ------------------------------------------------------------------ recomputation
+
+    def _replayed(self, segment: int) -> Replayed:
+        """Segment `segment` recomputed (xt_core.recompute), from the process's cache when there."""
+
+        def compute():
+            span = self._segs.spans[segment]
+            out = self.nodes[span[-1]].name
+            done = replay(self.nodes, span, self._held, {out: self._boundary_grads[out]}, self.backward_override)
+            return done, done.nbytes(lambda a: id(a) in self._held_ids)
+
+        return RECOMPUTED.get((self._owner, "segment", segment), compute)
+
+    def _summed_grad(self, name: str) -> np.ndarray:
+        def compute():
+            grad = summed_param_grad(self.nodes, self._segs, name, self._replayed)
+            return grad, grad.nbytes
+
+        return RECOMPUTED.get((self._owner, "param", name), compute)
+
+    def _value(self, name: str) -> np.ndarray:
+        if name in self._held:
+            return self._held[name]
+        return self._replayed(self._segs.produced[name]).values[name]
+
+    def contributions(self, node_index: int) -> dict[str, np.ndarray]:
+        """What node `node_index` alone adds to the gradient of each of its float inputs."""
+        return self._replayed(self._segs.of_node[node_index]).contributions[node_index]
+
+    def _contributions_of(self, node_index: int) -> LazyMap:
+        return LazyMap(
+            self,
+            lambda t: list(t.contributions(node_index)),
+            lambda t, n: t.contributions(node_index)[n],
+            lambda t, n: n in t.contributions(node_index),
+            weak=True,
+        )
 
     # ------------------------------------------------------------------ lookup
 
     @property
     def dtype(self) -> np.dtype:
-        return self.values[LOSS].dtype
+        return self._held[LOSS].dtype
 
     @property
     def tokens(self) -> np.ndarray:
         """Input ids, (n_seq, T)."""
-        return self.values["tokens"]
+        return self._held["tokens"]
 
     @property
     def targets(self) -> np.ndarray:
         """Target ids, (n_seq, T)."""
-        return self.values["targets"]
+        return self._held["targets"]
 
     def tensor_names(self) -> list[str]:
         """Every recorded forward tensor, in execution order."""
@@ -131,17 +213,24 @@ class Trace:
         return KeyError(f"no recorded tensor named {name!r}{hint}")
 
     def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self.values:
+        if name not in self:
             raise self._unknown(name, self.values)
-        return self.values[name]
+        return self._value(name)
 
     def __contains__(self, name: str) -> bool:
-        return name in self.values
+        return name in self._held or name in self._segs.produced
 
     def grad(self, name: str) -> np.ndarray:
         """dL/d(name), same shape as trace[name], for every recorded tensor and parameter."""
-        if name in self.all_grads:
-            return self.all_grads[name]
+        if name in self._boundary_grads:
+            return self._boundary_grads[name]
+        if name in self._segs.readers:  # a parameter
+            if self._param_grads is not None:
+                return self._param_grads[name]
+            readers = self._segs.readers[name]
+            return self._replayed(readers[0]).grads[name] if len(readers) == 1 else self._summed_grad(name)
+        if name in self._segs.produced:
+            return self._replayed(self._segs.produced[name]).grads[name]
         if name in ("tokens", "targets"):
             raise KeyError(f"{name} are integer token ids: they have no gradient")
         raise self._unknown(name, self.all_grads)
@@ -161,7 +250,7 @@ class Trace:
             return Float64Step.of_float64_trace(self)
         with self._twin_lock:  # concurrent checks of one trace build it once
             if self._twin is None:
-                params = {name: self.values[name] for name in self.param_names}
+                params = {name: self._held[name] for name in self.param_names}
                 self._twin = Float64Step.build(
                     self.nodes, params, self.tokens, self.targets, self.param_names, self.backward_override
                 )
@@ -176,15 +265,14 @@ class Trace:
         }
 
     def nbytes(self) -> int:
-        """Bytes this trace holds: recorded forward values, gradients and contributions, each
-        array once (a contribution that is also a gradient is not counted twice), and for a
-        float32 trace its float64 twin (xt_core.checks.twin: activations and their gradients in float64,
-        about twice the float32 ones), counted up front so a cache bound holds before a check
-        builds it. Read-only arrays are borrowed, not held: a loaded checkpoint's weights,
-        shared by every trace of that model."""
+        """Bytes this trace holds: its boundaries (each segment's output and its gradient), the
+        token ids, the parameters unless borrowed (read-only arrays: a loaded checkpoint's weights,
+        shared by every trace of that model), the parameters' gradients while held (a training
+        step), and for a float32 trace its float64 twin's boundaries (counted up front, so a cache
+        bound holds before a check builds it). What is recomputed lives in the process's bounded
+        cache of recomputed segments (xt_core.recompute.RECOMPUTED), counted apart."""
         seen, total = set(), 0
-        arrays = list(self.values.values()) + list(self.all_grads.values())
-        arrays += [g for r in self.records for g in r.contributions.values()]
+        arrays = [*self._held.values(), *self._boundary_grads.values(), *(self._param_grads or {}).values()]
         for a in arrays:
             a = np.asarray(a)
             if id(a) not in seen and a.flags.writeable:
@@ -193,14 +281,14 @@ class Trace:
         return total + self.twin_nbytes()
 
     def twin_nbytes(self) -> int:
-        """The float64 twin's bytes: measured once built, else 2 x the float32 activations and
-        their gradients (what it will hold)."""
+        """The float64 twin's bytes: measured once built, else 2 x the float32 boundaries and their
+        gradients (what it will hold)."""
         if self.dtype == np.float64:
             return 0
         if self._twin is not None:
             return self._twin.nbytes()
-        arrays = {id(a): a for n in self.nodes for a in (self.values[n.name], self.all_grads[n.name])}
-        return 2 * sum(np.asarray(a).nbytes for a in arrays.values())
+        names = self._segs.boundaries(self.nodes)
+        return 2 * sum(self._held[n].nbytes + self._boundary_grads[n].nbytes for n in names)
 
     # ------------------------------------------------------------------ softmax Jacobians
 

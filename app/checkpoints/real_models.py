@@ -47,9 +47,10 @@ class KnownModel:
     tokenizer_label: str  # what the home form's Tokenizer select shows for the model's own tokenizer
 
 
-# SmolLM2-135M: one float32 trace of 32 positions holds ~1.1 GB (its 538 MB of weights are the
-# loaded checkpoint's, shared, not counted), ~40 MB more per extra position: one sequence, and
-# traces up to 1.5 GB (Trace.nbytes, the float64 twin of the gradient checks included).
+# SmolLM2-135M: a float32 trace keeps its layer boundaries (xt_core.recompute): 13 MB at 32
+# positions, 105 MB at 256 (its 538 MB of weights are the loaded checkpoint's, shared, not counted);
+# its build holds every forward value at once, ~4.3 MB a position (xt_core.names.estimate_build_bytes):
+# one sequence, and builds up to 1.5 GB, so float32 texts up to 293 positions, float64 up to 55.
 KNOWN_MODELS = {
     "smollm2-135m": KnownModel(
         examples=(

@@ -6,7 +6,7 @@
 | traces | POST /api/traces; GET /api/traces/{id}/steps/{i}, .../steps/{i}/head, .../jacobian, .../tensors/{name} |
 | buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; GET .../quiz; POST .../quiz/probe, .../quiz/answer; GET /quiz |
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
-| training | GET /api/traces/{id}/progress, /api/traces/{id}/update |
+| training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |

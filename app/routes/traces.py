@@ -41,6 +41,7 @@ _TRACE_LINKS = {
         ("GetJacobian", "get_jacobian_api_traces__trace_id__jacobian_get", {"layer": "0"}),
         ("GetTensor", "get_tensor_api_traces__trace_id__tensors__name__get", {"name": "logits"}),
         ("GetProgress", "training_progress_api_traces__trace_id__progress_get", {}),
+        ("GetQueuePlace", "queue_place_api_traces__trace_id__queue_get", {}),
         ("GetUpdate", "update_parameter_api_traces__trace_id__update_get", {}),
         ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
         ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),

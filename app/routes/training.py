@@ -1,5 +1,5 @@
-"""Training from the page: the progress of a training run, and one parameter's ΔW on the
-update step (app.traces.training runs it; app.steps.update draws it)."""
+"""Training from the page: the progress of a training run, where a build waits in the queue, and
+one parameter's ΔW on the update step (app.traces.training runs it; app.steps.update draws it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi.responses import Response
 from app.deps import ServicesDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, NOT_FOUND
-from app.schemas.training import ParamUpdate, Progress
+from app.schemas.training import ParamUpdate, Progress, QueuePlace
 
 router = APIRouter(prefix="/api", tags=["training"])
 
@@ -22,6 +22,14 @@ async def training_progress(services: ServicesDep, trace_id: str) -> dict:
     an id the server has not started (the page polls while its POST is under way)."""
     progress = services.store.progress.get(trace_id)
     return json_safe(progress or {"state": "pending", "done": 0, "total": None, "loss": None, "seconds": 0.0})
+
+
+@router.get("/traces/{trace_id}/queue", response_model=QueuePlace, summary="Where a trace's build waits its turn")
+async def queue_place(services: ServicesDep, trace_id: str) -> dict:
+    """{state: queued|building|idle, position, ahead, ahead_seconds, seconds, waiting}: the page
+    polls it while its POST waits in the queue (app.traces.admission); `idle` also for an id the
+    server does not know."""
+    return services.admission.where(trace_id)
 
 
 @router.get(

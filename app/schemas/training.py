@@ -19,6 +19,17 @@ class Progress(Answer):
     seconds: float
 
 
+class QueuePlace(Answer):
+    """GET .../queue: where a trace's build waits (app.traces.admission)."""
+
+    state: Literal["queued", "building", "idle"] = Field(description="idle: neither waiting nor being built")
+    position: int | None = Field(description="1: the next build to start; null unless queued")
+    ahead: int = Field(description="builds that start before it")
+    ahead_seconds: float = Field(description="their estimated seconds, with the builds under way")
+    seconds: float | None = Field(description="its own estimated seconds; null unless queued")
+    waiting: int = Field(description="every build waiting")
+
+
 class ParamUpdate(Answer):
     """GET .../update?param=: ΔW beside its gradient."""
 

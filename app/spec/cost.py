@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.names import estimate_trace_bytes, recorded_elements
+from xt_core.names import estimate_build_bytes, recorded_elements
 
 if TYPE_CHECKING:
     from app.spec.resolve import ResolvedSpec
@@ -260,6 +260,14 @@ def step_seconds(cfg: Config, n_seq: int, T: int, dtype: str) -> float:
     return sum(COEFFICIENTS[name] * terms[name] for name in TERMS)
 
 
+def recorded_step_seconds(cfg: Config, n_seq: int, T: int, dtype: str) -> float:
+    """Estimated seconds of a recorded step without an update: a training step's terms but the
+    optimizer's passes over the parameters (SmolLM2 at 32 positions: ~1.2 s, where the params
+    term alone said 16 s; measured 0.9 s, benchmarks/recompute.py)."""
+    terms = step_terms(cfg, n_seq, T, np.dtype(dtype).itemsize)
+    return sum(COEFFICIENTS[name] * terms[name] for name in TERMS if name != "params")
+
+
 @dataclass(frozen=True)
 class Cost:
     """A trace build's estimated peak bytes (held while it runs) and seconds."""
@@ -271,22 +279,25 @@ class Cost:
 def build_cost(
     cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: dict | None, borrowed: bool = False
 ) -> Cost:
-    """The bytes and seconds of building a trace: `train_steps` training steps (each step's trace
-    with its weights and gradients, then its update: new weights and ΔW beside the old, the
-    optimizer's state before and after; xt_core.training.loop.train), then the recorded step, which is kept (with a float32 trace's float64 twin, as Trace.nbytes
-    counts it). The recorded step's update holds nothing (xt_core.training.loop.train_step: its
-    new weights, ΔW and state are recomputed when a view asks). borrowed: a float32 trace
-    borrows a loaded checkpoint's weights instead of holding them."""
+    """The bytes and seconds of building a trace: `train_steps` training steps (each step's build
+    with the weights' gradients it holds for the update, then the update: new weights and ΔW
+    beside the old, the optimizer's state before and after; xt_core.training.loop.train), then the
+    recorded step, whose build holds every forward value at once (xt_core.names.estimate_build_bytes)
+    and whose trace then keeps only its boundaries (xt_core.recompute). The recorded step's update
+    holds nothing (xt_core.training.loop.train_step: its new weights, ΔW and state are recomputed
+    when a view asks). borrowed: a float32 trace borrows a loaded checkpoint's weights."""
     itemsize = np.dtype(dtype).itemsize
-    recorded = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
-    if not train_steps:
-        return Cost(recorded, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
+    recorded = estimate_build_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
+    if not train_steps and optimizer is None:  # forward and backward only: no optimizer's passes
+        return Cost(recorded, recorded_step_seconds(cfg, n_seq, T, dtype))
     weights = cfg.n_params() * itemsize
+    if not train_steps:  # the update reads every parameter's gradient, held through it
+        return Cost(recorded + weights, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
     state = state_slots(optimizer) * weights  # held through the training and the recorded step
-    one_step = estimate_trace_bytes(cfg, n_seq, T, itemsize) // (3 if itemsize == 4 else 1)
+    one_step = estimate_build_bytes(cfg, n_seq, T, itemsize) + weights  # its weights' gradients held
     training = one_step + 2 * weights + 2 * state
     seconds = step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR)
-    return Cost(max(recorded + state, training), seconds)
+    return Cost(max(recorded + weights + state, training), seconds)
 
 
 def spec_cost(spec: ResolvedSpec) -> Cost:

@@ -22,7 +22,7 @@ from app.spec.faults import resolve_faults
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
 from app.spec.training import resolve_training
 from xt_core import Config
-from xt_core.names import estimate_trace_bytes
+from xt_core.names import estimate_build_bytes
 from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
 
 
@@ -102,30 +102,31 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
 
 def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings, shared: bool = False,
                       fixed_sizes: bool = False, tokens_given: bool = False) -> None:  # fmt: skip
-    """Refuses, before building it, a trace larger than settings.max_trace_bytes: each limit
-    alone allows a config whose attention maps alone would take gigabytes. A checkpoint's sizes
+    """Refuses, before building it, a trace whose build would hold more than settings.max_trace_bytes
+    (xt_core.names.estimate_build_bytes: every forward value at once, before the trace keeps only its
+    boundaries): each limit alone allows a config whose attention maps alone would take gigabytes. A checkpoint's sizes
     are fixed: the advice is then float32 or a shorter input, on the field that would help (the
     spec's text, or its token ids where it gave those). shared: a float32 trace would borrow the
     checkpoint's weights (no training steps replace them by its own)."""
     itemsize = np.dtype(dtype).itemsize
-    estimate = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared and dtype == "float32")
+    estimate = estimate_build_bytes(cfg, n_seq, T, itemsize, shared_params=shared and dtype == "float32")
     limit, limit_name = trace_limit(settings)
     if estimate <= limit:
         return
     loc, advice = ("body", "config"), "use fewer positions, sequences, layers or heads"
     if fixed_sizes:
-        in_float32 = estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=shared)
+        in_float32 = estimate_build_bytes(cfg, n_seq, T, 4, shared_params=shared)
         shorter = (
             (("body", "tokens"), "give fewer tokens") if tokens_given else (("body", "text"), "use a shorter text")
         )
         fits_float32 = dtype == "float64" and in_float32 <= limit
         loc, advice = (("body", "dtype"), "use float32") if fits_float32 else shorter
-        if not (fits_float32 or shared) and estimate_trace_bytes(cfg, n_seq, T, 4, shared_params=True) <= limit:
+        if not (fits_float32 or shared) and estimate_build_bytes(cfg, n_seq, T, 4, shared_params=True) <= limit:
             advice += ", or no training steps first (a float32 trace without them borrows the model's weights)"
     mb = 1 << 20
     raise SpecError(
         loc,
-        f"this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
+        f"building this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
         f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
         f"{limit / mb:,.0f} MB ({limit_name}): {advice}",
     )

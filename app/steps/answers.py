@@ -263,8 +263,8 @@ class Answers:
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
         Not cached: the trace holds the array already."""
         ctx = await self.services.trace(trace_id, request)
-        try:
-            array = tensors.tensor_array(ctx.trace, name, grad)
+        try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
+            array = await self.services.run(tensors.tensor_array, ctx.trace, name, grad, request=request)
         except KeyError as exc:
             message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
             raise HTTPException(404, detail=message) from None

@@ -78,8 +78,12 @@ def nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
 def first_nonfinite(ctx: TraceContext) -> dict | None:
     """The first step (in walkthrough order) whose values hold NaN or ±inf (or whose RMSNorm's
     mean square overflowed), or None: where the page's divergence banner points. Every later
-    step is computed from it, so this is where the numbers broke, not merely one place they are."""
+    step is computed from it, so this is where the numbers broke, not merely one place they are.
+    A step whose build found every value and activation gradient finite (Trace.all_finite) and
+    that has no update has none: its layers are not replayed to scan them again."""
     trace, seen = ctx.trace, {}
+    if trace.all_finite and trace.update is None:
+        return None
     for record in trace.records:
         overflow = _norm_overflow(ctx, record)
         if overflow is not None:

@@ -1,29 +1,36 @@
-"""Admission by cost: a trace build is admitted only while the estimated seconds of the builds
-queued or running, and their estimated bytes, stay within the settings' budgets; beyond
-them the request is refused at once with 503 + Retry-After, before anything is allocated.
+"""Admission as a fair queue: a trace build waits its turn instead of being refused. Its
+estimate (app.spec.cost, calibrated on this class of machine) decides what it waits for:
 
-    seconds  settings.max_queued_seconds: the work the one worker thread already has queued
-    bytes    settings.cache_bytes, one budget for every trace alive (cached, or in use by a
-             request or a check job) and every build in flight: TraceStore.reserve makes room
-             (evicting cached traces) before a build starts; a spec whose trace alone would
-             pass it is refused when it is resolved (app.spec.resolve.check_trace_bytes)
+    turn     builds are started one client at a time, round robin (a client's own builds in
+             the order it asked): a class of students each gets its first build before anyone's
+             second; at most settings.worker_threads builds are started and unfinished at once
+    bytes    the build at the head of the queue starts once TraceStore.reserve makes room for its
+             estimated bytes (evicting cached traces) within settings.cache_bytes; until then no
+             build behind it starts, so a big build is never starved by a stream of small ones
+    leaving  a request whose client disconnects while it waits leaves the queue (app.services)
 
-Estimates come from app.spec.cost (calibrated on this class of machine). A build the store
-is already running for the same spec costs nothing more: the request waits for it. Only the
-event loop calls admit and release (like Services.pending): no lock.
+Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
+settings.max_queued_per_address for an address without one (429), and,
+the queue being full, past settings.max_queued_builds builds waiting or their estimated
+seconds with the builds under way past settings.max_queued_seconds (503 + Retry-After). A
+request for a spec whose build is under way or waiting waits for that build at no cost.
+GET /api/traces/{id}/queue answers where a build waits (Admission.where). Only the event loop
+calls admit, wait, release and where (like Services.pending): no lock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
-from dataclasses import dataclass
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
 
 from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.spec.cost import Cost, spec_cost
-from app.traces.store import Reservation, TraceStore
+from app.traces.store import NotBuilt, Reservation, TraceStore
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
 MAX_RETRY_AFTER_S = 120
@@ -39,52 +46,157 @@ class Overloaded(HTTPException):
         super().__init__(503, detail=f"{detail}; retry in about {seconds} s", headers={"Retry-After": str(seconds)})
 
 
-@dataclass
+class TooManyQueued(HTTPException):
+    """429 + Retry-After: this client already has settings.max_queued_per_client builds waiting."""
+
+    def __init__(self, detail: str, retry_after: float):
+        seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
+        super().__init__(429, detail=f"{detail}; retry in about {seconds} s", headers={"Retry-After": str(seconds)})
+
+
+RECHECK_S = 0.25  # a waiting head re-asks for its bytes this often (a collected trace frees them unannounced)
+
+
+@dataclass(eq=False)  # a place in the queue is itself, whatever its fields
 class Ticket:
-    """An admitted build: its estimate and the bytes it holds in the store until done."""
+    """A build's place: its estimate, the bytes it holds in the store once started, its client."""
 
     cost: Cost
     reservation: Reservation | None
-    joined: bool = False  # admitted at no cost to wait for the same spec's build under way
+    joined: bool = False  # admitted at no cost to wait for the same spec's build (under way or queued)
     released: bool = False
+    spec_id: str = ""
+    client: str = ""
+    started: asyncio.Event = field(default_factory=asyncio.Event)  # its turn came (its bytes reserved)
+    behind: Ticket | None = None  # the queued build of the same spec it waits for
 
 
 class Admission:
     def __init__(self, settings: Settings, store: TraceStore):
         self.settings = settings
         self.store = store
-        self.queued_seconds = 0.0  # estimated seconds of the admitted builds not yet finished
-        self.builds = 0
+        self.queued_seconds = 0.0  # estimated seconds of the started builds not yet finished
+        self.builds = 0  # started builds not yet finished
+        self.queues: OrderedDict[str, deque[Ticket]] = OrderedDict()  # client -> its waiting builds; turn order
 
-    def admit(self, spec: ResolvedSpec) -> Ticket:
-        """A ticket for building `spec`, or Overloaded (503) when the budgets are spent."""
+    @property
+    def waiting(self) -> int:
+        return sum(len(q) for q in self.queues.values())
+
+    def admit(self, spec: ResolvedSpec, client: str = "") -> Ticket:
+        """A place in the queue for building `spec` (await wait(ticket) for its turn), or refused when
+        the queue is full (Overloaded, 503) or the client has its share queued (TooManyQueued, 429)."""
         if self.store.building(spec.id):
-            return Ticket(Cost(0, 0.0), None, joined=True)  # it waits for the build already under way
+            return self._joined(None)  # it waits for the build already under way
+        queued = next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)
+        if queued is not None:
+            return self._joined(queued)
         cost = spec_cost(spec)
+        self._check_room(cost, client)
+        ticket = Ticket(cost, None, spec_id=spec.id, client=client)
+        self.queues.setdefault(client, deque()).append(ticket)
+        self._start_next()
+        return ticket
+
+    def _joined(self, behind: Ticket | None) -> Ticket:
+        ticket = Ticket(Cost(0, 0.0), None, joined=True, behind=behind)
+        if behind is None or behind.started.is_set():
+            ticket.started.set()
+        return ticket
+
+    def _check_room(self, cost: Cost, client: str) -> None:
+        mine = len(self.queues.get(client, ()))
+        # an address without a learner identity may be a class behind one router: a larger share
+        shared = client.startswith("address:")
+        limit = self.settings.max_queued_per_address if shared else self.settings.max_queued_per_client
+        if mine >= limit:
+            name = "max_queued_per_address" if shared else "max_queued_per_client"
+            raise TooManyQueued(
+                f"{mine} builds of this client already wait ({name} = {limit})", self._seconds_ahead(len(self.queues))
+            )
+        waiting = self.waiting
+        ahead = self.queued_seconds + sum(t.cost.seconds for q in self.queues.values() for t in q)
+        if waiting >= self.settings.max_queued_builds:
+            raise Overloaded(
+                f"the server is busy: {waiting} builds wait, the most the queue holds (max_queued_builds)", ahead
+            )
         budget = self.settings.max_queued_seconds
-        if self.builds and self.queued_seconds + cost.seconds > budget:
+        if (self.builds or waiting) and ahead + cost.seconds > budget:
             raise Overloaded(
-                f"the server is busy: about {self.queued_seconds:.0f} s of traces are queued and this one adds "
+                f"the server is busy: about {ahead:.0f} s of traces are queued and this one adds "
                 f"about {cost.seconds:.1f} s, past the limit of {budget:.0f} s (max_queued_seconds)",
-                self.queued_seconds,
+                ahead,
             )
-        reservation = self.store.reserve(cost.nbytes)
-        if reservation is None:
-            raise Overloaded(
-                f"the server is busy: this trace needs about {cost.nbytes / (1 << 20):,.0f} MB and the traces "
-                f"hold {self.store.held()}",
-                self.queued_seconds,
-            )
-        self.queued_seconds += cost.seconds
-        self.builds += 1
-        return Ticket(cost, reservation)
+
+    async def wait(self, ticket: Ticket) -> None:
+        """Returns once the ticket's build may start (its bytes reserved), or the build it joined has."""
+        awaited = ticket.behind if ticket.behind is not None else ticket
+        while not awaited.started.is_set():
+            if awaited.released:  # the build it joined left the queue: its request must be admitted again
+                raise NotBuilt(awaited.spec_id)
+            try:
+                await asyncio.wait_for(awaited.started.wait(), RECHECK_S)
+            except TimeoutError:
+                self._start_next()
+        ticket.started.set()
+
+    def _start_next(self) -> None:
+        """Starts builds in turn while fewer than worker_threads run and the head's bytes fit."""
+        while self.queues and self.builds < max(1, self.settings.worker_threads):
+            client, queue = next(iter(self.queues.items()))
+            head = queue[0]
+            reservation = self.store.reserve(head.cost.nbytes)
+            if reservation is None:
+                return  # nobody overtakes the head: it starts once room is made
+            queue.popleft()
+            del self.queues[client]
+            if queue:
+                self.queues[client] = queue  # its next build waits behind every other client's first
+            head.reservation = reservation
+            self.queued_seconds += head.cost.seconds
+            self.builds += 1
+            head.started.set()
 
     def release(self, ticket: Ticket) -> None:
-        """The build finished, failed or was cancelled: its budget is free again (idempotent)."""
+        """The build finished, failed or was cancelled, or left the queue: its budget and its place
+        are free again (idempotent)."""
         if ticket.released:
             return
         ticket.released = True
-        self.store.release(ticket.reservation)
-        if ticket.reservation is not None:
+        queue = self.queues.get(ticket.client)
+        if queue is not None and ticket in queue:  # still waiting: it leaves the queue
+            queue.remove(ticket)
+            if not queue:
+                del self.queues[ticket.client]
+        elif ticket.reservation is not None:
+            self.store.release(ticket.reservation)
             self.queued_seconds = max(0.0, self.queued_seconds - ticket.cost.seconds)
             self.builds -= 1
+        self._start_next()
+
+    def order(self) -> list[Ticket]:
+        """The waiting builds in the order they will start (round robin over the clients)."""
+        queues = [list(q) for q in self.queues.values()]
+        return [q[k] for k in range(max(map(len, queues), default=0)) for q in queues if k < len(q)]
+
+    def _seconds_ahead(self, position: int) -> float:
+        return self.queued_seconds + sum(t.cost.seconds for t in self.order()[:position])
+
+    def where(self, trace_id: str) -> dict:
+        """Where the build of `trace_id` stands: {state: queued|building|idle, position (1: next to
+        start), ahead (builds to start before it), ahead_seconds (their estimate with the builds
+        under way), seconds (its own estimate), waiting (every build waiting)}."""
+        order = self.order()
+        answer = {"state": "idle", "position": None, "ahead": 0, "ahead_seconds": 0.0, "seconds": None}
+        index = next((i for i, t in enumerate(order) if t.spec_id == trace_id), None)
+        if index is not None:
+            answer = {
+                "state": "queued",
+                "position": index + 1,
+                "ahead": index,
+                "ahead_seconds": round(self._seconds_ahead(index), 1),
+                "seconds": round(order[index].cost.seconds, 1),
+            }
+        elif self.store.building(trace_id):
+            answer["state"] = "building"
+        return {**answer, "waiting": len(order)}

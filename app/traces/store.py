@@ -12,6 +12,7 @@ import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.traces import training
+from xt_core.recompute import RECOMPUTED
 
 
 def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None = None) -> xt_core.Trace:
@@ -32,8 +33,11 @@ class TraceStore:
     or evicted but still in use (a request drawing a view, a background check job, the faulty
     trace of a diff while its correct twin builds), plus the builds in flight (`reserve` makes room
     for a build's estimated bytes before it starts, evicting cached traces; the finished trace
-    takes its reservation's place). A trace counts Trace.nbytes() and the update step's arrays
-    until it is garbage-collected, so evicting a trace in use frees nothing in the budget."""
+    takes its reservation's place). A trace counts Trace.nbytes() (its boundaries: xt_core.recompute)
+    and the update step's arrays until it is garbage-collected, so evicting a trace in use frees
+    nothing in the budget. The process's cache of recomputed segments (its own bound:
+    settings.recompute_bytes) counts in the same budget, and gives its room up first to a build.
+    """
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -48,6 +52,8 @@ class TraceStore:
         # in the thread that evicted it, with the lock held
         self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
+        # the recomputed segments of every trace (one per process), within the same budget
+        RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4))
 
     @property
     def nbytes(self) -> int:
@@ -103,6 +109,7 @@ class TraceStore:
         with self._lock:
             if self._live - self._freeable() + self._reserved + nbytes > self.settings.cache_bytes:
                 return None
+            RECOMPUTED.trim(self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes))
             self._evict(keep=0, room=nbytes, only_free=True)
             self._reserved += nbytes
             return Reservation(nbytes)
@@ -115,8 +122,8 @@ class TraceStore:
             in_use = self._live - free
         return (
             f"{free / mb:,.0f} MB cached and free, {in_use / mb:,.0f} MB in use by requests and checks, "
-            f"{self._reserved / mb:,.0f} MB reserved by builds, of {self.settings.cache_bytes / mb:,.0f} MB "
-            f"(cache_bytes)"
+            f"{self._reserved / mb:,.0f} MB reserved by builds, {RECOMPUTED.nbytes / mb:,.0f} MB of recomputed "
+            f"layers, of {self.settings.cache_bytes / mb:,.0f} MB (cache_bytes)"
         )
 
     def release(self, reservation: Reservation | None) -> None:
@@ -202,7 +209,7 @@ class TraceStore:
             self._forget(trace_id)  # the last reference, unless the trace is in use: then it still counts
 
     def _over_bounds(self, room: int) -> bool:  # with self._lock held
-        over_bytes = self._live + self._reserved + room > self.settings.cache_bytes
+        over_bytes = self._live + RECOMPUTED.nbytes + self._reserved + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
 
 

@@ -88,6 +88,10 @@ def test_at_every_corner_the_most_training_accepted_stays_within_the_limit():
         except SpecError:
             continue  # the corner is outside the accepted space (parameters, trace bytes)
         cfg = xt_core.Config(**config, seq_len=max(T, 1))
+        try:
+            resolve(spec(config, n_seq, T, dtype, 1), SETTINGS)
+        except SpecError:
+            continue  # even one training step's weights, gradients and state pass the bytes limit
         most = min(SETTINGS.max_train_steps, max_steps_within(cfg, n_seq, T, dtype, limit))
         accepted = resolve(spec(config, n_seq, T, dtype, most), SETTINGS)
         assert accepted.train_steps * step_seconds(cfg, n_seq, T, dtype) <= limit

@@ -26,7 +26,7 @@ class RefuseEverything:
     def __init__(self):
         self.asked: list[str] = []
 
-    def admit(self, spec):
+    def admit(self, spec, client=""):
         self.asked.append(spec.id)
         raise Overloaded("refused by the test")
 

@@ -9,8 +9,8 @@ The baseline is each server's RSS once warm (imports, Plotly.js gzipped, the fir
 step views built: every code path loaded), measured before the run. Above it the bounded server
 may hold the trace cache (XT_CACHE_BYTES, counted with every trace's float64 twin, so the real
 bytes are fewer), the step views (XT_STEP_CACHE_BYTES) and small bounded things: remembered
-specs (~2 KB each), 64 gradient checks, allocator pages kept after frees. Each spec here is
-~1 MB of arrays (2.8 MB counted), so a missing bound shows within a hundred specs.
+specs (~2 KB each), 64 gradient checks, allocator pages kept after frees, the recomputed layers'
+cache. Each trace here holds ~1.3 MB (its weights), so a missing bound shows within a hundred specs.
 
 `make test` posts 100 specs; the long version (1,000 specs) runs in `make loadtest`
 (XT_LONG_TESTS=1)."""
@@ -50,8 +50,9 @@ LIFTED = {
     "XT_GRADCHECK_CACHE_ENTRIES": str(10**9),
     "XT_MAX_SPECS": str(10**9),
 }
-# 1 layer, width 64, 54 positions: ~1 MB of recorded arrays a trace, built in a few ms.
-CONFIG = {"n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 64, "ffn_hidden": 96, "seq_len": 64}
+# 1 layer, width 64, 54 positions, a wide feed-forward: a trace holds its own ~1.3 MB of weights (its
+# other arrays are recomputed: xt_core.recompute), built in a few ms.
+CONFIG = {"n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 64, "ffn_hidden": 1536, "seq_len": 64}
 TEXT = "the cat sat on the mat. the dog sat on the log. abcdefg"
 
 

@@ -1,21 +1,24 @@
 """One byte budget for every trace alive (issue 24, finding 4): a trace evicted from the cache
 while a request or a check job still holds it keeps counting until it is collected, so a build
-that would pass cache_bytes beside it is refused (503, naming what holds the bytes); a trace
+that would pass cache_bytes beside it waits its turn in the queue (issue 26) until then; a trace
 larger than the whole budget is refused when its spec is resolved (422), never admitted as
 "the first build"; and rebuilding an evicted trace that trains needs the admin key whichever
 route asks."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 
 import pytest
 
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.cost import spec_cost
-from app.traces.admission import Admission, Overloaded
-from app.traces.store import NotBuilt, TraceStore
+from app.traces.admission import Admission
+from app.traces.store import NotBuilt, TraceStore, build_trace
+from tests.helpers.aio import run_async
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
 
@@ -27,43 +30,66 @@ def resolved(body: dict, settings: Settings):
 
 
 def one_trace_bytes() -> int:
+    """What a build of SMALL_SPEC reserves: its peak (every forward value at once)."""
     return spec_cost(resolved(SMALL_SPEC, Settings())).nbytes
 
 
+def held_bytes() -> int:
+    """What its trace then holds (its boundaries: xt_core.recompute), far less than its build."""
+    return build_trace(resolved(SMALL_SPEC, Settings())).nbytes()
+
+
+def room_for_one() -> int:
+    """A budget with room for one build beside no trace held, not beside one."""
+    return one_trace_bytes() + held_bytes() // 2
+
+
 def test_a_trace_in_use_counts_against_the_budget_until_it_is_collected():
-    settings = Settings(cache_bytes=one_trace_bytes() * 3 // 2)  # room for one trace, not two
+    settings = Settings(cache_bytes=room_for_one())  # room for one build, not beside a trace in use
     store = TraceStore(settings)
     admission = Admission(settings, store)
     held = store.get(resolved(SMALL_SPEC, settings))  # in use, as by a request drawing a view
     assert store.live_bytes == store.nbytes > 0
-    with pytest.raises(Overloaded) as busy:
-        admission.admit(resolved(SECOND, settings))
-    assert len(store) == 1  # in use: evicting it would free nothing, so it stays cached
-    assert "0 MB cached and free" in busy.value.detail and "in use by requests and checks" in busy.value.detail
-    del held  # the request is done with it: evicting it frees its bytes now
     ticket = admission.admit(resolved(SECOND, settings))
+    assert not ticket.started.is_set()  # it waits its turn: the trace in use leaves too little room
+    assert len(store) == 1  # in use: evicting it would free nothing, so it stays cached
+    assert admission.where(ticket.spec_id)["state"] == "queued"
+    assert "0 MB cached and free" in store.held() and "in use by requests and checks" in store.held()
+    del held  # the request is done with it: evicting it frees its bytes now
+    run_async(asyncio.wait_for(admission.wait(ticket), 5))  # the head re-asks for its bytes: they fit
     assert len(store) == 0 and store.live_bytes == 0
     store.get(resolved(SECOND, settings), ticket.reservation)
     admission.release(ticket)
     assert store.live_bytes == store.nbytes > 0 and store.reserved == 0
 
 
-def test_a_check_job_holding_an_evicted_trace_blocks_a_build_past_the_budget():
-    with make_client(cache_bytes=one_trace_bytes() * 3 // 2) as client:
+def test_a_check_job_holding_an_evicted_trace_makes_a_build_past_the_budget_wait():
+    with make_client(cache_bytes=room_for_one()) as client:
         services = client.app.state.services
         first = post_trace(client, SMALL_SPEC)
         gate = threading.Event()
         blocker = services.executor.submit(gate.wait, 30)  # the one worker: the job's checks wait behind it
+        second = resolved(SECOND, services.settings)
+        answers = []
         try:
             job = services.checks.start(first["id"], services.store.cached(services.store.spec(first["id"])))
-            refused = client.post("/api/traces", json=SECOND)
-            assert refused.status_code == 503, refused.text
-            assert "in use by requests and checks" in refused.json()["detail"]
+            posting = threading.Thread(
+                target=lambda: answers.append(client.post("/api/traces", json=SECOND)), daemon=True
+            )
+            posting.start()
+            place = {}
+            for _ in range(200):
+                place = client.get(f"/api/traces/{second.id}/queue").json()
+                if place["state"] == "queued":
+                    break
+                time.sleep(0.02)
+            assert place["state"] == "queued" and place["position"] == 1 and place["seconds"] is not None, place
         finally:
             gate.set()
-        blocker.result(timeout=30)
-        job.finished.result(timeout=30)  # done: the job drops its trace
-        assert client.post("/api/traces", json=SECOND).status_code == 200
+            blocker.result(timeout=30)
+            job.finished.result(timeout=30)  # done: the job drops its trace, the build's turn comes
+            posting.join(timeout=30)
+        assert answers and answers[0].status_code == 200, answers
 
 
 def test_a_trace_larger_than_the_whole_budget_is_refused_when_resolved():
@@ -90,12 +116,12 @@ def test_rebuilding_an_evicted_trace_that_trains_needs_the_admin_key():
 
 
 def test_a_refused_reservation_evicts_nothing():
-    settings = Settings(cache_bytes=one_trace_bytes() * 5 // 2)  # two traces, not three
+    settings = Settings(cache_bytes=one_trace_bytes() + held_bytes() * 5 // 2)  # two traces and a build, not three
     store = TraceStore(settings)
     held = store.get(resolved(SMALL_SPEC, settings))  # in use: evicting it frees nothing
     store.get(resolved(SECOND, settings))
     assert len(store) == 2
-    assert store.reserve(2 * one_trace_bytes()) is None  # in use + needed > budget: no use evicting
+    assert store.reserve(one_trace_bytes() + 2 * held_bytes()) is None  # in use + needed > budget: no use evicting
     assert len(store) == 2 and store.reserved == 0
     del held
 
@@ -112,7 +138,8 @@ def test_the_update_step_reserves_no_update_and_training_reserves_its_state():
     settings = Settings()
     plain = spec_cost(resolved(SMALL_SPEC, settings)).nbytes
     update = spec_cost(resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}}, settings)).nbytes
-    assert update == plain  # the recorded step's update is recomputed on demand, never held
+    weights = resolved(SMALL_SPEC, settings).cfg.n_params() * 4
+    assert update == plain + weights  # its gradients, held through the update; its ΔW is recomputed, never held
     sgd = resolved({**SMALL_SPEC, "optimizer": {"name": "sgd"}, "train_steps": 2}, settings)
     adamw = resolved({**SMALL_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 2}, settings)
     assert spec_cost(adamw).nbytes > spec_cost(sgd).nbytes  # m and v beside the weights

@@ -181,15 +181,19 @@ def test_init_is_seeded_and_dtype_independent(tiny):
     assert not np.array_equal(a["tok_embeddings"], c["tok_embeddings"])
 
 
-def test_nbytes_counts_every_array_once_and_the_float64_twin(tiny):
+def test_nbytes_counts_every_held_array_once_and_the_float64_twin(tiny):
     trace = xt_core.forward_backward(tiny, xt_core.init_params(tiny), *make_batch(tiny, 2, 8))
-    own = sum(np.asarray(v).nbytes for v in trace.values.values()) + sum(g.nbytes for g in trace.all_grads.values())
-    # each activation and its gradient once (a residual add passes one gradient array to both its inputs)
-    activations = sum({id(a): a.nbytes for n in trace.tensor_names() for a in (trace[n], trace.grad(n))}.values())
+    params = sum(trace[name].nbytes for name in trace.param_names)
+    ids = trace.tokens.nbytes + trace.targets.nbytes
+    # held: the residual stream after the embedding and each layer, the loss, and dL/d each of them
+    boundaries = ["embedding", *(f"layers.{L}.ffn_residual" for L in range(tiny.n_layer)), "loss"]
+    held = sum(trace[n].nbytes + trace.grad(n).nbytes for n in boundaries)
     counted = trace.nbytes()
-    assert own + 2 * activations <= counted <= 2 * own + 2 * activations  # + contributions summed out of place
+    assert counted == params + ids + held + trace.twin_nbytes()
+    full = sum(np.asarray(v).nbytes for v in trace.values.values()) + sum(g.nbytes for g in trace.all_grads.values())
+    assert counted - params < (full - params) / 10  # everything else is recomputed when read
     twin = trace.twin  # built now: what nbytes counted up front is what it holds
-    assert twin.nbytes() == 2 * activations and trace.nbytes() == counted
+    assert twin.nbytes() == 2 * (held - 2 * trace["loss"].nbytes) + 2 * 8 and trace.nbytes() == counted
     assert twin.values["layers.0.attention.probs"].dtype == np.float64
     assert all(twin.values[name] is trace[name] for name in trace.param_names)  # the weights are not copied
     assert not any(name in twin.grads for name in trace.param_names)  # nor their gradients kept

@@ -53,3 +53,20 @@ def test_the_estimate_bounds_the_trace_bytes_closely(cfg, n_seq, T, dtype, share
     actual = xt_core.forward_backward(cfg, params, tokens, tokens).nbytes()
     estimate = estimate_trace_bytes(cfg, n_seq, T, np.dtype(dtype).itemsize, shared_params=shared)
     assert actual <= estimate <= 1.3 * actual, (actual, estimate)
+
+
+@pytest.mark.parametrize(("cfg", "n_seq", "T", "dtype"), CASES)
+def test_the_build_estimate_bounds_what_a_build_holds_at_its_peak(cfg, n_seq, T, dtype):
+    import tracemalloc
+
+    from xt_core.names import estimate_build_bytes
+
+    params = xt_core.init_params(cfg, seed=0, dtype=dtype)
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, (n_seq, T))
+    tracemalloc.start()
+    try:
+        xt_core.forward_backward(cfg, params, tokens, tokens)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= estimate_build_bytes(cfg, n_seq, T, np.dtype(dtype).itemsize)

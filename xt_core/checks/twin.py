@@ -19,12 +19,15 @@ of its own, dotting each parameter gradient with a Direction as it is made.
 
 from __future__ import annotations
 
+import weakref
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from xt_core.checks.f64 import LARGE
 from xt_core.memory import reusable_empty
+from xt_core.recompute import RECOMPUTED, LazyMap, Segments, new_owner, record_boundaries
 from xt_core.tape import Node, lookup_of_rows, node_backward, run_backward_sparse
 from xt_core.training.optim import PerParam
 
@@ -37,15 +40,21 @@ _CAST_WEIGHTS_FIRST = ("unembed",)
 
 
 class Float64Step:
-    """The forward values and activation gradients of a step, in float64 (see module docstring)."""
+    """The forward values and activation gradients of a step, in float64 (see module docstring).
+    A built twin holds, like its trace, only the segment boundaries (xt_core.recompute) and
+    recomputes a segment in float64 when a check reads inside it."""
 
-    def __init__(self, nodes: list[Node], values: dict, grads: dict, param_names, backward_override=None, records=None):
+    def __init__(self, nodes: list[Node], values, grads, param_names, backward_override=None, records=None):
         self.nodes = nodes
-        self.values = values  # activations float64; parameters as the trace holds them; token ids
-        self.grads = grads  # dL/d(activation), float64 (a float64 trace: every gradient)
+        self._values = values  # activations float64; parameters as the trace holds them; token ids
+        self._grads = grads  # dL/d(activation), float64 (a float64 trace: every gradient)
         self.param_names = list(param_names)
         self.backward_override = backward_override
         self._recorded = records  # a float64 trace's own records: their contributions are exact
+        self._segs = None if records is not None else Segments.of(nodes, self.param_names)
+        self._owner = new_owner()
+        if records is None:
+            weakref.finalize(self, RECOMPUTED.drop, self._owner)
 
     @classmethod
     def of_float64_trace(cls, trace) -> Float64Step:
@@ -55,16 +64,68 @@ class Float64Step:
 
     @classmethod
     def build(cls, nodes: list[Node], params: dict, tokens, targets, param_names, backward_override=None):
-        """Forward and backward in float64 from the float32 parameters (read in float64 by each op)."""
+        """Forward and backward in float64 from the float32 parameters (read in float64 by each op),
+        keeping the boundaries (xt_core.recompute.record_boundaries)."""
         values, caches = _forward64(nodes, params, tokens, targets)
-        grads = run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(param_names), backward_override)
+        segs = Segments.of(nodes, param_names)
+        grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override)
+        grads.pop("nonfinite gradient", None)
         return cls(nodes, values, grads, param_names, backward_override)
+
+    @property
+    def values(self) -> Mapping:
+        """Every value by name: float64 activations (recomputed per segment), parameters, ids."""
+        if self._segs is None:
+            return self._values
+        return LazyMap(self, Float64Step._names, Float64Step._value, Float64Step._has)
+
+    @property
+    def grads(self) -> Mapping:
+        if self._segs is None:
+            return self._grads
+        return LazyMap(self, lambda t: [n.name for n in t.nodes], Float64Step.grad, lambda t, n: n in t._segs.produced)
+
+    def _names(self) -> list[str]:
+        return [*self._values, *(n.name for n in self.nodes if n.name not in self._values)]
+
+    def _has(self, name: str) -> bool:
+        return name in self._values or name in self._segs.produced
+
+    def _value(self, name: str) -> np.ndarray:
+        if name in self._values:
+            return self._values[name]
+        return self._replayed(self._segs.produced[name])[0][name]
+
+    def _replayed(self, segment: int) -> tuple[dict, dict]:
+        """One segment's float64 values and activation gradients, recomputed from the boundaries as
+        the build computed them (the same ops on the same arrays, so the same bits)."""
+
+        def compute():
+            span = self._segs.spans[segment]
+            values, caches = {}, {}
+            for i in span:
+                node = self.nodes[i]
+                out, caches[i] = node.run(_args(node, ChainMap(values, self._values)))
+                values[node.name] = np.asarray(out, dtype=F64)
+            out = self.nodes[span[-1]].name
+            arriving = {out: self._grads[out]}
+            wanted = _activation(self.param_names)
+            grads = run_backward_sparse(self.nodes, caches, arriving, wanted, self.backward_override, span=span)
+            held = {id(a) for a in (*self._values.values(), *self._grads.values())}
+            size = sum(
+                a.nbytes for a in {id(a): a for a in (*values.values(), *grads.values())}.values() if id(a) not in held
+            )
+            return (values, grads), size
+
+        return RECOMPUTED.get((self._owner, "float64", segment), compute)
 
     # ------------------------------------------------------------------ what checks read
 
     def grad(self, name: str) -> np.ndarray:
         """dL/d(name) in float64 for an activation (or, in a float64 trace, a parameter)."""
-        return self.grads[name]
+        if self._segs is None or name in self._grads:
+            return self._grads[name]
+        return self._replayed(self._segs.produced[name])[1][name]
 
     def contributions(self, node_index: int) -> dict[str, np.ndarray]:
         """What node `node_index` alone adds to the gradient of each of its float inputs."""
@@ -81,19 +142,19 @@ class Float64Step:
         """<dL/dθ, u> over every parameter, u = direction(name) of each parameter's shape (see
         param_grad_dot below); a float64 trace's from its recorded gradients."""
         if self._recorded is None:
-            params = {name: self.values[name] for name in self.param_names}
-            tokens, targets = self.values["tokens"], self.values["targets"]
+            params = {name: self._values[name] for name in self.param_names}
+            tokens, targets = self._values["tokens"], self._values["targets"]
             return param_grad_dot(self.nodes, params, tokens, targets, direction, shown, self.backward_override)
-        total = sum(direction.dots(name, self.grads[name])[0] for name in self.param_names)
+        total = sum(direction.dots(name, self._grads[name])[0] for name in self.param_names)
         return total, None if shown is None else sum(direction.dots(n, shown[n])[0] for n in self.param_names)
 
     def nbytes(self) -> int:
-        """Bytes this twin holds beyond the trace (float64 activations and their gradients)."""
+        """Bytes this twin holds beyond the trace (float64 boundaries and their gradients)."""
         if self._recorded is not None:
             return 0
         params = set(self.param_names)
-        arrays = {id(a): a for k, a in self.values.items() if k not in params and k not in IDS}
-        arrays |= {id(a): a for a in self.grads.values()}
+        arrays = {id(a): a for k, a in self._values.items() if k not in params and k not in IDS}
+        arrays |= {id(a): a for a in self._grads.values()}
         return sum(np.asarray(a).nbytes for a in arrays.values())
 
 

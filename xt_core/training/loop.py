@@ -40,7 +40,7 @@ def forward_loss(cfg: Config, params: Mapping, inputs, targets) -> float:
 
 def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dict | None = None, **kwargs) -> Trace:
     """forward_backward, then one optimizer update, recorded as the trace's last step."""
-    trace = forward_backward(cfg, params, inputs, targets, **kwargs)
+    trace = forward_backward(cfg, params, inputs, targets, keep_param_grads=True, **kwargs)
     # not held: the views recompute ΔW per parameter (a real model's would double the trace)
     update = apply_update(optimizer, params, trace.grads, state, trace.loss, hold=False)
     update.loss_after = _loss_after(
@@ -48,6 +48,7 @@ def train_step(cfg: Config, params: dict, inputs, targets, optimizer, state: dic
     )
     tex = ADAMW_TEX if isinstance(optimizer, AdamW) else SGD_TEX
     trace.attach_update(update, tex)
+    trace.release_param_grads()  # read again (a view's ΔW), each is recomputed with its layer
     return trace
 
 
@@ -84,7 +85,7 @@ def train(
     losses = []
     for step in range(steps):
         inputs, targets = next(batches)
-        trace = forward_backward(cfg, params, inputs, targets)
+        trace = forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
         stepper = optimizer if lr_at is None else dataclasses.replace(optimizer, lr=lr_at(step))
         update = apply_update(stepper, params, trace.grads, state, trace.loss)
         params, state = update.params, update.state

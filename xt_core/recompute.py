@@ -1,0 +1,299 @@
+"""Recompute on demand: a recorded step keeps its segment boundaries, and replays a segment
+(the embedding, one layer, the head) when something asks for what lies inside it.
+
+A layer's every intermediate, gradient and contribution follows from its input and the gradient
+arriving at its output: (B, T, C) each, 74 KB per layer of SmolLM2 at 32 positions, against
+~35 MB of everything the layer computes. So a trace holds, per segment, the tensor it hands on
+(its last op's output) and dL/d that tensor; the parameters and token ids it reads are held
+anyway. A replay runs the segment's ops forward (for their caches) and backward again, the same
+calls on the same arrays in the same order as the step itself ran them, so every value is
+bit-identical to a full recording (tests/core/test_recompute.py compares every recorded tensor).
+This is gradient checkpointing, kept for reading instead of training.
+
+Replays live in one bounded per-process cache of recomputed segments (RECOMPUTED), counted
+apart from the traces (app.traces.store: its budget is part of cache_bytes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xt_core.tape import Node, accumulate, node_backward, sparse_rows
+
+IDS = ("tokens", "targets")
+
+
+@dataclass(frozen=True)
+class Segments:
+    """The tape cut where its ops' layer changes: [embedding], [layer 0], ..., [final norm .. loss].
+    Only a segment's last output is read after it (the residual stream), so that tensor and its
+    gradient are all a later replay of the segment needs beside the parameters and token ids."""
+
+    spans: tuple[range, ...]
+    of_node: tuple[int, ...]  # node index -> its segment
+    produced: Mapping[str, int]  # tensor name -> the segment whose op produces it
+    readers: Mapping[str, tuple[int, ...]]  # parameter -> the segments reading it, in order
+
+    @classmethod
+    def of(cls, nodes: list[Node], param_names) -> Segments:
+        spans, start = [], 0
+        for i in range(1, len(nodes) + 1):
+            if i == len(nodes) or nodes[i].layer != nodes[start].layer:
+                spans.append(range(start, i))
+                start = i
+        of_node = tuple(s for s, span in enumerate(spans) for _ in span)
+        params = set(param_names)
+        readers: dict[str, list[int]] = {}
+        for i, node in enumerate(nodes):
+            for name in node.inputs:
+                if name in params and of_node[i] not in readers.setdefault(name, []):
+                    readers[name].append(of_node[i])
+        produced = {node.name: of_node[i] for i, node in enumerate(nodes)}
+        return cls(tuple(spans), of_node, produced, {k: tuple(v) for k, v in readers.items()})
+
+    def output(self, nodes: list[Node], segment: int) -> str:
+        return nodes[self.spans[segment][-1]].name
+
+    def boundaries(self, nodes: list[Node]) -> list[str]:
+        return [self.output(nodes, s) for s in range(len(self.spans))]
+
+
+def record_boundaries(nodes, segs: Segments, env: dict, caches: list, seed, override=None, param_grads=None) -> dict:
+    """The step's backward, segment by segment in exact reverse order, keeping dL/d each segment's
+    output and dropping the rest as each segment finishes: its caches, and from `env` the
+    values of its ops but the last. Only the activations' gradients are made (an op whose inputs
+    are all parameters and ids is skipped, a linear op's weight gradient left out), unless
+    `param_grads` is a dict: then every parameter's gradient is summed into it as run_backward does.
+    Returns {boundary name: its gradient}."""
+    boundary = {nodes[-1].name: seed}
+    params = set(env) - {n.name for n in nodes} - set(IDS)
+    activation = lambda name: name not in params and name not in IDS  # noqa: E731
+    for s in range(len(segs.spans) - 1, -1, -1):
+        span = segs.spans[s]
+        grads = {nodes[span[-1]].name: boundary[nodes[span[-1]].name]}
+        for i in reversed(span):
+            needed = param_grads is not None or any(activation(n) for n in nodes[i].inputs)
+            if needed and not _op_backward(nodes[i], caches[i], grads, param_grads, override, activation):
+                boundary["nonfinite gradient"] = True  # popped by the caller (Trace.all_finite)
+            caches[i] = None
+        for i in span[:-1]:
+            env.pop(nodes[i].name)
+        for name in grads:
+            if name in segs.produced and segs.produced[name] != s:
+                boundary[name] = grads[name]
+    return boundary
+
+
+def _op_backward(node: Node, cache, grads: dict, param_grads: dict | None, override, activation) -> bool:
+    """One op's backward of record_boundaries: its activations' gradients summed into `grads`, its
+    parameters' into `param_grads` (or left out when None); whether the former are all finite."""
+    finite = True
+    in_grads = node_backward(node, cache, grads, override, inputs_only=param_grads is None)
+    for name, grad in zip(node.inputs, in_grads, strict=True):
+        if grad is None:
+            continue
+        target = grads if activation(name) else param_grads
+        if target is grads:
+            finite = finite and bool(np.isfinite(np.sum(grad)))
+        if target is not None:
+            accumulate(target, name, grad, lambda k=name: sparse_rows(node, cache, k, override))
+    return finite
+
+
+def forward_finite(nodes: list[Node], env: Mapping) -> bool:
+    """Whether every forward value of a step is finite (a masked score's -inf aside: a NaN or +inf
+    score makes its probabilities NaN) and no RMSNorm's mean square overflowed. Read while the build
+    holds every value (one sum per tensor): with record_boundaries' "nonfinite gradient", what the
+    page's divergence banner needs without replaying every layer (Trace.all_finite)."""
+    with np.errstate(all="ignore"):
+        for node in nodes:
+            if not node.name.endswith(".scores") and not np.isfinite(np.sum(env[node.name])):
+                return False
+            if node.kind == "rmsnorm" and np.isinf(np.mean(np.square(env[node.inputs[0]]), axis=-1)).any():
+                return False
+    return True
+
+
+@dataclass
+class Replayed:
+    """One segment recomputed: its ops' outputs, every gradient its backward makes (a parameter's
+    only this segment's part), each op's contributions, and the rows an op's contribution is
+    nonzero in (Op.sparse_rows), for summing a parameter read by several segments."""
+
+    values: dict[str, np.ndarray]
+    grads: dict[str, np.ndarray]
+    contributions: dict[int, dict[str, np.ndarray]]
+    rows: dict[int, np.ndarray | None] = field(default_factory=dict)
+
+    def nbytes(self, held: Callable[[np.ndarray], bool] = lambda a: False) -> int:
+        """Bytes of its arrays, each once, but those `held` (a trace's boundaries, borrowed weights)."""
+        seen: dict[int, np.ndarray] = {}
+        for a in itertools.chain(
+            self.values.values(), self.grads.values(), *map(dict.values, self.contributions.values())
+        ):
+            if isinstance(a, np.ndarray) and id(a) not in seen and a.flags.writeable and not held(a):
+                seen[id(a)] = a
+        return sum(a.nbytes for a in seen.values())
+
+
+def replay(nodes: list[Node], span: range, env: Mapping, arriving: dict, override=None) -> Replayed:
+    """nodes[span] run forward on `env` (the segment's inputs: parameters, ids, the previous
+    segment's output), then backward from `arriving` (dL/d its output), recording as the step did."""
+    values: dict[str, np.ndarray] = {}
+    caches = {}
+    for i in span:
+        node = nodes[i]
+        out, caches[i] = node.run([values[n] if n in values else env[n] for n in node.inputs])
+        values[node.name] = out
+    grads = dict(arriving)
+    contributions: dict[int, dict[str, np.ndarray]] = {}
+    rows: dict[int, np.ndarray | None] = {}
+    for i in reversed(span):
+        node = nodes[i]
+        contributions[i] = {}
+        in_grads = node_backward(node, caches[i], grads, override)
+        for name, grad in zip(node.inputs, in_grads, strict=True):
+            if grad is None:
+                continue
+            contributions[i][name] = grad
+            accumulate(grads, name, grad, lambda n=node, c=caches[i], k=name: sparse_rows(n, c, k, override))
+        if node.op.sparse_rows is not None:
+            rows[i] = sparse_rows(node, caches[i], node.inputs[-1], override)
+        caches[i] = None
+    return Replayed(values, grads, contributions, rows)
+
+
+def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Callable[[int], Replayed]):
+    """dL/d parameter `name` read by several segments (a tied embedding: the lookup and the LM head),
+    its contributions summed in the step's order (backward: the last reader first)."""
+    grads: dict[str, np.ndarray] = {}
+    for s in reversed(segs.readers[name]):
+        part = replayed(s)
+        for i in reversed(segs.spans[s]):
+            if name in part.contributions[i]:
+                accumulate(grads, name, part.contributions[i][name], lambda i=i, part=part: part.rows.get(i))
+    return grads[name]
+
+
+class RecomputeCache:
+    """Recomputed segments by (trace, kind, segment) in an LRU bounded by bytes (max_bytes), the most
+    recent always kept (one segment may be larger than the bound: it is still served). Concurrent
+    requests for one entry compute it once."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._computing: dict[tuple, threading.Lock] = {}
+        self.hits = self.misses = 0
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: tuple, compute: Callable[[], tuple[object, int]]):
+        """The entry for key, or compute() -> (entry, its bytes), cached."""
+        hit = self._lookup(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            lock = self._computing.setdefault(key, threading.Lock())
+        try:
+            with lock:
+                hit = self._lookup(key)
+                if hit is not None:
+                    return hit
+                entry, size = compute()
+                with self._lock:
+                    self.misses += 1
+                    self._entries[key] = (entry, size)
+                    self._bytes += size
+                    self._shrink()
+                return entry
+        finally:
+            with self._lock:
+                if self._computing.get(key) is lock:
+                    del self._computing[key]
+
+    def _lookup(self, key: tuple):
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def _shrink(self) -> None:  # with self._lock held
+        while self._bytes > self.max_bytes and len(self._entries) > 1:
+            _, (_, size) = self._entries.popitem(last=False)
+            self._bytes -= size
+
+    def trim(self, room: int) -> None:
+        """Evicts the oldest entries until they hold at most `room` bytes (a build needs the rest)."""
+        with self._lock:
+            while self._bytes > max(0, room) and self._entries:
+                _, (_, size) = self._entries.popitem(last=False)
+                self._bytes -= size
+
+    def resize(self, max_bytes: int) -> None:
+        with self._lock:
+            self.max_bytes = max_bytes
+            self._shrink()
+
+    def drop(self, owner: int) -> None:
+        """Forgets every entry of one trace (it was collected)."""
+        with self._lock:
+            for key in [k for k in self._entries if k[0] == owner]:
+                self._bytes -= self._entries.pop(key)[1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
+RECOMPUTE_BYTES = 256 << 20  # the default bound; the server sets its own (settings.recompute_bytes)
+RECOMPUTED = RecomputeCache(RECOMPUTE_BYTES)
+_owners = itertools.count()
+
+
+def new_owner() -> int:
+    """A key no other trace of this process has had (ids of collected objects are reused)."""
+    return next(_owners)
+
+
+class LazyMap(Mapping):
+    """A read-only mapping whose values come from get(owner, name) when read. weak: holds its owner
+    by a weak reference (a map the owner itself keeps, e.g. a trace's record's contributions: no
+    reference cycle, so a dropped trace is freed at once, as the trace store counts on)."""
+
+    def __init__(self, owner, names: Callable, get: Callable, has: Callable, weak: bool = False):
+        self._owner = weakref.ref(owner) if weak else (lambda: owner)
+        self._names, self._get, self._has = names, get, has
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        owner = self._owner()
+        if not self._has(owner, name):
+            raise KeyError(name)
+        return self._get(owner, name)
+
+    def __contains__(self, name) -> bool:
+        return self._has(self._owner(), name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names(self._owner()))
+
+    def __len__(self) -> int:
+        return len(self._names(self._owner()))
