@@ -1,3 +1,4 @@
+# Over 350 lines: a Trace's whole surface (values, gradients, contributions, names, twin, Jacobians) in one class.
 """Trace: everything one training step computed, forward and backward, by name."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
 from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
+from xt_core.listing import TOKEN_IDS, Listed, listing
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, entry
 from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
 from xt_core.tape import Node
@@ -206,6 +208,11 @@ class Trace:
     def tensor_names(self) -> list[str]:
         """Every recorded forward tensor, in execution order."""
         return [node.name for node in self.nodes]
+
+    def names(self) -> list[Listed]:
+        """Every name trace[name] and trace.grad(name) take, with its shape and words (xt_core.names)."""
+        held = [(n, self[n].shape) for n in (*TOKEN_IDS, *self.param_names)]
+        return listing(held, [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]])
 
     def _unknown(self, name: str, pool) -> KeyError:
         close = difflib.get_close_matches(name, list(pool), n=3)

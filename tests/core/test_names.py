@@ -71,3 +71,26 @@ def test_every_fault_changes_a_step_the_table_declares():
     recorded = set(names.tensor_names(cfg))
     for fault in xt_core.lab.faults.CATALOGUE.values():
         assert fault.step_name(cfg.n_layer - 1) in recorded, fault.name
+
+
+def test_a_trace_lists_every_name_it_answers_to_with_its_shape_and_words():
+    """Trace.names() (issue 28, "Python"): the token ids, every recorded tensor in execution order
+    and every parameter, each once, with the shape trace[name] has, the table's title and label
+    for a recorded tensor, and a gradient of that shape wherever has_grad says so."""
+    cfg = xt_core.PRESETS["tiny"]
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(2, 7))
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=0), tokens[:, :-1], tokens[:, 1:])
+    listed = trace.names()
+    listed_names = [entry.name for entry in listed]
+    assert len(listed_names) == len(set(listed_names))
+    assert listed_names[:2] == ["tokens", "targets"] and listed_names[2 : 2 + len(trace.nodes)] == trace.tensor_names()
+    assert listed_names[2 + len(trace.nodes) :] == trace.param_names
+    for entry in listed:
+        assert trace[entry.name].shape == entry.shape, entry.name
+        if entry.has_grad:
+            assert trace.grad(entry.name).shape == entry.shape, entry.name
+    probs = next(entry for entry in listed if entry.name == "layers.1.attention.probs")
+    table = names.lookup("layers.1.attention.probs")
+    assert (probs.kind, probs.title, probs.label) == ("tensor", table.title, table.label.format(L=1))
+    assert "{L}" not in "".join(entry.label for entry in listed)
+    assert {entry.kind for entry in listed if not entry.has_grad} == {"token ids"}

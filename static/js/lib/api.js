@@ -6,9 +6,8 @@
 // * Steps, Jacobians and enlarged heads are cached in memory (bounded, least recently used first out).
 // * A page exported by `xt export` has no server: lib/static_source.js answers every request.
 
-import { exported, staticRequest } from "./static_source.js";
-
 import { watchQueue } from "./queue.js";
+import { exported, staticRequest } from "./static_source.js";
 
 const CACHE_LIMIT = 80;
 const BUSY_RETRIES = 3; // 503s retried per request before the error reaches the caller
