@@ -17,6 +17,7 @@ from app.schemas.bench import StepCompare, TensorSlice
 from app.steps import compare, slices
 from app.steps.answers import encode, record_at
 from app.traces import tensors
+from app.traces.admission import Overloaded
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -78,5 +79,12 @@ async def get_compare(
     if param is not None and first.trace.records[index].phase != "update":
         raise SpecError(("query", "param"), "param applies to the update step only")
     build = partial(compare.compare_view, first, second, index, seq, param)
-    body, zipped = await services.run(lambda: encode(build()), request=request)
+    working = compare.working_bytes(first, index, param)
+    reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does
+    if reservation is None:
+        raise Overloaded(f"comparing this step needs {working / 2**20:,.0f} MB: {services.store.held()}")
+    try:
+        body, zipped = await services.run(lambda: encode(build()), request=request)
+    finally:
+        services.store.release(reservation)
     return encoded_response(request, body, gzipped=zipped)

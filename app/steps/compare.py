@@ -9,8 +9,8 @@ shows float32's round-off), the text (of the same length), the optimizer (SGD ag
 the update step), the training steps before the recorded one. Traces that do not align are a
 422 naming what differs.
 
-The difference is taken in float64 (B − A of a float32 and a float64 trace is the float32
-round-off, ~1e-7 relative); `rel` is ‖B − A‖₂ / ‖A‖₂ over the whole tensor, `max_rel`
+The difference is taken in float64, slice by slice (B − A of a float32 and a float64 trace is
+the float32 round-off, ~1e-7 relative), its bytes reserved in the trace budget while it runs; `rel` is ‖B − A‖₂ / ‖A‖₂ over the whole tensor, `max_rel`
 max |B − A| / max |A|."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from app.errors import SpecError
 from app.spec import spec_to_query
 from app.steps.context import TraceContext
-from app.steps.stats import summarize
+from app.steps.stats import CHUNK, summarize
 from app.steps.tensors import param_entry, tensor_entry
 from app.steps.titles import step_summary
 from app.steps.update import shown_param
@@ -62,16 +62,25 @@ def check_aligned(a: TraceContext, b: TraceContext) -> None:
 
 
 def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, dict]:
-    """B − A in float64 and how large it is against A."""
-    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        diff = b64 - a64
+    """B − A in float64 and how large it is against A, read in slices of CHUNK entries: B − A is
+    the one whole array made (what working_bytes reserves), never a float64 copy of A or B."""
+    a_flat, b_flat = np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1)
+    diff = np.empty(a_flat.size, dtype=np.float64)
+    norm_a2, max_a, max_abs, identical = 0.0, 0.0, None, True
+    for start in range(0, a_flat.size, CHUNK):
+        a64, b64 = a_flat[start : start + CHUNK].astype(np.float64), b_flat[start : start + CHUNK].astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            part = np.subtract(b64, a64, out=diff[start : start + CHUNK])
+        identical = identical and bool(np.array_equal(a64, b64, equal_nan=True))
+        finite = np.isfinite(a64) & np.isfinite(part)
+        if finite.any():
+            kept = a64[finite]
+            norm_a2 += float(kept @ kept)
+            max_a = max(max_a, float(np.abs(kept).max()))
+            max_abs = max(max_abs or 0.0, float(np.abs(part[finite]).max()))
+    diff = diff.reshape(np.shape(a))
     stats = summarize(diff)
-    finite = np.isfinite(a64) & np.isfinite(diff)
-    norm_a = float(np.sqrt(np.sum(np.square(a64[finite])))) if finite.any() else 0.0
-    abs_diff = np.abs(diff[finite])
-    max_a = float(np.max(np.abs(a64[finite]))) if finite.any() else 0.0
-    max_abs = float(abs_diff.max()) if abs_diff.size else None
+    norm_a = math.sqrt(norm_a2)
     return diff, {
         **stats,
         "axes": [],
@@ -79,8 +88,20 @@ def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, dict]:
         "max_abs": max_abs,
         "rel": (stats["norm"] / norm_a) if norm_a and stats["norm"] is not None else None,
         "max_rel": (max_abs / max_a) if max_a and max_abs is not None else None,
-        "identical": bool(np.array_equal(a64, b64, equal_nan=True)),
+        "identical": identical,
     }
+
+
+def working_bytes(a: TraceContext, index: int, param: str | None) -> int:
+    """The bytes compare_view holds beyond the two traces: B − A in float64 for the larger of the
+    compared tensors (one at a time) and a few slices; reserved in the trace budget before it runs."""
+    record = a.trace.records[index]
+    if record.phase == "update":
+        name = param or shown_param(a)
+        entries = math.prod(a.trace[name].shape) if name in a.trace.update.per_param else 0
+    else:
+        entries = math.prod(record.shape)
+    return 8 * entries + 4 * 8 * min(entries, CHUNK)  # a slice: A and B in float64, a mask, |B − A|
 
 
 def _pairs(

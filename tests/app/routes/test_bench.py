@@ -10,7 +10,8 @@ import io
 import numpy as np
 import pytest
 
-from tests.helpers.client import post_trace
+from app.steps import compare
+from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import BATCH_SPEC
 
 TRAINED = {**BATCH_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 1}
@@ -125,3 +126,35 @@ def test_find_in_the_columns_jumps_to_a_vocabulary_token(client, trace):
     np.testing.assert_array_equal(
         as_array(page["values"]), npy(client, trace["id"], "logits")[0, : page["rows"][1], wanted : wanted + 2]
     )
+
+
+def test_a_compares_difference_is_reserved_in_the_trace_budget(monkeypatch):
+    """B − A (float64, the size of the compared tensor) counts in cache_bytes while it is made:
+    with the budget taken it is a 503 naming what it needs, and while it runs it is reserved. A
+    client of its own: no trace but these two is cached, so none is evicted to make room."""
+    with make_client() as client:
+        check_reserved(client, monkeypatch)
+
+
+def check_reserved(client, monkeypatch) -> None:
+    batch_trace = post_trace(client, BATCH_SPEC)
+    double = post_trace(client, {**BATCH_SPEC, "dtype": "float64"})
+    index = next(s["index"] for s in batch_trace["steps"] if s["name"] == "logits" and s["phase"] == "backward")
+    url = f"/api/traces/{batch_trace['id']}/steps/{index}/compare/{double['id']}"
+    store = client.app.state.services.store
+    seen, made = [], compare.compare_view
+    monkeypatch.setattr(compare, "compare_view", lambda *args: seen.append(store.reserved) or made(*args))
+    before = store.reserved
+    assert client.get(url).status_code == 200
+    entries = int(np.prod(npy(client, batch_trace["id"], "logits").shape))
+    assert seen and seen[0] - before >= 8 * entries and store.reserved == before
+    held = [store.cached(store.spec(t["id"])) for t in (batch_trace, double)]  # in use: never evicted
+    assert all(trace is not None for trace in held)
+    taken = store.reserve(store.settings.cache_bytes - store.live_bytes - store.reserved)  # every byte left
+    assert taken is not None
+    try:
+        refused = client.get(url)
+        assert refused.status_code == 503 and "comparing this step needs" in refused.json()["detail"]
+    finally:
+        store.release(taken)
+    assert client.get(url).status_code == 200
