@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xt_core.names import lookup
-
-TOKEN_IDS = ("tokens", "targets")
+from xt_core.names import TOKEN_IDS, lookup
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from xt_core.config import Config
 
 LAYER_PREFIX = "layers.{L}."
+TOKEN_IDS = ("tokens", "targets")  # the batch's token ids: int64, no gradient
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xt_core.names import TOKEN_IDS
 from xt_core.tape import Node, accumulate, node_backward, sparse_rows
-
-IDS = ("tokens", "targets")
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,7 @@ def record_boundaries(nodes, segs: Segments, env: dict, caches: list, seed, over
     `param_grads` is a dict: then every parameter's gradient is summed into it as run_backward does.
     Returns {boundary name: its gradient}."""
     boundary = {nodes[-1].name: seed}
-    params = set(env) - {n.name for n in nodes} - set(IDS)
-    activation = lambda name: name not in params and name not in IDS  # noqa: E731
+    activation = activation_of(set(env) - {n.name for n in nodes} - set(TOKEN_IDS))
     for s in range(len(segs.spans) - 1, -1, -1):
         span = segs.spans[s]
         grads = {nodes[span[-1]].name: boundary[nodes[span[-1]].name]}
@@ -297,3 +295,9 @@ class LazyMap(Mapping):
 
     def __len__(self) -> int:
         return len(self._names(self._owner()))
+
+
+def activation_of(param_names) -> Callable[[str], bool]:
+    """Whether a name is an activation: neither a parameter nor the token ids."""
+    params = set(param_names)
+    return lambda name: name not in params and name not in TOKEN_IDS

@@ -15,8 +15,8 @@ import numpy as np
 from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
 from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
-from xt_core.listing import TOKEN_IDS, Listed, listing
-from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, entry
+from xt_core.listing import Listed, listing
+from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS, entry
 from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
 from xt_core.tape import Node
 
@@ -238,7 +238,7 @@ class Trace:
             return self._replayed(readers[0]).grads[name] if len(readers) == 1 else self._summed_grad(name)
         if name in self._segs.produced:
             return self._replayed(self._segs.produced[name]).grads[name]
-        if name in ("tokens", "targets"):
+        if name in TOKEN_IDS:
             raise KeyError(f"{name} are integer token ids: they have no gradient")
         raise self._unknown(name, self.all_grads)
 

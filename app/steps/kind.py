@@ -19,6 +19,7 @@ import numpy as np
 
 from app.steps.context import TraceContext
 from app.steps.tensors import tensor_entry
+from xt_core.names import TOKEN_IDS
 from xt_core.trace import Record
 
 HEAD_GRID_WEIGHT = 2.0
@@ -49,7 +50,7 @@ class StepKind:
 
 
 def float_inputs(record: Record) -> list[str]:
-    return [name for name in record.inputs if name not in ("tokens", "targets")]
+    return [name for name in record.inputs if name not in TOKEN_IDS]
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from app.traces.store import build_trace
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_TEXT
 from tests.helpers.specs import make_batch
 from xt_core.checks.gradcheck import check_record
-from xt_core.checks.twin import F64, _activation, _forward64
+from xt_core.checks.twin import F64, _forward64
 from xt_core.lab.faults import CATALOGUE
 from xt_core.model import build_tape
-from xt_core.recompute import RECOMPUTED
+from xt_core.recompute import RECOMPUTED, activation_of
 from xt_core.tape import run_backward, run_backward_sparse, run_forward
 from xt_core.training.loop import train_step
 from xt_core.training.optim import AdamW
@@ -52,7 +52,7 @@ def full_twin(trace):
     """The float64 twin as it was built before boundaries: every activation and its gradient."""
     params = {name: trace.values[name] for name in trace.param_names}
     values, caches = _forward64(trace.nodes, params, trace.tokens, trace.targets)
-    wanted = _activation(trace.param_names)
+    wanted = activation_of(trace.param_names)
     grads = run_backward_sparse(trace.nodes, caches, np.ones((), F64), wanted, trace.backward_override)
     return values, grads
 

@@ -27,12 +27,12 @@ import numpy as np
 
 from xt_core.checks.f64 import LARGE
 from xt_core.memory import reusable_empty
-from xt_core.recompute import RECOMPUTED, LazyMap, Segments, new_owner, record_boundaries
+from xt_core.names import TOKEN_IDS
+from xt_core.recompute import RECOMPUTED, LazyMap, Segments, activation_of, new_owner, record_boundaries
 from xt_core.tape import Node, lookup_of_rows, node_backward, run_backward_sparse
 from xt_core.training.optim import PerParam
 
 F64 = np.dtype(np.float64)
-IDS = ("tokens", "targets")
 # numpy's mixed float64 @ float32 matmul against a *transposed* float32 weight is ~4x slower
 # than casting the weight first. The LM head reads its (V, C) weight transposed; its float64
 # cast (V*C*8 bytes) lives only until its backward, a few ops later.
@@ -109,7 +109,7 @@ class Float64Step:
                 values[node.name] = np.asarray(out, dtype=F64)
             out = self.nodes[span[-1]].name
             arriving = {out: self._grads[out]}
-            wanted = _activation(self.param_names)
+            wanted = activation_of(self.param_names)
             grads = run_backward_sparse(self.nodes, caches, arriving, wanted, self.backward_override, span=span)
             held = {id(a) for a in (*self._values.values(), *self._grads.values())}
             size = sum(
@@ -153,7 +153,7 @@ class Float64Step:
         if self._recorded is not None:
             return 0
         params = set(self.param_names)
-        arrays = {id(a): a for k, a in self._values.items() if k not in params and k not in IDS}
+        arrays = {id(a): a for k, a in self._values.items() if k not in params and k not in TOKEN_IDS}
         arrays |= {id(a): a for a in self._grads.values()}
         return sum(np.asarray(a).nbytes for a in arrays.values())
 
@@ -182,7 +182,7 @@ def param_grad_dot(
             dotted(name)
 
     del values  # the caches hold what the backward reads
-    run_backward_sparse(nodes, caches, np.ones((), dtype=F64), _activation(params), backward_override, sink=take)
+    run_backward_sparse(nodes, caches, np.ones((), dtype=F64), activation_of(params), backward_override, sink=take)
     if shown is None:
         return total, None
     return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)
@@ -199,11 +199,6 @@ def _forward64(nodes: list[Node], params: dict, tokens, targets) -> tuple[dict, 
         values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
         caches.append(cache)
     return values, caches
-
-
-def _activation(param_names) -> Callable[[str], bool]:
-    params = set(param_names)
-    return lambda name: name not in params and name not in IDS
 
 
 def _args(node: Node, values: dict) -> list:
