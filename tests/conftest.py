@@ -9,7 +9,7 @@ from _pytest.nodeid import NodeId
 import xt_core
 from tests.helpers.export import quiz_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
-from tests.helpers.server import Server, running_server
+from tests.helpers.server import LIVE_QUIZ_SECRET, Server, running_server
 
 # The groups (below) that take longest, longest first: scheduled first (`make test` keeps this
 # order with --no-loadscope-reorder; xdist would otherwise start the groups with the most tests
@@ -129,6 +129,8 @@ def live_models_dir(tmp_path_factory) -> Path:
 def live_server(live_models_dir) -> Server:
     """One `uvicorn app.main:app` on 127.0.0.1 with default settings for the run (browser,
     load and determinism tests), always stopped. Uploads made by the tests go to a fresh
-    directory, never to the repo's data/models."""
-    with running_server({"XT_MODELS_DIR": str(live_models_dir)}) as server:
+    directory, never to the repo's data/models. Its quiz secret is known (LIVE_QUIZ_SECRET):
+    a test picks the fault its quiz hides."""
+    env = {"XT_MODELS_DIR": str(live_models_dir), "XT_QUIZ_SECRET": LIVE_QUIZ_SECRET}
+    with running_server(env) as server:
         yield server

@@ -103,6 +103,12 @@ def seal_step(view: dict) -> dict:
     return view | {"gradcheck": SEALED_CHECK, "warnings": []}
 
 
+# What a sealed Jacobian holds back: the recorded gradient beside J·dL/dp, their differences and
+# the verdict. Side by side they are that op's gradient check, which a probe buys; p, dL/dp
+# and J·dL/dp stay (each is worked out from what the step views show).
+JACOBIAN_VERDICT = ("recorded", "max_abs_error", "max_rel_error", "ok", "vectors_figure")
+
+
 def seal_jacobian(view: dict) -> dict:
-    """The Jacobian's numbers without the chain rule's ✓/✗."""
-    return {key: value for key, value in view.items() if key != "ok"}
+    """The Jacobian and J·dL/dp without the comparison with the recorded gradient."""
+    return {key: value for key, value in view.items() if key not in JACOBIAN_VERDICT} | {"sealed": True}

@@ -205,12 +205,13 @@ class JacobianView(Answer):
     p: list[float | None] = Field(description="the softmax row")
     dprobs: list[float | None] = Field(description="dL/dp")
     chain: list[float | None] = Field(description="J·dL/dp")
-    recorded: list[float | None] = Field(description="the recorded dL/dscores or dL/dlogits")
-    max_abs_error: float | None
-    max_rel_error: float | None
-    ok: bool = Field(None, description="the chain rule holds (absent while a quiz is sealed)")
+    sealed: bool = Field(description="a quiz's, before its answer: the fields below marked so are absent")
+    recorded: list[float | None] = Field(None, description="the recorded dL/dscores or dL/dlogits (absent: sealed)")
+    max_abs_error: float | None = Field(None, description="absent: sealed")
+    max_rel_error: float | None = Field(None, description="absent: sealed")
+    ok: bool = Field(None, description="the chain rule holds (absent: sealed)")
     figure: PlotlyFigure = Field(description=PLOTLY)
-    vectors_figure: PlotlyFigure = Field(description=PLOTLY)
+    vectors_figure: PlotlyFigure = Field(None, description=PLOTLY + " (absent: sealed)")
     note: str
     indices: list[int] = Field(None, description="output only: the token ids shown")
     target: int = Field(None, description="output only: the target token id")

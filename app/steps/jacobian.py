@@ -58,6 +58,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         "max_abs_error": check.max_abs_error,
         "max_rel_error": check.max_rel_error,
         "ok": check.ok,
+        "sealed": False,  # a quiz's, before its answer: app.buglab.quiz.seal_jacobian
         "figure": figure_json(figure)[0],
         "vectors_figure": figure_json(vectors)[0],
         **extra,

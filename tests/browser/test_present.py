@@ -13,7 +13,16 @@ from urllib.parse import urlencode
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers.browser import ONE_LAYER, assert_clean, axe_violations, click_step, quiz_truth, steps, wait_rendered
+from tests.helpers.browser import (
+    ONE_LAYER,
+    assert_clean,
+    axe_violations,
+    click_step,
+    quiz_hiding,
+    quiz_truth,
+    steps,
+    wait_rendered,
+)
 from xt_core.lab.faults import CATALOGUE
 
 # The home page's default: the first demo model with its first example text.
@@ -25,7 +34,9 @@ DEFAULT_WALK = {
     "dtype": "float32",
 }
 SMALL = {"text": "the cat sat on the mat.", **ONE_LAYER}
-QUIZ_SEED = 5
+# The quiz the tests open hides the attention softmax's fault: the step whose Jacobian panel,
+# sealed, must not set J·dL/dp beside the recorded gradient.
+QUIZ_SEED = quiz_hiding("softmax_missing_sum_term", SMALL)
 
 # Which of title, formula and first figure lie outside the viewport; formula boxes that
 # overflow; first-figure texts under 14 px.
@@ -316,8 +327,12 @@ def test_the_quiz_gives_no_verdict_before_the_answer(session, axe):
     assert step.locator(".gradcheck.sealed").count() == 1
     assert step.locator(".badge-ok, .badge-bad, .alert-warning, .forward-note").count() == 0
     assert page.locator("#timeline .check-failed").count() == 0 and page.locator("#checks-panel").is_hidden()
-    for words in ("check failed", "FAILED", "✗", "broken one", "chain rule"):
+    for words in ("check failed", "FAILED", "✗", "broken one", "chain rule", "recorded dL/dscores\t"):
         assert words not in page.locator("body").inner_text(), words
+    jacobian = step.locator("#jacobian .jacobian-result")
+    jacobian.locator("table").wait_for()
+    assert "holds back the recorded dL/dscores" in jacobian.inner_text()
+    assert jacobian.locator("thead th").all_inner_texts() == ["key", "p", "dL/dp", "J · dL/dp"]
     trace_id = page.evaluate("window.xt.trace.id")
     view = page.evaluate(f"fetch('/api/traces/{trace_id}/steps/{broken}').then((r) => r.json())")
     assert view["gradcheck"] == {"sealed": True} and view["warnings"] == []
@@ -340,6 +355,8 @@ def test_the_quiz_gives_no_verdict_before_the_answer(session, axe):
     verdict.wait_for()
     assert "Right" in verdict.text_content() and f"You used 1 of 3 probes (step {broken + 1})" in verdict.text_content()
     assert step.locator(".forward-note").count() == 0  # that note explains failing forward steps
+    step.locator("#jacobian thead th", has_text="recorded dL/dscores").wait_for()  # the comparison, now
+    assert step.locator("#jacobian .badge-bad", has_text="chain rule ✗").count() == 1
     page.locator("#checks-progress").filter(has_text=re.compile("fail")).wait_for()  # now the chart
     session.screenshot("quiz-02-answered")
     assert_clean(session)

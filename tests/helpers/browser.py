@@ -151,6 +151,19 @@ def axe_violations(page, source: str) -> list[str]:
     return [f"{v['id']}: {v['help']} ({', '.join(' '.join(n['target']) for n in v['nodes'][:3])})" for v in found]
 
 
+def quiz_hiding(fault: str, query: dict) -> int:
+    """A quiz number whose hidden fault, on the live server (LIVE_QUIZ_SECRET), is `fault` for
+    the walk of `query`: a test of how a quiz hides one fault does not wait for the draw."""
+    from app.settings import Settings
+    from app.spec import resolve, spec_from_query
+    from app.spec.faults import quiz_fault
+    from tests.helpers.server import LIVE_QUIZ_SECRET
+
+    settings = Settings(quiz_secret=LIVE_QUIZ_SECRET)
+    cfg = resolve(spec_from_query(query), settings).cfg
+    return next(q for q in range(1000) if quiz_fault(q, cfg, settings)[0] == fault)
+
+
 def quiz_truth(session, trace_id: str) -> dict:
     """What only the server knows of the page's quiz, asked as another learner would after
     answering (a request with no identity of the browser's: the browser's quiz stays sealed):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"  # loopback only
+LIVE_QUIZ_SECRET = "xt live test server"  # the run's live server's XT_QUIZ_SECRET (tests/conftest.py)
 
 
 @dataclass

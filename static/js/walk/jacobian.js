@@ -17,12 +17,12 @@ function select(label, options, value) {
 
 function checkSummary(result, kind) {
   const recorded = kind === "output" ? "dL/dlogits" : "dL/dscores";
-  if (typeof result.ok !== "boolean") {
-    // A quiz before its answer: the numbers, no verdict (the server sends none).
+  if (result.sealed) {
+    // A quiz before its answer: the server sends J · dL/dp but not the recorded gradient beside it.
     return h(
       "p",
       { className: "badge-line" },
-      `J · dL/dp beside the recorded ${recorded}: max abs difference ${formatError(result.max_abs_error)}, max rel difference ${formatError(result.max_rel_error)}`,
+      `The quiz holds back the recorded ${recorded} beside J · dL/dp until you answer: compare them yourself with the step's heatmap above, or spend a probe on this step.`,
     );
   }
   const ok = result.ok;
@@ -36,26 +36,30 @@ function checkSummary(result, kind) {
 
 function vectorsTable(result, kind) {
   const recorded = kind === "output" ? "recorded dL/dlogits" : "recorded dL/dscores";
-  const columns = ["p", "dL/dp", "J · dL/dp", recorded, "difference"];
+  const columns = ["p", "dL/dp", "J · dL/dp", ...(result.sealed ? [] : [recorded, "difference"])];
   const labels = result.labels || [];
   const rows = (result.p || []).map((p, j) => {
     const chain = result.chain?.[j];
     const rec = result.recorded?.[j];
     const diff = typeof chain === "number" && typeof rec === "number" ? chain - rec : null;
+    const values = result.sealed ? [p, result.dprobs?.[j], chain] : [p, result.dprobs?.[j], chain, rec, diff];
     return h(
       "tr",
       {},
       h("th", { scope: "row", text: labels[j] ?? String(j) }),
-      [p, result.dprobs?.[j], chain, rec, diff].map((v) => h("td", { text: formatNumber(v) })),
+      values.map((v) => h("td", { text: formatNumber(v) })),
     );
   });
+  const caption = result.sealed
+    ? "Row by row: J · dL/dp worked out from p and dL/dp"
+    : "Row by row: the chain rule beside the recorded gradient";
   return h(
     "div",
     { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": "Jacobian check numbers" },
     h(
       "table",
       { className: "numbers" },
-      h("caption", { text: "Row by row: the chain rule beside the recorded gradient" }),
+      h("caption", { text: caption }),
       h(
         "thead",
         {},

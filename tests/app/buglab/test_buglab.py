@@ -300,6 +300,31 @@ def test_the_quiz_never_names_its_fault_before_an_answer(client, trace):
     assert checks(client, body["id"])["first_failing"] == broken
 
 
+def quiz_hiding(client, fault: str) -> tuple[int, int]:
+    """(a quiz number, its layer) whose hidden fault is `fault` on this server."""
+    settings = client.app.state.settings
+    cfg = resolve(TraceSpec.model_validate(SMALL_SPEC), settings).cfg
+    return next((q, layer) for q in range(1000) for name, layer in [quiz_fault(q, cfg, settings)] if name == fault)
+
+
+@pytest.mark.parametrize("fault", ["softmax_missing_sum_term", "softmax_ce_normalized_twice"])
+def test_a_sealed_jacobian_keeps_the_softmax_check_it_would_be(client, fault):
+    """A softmax's fault shows in its Jacobian as J·dL/dp unlike the recorded gradient: side by
+    side they are that step's check. Sealed, the answer holds J·dL/dp and not what it is compared with."""
+    number, layer = quiz_hiding(client, fault)
+    quiz = post(client, quiz=number)
+    base = f"/api/traces/{quiz['id']}"
+    where = {"layer": "output"} if fault.startswith("softmax_ce") else {"layer": layer, "head": 1}
+    sealed = client.get(f"{base}/jacobian", params=where)
+    assert sealed.status_code == 200, sealed.text
+    body = sealed.json()
+    assert body["sealed"] is True and body["p"] and body["dprobs"] and body["chain"] and body["figure"]
+    assert not {"recorded", "max_abs_error", "max_rel_error", "ok", "vectors_figure"} & set(body)
+    assert client.post(f"{base}/quiz/answer", json={"step": hidden_step(client, quiz)[1]}).json()["correct"]
+    opened = client.get(f"{base}/jacobian", params=where).json()
+    assert opened["sealed"] is False and opened["ok"] is False and opened["recorded"] != opened["chain"]
+
+
 def verdicts(view: dict) -> list:
     """What in a step view would tell right from wrong."""
     return [view["gradcheck"].get("passed"), view["gradcheck"].get("max_rel_error"), view["warnings"]]
@@ -318,7 +343,7 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     sealed_diff = client.get(f"{base}/steps/{broken}/diff")
     assert sealed_diff.status_code == 403 and "costs a probe" in sealed_diff.json()["detail"]
     jacobian = client.get(f"{base}/jacobian", params={"layer": 0, "head": 1, "pos": 3}).json()
-    assert "ok" not in jacobian and jacobian["chain"] and jacobian["recorded"]
+    assert jacobian["sealed"] is True and jacobian["chain"] and "ok" not in jacobian and "recorded" not in jacobian
 
     probe = client.post(f"{base}/quiz/probe", json={"step": broken}).json()
     assert probe["gradcheck"]["passed"] is False and probe["probes"] == {"used": [broken], "max": 3, "left": 2}

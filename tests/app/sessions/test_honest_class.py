@@ -95,7 +95,8 @@ def test_a_follower_learns_nothing_a_classmate_probed_or_answered(app_client):
     assert bob.get(f"{base}/checks").status_code == 403
     diff = bob.get(f"{base}/steps/{others[3]}/diff")
     assert diff.status_code == 403 and "costs a probe" in diff.json()["detail"]
-    assert "ok" not in bob.get(f"{base}/jacobian", params={"layer": 0, "head": 0, "pos": 2}).json()
+    sealed_jacobian = bob.get(f"{base}/jacobian", params={"layer": 0, "head": 0, "pos": 2}).json()
+    assert sealed_jacobian["sealed"] and not {"ok", "recorded", "max_abs_error"} & set(sealed_jacobian)
     first = bob.post(f"{base}/quiz/probe", json={"step": others[3]})
     assert first.status_code == 200 and first.json()["probes"] == {"used": [others[3]], "max": 3, "left": 3 - 1}
     assert bob.get(f"{base}/steps/{others[3]}/diff").status_code == 200
