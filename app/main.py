@@ -43,9 +43,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # lazily, every page rendered meanwhile would compress it again, all at once, under load.
     await anyio.to_thread.run_sync(assets.plotly_bundle)
     env = pages.templates(app.state.settings.templates_dir).env
-    if app.state.warm_up:
-        await anyio.to_thread.run_sync(partial(settle_heap, env))
     services = app.state.services
+    if app.state.warm_up:
+        await anyio.to_thread.run_sync(registry(app.state.settings).read_headers)
+        await anyio.to_thread.run_sync(partial(settle_heap, env))
+        services.store.freeze_cached = True  # a server's heap: its cached traces kept out of collections too
     await anyio.to_thread.run_sync(registry(app.state.settings).remove_stale_partials)
     try:
         yield

@@ -31,7 +31,7 @@ from app.steps.context import TraceContext
 from app.traces.admission import Admission, Overloaded
 from app.traces.cache import LRU
 from app.traces.checks import ChecksRunner
-from app.traces.pool import DaemonPool
+from app.traces.pool import BUILDS, LIGHT, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck
@@ -67,9 +67,11 @@ class Services:
     def start(self) -> None:
         """The worker pools, new (a lifespan may end and start again: schemathesis runs one per call)."""
         self.executor = DaemonPool(max(1, self.settings.worker_threads), "xt-worker")
-        # one thread for jobs known to take milliseconds (a cached trace's tensor as .npy or
-        # JSON, the model listing): they would otherwise wait behind seconds of trace builds
-        self.light = DaemonPool(1, "xt-worker-light")
+        self.pools = {
+            BUILDS: self.executor,
+            VIEWS: DaemonPool(1, "xt-worker-views"),
+            LIGHT: DaemonPool(1, "xt-worker-light"),
+        }
         self.store.progress.stop.clear()
         if hasattr(self, "checks"):
             self.checks.executor = self.executor
@@ -78,17 +80,16 @@ class Services:
         if not self.running:  # served after its lifespan ended (an app driven without one)
             self.start()
 
-    async def run(self, fn, *args, light: bool = False, request: Request | None = None, on_done=None, **kwargs):
-        """fn(*args) in the worker pool (settings.worker_threads threads), or with light=True in
-        the one thread kept for millisecond jobs. At most settings.max_pending_jobs jobs wait or
-        run at once: one more is refused with a 503 instead of queueing behind minutes of work.
+    async def run(self, fn, *args, pool: str = BUILDS, request: Request | None = None, on_done=None, **kwargs):
+        """fn(*args) in one of the worker pools (BUILDS, VIEWS, LIGHT: app.traces.pool). At most
+        settings.max_pending_jobs jobs wait or run at once, in all of them: one more is refused
+        with a 503 instead of queueing behind minutes of work.
         With `request`, a client that disconnects cancels the job if it has not started (ClientGone).
         `on_done()` runs on the event loop once the job has finished or been cancelled."""
         if self.pending >= self.settings.max_pending_jobs:
             raise Overloaded(f"the server is busy ({self.pending} jobs queued)")
         self.ensure_running()
-        executor = self.light if light else self.executor
-        job = executor.submit(fn, *args, **kwargs)
+        job = self.pools[pool].submit(fn, *args, **kwargs)
         if on_done is not None:
             _call_on_loop_when_done(job, on_done)
         self.pending += 1
@@ -155,12 +156,12 @@ class Services:
         """Queued jobs are cancelled, a running training stops at its next step, and no worker
         thread holds the process (daemon threads: app.traces.pool)."""
         self.store.progress.stop.set()
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        self.light.shutdown(wait=False, cancel_futures=True)
+        for executor in self.pools.values():
+            executor.shutdown(wait=False, cancel_futures=True)
 
     @property
     def running(self) -> bool:
-        return not (self.executor.is_shutdown or self.light.is_shutdown)
+        return not any(executor.is_shutdown for executor in self.pools.values())
 
 
 def _call_on_loop_when_done(job: Future, callback: Callable[[], None]) -> None:

@@ -36,11 +36,12 @@ class Settings:
     # a trace keeps its layer boundaries and replays a layer when a view reads inside it); at
     # most a quarter of cache_bytes. SmolLM2's layer at 32 positions is ~18 MB, its head ~140 MB.
     recompute_bytes: int = 256 << 20
-    # ... and its bound on steps (sum of len(Trace.records)). Each cached step is a few Python
-    # objects (its record, its tape node, the float64 twin's) that every full garbage collection
-    # walks while holding the GIL, pausing the event loop (/healthz): ~1.5 us an object on 2
-    # shared cores, so 5,000 steps (~70 one-layer traces, ~12 of 8 layers) pause it ~30 ms.
-    cache_steps: int = 5_000
+    # ... and its bound on steps (sum of len(Trace.records)): each cached step is ~5.5 Python
+    # objects (its record, its tape node, their closures), ~1 KB beside the arrays Trace.nbytes
+    # counts. A server freezes the traces it caches (TraceStore.freeze_cached), so no garbage
+    # collection walks them. 40,000 holds a class of 30 students' own SmolLM2 traces (1,092
+    # steps each); at 5,000 it held 4, and every other student's views rebuilt theirs (~7 s each).
+    cache_steps: int = 40_000
     # CPU-heavy work runs in this many threads, off the event loop (plus one thread for jobs of a
     # few milliseconds). One: under 50 clients the server is GIL-bound at ~1 core either way, and
     # with two the event loop waits longer for the GIL (make loadtest: slowest /healthz 75-104 ms

@@ -6,7 +6,8 @@ the fetched model (`make real-model`):
     .venv/bin/python benchmarks/class_of_30.py [--students 30] [--model smollm2-135m | --model toy]
 
 Prints the CPU, every answer's status counted, the seconds from each student's POST to their first
-step view (median, p95, max), the step views' seconds (p50, p95), and the server's peak RSS.
+step view (median, p95, max), the step views' seconds (p50, p95), /healthz probed every 0.2 s from
+another process meanwhile (p95, max: whether the event loop stalled) and the server's peak RSS.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.helpers.server import rss_mb, start_server, stop_server, wait_ready  # noqa: E402
+from tests.helpers.server import (  # noqa: E402
+    finish_prober,
+    rss_mb,
+    start_prober,
+    start_server,
+    stop_server,
+    wait_ready,
+)
 
 SUBJECTS = ["gradients", "the softmax", "attention", "a residual stream", "layer norms", "the loss", "embeddings"]
 VERBS = ["flow backwards through", "sum over", "rescale", "are checked against", "depend on", "change"]
@@ -105,8 +113,10 @@ def main() -> None:
 
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
+        prober = start_prober(server.port, 0.2)
         began = time.perf_counter()
         codes, firsts, views = asyncio.run(run_class(server.base, args.model, args.students))
+        health, failures = finish_prober(prober)
         stop.set()
         poller.join()
     finally:
@@ -119,6 +129,10 @@ def main() -> None:
         f"max {max(firsts):.1f} s"
     )
     print(f"step views: p50 {pct(views, 0.5) * 1e3:.0f} ms, p95 {pct(views, 0.95) * 1e3:.0f} ms over {len(views)}")
+    print(
+        f"/healthz meanwhile: p95 {pct(health, 0.95):.0f} ms, max {max(health, default=float('nan')):.0f} ms "
+        f"over {len(health)} probes, {len(failures)} failed"
+    )
     print(f"server peak RSS {max(peak):,.0f} MB (load {os.getloadavg()[0]:.1f} at the end)")
 
 

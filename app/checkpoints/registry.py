@@ -154,6 +154,18 @@ class ModelRegistry:
             return served.is_open(served.of(info))
         return info.format != "gguf" or real_models.header_read(info.path, _mtime(info.path))
 
+    def read_headers(self) -> None:
+        """Reads every fetched real model's header now (a server's startup): its first read takes
+        ~1.5 s (SmolLM2's BPE), and the spec of the first request naming it is resolved on the
+        event loop, which stalled every other request that long (measured: /healthz 1.5 s)."""
+        for info in self.available():
+            if self.ready(info):
+                continue
+            try:
+                self.summary(info)
+            except Exception:  # noqa: BLE001 - a file that cannot be read is refused (422) when named, never at startup
+                continue
+
     def tokenizer(self, info: ModelInfo):
         """The checkpoint's tokenizer object (None: token ids only), built once per file."""
         if info.format == "served":

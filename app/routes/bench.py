@@ -18,6 +18,7 @@ from app.steps import compare, slices
 from app.steps.answers import encode, record_at
 from app.traces import tensors
 from app.traces.admission import Overloaded
+from app.traces.pool import VIEWS
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -43,13 +44,15 @@ async def get_slice(
     find_in: Literal["rows", "cols"] | None = Query(None, description="where to find it (default: rows, then columns)"),
 ) -> Response:
     ctx = await services.trace(trace_id, request)
-    try:
+
+    def cut() -> tuple[bytes, bytes | None]:  # a tensor inside a layer is recomputed with it (xt_core.recompute)
         array = tensors.tensor_array(ctx.trace, name, grad)
+        return encode(slices.tensor_slice(ctx, name, grad, array, at, rows, cols, find, find_in))
+
+    try:
+        body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
         raise HTTPException(404, detail=f"{exc.args[0]} in trace {trace_id}") from None
-    cut = partial(slices.tensor_slice, ctx, name, grad, array, at, rows, cols, find, find_in)
-    # milliseconds, except a first `find` along a large vocabulary (its labels: ~1 s for 49,152)
-    body, zipped = await services.run(lambda: encode(cut()), light=find is None, request=request)
     return encoded_response(request, body, gzipped=zipped)
 
 
@@ -84,7 +87,7 @@ async def get_compare(
     if reservation is None:
         raise Overloaded(f"comparing this step needs {working / 2**20:,.0f} MB: {services.store.held()}")
     try:
-        body, zipped = await services.run(lambda: encode(build()), request=request)
+        body, zipped = await services.run(lambda: encode(build()), pool=VIEWS, request=request)
     finally:
         services.store.release(reservation)
     return encoded_response(request, body, gzipped=zipped)

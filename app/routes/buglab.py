@@ -35,6 +35,7 @@ from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
 from app.traces.admission import Overloaded
 from app.traces.checks import ChecksBusy
+from app.traces.pool import VIEWS
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
@@ -102,7 +103,7 @@ async def get_checks(
             raise Overloaded(exc.running) from None
     if wait:
         await asyncio.wrap_future(job.finished)
-    payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)))
+    payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)), pool=VIEWS)
     if payload["complete"]:
         job.final_view = payload  # nothing changes any more: draw the chart once
     return json_response(request, payload)

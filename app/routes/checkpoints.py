@@ -18,6 +18,7 @@ from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
 from app.schemas.checkpoints import ModelListing, TokenizePreview, Uploaded
 from app.spec import preview
 from app.spec.presets import presets
+from app.traces.pool import BUILDS, LIGHT
 
 router = APIRouter(prefix="/api", tags=["models"])
 
@@ -46,7 +47,7 @@ async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
     models = registry(settings)
     # milliseconds once each model is read; the first read of a real model's header is not
     ready = all(models.ready(info) for info in models.available())
-    listing = await services.run(preview.listing, settings, light=ready)
+    listing = await services.run(preview.listing, settings, pool=LIGHT if ready else BUILDS)
     fetchable = models.absent()
     return json_safe({"models": listing, "presets": presets(), "fetchable": fetchable})
 
@@ -67,7 +68,8 @@ async def tokenize(
 ) -> dict:
     info = registry(settings).info(model)
     light = info is None or registry(settings).ready(info)  # the first read of a real model's tokenizer: ~1 s
-    return json_safe(await services.run(preview.tokenize_preview, model, text, dtype, settings, light=light))
+    pool = LIGHT if light else BUILDS
+    return json_safe(await services.run(preview.tokenize_preview, model, text, dtype, settings, pool=pool))
 
 
 @router.post(

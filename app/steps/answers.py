@@ -37,6 +37,7 @@ from app.steps.gradcheck import gradcheck_json
 from app.steps.registry import kind_of
 from app.traces import tensors
 from app.traces.cache import LRU
+from app.traces.pool import BUILDS, LIGHT, VIEWS
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.gradcheck import check_record
 from xt_core.trace import Record
@@ -108,7 +109,9 @@ class Answers:
         ctx = ctx or await self.services.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
-        encoded = await self.services.run(self.cache.get_or_compute, key, compute, request=request)
+        # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
+        pool = BUILDS if key.what == "check" else VIEWS
+        encoded = await self.services.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
     def sealed(self, request: Request, trace_id: str, index: int | None = None) -> bool:
@@ -264,7 +267,7 @@ class Answers:
         Not cached: the trace holds the array already."""
         ctx = await self.services.trace(trace_id, request)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            array = await self.services.run(tensors.tensor_array, ctx.trace, name, grad, request=request)
+            array = await self.services.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
             message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
             raise HTTPException(404, detail=message) from None
@@ -272,13 +275,13 @@ class Answers:
             too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
             if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
                 raise SpecError(("query", "format"), too_big)
-            light = array.size <= LIGHT_TENSOR_ENTRIES
+            pool = LIGHT if array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
             answer = partial(tensors.tensor_json, name, array, grad)
-            body, zipped = await self.services.run(_encoded, answer, None, light=light, request=request)
+            body, zipped = await self.services.run(_encoded, answer, None, pool=pool, request=request)
             return encoded_response(request, body, gzipped=zipped)
         # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
-        light = array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES
-        length, pieces = await self.services.run(tensors.npy_stream, array, ctx.trace, light=light)
+        pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
+        length, pieces = await self.services.run(tensors.npy_stream, array, ctx.trace, pool=pool)
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return StreamingResponse(
             pieces,

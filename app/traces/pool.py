@@ -13,6 +13,15 @@ import queue
 import threading
 from concurrent.futures import Executor, Future
 
+# The app's worker pools, by what they run (app.services.Services.run's `pool`):
+#   builds  trace builds, trainings, every-step checks, a real model's deferred check: seconds each
+#           (settings.worker_threads threads)
+#   views   answers made from a trace already built: a step view (a layer replayed, tens of ms),
+#           a head, a Jacobian, a diff, an update, a slice: one thread, so a class's views never
+#           wait behind the build under way (on 2 cores: one core builds, the other answers)
+#   light   jobs known to take milliseconds (a cached trace's tensor, the model listing)
+BUILDS, VIEWS, LIGHT = "builds", "views", "light"
+
 
 class DaemonPool(Executor):
     """Up to `max_workers` daemon threads, started as jobs arrive, taking jobs in order."""
@@ -47,16 +56,8 @@ class DaemonPool(Executor):
                 self._idle -= 1
             if job is None:
                 return
-            future, fn, args, kwargs = job
-            if not future.set_running_or_notify_cancel():
-                continue  # cancelled while queued (its client left, or the server is stopping)
-            try:
-                result = fn(*args, **kwargs)
-            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the future
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
-            del job, future, fn, args, kwargs  # a finished job's arrays are not held while idle
+            _run(*job)
+            del job  # an idle thread holds nothing of its last job (TraceStore counts a held trace as in use)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._lock:
@@ -79,3 +80,16 @@ class DaemonPool(Executor):
     @property
     def is_shutdown(self) -> bool:
         return self._shutdown
+
+
+def _run(future: Future, fn, args: tuple, kwargs: dict) -> None:
+    """One job, its result or exception handed to its future; its frame (and the arrays it
+    holds, the trace a build returns) goes when it returns."""
+    if not future.set_running_or_notify_cancel():
+        return  # cancelled while queued (its client left, or the server is stopping)
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the future
+        future.set_exception(exc)
+    else:
+        future.set_result(result)

@@ -15,6 +15,7 @@ from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.cost import build_cost
 from app.spec.training import canonical_optimizer
+from app.traces.pool import BUILDS, LIGHT
 from tests.helpers.client import make_client
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_NAME, STAND_IN_TEXT, write_llama
 from tests.helpers.real_model import SMOLLM2
@@ -197,21 +198,30 @@ def test_smollm2s_most_positions_are_the_most_post_accepts(smollm2_models_dir):
 
 def test_the_first_read_of_a_real_models_tokenizer_is_not_on_the_light_thread(tmp_path):
     """SmolLM2's header takes ~1 s to read: on the one thread for millisecond jobs it held up
-    every quick request behind it. Once read, the quick thread answers."""
-    write_llama(tmp_path / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=7), tokenizer=True)
-    with make_client(models_dir=tmp_path) as client:
+    every quick request behind it, and on the event loop (a spec resolved) every request. A
+    server reads the headers of the models it finds at startup; one fetched while it serves is
+    read in the builds pool the first time, then the quick thread answers."""
+    at_start, later = tmp_path / "at-start", tmp_path / "later"
+    at_start.mkdir()
+    write_llama(at_start / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=7), tokenizer=True)
+    with make_client(models_dir=at_start) as client:
+        settings = client.app.state.settings
+        assert registry(settings).ready(registry(settings).info(NAME))  # read before the first request
+    later.mkdir()
+    with make_client(models_dir=later) as client:
+        write_llama(later / f"{NAME}.gguf", CFG, xt_core.init_params(CFG, seed=8), tokenizer=True)
         services = client.app.state.services
         pools = []
         run = services.run
 
-        async def recording(fn, *args, light=False, **kwargs):
-            pools.append(light)
-            return await run(fn, *args, light=light, **kwargs)
+        async def recording(fn, *args, pool=BUILDS, **kwargs):
+            pools.append(pool)
+            return await run(fn, *args, pool=pool, **kwargs)
 
         services.run = recording
         for _ in range(2):
             assert client.get("/api/tokenize", params={"model": NAME, "text": TEXT}).status_code == 200
-        assert pools == [False, True]
+        assert pools == [BUILDS, LIGHT]
 
 
 def test_past_the_models_seq_len_both_refuse_the_text_even_where_bytes_allow_float32():
