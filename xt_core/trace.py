@@ -123,6 +123,12 @@ class Trace:
             )
         )
 
+    def hand_over_param(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(the parameter, its gradient), neither held by the trace any more: a training loop's
+        update frees each old weight and gradient as it makes the new weight. The trace cannot
+        recompute that parameter's segments after; the loop drops it next."""
+        return self._held.pop(name, None), self._param_grads.pop(name)
+
     def release_param_grads(self) -> None:
         """Stops holding the parameters' gradients (kept through a training step's update): read
         again, each is recomputed with its segment."""

@@ -50,7 +50,8 @@ class KnownModel:
 # SmolLM2-135M: a float32 trace keeps its layer boundaries (xt_core.recompute): 13 MB at 32
 # positions, 105 MB at 256 (its 538 MB of weights are the loaded checkpoint's, shared, not counted);
 # its build holds every forward value at once, ~4.3 MB a position (xt_core.names.estimate_build_bytes):
-# one sequence, and builds up to 1.5 GB, so float32 texts up to 293 positions, float64 up to 55.
+# one sequence, and builds up to 1.5 GB, so float32 texts up to 293 positions, float64 up to 55,
+# and SGD (without momentum) training steps first up to ~80 positions (app.spec.cost.build_cost).
 KNOWN_MODELS = {
     "smollm2-135m": KnownModel(
         examples=(

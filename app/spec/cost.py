@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.names import estimate_build_bytes, recorded_elements
+from xt_core.model import param_shapes
+from xt_core.names import estimate_build_bytes, estimate_trace_bytes, recorded_elements
 
 if TYPE_CHECKING:
     from app.spec.resolve import ResolvedSpec
@@ -279,25 +280,34 @@ class Cost:
 def build_cost(
     cfg: Config, n_seq: int, T: int, dtype: str, train_steps: int, optimizer: dict | None, borrowed: bool = False
 ) -> Cost:
-    """The bytes and seconds of building a trace: `train_steps` training steps (each step's build
-    with the weights' gradients it holds for the update, then the update: new weights and ΔW
-    beside the old, the optimizer's state before and after; xt_core.training.loop.train), then the
-    recorded step, whose build holds every forward value at once (xt_core.names.estimate_build_bytes)
-    and whose trace then keeps only its boundaries (xt_core.recompute). The recorded step's update
-    holds nothing (xt_core.training.loop.train_step: its new weights, ΔW and state are recomputed
-    when a view asks). borrowed: a float32 trace borrows a loaded checkpoint's weights."""
+    """The bytes and seconds of building a trace: `train_steps` training steps, then the recorded
+    step (xt_core.training.loop.train, train_step). Each step's peak is _step_peak's; its trace then
+    keeps only its boundaries (xt_core.recompute), and the recorded step's update holds nothing (its
+    new weights, ΔW and state are recomputed when a view asks). borrowed: a float32 trace borrows a
+    loaded checkpoint's weights (never once training has changed them)."""
     itemsize = np.dtype(dtype).itemsize
-    recorded = estimate_build_bytes(cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4)
+    shared = borrowed and itemsize == 4 and not train_steps
+    build = estimate_build_bytes(cfg, n_seq, T, itemsize, shared_params=shared)
     if not train_steps and optimizer is None:  # forward and backward only: no optimizer's passes
-        return Cost(recorded, recorded_step_seconds(cfg, n_seq, T, dtype))
-    weights = cfg.n_params() * itemsize
-    if not train_steps:  # the update reads every parameter's gradient, held through it
-        return Cost(recorded + weights, step_seconds(cfg, n_seq, T, dtype) * RECORDED_STEP_FACTOR)
-    state = state_slots(optimizer) * weights  # held through the training and the recorded step
-    one_step = estimate_build_bytes(cfg, n_seq, T, itemsize) + weights  # its weights' gradients held
-    training = one_step + 2 * weights + 2 * state
-    seconds = step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR)
-    return Cost(max(recorded + weights + state, training), seconds)
+        return Cost(build, recorded_step_seconds(cfg, n_seq, T, dtype))
+    held = estimate_trace_bytes(cfg, n_seq, T, itemsize, shared_params=shared)
+    grads = cfg.n_params() * itemsize  # the weights' gradients, held through the update
+    # the optimizer's state, made by the training steps and held through the recorded step's
+    # (whose own update holds none: xt_core.training.optim.apply_update(hold=False))
+    state = state_slots(optimizer) * grads if train_steps else 0
+    peak = _step_peak(build, held, grads, largest_param_bytes(cfg, itemsize), state)
+    return Cost(peak, step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR))
+
+
+def _step_peak(build: int, held: int, grads: int, largest: int, state: int) -> int:
+    """A step with an update at its peak: its backward (the build's peak, the gradients, the
+    state), or the update after it, the activations gone (the trace's boundaries, the gradients,
+    the state before and after, and the largest parameter's new weight, ΔW and a temporary of its
+    size: a training step makes them one parameter at a time, letting each old weight and gradient
+    go; the recorded step's loss after the update makes each new weight as an op reads it,
+    xt_core.training.update_blocks). SmolLM2, SGD, float32, one training step (tracemalloc peak,
+    this estimate): 8 positions 1,244 and 1,353 MiB; 64 positions 1,252 and 1,376 MiB."""
+    return max(build + grads + state, held + grads + 2 * state + 3 * largest)
 
 
 def spec_cost(spec: ResolvedSpec) -> Cost:
@@ -306,6 +316,11 @@ def spec_cost(spec: ResolvedSpec) -> Cost:
     n_seq, T = spec.inputs.shape
     borrowed = spec.checkpoint is not None and not spec.train_steps
     return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer, borrowed)
+
+
+def largest_param_bytes(cfg: Config, itemsize: int) -> int:
+    """The bytes of the model's largest parameter (the embedding, or the LM head's when untied)."""
+    return max(int(np.prod(shape)) for shape in param_shapes(cfg).values()) * itemsize
 
 
 def state_slots(optimizer: dict | None) -> int:

@@ -98,3 +98,27 @@ def test_line_search_is_the_loss_of_each_moved_model(setup):
 def test_optimizer_errors_name_the_field(spec, message):
     with pytest.raises(ValueError, match=message):
         make_optimizer(spec)
+
+
+@pytest.mark.parametrize("optimizer", [SGD(lr=0.5), SGD(lr=0.3, momentum=0.9), AdamW(lr=3e-3)])
+def test_training_steps_one_parameter_at_a_time_give_apply_updates_bits(setup, optimizer):
+    """train() makes each new weight and lets the old one and its gradient go before the next
+    (a real model's update holds one parameter's ΔW, not every ΔW and new weight beside the old):
+    the same bits as apply_update, step after step, and the caller's weights untouched."""
+    from xt_core.training.optim import apply_update
+
+    cfg, params, x, y = setup
+    before = {name: p.copy() for name, p in params.items()}
+    trained, state, losses = train(cfg, params, optimizer, iter([(x, y)] * 3), 3)
+    expected, expected_state, expected_losses = params, {}, []
+    for _ in range(3):
+        trace = xt_core.forward_backward(cfg, expected, x, y, keep_param_grads=True)
+        update = apply_update(optimizer, expected, trace.grads, expected_state, trace.loss)
+        expected, expected_state = update.params, update.state
+        expected_losses.append(trace.loss)
+    assert losses == expected_losses
+    for name in params:
+        assert trained[name].tobytes() == expected[name].tobytes(), name
+        assert params[name].tobytes() == before[name].tobytes(), name
+        for slot, value in expected_state[name].items():
+            assert np.asarray(state[name][slot]).tobytes() == np.asarray(value).tobytes(), (name, slot)

@@ -10,7 +10,7 @@ from tests.helpers.specs import make_batch
 from xt_core import memory
 from xt_core.training import update_blocks
 from xt_core.training.loop import forward_loss, train_step
-from xt_core.training.optim import SGD, AdamW, _step, apply_update
+from xt_core.training.optim import SGD, AdamW, apply_update, param_step
 
 OPTIMIZERS = [SGD(lr=0.3, momentum=0.9, weight_decay=0.1), AdamW(lr=3e-3, weight_decay=0.1)]
 
@@ -40,7 +40,7 @@ def test_blocked_step_is_the_whole_step_bit_for_bit(setup, small_blocks, optimiz
     state = second_step(optimizer, params, grads)
     rows = np.array([0, 5, 17, 95])
     for name, p in params.items():
-        delta, _ = _step(optimizer, name, p, grads[name], state)
+        delta, _ = param_step(optimizer, name, p, grads[name], state)
         assert len(update_blocks.row_blocks(p.shape)) > 1
         blocked = update_blocks.stepped(optimizer, name, params, grads, state, plus_weights=False)
         assert blocked.tobytes() == delta.tobytes(), name

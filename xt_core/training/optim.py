@@ -185,7 +185,7 @@ def _rms(a: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(a, dtype=np.float64)))) if a.size else 0.0
 
 
-def _step(optimizer, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> tuple[np.ndarray, dict]:
+def param_step(optimizer, name: str, p: np.ndarray, g: np.ndarray, state: dict) -> tuple[np.ndarray, dict]:
     """(ΔW, the parameter's state after the step); `state` (before) is not modified."""
     slot = dict(state.get(name, {}))
     return optimizer.update(name, p, g, slot), slot
@@ -205,7 +205,7 @@ def apply_update(optimizer, params: dict, grads: dict, state: dict | None, loss_
     total = 0.0
     for name, p in params.items():
         g = grads[name]
-        delta, slot = _step(optimizer, name, p, g, state)
+        delta, slot = param_step(optimizer, name, p, g, state)
         new = p + delta
         norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
         total += norm * norm
@@ -228,5 +228,5 @@ def _recomputed_update(optimizer, params: dict, grads: dict, state: dict, loss_b
         recompute = (lambda n: lambda: blocks.stepped(optimizer, n, params, grads, state, plus_weights=False))(name)
         per_param[name] = ParamUpdate(norm, weight_rms, update_rms, np.shape(p), sums.nonfinite, recompute)
     new_params = PerParam(params, lambda n: blocks.stepped(optimizer, n, params, grads, state))
-    new_state = PerParam(params, lambda n: _step(optimizer, n, params[n], grads[n], state)[1])
+    new_state = PerParam(params, lambda n: param_step(optimizer, n, params[n], grads[n], state)[1])
     return Update(optimizer, new_params, new_state, per_param, float(np.sqrt(total)), loss_before, held=False)
