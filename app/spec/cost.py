@@ -295,19 +295,26 @@ def build_cost(
     # the optimizer's state, made by the training steps and held through the recorded step's
     # (whose own update holds none: xt_core.training.optim.apply_update(hold=False))
     state = state_slots(optimizer) * grads if train_steps else 0
-    peak = _step_peak(build, held, grads, largest_param_bytes(cfg, itemsize), state)
+    temporaries = UPDATE_TEMPORARIES[optimizer["name"]] * largest_param_bytes(cfg, itemsize) if optimizer else 0
+    peak = _step_peak(build, held, grads, temporaries, state)
     return Cost(peak, step_seconds(cfg, n_seq, T, dtype) * (train_steps + RECORDED_STEP_FACTOR))
 
 
-def _step_peak(build: int, held: int, grads: int, largest: int, state: int) -> int:
+# Arrays the size of the parameter being stepped that an update holds at once: its new weight and
+# ΔW, and the optimizer's own temporaries (SGD: one; AdamW: its bias-corrected denominator and step,
+# and the decay term). Measured on the wide-vocabulary model of tests/app/spec/test_training_bytes.py.
+UPDATE_TEMPORARIES = {"sgd": 3, "adamw": 5}
+
+
+def _step_peak(build: int, held: int, grads: int, temporaries: int, state: int) -> int:
     """A step with an update at its peak: its backward (the build's peak, the gradients, the
     state), or the update after it, the activations gone (the trace's boundaries, the gradients,
-    the state before and after, and the largest parameter's new weight, ΔW and a temporary of its
-    size: a training step makes them one parameter at a time, letting each old weight and gradient
-    go; the recorded step's loss after the update makes each new weight as an op reads it,
-    xt_core.training.update_blocks). SmolLM2, SGD, float32, one training step (tracemalloc peak,
-    this estimate): 8 positions 1,244 and 1,353 MiB; 64 positions 1,252 and 1,376 MiB."""
-    return max(build + grads + state, held + grads + 2 * state + 3 * largest)
+    the state before and after, and the largest parameter's temporaries: a training step makes
+    them one parameter at a time, letting each old weight and gradient go; the recorded step's
+    loss after the update makes each new weight as an op reads it, xt_core.training.update_blocks).
+    SmolLM2, SGD, float32, one training step (tracemalloc peak, this estimate): 8 positions 1,244
+    and 1,353 MiB; 64 positions 1,252 and 1,376 MiB."""
+    return max(build + grads + state, held + grads + 2 * state + temporaries)
 
 
 def spec_cost(spec: ResolvedSpec) -> Cost:
