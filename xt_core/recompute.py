@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xt_core.names import TOKEN_IDS
-from xt_core.tape import Node, accumulate, node_backward, sparse_rows
+from xt_core.tape import Node, accumulate, backward_into, node_backward, sparse_rows
 
 
 @dataclass(frozen=True)
@@ -155,13 +155,7 @@ def replay(nodes: list[Node], span: range, env: Mapping, arriving: dict, overrid
     rows: dict[int, np.ndarray | None] = {}
     for i in reversed(span):
         node = nodes[i]
-        contributions[i] = {}
-        in_grads = node_backward(node, caches[i], grads, override)
-        for name, grad in zip(node.inputs, in_grads, strict=True):
-            if grad is None:
-                continue
-            contributions[i][name] = grad
-            accumulate(grads, name, grad, lambda n=node, c=caches[i], k=name: sparse_rows(n, c, k, override))
+        contributions[i] = backward_into(grads, node, caches[i], override)
         if node.op.sparse_rows is not None:
             rows[i] = sparse_rows(node, caches[i], node.inputs[-1], override)
         caches[i] = None

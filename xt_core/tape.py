@@ -55,14 +55,21 @@ def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backwar
     grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
     contributions: list[dict[str, np.ndarray]] = [{} for _ in nodes]
     for i in range(len(nodes) - 1, -1, -1):
-        node = nodes[i]
-        in_grads = node_backward(node, caches[i], grads, backward_override)
-        for name, grad in zip(node.inputs, in_grads, strict=True):
-            if grad is None:
-                continue
-            contributions[i][name] = grad
-            accumulate(grads, name, grad, lambda n=node, c=caches[i], k=name: sparse_rows(n, c, k, backward_override))
+        contributions[i] = backward_into(grads, nodes[i], caches[i], backward_override)
     return grads, contributions
+
+
+def backward_into(grads: dict, node: Node, cache, backward_override=None) -> dict[str, np.ndarray]:
+    """One node's backward, each input's gradient added into `grads` (accumulate); returns what
+    this node alone contributed, by input name (run_backward, and a segment's replay:
+    xt_core.recompute)."""
+    contributions: dict[str, np.ndarray] = {}
+    for name, grad in zip(node.inputs, node_backward(node, cache, grads, backward_override), strict=True):
+        if grad is None:
+            continue
+        contributions[name] = grad
+        accumulate(grads, name, grad, lambda k=name: sparse_rows(node, cache, k, backward_override))
+    return contributions
 
 
 def accumulate(grads: dict, name: str, grad: np.ndarray, rows: Callable[[], np.ndarray | None]) -> None:
