@@ -123,11 +123,12 @@ class Trace:
             )
         )
 
-    def hand_over_param(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(the parameter, its gradient), neither held by the trace any more: a training loop's
-        update frees each old weight and gradient as it makes the new weight. The trace cannot
-        recompute that parameter's segments after; the loop drops it next."""
-        return self._held.pop(name, None), self._param_grads.pop(name)
+    def hand_over_param(self, name: str) -> np.ndarray:
+        """The parameter's gradient; the trace holds neither it nor the parameter any more: a
+        training loop's update frees each old weight and gradient as it makes the new weight.
+        The trace cannot recompute that parameter's segments after; the loop drops it next."""
+        self._held.pop(name, None)  # absent when borrowed: a checkpoint's weights stay with their owner
+        return self._param_grads.pop(name)
 
     def release_param_grads(self) -> None:
         """Stops holding the parameters' gradients (kept through a training step's update): read

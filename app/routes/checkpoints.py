@@ -67,8 +67,8 @@ async def tokenize(
     dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
 ) -> dict:
     info = registry(settings).info(model)
-    light = info is None or registry(settings).ready(info)  # the first read of a real model's tokenizer: ~1 s
-    pool = LIGHT if light else BUILDS
+    # the first read of a real model's tokenizer (~1 s) is not a millisecond job
+    pool = LIGHT if info is None or registry(settings).ready(info) else BUILDS
     return json_safe(await services.run(preview.tokenize_preview, model, text, dtype, settings, pool=pool))
 
 

@@ -99,18 +99,18 @@ class Answers:
         prepare: Prepare,
         seal: Callable[[dict], dict] | None = None,
         ctx: TraceContext | None = None,
+        pool: str = VIEWS,
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
-        against it and returns the blocking builder, which runs in the pool; a sealed key's answer
-        goes through `seal` before it is encoded."""
+        against it and returns the blocking builder, which runs in `pool` (app.traces.pool: an
+        answer made from a built trace, in the views pool by default); a sealed key's answer goes
+        through `seal` before it is encoded."""
         hit = self._hit(request, key)
         if hit is not None:
             return hit
         ctx = ctx or await self.services.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
-        # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
-        pool = BUILDS if key.what == "check" else VIEWS
         encoded = await self.services.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
@@ -175,7 +175,8 @@ class Answers:
                 return lambda: {"index": index, "gradcheck": quiz.SEALED_CHECK, "warning": None}
             return partial(self._check_body, ctx, record, index)
 
-        return await self._answer(request, key, prepare)
+        # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
+        return await self._answer(request, key, prepare, pool=BUILDS)
 
     def _check_body(self, ctx: TraceContext, record: Record, index: int) -> dict:
         check = self.check_of(ctx, index)

@@ -56,7 +56,7 @@ class TraceStore:
         # A server that froze its heap at startup (app.warmup.settle_heap) freezes each trace it
         # caches too (put): a class's thirty SmolLM2 traces are 175,000 objects (1,092 steps of
         # ~5.5), ~50 ms of every full collection on an idle core and several times that under
-        # load, all of it with the GIL held. A trace holds no reference cycle (tests/app/traces),
+        # load, all of it with the GIL held. A trace holds no reference cycle (tests/app/test_load.py),
         # so an evicted one is freed by its reference count, frozen or not.
         self.freeze_cached = False
         # the recomputed segments of every trace (one per process), within the same budget

@@ -105,7 +105,7 @@ def _stepped_in_turn(optimizer, params: dict, trace: Trace, state: dict) -> tupl
     checkpoint's weights stay with their owner."""
     new_params, new_state = {}, {}
     for name in list(params):
-        p, g = params.pop(name), trace.hand_over_param(name)[1]
+        p, g = params.pop(name), trace.hand_over_param(name)
         delta, new_state[name] = param_step(optimizer, name, p, g, state)
         new_params[name] = p + delta
         del p, g, delta
