@@ -8,7 +8,7 @@ import json
 from typing import Annotated
 
 import anyio
-from fastapi import Depends, Request, Security
+from fastapi import Depends, Path, Query, Request, Security
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader
@@ -18,7 +18,7 @@ from app.services import Services
 from app.settings import Settings
 from app.steps.context import TraceContext
 
-__all__ = ["ServicesDep", "SettingsDep", "TraceDep", "WriterDep"]
+__all__ = ["FigureSeq", "ServicesDep", "SettingsDep", "StepIndex", "TraceDep", "WriterDep"]
 
 # A JSON body up to this size is parsed on the event loop (well under a millisecond); a larger
 # one (up to settings.max_body_bytes) in a thread, so /healthz never waits for it.
@@ -81,3 +81,8 @@ class OffLoopJSONRoute(APIRoute):
             return await handler(OffLoopJSONRequest(request.scope, request.receive))
 
         return handle
+
+
+# Path and query values several trace routes take, described once
+StepIndex = Annotated[int, Path(description="position in the trace's step list")]  # {index}
+FigureSeq = Annotated[int, Query(description="which sequence of the batch the figures show")]  # `seq: FigureSeq = 0`

@@ -5,12 +5,12 @@ only build path, with admission) and compute in the worker pool."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
-from app.deps import OffLoopJSONRoute, ServicesDep
+from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, StepIndex
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
@@ -65,9 +65,9 @@ async def get_compare(
     request: Request,
     services: ServicesDep,
     trace_id: str,
-    b: str = Path(description="the other trace's id (POST its spec first)"),
-    index: int = Path(description="position in the trace's step list"),
-    seq: int = Query(0, description="which sequence of the batch the figures show"),
+    b: Annotated[str, Path(description="the other trace's id (POST its spec first)")],
+    index: StepIndex,
+    seq: FigureSeq = 0,
     param: str | None = Query(
         None, max_length=MAX_QUERY_CHARS, description="the update step: the parameter (default: the one it shows)"
     ),

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app import security
-from app.deps import OffLoopJSONRoute, ServicesDep, SettingsDep
+from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, SettingsDep, StepIndex
 from app.errors import BAD_FIELD, NOT_FOUND
 from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
@@ -76,8 +76,8 @@ async def get_step(
     request: Request,
     services: ServicesDep,
     trace_id: str,
-    index: int = Path(description="position in the trace's step list"),
-    seq: int = Query(0, description="which sequence of the batch the figures show"),
+    index: StepIndex,
+    seq: FigureSeq = 0,
     pos: int = Query(0, description="position of the output-softmax identity check (step `output_probs`, backward)"),
 ) -> Response:
     return await services.answers.step(request, trace_id, index, seq, pos)
@@ -92,7 +92,7 @@ async def get_step_check(
     request: Request,
     services: ServicesDep,
     trace_id: str,
-    index: int = Path(description="position in the trace's step list"),
+    index: StepIndex,
 ) -> Response:
     return await services.answers.check(request, trace_id, index)
 
@@ -106,7 +106,7 @@ async def get_head(
     request: Request,
     services: ServicesDep,
     trace_id: str,
-    index: int = Path(description="position in the trace's step list"),
+    index: StepIndex,
     head: int = Query(description="the head, 0 to n_head - 1"),
     figure: str | None = Query(None, description="id of one of the step's head grids (default: its first)"),
     seq: int = Query(0, description="which sequence of the batch"),
