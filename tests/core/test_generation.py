@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import xt_core
+from tests.helpers.env import KERNEL_ROUNDOFF
 from xt_core.checkpoint import load
 from xt_core.lab.generation import MAX_NEW_TOKENS, generate, heldout_loss
 from xt_core.lab.tasks import TASKS, corpus_split
@@ -90,7 +91,9 @@ def test_shipped_text_model_reports_its_heldout_loss_and_sample(shipped_text):
     cfg, params, tokenizer, meta = shipped_text.cfg, shipped_text.params, shipped_text.tokenizer, shipped_text.meta
     train_text, held_text = corpus_split()
     held = heldout_loss(cfg, params, tokenizer, held_text)
-    assert meta["heldout_loss"] == held and meta["train_loss"] == heldout_loss(cfg, params, tokenizer, train_text)
+    # measured when it was trained: the same numbers now, to float32 round-off
+    assert meta["heldout_loss"] == pytest.approx(held, rel=KERNEL_ROUNDOFF)
+    assert meta["train_loss"] == pytest.approx(heldout_loss(cfg, params, tokenizer, train_text), rel=KERNEL_ROUNDOFF)
     assert meta["train_loss"] < held < 0.6 * np.log(cfg.vocab_size)  # well below guessing on unseen lines
     prompt, sample = meta["sample_prompt"], meta["sample"]
     assert sample.startswith(prompt) and len(sample) > len(prompt) + 40

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import xt_core
+from tests.helpers.env import KERNEL_ROUNDOFF
 from xt_core.checkpoint import load
 from xt_core.lab.probes import best_induction_head, induction_scores, probe_periods, repeated_random_tokens
 
@@ -35,16 +36,12 @@ def test_the_probe_finds_the_head_and_the_checkpoint_names_it(shipped):
     found = best_induction_head(cfg, params)
     assert found["score"] >= 0.8 and [p["period"] for p in found["periods"]] == list(PERIODS)
     assert all(p["loss"] <= 0.2 for p in found["periods"])
-    meta = shipped.meta  # measured when it was trained: the same numbers now
-    assert (meta["induction_layer"], meta["induction_head"], meta["induction_score"]) == (
-        found["layer"],
-        found["head"],
-        found["score"],
-    )
+    meta = shipped.meta  # measured when it was trained: the same numbers now, to float32 round-off
+    assert (meta["induction_layer"], meta["induction_head"]) == (found["layer"], found["head"])
+    assert meta["induction_score"] == pytest.approx(found["score"], rel=KERNEL_ROUNDOFF)
     assert meta["induction_periods"] == list(PERIODS)
-    assert meta["induction_scores"] == [p["score"] for p in found["periods"]]
-    assert meta["induction_latest"] == [p["latest"] for p in found["periods"]]
-    assert meta["induction_losses"] == [p["loss"] for p in found["periods"]]
+    for stored, key in (("induction_scores", "score"), ("induction_latest", "latest"), ("induction_losses", "loss")):
+        assert meta[stored] == pytest.approx([p[key] for p in found["periods"]], rel=KERNEL_ROUNDOFF), stored
     # the head's weights moved to another index: the probe follows them, same score
     layer, head = found["layer"], found["head"]
     other = (head + 1) % cfg.n_head

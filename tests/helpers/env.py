@@ -36,3 +36,9 @@ def skip_unless_installed(*modules: str, hint: str) -> None:
         raise RuntimeError(f"XT_REQUIRE_TORCH is set but {', '.join(missing)} is not installed: {hint}")
     if missing:
         pytest.skip(f"{', '.join(missing)} is not installed ({hint})", allow_module_level=True)
+
+
+# A float32 number measured when a shipped checkpoint was made, recomputed on a machine whose BLAS
+# kernels differ (OpenBLAS picks them by CPU, and a machine may pin them): the same to this
+# relative round-off, not to the bit.
+KERNEL_ROUNDOFF = 1e-6

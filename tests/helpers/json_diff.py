@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 SHOWN_CHARS = 120  # a value longer than this is cut, with its length
 
 
@@ -40,3 +42,39 @@ def report(name: str, old, new, limit: int = 5) -> str:
     lines = [f"{name}:"]
     lines += [f"  {path}: {shown(a)} -> {shown(b)}" for path, a, b in differences(old, new, limit=limit)]
     return "\n".join(lines)
+
+
+def _numbers_as_hash(text: str) -> str:
+    return re.sub(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?", "#", text)
+
+
+def shape_differences(old, new, path: str = "", limit: int = 5) -> list[tuple[str, object, object]]:
+    """Like `differences`, with every number free: the same keys, list lengths, types, strings
+    (their numbers aside) and typed arrays' dtype and shape. What two answers computed with other
+    BLAS kernels still share: their float32 sums end in other bits, and a tie's argmax may move."""
+    found: list[tuple[str, object, object]] = []
+    _walk_shape(old, new, path, found, limit)
+    return found
+
+
+def _walk_shape(old, new, path: str, found: list, limit: int) -> None:
+    if len(found) >= limit or (type(old) is type(new) and old == new):
+        return
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys() and "bdata" in old:
+        if {**old, "bdata": None} != {**new, "bdata": None}:  # a typed array: its dtype and shape exact
+            found.append((path or "(the whole answer)", old, new))
+    elif isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        for key in old:
+            _walk_shape(old[key], new[key], f"{path}.{key}" if path else key, found, limit)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            _walk_shape(a, b, f"{path}[{i}]", found, limit)
+    elif not _same_shape_leaf(old, new):
+        found.append((path or "(the whole answer)", old, new))
+
+
+def _same_shape_leaf(old, new) -> bool:
+    if isinstance(old, str) and isinstance(new, str):
+        return _numbers_as_hash(old) == _numbers_as_hash(new)
+    number = (int, float)
+    return isinstance(old, number) and isinstance(new, number) and not isinstance(old, bool) and type(old) is type(new)

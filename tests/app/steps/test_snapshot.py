@@ -3,12 +3,20 @@
 For a fixed set of specs (every kind of step, two sequences, untied embeddings, a bug-lab fault,
 SGD and AdamW update steps after training, float64, a quiz: its step views before the answer) this
 fetches, through the HTTP API only, the trace summary, every step view, one enlarged head, both
-Jacobians, a fault's diff, the checks and a quiz answer. `snapshots/views.json` holds a digest of
-each answer's bytes (its git diff names the answers that changed); `snapshots/answers.tsv.xz` the
-answers themselves (about 7 MB of JSON, under 1 MB compressed), so a failure prints, for each changed
-answer, the paths that differ with the old and the new value, and writes both answers, indented,
-to test-artifacts/snapshot/. A deliberate change to what a view shows regenerates both files:
-`XT_UPDATE_SNAPSHOTS=1 pytest tests/app/steps/test_snapshot.py`, their diff in the same commit.
+Jacobians, a fault's diff, the checks and a quiz answer. `snapshots/<kernels>/views.json` holds a
+digest of each answer's bytes (its git diff names the answers that changed);
+`snapshots/<kernels>/answers.tsv.xz` the answers themselves (about 7 MB of JSON, under 1 MB
+compressed), so a failure prints, for each changed answer, the paths that differ with the old and
+the new value, and writes both answers, indented, to test-artifacts/snapshot/.
+
+<kernels> is the BLAS kernels numpy runs (OpenBLAS picks them by CPU, and a machine may pin them:
+SkylakeX on an Intel Xeon or an AMD Zen 4, Haswell where OPENBLAS_CORETYPE says so): a float32 sum
+ends in other bits under other kernels, so each set of kernels has its own answers, made from the
+same code. Under kernels with none, the answers must still have the stored answers' shape (keys,
+lengths, types, the words of every string; numbers free: tests.helpers.json_diff.shape_differences).
+A deliberate change to what a view shows regenerates every set:
+`XT_UPDATE_SNAPSHOTS=1 pytest tests/app/steps/test_snapshot.py` under each kernel
+(`OPENBLAS_CORETYPE=Haswell` picks one), their diff in the same commit.
 """
 
 from __future__ import annotations
@@ -21,13 +29,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import threadpoolctl
 
 from tests.helpers.client import make_client
-from tests.helpers.json_diff import report
+from tests.helpers.json_diff import report, shape_differences
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-SNAPSHOT = SNAPSHOTS / "views.json"
-ANSWERS = SNAPSHOTS / "answers.tsv.xz"  # a line per answer: spec TAB key TAB the answer's JSON
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "snapshot"
 REPORTED = 5  # changed answers reported in full (paths, old and new); the rest by name
 GQA = {"n_layer": 1, "n_head": 4, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 32}
@@ -159,17 +166,49 @@ def change_report(changed: list[tuple[str, str]], old: dict, new: dict, artifact
     return "\n".join(parts)
 
 
+def blas_kernels() -> str:
+    """The kernels numpy's BLAS runs ("SkylakeX", "Haswell"; OpenBLAS's name for them)."""
+    blas = [m for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"]
+    return str(blas[0].get("architecture") or blas[0]["internal_api"]) if blas else "none"
+
+
+def stored_for(kernels: str) -> tuple[Path, Path]:
+    """(digests, answers) of the answers made under `kernels`."""
+    return SNAPSHOTS / kernels / "views.json", SNAPSHOTS / kernels / "answers.tsv.xz"
+
+
 def test_views_are_unchanged(client):
     found = {name: _spec_answers(client, spec) for name, spec in SPECS.items()}
+    kernels = blas_kernels()
+    snapshot, answers = stored_for(kernels)
     if os.environ.get("XT_UPDATE_SNAPSHOTS"):
-        SNAPSHOT.write_text(json.dumps(digests(found), indent=1, sort_keys=True) + "\n")
-        ANSWERS.write_bytes(encode_answers(found))
-        pytest.skip("snapshots written")
-    expected = json.loads(SNAPSHOT.read_text())
-    stored = decode_answers(ANSWERS.read_bytes())
-    assert digests(stored) == expected, f"{ANSWERS.name} does not hold the answers of {SNAPSHOT.name}: regenerate both"
+        snapshot.parent.mkdir(exist_ok=True)
+        snapshot.write_text(json.dumps(digests(found), indent=1, sort_keys=True) + "\n")
+        answers.write_bytes(encode_answers(found))
+        pytest.skip(f"snapshots of {kernels} written")
+    if not snapshot.exists():
+        _assert_same_shape(found, kernels)
+        return
+    expected = json.loads(snapshot.read_text())
+    stored = decode_answers(answers.read_bytes())
+    assert digests(stored) == expected, f"{answers.name} does not hold the answers of {snapshot.name}: regenerate both"
     changed = changed_answers(expected, digests(found))
     assert not changed, change_report(changed, stored, found, ARTIFACTS)
+
+
+def _assert_same_shape(found: dict[str, dict[str, bytes]], kernels: str) -> None:
+    """Under kernels without answers of their own: every answer has a stored one's shape (any set's)."""
+    made = sorted(p.parent.name for p in SNAPSHOTS.glob("*/answers.tsv.xz"))
+    assert made, f"no stored answers in {SNAPSHOTS}"
+    stored = decode_answers(stored_for(made[0])[1].read_bytes())
+    assert sorted((n, k) for n in stored for k in stored[n]) == sorted((n, k) for n in found for k in found[n])
+    unlike = {
+        f"{name} / {key}": shape_differences(json.loads(stored[name][key]), json.loads(body))
+        for name in found
+        for key, body in found[name].items()
+    }
+    unlike = {label: where for label, where in unlike.items() if where}
+    assert not unlike, f"under {kernels} (stored: {made}), answers unlike {made[0]}'s in more than numbers: {unlike}"
 
 
 def test_a_change_is_reported_by_its_path_with_the_old_and_new_value(tmp_path):
@@ -183,3 +222,23 @@ def test_a_change_is_reported_by_its_path_with_the_old_and_new_value(tmp_path):
     assert "spec / summary: the same JSON value in other bytes" in text
     written = json.loads((tmp_path / "spec" / "step_1_seq_0.new.json").read_text())
     assert written["figures"][0]["rows"] == [[1.5, 2.5]]
+
+
+def test_under_other_kernels_numbers_are_free_and_everything_else_is_not():
+    old = {
+        "title": "RMSNorm of 3 rows",
+        "z": {"dtype": "f4", "bdata": "AAAA", "shape": "1, 1"},
+        "argmax": [3],
+        "ok": True,
+    }
+    new_numbers = {
+        "title": "RMSNorm of 4 rows",
+        "z": {"dtype": "f4", "bdata": "AAEA", "shape": "1, 1"},
+        "argmax": [7],
+        "ok": True,
+    }
+    assert shape_differences(old, new_numbers) == []
+    assert [p for p, _, _ in shape_differences(old, {**old, "title": "LayerNorm of 3 rows"})] == ["title"]
+    assert [p for p, _, _ in shape_differences(old, {**old, "ok": False})] == ["ok"]
+    assert [p for p, _, _ in shape_differences(old, {**old, "argmax": [3, 1]})] == ["argmax"]
+    assert [p for p, _, _ in shape_differences(old, {**old, "z": {**old["z"], "shape": "1, 2"}})] == ["z"]
