@@ -9,7 +9,9 @@ from app.schemas.common import Answer, ModelConfig
 
 class PositionLimit(Answer):
     step: int = Field(description="the most positions a trace of this model takes")
-    training: int = Field(description="the same with training steps first")
+    training: dict[str, int] = Field(
+        description="the same with training steps first, by optimizer (their state is held too: AdamW's m and v)"
+    )
 
 
 class PositionLimits(Answer):
@@ -99,7 +101,7 @@ class TokenizePreview(Answer):
     pieces: list[str]
     seq_len: int
     max_positions: int
-    max_positions_training: int
+    max_positions_training: dict[str, int] = Field(description="by optimizer: the most with training steps first")
     max_train_steps: int
 
 

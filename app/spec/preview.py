@@ -11,29 +11,31 @@ from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
 from app.spec.resolve import check_build_bytes, check_text_length, check_trace_bytes
-from app.spec.training import canonical_optimizer, train_steps_limit
+from app.spec.training import OPTIMIZER_LABELS, canonical_optimizer, train_steps_limit
 from xt_core import Config
 from xt_core.checkpoint import CheckpointError
 
 DTYPES = ("float32", "float64")
 
 
-def max_positions(cfg: Config, dtype: str, settings: Settings, training: bool) -> int:
+def max_positions(cfg: Config, dtype: str, settings: Settings, optimizer: str | None = None) -> int:
     """The most positions (T) of one sequence a spec naming this checkpoint may have at `dtype`:
     its seq_len, or fewer where the trace would pass max_trace_bytes, found by asking the very
     check POST /api/traces makes (app.spec.resolve) by bisection (the estimate grows with T).
-    `training`: train_steps > 0, when the trace holds weights of its own instead of borrowing
-    the checkpoint's (as resolve decides: float32 and no training borrow them). 0: not one fits."""
+    `optimizer`: the one training steps first use (its state counts; the trace then holds weights
+    of its own instead of borrowing the checkpoint's, as resolve decides), and one step of them
+    must fit max_train_seconds; None: no training first. 0: not one fits."""
+    training = optimizer is not None
     shared = not training  # check_trace_bytes lends them to a float32 trace only
-    optimizer = canonical_optimizer(None, 1) if training else None  # the default one's state
+    canonical = canonical_optimizer({"name": optimizer}, 1) if training else None
 
     def fits(T: int) -> bool:
         try:
             check_trace_bytes(cfg, 1, T, dtype, settings, shared, fixed_sizes=True)
-            check_build_bytes(cfg, 1, T, dtype, int(training), optimizer, shared, settings)
+            check_build_bytes(cfg, 1, T, dtype, int(training), canonical, shared, settings)
         except SpecError:
             return False
-        return True
+        return not training or train_steps_limit(cfg, 1, T, dtype, settings) >= 1
 
     if fits(cfg.seq_len):
         return cfg.seq_len
@@ -45,16 +47,18 @@ def max_positions(cfg: Config, dtype: str, settings: Settings, training: bool) -
 
 
 def position_limits(info: ModelInfo, cfg: Config, settings: Settings) -> dict:
-    """{dtype: {"step": T, "training": T}}: the most positions of one sequence (the home form's
-    text) with no training before the step, and with train_steps > 0, under the model's limits."""
+    """{dtype: {"step": T, "training": {optimizer: T}}}: the most positions of one sequence (the home
+    form's text) with no training before the step, and with train_steps > 0 by each optimizer."""
     settings = model_settings(info, settings)
     return {
-        dtype: {
-            "step": max_positions(cfg, dtype, settings, False),
-            "training": max_positions(cfg, dtype, settings, True),
-        }
+        dtype: {"step": max_positions(cfg, dtype, settings), "training": training_positions(cfg, dtype, settings)}
         for dtype in DTYPES
     }
+
+
+def training_positions(cfg: Config, dtype: str, settings: Settings) -> dict[str, int]:
+    """{optimizer: the most positions with training steps first by it} (the home form's optimizers)."""
+    return {name: max_positions(cfg, dtype, settings, name) for name in OPTIMIZER_LABELS}
 
 
 def listing(settings: Settings) -> list[dict]:
@@ -88,7 +92,7 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
         tokenizer = checkpoint_tokenizer(info, settings, None, text)
         ids = tokenizer.encode(text)
         positions = max(0, len(ids) - 1)
-        most = max_positions(cfg, dtype, settings, training=False)
+        most = max_positions(cfg, dtype, settings)
         if positions > most:
             raise _too_many(info.name, cfg, positions, most, dtype, settings)
     except SpecError as exc:
@@ -103,9 +107,9 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
         "pieces": [tokenizer.token_label(i) for i in ids],
         "seq_len": cfg.seq_len,
         # one sequence of this text (the home form's) at this dtype: the most positions without
-        # and with training steps first, and the most training steps (the seconds they take)
+        # and with training steps first by each optimizer, and the most training steps (the seconds they take)
         "max_positions": most,
-        "max_positions_training": max_positions(cfg, dtype, settings, training=True),
+        "max_positions_training": training_positions(cfg, dtype, settings),
         "max_train_steps": train_steps_limit(cfg, 1, max(1, positions), dtype, settings),
     }
 
@@ -130,6 +134,6 @@ def _too_many(name: str, cfg: Config, positions: int, most: int, dtype: str, set
         f"in {dtype} under this server's trace limit of {mb:,.0f} MB (max_trace_bytes)"
     )
     if field == "dtype":
-        in_float32 = max_positions(cfg, "float32", settings, training=False)
+        in_float32 = max_positions(cfg, "float32", settings)
         return SpecError(("body", "dtype"), f"{message}: use float32 (up to {in_float32} positions)")
     return SpecError(("body", "text"), f"{message}: use a shorter text")

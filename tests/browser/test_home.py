@@ -78,12 +78,13 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     # The most positions the server takes for it (it said "Up to 8192 positions", where 61 fit)
     listed = next(m for m in page.request.get("/api/models").json()["models"] if m["name"] == SMOLLM2)
     most, training = listed["max_positions"]["float32"]["step"], listed["max_positions"]["float32"]["training"]
-    assert training == 0  # its own weights, AdamW's m and v and the build pass the trace budget at any length
+    # its own weights, AdamW's m and v and the build pass the trace budget at any length; SGD's fit
+    assert training["adamw"] == 0 and training["sgd"] >= 64
     in_float64 = listed["max_positions"]["float64"]["step"]
     assert most >= 256 and 0 < in_float64 < most  # a trace keeps its layer boundaries only (xt_core.recompute)
     expect(page.locator("#model-help")).to_contain_text(
-        f"Up to {most} positions (none with training steps first) in float32, {in_float64} positions "
-        "(none with training steps first) in float64"
+        f"Up to {most} positions (with training steps first: none with AdamW, {training['sgd']} with SGD) "
+        f"in float32, {in_float64} positions (none with training steps first) in float64"
     )
     expect(count).to_contain_text("SmolLM2 BPE (from the model file): The · ␣capital")
     expect(page.locator("#f-tokenizer option:checked")).to_have_text("SmolLM2 BPE (from the model file)")
@@ -111,13 +112,22 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
     page.fill("#f-text", "Hello world")
     expect(count).to_contain_text("2 tokens → 1 position ")
-    # Training first takes no text at all here: the count warns as soon as training steps are asked for
+    # Training first by AdamW takes no text at all here: the count warns as soon as training steps
+    # are asked for; by SGD it takes training["sgd"] positions and warns past them
+    page.select_option("#f-optimizer", "adamw")
     page.fill("#f-text", " the" * 2)  # one token each
     expect(count).to_contain_text("1 position ")
     expect(count).not_to_contain_text("more than")
     page.fill("#f-train_steps", "1")
     expect(count).to_contain_text(
-        "more than the positions this model takes in float32 with training steps first: none, at this server's limits"
+        "more than the positions this model takes in float32 with training steps first by AdamW: none, "
+        "at this server's limits"
+    )
+    page.select_option("#f-optimizer", "sgd")
+    expect(count).not_to_contain_text("more than")
+    page.fill("#f-text", " the" * (training["sgd"] + 2))
+    expect(count).to_contain_text(
+        f"more than the {training['sgd']} positions this model takes in float32 with training steps first by SGD"
     )
     page.fill("#f-train_steps", "0")
     expect(count).not_to_contain_text("more than")

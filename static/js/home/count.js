@@ -6,6 +6,7 @@
 
 import { plural } from "../lib/dom.js";
 import { createPreview } from "./preview.js";
+import { optimizerLabels } from "./training.js";
 
 const LOCAL_TOKENIZERS = ["char", "byte"]; // counted here; any other only by the server
 const PIECES_SHOWN = 12;
@@ -19,17 +20,18 @@ function countMessage(n, limit) {
   return message;
 }
 
-/** The most positions the chosen model takes, and why: a checkpoint's at this precision, with or
- * without training first (the server's max_positions); a random init's Max positions field. */
-function positionLimit(checkpoint, form, dtype, training) {
+/** The most positions the chosen model takes, and why: a checkpoint's at this precision, without
+ * training first or with it by the chosen optimizer (the server's max_positions: its state is held
+ * too); a random init's Max positions field. */
+function positionLimit(checkpoint, form, dtype, optimizer) {
   if (!checkpoint) {
     const seqLen = Number(form.querySelector("[data-config=seq_len]")?.value);
     return seqLen ? { most: seqLen, why: `Max positions = ${seqLen}` } : null;
   }
   const limits = checkpoint.max_positions?.[dtype];
   if (!limits) return null;
-  const most = training ? limits.training : limits.step;
-  const when = `in ${dtype}${training ? " with training steps first" : ""}`;
+  const most = optimizer ? limits.training[optimizer] : limits.step;
+  const when = `in ${dtype}${optimizer ? ` with training steps first by ${optimizerLabels()[optimizer] || optimizer}` : ""}`;
   if (!most) return { most, why: `the positions this model takes ${when}: none, at this server's limits` };
   return { most, why: `the ${most} ${plural(most, "position")} this model takes ${when}` };
 }
@@ -60,8 +62,11 @@ export function createTokenCount(form, checkpointOf, onLimit) {
   const trainSteps = document.getElementById("f-train_steps");
   const out = document.getElementById("text-count");
   const currentText = () => text.value.replace(/\r\n/g, "\n");
+  const optimizer = document.getElementById("f-optimizer");
   const training = () => Number(trainSteps?.value) > 0;
-  const limit = () => positionLimit(checkpointOf(), form, dtype.value, training());
+  // training without an optimizer uses AdamW (app.spec.training: DEFAULT_OPTIMIZER_NAME)
+  const trainingOptimizer = () => (training() ? optimizer?.value || "adamw" : null);
+  const limit = () => positionLimit(checkpointOf(), form, dtype.value, trainingOptimizer());
 
   /** Whether the chosen model is `name` and its tokenizer is one only the server can count. */
   function countedByServer(name) {
@@ -104,12 +109,15 @@ export function createTokenCount(form, checkpointOf, onLimit) {
     out.textContent = localCount(checkpoint, value, tokenizer.value, limit());
   }
 
-  // Training first allows fewer positions (the trace holds weights of its own): 0 ↔ more recounts.
-  let wasTraining = training();
-  trainSteps?.addEventListener("input", () => {
-    if (training() === wasTraining) return;
-    wasTraining = training();
+  // Training first allows fewer positions (the trace holds weights of its own and the optimizer's
+  // state): 0 ↔ more, or another optimizer while training, recounts.
+  let wasTraining = trainingOptimizer();
+  const recountWhenTrainingChanges = () => {
+    if (trainingOptimizer() === wasTraining) return;
+    wasTraining = trainingOptimizer();
     updateCount();
-  });
+  };
+  trainSteps?.addEventListener("input", recountWhenTrainingChanges);
+  optimizer?.addEventListener("change", recountWhenTrainingChanges);
   return updateCount;
 }

@@ -5,6 +5,7 @@
 import { getModels } from "../lib/api.js";
 import { plural } from "../lib/dom.js";
 import { fillConfig, sameConfig } from "./sizes.js";
+import { optimizerLabels } from "./training.js";
 
 const PRESET = "preset:";
 
@@ -23,14 +24,20 @@ function group(label, options) {
 }
 
 /** The most positions this server takes for a checkpoint (GET /api/models' max_positions: its
- * seq_len, or fewer where a trace would pass max_trace_bytes), by precision and training first. */
-function describePositions(model) {
+ * seq_len, or fewer where a trace would pass max_trace_bytes), by precision and training first
+ * (by optimizer: AdamW holds its m and v too). */
+function describePositions(model, labels) {
   const limits = model.max_positions;
   if (!limits) return `up to ${model.config?.seq_len} positions`;
-  const one = ({ step, training }) =>
-    !step
-      ? "none"
-      : `${step} positions${training === step ? "" : ` (${training || "none"} with training steps first)`}`;
+  const one = ({ step, training }) => {
+    if (!step) return "none";
+    const counts = Object.values(training);
+    if (counts.every((n) => n === step)) return `${step} positions`;
+    if (counts.every((n) => n === counts[0]))
+      return `${step} positions (${counts[0] || "none"} with training steps first)`;
+    const each = Object.entries(training).map(([name, n]) => `${n || "none"} with ${labels[name] || name}`);
+    return `${step} positions (with training steps first: ${each.join(", ")})`;
+  };
   const [f32, f64] = [one(limits.float32), one(limits.float64)];
   if (f32 === f64) return f32 === "none" ? "no text fits this server's trace limit" : `up to ${f32}`;
   return `up to ${f32} in float32, ${f64} in float64 (this server's trace limit)`;
@@ -41,7 +48,7 @@ const SERVED_GROUP = "Served models (xt serve --model)";
 function describeCheckpoint(model) {
   const c = model.config || {};
   const description = model.description ? `${model.description[0].toUpperCase() + model.description.slice(1)}. ` : "";
-  const positions = describePositions(model);
+  const positions = describePositions(model, optimizerLabels());
   // A real model's description already names its layers, heads, width, vocabulary and tokenizer.
   if (model.kind === "real")
     return `${description}${positions[0].toUpperCase()}${positions.slice(1)}; its sizes are fixed.`;

@@ -11,6 +11,11 @@ function setText(node, value) {
   if (node.textContent !== value) node.textContent = value;
 }
 
+/** {name: label} of each optimizer (app.spec.training), in the order the form offers them. */
+export function optimizerLabels() {
+  return JSON.parse(document.getElementById("f-lr")?.dataset.optimizerLabels || "{}");
+}
+
 /** `checkpointOf()` is the chosen checkpoint's listing entry (undefined for a random init). */
 export function wireTrainingFields(checkpointOf) {
   const lr = document.getElementById("f-lr");
@@ -21,7 +26,7 @@ export function wireTrainingFields(checkpointOf) {
   const optimizer = document.getElementById("f-optimizer");
   if (!lr || !help || !limitText || !optimizerText || !lrHelp || !optimizer) return { setLimit() {} };
   // {name: label} and {name: lr} from app.spec.training, in the order the form offers them.
-  const labels = JSON.parse(lr.dataset.optimizerLabels);
+  const labels = optimizerLabels();
   const appLrs = Object.fromEntries(Object.entries(JSON.parse(lr.dataset.defaultLrs)).map(([k, v]) => [k, Number(v)]));
   const serverMax = Number(help.dataset.serverMax);
   let limit = Number(help.dataset.maxTrainSteps);

@@ -113,10 +113,13 @@ def test_the_most_positions_it_answers_are_the_most_post_accepts(tight):
     client, model = tight
     for dtype in ("float32", "float64"):
         body = client.get("/api/tokenize", params={"model": "text", "text": char_text(model, 2), "dtype": dtype})
-        most, training = body.json()["max_positions"], body.json()["max_positions_training"]
-        assert model["max_positions"][dtype] == {"step": most, "training": training}  # the listing: the same
+        most, by_optimizer = body.json()["max_positions"], body.json()["max_positions_training"]
+        assert model["max_positions"][dtype] == {"step": most, "training": by_optimizer}  # the listing: the same
+        assert set(by_optimizer) == {"adamw", "sgd"}
+        training = by_optimizer["adamw"]  # the limit was set for the default optimizer's training
         # a step without training holds its forward only: it may take the model's every position
         assert 0 <= training < most <= model["config"]["seq_len"] and (training > 0) == (dtype == "float32")
+        assert training <= by_optimizer["sgd"]  # no m and v to hold
         spec = {"model": "text", "text": char_text(model, most), "dtype": dtype}
         assert client.post("/api/traces", json=spec).status_code == 200
         past = char_text(model, most + 1)
@@ -180,12 +183,17 @@ def test_smollm2s_most_positions_are_the_most_post_accepts(smollm2_models_dir):
     with make_client(models_dir=smollm2_models_dir) as client:
         body = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello"}).json()
         most, training = body["max_positions"], body["max_positions_training"]
-        # training first: its own weights, AdamW's m and v and the build pass the trace budget at any length
-        assert training == 0 and 256 <= most < body["seq_len"]
+        # training first: its own weights, AdamW's m and v and the build pass the trace budget at any
+        # length; SGD (no momentum) holds no state, and one step at a time (xt_core.training.loop.train)
+        assert training["adamw"] == 0 and 64 <= training["sgd"] < 256 <= most < body["seq_len"]
         trained = client.post("/api/traces", json={"model": SMOLLM2, "text": "Hello world", "train_steps": 1})
         assert refused_field(trained) == "text" and "building this trace would hold" in trained.text
         the = tokenizer.encode(" the")
         assert len(the) == 1  # one token each: most + 1 tokens, most positions
+        by_sgd = {"train_steps": 1, "optimizer": {"name": "sgd"}}
+        resolve(TraceSpec(model=SMOLLM2, tokens=[the * (training["sgd"] + 1)], **by_sgd), settings)  # POST's check
+        past = client.post("/api/traces", json={"model": SMOLLM2, "tokens": [the * (training["sgd"] + 2)], **by_sgd})
+        assert past.status_code == 422  # the time limit (train_steps) or the bytes (tokens), whichever binds first
         resolve(TraceSpec(model=SMOLLM2, tokens=[the * (most + 1)]), settings)  # POST's own check (no build here)
         longer = client.post("/api/traces", json={"model": SMOLLM2, "tokens": [the * (most + 2)]})
         assert refused_field(longer) == "tokens" and "give fewer tokens" in longer.text
