@@ -64,17 +64,23 @@ class Segments:
         return [self.output(nodes, s) for s in range(len(self.spans))]
 
 
-def record_boundaries(nodes, segs: Segments, env: dict, caches: list, seed, override=None, param_grads=None) -> dict:
+def record_boundaries(
+    nodes, segs: Segments, env: dict, caches: list, seed, override=None, param_grads=None, replay=None
+) -> dict:
     """The step's backward, segment by segment in exact reverse order, keeping dL/d each segment's
     output and dropping the rest as each segment finishes: its caches, and from `env` the
     values of its ops but the last. Only the activations' gradients are made (an op whose inputs
     are all parameters and ids is skipped, a linear op's weight gradient left out), unless
     `param_grads` is a dict: then every parameter's gradient is summed into it as run_backward does.
-    Returns {boundary name: its gradient}."""
+    replay(span), if given, first puts the segment's values into `env` and its caches into
+    `caches` (a forward that kept only the boundaries: forward_boundaries). Returns {boundary name:
+    its gradient}."""
     boundary = {nodes[-1].name: seed}
     activation = activation_of(set(env) - {n.name for n in nodes} - set(TOKEN_IDS))
     for s in range(len(segs.spans) - 1, -1, -1):
         span = segs.spans[s]
+        if replay is not None:
+            replay(span)
         grads = {nodes[span[-1]].name: boundary[nodes[span[-1]].name]}
         for i in reversed(span):
             needed = param_grads is not None or any(activation(n) for n in nodes[i].inputs)

@@ -199,7 +199,7 @@ def replay_losses(
 ) -> list[float]:
     """replay_loss of each `replace` mapping (and `replace_inputs` entry, if given), run op by
     op in lockstep: lazy mappings that share work per tensor (the two sides of a central
-    difference along one direction: xt_core.checks.twin.moved_pair) build it once, and an argument
+    difference along one direction: xt_core.checks.directions.moved_pair) build it once, and an argument
     every replay reads unchanged (a float32 weight in a float64 replay) is cast once per op for
     all of them (cast per replay, the casts are ~40% of a real model's float64 replay). Each replay's outputs
     are dropped after their last reader."""

@@ -15,13 +15,13 @@ from xt_core.lab.faults import CATALOGUE
 
 directional = importlib.import_module("xt_core.checks.directional")
 gradcheck = importlib.import_module("xt_core.checks.gradcheck")
-twin = importlib.import_module("xt_core.checks.twin")
+directions = importlib.import_module("xt_core.checks.directions")
 
 
 @pytest.fixture
 def every_tensor_large(monkeypatch):
     monkeypatch.setattr(directional, "LARGE", 16)
-    monkeypatch.setattr(twin, "LARGE", 16)
+    monkeypatch.setattr(directions, "LARGE", 16)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_a_wrong_lookup_backward_fails_at_the_lookup(setup, monkeypatch, large, 
     so gradient put in rows no token reads is still caught."""
     if large:
         monkeypatch.setattr(directional, "LARGE", 16)
-        monkeypatch.setattr(twin, "LARGE", 16)
+        monkeypatch.setattr(directions, "LARGE", 16)
     cfg, inputs, targets = setup
     params = xt_core.init_params(cfg, dtype=np.float32)
     trace = xt_core.forward_backward(
@@ -102,8 +102,8 @@ def test_moving_only_the_looked_up_rows_gives_the_losses_of_the_whole_moved_tabl
     trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=np.float32), inputs, targets)
     replays = gradcheck._Replays(trace.nodes, trace.twin.values)
     table = trace.twin.values["tok_embeddings"]
-    direction = twin.Direction(5, {"tok_embeddings": table})
-    rows = twin.lookup_rows(trace.nodes[0], {"tok_embeddings": table}, inputs, direction, 1e-4)
+    direction = directions.Direction(5, {"tok_embeddings": table})
+    rows = directions.lookup_rows(trace.nodes[0], {"tok_embeddings": table}, inputs, direction, 1e-4)
     by_rows = replays.losses(1, [{"embedding": y} for y in rows])
-    whole = [twin.moved_whole(table, direction, "tok_embeddings", s) for s in (1e-4, -1e-4)]
+    whole = [directions.moved_whole(table, direction, "tok_embeddings", s) for s in (1e-4, -1e-4)]
     assert by_rows == replays.losses(0, [{}, {}], [(0, 1, w) for w in whole]) and by_rows[0] != by_rows[1]

@@ -17,6 +17,7 @@ from app.spec.resolve import resolve
 from app.traces.store import build_trace
 from tests.helpers.gguf_files import STAND_IN, STAND_IN_TEXT
 from tests.helpers.specs import make_batch
+from xt_core.checks import twin as twin_module
 from xt_core.checks.gradcheck import check_record
 from xt_core.checks.twin import F64, _forward64
 from xt_core.lab.faults import CATALOGUE
@@ -93,14 +94,28 @@ def test_the_default_walkthrough_recomputes_every_recorded_tensor_bit_for_bit(dt
     assert_bit_identical(default_walkthrough(dtype))
 
 
-def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit():
+# The float64 twin's forward keeps its latest segments up to KEPT_FORWARD_BYTES, which a toy's whole
+# forward fits: 0 keeps none, so its backward runs every segment's forward again.
+TWIN_KEEPS = pytest.mark.parametrize("twin_keeps", ["its whole forward", "no segment"])
+
+
+@pytest.fixture
+def twin_keeps(request, monkeypatch):
+    if request.param == "no segment":
+        monkeypatch.setattr(twin_module, "KEPT_FORWARD_BYTES", 0)
+    return request.param
+
+
+@TWIN_KEEPS
+def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit(twin_keeps):
     for cfg, seed in ((GQA, 3), (STAND_IN, 7)):
         inputs, targets = make_batch(cfg, 2 if cfg is GQA else 1, len(STAND_IN_TEXT) // 3, seed=seed)
         assert_bit_identical(xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=seed), inputs, targets))
 
 
+@TWIN_KEEPS
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
-def test_every_fault_replays_bit_for_bit(name):
+def test_every_fault_replays_bit_for_bit(name, twin_keeps):
     cfg = xt_core.PRESETS["tiny"]
     inputs, targets = make_batch(cfg, 1, 6, seed=4)
     trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, faults=[name], fault_layer=0)

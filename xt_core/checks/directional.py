@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xt_core.checks.directions import BLOCK, Direction
 from xt_core.checks.f64 import LARGE, chunks, dot, moved, sum_of_squares
 from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR, RESOLVED, ROUNDOFF_ULPS
-from xt_core.checks.twin import BLOCK, Direction
 
 REL_STEP = 1e-5  # eps = REL_STEP * rms(X): central differences' sweet spot in float64
 # Where a plain central difference fails the tolerance (resolved_error): the steps (h / shrink)
@@ -230,7 +230,7 @@ def directional_large(
     tensor: str, x: np.ndarray, eps: float, grad, seed: int, losses_along, shown=None
 ) -> DirectionCheck:
     """directional for a tensor beyond LARGE entries, all finite (a vocabulary's (V, C) weights),
-    at step eps = large_step(x). u is a twin.Direction, windows of one random block held in
+    at step eps = large_step(x). u is a directions.Direction, windows of one random block held in
     float64, so neither u nor its float64 cast is made whole for the dot products (a whole
     float32 u, its draw and the casts in <g, u> cost the LM head's check ~0.5 s);
     losses_along(direction, h) -> (L(x + h u), L(x - h u)) moves x itself: whole, one side at

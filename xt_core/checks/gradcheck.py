@@ -32,8 +32,8 @@ from xt_core.checks.directional import (
     roundoff,
     step_size,
 )
+from xt_core.checks.directions import lookup_rows, moved_whole
 from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR
-from xt_core.checks.twin import lookup_rows, moved_whole
 from xt_core.checks.update_check import update_check
 from xt_core.config import Config
 from xt_core.memory import reusable_empty

@@ -21,22 +21,23 @@ from __future__ import annotations
 
 import weakref
 from collections import ChainMap
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from xt_core.checks.f64 import LARGE
-from xt_core.memory import reusable_empty
+from xt_core.checks.directions import Direction
 from xt_core.names import TOKEN_IDS
 from xt_core.recompute import RECOMPUTED, LazyMap, Segments, activation_of, new_owner, record_boundaries
-from xt_core.tape import Node, lookup_of_rows, node_backward, run_backward_sparse
-from xt_core.training.optim import PerParam
+from xt_core.tape import Node, node_backward, run_backward_sparse
 
 F64 = np.dtype(np.float64)
 # numpy's mixed float64 @ float32 matmul against a *transposed* float32 weight is ~4x slower
 # than casting the weight first. The LM head reads its (V, C) weight transposed; its float64
 # cast (V*C*8 bytes) lives only until its backward, a few ops later.
 _CAST_WEIGHTS_FIRST = ("unembed",)
+# What the twin's forward keeps of its latest segments (Float64Step.build): the whole forward of a
+# toy model or of SmolLM2's head and last layers at 32 positions; past it, a segment is run again.
+KEPT_FORWARD_BYTES = 256 << 20
 
 
 class Float64Step:
@@ -65,10 +66,27 @@ class Float64Step:
     @classmethod
     def build(cls, nodes: list[Node], params: dict, tokens, targets, param_names, backward_override=None):
         """Forward and backward in float64 from the float32 parameters (read in float64 by each op),
-        keeping the boundaries (xt_core.recompute.record_boundaries)."""
-        values, caches = _forward64(nodes, params, tokens, targets)
+        keeping the boundaries (xt_core.recompute.record_boundaries). Every float64 value at once
+        would be about twice the float32 build (1.6 GB for SmolLM2 at 256 positions): the forward
+        keeps the latest segments' values and caches up to KEPT_FORWARD_BYTES (the backward reads
+        them first) and only the outputs of the others, whose forward the backward runs again for
+        their caches. The same ops on the same arrays give the same bits either way."""
         segs = Segments.of(nodes, param_names)
-        grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override)
+        values: dict = {**params, "tokens": tokens, "targets": targets}
+        caches: list = [None] * len(nodes)
+        resident: dict[int, int] = {}  # segment -> bytes of its values and caches held, oldest first
+        for s, span in enumerate(segs.spans):
+            resident[s] = _run_span(nodes, span, values, caches)
+            while sum(resident.values()) > KEPT_FORWARD_BYTES and len(resident) > 1:
+                oldest = next(iter(resident))
+                del resident[oldest]
+                _drop_span(nodes, segs.spans[oldest], values, caches)
+
+        def replay(span: range) -> None:
+            if segs.of_node[span[0]] not in resident:
+                _run_span(nodes, span, values, caches)
+
+        grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override, replay=replay)
         grads.pop("nonfinite gradient", None)
         return cls(nodes, values, grads, param_names, backward_override)
 
@@ -188,6 +206,28 @@ def param_grad_dot(
     return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)
 
 
+def _run_span(nodes: list[Node], span: range, values: dict, caches: list) -> int:
+    """The ops of one segment in float64, their outputs into `values` and their caches into
+    `caches`: the bytes of the float64 arrays they hold (the float32 parameters are the trace's)."""
+    made = {}
+    for i in span:
+        node = nodes[i]
+        out, caches[i] = node.run(_args(node, values))
+        values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
+        for a in (values[node.name], *(caches[i] if isinstance(caches[i], tuple) else ())):
+            if isinstance(a, np.ndarray) and a.dtype == F64:
+                made[id(a)] = a.nbytes
+    return sum(made.values())
+
+
+def _drop_span(nodes: list[Node], span: range, values: dict, caches: list) -> None:
+    """A segment's values but its output, and its caches: the backward runs its forward again."""
+    for i in span[:-1]:
+        del values[nodes[i].name]
+    for i in span:
+        caches[i] = None
+
+
 def _forward64(nodes: list[Node], params: dict, tokens, targets) -> tuple[dict, list]:
     """The step's forward in float64 from (float32) parameters read in float64 by each op:
     (every value, parameters and ids included; each op's cache)."""
@@ -206,116 +246,3 @@ def _args(node: Node, values: dict) -> list:
     if node.kind in _CAST_WEIGHTS_FIRST:
         args = [np.asarray(a, dtype=F64) if np.asarray(a).dtype.kind == "f" else a for a in args]
     return args
-
-
-def moved_pair(
-    params: dict, direction: Callable[[str], np.ndarray], step: float, before_large: Callable[[], object] | None = None
-) -> tuple[PerParam, PerParam]:
-    """Every parameter moved by +step and by -step along its direction, in float64, built
-    when an op reads it (a replay of a real model never holds all the moved weights at once),
-    for two replays run in lockstep (xt_core.tape.replay_losses): the first to read a
-    parameter draws its direction once and builds both; the second takes its own. Beyond LARGE
-    entries (a vocabulary's weights, 226 MB in float64) each is built on its own: never two of
-    them at once, and only once before_large() returns (the update check: once its other thread
-    has dropped its own (V, C) float64 arrays)."""
-    waiting: dict[tuple[str, int], np.ndarray] = {}
-
-    def moved(name: str, sign: int) -> np.ndarray:
-        mine = waiting.pop((name, sign), None)
-        if mine is not None:
-            return mine
-        if np.size(params[name]) > LARGE:
-            if before_large is not None:
-                before_large()
-            return moved_whole(params[name], direction, name, sign * step)
-        hu = _scaled(direction, name, step)
-        plus = np.add(hu, params[name])  # h u + θ, and θ - h u = -(h u) + θ exactly
-        minus = np.subtract(params[name], hu, out=hu)
-        waiting[(name, -sign)] = minus if sign > 0 else plus
-        return plus if sign > 0 else minus
-
-    return PerParam(params, lambda name: moved(name, 1)), PerParam(params, lambda name: moved(name, -1))
-
-
-def moved_whole(x: np.ndarray, direction: Callable[[str], np.ndarray], name: str, step: float, out=None) -> np.ndarray:
-    """x + step * direction(name) in float64 (a Direction's u is never whole): a new array, or
-    into `out` (a Direction's only)."""
-    out = _scaled(direction, name, step, out)
-    out += x
-    return out
-
-
-def _scaled(direction, name: str, step: float, out: np.ndarray | None = None) -> np.ndarray:
-    """h u in float64 (exact); a Direction's window by window (a vocabulary's u is never whole), into
-    reused memory beyond 32 MB (xt_core.memory: fresh pages cost 0.2 s per (V, C) float64 array)."""
-    if not isinstance(direction, Direction):
-        return np.multiply(direction(name), step, dtype=F64)
-    out = reusable_empty(direction.shapes[name], F64) if out is None else out
-    flat = out.reshape(-1)
-    for k, offset in enumerate(direction.offsets[name]):
-        part = flat[k * LARGE : (k + 1) * LARGE]
-        np.multiply(direction.block[offset : offset + part.size], step, out=part, dtype=F64)
-    return out
-
-
-BLOCK = 2 * LARGE  # entries of the random block a direction's windows are cut from (64 MB in float64)
-
-
-class Direction:
-    """A seeded random direction in the whole parameter space: u(name) of each parameter's
-    shape, uniform in [-1, 1). Drawn per parameter per use, a real model's 135M numbers cost
-    its update check ~0.7 s every time it needed them (three times). Instead one block of
-    BLOCK numbers is drawn per check, and each LARGE-entry chunk of a parameter is a window of
-    it at its own seeded offset: the entries within a chunk are independent draws, so a wrong
-    gradient anywhere meets a random direction, and any rows of u cost only those rows. The
-    block is drawn in float32 and held in float64 (no cast per use)."""
-
-    def __init__(self, seed: int, params: Mapping[str, np.ndarray], size: int = BLOCK):
-        """size: the block's entries, at least LARGE (a check of one smaller tensor draws fewer)."""
-        if size < LARGE:
-            raise ValueError(f"a direction's block must hold at least LARGE = {LARGE} entries, got {size}")
-        rng = np.random.default_rng(seed)
-        block = rng.random(size, dtype=np.float32)
-        self.block = np.subtract(np.multiply(block, 2, out=block), 1, out=block).astype(F64)
-        self.block.flags.writeable = False
-        self.shapes = {name: np.shape(p) for name, p in params.items()}
-        self.offsets = {
-            name: rng.integers(0, size - LARGE + 1, size=max(-(-np.size(p) // LARGE), 1)) for name, p in params.items()
-        }
-
-    def __call__(self, name: str) -> np.ndarray:
-        shape, offsets = self.shapes[name], self.offsets[name]
-        size = int(np.prod(shape))
-        if size <= LARGE:
-            return self.block[offsets[0] : offsets[0] + size].reshape(shape)
-        parts = [self.block[o : o + min(LARGE, size - k * LARGE)] for k, o in enumerate(offsets)]
-        return np.concatenate(parts).reshape(shape)
-
-    def dots(self, name: str, *grads) -> list[float]:
-        """<grad, u(name)> in float64 for each grad (any float dtype) of that parameter, window
-        by window, in float64."""
-        flats, totals = [np.reshape(g, -1) for g in grads], [0.0] * len(grads)
-        for k, offset in enumerate(self.offsets[name]):
-            where = slice(k * LARGE, (k + 1) * LARGE)
-            u = self.block[offset : offset + flats[0][where].size]
-            for i, flat in enumerate(flats):
-                part = flat[where]  # float32: einsum casts it in buffered pieces, no float64 copy
-                totals[i] += float(np.dot(part, u) if part.dtype == F64 else np.einsum("i,i->", part, u))
-        return totals
-
-    def rows(self, name: str, rows: np.ndarray) -> np.ndarray:
-        """u(name)[rows] of a 2-D parameter (a lookup table), without the rest of u."""
-        width = self.shapes[name][1]
-        flat = np.asarray(rows)[:, None] * width + np.arange(width)
-        return self.block[self.offsets[name][flat // LARGE] + flat % LARGE]
-
-
-def lookup_rows(node: Node, params: Mapping, tokens, direction: Direction, step: float) -> list[np.ndarray]:
-    """The embedding lookup's output with its table moved by +step and by -step along u: only
-    the rows the tokens read are moved (32 of a vocabulary's 49152), in float64, exactly as
-    the whole moved table's rows; the lookup itself still runs (a faulty forward stays so)."""
-    table = node.inputs[1]
-    rows, lookup = lookup_of_rows(node, tokens)
-    hu = np.multiply(direction.rows(table, rows), step, dtype=F64)
-    theta = np.asarray(params[table])[rows]
-    return [lookup(np.add(hu, theta)), lookup(np.subtract(theta, hu))]

@@ -1,5 +1,5 @@
 """The optimizer update step's gradient check: the gradient the optimizer used, all parameters
-at once, along one random direction of the whole parameter space (xt_core.checks.twin.Direction:
+at once, along one random direction of the whole parameter space (xt_core.checks.directions.Direction:
 windows of one random block), against float64 central differences of the true loss."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from xt_core.checks import twin
+from xt_core.checks import directions
 from xt_core.checks.directional import REL_STEP, DirectionCheck, measured
-from xt_core.checks.twin import Direction, lookup_rows, moved_pair, param_grad_dot
+from xt_core.checks.directions import Direction, lookup_rows, moved_pair
+from xt_core.checks.twin import param_grad_dot
 from xt_core.tape import replay_losses
 from xt_core.trace import Trace
 
@@ -66,7 +67,7 @@ def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
         return at_eps, sum(direction.dots(n, trace.grads[n])[0] for n in names) if shown else None
 
     def dotted(name: str) -> None:  # the LM head's (V, C) gradient is the first large one the backward makes
-        if np.size(params[name]) > twin.LARGE:  # (the lookup's comes last, zero but for the batch's rows)
+        if np.size(params[name]) > directions.LARGE:  # (the lookup's comes last, zero but for the batch's rows)
             large_done.set()
 
     side = _replay_thread().submit(numeric_and_shown)
