@@ -6,7 +6,8 @@ the fetched model (`make real-model`):
     .venv/bin/python benchmarks/class_of_30.py [--students 30] [--model smollm2-135m | --model toy]
 
 Prints the CPU, every answer's status counted, the seconds from each student's POST to their first
-step view (median, p95, max), the step views' seconds (p50, p95), /healthz probed every 0.2 s from
+step view (median, p95, max), the step views' seconds (p50, p95; those of a layer's step, which
+replay that layer, apart from the embedding's and the head's), /healthz probed every 0.2 s from
 another process meanwhile (p95, max: whether the event loop stalled) and the server's peak RSS.
 """
 
@@ -78,7 +79,7 @@ async def student(base: str, code: str, model: str, i: int, codes: Counter, firs
             began = time.perf_counter()
             view = await http.get(f"/api/traces/{trace['id']}/steps/{index}")
             codes[view.status_code] += 1
-            views.append(time.perf_counter() - began)
+            views.append((time.perf_counter() - began, steps[index]["name"].startswith("layers.")))
             if k == 0:
                 firsts.append(time.perf_counter() - start)
 
@@ -91,6 +92,10 @@ async def run_class(base: str, model: str, students: int) -> tuple[Counter, list
     codes, firsts, views = Counter(), [], []
     await asyncio.gather(*(student(base, code, model, i, codes, firsts, views) for i in range(students)))
     return codes, firsts, views
+
+
+def shown_ms(seconds: list[float]) -> str:
+    return f"p50 {pct(seconds, 0.5) * 1e3:.0f} ms, p95 {pct(seconds, 0.95) * 1e3:.0f} ms over {len(seconds)}"
 
 
 def main() -> None:
@@ -128,7 +133,9 @@ def main() -> None:
         f"POST -> first view: median {statistics.median(firsts):.1f} s, p95 {pct(firsts, 0.95):.1f} s, "
         f"max {max(firsts):.1f} s"
     )
-    print(f"step views: p50 {pct(views, 0.5) * 1e3:.0f} ms, p95 {pct(views, 0.95) * 1e3:.0f} ms over {len(views)}")
+    print(f"step views: {shown_ms([t for t, _ in views])}")
+    print(f"  of a layer's step (a layer replayed): {shown_ms([t for t, in_layer in views if in_layer])}")
+    print(f"  of the embedding's or the head's: {shown_ms([t for t, in_layer in views if not in_layer])}")
     print(
         f"/healthz meanwhile: p95 {pct(health, 0.95):.0f} ms, max {max(health, default=float('nan')):.0f} ms "
         f"over {len(health)} probes, {len(failures)} failed"

@@ -8,7 +8,8 @@ segment boundaries, the float64 twin's counted up front; the borrowed weights no
 full recording's bytes (what every recorded tensor, gradient and contribution would hold);
 then the seconds of reading a step view's tensors where the layer must be recomputed (the
 process's cache of recomputed segments emptied first), p50 and p95 over --views random steps,
-and one gradient check of a layer's step (twin built once first, then on recomputed segments).
+the float64 twin's build (seconds, and a second build's peak bytes under tracemalloc) and one
+gradient check of a layer's step (with the twin built, then again on recomputed segments).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,7 @@ from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from xt_core import forward_backward  # noqa: E402
 from xt_core.checks.gradcheck import check_record  # noqa: E402
+from xt_core.checks.twin import Float64Step  # noqa: E402
 from xt_core.names import recorded_elements  # noqa: E402
 from xt_core.recompute import RECOMPUTED  # noqa: E402
 
@@ -50,6 +53,19 @@ def reading(trace, record) -> None:
     trace[record.name], trace.grad(record.name)
     for name in record.contributions:
         record.contributions[name]
+
+
+def twin_build(trace, params) -> tuple[float, int]:
+    """The seconds of building the trace's float64 twin (Trace.twin, the first check's), then the
+    peak bytes of building another (tracemalloc: the arrays it makes, the weights borrowed)."""
+    start = time.perf_counter()
+    trace.twin  # noqa: B018 - built on first use
+    seconds = time.perf_counter() - start
+    tracemalloc.start()
+    Float64Step.build(trace.nodes, params, trace.tokens, trace.targets, trace.param_names)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return seconds, peak
 
 
 def main() -> None:
@@ -93,6 +109,11 @@ def main() -> None:
                 f"p95 {p95 * 1e3:6.1f} ms over {len(seconds)} views; recomputed-segment cache "
                 f"{RECOMPUTED.nbytes / MB:.1f} MB of {RECOMPUTED.max_bytes / MB:.0f} MB"
             )
+            twin_seconds, twin_peak = twin_build(trace, params)
+            print(
+                f"        float64 twin: built in {twin_seconds:5.2f} s, the build's peak {twin_peak / MB:,.0f} MB "
+                f"(tracemalloc, a second build)"
+            )
             index = next(
                 r.index for r in trace.records if r.phase == "backward" and r.name.endswith("15.attention.probs")
             )
@@ -104,7 +125,7 @@ def main() -> None:
             check_record(trace, index)
             again = time.perf_counter() - start
             print(
-                f"        gradient check of layer 15's softmax backward: {first:5.2f} s (twin built), "
+                f"        gradient check of layer 15's softmax backward: {first:5.2f} s (the twin built), "
                 f"{again:5.2f} s again from recomputed segments; passed={check.passed}"
             )
             del trace

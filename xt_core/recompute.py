@@ -189,7 +189,9 @@ class RecomputeCache:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self._bytes = 0
-        self._lock = threading.Lock()
+        # reentrant: a trace's finalizer drops its entries (Trace, Float64Step), and it may run
+        # while this thread holds the lock (an entry freed, or a garbage collection, inside drop)
+        self._lock = threading.RLock()
         self._computing: dict[tuple, threading.Lock] = {}
         self.hits = self.misses = 0
 
@@ -253,8 +255,9 @@ class RecomputeCache:
     def drop(self, owner: int) -> None:
         """Forgets every entry of one trace (it was collected)."""
         with self._lock:
-            for key in [k for k in self._entries if k[0] == owner]:
-                self._bytes -= self._entries.pop(key)[1]
+            gone = [self._entries.pop(k) for k in [k for k in self._entries if k[0] == owner]]
+            self._bytes -= sum(size for _, size in gone)
+        del gone  # freed with the lock released: a finalizer their freeing runs may drop another trace's
 
     def clear(self) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ is bit for bit what a full recording of the same step holds."""
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -19,7 +20,7 @@ from tests.helpers.gguf_files import STAND_IN, STAND_IN_TEXT
 from tests.helpers.specs import make_batch
 from xt_core.checks import twin as twin_module
 from xt_core.checks.gradcheck import check_record
-from xt_core.checks.twin import F64, _forward64
+from xt_core.checks.twin import F64, _args
 from xt_core.lab.faults import CATALOGUE
 from xt_core.model import build_tape
 from xt_core.recompute import RECOMPUTED, activation_of
@@ -51,8 +52,13 @@ def full_recording(trace):
 
 def full_twin(trace):
     """The float64 twin as it was built before boundaries: every activation and its gradient."""
-    params = {name: trace.values[name] for name in trace.param_names}
-    values, caches = _forward64(trace.nodes, params, trace.tokens, trace.targets)
+    values = {name: trace.values[name] for name in trace.param_names}
+    values["tokens"], values["targets"] = trace.tokens, trace.targets
+    caches = []
+    for node in trace.nodes:
+        out, cache = node.run(_args(node, values))
+        values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
+        caches.append(cache)
     wanted = activation_of(trace.param_names)
     grads = run_backward_sparse(trace.nodes, caches, np.ones((), F64), wanted, trace.backward_override)
     return values, grads
@@ -168,3 +174,26 @@ def test_a_trace_holds_its_boundaries_only_and_is_freed_without_a_garbage_collec
         assert gone() is None  # no reference cycle: the trace store counts on it (sys.getrefcount)
     finally:
         gc.enable()
+
+
+def test_a_drop_run_by_a_finalizer_inside_another_drop_does_not_hang():
+    """A trace's finalizer drops its entries; it may run while the cache's lock is held (an entry
+    freed inside drop was the last reference to another trace, or a garbage collection ran there).
+    Found as a hung `make test`: tests/core/test_train.py's loop freed a trace inside a drop."""
+    from xt_core.recompute import RecomputeCache
+
+    cache = RecomputeCache(1 << 20)
+
+    class Holder:  # an entry whose freeing runs another trace's finalizer
+        pass
+
+    holder = Holder()
+    weakref.finalize(holder, cache.drop, "other trace")
+    cache.get(("a trace", "kind", 0), lambda held=holder: (held, 1))
+    cache.get(("other trace", "kind", 0), lambda: (np.zeros(1), 1))
+    del holder
+    dropping = threading.Thread(target=cache.drop, args=("a trace",), daemon=True)
+    dropping.start()
+    dropping.join(timeout=10)
+    assert not dropping.is_alive(), "the nested drop waited for the lock its own thread holds"
+    assert len(cache) == 0 and cache.nbytes == 0

@@ -118,3 +118,26 @@ def test_a_backward_that_raises_leaves_the_replay_thread_free(monkeypatch, setup
     update = importlib.import_module("xt_core.checks.update_check")
     assert update._replay_thread().submit(lambda: "free").result(timeout=60) == "free"  # not left waiting
     assert update_check(setup, np.float32).passed
+
+
+@pytest.mark.parametrize("fault", [(), ("linear_dw_transposed",)])
+def test_the_update_checks_dot_has_the_same_bits_when_every_segments_forward_runs_again(setup, monkeypatch, fault):
+    """param_grad_dot's forward keeps its latest segments up to KEPT_FORWARD_BYTES (all of a toy's);
+    with none kept, the backward runs each segment's forward again: the same sums, bit for bit."""
+    twin = importlib.import_module("xt_core.checks.twin")
+    cfg, inputs, targets = setup
+    params = xt_core.init_params(cfg, seed=0, dtype=np.float32)
+    trace = train_step(cfg, params, inputs, targets, SGD(lr=0.1), faults=fault)
+    ids, direction = {"tokens": trace.tokens, "targets": trace.targets}, directions.Direction(3, params)
+    dotted = []
+
+    def dot():
+        return twin.param_grad_dot(
+            trace.nodes, params, *ids.values(), direction, trace.grads, trace.backward_override, dotted.append
+        )
+
+    kept = dot()
+    order = list(dotted)
+    monkeypatch.setattr(twin, "KEPT_FORWARD_BYTES", 0)
+    dotted.clear()
+    assert dot() == kept and dotted == order and len(order) > len(params)  # the tied table twice

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -72,20 +72,7 @@ class Float64Step:
         them first) and only the outputs of the others, whose forward the backward runs again for
         their caches. The same ops on the same arrays give the same bits either way."""
         segs = Segments.of(nodes, param_names)
-        values: dict = {**params, "tokens": tokens, "targets": targets}
-        caches: list = [None] * len(nodes)
-        resident: dict[int, int] = {}  # segment -> bytes of its values and caches held, oldest first
-        for s, span in enumerate(segs.spans):
-            resident[s] = _run_span(nodes, span, values, caches)
-            while sum(resident.values()) > KEPT_FORWARD_BYTES and len(resident) > 1:
-                oldest = next(iter(resident))
-                del resident[oldest]
-                _drop_span(nodes, segs.spans[oldest], values, caches)
-
-        def replay(span: range) -> None:
-            if segs.of_node[span[0]] not in resident:
-                _run_span(nodes, span, values, caches)
-
+        values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
         grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override, replay=replay)
         grads.pop("nonfinite gradient", None)
         return cls(nodes, values, grads, param_names, backward_override)
@@ -186,7 +173,8 @@ def param_grad_dot(
     runs once instead of twice (the twin's build, then again for the gradients it drops).
     With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u.
     dotted(name), if given, is called as each parameter gradient has been dotted."""
-    values, caches = _forward64(nodes, params, tokens, targets)
+    segs = Segments.of(nodes, list(params))
+    values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
     total, on_screen = 0.0, {}
 
     def take(name: str, grad: np.ndarray) -> None:
@@ -199,11 +187,37 @@ def param_grad_dot(
         if dotted is not None:
             dotted(name)
 
-    del values  # the caches hold what the backward reads
-    run_backward_sparse(nodes, caches, np.ones((), dtype=F64), activation_of(params), backward_override, sink=take)
+    arriving, wanted = {nodes[-1].name: np.ones((), dtype=F64)}, activation_of(params)
+    for s in range(len(segs.spans) - 1, -1, -1):  # the step's backward in its order, a segment at a time
+        span = segs.spans[s]
+        replay(span)
+        grads = run_backward_sparse(nodes, caches, arriving, wanted, backward_override, sink=take, span=span)
+        _drop_span(nodes, span, values, caches)
+        arriving = {name: grad for name, grad in grads.items() if segs.produced.get(name, s) != s}
     if shown is None:
         return total, None
     return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)
+
+
+def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targets) -> tuple[dict, list, Callable]:
+    """The step's forward in float64 from the float32 parameters, keeping the latest segments'
+    values and caches up to KEPT_FORWARD_BYTES and only the output of the others: (values,
+    caches, replay(span): a dropped segment's forward run again, its values and caches back)."""
+    values: dict = {**params, "tokens": tokens, "targets": targets}
+    caches: list = [None] * len(nodes)
+    resident: dict[int, int] = {}  # segment -> bytes of its values and caches held, oldest first
+    for s, span in enumerate(segs.spans):
+        resident[s] = _run_span(nodes, span, values, caches)
+        while sum(resident.values()) > KEPT_FORWARD_BYTES and len(resident) > 1:
+            oldest = next(iter(resident))
+            del resident[oldest]
+            _drop_span(nodes, segs.spans[oldest], values, caches)
+
+    def replay(span: range) -> None:
+        if segs.of_node[span[0]] not in resident:
+            _run_span(nodes, span, values, caches)
+
+    return values, caches, replay
 
 
 def _run_span(nodes: list[Node], span: range, values: dict, caches: list) -> int:
@@ -226,19 +240,6 @@ def _drop_span(nodes: list[Node], span: range, values: dict, caches: list) -> No
         del values[nodes[i].name]
     for i in span:
         caches[i] = None
-
-
-def _forward64(nodes: list[Node], params: dict, tokens, targets) -> tuple[dict, list]:
-    """The step's forward in float64 from (float32) parameters read in float64 by each op:
-    (every value, parameters and ids included; each op's cache)."""
-    values: dict[str, np.ndarray] = dict(params)
-    values["tokens"], values["targets"] = tokens, targets
-    caches = []
-    for node in nodes:
-        out, cache = node.run(_args(node, values))
-        values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
-        caches.append(cache)
-    return values, caches
 
 
 def _args(node: Node, values: dict) -> list:
