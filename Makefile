@@ -27,8 +27,11 @@ run: $(STAMP)
 # The whole suite (core, API, browser, torch parity, the short system tests) in two xdist
 # workers, a module at a time (tests/conftest.py: the tests that measure a real server run one
 # after another; the modules that load torch and transformers share a worker), the long ones first.
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite
+# starts ~25 Python processes (workers, live servers, `xt serve`), each compiling the project's
+# modules again without it (~0.3 CPU-s each), and pytest rewrites every test module per worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
 
 lint: $(STAMP) lint-js
 	$(BIN)/ruff check .
