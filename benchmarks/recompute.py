@@ -55,9 +55,9 @@ def reading(trace, record) -> None:
         record.contributions[name]
 
 
-def twin_build(trace, params) -> tuple[float, int]:
-    """The seconds of building the trace's float64 twin (Trace.twin, the first check's), then the
-    peak bytes of building another (tracemalloc: the arrays it makes, the weights borrowed)."""
+def twin_build(trace, params) -> None:
+    """Prints the seconds of building the trace's float64 twin (Trace.twin, the first check's), then
+    the peak bytes of building another (tracemalloc: the arrays it makes, the weights borrowed)."""
     start = time.perf_counter()
     trace.twin  # noqa: B018 - built on first use
     seconds = time.perf_counter() - start
@@ -65,7 +65,7 @@ def twin_build(trace, params) -> tuple[float, int]:
     Float64Step.build(trace.nodes, params, trace.tokens, trace.targets, trace.param_names)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return seconds, peak
+    print(f"        float64 twin: built in {seconds:5.2f} s, the build's peak {peak / MB:,.0f} MB (a second build)")
 
 
 def main() -> None:
@@ -109,11 +109,7 @@ def main() -> None:
                 f"p95 {p95 * 1e3:6.1f} ms over {len(seconds)} views; recomputed-segment cache "
                 f"{RECOMPUTED.nbytes / MB:.1f} MB of {RECOMPUTED.max_bytes / MB:.0f} MB"
             )
-            twin_seconds, twin_peak = twin_build(trace, params)
-            print(
-                f"        float64 twin: built in {twin_seconds:5.2f} s, the build's peak {twin_peak / MB:,.0f} MB "
-                f"(tracemalloc, a second build)"
-            )
+            twin_build(trace, params)
             index = next(
                 r.index for r in trace.records if r.phase == "backward" and r.name.endswith("15.attention.probs")
             )

@@ -73,7 +73,7 @@ def record_boundaries(
     are all parameters and ids is skipped, a linear op's weight gradient left out), unless
     `param_grads` is a dict: then every parameter's gradient is summed into it as run_backward does.
     replay(span), if given, first puts the segment's values into `env` and its caches into
-    `caches` (a forward that kept only the boundaries: forward_boundaries). Returns {boundary name:
+    `caches` (a forward that kept only some segments: xt_core.checks.twin._forward_kept). Returns {boundary name:
     its gradient}."""
     boundary = {nodes[-1].name: seed}
     activation = activation_of(set(env) - {n.name for n in nodes} - set(TOKEN_IDS))

@@ -67,6 +67,28 @@ def test_a_phone_never_scrolls_sideways_and_start_takes_a_tap(browser, server, w
         context.close()
 
 
+def assert_count_follows_the_training_optimizer(page, count, most_by_sgd: int) -> None:
+    """Training first by AdamW takes no text at all: the count warns as soon as training steps are
+    asked for; by SGD it takes `most_by_sgd` positions and warns past them; none asked, no warning."""
+    page.select_option("#f-optimizer", "adamw")
+    page.fill("#f-text", " the" * 2)  # one token each
+    expect(count).to_contain_text("1 position ")
+    expect(count).not_to_contain_text("more than")
+    page.fill("#f-train_steps", "1")
+    expect(count).to_contain_text(
+        "more than the positions this model takes in float32 with training steps first by AdamW: none, "
+        "at this server's limits"
+    )
+    page.select_option("#f-optimizer", "sgd")
+    expect(count).not_to_contain_text("more than")
+    page.fill("#f-text", " the" * (most_by_sgd + 2))
+    expect(count).to_contain_text(
+        f"more than the {most_by_sgd} positions this model takes in float32 with training steps first by SGD"
+    )
+    page.fill("#f-train_steps", "0")
+    expect(count).not_to_contain_text("more than")
+
+
 def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server, session, axe):
     page = session.page
     session.goto("/")
@@ -112,25 +134,7 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     assert page.locator("#f-lr").get_attribute("placeholder") == "0.003"
     page.fill("#f-text", "Hello world")
     expect(count).to_contain_text("2 tokens → 1 position ")
-    # Training first by AdamW takes no text at all here: the count warns as soon as training steps
-    # are asked for; by SGD it takes training["sgd"] positions and warns past them
-    page.select_option("#f-optimizer", "adamw")
-    page.fill("#f-text", " the" * 2)  # one token each
-    expect(count).to_contain_text("1 position ")
-    expect(count).not_to_contain_text("more than")
-    page.fill("#f-train_steps", "1")
-    expect(count).to_contain_text(
-        "more than the positions this model takes in float32 with training steps first by AdamW: none, "
-        "at this server's limits"
-    )
-    page.select_option("#f-optimizer", "sgd")
-    expect(count).not_to_contain_text("more than")
-    page.fill("#f-text", " the" * (training["sgd"] + 2))
-    expect(count).to_contain_text(
-        f"more than the {training['sgd']} positions this model takes in float32 with training steps first by SGD"
-    )
-    page.fill("#f-train_steps", "0")
-    expect(count).not_to_contain_text("more than")
+    assert_count_follows_the_training_optimizer(page, count, training["sgd"])
     page.fill("#f-text", "7" * (most + 2))  # one token a digit; past the most it takes: the server's refusal says why
     expect(count).to_contain_text("Cannot count the tokens")
     expect(count).to_contain_text(f"the text gives {most + 1} positions")

@@ -168,9 +168,9 @@ def param_grad_dot(
 ) -> tuple[float, float | None]:
     """<dL/dθ, u> in float64 over every parameter, u = direction(name): the update's gradient
     along one direction. One float64 forward and backward from the float32 parameters (as
-    Float64Step.build), each parameter gradient dotted with u as its op makes it and dropped
-    (a tied embedding's two contributions each meet the same u): no twin needed, and every op
-    runs once instead of twice (the twin's build, then again for the gradients it drops).
+    Float64Step.build, a segment's forward run again where it was not kept), each parameter
+    gradient dotted with u as its op makes it and dropped (a tied embedding's two contributions
+    each meet the same u): no twin needed, nor its build's activation gradients.
     With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u.
     dotted(name), if given, is called as each parameter gradient has been dotted."""
     segs = Segments.of(nodes, list(params))
@@ -191,8 +191,9 @@ def param_grad_dot(
     for s in range(len(segs.spans) - 1, -1, -1):  # the step's backward in its order, a segment at a time
         span = segs.spans[s]
         replay(span)
+        for i in span[:-1]:  # the backward reads the caches: the head's (T, V) values go before it runs
+            del values[nodes[i].name]
         grads = run_backward_sparse(nodes, caches, arriving, wanted, backward_override, sink=take, span=span)
-        _drop_span(nodes, span, values, caches)
         arriving = {name: grad for name, grad in grads.items() if segs.produced.get(name, s) != s}
     if shown is None:
         return total, None
@@ -222,16 +223,25 @@ def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targe
 
 def _run_span(nodes: list[Node], span: range, values: dict, caches: list) -> int:
     """The ops of one segment in float64, their outputs into `values` and their caches into
-    `caches`: the bytes of the float64 arrays they hold (the float32 parameters are the trace's)."""
+    `caches`: the bytes of the float64 arrays they made (a view counted as its base; the segment's
+    input and the float32 parameters are held anyway)."""
+    held = {id(_base(a)) for a in values.values() if isinstance(a, np.ndarray)}
     made = {}
     for i in span:
         node = nodes[i]
         out, caches[i] = node.run(_args(node, values))
         values[node.name] = np.asarray(out, dtype=F64)  # the embedding looks up float32 rows
         for a in (values[node.name], *(caches[i] if isinstance(caches[i], tuple) else ())):
-            if isinstance(a, np.ndarray) and a.dtype == F64:
-                made[id(a)] = a.nbytes
+            base = _base(a) if isinstance(a, np.ndarray) else None
+            if base is not None and base.dtype == F64 and id(base) not in held:
+                made[id(base)] = base.nbytes
     return sum(made.values())
+
+
+def _base(a: np.ndarray) -> np.ndarray:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
 
 
 def _drop_span(nodes: list[Node], span: range, values: dict, caches: list) -> None:

@@ -59,13 +59,8 @@ export function createTokenCount(form, checkpointOf, onLimit) {
   const text = document.getElementById("f-text");
   const tokenizer = document.getElementById("f-tokenizer");
   const dtype = document.getElementById("f-dtype");
-  const trainSteps = document.getElementById("f-train_steps");
   const out = document.getElementById("text-count");
   const currentText = () => text.value.replace(/\r\n/g, "\n");
-  const optimizer = document.getElementById("f-optimizer");
-  const training = () => Number(trainSteps?.value) > 0;
-  // training without an optimizer uses AdamW (app.spec.training: DEFAULT_OPTIMIZER_NAME)
-  const trainingOptimizer = () => (training() ? optimizer?.value || "adamw" : null);
   const limit = () => positionLimit(checkpointOf(), form, dtype.value, trainingOptimizer());
 
   /** Whether the chosen model is `name` and its tokenizer is one only the server can count. */
@@ -109,15 +104,26 @@ export function createTokenCount(form, checkpointOf, onLimit) {
     out.textContent = localCount(checkpoint, value, tokenizer.value, limit());
   }
 
-  // Training first allows fewer positions (the trace holds weights of its own and the optimizer's
-  // state): 0 ↔ more, or another optimizer while training, recounts.
-  let wasTraining = trainingOptimizer();
-  const recountWhenTrainingChanges = () => {
-    if (trainingOptimizer() === wasTraining) return;
-    wasTraining = trainingOptimizer();
+  recountWhenTrainingChanges(updateCount);
+  return updateCount;
+}
+
+/** The optimizer of the training steps first, or null with none (training without an optimizer
+ * uses AdamW: app.spec.training's DEFAULT_OPTIMIZER_NAME). */
+function trainingOptimizer() {
+  const training = Number(document.getElementById("f-train_steps")?.value) > 0;
+  return training ? document.getElementById("f-optimizer")?.value || "adamw" : null;
+}
+
+/** Training first allows fewer positions (the trace holds weights of its own and the optimizer's
+ * state): 0 ↔ more steps, or another optimizer while training, recounts. */
+function recountWhenTrainingChanges(updateCount) {
+  let was = trainingOptimizer();
+  const recount = () => {
+    if (trainingOptimizer() === was) return;
+    was = trainingOptimizer();
     updateCount();
   };
-  trainSteps?.addEventListener("input", recountWhenTrainingChanges);
-  optimizer?.addEventListener("change", recountWhenTrainingChanges);
-  return updateCount;
+  document.getElementById("f-train_steps")?.addEventListener("input", recount);
+  document.getElementById("f-optimizer")?.addEventListener("change", recount);
 }
