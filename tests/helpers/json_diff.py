@@ -13,26 +13,31 @@ def shown(value) -> str:
     return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text)} chars)"
 
 
-def differences(old, new, path: str = "", limit: int = 5) -> list[tuple[str, object, object]]:
+def differences(old, new, path: str = "", limit: int = 5, alike=None) -> list[tuple[str, object, object]]:
     """The first `limit` places where `new` differs from `old`, depth first in document order:
-    (path, old value, new value); a key or item one side lacks is `<absent>` there."""
+    (path, old value, new value); a key or item one side lacks is `<absent>` there.
+    alike(old, new), if given, judges two unequal values first: True (the same here), False (a
+    difference at this path), None (compared as usual: dicts and lists item by item)."""
     found: list[tuple[str, object, object]] = []
-    _walk(old, new, path, found, limit)
+    _walk(old, new, path, found, limit, alike)
     return found
 
 
 ABSENT = "<absent>"
 
 
-def _walk(old, new, path: str, found: list, limit: int) -> None:
+def _walk(old, new, path: str, found: list, limit: int, alike) -> None:
     if len(found) >= limit or (type(old) is type(new) and old == new):
         return
-    if isinstance(old, dict) and isinstance(new, dict):
+    verdict = None if alike is None else alike(old, new)
+    if verdict is True:
+        return
+    if verdict is None and isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
-            _walk(old.get(key, ABSENT), new.get(key, ABSENT), f"{path}.{key}" if path else key, found, limit)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+            _walk(old.get(key, ABSENT), new.get(key, ABSENT), f"{path}.{key}" if path else key, found, limit, alike)
+    elif verdict is None and isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            _walk(a, b, f"{path}[{i}]", found, limit)
+            _walk(a, b, f"{path}[{i}]", found, limit, alike)
     else:  # a leaf changed, a list changed length, or a value changed type
         found.append((path or "(the whole answer)", old, new))
 
@@ -53,28 +58,14 @@ def shape_differences(old, new, path: str = "", limit: int = 5) -> list[tuple[st
     """Like `differences`, with every number free: the same keys, list lengths, types, strings
     (their numbers aside) and typed arrays' dtype and shape. What two answers computed with other
     BLAS kernels still share: their float32 sums end in other bits, and a tie's argmax may move."""
-    found: list[tuple[str, object, object]] = []
-    _walk_shape(old, new, path, found, limit)
-    return found
+    return differences(old, new, path, limit, alike=_same_shape)
 
 
-def _walk_shape(old, new, path: str, found: list, limit: int) -> None:
-    if len(found) >= limit or (type(old) is type(new) and old == new):
-        return
-    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys() and "bdata" in old:
-        if {**old, "bdata": None} != {**new, "bdata": None}:  # a typed array: its dtype and shape exact
-            found.append((path or "(the whole answer)", old, new))
-    elif isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
-        for key in old:
-            _walk_shape(old[key], new[key], f"{path}.{key}" if path else key, found, limit)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            _walk_shape(a, b, f"{path}[{i}]", found, limit)
-    elif not _same_shape_leaf(old, new):
-        found.append((path or "(the whole answer)", old, new))
-
-
-def _same_shape_leaf(old, new) -> bool:
+def _same_shape(old, new) -> bool | None:
+    if isinstance(old, dict) and isinstance(new, dict) and "bdata" in old and "bdata" in new:
+        return {**old, "bdata": None} == {**new, "bdata": None}  # a typed array: its dtype and shape exact
+    if isinstance(old, dict | list) or isinstance(new, dict | list):
+        return None
     if isinstance(old, str) and isinstance(new, str):
         return _numbers_as_hash(old) == _numbers_as_hash(new)
     number = (int, float)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections import ChainMap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 
 import numpy as np
 
@@ -108,10 +108,7 @@ class Float64Step:
         def compute():
             span = self._segs.spans[segment]
             values, caches = {}, {}
-            for i in span:
-                node = self.nodes[i]
-                out, caches[i] = node.run(_args(node, ChainMap(values, self._values)))
-                values[node.name] = np.asarray(out, dtype=F64)
+            _run_span(self.nodes, span, ChainMap(values, self._values), caches)  # its writes go to `values`
             out = self.nodes[span[-1]].name
             arriving = {out: self._grads[out]}
             wanted = activation_of(self.param_names)
@@ -221,7 +218,7 @@ def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targe
     return values, caches, replay
 
 
-def _run_span(nodes: list[Node], span: range, values: dict, caches: list) -> int:
+def _run_span(nodes: list[Node], span: range, values: MutableMapping, caches: list | dict) -> int:
     """The ops of one segment in float64, their outputs into `values` and their caches into
     `caches`: the bytes of the float64 arrays they made (a view counted as its base; the segment's
     input and the float32 parameters are held anyway)."""
