@@ -30,6 +30,7 @@ from app.spec import ResolvedSpec
 
 log = logging.getLogger("xt.sessions")
 PUBLISH_LATER_S = 0.3
+_NOTHING_NEW = object()  # a beat passed with no new state to send
 CODE_TRIES = 8  # a fresh code colliding with an open one 8 times in a row: the cap, not bad luck
 
 
@@ -208,7 +209,7 @@ class Sessions:
                         log.warning("session %s: could not remove stream %s", code, stream)
 
     async def _stream(self, fields: dict, listener: Listener, stream: str | None) -> AsyncIterator[ServerSentEvent]:
-        code, idle = fields["code"], self.settings.session_idle_seconds
+        code = fields["code"]
         beat = min(self.settings.follower_heartbeat_seconds, self.settings.sse_ping_seconds)
         alive_s = 2 * beat + 2  # two beats missed (a killed worker's stream) and it no longer counts
         await self.store.start()
@@ -217,15 +218,25 @@ class Sessions:
             self.publish_later(code)
         first = await self.compose(await self.store.load(code) or fields)
         listener.offer(first["version"], encode(first), encode(student_view(first)))
+        clock = asyncio.get_running_loop()
+        renew_at = clock.time() + beat
         while True:
+            # The renewal keeps its own clock: a class whose presenter moves more often than
+            # once a beat sends events without pause, and waiting for a quiet beat expired
+            # every follower of the busiest classes. asyncio.timeout, not wait_for: Python
+            # 3.11's wait_for drops a cancellation that comes as a state arrives, and the
+            # stream of a learner who left as the presenter moved went on for ever.
             try:
-                data = await asyncio.wait_for(listener.next(), timeout=beat)
+                async with asyncio.timeout(max(0.0, renew_at - clock.time())):
+                    data = await listener.next()
             except TimeoutError:
-                if not await self.store.touch(code, idle):
+                data = _NOTHING_NEW
+            if clock.time() >= renew_at:
+                renew_at = clock.time() + beat
+                if not await self._renew(code, stream, alive_s):
                     yield ServerSentEvent(data="{}", event="ended")
                     return
-                if stream is not None:
-                    await self.store.join(code, stream, alive_s)
+            if data is _NOTHING_NEW:
                 yield ServerSentEvent(comment="keep-alive")
                 continue
             if data is None:  # the server is stopping
@@ -234,6 +245,14 @@ class Sessions:
                 yield ServerSentEvent(data="{}", event="ended")
                 return
             yield ServerSentEvent(data=data)
+
+    async def _renew(self, code: str, stream: str | None, alive_s: int) -> bool:
+        """Keeps the session and the stream's follower entry alive; False if the session is gone."""
+        if not await self.store.touch(code, self.settings.session_idle_seconds):
+            return False
+        if stream is not None:
+            await self.store.join(code, stream, alive_s)
+        return True
 
     async def close(self) -> None:
         for task in self._later.values():
