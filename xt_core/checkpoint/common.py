@@ -36,6 +36,25 @@ class Checkpoint:
     meta: dict = field(default_factory=dict)  # how it was trained: keys and types in metadata.META_FIELDS
 
 
+@dataclass(frozen=True)
+class Header:
+    """What a file format's reader gives first (xt_core.checkpoint.formats): the config, tokenizer
+    and meta, every check before a tensor made; checkpoint() then reads the tensors, under xt's
+    parameter names. A format that cannot split the two reads everything first (Header.holding)."""
+
+    cfg: Config
+    tokenizer: object | None  # a tokenizer of xt_core.text; None: token ids only
+    meta: dict
+    read: Callable[[], Checkpoint]
+
+    def checkpoint(self) -> Checkpoint:
+        return self.read()
+
+    @classmethod
+    def holding(cls, ckpt: Checkpoint) -> Header:
+        return cls(ckpt.cfg, ckpt.tokenizer, ckpt.meta, lambda: ckpt)
+
+
 # A stored config may hold any value Config accepts, within these bounds: beyond them no
 # model was ever trained (theta < 1 makes RoPE's "slow" pairs turn fastest; eps > 1 drowns
 # the activations' mean square), and 1e300 only serves to overflow. A server narrows them

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits, check_finite, config_from_fields
+from xt_core.checkpoint.common import Checkpoint, CheckpointError, Header, Limits, check_finite, config_from_fields
 from xt_core.config import Config
 from xt_core.model import param_shapes
 
@@ -67,6 +67,12 @@ def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
     if data.size != needed:
         raise CheckpointError(f"{source}: truncated while reading ({data.size} of {needed} float32 values)")
     return _unpack(cfg, data, source)
+
+
+def checkpoint_header(path, limits: Limits | None = None) -> Header:
+    """The llama2.c row of xt_core.checkpoint.formats: the file read whole (its header says
+    little more than the sizes)."""
+    return Header.holding(import_llama2c(path, limits))
 
 
 def _unpack(cfg: Config, data: np.ndarray, source: str) -> Checkpoint:
