@@ -104,7 +104,7 @@ def readable() -> str:
     rows = FILE_FORMATS.values()
     return ", ".join(
         [f"a {row.label}" for row in rows if row.directory]
-        + [f"{suffix} ({row.name})" for row in rows for suffix in row.suffixes]
+        + [f"{suffix} ({row.maker})" for row in rows for suffix in row.suffixes]
     )
 
 
