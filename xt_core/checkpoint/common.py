@@ -62,14 +62,16 @@ class Header:
 VALUE_BOUNDS = {"rope_theta": (1.0, 1e12), "norm_eps": (1e-20, 1.0)}
 
 
-def config_from_fields(fields: dict, source: str, limits: Limits | None, origin: str = "config", names=None) -> Config:
-    """Config(**fields), its values' bounds, then the caller's limits. `names` maps xt's
-    field names to the file's own (e.g. norm_eps -> rms_norm_eps) for the messages."""
+def config_from_fields(fields: dict, source: str, limits: Limits | None, part: str = "config", names=None) -> Config:
+    """Config(**fields), its values' bounds, then the caller's limits: the config step of every
+    file format but GGUF's (xt_core.checkpoint.formats). `part` is the part of the file the fields
+    were read from, `names` maps xt's field names to the file's own (e.g. norm_eps -> rms_norm_eps),
+    both for the messages."""
     names = names or {}
     try:
         cfg = Config.from_dict(fields)
     except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"{source}: {origin} is not a valid config: {exc}") from None
+        raise CheckpointError(f"{source}: {part} is not a valid config: {exc}") from None
     for key, (low, high) in VALUE_BOUNDS.items():
         value = getattr(cfg, key)
         if not (math.isfinite(value) and low <= value <= high):

@@ -11,6 +11,10 @@ own rows are added by `register`, the seam a format from elsewhere (a plugin, a 
 
     register(FileFormat("tiny", "tiny file", "tiny", read_header, suffixes=(".tiny",)))
 
+Each reader's config step is one function returning xt's Config (what a model family's fields
+are read by): xt's `metadata.parse_metadata`, `llama2c.config_from_header`, `hf.read_config`
+(key by key: `hf_config.config_fields`) and `gguf_file.config_from_metadata`.
+
 A file *format* is how the bytes are laid out; where a model came from (a demo, an upload, the
 zoo, a served path) is its *origin* (app.checkpoints.registry.ModelInfo.origin).
 """

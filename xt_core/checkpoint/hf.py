@@ -142,6 +142,13 @@ def _entries(directory: Path, weight_map: dict[str, str] | None, source: str) ->
     return {name: (directory / file, headers[file][name]) for name, file in weight_map.items()}
 
 
+def read_config(directory: Path, limits: Limits | None = None) -> Config:
+    """config.json as xt's Config, key by key (hf_config.config_fields; its row's config step)."""
+    source = directory.name
+    fields = config_fields(_read_json(directory / "config.json", source), source)
+    return config_from_fields(fields, source, limits, part="config.json", names={"norm_eps": "rms_norm_eps"})
+
+
 def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint:
     """A Hugging Face Llama directory as an xt checkpoint. dtype: float32 or float64 (None:
     float64 when the file holds float64 tensors, else float32; bf16/f16 widen exactly).
@@ -150,9 +157,7 @@ def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint
     source = directory.name
     if dtype is not None and np.dtype(dtype) not in FLOAT_DTYPES:
         raise ValueError(f"dtype must be float32, float64 or None, got {dtype!r}")
-    fields = config_fields(_read_json(directory / "config.json", source), source)
-    names = {"norm_eps": "rms_norm_eps"}
-    cfg = config_from_fields(fields, source, limits, origin="config.json", names=names)
+    cfg = read_config(directory, limits)
     weight_map = _weight_map(directory, source)
     if (
         weight_map is not None

@@ -38,6 +38,15 @@ def float_count(cfg: Config) -> int:
     return cfg.n_params() + cfg.seq_len * cfg.head_dim
 
 
+def config_from_header(values: tuple, source: str, limits: Limits | None = None) -> Config:
+    """The Config the header's seven numbers say (its row's config step): a negative vocab_size
+    means an untied classifier."""
+    dim, hidden, n_layers, n_heads, n_kv, vocab, max_seq = values
+    fields = dict(n_embd=dim, ffn_hidden=hidden, n_layer=n_layers, n_head=n_heads, n_kv_head=n_kv)
+    fields.update(vocab_size=abs(vocab), seq_len=max_seq, tie_embeddings=vocab > 0)
+    return config_from_fields(fields, source, limits, part=f"header {values}")
+
+
 def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
     """A llama2.c legacy checkpoint as float32; `limits(cfg)` runs before any weight is read.
     Its seq_len is the header's (the length the model was built for)."""
@@ -50,10 +59,7 @@ def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
             if len(head) < HEADER.size:
                 raise CheckpointError(f"{source}: {size} bytes, too short for the 28-byte llama2.c header")
             values = HEADER.unpack(head)
-            dim, hidden, n_layers, n_heads, n_kv, vocab, max_seq = values
-            fields = dict(n_embd=dim, ffn_hidden=hidden, n_layer=n_layers, n_head=n_heads, n_kv_head=n_kv)
-            fields.update(vocab_size=abs(vocab), seq_len=max_seq, tie_embeddings=vocab > 0)
-            cfg = config_from_fields(fields, source, limits, origin=f"header {values}")
+            cfg = config_from_header(values, source, limits)
             needed = float_count(cfg)
             if size - HEADER.size != 4 * needed:
                 held = (size - HEADER.size) / 4
