@@ -49,12 +49,6 @@ class FileFormat:
         """The whole checkpoint; `limits(cfg)` runs before any tensor is read."""
         return self.read_header(Path(path), limits).checkpoint()
 
-    def recognises(self, path: Path, head: bytes) -> bool:
-        """Whether `path` (a directory or a file whose first bytes are `head`) is in this format."""
-        if path.is_dir() or self.directory:
-            return self.directory and path.is_dir()
-        return path.suffix.lower() in self.suffixes or (bool(self.magic) and head.startswith(self.magic))
-
 
 FILE_FORMATS: dict[str, FileFormat] = {}  # by name, in the order they were registered
 
@@ -65,10 +59,15 @@ def register(file_format: FileFormat) -> FileFormat:
         raise ValueError(f"a file format named {file_format.name!r} is registered already")
     if len(file_format.magic) > MAGIC_BYTES:
         raise ValueError(f"{file_format.name}: magic of {len(file_format.magic)} bytes, more than {MAGIC_BYTES}")
+    if any(not suffix.startswith(".") or suffix != suffix.lower() for suffix in file_format.suffixes):
+        raise ValueError(f"{file_format.name}: suffixes are lower case and start with a dot: {file_format.suffixes}")
     for row in FILE_FORMATS.values():
         taken = set(row.suffixes) & set(file_format.suffixes)
-        if taken or (row.directory and file_format.directory):
-            raise ValueError(f"{file_format.name}: {', '.join(taken) or 'a directory'} is {row.name}'s already")
+        shorter, longer = sorted((row.magic, file_format.magic), key=len)
+        magic = bool(shorter) and longer.startswith(shorter)
+        if taken or (row.directory and file_format.directory) or magic:
+            what = ", ".join(taken) or ("a directory" if file_format.directory else f"magic {file_format.magic!r}")
+            raise ValueError(f"{file_format.name}: {what} is {row.name}'s already")
     FILE_FORMATS[file_format.name] = file_format
     return file_format
 
@@ -88,19 +87,22 @@ def registered(file_format: FileFormat) -> Iterator[FileFormat]:
 
 
 def recognise(path) -> FileFormat | None:
-    """The row whose suffix, directory or first bytes `path` has (the suffix before the bytes:
-    a file is only opened when its name says nothing); None: no format xt reads."""
+    """The row `path` is in: a directory's, else its suffix's, else its first bytes' (a file is
+    only opened when its name says nothing); None: no format xt reads."""
     path = Path(path)
-    rows = list(FILE_FORMATS.values())
-    named = [row for row in rows if row.recognises(path, b"")]
-    if named or path.is_dir():
-        return named[0] if named else None
+    rows = FILE_FORMATS.values()
+    if path.is_dir():
+        return next((row for row in rows if row.directory), None)
+    suffix = path.suffix.lower()
+    named = next((row for row in rows if suffix and suffix in row.suffixes), None)
+    if named is not None:
+        return named
     try:
         with open(path, "rb") as f:
             head = f.read(MAGIC_BYTES)
     except OSError:
         return None
-    return next((row for row in rows if row.recognises(path, head)), None)
+    return next((row for row in rows if row.magic and head.startswith(row.magic)), None)
 
 
 def readable() -> str:
@@ -122,20 +124,12 @@ def for_upload(suffix: str) -> FileFormat | None:
     return next((row for row in FILE_FORMATS.values() if row.uploadable and suffix.lower() in row.suffixes), None)
 
 
-# xt's own rows, in the order an upload's help names them
-register(
+# xt's own rows, in the order an upload's help names them: adding a format is one more row here
+XT_FORMATS = (
     FileFormat(
-        "xt",
-        "xt checkpoint",
-        "xt",
-        native.checkpoint_header,
-        suffixes=(".safetensors", ".npz"),
-        uploadable=True,
-        imported=False,
-    )
-)
-register(FileFormat("llama2c", "llama2.c", "llama2.c", llama2c.checkpoint_header, suffixes=(".bin",), uploadable=True))
-register(
+        "xt", "xt checkpoint", "xt", native.checkpoint_header, (".safetensors", ".npz"), uploadable=True, imported=False
+    ),
+    FileFormat("llama2c", "llama2.c", "llama2.c", llama2c.checkpoint_header, (".bin",), uploadable=True),
     FileFormat(
         "hf",
         "Hugging Face Llama directory",
@@ -143,16 +137,10 @@ register(
         hf.checkpoint_header,
         directory=True,
         refuses=hf_config.REFUSED,
-    )
-)
-register(
+    ),
     FileFormat(
-        "gguf",
-        "GGUF",
-        "llama.cpp",
-        gguf_file.checkpoint_header,
-        suffixes=(".gguf",),
-        magic=b"GGUF",
-        refuses=gguf_file.REFUSED,
-    )
+        "gguf", "GGUF", "llama.cpp", gguf_file.checkpoint_header, (".gguf",), b"GGUF", refuses=gguf_file.REFUSED
+    ),
 )
+for _row in XT_FORMATS:
+    register(_row)

@@ -136,11 +136,15 @@ def test_xt_rows_recognise_their_files(tmp_path):
     )
 
 
-def test_a_row_may_not_take_a_name_or_suffix_another_has():
+def test_a_row_may_not_take_a_name_suffix_or_magic_another_has():
     with pytest.raises(ValueError, match="named 'gguf'"):
         register(FileFormat(**{**TINY.__dict__, "name": "gguf"}))
     with pytest.raises(ValueError, match=r"\.bin is llama2c's already"):
         register(FileFormat(**{**TINY.__dict__, "suffixes": (".bin",)}))
     with pytest.raises(ValueError, match="a directory is hf's already"):
         register(FileFormat(**{**TINY.__dict__, "suffixes": (), "directory": True}))
+    with pytest.raises(ValueError, match="magic b'GGUF' is gguf's already"):
+        register(FileFormat(**{**TINY.__dict__, "magic": b"GGUF"}))
+    with pytest.raises(ValueError, match="lower case"):
+        register(FileFormat(**{**TINY.__dict__, "suffixes": (".TINY",)}))
     assert "tiny" not in FILE_FORMATS
