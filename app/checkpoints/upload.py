@@ -1,9 +1,10 @@
 """Reading an uploaded checkpoint: the request body (bounded while it arrives), the one file
 of a multipart/form-data body, and the checks before xt_core.checkpoint reads it.
 
-Nothing here unpickles: the accepted types are safetensors (raw arrays), .npz (read with
-allow_pickle=False) and llama2.c's raw float32 .bin; PyTorch's .pt/.pth (pickles) are
-refused by name before a byte of them is parsed.
+Nothing here unpickles: the accepted types are the uploadable rows of the file formats' table
+(app.checkpoints.formats): safetensors (raw arrays), .npz (read with allow_pickle=False) and
+llama2.c's raw float32 .bin; PyTorch's .pt/.pth (pickles) are refused by name before a byte of
+them is parsed.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-from app.checkpoints.formats import UPLOAD_SUFFIXES, upload_formats_text
+from app.checkpoints.formats import upload_formats_text, upload_suffixes
 from app.security import MULTIPART_OVERHEAD
 
-# An .npz is a zip: its members may expand far beyond the upload (a zip bomb); at most this
-# many times the upload limit is ever decompressed.
+# A zip (an .npz is one) may expand far beyond the upload (a zip bomb); at most this many times
+# the upload limit is ever decompressed.
 NPZ_EXPANSION_LIMIT = 8
+ZIP_MAGIC = b"PK\x03\x04"
 _FILENAME_JUNK = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -107,7 +109,7 @@ def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> Uploaded
         raise UploadError(422, f"send exactly one file (field 'file'), got {len(files)}")
     filename, data = files[0]
     filename = clean_filename(filename)
-    suffix = next((s for s in UPLOAD_SUFFIXES if filename.lower().endswith(s)), None)
+    suffix = next((s for s in upload_suffixes() if filename.lower().endswith(s)), None)
     if suffix is None:
         raise UploadError(
             415,
@@ -118,12 +120,12 @@ def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> Uploaded
         raise too_large(len(data), limit)
     if not data:
         raise UploadError(422, f"{filename!r} is empty")
-    if suffix == ".npz":
-        _check_npz_expansion(filename, data, limit * NPZ_EXPANSION_LIMIT)
+    if data.startswith(ZIP_MAGIC):  # whatever its name says
+        _check_zip_expansion(filename, data, limit * NPZ_EXPANSION_LIMIT)
     return UploadedFile(filename, suffix, data)
 
 
-def _check_npz_expansion(filename: str, data: bytes, limit: int) -> None:
+def _check_zip_expansion(filename: str, data: bytes, limit: int) -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             expanded = sum(info.file_size for info in archive.infolist())

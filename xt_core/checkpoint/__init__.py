@@ -8,7 +8,8 @@ tensor count) before anything proportional to the header's claims. Nothing here 
 unpickles. A file xt cannot load, or whose config asks for math xt does not compute,
 raises CheckpointError naming the key, tensor or value.
 
-    common.py           the error, Checkpoint, the checks every loader shares
+    formats.py          the table of file formats: how each is recognised, read and what it refuses
+    common.py           the error, Checkpoint, Header, the checks every loader shares
     metadata.py         xt's metadata, parsed strictly (config, tokenizer, meta)
     native.py           xt's own .safetensors / .npz: save, load, load_metadata
     safetensors_file.py a safetensors header, read and checked before any tensor

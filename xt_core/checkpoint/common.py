@@ -36,6 +36,25 @@ class Checkpoint:
     meta: dict = field(default_factory=dict)  # how it was trained: keys and types in metadata.META_FIELDS
 
 
+@dataclass(frozen=True)
+class Header:
+    """What a file format's reader gives first (xt_core.checkpoint.formats): the config, tokenizer
+    and meta, every check before a tensor made; checkpoint() then reads the tensors, under xt's
+    parameter names. A format that cannot split the two reads everything first (Header.holding)."""
+
+    cfg: Config
+    tokenizer: object | None  # a tokenizer of xt_core.text; None: token ids only
+    meta: dict
+    read: Callable[[], Checkpoint]
+
+    def checkpoint(self) -> Checkpoint:
+        return self.read()
+
+    @classmethod
+    def holding(cls, ckpt: Checkpoint) -> Header:
+        return cls(ckpt.cfg, ckpt.tokenizer, ckpt.meta, lambda: ckpt)
+
+
 # A stored config may hold any value Config accepts, within these bounds: beyond them no
 # model was ever trained (theta < 1 makes RoPE's "slow" pairs turn fastest; eps > 1 drowns
 # the activations' mean square), and 1e300 only serves to overflow. A server narrows them
@@ -43,14 +62,16 @@ class Checkpoint:
 VALUE_BOUNDS = {"rope_theta": (1.0, 1e12), "norm_eps": (1e-20, 1.0)}
 
 
-def config_from_fields(fields: dict, source: str, limits: Limits | None, origin: str = "config", names=None) -> Config:
-    """Config(**fields), its values' bounds, then the caller's limits. `names` maps xt's
-    field names to the file's own (e.g. norm_eps -> rms_norm_eps) for the messages."""
+def config_from_fields(fields: dict, source: str, limits: Limits | None, part: str = "config", names=None) -> Config:
+    """Config(**fields), its values' bounds, then the caller's limits: the config step of every
+    file format but GGUF's (xt_core.checkpoint.formats). `part` is the part of the file the fields
+    were read from, `names` maps xt's field names to the file's own (e.g. norm_eps -> rms_norm_eps),
+    both for the messages."""
     names = names or {}
     try:
         cfg = Config.from_dict(fields)
     except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"{source}: {origin} is not a valid config: {exc}") from None
+        raise CheckpointError(f"{source}: {part} is not a valid config: {exc}") from None
     for key, (low, high) in VALUE_BOUNDS.items():
         value = getattr(cfg, key)
         if not (math.isfinite(value) and low <= value <= high):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xt_core.checkpoint import Checkpoint, CheckpointError
+from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits
 from xt_core.config import Config
 from xt_core.model import param_shapes
 from xt_core.text.bpe import BPETokenizer
@@ -57,7 +57,7 @@ _CONFIG_KEYS = {
 }
 # keys that only restate what the config and the tensors say: checked, then dropped
 _DERIVED_KEYS = ("vocab_size", "rope.dimension_count", "attention.key_length", "attention.value_length")
-_WHY_NOT = {
+REFUSED = {  # a metadata key's prefix -> why xt refuses it (the file format's refusals)
     "rope.scaling": "xt's RoPE has no scaling (its angle is pos * theta^(-2i/hd))",
     "expert": "xt's feed-forward is one SwiGLU, not a mixture of experts",
     "attention.layer_norm_epsilon": "xt normalizes with RMSNorm, not LayerNorm",
@@ -90,7 +90,7 @@ def _refuse_unknown_keys(fields) -> None:
             continue
         if short == "rope.scaling.type" and fields[key].contents() == "none":
             continue
-        why = next((reason for prefix, reason in _WHY_NOT.items() if short.startswith(prefix)), None)
+        why = next((reason for prefix, reason in REFUSED.items() if short.startswith(prefix)), None)
         raise CheckpointError(
             f"metadata {key} = {_shown(fields[key].contents())} is not supported: "
             + (why or "xt's Llama has no such setting")
@@ -293,18 +293,25 @@ def import_gguf(path, limits: GGUFLimits | None = None) -> Checkpoint:
     return read_gguf_header(path, limits).checkpoint()
 
 
-def read_gguf_header(path, limits: GGUFLimits | None = None) -> GGUFHeader:
+def read_gguf_header(path, limits: GGUFLimits | None = None, check: Limits | None = None) -> GGUFHeader:
     """A GGUF file's header, with every check import_gguf makes before it reads a weight (a
-    model listing reads this much, in about a second, and no weight; its weights() follow)."""
+    model listing reads this much, in about a second, and no weight; its weights() follow).
+    `check(cfg)`, a caller's limits, runs once the config is read, before the tokenizer is."""
     path = Path(path)
+    limits = limits or GGUFLimits()
     try:
-        cfg, tokenizer, found, meta = _header(_reader(path, limits or GGUFLimits()), limits or GGUFLimits(), path.name)
+        cfg, tokenizer, found, meta = _header(_reader(path, limits), limits, path.name, check)
     except CheckpointError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from None
     return GGUFHeader(cfg, tokenizer, meta, path.name, found)
 
 
-def _header(reader, limits: GGUFLimits, source: str):
+def checkpoint_header(path, limits: Limits | None = None) -> GGUFHeader:
+    """The GGUF row of xt_core.checkpoint.formats: read_gguf_header with a caller's limits."""
+    return read_gguf_header(path, check=limits)
+
+
+def _header(reader, limits: GGUFLimits, source: str, check: Limits | None = None):
     """(cfg, tokenizer, xt name -> (tensor, transpose?), meta), everything checked."""
     fields = reader.fields
     found = _inventory(reader)
@@ -315,6 +322,8 @@ def _header(reader, limits: GGUFLimits, source: str):
     cfg = config_from_metadata(fields, vocab_size, tied="output" not in found)
     if limits.max_params is not None and cfg.n_params() > limits.max_params:
         raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {limits.max_params:,}")
+    if check is not None:
+        check(cfg)
     _check_tensors(cfg, found)
     tokenizer = _tokenizer(fields, cfg)
     meta = {

@@ -10,6 +10,7 @@ interleaved pairs (2i, 2i+1), so import transposes and undoes that permutation.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import numpy as np
 from xt_core.checkpoint.common import (
     Checkpoint,
     CheckpointError,
+    Header,
     Limits,
     check_count,
     check_finite,
@@ -29,6 +31,8 @@ from xt_core.checkpoint.hf_config import config_fields
 from xt_core.checkpoint.safetensors_file import Entry, read_header, read_tensor
 from xt_core.config import Config
 from xt_core.model import FLOAT_DTYPES, param_shapes
+
+log = logging.getLogger("xt.models")
 
 MAX_JSON_BYTES = 10 << 20  # config.json and the shard index: a few kB in practice
 IGNORABLE = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")  # older writers kept RoPE's table
@@ -138,6 +142,13 @@ def _entries(directory: Path, weight_map: dict[str, str] | None, source: str) ->
     return {name: (directory / file, headers[file][name]) for name, file in weight_map.items()}
 
 
+def read_config(directory: Path, limits: Limits | None = None) -> Config:
+    """config.json as xt's Config, key by key (hf_config.config_fields; its row's config step)."""
+    source = directory.name
+    fields = config_fields(_read_json(directory / "config.json", source), source)
+    return config_from_fields(fields, source, limits, part="config.json", names={"norm_eps": "rms_norm_eps"})
+
+
 def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint:
     """A Hugging Face Llama directory as an xt checkpoint. dtype: float32 or float64 (None:
     float64 when the file holds float64 tensors, else float32; bf16/f16 widen exactly).
@@ -146,9 +157,7 @@ def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint
     source = directory.name
     if dtype is not None and np.dtype(dtype) not in FLOAT_DTYPES:
         raise ValueError(f"dtype must be float32, float64 or None, got {dtype!r}")
-    fields = config_fields(_read_json(directory / "config.json", source), source)
-    names = {"norm_eps": "rms_norm_eps"}
-    cfg = config_from_fields(fields, source, limits, origin="config.json", names=names)
+    cfg = read_config(directory, limits)
     weight_map = _weight_map(directory, source)
     if (
         weight_map is not None
@@ -168,6 +177,37 @@ def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint
             w = check_finite(name, read_tensor(f, entry, dtype, source, name), source)
         params[xt] = np.ascontiguousarray(from_hf(xt, w, cfg))
     return Checkpoint(cfg, params, None, {"imported_from": f"huggingface {source}"})
+
+
+def checkpoint_header(directory, limits: Limits | None = None) -> Header:
+    """The Hugging Face row of xt_core.checkpoint.formats: the directory read whole as float32,
+    with its tokenizer.json when xt can label it (hf_tokenizer)."""
+    ckpt = import_hf(directory, dtype="float32", limits=limits)
+    ckpt.tokenizer = hf_tokenizer(Path(directory), ckpt.cfg)
+    return Header.holding(ckpt)
+
+
+def hf_tokenizer(directory: Path, cfg: Config):
+    """A directory's tokenizer.json when it is byte-level BPE (GPT-2 style: SmolLM, Llama 3),
+    the kind xt labels; None otherwise (the model then takes token ids)."""
+    path = directory / "tokenizer.json"
+    if not path.is_file():
+        return None
+    try:
+        from tokenizers import Tokenizer
+
+        from xt_core.text.bpe import BPETokenizer
+
+        backend = Tokenizer.from_file(str(path))
+        tokenizer = BPETokenizer(backend)
+        byte_level = "ByteLevel" in type(backend.decoder).__name__ or '"ByteLevel"' in backend.to_str()[:4096]
+    except Exception as exc:  # the tokenizers library's own errors carry no common type
+        log.warning("%s: tokenizer.json not read (%s): token ids only", directory.name, exc)
+        return None
+    if not byte_level or tokenizer.vocab_size > cfg.vocab_size:
+        log.warning("%s: tokenizer.json is not byte-level BPE within the vocabulary: token ids only", directory.name)
+        return None
+    return tokenizer
 
 
 def _check_headers(cfg: Config, expected: dict[str, str], entries: dict, source: str) -> None:

@@ -68,6 +68,10 @@ FIXED = {  # key -> (the only values xt computes, what xt computes instead)
 }
 
 
+# a key -> why xt refuses a value other than its one (the file format's refusals)
+REFUSED = {key: f"xt computes only {what}" for key, (_, what) in FIXED.items()}
+
+
 def _refuse(key: str, value, why: str, source: str):
     raise CheckpointError(f"{source}: config.json {key} = {short(value)}: {why}")
 
@@ -117,7 +121,7 @@ def config_fields(hf, source: str) -> dict:
         raise CheckpointError(f"{source}: config.json is not an object")
     for key, value in hf.items():
         if key in FIXED and not FIXED[key][0](value):
-            _refuse(key, value, f"xt computes only {FIXED[key][1]}", source)
+            _refuse(key, value, REFUSED[key], source)
         known = (
             key in IGNORED or key in COMPUTED or key in FIXED or key in ("rope_parameters", "rope_scaling", "head_dim")
         )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits, check_finite, config_from_fields
+from xt_core.checkpoint.common import Checkpoint, CheckpointError, Header, Limits, check_finite, config_from_fields
 from xt_core.config import Config
 from xt_core.model import param_shapes
 
@@ -38,6 +38,15 @@ def float_count(cfg: Config) -> int:
     return cfg.n_params() + cfg.seq_len * cfg.head_dim
 
 
+def config_from_header(values: tuple, source: str, limits: Limits | None = None) -> Config:
+    """The Config the header's seven numbers say (its row's config step): a negative vocab_size
+    means an untied classifier."""
+    dim, hidden, n_layers, n_heads, n_kv, vocab, max_seq = values
+    fields = dict(n_embd=dim, ffn_hidden=hidden, n_layer=n_layers, n_head=n_heads, n_kv_head=n_kv)
+    fields.update(vocab_size=abs(vocab), seq_len=max_seq, tie_embeddings=vocab > 0)
+    return config_from_fields(fields, source, limits, part=f"header {values}")
+
+
 def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
     """A llama2.c legacy checkpoint as float32; `limits(cfg)` runs before any weight is read.
     Its seq_len is the header's (the length the model was built for)."""
@@ -50,10 +59,7 @@ def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
             if len(head) < HEADER.size:
                 raise CheckpointError(f"{source}: {size} bytes, too short for the 28-byte llama2.c header")
             values = HEADER.unpack(head)
-            dim, hidden, n_layers, n_heads, n_kv, vocab, max_seq = values
-            fields = dict(n_embd=dim, ffn_hidden=hidden, n_layer=n_layers, n_head=n_heads, n_kv_head=n_kv)
-            fields.update(vocab_size=abs(vocab), seq_len=max_seq, tie_embeddings=vocab > 0)
-            cfg = config_from_fields(fields, source, limits, origin=f"header {values}")
+            cfg = config_from_header(values, source, limits)
             needed = float_count(cfg)
             if size - HEADER.size != 4 * needed:
                 held = (size - HEADER.size) / 4
@@ -67,6 +73,12 @@ def import_llama2c(path, limits: Limits | None = None) -> Checkpoint:
     if data.size != needed:
         raise CheckpointError(f"{source}: truncated while reading ({data.size} of {needed} float32 values)")
     return _unpack(cfg, data, source)
+
+
+def checkpoint_header(path, limits: Limits | None = None) -> Header:
+    """The llama2.c row of xt_core.checkpoint.formats: the file read whole (its header says
+    little more than the sizes)."""
+    return Header.holding(import_llama2c(path, limits))
 
 
 def _unpack(cfg: Config, data: np.ndarray, source: str) -> Checkpoint:

@@ -155,7 +155,7 @@ def parse_metadata(strings: dict, source: str, limits: Limits | None):
     fields = _json(strings["config"], "config", source)
     if not isinstance(fields, dict):
         raise CheckpointError(f"{source}: metadata config must be an object, got {short(fields)}")
-    cfg = config_from_fields(fields, source, limits, origin="metadata config")
+    cfg = config_from_fields(fields, source, limits, part="metadata config")
     tokenizer = tokenizer_from_dict(_json(strings.get("tokenizer", "null"), "tokenizer", source), source)
     if tokenizer is not None and tokenizer.vocab_size > cfg.vocab_size:
         raise CheckpointError(f"{source}: tokenizer has {tokenizer.vocab_size} tokens, vocab_size is {cfg.vocab_size}")

@@ -18,6 +18,7 @@ import numpy as np
 from xt_core.checkpoint.common import (
     Checkpoint,
     CheckpointError,
+    Header,
     Limits,
     check_count,
     check_finite,
@@ -65,6 +66,16 @@ def load_metadata(path, limits: Limits | None = None):
     as strictly as `load` checks them: what a listing may show without reading weights."""
     path = Path(path)
     return parse_metadata(read_header(path, path.name).metadata, path.name, limits)
+
+
+def checkpoint_header(path, limits: Limits | None = None) -> Header:
+    """The xt row of xt_core.checkpoint.formats: a .safetensors' metadata from its header alone
+    (the tensors are read by checkpoint()), an .npz read whole (its metadata are zip members)."""
+    path = Path(path)
+    if path.suffix != ".safetensors":
+        return Header.holding(load(path, limits))
+    cfg, tokenizer, meta = load_metadata(path, limits)
+    return Header(cfg, tokenizer, meta, lambda: load(path, limits))
 
 
 def _load_safetensors(path: Path, limits: Limits | None) -> Checkpoint:

