@@ -1,5 +1,7 @@
 """The tape: the step as an ordered list of nodes, runnable forward, backward and
 replayable from any node with one tensor replaced (how every gradient is checked).
+Backward is one loop, run_backward, whoever runs it; what it keeps and where it cuts the
+tape are policies handed to it (EveryGradient, KeepOnly; Span, xt_core.recompute.Boundaries).
 
 A node is one op applied to named tensors held in an environment dict (token ids,
 parameters and every earlier output). Its name is the name of the tensor it produces.
@@ -59,7 +61,7 @@ def run_backward(nodes: list[Node], caches, seed_grad, backward_override=None, k
     replaying a dropped layer's forward for its caches and keeping only the gradients at its ends.
     seed_grad: dL/d the last node's output, or a dict of the gradients arriving at a span's output.
     backward_override(node) -> callable | None swaps one op's backward (the bug lab, the
-    exercises): the callable takes (dout, cache, grads), grads being every gradient so far."""
+    exercises): the callable takes (dout, cache, grads), grads being every gradient kept so far."""
     keep = EveryGradient(range(len(nodes))) if keep is None else keep
     segments = Span(range(len(nodes))) if segments is None else segments
     grads: dict[str, np.ndarray] = dict(seed_grad) if isinstance(seed_grad, Mapping) else {nodes[-1].name: seed_grad}
