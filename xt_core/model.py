@@ -12,14 +12,16 @@ nodes are made from; parameter names follow Meta/llama2.c.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from xt_core.config import Config
 from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
-from xt_core.recompute import Segments, forward_finite, record_boundaries
-from xt_core.tape import Node, run_forward
+from xt_core.recompute import Boundaries, Segments, activation_of, forward_finite
+from xt_core.tape import KeepOnly, Node, accumulate, run_backward, run_forward
 from xt_core.trace import Trace
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -191,11 +193,13 @@ def forward_backward(
     keep_freed_memory(sum(a.nbytes for a in env.values() if isinstance(a, np.ndarray) and a.flags.writeable))
     finite = forward_finite(nodes, env)
     param_grads = {} if keep_param_grads else None
-    segs = Segments.of(nodes, params)
-    boundary_grads = record_boundaries(
-        nodes, segs, env, caches, np.ones((), dtype=dtype), backward_override, param_grads
-    )
-    finite &= not boundary_grads.pop("nonfinite gradient", False)
+    # the activations' gradients (the parameters' summed into param_grads if kept), a layer at a
+    # time, keeping dL/d each layer's output (xt_core.recompute.Boundaries)
+    sink = None if param_grads is None else partial(accumulate, param_grads)
+    keep = KeepOnly(activation_of(params), sink, check_finite=True)
+    at_boundaries = Boundaries(nodes, Segments.of(nodes, params), env)
+    boundary_grads, _ = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override, keep, at_boundaries)
+    finite &= keep.finite
     trace = Trace(
         cfg=cfg,
         nodes=nodes,

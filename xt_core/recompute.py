@@ -10,6 +10,10 @@ calls on the same arrays in the same order as the step itself ran them, so every
 bit-identical to a full recording (tests/core/test_recompute.py compares every recorded tensor).
 This is gradient checkpointing, kept for reading instead of training.
 
+Both backwards are the tape's one loop, tape.run_backward: the step's with Boundaries (a segment
+at a time, keeping dL/d each segment's output), a replay's over its own span, recording every
+gradient and contribution (tape.EveryGradient).
+
 Replays live in one bounded per-process cache of recomputed segments (RECOMPUTED), counted
 apart from the traces (app.traces.store: its budget is part of cache_bytes).
 """
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xt_core.names import TOKEN_IDS
-from xt_core.tape import Node, accumulate, backward_into, node_backward, sparse_rows
+from xt_core.tape import EveryGradient, Node, Span, accumulate, run_backward
 
 
 @dataclass(frozen=True)
@@ -64,57 +68,35 @@ class Segments:
         return [self.output(nodes, s) for s in range(len(self.spans))]
 
 
-def record_boundaries(
-    nodes, segs: Segments, env: dict, caches: list, seed, override=None, param_grads=None, replay=None
-) -> dict:
-    """The step's backward, segment by segment in exact reverse order, keeping dL/d each segment's
-    output and dropping the rest as each segment finishes: its caches, and from `env` the
-    values of its ops but the last. Only the activations' gradients are made (an op whose inputs
-    are all parameters and ids is skipped, a linear op's weight gradient left out), unless
-    `param_grads` is a dict: then every parameter's gradient is summed into it as run_backward does.
-    replay(span), if given, first puts the segment's values into `env` and its caches into
-    `caches` (a forward that kept only some segments: xt_core.checks.twin._forward_kept). Returns {boundary name:
-    its gradient}."""
-    boundary = {nodes[-1].name: seed}
-    activation = activation_of(set(env) - {n.name for n in nodes} - set(TOKEN_IDS))
-    for s in range(len(segs.spans) - 1, -1, -1):
-        span = segs.spans[s]
-        if replay is not None:
-            replay(span)
-        grads = {nodes[span[-1]].name: boundary[nodes[span[-1]].name]}
-        for i in reversed(span):
-            needed = param_grads is not None or any(activation(n) for n in nodes[i].inputs)
-            if needed and not _op_backward(nodes[i], caches[i], grads, param_grads, override, activation):
-                boundary["nonfinite gradient"] = True  # popped by the caller (Trace.all_finite)
-            caches[i] = None
+class Boundaries:
+    """Recompute as segments of tape.run_backward: the backward a segment at a time, last first.
+    Entering one, replay(span), if given, runs its forward again for its caches (a forward that kept
+    only some segments: xt_core.checks.twin._forward_kept), and the values of its ops but the last
+    leave `values` (the backward reads the caches: the head's (T, V) arrays go before it runs).
+    Leaving it, the gradients it made are dropped but dL/d its output, the boundary a trace keeps
+    (that too with keep_outputs=False: the update check's dot keeps no boundary)."""
+
+    def __init__(self, nodes: list[Node], segs: Segments, values: dict, replay=None, keep_outputs: bool = True):
+        self.spans = segs.spans
+        self.nodes, self.segs, self.values, self.replay, self.keep_outputs = nodes, segs, values, replay, keep_outputs
+
+    def entering(self, span: range) -> None:
+        if self.replay is not None:
+            self.replay(span)
         for i in span[:-1]:
-            env.pop(nodes[i].name)
-        for name in grads:
-            if name in segs.produced and segs.produced[name] != s:
-                boundary[name] = grads[name]
-    return boundary
+            del self.values[self.nodes[i].name]
 
-
-def _op_backward(node: Node, cache, grads: dict, param_grads: dict | None, override, activation) -> bool:
-    """One op's backward of record_boundaries: its activations' gradients summed into `grads`, its
-    parameters' into `param_grads` (or left out when None); whether the former are all finite."""
-    finite = True
-    in_grads = node_backward(node, cache, grads, override, inputs_only=param_grads is None)
-    for name, grad in zip(node.inputs, in_grads, strict=True):
-        if grad is None:
-            continue
-        target = grads if activation(name) else param_grads
-        if target is grads:
-            finite = finite and bool(np.isfinite(np.sum(grad)))
-        if target is not None:
-            accumulate(target, name, grad, lambda k=name: sparse_rows(node, cache, k, override))
-    return finite
+    def leaving(self, span: range, grads: dict) -> None:
+        segment, output = self.segs.of_node[span[0]], self.nodes[span[-1]].name
+        for name in [n for n in grads if self.segs.produced.get(n) == segment]:
+            if name != output or not self.keep_outputs:
+                del grads[name]
 
 
 def forward_finite(nodes: list[Node], env: Mapping) -> bool:
     """Whether every forward value of a step is finite (a masked score's -inf aside: a NaN or +inf
     score makes its probabilities NaN) and no RMSNorm's mean square overflowed. Read while the build
-    holds every value (one sum per tensor): with record_boundaries' "nonfinite gradient", what the
+    holds every value (one sum per tensor): with its backward's KeepOnly(check_finite=True), what the
     page's divergence banner needs without replaying every layer (Trace.all_finite)."""
     with np.errstate(all="ignore"):
         for node in nodes:
@@ -149,23 +131,17 @@ class Replayed:
 
 def replay(nodes: list[Node], span: range, env: Mapping, arriving: dict, override=None) -> Replayed:
     """nodes[span] run forward on `env` (the segment's inputs: parameters, ids, the previous
-    segment's output), then backward from `arriving` (dL/d its output), recording as the step did."""
+    segment's output), then backward from `arriving` (dL/d its output) by tape.run_backward,
+    recording every gradient and contribution."""
     values: dict[str, np.ndarray] = {}
     caches = {}
     for i in span:
         node = nodes[i]
         out, caches[i] = node.run([values[n] if n in values else env[n] for n in node.inputs])
         values[node.name] = out
-    grads = dict(arriving)
-    contributions: dict[int, dict[str, np.ndarray]] = {}
-    rows: dict[int, np.ndarray | None] = {}
-    for i in reversed(span):
-        node = nodes[i]
-        contributions[i] = backward_into(grads, node, caches[i], override)
-        if node.op.sparse_rows is not None:
-            rows[i] = sparse_rows(node, caches[i], node.inputs[-1], override)
-        caches[i] = None
-    return Replayed(values, grads, contributions, rows)
+    keep = EveryGradient(span)
+    grads, contributions = run_backward(nodes, caches, arriving, override, keep, Span(span))
+    return Replayed(values, grads, contributions, keep.rows)
 
 
 def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Callable[[int], Replayed]):

@@ -1,5 +1,7 @@
 """The tape: the step as an ordered list of nodes, runnable forward, backward and
 replayable from any node with one tensor replaced (how every gradient is checked).
+Backward is one loop, run_backward, whoever runs it; what it keeps and where it cuts the
+tape are policies handed to it (EveryGradient, KeepOnly; Span, xt_core.recompute.Boundaries).
 
 A node is one op applied to named tensors held in an environment dict (token ids,
 parameters and every earlier output). Its name is the name of the tensor it produces.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -43,40 +46,116 @@ def run_forward(nodes: list[Node], env: dict[str, np.ndarray]) -> list:
     return caches
 
 
-def run_backward(nodes: list[Node], caches: list, seed_grad: np.ndarray, backward_override=None):
-    """Backward in exact reverse order of forward. Returns (grads, contributions):
-    grads[name] is dL/d(name), the sum of every contribution; contributions[i] maps each
-    float input of node i to what node i alone added. A tensor read by several nodes
-    (the residual stream, a tied embedding) receives several contributions; the sum is
-    built out of place so that every recorded contribution keeps its own value.
+def run_backward(nodes: list[Node], caches, seed_grad, backward_override=None, keep=None, segments=None):
+    """The backward pass, in exact reverse order of forward: the one backward loop (a build, a
+    recorded segment's replay, the float64 twin and the update check all run it; what differs is
+    handed in as policies). Returns (grads, contributions): grads[name] is dL/d(name), the sum of
+    every contribution kept; contributions[i] maps each float input of node i to what node i alone
+    added (recorded by the default `keep`). Each cache is released once its op has run backward.
 
-    `backward_override(node) -> callable | None` swaps one op's backward (the bug lab, the
-    exercises): the callable takes (dout, cache, grads), grads being every gradient so far."""
-    grads: dict[str, np.ndarray] = {nodes[-1].name: seed_grad}
-    contributions: list[dict[str, np.ndarray]] = [{} for _ in nodes]
-    for i in range(len(nodes) - 1, -1, -1):
-        contributions[i] = backward_into(grads, nodes[i], caches[i], backward_override)
-    return grads, contributions
+    keep decides, per op, whether its backward runs and where each gradient it makes goes: by
+    default (EveryGradient) every gradient is summed into grads and each contribution recorded;
+    KeepOnly keeps the wanted ones (the activations') and hands the rest to a sink or drops them.
+    segments cuts the backward into spans run last to first, with hooks at each span's ends: by
+    default (Span) the whole tape is one; xt_core.recompute.Boundaries runs a layer at a time,
+    replaying a dropped layer's forward for its caches and keeping only the gradients at its ends.
+    seed_grad: dL/d the last node's output, or a dict of the gradients arriving at a span's output.
+    backward_override(node) -> callable | None swaps one op's backward (the bug lab, the
+    exercises): the callable takes (dout, cache, grads), grads being every gradient kept so far."""
+    keep = EveryGradient(range(len(nodes))) if keep is None else keep
+    segments = Span(range(len(nodes))) if segments is None else segments
+    grads: dict[str, np.ndarray] = dict(seed_grad) if isinstance(seed_grad, Mapping) else {nodes[-1].name: seed_grad}
+    for span in reversed(segments.spans):
+        segments.entering(span)
+        for i in reversed(span):
+            if keep.runs(nodes[i]):
+                backward_into(grads, i, nodes[i], caches[i], keep, backward_override)
+            caches[i] = None
+        segments.leaving(span, grads)
+    return grads, keep.contributions
 
 
-def backward_into(grads: dict, node: Node, cache, backward_override=None) -> dict[str, np.ndarray]:
-    """One node's backward, each input's gradient added into `grads` (accumulate); returns what
-    this node alone contributed, by input name (run_backward, and a segment's replay:
-    xt_core.recompute)."""
-    contributions: dict[str, np.ndarray] = {}
-    for name, grad in zip(node.inputs, node_backward(node, cache, grads, backward_override), strict=True):
-        if grad is None:
-            continue
-        contributions[name] = grad
-        accumulate(grads, name, grad, lambda k=name: sparse_rows(node, cache, k, backward_override))
-    return contributions
+def backward_into(grads: dict, i: int, node: Node, cache, keep, backward_override=None) -> None:
+    """Node i's backward (run_backward's body), each gradient it makes handed to `keep`: summed
+    into grads, recorded, sunk or dropped. Its own function so that what it made and `keep` did
+    not hold is freed on return, before the loop's next segment replays its forward."""
+    in_grads = node_backward(node, cache, grads, backward_override, keep.inputs_only(node))
+    for name, grad in zip(node.inputs, in_grads, strict=True):
+        if grad is not None:
+            keep.take(grads, i, name, grad, partial(sparse_rows, node, cache, name, backward_override))
+
+
+class EveryGradient:
+    """run_backward's default keep: every gradient summed into grads (accumulate), and what each op
+    alone added to each input recorded (contributions[i]; every node of `span` has its entry), with
+    the rows outside which that is zero where its op knows them (rows[i], Op.sparse_rows: summing a
+    parameter read by several segments, xt_core.recompute.summed_param_grad)."""
+
+    def __init__(self, span: range = range(0)):
+        self.contributions: dict[int, dict[str, np.ndarray]] = {i: {} for i in reversed(span)}
+        self.rows: dict[int, np.ndarray] = {}
+
+    def runs(self, node: Node) -> bool:
+        return True
+
+    def inputs_only(self, node: Node) -> bool:
+        return False
+
+    def take(self, grads: dict, i: int, name: str, grad: np.ndarray, rows: Callable) -> None:
+        self.contributions.setdefault(i, {})[name] = grad
+        nonzero = rows()
+        if nonzero is not None:
+            self.rows[i] = nonzero
+        accumulate(grads, name, grad, lambda: nonzero)
+
+
+class KeepOnly:
+    """A keep of run_backward: dL/d(name) only where wanted(name) (the activations: a build's
+    boundaries, the float64 twin), no contribution recorded. Every other gradient goes to
+    sink(name, grad, rows) as its op makes it (a training step's parameter gradients, the update
+    check's dot), or without a sink is dropped: then an op none of whose inputs is wanted is skipped
+    and a linear op's weight gradient is never made (Op.input_backward). check_finite: `finite`
+    then says whether every kept gradient was (the page's divergence banner: Trace.all_finite)."""
+
+    def __init__(self, wanted: Callable[[str], bool], sink: Callable | None = None, check_finite: bool = False):
+        self.wanted, self.sink, self.check_finite = wanted, sink, check_finite
+        self.finite = True
+        self.contributions: dict[int, dict[str, np.ndarray]] = {}
+
+    def runs(self, node: Node) -> bool:
+        return self.sink is not None or any(map(self.wanted, node.inputs))
+
+    def inputs_only(self, node: Node) -> bool:
+        return self.sink is None and not all(map(self.wanted, node.inputs))
+
+    def take(self, grads: dict, i: int, name: str, grad: np.ndarray, rows: Callable) -> None:
+        if self.wanted(name):
+            if self.check_finite and self.finite:
+                self.finite = bool(np.isfinite(np.sum(grad)))
+            accumulate(grads, name, grad, rows)
+        elif self.sink is not None:
+            self.sink(name, grad, rows)
+
+
+class Span:
+    """run_backward's default segments: one span run backward whole (the tape; one recomputed
+    segment, its ops' forward just run again), nothing replayed or dropped at its ends."""
+
+    def __init__(self, span: range):
+        self.spans = (span,)
+
+    def entering(self, span: range) -> None:
+        pass
+
+    def leaving(self, span: range, grads: dict) -> None:
+        pass
 
 
 def accumulate(grads: dict, name: str, grad: np.ndarray, rows: Callable[[], np.ndarray | None]) -> None:
     """grads[name] += grad, out of place (every recorded contribution keeps its own value): the
     first contribution is the gradient itself; a large one (a tied (V, C) embedding's) is added
-    into a reused buffer, by rows() where it is zero outside them. The one rule of every backward
-    that records (run_backward, xt_core.recompute's replays), so they sum in the same bits."""
+    into a reused buffer, by rows() where it is zero outside them. The one rule by which run_backward
+    sums, whatever it keeps (EveryGradient, KeepOnly), so every policy sums in the same bits."""
     if name not in grads:
         grads[name] = grad
     elif grad.nbytes < LARGE_ARRAY_BYTES:
@@ -118,33 +197,10 @@ def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_o
     return backward(grads[node.name], cache)
 
 
-def run_backward_sparse(
-    nodes: list[Node], caches, seed_grad, wanted, backward_override=None, sink=None, span: range | None = None
-) -> dict[str, np.ndarray]:
-    """run_backward keeping only dL/d(name) for names where wanted(name) (for gradient checks:
-    the activations, not the parameters, whose gradients are dropped as each op makes them).
-    No contributions are recorded, an op none of whose inputs is wanted is skipped, and each
-    cache is released (set to None) once its op has run backward. sink(name, grad), if
-    given, receives every other gradient as its op makes it (each op then runs its full
-    backward: the update check's parameter gradients, never all held at once).
-    span: only these nodes' backward (one segment of xt_core.recompute), seed_grad then a dict of
-    the gradients arriving at their outputs, and caches indexable by node index."""
-    span = range(len(nodes)) if span is None else span
-    grads: dict[str, np.ndarray] = dict(seed_grad) if isinstance(seed_grad, dict) else {nodes[-1].name: seed_grad}
-    for i in reversed(span):
-        node = nodes[i]
-        needed = [wanted(name) for name in node.inputs]
-        if any(needed) or sink is not None:
-            in_grads = node_backward(
-                node, caches[i], grads, backward_override, inputs_only=sink is None and not all(needed)
-            )
-            for name, grad in zip(node.inputs, in_grads, strict=True):
-                if grad is not None and wanted(name):
-                    grads[name] = grads[name] + grad if name in grads else grad
-                elif grad is not None and sink is not None:
-                    sink(name, grad)
-        caches[i] = None
-    return grads
+def run_backward_sparse(nodes: list[Node], caches, seed_grad, wanted, backward_override=None) -> dict[str, np.ndarray]:
+    """run_backward keeping only dL/d(name) where wanted(name) (KeepOnly): for gradient checks,
+    the activations, not the parameters, whose gradients are left unmade or dropped as made."""
+    return run_backward(nodes, caches, seed_grad, backward_override, KeepOnly(wanted))[0]
 
 
 def lookup_of_rows(node: Node, tokens) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:

@@ -13,8 +13,12 @@ gradients alone are 2 GB in float64. So the twin holds only what the checks read
   values and gradients above.
 
 It is built the first time a check needs it (Trace.twin). A float64 trace is its own twin.
-The update's check needs none of it: param_grad_dot runs one float64 forward and backward
-of its own, dotting each parameter gradient with a Direction as it is made.
+The update's check needs none of it: param_grad_dot runs one float64 forward and backward,
+dotting each parameter gradient with a Direction as it is made.
+
+Every backward here is the tape's one loop, tape.run_backward, as the trace's build runs it:
+keeping the activations' gradients only (tape.KeepOnly), a segment at a time
+(xt_core.recompute.Boundaries) or over one segment replayed (tape.Span).
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ import numpy as np
 
 from xt_core.checks.directions import Direction
 from xt_core.names import TOKEN_IDS
-from xt_core.recompute import RECOMPUTED, LazyMap, Segments, activation_of, new_owner, record_boundaries
-from xt_core.tape import Node, node_backward, run_backward_sparse
+from xt_core.recompute import RECOMPUTED, Boundaries, LazyMap, Segments, activation_of, new_owner
+from xt_core.tape import KeepOnly, Node, Span, node_backward, run_backward
 
 F64 = np.dtype(np.float64)
 # numpy's mixed float64 @ float32 matmul against a *transposed* float32 weight is ~4x slower
@@ -66,15 +70,16 @@ class Float64Step:
     @classmethod
     def build(cls, nodes: list[Node], params: dict, tokens, targets, param_names, backward_override=None):
         """Forward and backward in float64 from the float32 parameters (read in float64 by each op),
-        keeping the boundaries (xt_core.recompute.record_boundaries). Every float64 value at once
+        keeping the activations' gradients at the boundaries (tape.run_backward with KeepOnly and
+        xt_core.recompute.Boundaries, as the trace's own build). Every float64 value at once
         would be about twice the float32 build (1.6 GB for SmolLM2 at 256 positions): the forward
         keeps the latest segments' values and caches up to KEPT_FORWARD_BYTES (the backward reads
         them first) and only the outputs of the others, whose forward the backward runs again for
         their caches. The same ops on the same arrays give the same bits either way."""
         segs = Segments.of(nodes, param_names)
         values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
-        grads = record_boundaries(nodes, segs, values, caches, np.ones((), dtype=F64), backward_override, replay=replay)
-        grads.pop("nonfinite gradient", None)
+        keep, at_boundaries = KeepOnly(activation_of(param_names)), Boundaries(nodes, segs, values, replay)
+        grads, _ = run_backward(nodes, caches, np.ones((), dtype=F64), backward_override, keep, at_boundaries)
         return cls(nodes, values, grads, param_names, backward_override)
 
     @property
@@ -111,8 +116,8 @@ class Float64Step:
             _run_span(self.nodes, span, ChainMap(values, self._values), caches)  # its writes go to `values`
             out = self.nodes[span[-1]].name
             arriving = {out: self._grads[out]}
-            wanted = activation_of(self.param_names)
-            grads = run_backward_sparse(self.nodes, caches, arriving, wanted, self.backward_override, span=span)
+            keep = KeepOnly(activation_of(self.param_names))
+            grads, _ = run_backward(self.nodes, caches, arriving, self.backward_override, keep, Span(span))
             held = {id(a) for a in (*self._values.values(), *self._grads.values())}
             size = sum(
                 a.nbytes for a in {id(a): a for a in (*values.values(), *grads.values())}.values() if id(a) not in held
@@ -174,7 +179,7 @@ def param_grad_dot(
     values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
     total, on_screen = 0.0, {}
 
-    def take(name: str, grad: np.ndarray) -> None:
+    def take(name: str, grad: np.ndarray, rows) -> None:
         nonlocal total
         if shown is None or name in on_screen:
             total += direction.dots(name, grad)[0]
@@ -184,14 +189,10 @@ def param_grad_dot(
         if dotted is not None:
             dotted(name)
 
-    arriving, wanted = {nodes[-1].name: np.ones((), dtype=F64)}, activation_of(params)
-    for s in range(len(segs.spans) - 1, -1, -1):  # the step's backward in its order, a segment at a time
-        span = segs.spans[s]
-        replay(span)
-        for i in span[:-1]:  # the backward reads the caches: the head's (T, V) values go before it runs
-            del values[nodes[i].name]
-        grads = run_backward_sparse(nodes, caches, arriving, wanted, backward_override, sink=take, span=span)
-        arriving = {name: grad for name, grad in grads.items() if segs.produced.get(name, s) != s}
+    # the step's backward in its order, a segment at a time, no gradient kept past its segment
+    keep = KeepOnly(activation_of(params), sink=take)
+    segments = Boundaries(nodes, segs, values, replay, keep_outputs=False)
+    run_backward(nodes, caches, np.ones((), dtype=F64), backward_override, keep, segments)
     if shown is None:
         return total, None
     return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)

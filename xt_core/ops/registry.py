@@ -16,7 +16,8 @@ class Op:
     forward_latex: str
     backward_latex: str
     # the backward without parameter gradients (None: backward itself), for ops whose weight
-    # gradient costs as much as the rest: what gradient checks' float64 twin runs (xt_core.checks.twin)
+    # gradient costs as much as the rest: what the backward loop runs where it keeps no parameter
+    # gradient (xt_core.tape.KeepOnly without a sink: a trace's build, the float64 twin)
     input_backward: Callable | None = None
     # cache -> the rows of its last input (a table) outside which its backward's contribution is
     # zero (an embedding lookup: the batch's tokens), so the tape adds that contribution by rows
