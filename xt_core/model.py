@@ -12,10 +12,11 @@ nodes are made from; parameter names follow Meta/llama2.c.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
 from xt_core.recompute import Segments, forward_finite, record_boundaries
@@ -158,9 +159,7 @@ def forward_backward(
     params: dict[str, np.ndarray],
     inputs,
     targets,
-    faults=(),
-    fault_layer: int | None = None,
-    backward_override=None,
+    backward_override: Mapping[str, Callable] | None = None,
     keep_param_grads: bool = False,
 ) -> Trace:
     """One recorded training step: forward, loss, backward. The trace keeps what it cannot
@@ -169,21 +168,22 @@ def forward_backward(
     copied for recording; the parameters themselves are kept (a read-only array, e.g. a loaded
     checkpoint's, is shared, not counted in Trace.nbytes).
 
-    faults: names from xt_core.lab.faults.CATALOGUE (the bug lab), applied in `fault_layer`
-    (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
-    swaps any op's backward (the exercises). keep_param_grads: the parameters' gradients are made
-    now and held (a training step's update reads them all; Trace.release_param_grads drops them),
-    else only the activations' backward runs here."""
+    backward_override: step name -> the rule that replaces that op's backward, (dout, cache,
+    grads) -> gradients like the op's own, grads holding every gradient so far: the bug lab's
+    faults (xt_core.lab.faults.overrides) or an exercise's backward, handed in from outside.
+    keep_param_grads: the parameters' gradients are made now and held (a training step's update
+    reads them all; Trace.release_param_grads drops them), else only the activations' backward
+    runs here."""
     if not isinstance(cfg, Config):
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
     keep_freed_memory()
-    if faults:
-        if backward_override is not None:
-            raise ValueError("give faults or backward_override, not both")
-        backward_override = fault_override(cfg, list(faults), fault_layer)
     nodes = build_tape(cfg)
+    backward_override = dict(backward_override or {})  # the caller's table may change after; the trace's may not
+    unknown = sorted(set(backward_override) - {node.name for node in nodes})
+    if unknown:
+        raise ValueError(f"backward_override names no step of this model: {', '.join(unknown)}")
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
@@ -203,7 +203,6 @@ def forward_backward(
         boundary_grads=boundary_grads,
         shapes=shapes,
         param_names=list(params),
-        faults=tuple(faults),
         backward_override=backward_override,
         param_grads=param_grads,
     )
