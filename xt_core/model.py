@@ -154,6 +154,17 @@ def check_tokens(cfg: Config, inputs, targets) -> tuple[np.ndarray, np.ndarray]:
     return checked[0], checked[1]
 
 
+def check_override(nodes: list[Node], table) -> dict[str, Callable]:
+    """An override table (step name -> backward rule) naming steps of this tape; returns a copy
+    (the caller's table may change after, the trace's may not)."""
+    if table is not None and not isinstance(table, Mapping):
+        raise ValueError(f"backward_override must map step names to backward rules, got {type(table).__name__}")
+    unknown = sorted(set(table or ()) - {node.name for node in nodes})
+    if unknown:
+        raise ValueError(f"backward_override names no step of this model: {', '.join(unknown)}")
+    return dict(table or {})
+
+
 def forward_backward(
     cfg: Config,
     params: dict[str, np.ndarray],
@@ -180,10 +191,7 @@ def forward_backward(
     tokens, targets = check_tokens(cfg, inputs, targets)
     keep_freed_memory()
     nodes = build_tape(cfg)
-    backward_override = dict(backward_override or {})  # the caller's table may change after; the trace's may not
-    unknown = sorted(set(backward_override) - {node.name for node in nodes})
-    if unknown:
-        raise ValueError(f"backward_override names no step of this model: {', '.join(unknown)}")
+    backward_override = check_override(nodes, backward_override)
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)

@@ -74,11 +74,13 @@ def test_fault_errors_name_the_problem(setup):
         planted(mha, mha_params, inputs, targets, ["tied_embedding_one_contribution"])
 
 
-def test_an_override_table_naming_no_step_of_the_model_is_refused(setup):
+def test_an_override_that_is_no_table_of_this_models_steps_is_refused(setup):
     cfg, inputs, targets = setup  # two layers: a third layer's step is a typo, not an override
     table = {"layers.2.attention.probs": CATALOGUE["softmax_missing_sum_term"].backward}
     with pytest.raises(ValueError, match=r"backward_override names no step of this model: layers\.2\.attention\.probs"):
         xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, backward_override=table)
+    with pytest.raises(ValueError, match="backward_override must map step names to backward rules, got function"):
+        xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, backward_override=lambda node: None)
 
 
 def test_catalogue_entries_are_documented():
