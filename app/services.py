@@ -1,7 +1,7 @@
 """The app's services, built once with the app (main.create_app) and shut down when its lifespan
 ends: the worker pools (`run`), the trace store behind admission (`build`, `trace`: the only way
 a request gets a trace), the background gradient checks, the quiz ledger, and the answers built
-from traces (app.steps.answers), which every trace route asks.
+from traces (app.answers, handed what they work with), which every trace route asks.
 
 Building them with the app, not in the lifespan, keeps an app driven without its lifespan
 (schemathesis over ASGI, a TestClient outside `with`) working: the pools start again on use.
@@ -22,11 +22,11 @@ from functools import partial
 from fastapi import HTTPException, Request
 
 from app import security
+from app.answers import Answers
 from app.buglab.quiz import QuizLedger
 from app.sessions.voters import Voters
 from app.settings import Settings
 from app.spec import ResolvedSpec
-from app.steps.answers import Answers
 from app.steps.context import TraceContext
 from app.traces.admission import Admission, Overloaded
 from app.traces.cache import LRU
@@ -62,7 +62,16 @@ class Services:
         self.voters = Voters(settings)  # the learner identities the quiz and the polls count by
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
-        self.answers = Answers(self)  # every answer built from a trace, encoded once and cached
+        self.answers = Answers(  # every answer built from a trace, encoded once and cached
+            settings.step_cache_bytes,
+            store=self.store,
+            trace=self.trace,
+            context=self.context,
+            run=self.run,
+            gradchecks=self.gradchecks,
+            quiz_ledger=self.quiz,
+            voters=self.voters,
+        )
 
     def start(self) -> None:
         """The worker pools, new (a lifespan may end and start again: schemathesis runs one per call)."""

@@ -32,7 +32,7 @@ from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from xt_core import forward_backward  # noqa: E402
 from xt_core.checks.gradcheck import check_record  # noqa: E402
-from xt_core.checks.twin import Float64Step  # noqa: E402
+from xt_core.checks.twin import Float64Step, twin_of  # noqa: E402
 from xt_core.names import recorded_elements  # noqa: E402
 from xt_core.recompute import RECOMPUTED  # noqa: E402
 
@@ -56,10 +56,10 @@ def reading(trace, record) -> None:
 
 
 def twin_build(trace, params) -> None:
-    """Prints the seconds of building the trace's float64 twin (Trace.twin, the first check's), then
+    """Prints the seconds of building the trace's float64 twin (twin_of, the first check's), then
     the peak bytes of building another (tracemalloc: the arrays it makes, the weights borrowed)."""
     start = time.perf_counter()
-    trace.twin  # noqa: B018 - built on first use
+    twin_of(trace)  # built on first use
     seconds = time.perf_counter() - start
     tracemalloc.start()
     Float64Step.build(trace.nodes, params, trace.tokens, trace.targets, trace.param_names)

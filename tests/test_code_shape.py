@@ -47,13 +47,13 @@ def test_modules_are_short_or_say_why(path: Path):
 IMPORTERS = sorted([*SOURCES, *ROOT.joinpath("benchmarks").rglob("*.py")])
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _is_module(name: str) -> bool:
-    path = ROOT.joinpath(*name.split("."))
+def _is_module(name: str, root: Path = ROOT) -> bool:
+    path = root.joinpath(*name.split("."))
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
@@ -61,9 +61,9 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def _imports(path: Path):
+def _imports(path: Path, root: Path = ROOT):
     """(module, name taken from it or None, line, alias bound) for every import in the file, at any depth."""
-    here = _module_name(path).split(".")
+    here = _module_name(path, root).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -154,6 +154,94 @@ def test_no_import_cycle_in_core():
         tuple(sorted(m for m in reach[module] if module in reach[m])) for module in graph if module in reach[module]
     }
     assert not cycles, f"import cycles among xt_core modules: {sorted(cycles)}"
+
+
+def _folder(module: str, root: Path) -> str:
+    """What a module stands for in the map of folders: a subfolder's modules (and its __init__) for
+    that folder (xt_core.checks.twin -> xt_core.checks), a module lying directly in the package for
+    itself (xt_core.model, app.services), the package's own __init__ for the package."""
+    parts = module.split(".")
+    if len(parts) <= 2 and not root.joinpath(*parts, "__init__.py").is_file():
+        return module
+    return module if root.joinpath(*parts, "__init__.py").is_file() else ".".join(parts[:-1])
+
+
+def _folder_edges(package: str, root: Path = ROOT) -> dict[tuple[str, str], list[str]]:
+    """(folder, folder it imports) -> where: every import of the package's files counts, a function's
+    own and one under TYPE_CHECKING included (a lazy import ties two folders all the same)."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(root.joinpath(package).rglob("*.py")):
+        here = _module_name(path, root)
+        for module, name, line, _ in _imports(path, root):
+            target = f"{module}.{name}" if name and _is_module(f"{module}.{name}", root) else module
+            if target.split(".")[0] != package or not _is_module(target, root):
+                continue
+            pair = (_folder(here, root), _folder(target, root))
+            where = f"{path.relative_to(root)}:{line} imports {target}"
+            if pair[0] != pair[1] and where not in edges.get(pair, ()):
+                edges.setdefault(pair, []).append(where)
+    return edges
+
+
+def _folder_cycles(edges: dict[tuple[str, str], list[str]]) -> dict[tuple[str, ...], list[str]]:
+    """Each group of folders that import one another in a loop -> the imports that tie it."""
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+    reach = {folder: _reachable(graph, folder) for folder in graph}
+    cycles: dict[tuple[str, ...], list[str]] = {}
+    for folder in graph:
+        if folder in reach[folder]:
+            group = tuple(sorted(f for f in reach[folder] if folder in reach.get(f, ())))
+            cycles[group] = [w for (a, b), where in edges.items() if a in group and b in group for w in where]
+    return cycles
+
+
+def test_folder_cycles_are_found_in_a_small_tree(tmp_path: Path):
+    """The map of folders on a made-up package holding today's two kinds of loop: the model knows
+    its lab, whose faults import the model in a function; a step's answers name the services under
+    TYPE_CHECKING, the services import them with `from pkg.steps import answers`."""
+    files = {
+        "__init__.py": "",
+        "tape.py": "",
+        "model.py": "from pkg.lab.faults import override\nfrom pkg import tape\n",
+        "lab/__init__.py": "",
+        "lab/faults.py": "from pkg.tape import Node\n\ndef override():\n    from pkg.model import build\n",
+        "steps/__init__.py": "",
+        "steps/view.py": "from pkg.tape import Node\n",
+        "steps/answers.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.services import S\n",
+        "services.py": "from pkg.steps import answers\n",
+    }
+    for name, text in files.items():
+        tmp_path.joinpath("pkg", name).parent.mkdir(parents=True, exist_ok=True)
+        tmp_path.joinpath("pkg", name).write_text(text)
+    found = _folder_cycles(_folder_edges("pkg", tmp_path))
+    assert set(found) == {("pkg.lab", "pkg.model"), ("pkg.services", "pkg.steps")}
+    assert found["pkg.lab", "pkg.model"] == [
+        "pkg/lab/faults.py:4 imports pkg.model",
+        "pkg/model.py:1 imports pkg.lab.faults",
+    ]
+    tmp_path.joinpath("pkg", "model.py").write_text("from pkg import tape\n")  # the model hands its faults out
+    assert set(_folder_cycles(_folder_edges("pkg", tmp_path))) == {("pkg.services", "pkg.steps")}
+
+
+@pytest.mark.parametrize("package", ["xt_core", "app"])
+def test_no_import_cycle_between_folders(package: str):
+    """A folder (xt_core/checks, app/steps) or a module lying directly in the package (xt_core/model.py,
+    app/services.py) imports nothing that imports it back, however far round: the folders stand on
+    one another one way, and a reader can take them from the bottom up."""
+    cycles = _folder_cycles(_folder_edges(package))
+    assert not cycles, "folders importing one another in a loop:\n" + "\n".join(
+        f"{' <-> '.join(group)}: {'; '.join(where)}" for group, where in sorted(cycles.items())
+    )
+
+
+def test_the_model_imports_nothing_from_the_lab():
+    """The bug lab hands the step its override table (xt_core.lab.faults.overrides): the model
+    imports no lab module, directly or through any module it imports."""
+    graph = {_module_name(p): _core_edges(p) for p in ROOT.joinpath("xt_core").rglob("*.py")}
+    reached = _reachable(graph, "xt_core.model")
+    assert not sorted(m for m in reached if m.split(".")[:2] == ["xt_core", "lab"])
 
 
 PROJECT = ("xt_core", "app", "tests", "benchmarks", "xt_cli")

@@ -12,12 +12,12 @@ nodes are made from; parameter names follow Meta/llama2.c.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import partial
 
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.lab.faults import fault_override
 from xt_core.memory import keep_freed_memory
 from xt_core.names import entry
 from xt_core.recompute import Boundaries, Segments, activation_of, forward_finite
@@ -155,14 +155,23 @@ def check_tokens(cfg: Config, inputs, targets) -> tuple[np.ndarray, np.ndarray]:
     return checked[0], checked[1]
 
 
+def check_override(nodes: list[Node], table) -> dict[str, Callable]:
+    """An override table (step name -> backward rule) naming steps of this tape; returns a copy
+    (the caller's table may change after, the trace's may not)."""
+    if table is not None and not isinstance(table, Mapping):
+        raise ValueError(f"backward_override must map step names to backward rules, got {type(table).__name__}")
+    unknown = sorted(set(table or ()) - {node.name for node in nodes})
+    if unknown:
+        raise ValueError(f"backward_override names no step of this model: {', '.join(unknown)}")
+    return dict(table or {})
+
+
 def forward_backward(
     cfg: Config,
     params: dict[str, np.ndarray],
     inputs,
     targets,
-    faults=(),
-    fault_layer: int | None = None,
-    backward_override=None,
+    backward_override: Mapping[str, Callable] | None = None,
     keep_param_grads: bool = False,
 ) -> Trace:
     """One recorded training step: forward, loss, backward. The trace keeps what it cannot
@@ -171,21 +180,19 @@ def forward_backward(
     copied for recording; the parameters themselves are kept (a read-only array, e.g. a loaded
     checkpoint's, is shared, not counted in Trace.nbytes).
 
-    faults: names from xt_core.lab.faults.CATALOGUE (the bug lab), applied in `fault_layer`
-    (default: the last). backward_override(node) -> callable(dout, cache, grads) | None
-    swaps any op's backward (the exercises). keep_param_grads: the parameters' gradients are made
-    now and held (a training step's update reads them all; Trace.release_param_grads drops them),
-    else only the activations' backward runs here."""
+    backward_override: step name -> the rule that replaces that op's backward, (dout, cache,
+    grads) -> gradients like the op's own, grads holding every gradient so far: the bug lab's
+    faults (xt_core.lab.faults.overrides) or an exercise's backward, handed in from outside.
+    keep_param_grads: the parameters' gradients are made now and held (a training step's update
+    reads them all; Trace.release_param_grads drops them), else only the activations' backward
+    runs here."""
     if not isinstance(cfg, Config):
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
     tokens, targets = check_tokens(cfg, inputs, targets)
     keep_freed_memory()
-    if faults:
-        if backward_override is not None:
-            raise ValueError("give faults or backward_override, not both")
-        backward_override = fault_override(cfg, list(faults), fault_layer)
     nodes = build_tape(cfg)
+    backward_override = check_override(nodes, backward_override)
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
@@ -207,7 +214,6 @@ def forward_backward(
         boundary_grads=boundary_grads,
         shapes=shapes,
         param_names=list(params),
-        faults=tuple(faults),
         backward_override=backward_override,
         param_grads=param_grads,
     )

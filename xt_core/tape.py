@@ -60,8 +60,8 @@ def run_backward(nodes: list[Node], caches, seed_grad, backward_override=None, k
     default (Span) the whole tape is one; xt_core.recompute.Boundaries runs a layer at a time,
     replaying a dropped layer's forward for its caches and keeping only the gradients at its ends.
     seed_grad: dL/d the last node's output, or a dict of the gradients arriving at a span's output.
-    backward_override(node) -> callable | None swaps one op's backward (the bug lab, the
-    exercises): the callable takes (dout, cache, grads), grads being every gradient kept so far."""
+    backward_override, step name -> rule, swaps those ops' backward (the bug lab, the
+    exercises): a rule takes (dout, cache, grads), grads being every gradient kept so far."""
     keep = EveryGradient(range(len(nodes))) if keep is None else keep
     segments = Span(range(len(nodes))) if segments is None else segments
     grads: dict[str, np.ndarray] = dict(seed_grad) if isinstance(seed_grad, Mapping) else {nodes[-1].name: seed_grad}
@@ -180,7 +180,7 @@ def sparse_rows(node: Node, cache, name: str, backward_override=None) -> np.ndar
     (Op.sparse_rows: an embedding lookup's table) and its own backward ran; else None."""
     if node.op.sparse_rows is None or name != node.inputs[-1]:
         return None
-    if backward_override is not None and backward_override(node) is not None:
+    if backward_override and node.name in backward_override:
         return None
     return node.op.sparse_rows(cache)
 
@@ -190,7 +190,7 @@ def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_o
     (grads[node.name] is dL/d its output); the override's backward if it swaps this op's.
     inputs_only: the op's parameter gradient may be left out (None), where it has a cheaper
     backward without it (Op.input_backward)."""
-    override = backward_override(node) if backward_override else None
+    override = backward_override.get(node.name) if backward_override else None
     if override is not None:
         return override(grads[node.name], cache, grads)
     backward = node.op.input_backward if inputs_only and node.op.input_backward else node.op.backward

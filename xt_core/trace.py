@@ -1,4 +1,3 @@
-# Over 350 lines: a Trace's whole surface (values, gradients, contributions, names, twin, Jacobians) in one class.
 """Trace: everything one training step computed, forward and backward, by name."""
 
 from __future__ import annotations
@@ -12,11 +11,9 @@ from functools import cached_property
 
 import numpy as np
 
-from xt_core.checks.jacobian import JacobianCheck, check_softmax_row
-from xt_core.checks.twin import Float64Step
 from xt_core.config import Config
 from xt_core.listing import Listed, listing
-from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS, entry
+from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS
 from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
 from xt_core.tape import Node
 
@@ -57,15 +54,14 @@ class Trace:
         boundary_grads: dict,
         shapes: dict,
         param_names,
-        faults=(),
         backward_override=None,
         param_grads: dict | None = None,
     ):
         self.cfg = cfg
         self.nodes = nodes
         self.param_names = list(param_names)
-        self.faults = tuple(faults)  # bug-lab faults this step's backward ran with
-        self.backward_override = backward_override  # the backward it ran with (faults, exercises)
+        # step name -> the rule its backward ran with instead of the op's (faults, exercises)
+        self.backward_override = backward_override or {}
         self._held = held  # parameters, token ids, every segment's output
         self._boundary_grads = boundary_grads  # dL/d every segment's output
         self._param_grads = param_grads  # the parameters' gradients, while a training step needs them
@@ -73,8 +69,10 @@ class Trace:
         self._owner = new_owner()
         weakref.finalize(self, RECOMPUTED.drop, self._owner)
         self._held_ids = {id(a) for a in (*held.values(), *boundary_grads.values())}
-        self._twin: Float64Step | None = None
-        self._twin_lock = threading.Lock()
+        # The step in float64, where its gradients are checked: None until the first check of a
+        # float32 trace builds it (xt_core.checks.twin.twin_of), then kept as long as the trace.
+        self.float64_twin = None
+        self.twin_lock = threading.Lock()  # concurrent checks of one trace build it once
         self.loss = float(held[LOSS])
         self.records = self._make_records(shapes)
         self.update = None  # the optimizer step, when the trace is a training step
@@ -255,21 +253,6 @@ class Trace:
                 return i
         raise self._unknown(name, self.tensor_names())
 
-    @property
-    def twin(self) -> Float64Step:
-        """The step's float64 values and activation gradients, where its gradients are checked
-        (xt_core.checks.twin): built on first use for a float32 trace (float32 round-off, e.g. p - onehot
-        with p near 1, is not a wrong gradient); a float64 trace is its own."""
-        if self.dtype == np.float64:
-            return Float64Step.of_float64_trace(self)
-        with self._twin_lock:  # concurrent checks of one trace build it once
-            if self._twin is None:
-                params = {name: self._held[name] for name in self.param_names}
-                self._twin = Float64Step.build(
-                    self.nodes, params, self.tokens, self.targets, self.param_names, self.backward_override
-                )
-            return self._twin
-
     @cached_property
     def values64(self) -> dict[str, np.ndarray]:
         """The forward values in float64 (ids unchanged): where finite differences run."""
@@ -299,43 +282,10 @@ class Trace:
         gradients (what it will hold)."""
         if self.dtype == np.float64:
             return 0
-        if self._twin is not None:
-            return self._twin.nbytes()
+        if self.float64_twin is not None:
+            return self.float64_twin.nbytes()
         names = self._segs.boundaries(self.nodes)
         return 2 * sum(self._held[n].nbytes + self._boundary_grads[n].nbytes for n in names)
-
-    # ------------------------------------------------------------------ softmax Jacobians
-
-    def attention_jacobian(self, layer: int, head: int, seq: int, pos: int) -> JacobianCheck:
-        """Row `pos` of head `head` in layer `layer`: J = diag(p) - p p^T over the visible
-        keys 0..pos, and the check J @ dL/dp == dL/dscores for that row."""
-        cfg = self.cfg
-        B, T = self.tokens.shape
-        _check_index("layer", layer, cfg.n_layer)
-        _check_index("head", head, cfg.n_head)
-        _check_index("seq", seq, B)
-        _check_index("pos", pos, T)
-        probs = entry("layers.{L}.attention.probs").name(layer)
-        scores = entry("layers.{L}.attention.scores").name(layer)
-        keys = slice(0, pos + 1)  # causal: later keys have p = 0 and take no part
-        return check_softmax_row(
-            self[probs][seq, head, pos, keys],
-            self.grad(probs)[seq, head, pos, keys],
-            self.grad(scores)[seq, head, pos, keys],
-        )
-
-    def output_jacobian(self, seq: int, pos: int, top_k: int | None = None) -> JacobianCheck:
-        """The output softmax at one position: J @ dL/dp == dL/dlogits, checked over the whole
-        row in O(V) memory. With top_k, J is built only on the k most probable tokens and the
-        target ((k+1)² cells); without it on the whole row (V², for small vocabularies only)."""
-        B, T = self.tokens.shape
-        _check_index("seq", seq, B)
-        _check_index("pos", pos, T)
-        if top_k is not None and top_k < 1:
-            raise ValueError(f"top_k must be at least 1, got {top_k}")
-        p = self[OUTPUT_PROBS][seq, pos]
-        shown = None if top_k is None else np.sort(top_tokens(p, int(self.targets[seq, pos]), top_k))
-        return check_softmax_row(p, self.grad(OUTPUT_PROBS)[seq, pos], self.grad(LOGITS)[seq, pos], shown)
 
     def logits_identity_error(self) -> float:
         """max |dL/dlogits - (p - onehot)/N| over every position: the seed's fused rule."""
@@ -344,17 +294,3 @@ class Trace:
         np.put_along_axis(expected, self.targets[..., None], np.take_along_axis(p, self.targets[..., None], -1) - 1, -1)
         expected /= self.targets.size
         return float(np.max(np.abs(self.grad(LOGITS) - expected)))
-
-
-def _check_index(name: str, value, size: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < size:
-        raise ValueError(f"{name} must be an integer in [0, {size}), got {value!r}")
-
-
-def top_tokens(p: np.ndarray, target: int, k: int) -> np.ndarray:
-    """The k most probable tokens of a probability row, and the target if it is not among them:
-    most probable first (ties by token id)."""
-    top = np.argsort(-p, kind="stable")[:k]
-    if target not in top:
-        top = np.append(top, target)  # below every one of the k: the order stays descending
-    return top.astype(np.int64)

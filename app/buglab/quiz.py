@@ -91,7 +91,7 @@ class QuizLedger:
 
 
 # ---------------------------------------------------------------------- what a sealed answer omits
-# (applied by app.steps.answers to the answer itself, before it is encoded)
+# (applied by app.answers to the answer itself, before it is encoded)
 
 SEALED_CHECK = {"sealed": True}
 

@@ -1,7 +1,7 @@
 """Every answer a walk page would ask the server for, asked of the app itself, in process.
 
 The export drives the real app (app.main.create_app) through Starlette's TestClient: the same
-routes, the same Answers (app.steps.answers), the same sealing of a quiz, so an exported answer is
+routes, the same Answers (app.answers), the same sealing of a quiz, so an exported answer is
 byte for byte what the server sends. What the page asks for is read from the answers themselves:
 
     the trace       POST /api/traces (the page's spec)

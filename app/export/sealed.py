@@ -84,7 +84,7 @@ def _diffs(collected: Collected, index: int) -> dict[str, str]:
 
 
 def _sealable(key: str) -> bool:
-    """Whether the app seals this answer for a quiz (app.steps.answers: a step's view and check,
+    """Whether the app seals this answer for a quiz (app.answers: a step's view and check,
     a Jacobian's ✓/✗, the chart of every check); an enlarged head, a lesson, the summary it never does."""
     path = key.partition("?")[0]
     return path.startswith("trace/steps/") and not path.endswith("/head") or path in ("trace/jacobian", "trace/checks")

@@ -10,12 +10,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
+from app.answers import encode, record_at
 from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, StepIndex
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
 from app.steps import compare, slices
-from app.steps.answers import encode, record_at
 from app.traces import tensors
 from app.traces.admission import Overloaded
 from app.traces.pool import VIEWS

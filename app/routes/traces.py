@@ -1,6 +1,6 @@
 """Traces (contract in docs/api.md): build one from a spec, one step's view, its check, one
 enlarged head, a softmax row's Jacobian, a recorded tensor. Each route validates its
-parameters and calls app.steps.answers (services.answers), which makes every answer."""
+parameters and calls app.answers (services.answers), which makes every answer."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
 from app.spec.schema import TraceSpec
 from xt_core import Config
-from xt_core.lab.faults import CATALOGUE, fault_override
+from xt_core.lab.faults import CATALOGUE, overrides
 
 
 def default_fault_layer(cfg: Config) -> int:
@@ -108,7 +108,7 @@ def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tu
         if reason:
             raise SpecError(("body", "faults"), f"fault {name!r} does not apply to this config: it {reason}")
     try:
-        fault_override(cfg, names, layer)  # two faults on one step
+        overrides(cfg, names, layer)  # two faults on one step
     except ValueError as exc:
         raise SpecError(("body", "faults"), str(exc)) from None
     return names, layer

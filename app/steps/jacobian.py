@@ -6,6 +6,7 @@ from __future__ import annotations
 from app import figures
 from app.figures.serialize import figure_json
 from app.steps.context import TraceContext
+from xt_core.checks.jacobian import attention_jacobian, output_jacobian
 
 DEFAULT_TOP_K = 10  # tokens the output softmax's Jacobian shows when the query names no top_k
 
@@ -15,7 +16,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
     J·dL/dp == recorded dL/dscores (attention, layer given) or dL/dlogits (layer None)."""
     trace, max_cells = ctx.trace, ctx.settings.max_heatmap_cells
     if layer is None:
-        check = trace.output_jacobian(seq, pos, top_k=top_k)
+        check = output_jacobian(trace, seq, pos, top_k=top_k)
         target = int(trace.targets[seq, pos])
         labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in check.indices]
         where = f"output softmax, position {pos} ({ctx.positions(seq)[pos]})"
@@ -26,7 +27,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
             "note": f"Shown: the {top_k} most probable tokens and the target; the check covers the whole row.",
         }
     else:
-        check = trace.attention_jacobian(layer, head, seq, pos)
+        check = attention_jacobian(trace, layer, head, seq, pos)
         labels = ctx.positions(seq)[: pos + 1]
         where = f"layer {layer}, head {head}, query {ctx.positions(seq)[pos]}"
         recorded_name, x_title = "dL/dscores recorded", "key"

@@ -10,8 +10,9 @@ from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
 from xt_core import names
+from xt_core.checks.jacobian import top_tokens
 from xt_core.checks.tolerances import SOFTMAX_IDENTITY
-from xt_core.trace import Record, top_tokens
+from xt_core.trace import Record
 
 
 def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[dict, float]:

@@ -13,15 +13,17 @@ import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.traces import training
+from xt_core.lab import faults
 from xt_core.recompute import RECOMPUTED
 
 
 def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None = None) -> xt_core.Trace:
     params = training.initial_params(spec)  # the checkpoint's weights, or a seeded random init
-    faults = {"faults": spec.faults, "fault_layer": spec.fault_layer}
+    # the bug lab's faults, as the step takes them: step name -> the faulty backward rule
+    planted = {"backward_override": faults.overrides(spec.cfg, spec.faults, spec.fault_layer)}
     if spec.optimizer is not None:  # a training step: spec.train_steps updates, then the recorded one
-        return training.build(spec, params, progress, **faults)
-    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **faults)
+        return training.build(spec, params, progress, **planted)
+    return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **planted)
 
 
 class TraceStore:

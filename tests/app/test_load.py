@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import app.steps.answers
+import app.answers
 import app.traces.store
 from tests.helpers.client import make_client
 from tests.helpers.load import run_load, summary
@@ -89,7 +89,7 @@ def test_cpu_work_never_runs_on_the_event_loop(monkeypatch):
 
     with make_client() as client:  # started first: its startup gzips Plotly.js in a thread of its own
         monkeypatch.setattr(app.traces.store, "build_trace", spy("build", app.traces.store.build_trace))
-        monkeypatch.setattr(app.steps.answers, "encode", spy("encode", app.steps.answers.encode))
+        monkeypatch.setattr(app.answers, "encode", spy("encode", app.answers.encode))
         monkeypatch.setattr(gzip, "compress", spy("gzip", gzip.compress))
         trace = client.post("/api/traces", json=SMALL_SPEC).json()
         tid = trace["id"]

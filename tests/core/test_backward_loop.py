@@ -17,6 +17,8 @@ import xt_core
 from tests.helpers.specs import make_batch
 from xt_core import tape
 from xt_core.checks.gradcheck import check_record
+from xt_core.checks.twin import twin_of
+from xt_core.lab.faults import overrides
 from xt_core.ops import OPS
 from xt_core.recompute import RECOMPUTED
 from xt_core.training.loop import train_step
@@ -60,11 +62,12 @@ def test_every_backward_of_a_build_replay_twin_and_update_check_runs_inside_the_
     cfg = xt_core.PRESETS["tiny"]
     inputs, targets = make_batch(cfg, 2, 8, seed=1)
     params = xt_core.init_params(cfg, seed=2, dtype=np.float32)
+    fault = overrides(cfg, ["attention_out_reads_dres"])
     phases = {
-        "build": lambda: train_step(cfg, params, inputs, targets, SGD(lr=0.1), faults=["attention_out_reads_dres"]),
+        "build": lambda: train_step(cfg, params, inputs, targets, SGD(lr=0.1), backward_override=fault),
         "replay": lambda: trace.grad("layers.0.attention.probs"),
-        "twin build": lambda: trace.twin,
-        "twin replay": lambda: trace.twin.grad("layers.1.feed_forward.gate"),
+        "twin build": lambda: twin_of(trace),
+        "twin replay": lambda: twin_of(trace).grad("layers.1.feed_forward.gate"),
         "update check": lambda: check_record(trace, trace.records[-1].index),
     }
     trace = None
@@ -73,12 +76,12 @@ def test_every_backward_of_a_build_replay_twin_and_update_check_runs_inside_the_
         RECOMPUTED.clear()  # every read recomputes its segment
         done = run()
         trace = done if phase == "build" else trace
-    assert trace.faults and trace.records[-1].phase == "update"
+    assert trace.backward_override and trace.records[-1].phase == "update"
     assert all(spy.inside[phase] > 0 for phase in phases), spy.inside
     assert not spy.outside, f"op backwards run outside tape.run_backward: {dict(spy.outside)}"
 
     # the spy sees a backward made outside the loop: one op's, as a check of a backward step runs it
     spy.phase = "one op"
     node = trace.node_index("layers.0.attention.probs")
-    assert trace.twin.contributions(node)
+    assert twin_of(trace).contributions(node)
     assert spy.outside == {"one op": 1}

@@ -11,7 +11,8 @@ import pytest
 import xt_core
 from tests.helpers.specs import make_batch
 from xt_core.checks.gradcheck import check_record
-from xt_core.lab.faults import CATALOGUE
+from xt_core.checks.twin import twin_of
+from xt_core.lab.faults import CATALOGUE, overrides
 
 directional = importlib.import_module("xt_core.checks.directional")
 gradcheck = importlib.import_module("xt_core.checks.gradcheck")
@@ -49,7 +50,7 @@ def test_a_clean_trace_passes_every_step(setup, every_tensor_large, dtype):
 def test_faults_are_still_caught_at_their_own_step(setup, every_tensor_large, name):
     cfg, inputs, targets = setup
     params = xt_core.init_params(cfg, dtype=np.float32)
-    trace = xt_core.forward_backward(cfg, params, inputs, targets, faults=[name])
+    trace = xt_core.forward_backward(cfg, params, inputs, targets, backward_override=overrides(cfg, [name]))
     first = next(r for r in trace.records if r.phase == "backward" and not check_record(trace, r.index).passed)
     assert first.name == CATALOGUE[name].step_name(cfg.n_layer - 1)
 
@@ -91,17 +92,16 @@ def test_a_wrong_lookup_backward_fails_at_the_lookup(setup, monkeypatch, large, 
         monkeypatch.setattr(directions, "LARGE", 16)
     cfg, inputs, targets = setup
     params = xt_core.init_params(cfg, dtype=np.float32)
-    trace = xt_core.forward_backward(
-        cfg, params, inputs, targets, backward_override=lambda node: wrong if node.kind == "embedding" else None
-    )
+    lookup = {node.name: wrong for node in xt_core.build_tape(cfg) if node.kind == "embedding"}
+    trace = xt_core.forward_backward(cfg, params, inputs, targets, backward_override=lookup)
     assert failing_steps(trace) == ["backward embedding"]
 
 
 def test_moving_only_the_looked_up_rows_gives_the_losses_of_the_whole_moved_table(setup, every_tensor_large):
     cfg, inputs, targets = setup
     trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=np.float32), inputs, targets)
-    replays = gradcheck._Replays(trace.nodes, trace.twin.values)
-    table = trace.twin.values["tok_embeddings"]
+    replays = gradcheck._Replays(trace.nodes, twin_of(trace).values)
+    table = twin_of(trace).values["tok_embeddings"]
     direction = directions.Direction(5, {"tok_embeddings": table})
     rows = directions.lookup_rows(trace.nodes[0], {"tok_embeddings": table}, inputs, direction, 1e-4)
     by_rows = replays.losses(1, [{"embedding": y} for y in rows])

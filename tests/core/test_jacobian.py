@@ -5,6 +5,7 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
+from xt_core.checks.jacobian import attention_jacobian, output_jacobian
 
 
 def test_softmax_jacobian_matches_finite_differences():
@@ -41,21 +42,21 @@ def test_every_attention_row_satisfies_the_chain_rule(trace):
         for head in range(cfg.n_head):
             for seq in range(2):
                 for pos in range(9):
-                    check = trace.attention_jacobian(layer, head, seq, pos)
+                    check = attention_jacobian(trace, layer, head, seq, pos)
                     assert check.jacobian.shape == (pos + 1, pos + 1)
                     assert check.ok and check.max_rel_error < 1e-12
 
 
 def test_output_rows_and_the_fused_identity(trace):
     for pos in range(9):
-        check = trace.output_jacobian(1, pos)
+        check = output_jacobian(trace, 1, pos)
         assert check.jacobian.shape == (96, 96) and check.ok
     assert trace.logits_identity_error() < 1e-15
 
 
 def test_top_k_restriction_keeps_the_target_and_the_full_check(trace):
-    full = trace.output_jacobian(0, 4)
-    top = trace.output_jacobian(0, 4, top_k=5)
+    full = output_jacobian(trace, 0, 4)
+    top = output_jacobian(trace, 0, 4, top_k=5)
     target = int(trace.targets[0, 4])
     assert target in top.indices and len(top.indices) in (5, 6)
     assert top.max_rel_error == full.max_rel_error
@@ -66,7 +67,7 @@ def test_float32_trace_identity_within_float32_roundoff():
     cfg = xt_core.PRESETS["tiny"]
     t = xt_core.forward_backward(cfg, xt_core.init_params(cfg), *make_batch(cfg, 1, 9))
     assert t.logits_identity_error() < 1e-7
-    assert t.attention_jacobian(0, 0, 0, 8).ok
+    assert attention_jacobian(t, 0, 0, 0, 8).ok
 
 
 @pytest.mark.parametrize(
@@ -81,7 +82,7 @@ def test_float32_trace_identity_within_float32_roundoff():
 )
 def test_bad_rows_name_the_field(trace, args, field):
     with pytest.raises(ValueError, match=field):
-        trace.attention_jacobian(*args)
+        attention_jacobian(trace, *args)
 
 
 def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row():
@@ -104,7 +105,7 @@ def test_a_shown_block_is_the_full_jacobians_and_its_check_covers_the_whole_row(
 
 
 def test_top_tokens_are_the_most_probable_first_then_the_target():
-    from xt_core.trace import top_tokens
+    from xt_core.checks.jacobian import top_tokens
 
     p = np.array([0.05, 0.30, 0.10, 0.30, 0.05, 0.20])
     assert top_tokens(p, target=5, k=3).tolist() == [1, 3, 5]  # a tie by token id; the target among them

@@ -6,6 +6,7 @@ import pytest
 import xt_core
 from tests.helpers.specs import make_batch
 from xt_core.checks.gradcheck import check_record, gradcheck
+from xt_core.checks.twin import twin_of
 from xt_core.names import tensor_names
 
 CONFIGS = {
@@ -60,11 +61,7 @@ def test_a_wrong_backward_fails_at_its_own_step(tiny):
     inputs, targets = make_batch(tiny, 1, 10)
     target = "layers.1.attention.probs"
 
-    def broken(node):
-        if node.name == target:
-            return lambda dp, cache, grads: (cache[0] * dp,)
-        return None
-
+    broken = {target: lambda dp, cache, grads: (cache[0] * dp,)}
     trace = xt_core.forward_backward(tiny, params, inputs, targets, backward_override=broken)
     backward = [r for r in trace.records if r.phase == "backward"]
     verdicts = [(r.name, check_record(trace, r.index).passed) for r in backward]
@@ -192,7 +189,7 @@ def test_nbytes_counts_every_held_array_once_and_the_float64_twin(tiny):
     assert counted == params + ids + held + trace.twin_nbytes()
     full = sum(np.asarray(v).nbytes for v in trace.values.values()) + sum(g.nbytes for g in trace.all_grads.values())
     assert counted - params < (full - params) / 10  # everything else is recomputed when read
-    twin = trace.twin  # built now: what nbytes counted up front is what it holds
+    twin = twin_of(trace)  # built now: what nbytes counted up front is what it holds
     assert twin.nbytes() == 2 * (held - 2 * trace["loss"].nbytes) + 2 * 8 and trace.nbytes() == counted
     assert twin.values["layers.0.attention.probs"].dtype == np.float64
     assert all(twin.values[name] is trace[name] for name in trace.param_names)  # the weights are not copied
@@ -221,7 +218,7 @@ def test_float32_checks_run_on_the_float64_twin_and_report_roundoff(tiny):
     assert check.float32_roundoff is not None and 0 < check.float32_roundoff < 1e-3
     params64 = {k: v.astype(np.float64) for k, v in params.items()}
     trace64 = xt_core.forward_backward(tiny, params64, *batch)
-    assert trace64.twin.nbytes() == 0 and trace64.twin_nbytes() == 0
+    assert twin_of(trace64).nbytes() == 0 and trace64.twin_nbytes() == 0
     for index in (5, trace.node_index("logits") + len(trace.nodes), len(trace.records) - 3):
         check32, check64 = check_record(trace, index), check_record(trace64, index)
         assert check64.float32_roundoff is None and check32.passed and check64.passed

@@ -20,7 +20,8 @@ from tests.helpers.gguf_files import STAND_IN, STAND_IN_TEXT
 from tests.helpers.specs import make_batch
 from xt_core.checks import twin as twin_module
 from xt_core.checks.gradcheck import check_record
-from xt_core.checks.twin import F64, _args
+from xt_core.checks.twin import F64, _args, twin_of
+from xt_core.lab import faults
 from xt_core.lab.faults import CATALOGUE
 from xt_core.model import build_tape
 from xt_core.recompute import RECOMPUTED, activation_of
@@ -86,8 +87,8 @@ def assert_bit_identical(trace):
     if trace.dtype == np.float32:
         twin_values, twin_grads = full_twin(trace)
         for node in trace.nodes[::-1]:
-            assert same(trace.twin.values[node.name], twin_values[node.name]), node.name
-            assert same(trace.twin.grad(node.name), twin_grads[node.name]), node.name
+            assert same(twin_of(trace).values[node.name], twin_values[node.name]), node.name
+            assert same(twin_of(trace).grad(node.name), twin_grads[node.name]), node.name
 
 
 def default_walkthrough(dtype="float32"):
@@ -124,8 +125,9 @@ def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit(twin_keeps)
 def test_every_fault_replays_bit_for_bit(name, twin_keeps):
     cfg = xt_core.PRESETS["tiny"]
     inputs, targets = make_batch(cfg, 1, 6, seed=4)
-    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, faults=[name], fault_layer=0)
-    assert trace.faults == (name,)
+    planted = faults.overrides(cfg, [name], 0)
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, backward_override=planted)
+    assert list(trace.backward_override) == [CATALOGUE[name].step_name(0)]
     assert_bit_identical(trace)
 
 
@@ -148,7 +150,8 @@ def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_o
     params = xt_core.init_params(cfg)
     clean = xt_core.forward_backward(cfg, params, inputs, targets)
     assert all(check_record(clean, r.index).passed for r in clean.records[:: max(1, len(clean.records) // 12)])
-    faulty = xt_core.forward_backward(cfg, params, inputs, targets, faults=["softmax_missing_sum_term"], fault_layer=0)
+    planted = faults.overrides(cfg, ["softmax_missing_sum_term"], 0)
+    faulty = xt_core.forward_backward(cfg, params, inputs, targets, backward_override=planted)
     index = next(r.index for r in faulty.records if r.phase == "backward" and r.name == "layers.0.attention.probs")
     assert not check_record(faulty, index).passed
     assert check_record(faulty, index - 1).passed

@@ -7,6 +7,7 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
+from xt_core.checks.twin import twin_of
 from xt_core.tape import replay_loss, replay_losses
 
 directions = importlib.import_module("xt_core.checks.directions")
@@ -26,7 +27,7 @@ def test_lockstep_replays_match_separate_replays_bit_for_bit(monkeypatch, large)
         draws.append(name)
         return np.random.default_rng(len(name)).random(np.shape(params[name]), dtype=np.float32) - 0.5
 
-    env, h = trace.twin.values, 1e-4
+    env, h = twin_of(trace).values, 1e-4
     separate = []
     for step in (h, -h):
         moved = {n: np.multiply(direction(n), step, dtype=np.float64) + params[n] for n in params}
@@ -45,7 +46,7 @@ def test_lockstep_replays_of_one_readers_input_cast_each_weight_once_and_match_s
     cfg = xt_core.PRESETS["tiny"]
     inputs, targets = make_batch(cfg, 2, 10, seed=4)
     trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=np.float32), inputs, targets)
-    env, start = trace.twin.values, trace.node_index("layers.0.attention.q")
+    env, start = twin_of(trace).values, trace.node_index("layers.0.attention.q")
     x = env["layers.0.attention_norm.out"]
     values = [x + 1e-3, x - 1e-3]
     separate = [replay_loss(trace.nodes, env, start, replace_input=(start, 0, v), dtype=np.float64) for v in values]

@@ -34,6 +34,7 @@ from xt_core.checks.directional import (
 )
 from xt_core.checks.directions import lookup_rows, moved_whole
 from xt_core.checks.tolerances import FINITE_DIFFERENCES, FLOOR
+from xt_core.checks.twin import twin_of
 from xt_core.checks.update_check import update_check
 from xt_core.config import Config
 from xt_core.memory import reusable_empty
@@ -44,7 +45,7 @@ from xt_core.trace import Trace
 
 def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     """The gradient check of one walkthrough step (see module docstring). A float32 trace is
-    checked through its float64 twin (`trace.twin`: same parameters, tokens and faults, in
+    checked through its float64 twin (`twin_of(trace)`: same parameters, tokens and backward, in
     float64), so the verdict is about the backward pass, not float32 round-off; the round-off
     of the gradient on screen is reported beside it (DirectionCheck.roundoff)."""
     record = trace.records[index]
@@ -52,7 +53,7 @@ def check_record(trace: Trace, index: int, seed: int = 0) -> StepCheck:
     step_seed = seed * 1_000_003 + index
     if record.phase == "update":  # needs no twin
         return StepCheck(index, [update_check(trace, step_seed, shown)], FINITE_DIFFERENCES)
-    ref = trace.twin
+    ref = twin_of(trace)
     replays = _Replays(trace.nodes, ref.values)
     if record.phase != "backward":
         name = record.name

@@ -12,9 +12,10 @@ gradients alone are 2 GB in float64. So the twin holds only what the checks read
   recomputed when a check asks: that op's forward (for its cache) and its backward, from the
   values and gradients above.
 
-It is built the first time a check needs it (Trace.twin). A float64 trace is its own twin.
-The update's check needs none of it: param_grad_dot runs one float64 forward and backward,
-dotting each parameter gradient with a Direction as it is made.
+It is built the first time a check needs it (twin_of), and kept on the trace. A float64 trace
+is its own twin.
+The update's check needs none of it: param_grad_dot runs one float64 forward and backward
+of its own, dotting each parameter gradient with a Direction as it is made.
 
 Every backward here is the tape's one loop, tape.run_backward, as the trace's build runs it:
 keeping the activations' gradients only (tape.KeepOnly), a segment at a time
@@ -163,6 +164,21 @@ class Float64Step:
         arrays = {id(a): a for k, a in self._values.items() if k not in params and k not in TOKEN_IDS}
         arrays |= {id(a): a for a in self._grads.values()}
         return sum(np.asarray(a).nbytes for a in arrays.values())
+
+
+def twin_of(trace) -> Float64Step:
+    """The trace's float64 twin (same parameters, tokens and backward, in float64): built on first
+    use for a float32 trace and kept in it (Trace.float64_twin, counted by Trace.nbytes up front);
+    a float64 trace is its own."""
+    if trace.dtype == F64:
+        return Float64Step.of_float64_trace(trace)
+    with trace.twin_lock:  # concurrent checks of one trace build it once
+        if trace.float64_twin is None:
+            params = {name: trace[name] for name in trace.param_names}
+            trace.float64_twin = Float64Step.build(
+                trace.nodes, params, trace.tokens, trace.targets, trace.param_names, trace.backward_override
+            )
+        return trace.float64_twin
 
 
 def param_grad_dot(

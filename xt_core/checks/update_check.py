@@ -15,7 +15,7 @@ import numpy as np
 from xt_core.checks import directions
 from xt_core.checks.directional import REL_STEP, DirectionCheck, measured
 from xt_core.checks.directions import Direction, lookup_rows, moved_pair
-from xt_core.checks.twin import param_grad_dot
+from xt_core.checks.twin import param_grad_dot, twin_of
 from xt_core.tape import replay_losses
 from xt_core.trace import Trace
 
@@ -83,7 +83,7 @@ def update_check(trace: Trace, seed: int, shown: bool) -> DirectionCheck:
 def _analytic(trace: Trace, params: dict, ids: dict, direction: Direction, dotted) -> float:
     """<dL/dθ, u> in float64; dotted(name) as each parameter gradient is dotted (float32 traces)."""
     if trace.dtype == np.float64:
-        return trace.twin.param_grad_dot(direction)[0]
+        return twin_of(trace).param_grad_dot(direction)[0]
     return param_grad_dot(trace.nodes, params, *ids.values(), direction, None, trace.backward_override, dotted)[0]
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from xt_core.checks.gradcheck import check_record
 from xt_core.checks.tolerances import FINITE_DIFFERENCES, SAME_INPUTS
 from xt_core.config import Config
-from xt_core.model import forward_backward, init_params
+from xt_core.model import build_tape, forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
@@ -124,10 +124,7 @@ def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> Exe
     wants_grads = "grads" in inspect.signature(my_backward).parameters
     problems: dict[str, str] = {}
 
-    def override(node):
-        if node.kind != op:
-            return None
-
+    def learner_backward(node):
         def backward(dout, cache, grads):
             args = [reference.values[name] for name in node.inputs]
             extra = {"grads": grads} if wants_grads else {}
@@ -145,5 +142,6 @@ def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> Exe
 
         return backward
 
-    mine = forward_backward(cfg, params, inputs, targets, backward_override=override)
+    table = {node.name: learner_backward(node) for node in build_tape(cfg) if node.kind == op}
+    mine = forward_backward(cfg, params, inputs, targets, backward_override=table)
     return _report(op, reference, mine, problems)

@@ -7,12 +7,18 @@ the faulted op. Most faults come from the warnings in the hand-written C++ backw
 
 Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
 then flows through every earlier layer).
+
+The step knows no fault: the lab hands it a table, step name -> the faulty rule that replaces
+that op's backward (`overrides`), as an exercise hands it a learner's backward.
+
+    trace = forward_backward(cfg, params, inputs, targets, backward_override=overrides(cfg, ["batch_mean_twice"]))
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -20,7 +26,6 @@ from xt_core.config import Config
 from xt_core.names import OUTPUT_PROBS, entry
 from xt_core.ops import OPS
 from xt_core.ops.attention import merge_kv, rope_forward
-from xt_core.tape import Node
 
 
 @dataclass(frozen=True)
@@ -221,13 +226,16 @@ CATALOGUE: dict[str, Fault] = {
 }
 
 
-def fault_override(cfg: Config, names, layer: int | None = None):
-    """A backward_override for forward_backward that applies the named faults.
-    Raises ValueError naming an unknown or inapplicable fault."""
+def overrides(cfg: Config, names, layer: int | None = None) -> dict[str, Callable]:
+    """The named faults as the step takes them: an override table, step name -> the faulty rule
+    that replaces that op's backward, (dout, cache, grads) -> gradients like the op's own
+    (forward_backward's `backward_override`). Empty without names.
+    Raises ValueError naming an unknown or inapplicable fault, or two faults on one step."""
     layer = cfg.n_layer - 1 if layer is None else layer
     if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < cfg.n_layer:
         raise ValueError(f"fault layer must be in [0, {cfg.n_layer}), got {layer!r}")
-    by_step: dict[str, Fault] = {}
+    table: dict[str, Callable] = {}
+    planted: dict[str, str] = {}  # step -> the fault planted there
     for name in names:
         fault = CATALOGUE.get(name)
         if fault is None:
@@ -236,14 +244,8 @@ def fault_override(cfg: Config, names, layer: int | None = None):
         if reason:
             raise ValueError(f"fault {name!r} {reason}")
         step = fault.step_name(layer)
-        if step in by_step:
-            raise ValueError(f"faults {by_step[step].name!r} and {name!r} both change step {step!r}; pick one")
-        by_step[step] = fault
-
-    def override(node: Node):
-        fault = by_step.get(node.name)
-        if fault is None:
-            return None
-        return lambda dout, cache, grads: fault.backward(dout, cache, grads, layer)
-
-    return override if by_step else None
+        if step in planted:
+            raise ValueError(f"faults {planted[step]!r} and {name!r} both change step {step!r}; pick one")
+        planted[step] = name
+        table[step] = partial(fault.backward, layer=layer)
+    return table

@@ -21,15 +21,16 @@ import gzip
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING
 
 from fastapi import HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 
 from app.buglab import quiz
 from app.buglab import views as buglab_views
+from app.buglab.quiz import QuizLedger
 from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
 from app.errors import SpecError, check_range
+from app.sessions.voters import Voters
 from app.spec import ResolvedSpec, without_faults
 from app.steps import heads, jacobian, summary, update, view
 from app.steps.context import TraceContext
@@ -38,12 +39,10 @@ from app.steps.registry import kind_of
 from app.traces import tensors
 from app.traces.cache import LRU
 from app.traces.pool import BUILDS, LIGHT, VIEWS
+from app.traces.store import TraceStore
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.gradcheck import check_record
 from xt_core.trace import Record
-
-if TYPE_CHECKING:
-    from app.services import Services
 
 Encoded = tuple[bytes, bytes | None]  # an answer's JSON, and the same gzipped (None when too short to gain)
 Prepare = Callable[[TraceContext], Awaitable[Callable[[], object]]]
@@ -78,13 +77,29 @@ def record_at(ctx: TraceContext, index: int) -> Record:
 
 
 class Answers:
-    """The answers of the trace routes (see the module's docstring), cached by AnswerKey."""
+    """The answers of the trace routes (see the module's docstring), cached by AnswerKey. The app's
+    services (app.services.Services) build it and hand it what it works with."""
 
-    def __init__(self, services: Services):
-        self.services = services
-        self.cache: LRU[Encoded] = LRU(
-            MAX_ANSWERS, services.settings.step_cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b"")
-        )
+    def __init__(
+        self,
+        cache_bytes: int,
+        *,
+        store: TraceStore,
+        trace: Callable[[str, Request | None], Awaitable[TraceContext]],
+        context: Callable[[ResolvedSpec, Request | None], Awaitable[TraceContext]],
+        run: Callable[..., Awaitable],
+        gradchecks: LRU[StepCheck],
+        quiz_ledger: QuizLedger,
+        voters: Voters,
+    ):
+        self.store = store  # the specs of the ids handed out
+        self.trace = trace  # a known id's trace, through admission, rebuilt if evicted; 404 if unknown
+        self.context = context  # a spec's trace, through admission
+        self.run = run  # fn(*args) in a worker pool (pool=, request=: app.traces.pool)
+        self.gradchecks = gradchecks  # a step's gradient check, by (trace id, step)
+        self.quiz_ledger = quiz_ledger  # a quiz's probes and answer, per trace and learner
+        self.voters = voters  # the learner identities a quiz counts by
+        self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
 
     # ------------------------------------------------------------------ the one path
 
@@ -108,10 +123,10 @@ class Answers:
         hit = self._hit(request, key)
         if hit is not None:
             return hit
-        ctx = ctx or await self.services.trace(key.trace_id, request)
+        ctx = ctx or await self.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
-        encoded = await self.services.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
+        encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
     def sealed(self, request: Request, trace_id: str, index: int | None = None) -> bool:
@@ -119,16 +134,16 @@ class Answers:
         request's learner (app.sessions.voters; none yet: every verdict hidden). The key's
         `sealed` flag keeps the two answers apart in the cache: an unsealed answer is served
         only to a learner for whom this is False."""
-        spec = self.services.store.spec(trace_id)
+        spec = self.store.spec(trace_id)
         if spec is None:  # forgotten: sealed, so no cached unsealed answer of a quiz answers it
             return True
         if spec.quiz is None:
             return False
-        return self.services.quiz.sealed(trace_id, self.services.voters.of(request), index)
+        return self.quiz_ledger.sealed(trace_id, self.voters.of(request), index)
 
     def check_of(self, ctx: TraceContext, index: int) -> StepCheck:
         """Step `index`'s gradient check, computed once per trace (blocking: in the pool)."""
-        return self.services.gradchecks.get_or_compute((ctx.spec.id, index), lambda: check_record(ctx.trace, index))
+        return self.gradchecks.get_or_compute((ctx.spec.id, index), lambda: check_record(ctx.trace, index))
 
     # ------------------------------------------------------------------ POST /api/traces
 
@@ -139,9 +154,9 @@ class Answers:
         key = AnswerKey("summary", spec.id)
         hit = self._hit(request, key)
         if hit is not None:
-            self.services.store.remember(spec)
+            self.store.remember(spec)
             return hit
-        ctx = await self.services.context(spec, request)
+        ctx = await self.context(spec, request)
         return await self._answer(request, key, _build(summary.trace_summary, ctx), ctx=ctx)
 
     # ------------------------------------------------------------------ GET .../steps/{index}
@@ -152,7 +167,7 @@ class Answers:
         hit = self._hit(request, key)
         if hit is not None:
             return hit
-        ctx = await self.services.trace(trace_id, request)
+        ctx = await self.trace(trace_id, request)
         record = record_at(ctx, index)
         check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
@@ -242,7 +257,7 @@ class Answers:
                     ("path", "index"), f"step {index} is a {record.phase} step: faults change backward steps only"
                 )
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
-            correct = await self.services.context(without_faults(ctx.spec), request)
+            correct = await self.context(without_faults(ctx.spec), request)
             return partial(buglab_views.diff_view, ctx, correct, index, seq)
 
         return await self._answer(request, AnswerKey("diff", trace_id, (index, seq)), prepare)
@@ -266,9 +281,9 @@ class Answers:
         """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
         Not cached: the trace holds the array already."""
-        ctx = await self.services.trace(trace_id, request)
+        ctx = await self.trace(trace_id, request)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            array = await self.services.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
+            array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
             message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
             raise HTTPException(404, detail=message) from None
@@ -278,11 +293,11 @@ class Answers:
                 raise SpecError(("query", "format"), too_big)
             pool = LIGHT if array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
             answer = partial(tensors.tensor_json, name, array, grad)
-            body, zipped = await self.services.run(_encoded, answer, None, pool=pool, request=request)
+            body, zipped = await self.run(_encoded, answer, None, pool=pool, request=request)
             return encoded_response(request, body, gzipped=zipped)
         # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
         pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
-        length, pieces = await self.services.run(tensors.npy_stream, array, ctx.trace, pool=pool)
+        length, pieces = await self.run(tensors.npy_stream, array, ctx.trace, pool=pool)
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return StreamingResponse(
             pieces,
