@@ -2,7 +2,9 @@
 
 Every rule names its field, so a bad config from a web form or a CLI flag reads
 as a sentence ("n_embd (60) must be divisible by n_head (8)"), never as an
-IndexError from deep inside a matmul.
+IndexError from deep inside a matmul. A model family's part the code cannot compute
+yet (GPT-2's learned positions, LayerNorm, GELU, biases; Qwen's QK-norm) is refused
+the same way, naming the field and what the family computes (docs/adding-a-family.md).
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ from dataclasses import asdict, dataclass, fields
 # of a part (GELU, LayerNorm, a bias) a value added to a row once its ops exist.
 FAMILY_PARTS: dict[str, dict[str, tuple]] = {
     "llama": {
-        "positions": ("rope",),  # "rope": rotate q and k by position; "learned": GPT-2's (seq_len, C) table
-        "norm_type": ("rmsnorm",),  # "rmsnorm"; "layernorm": GPT-2's, mean subtracted
-        "norm_bias": (False,),  # an additive bias beta in every norm (GPT-2's LayerNorm)
-        "activation": ("swiglu",),  # "swiglu": silu(x W1) * (x W3); "gelu_tanh" (GPT-2), "gelu" (nanoGPT)
-        "qkv_bias": (False,),  # biases on the q, k, v projections (Qwen2, GPT-2)
-        "o_bias": (False,),  # a bias on the attention output projection (GPT-2)
-        "mlp_bias": (False,),  # biases on the feed-forward's projections (GPT-2)
-        "qk_norm": (False,),  # RMSNorm of each head's q and k before RoPE (Qwen3)
+        "positions": ("rope",),
+        "norm_type": ("rmsnorm",),
+        "norm_bias": (False,),
+        "activation": ("swiglu",),
+        "qkv_bias": (False,),
+        "o_bias": (False,),
+        "mlp_bias": (False,),
+        "qk_norm": (False,),
     },
 }
 DEFAULT_FAMILY = "llama"
@@ -40,18 +42,19 @@ class Config:
     tie_embeddings: bool = True  # logits use tok_embeddings^T instead of a separate `output`
     rope_theta: float = 10000.0  # RoPE base: pair i rotates by pos * theta^(-2i/hd)
     norm_eps: float = 1e-5  # added to mean(x^2) inside every RMSNorm
-    # The model family and its parts. Each is left out of to_dict() at its default, so a config
-    # naming none of them has the canonical form (and trace id) it had before they existed.
-    family: str = DEFAULT_FAMILY  # the model script and its recorded tensors: FAMILY_PARTS's rows
+    # The model family and its parts. None: the family's default (FAMILY_PARTS, first value), so a
+    # config naming none of them is Llama's; each is left out of to_dict() at its default, so its
+    # canonical form (and trace id) is the one it had before these fields existed.
+    family: str = DEFAULT_FAMILY  # the model script and its recorded tensors (xt_core/families)
     head_dim: int | None = None  # hd: width of one attention head; None: n_embd / n_head (Qwen3 sets its own)
-    positions: str | None = None  # None (for every part below): the family's default, FAMILY_PARTS
-    norm_type: str | None = None
-    norm_bias: bool | None = None
-    activation: str | None = None
-    qkv_bias: bool | None = None
-    o_bias: bool | None = None
-    mlp_bias: bool | None = None
-    qk_norm: bool | None = None
+    positions: str | None = None  # "rope": q, k rotated by position; "learned": GPT-2's (seq_len, C) table
+    norm_type: str | None = None  # "rmsnorm"; "layernorm": GPT-2's, mean subtracted
+    norm_bias: bool | None = None  # an additive bias beta in every norm (GPT-2's LayerNorm)
+    activation: str | None = None  # "swiglu": silu(x W1) * (x W3); "gelu_tanh" (GPT-2), "gelu" (nanoGPT)
+    qkv_bias: bool | None = None  # biases on the q, k, v projections (Qwen2, GPT-2)
+    o_bias: bool | None = None  # a bias on the attention output projection (GPT-2)
+    mlp_bias: bool | None = None  # biases on the feed-forward's projections (GPT-2)
+    qk_norm: bool | None = None  # RMSNorm of each head's q and k before RoPE (Qwen3)
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden", "seq_len"):

@@ -7,6 +7,8 @@ differences) and tests/core/test_torch_parity.py (autograd)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,9 @@ from xt_core.families.registry import FAMILIES, family_of
 
 def test_the_three_tables_name_the_same_families():
     assert set(FAMILIES) == set(FAMILY_PARTS) == set(names.ROWS)
+    config_fields = {f.name for f in dataclasses.fields(xt_core.Config)}
+    for parts in FAMILY_PARTS.values():  # every family says what it computes of every part
+        assert set(parts) == set(FAMILY_PARTS["llama"]) and set(parts) <= config_fields
     for name, family in FAMILIES.items():
         cfg = xt_core.Config(family=name)
         assert family_of(cfg) is family and family.rows == names.ROWS[name]
