@@ -4,9 +4,10 @@ estimates, the bug lab's faults and the PyTorch reference read this table instea
 names again. `trace[name]` is the forward value and `trace.grad(name)` its gradient (same shape);
 parameters work the same way (their names: xt_core.model.param_shapes).
 
-The table holds one run of rows per model family (ROWS; Llama's: xt_core/families/llama_names.py),
-each a Recorded (xt_core/recorded.py: the axes' letters are explained there). A per-layer tensor's
-pattern holds "{L}", the layer index: "layers.{L}.attention.probs" -> "layers.0.attention.probs".
+The table holds one run of rows per model family (ROWS, from xt_core/families/registry.py; Llama's
+are xt_core/families/llama_names.py), each a Recorded (xt_core/recorded.py explains the axes'
+letters). A per-layer tensor's pattern holds "{L}", the layer index: "layers.{L}.attention.probs"
+-> "layers.0.attention.probs".
 The lookups by name take the family (default: Llama's, the one family xt computes today).
 
 Token ids are `tokens` and `targets`, (B, T) int64, and have no gradient.
@@ -17,13 +18,13 @@ from __future__ import annotations
 import re
 
 from xt_core.config import DEFAULT_FAMILY, Config
-from xt_core.families import llama_names
+from xt_core.families.registry import FAMILIES
 from xt_core.recorded import Recorded
 
 TOKEN_IDS = ("tokens", "targets")  # the batch's token ids: int64, no gradient
 
-# Each family's rows, in the order its script records them.
-ROWS: dict[str, tuple[Recorded, ...]] = {"llama": llama_names.ROWS}
+# Each family's rows, in the order its script records them (xt_core/families/registry.py).
+ROWS: dict[str, tuple[Recorded, ...]] = {name: family.rows for name, family in FAMILIES.items()}
 RECORDED = ROWS[DEFAULT_FAMILY]
 BY_PATTERN: dict[str, dict[str, Recorded]] = {family: {r.pattern: r for r in rows} for family, rows in ROWS.items()}
 BY_LOCAL: dict[str, dict[str, Recorded]] = {family: {r.local: r for r in rows} for family, rows in ROWS.items()}

@@ -7,7 +7,9 @@ differences) and tests/core/test_torch_parity.py (autograd)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +21,7 @@ from xt_core.config import FAMILY_PARTS
 from xt_core.families.registry import FAMILIES, family_of
 
 
-def test_the_three_tables_name_the_same_families():
+def test_the_tables_name_the_same_families():
     assert set(FAMILIES) == set(FAMILY_PARTS) == set(names.ROWS)
     config_fields = {f.name for f in dataclasses.fields(xt_core.Config)}
     for parts in FAMILY_PARTS.values():  # every family says what it computes of every part
@@ -88,3 +90,17 @@ def test_an_explicit_head_dim_sets_the_attention_widths_and_is_kept_in_the_dict(
         axes = names.lookup(name).axes
         assert np.shape(trace[name]) == tuple(int(np.prod([sizes[d] for d in a.split("*")])) for a in axes), name
     assert trace["layers.0.attention.heads"].shape == (2, 4, 5, 6)
+
+
+def test_the_families_import_nothing_that_reads_them_back():
+    """xt_core/names.py reads the families' rows, so no module of xt_core/families may import
+    names (or model, which runs them): one direction, module by module and folder by folder."""
+    root = Path(xt_core.__file__).parent / "families"
+    for path in root.glob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:  # from xt_core import names: xt_core.names
+                imported |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+        assert not imported & {"xt_core.names", "xt_core.model", "xt_core.trace"}, path.name

@@ -15,10 +15,11 @@ Meta/llama2.c. A head is head_dim wide: n_embd / n_head unless the config sets i
 from __future__ import annotations
 
 from xt_core.config import Config
-from xt_core.names import entry
+from xt_core.families.llama_names import ROWS
 from xt_core.tape import Node
 
 FAMILY = "llama"
+_ROW = {row.pattern: row for row in ROWS}  # an undeclared pattern is a KeyError when the tape is built
 
 
 def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
@@ -48,7 +49,7 @@ def build_tape(cfg: Config) -> list[Node]:
     nodes: list[Node] = []
 
     def add(pattern, kind, inputs, layer=None, **attrs):
-        recorded = entry(pattern, FAMILY)
+        recorded = _ROW[pattern]
         nodes.append(Node(recorded.name(layer), kind, tuple(inputs), layer, recorded.phase, attrs))
         return nodes[-1].name
 

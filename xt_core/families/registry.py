@@ -1,7 +1,7 @@
 """The model families xt computes, by the name a config gives (Config.family): each a model script
-(its parameters' shapes and its tape of ops). Its rows of recorded tensors are xt_core.names.ROWS
-under the same name, and what its script computes of each part of the config (positions, norm,
-activation, biases) is xt_core.config.FAMILY_PARTS; the three tables hold the same names
+(its parameters' shapes and its tape of ops) and its rows of recorded tensors (xt_core/names.py
+reads them from here). What its script computes of each part of the config (positions, norm,
+activation, biases) is xt_core.config.FAMILY_PARTS; both tables hold the same names
 (tests/core/test_families.py)."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xt_core import names
 from xt_core.config import Config
-from xt_core.families import llama
+from xt_core.families import llama, llama_names
 from xt_core.recorded import Recorded
 from xt_core.tape import Node
 
@@ -21,15 +20,11 @@ class Family:
     name: str
     param_shapes: Callable[[Config], dict[str, tuple[int, ...]]]  # every parameter's name and shape
     build_tape: Callable[[Config], list[Node]]  # the step's ops in execution order
-
-    @property
-    def rows(self) -> tuple[Recorded, ...]:
-        """Its rows of the table of recorded tensors, in the order its tape makes them."""
-        return names.ROWS[self.name]
+    rows: tuple[Recorded, ...]  # its rows of the table of recorded tensors, in the order its tape makes them
 
 
 FAMILIES: dict[str, Family] = {
-    llama.FAMILY: Family(llama.FAMILY, llama.param_shapes, llama.build_tape),
+    llama.FAMILY: Family(llama.FAMILY, llama.param_shapes, llama.build_tape, llama_names.ROWS),
 }
 
 
