@@ -10,8 +10,10 @@ import io
 import numpy as np
 import pytest
 
+import xt_core
 from app.settings import Settings
 from app.spec import SpecError, TraceSpec, resolve, spec_from_query, spec_to_query
+from app.spec.cost import step_terms
 from tests.app.spec.test_trace_ids import STORED_IDS
 
 
@@ -68,3 +70,13 @@ def test_an_explicit_head_dim_is_built_and_its_permalink_keeps_it(client):
     assert summary["id"] == spec.id and summary["config"]["head_dim"] == 6
     heads = client.get(f"/api/traces/{spec.id}/tensors/layers.0.attention.heads")  # an .npy file
     assert heads.status_code == 200 and np.load(io.BytesIO(heads.content)).shape == (1, 3, 10, 6)
+
+
+def test_the_cost_model_counts_the_heads_own_width():
+    """step_terms' matmul count is every weight matrix's entries per token (forward, and twice
+    that backward) plus attention's products: with hd set, Wq is (C, H*hd), not (C, C)."""
+    cfg = xt_core.Config(n_layer=2, n_head=3, n_kv_head=1, n_embd=16, head_dim=10, ffn_hidden=24, vocab_size=30)
+    n_seq, T = 2, 5
+    matrices = sum(np.prod(s) for name, s in xt_core.param_shapes(cfg).items() if len(s) == 2)
+    attention = cfg.n_layer * 2 * n_seq * cfg.n_head * T * T * cfg.head_dim
+    assert step_terms(cfg, n_seq, T, 4)["matmul"] == 3 * (n_seq * T * matrices + attention)
