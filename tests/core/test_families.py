@@ -17,6 +17,7 @@ import pytest
 import xt_core
 from tests.helpers.specs import make_batch
 from xt_core import names
+from xt_core.checkpoint import Checkpoint, export_hf, import_hf, load, save
 from xt_core.config import FAMILY_PARTS
 from xt_core.families.registry import FAMILIES, family_of
 
@@ -104,3 +105,14 @@ def test_the_families_import_nothing_that_reads_them_back():
             elif isinstance(node, ast.Import):
                 imported |= {alias.name for alias in node.names}
         assert not imported & {"xt_core.names", "xt_core.model", "xt_core.trace"}, path.name
+
+
+def test_an_explicit_head_dim_survives_xts_and_hfs_checkpoints(tmp_path):
+    cfg = xt_core.Config(n_embd=30, n_head=4, n_kv_head=2, head_dim=6, n_layer=1)
+    params = xt_core.init_params(cfg, seed=1)
+    native = load(save(tmp_path / "model.safetensors", Checkpoint(cfg, params)))
+    hf = import_hf(export_hf(tmp_path / "hf", cfg, params))
+    for ckpt in (native, hf):
+        assert ckpt.cfg == cfg and ckpt.cfg.head_dim == 6
+        for name, value in params.items():
+            np.testing.assert_array_equal(ckpt.params[name], value, err_msg=name)
