@@ -6,9 +6,9 @@ parameters work the same way (their names: xt_core.model.param_shapes).
 
 The table holds one run of rows per model family (ROWS, from xt_core/families/registry.py; Llama's
 are xt_core/families/llama_names.py), each a Recorded (xt_core/recorded.py explains the axes'
-letters). A per-layer tensor's pattern holds "{L}", the layer index: "layers.{L}.attention.probs"
--> "layers.0.attention.probs".
-The lookups by name take the family (default: Llama's, the one family xt computes today).
+letters). A per-layer tensor's pattern holds "{L}", the layer index ("layers.{L}.attention.probs"
+-> "layers.0.attention.probs"). The lookups by name take the family: Llama's by default, the one
+family xt computes today.
 
 Token ids are `tokens` and `targets`, (B, T) int64, and have no gradient.
 """
