@@ -2,12 +2,32 @@
 
 Every rule names its field, so a bad config from a web form or a CLI flag reads
 as a sentence ("n_embd (60) must be divisible by n_head (8)"), never as an
-IndexError from deep inside a matmul.
+IndexError from deep inside a matmul. A model family's part the code cannot compute
+yet (GPT-2's learned positions, LayerNorm, GELU, biases; Qwen's QK-norm) is refused
+the same way, naming the field and what the family computes (docs/adding-a-family.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+
+# What each model family's script computes (xt_core/families): per part of the config, the values
+# it handles, its default first. A config naming another value is refused, naming the field and
+# these values, rather than computed as something else: a new family is a row here, a new variant
+# of a part (GELU, LayerNorm, a bias) a value added to a row once its ops exist.
+FAMILY_PARTS: dict[str, dict[str, tuple]] = {
+    "llama": {
+        "positions": ("rope",),
+        "norm_type": ("rmsnorm",),
+        "norm_bias": (False,),
+        "activation": ("swiglu",),
+        "qkv_bias": (False,),
+        "o_bias": (False,),
+        "mlp_bias": (False,),
+        "qk_norm": (False,),
+    },
+}
+DEFAULT_FAMILY = "llama"
 
 
 @dataclass(frozen=True)
@@ -22,41 +42,74 @@ class Config:
     tie_embeddings: bool = True  # logits use tok_embeddings^T instead of a separate `output`
     rope_theta: float = 10000.0  # RoPE base: pair i rotates by pos * theta^(-2i/hd)
     norm_eps: float = 1e-5  # added to mean(x^2) inside every RMSNorm
+    # The model family and its parts. None: the family's default (FAMILY_PARTS, first value), so a
+    # config naming none of them is Llama's; each is left out of to_dict() at its default, so its
+    # canonical form (and trace id) is the one it had before these fields existed.
+    family: str = DEFAULT_FAMILY  # the model script and its recorded tensors (xt_core/families)
+    head_dim: int | None = None  # hd: width of one attention head; None: n_embd / n_head (Qwen3 sets its own)
+    positions: str | None = None  # "rope": q, k rotated by position; "learned": GPT-2's (seq_len, C) table
+    norm_type: str | None = None  # "rmsnorm"; "layernorm": GPT-2's, mean subtracted
+    norm_bias: bool | None = None  # an additive bias beta in every norm (GPT-2's LayerNorm)
+    activation: str | None = None  # "swiglu": silu(x W1) * (x W3); "gelu_tanh" (GPT-2), "gelu" (nanoGPT)
+    qkv_bias: bool | None = None  # biases on the q, k, v projections (Qwen2, GPT-2)
+    o_bias: bool | None = None  # a bias on the attention output projection (GPT-2)
+    mlp_bias: bool | None = None  # biases on the feed-forward's projections (GPT-2)
+    qk_norm: bool | None = None  # RMSNorm of each head's q and k before RoPE (Qwen3)
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden", "seq_len"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            if value < 1:
-                raise ValueError(f"{name} must be positive, got {value}")
+            _check_positive_int(name, getattr(self, name))
         if not isinstance(self.tie_embeddings, bool):
             raise ValueError(f"tie_embeddings must be true or false, got {self.tie_embeddings!r}")
         for name in ("rope_theta", "norm_eps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
                 raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        if self.n_embd % self.n_head:
-            raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        self._fill_parts()
+        if self.head_dim is None:
+            if self.n_embd % self.n_head:
+                raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+            object.__setattr__(self, "head_dim", self.n_embd // self.n_head)  # frozen: set once, here
+        _check_positive_int("head_dim", self.head_dim)
         if self.n_head % self.n_kv_head:
             raise ValueError(f"n_head ({self.n_head}) must be divisible by n_kv_head ({self.n_kv_head})")
-        if self.head_dim % 2:
-            raise ValueError(
-                f"head_dim = n_embd / n_head = {self.head_dim} must be even: RoPE rotates pairs (2i, 2i+1)"
-            )
+        if self.positions == "rope" and self.head_dim % 2:
+            width = "" if self.head_dim != self.derived_head_dim else " = n_embd / n_head"
+            raise ValueError(f"head_dim{width} = {self.head_dim} must be even: RoPE rotates pairs (2i, 2i+1)")
+
+    def _fill_parts(self) -> None:
+        """The family is known, each part is a value its script computes; None takes its default."""
+        if self.family not in FAMILY_PARTS:
+            raise ValueError(f"family must be one of {_listed(FAMILY_PARTS)}, got {self.family!r}")
+        for name, supported in FAMILY_PARTS[self.family].items():
+            value = getattr(self, name)
+            if value is None:
+                object.__setattr__(self, name, supported[0])  # frozen: set once, here
+            elif not any(type(value) is type(v) and value == v for v in supported):
+                raise ValueError(
+                    f"{name} = {value!r} is not computed for the {self.family!r} family: it computes "
+                    f"{_listed(supported)}"
+                )
 
     @property
-    def head_dim(self) -> int:
-        """hd: width of one attention head."""
-        return self.n_embd // self.n_head
+    def derived_head_dim(self) -> int | None:
+        """n_embd / n_head when whole: the head width a config that names none has."""
+        return None if self.n_embd % self.n_head else self.n_embd // self.n_head
 
     @property
     def kv_group(self) -> int:
         """Query heads sharing one key/value head (1 = plain multi-head attention)."""
         return self.n_head // self.n_kv_head
 
+    def family_defaults(self) -> dict:
+        """The family fields' defaults for this config's family and sizes."""
+        parts = {name: supported[0] for name, supported in FAMILY_PARTS[self.family].items()}
+        return {"family": DEFAULT_FAMILY, "head_dim": self.derived_head_dim, **parts}
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field, the family fields only where they differ from their defaults."""
+        defaults = self.family_defaults()
+        return {k: v for k, v in asdict(self).items() if k not in defaults or v != defaults[k]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Config:
@@ -77,6 +130,17 @@ class Config:
         )
         head = 0 if self.tie_embeddings else self.vocab_size * C
         return self.vocab_size * C + self.n_layer * per_layer + C + head
+
+
+def _check_positive_int(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be positive, got {value}")
+
+
+def _listed(values) -> str:
+    return ", ".join(repr(v) for v in values)
 
 
 # Named configs used by the CLI, tests and benchmarks. `tiny` is the gradcheck preset.

@@ -1,13 +1,9 @@
-"""The Llama-style model of the seed, as a tape of ops, and one recorded training step.
+"""One recorded training step of the model a config names: forward, loss, backward.
 
-    x = tok_embeddings[tokens]
-    per layer L:  h = x + Wo(attend(softmax(scores(RoPE(n Wq), RoPE(n Wk))), n Wv)),  n = RMSNorm(x)
-                  x = h + W2(silu(m W1) * (m W3)),                                      m = RMSNorm(h)
-    logits = RMSNorm(x) @ W^T   (W = tok_embeddings when tied, else output)
-    loss = mean over all B*T positions of -log softmax(logits)[target]
-
-Recorded tensors are declared in xt_core/names.py (name, axes, role, words), which the tape's
-nodes are made from; parameter names follow Meta/llama2.c.
+The model itself is its family's script (xt_core/families: Llama's is xt_core/families/llama.py,
+the math in its docstring), chosen by cfg.family; this module runs it: it checks the parameters
+and token ids, runs the tape forward and backward and returns the Trace. Recorded tensors are
+declared in xt_core/names.py (name, axes, role, words), which the tape's nodes are made from.
 """
 
 from __future__ import annotations
@@ -18,8 +14,8 @@ from functools import partial
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.families.registry import family_of
 from xt_core.memory import keep_freed_memory
-from xt_core.names import entry
 from xt_core.recompute import Boundaries, Segments, activation_of, forward_finite
 from xt_core.tape import KeepOnly, Node, accumulate, run_backward, run_forward
 from xt_core.trace import Trace
@@ -28,24 +24,9 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
-    """Every parameter's name and shape; Linear weights are (in, out): y = x @ W."""
-    C, hd = cfg.n_embd, cfg.head_dim
-    shapes: dict[str, tuple[int, ...]] = {"tok_embeddings": (cfg.vocab_size, C)}
-    for L in range(cfg.n_layer):
-        p = f"layers.{L}"
-        shapes[f"{p}.attention_norm"] = (C,)
-        shapes[f"{p}.attention.wq"] = (C, cfg.n_head * hd)
-        shapes[f"{p}.attention.wk"] = (C, cfg.n_kv_head * hd)
-        shapes[f"{p}.attention.wv"] = (C, cfg.n_kv_head * hd)
-        shapes[f"{p}.attention.wo"] = (cfg.n_head * hd, C)
-        shapes[f"{p}.ffn_norm"] = (C,)
-        shapes[f"{p}.feed_forward.w1"] = (C, cfg.ffn_hidden)
-        shapes[f"{p}.feed_forward.w3"] = (C, cfg.ffn_hidden)
-        shapes[f"{p}.feed_forward.w2"] = (cfg.ffn_hidden, C)
-    shapes["norm"] = (C,)
-    if not cfg.tie_embeddings:
-        shapes["output"] = (cfg.vocab_size, C)
-    return shapes
+    """Every parameter's name and shape, as the config's family declares them; Linear weights are
+    (in, out): y = x @ W."""
+    return family_of(cfg).param_shapes(cfg)
 
 
 def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.ndarray]:
@@ -72,43 +53,9 @@ def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.nd
 
 
 def build_tape(cfg: Config) -> list[Node]:
-    """The step's ops in execution order; each node is named after the tensor it produces, a
-    pattern of the table of recorded tensors (xt_core/names.py: its axes, role and words)."""
-    nodes: list[Node] = []
-
-    def add(pattern, kind, inputs, layer=None, **attrs):
-        recorded = entry(pattern)
-        nodes.append(Node(recorded.name(layer), kind, tuple(inputs), layer, recorded.phase, attrs))
-        return nodes[-1].name
-
-    eps = cfg.norm_eps
-    x = add("embedding", "embedding", ["tokens", "tok_embeddings"])
-    for L in range(cfg.n_layer):
-        p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"  # parameter names
-        n = add("layers.{L}.attention_norm.out", "rmsnorm", [x, f"{p}.attention_norm"], L, eps=eps)
-        q = add("layers.{L}.attention.q", "linear", [n, f"{a}.wq"], L)
-        k = add("layers.{L}.attention.k", "linear", [n, f"{a}.wk"], L)
-        v = add("layers.{L}.attention.v", "linear", [n, f"{a}.wv"], L)
-        q = add("layers.{L}.attention.q_rot", "rope", [q], L, n_heads=cfg.n_head, theta=cfg.rope_theta)
-        k = add("layers.{L}.attention.k_rot", "rope", [k], L, n_heads=cfg.n_kv_head, theta=cfg.rope_theta)
-        s = add("layers.{L}.attention.scores", "scores", [q, k], L, n_head=cfg.n_head, n_kv_head=cfg.n_kv_head)
-        pr = add("layers.{L}.attention.probs", "softmax", [s], L)
-        o = add("layers.{L}.attention.heads", "attend", [pr, v], L, n_kv_head=cfg.n_kv_head)
-        o = add("layers.{L}.attention.concat", "merge_heads", [o], L)
-        o = add("layers.{L}.attention.out", "linear", [o, f"{a}.wo"], L)
-        h = add("layers.{L}.attention_residual", "residual", [x, o], L)
-        m = add("layers.{L}.ffn_norm.out", "rmsnorm", [h, f"{p}.ffn_norm"], L, eps=eps)
-        gate = add("layers.{L}.feed_forward.gate", "linear", [m, f"{f}.w1"], L)
-        up = add("layers.{L}.feed_forward.up", "linear", [m, f"{f}.w3"], L)
-        s = add("layers.{L}.feed_forward.swiglu", "swiglu", [gate, up], L)
-        o = add("layers.{L}.feed_forward.out", "linear", [s, f"{f}.w2"], L)
-        x = add("layers.{L}.ffn_residual", "residual", [h, o], L)
-    x = add("norm.out", "rmsnorm", [x, "norm"], eps=eps)
-    logits = add("logits", "unembed", [x, "tok_embeddings" if cfg.tie_embeddings else "output"])
-    probs = add("output_probs", "softmax", [logits])
-    token_loss = add("token_loss", "token_loss", [probs, "targets"])
-    add("loss", "mean", [token_loss])
-    return nodes
+    """The step's ops in execution order, as the config's family's script makes them; each node is
+    named after the tensor it produces (xt_core/names.py: its axes, role and words)."""
+    return family_of(cfg).build_tape(cfg)
 
 
 def check_params(cfg: Config, params: dict[str, np.ndarray]) -> np.dtype:

@@ -297,6 +297,7 @@ def check_limits(cfg: Config, settings: Settings) -> None:
         ("n_head", cfg.n_head, settings.max_n_head),
         ("n_kv_head", cfg.n_kv_head, settings.max_n_head),
         ("n_embd", cfg.n_embd, settings.max_n_embd),
+        ("head_dim", cfg.head_dim, settings.max_n_embd),  # as a spec's (app.spec.resolve)
         ("ffn_hidden", cfg.ffn_hidden, settings.max_ffn_hidden),
         ("vocab_size", cfg.vocab_size, settings.max_vocab_size),
         ("seq_len", cfg.seq_len, settings.max_seq_len),

@@ -68,6 +68,7 @@ CONFIG_FORM = [
     Field("rope_theta", "RoPE θ", "rotation base", "float", True),
     Field("norm_eps", "RMSNorm ε", "", "float", True),
 ]
+FORM_CONFIG_FIELDS = {f.name for f in CONFIG_FORM}
 SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
 SPEC_FIELDS += model_form.TRAINING_FIELDS  # optimizer, lr, …, train_steps
 # The home form's bug-lab choice that asks for a quiz (no fault is named "quiz").
@@ -101,8 +102,11 @@ def _form_str(value) -> str:
 
 def _error_field(loc: tuple) -> str:
     """The form field a SpecError.loc names: its last known field, else the config group,
-    else the form as a whole."""
+    else the form as a whole (also for a config field the form has no input for, e.g. a model
+    family's part from a permalink: the message names it)."""
     for part in reversed(loc):
+        if part in CONFIG_FIELDS and part not in FORM_CONFIG_FIELDS:
+            return "_form"
         if part in SPEC_FIELDS:
             return str(part)
     return "config" if "config" in loc else "_form"

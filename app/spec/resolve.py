@@ -69,6 +69,8 @@ def _resolve_config(spec: TraceSpec, settings: Settings, alphabet_size: int | No
     check_between(loc + ("vocab_size",), values["vocab_size"], 1, settings.max_vocab_size)
     check_between(loc + ("rope_theta",), values["rope_theta"], *ROPE_THETA_RANGE)
     check_between(loc + ("norm_eps",), values["norm_eps"], *NORM_EPS_RANGE)
+    if "head_dim" in values:  # omitted: n_embd / n_head, within the limits above
+        check_between(loc + ("head_dim",), values["head_dim"], 1, settings.max_n_embd)
     try:
         cfg = Config(**values)
     except ValueError as exc:

@@ -12,7 +12,10 @@ from app.errors import an_object_like, not_a_boolean, only_a_boolean, whole_numb
 from xt_core import Config
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
-CONFIG_INTEGERS = ("vocab_size", "n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden", "seq_len")
+CONFIG_INTEGERS = ("vocab_size", "n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden", "seq_len", "head_dim")
+# The model family and its parts (xt_core.config.FAMILY_PARTS): omitted, the family's defaults (Llama's).
+FAMILY_SWITCHES = ("norm_bias", "qkv_bias", "o_bias", "mlp_bias", "qk_norm")
+MAX_WORD_CHARS = 40  # past every family's and part's name
 
 
 # A random-init model when the spec names no sizes: the tiny preset, with room for a sentence.
@@ -53,10 +56,20 @@ class ConfigSpec(BaseModel):
     tie_embeddings: bool | None = None
     rope_theta: float | None = None
     norm_eps: float | None = None
+    family: str | None = Field(None, max_length=MAX_WORD_CHARS)
+    head_dim: int | None = None  # a head's width; omitted: n_embd / n_head
+    positions: str | None = Field(None, max_length=MAX_WORD_CHARS)
+    norm_type: str | None = Field(None, max_length=MAX_WORD_CHARS)
+    norm_bias: bool | None = None
+    activation: str | None = Field(None, max_length=MAX_WORD_CHARS)
+    qkv_bias: bool | None = None
+    o_bias: bool | None = None
+    mlp_bias: bool | None = None
+    qk_norm: bool | None = None
 
     _integers = field_validator(*CONFIG_INTEGERS, mode="before")(whole_number)  # seq_len 1e20: the limit named
     _numbers = field_validator("rope_theta", "norm_eps", mode="before")(not_a_boolean)
-    _booleans = field_validator("tie_embeddings", mode="before")(only_a_boolean)
+    _booleans = field_validator("tie_embeddings", *FAMILY_SWITCHES, mode="before")(only_a_boolean)
 
 
 class TraceSpec(BaseModel):

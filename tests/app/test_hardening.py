@@ -222,11 +222,14 @@ def test_finding_7_a_large_json_body_is_parsed_off_the_event_loop(monkeypatch):
         ("rope_theta", 1e-300, "rope_theta"),
         ("norm_eps", 1e300, "norm_eps"),
         ("norm_eps", 1e-15, "norm_eps"),
+        ("head_dim", 1_000_000, "head_dim = 1000000"),  # refused before a (C, H*hd) shape is compared
     ],
 )
 def test_finding_8_uploads_must_fit_the_limits_a_spec_has(client, tmp_path, field, value, words):
     config = {**CFG.to_dict(), field: value}
-    params = xt_core.init_params(CFG, seed=1)  # seq_len, theta and eps change no tensor's shape
+    params = xt_core.init_params(
+        CFG, seed=1
+    )  # seq_len, theta and eps change no tensor's shape; head_dim is refused first
     response = upload(client, "odd.safetensors", raw_safetensors(tmp_path, config=config, params=params))
     assert response.status_code == 422, response.text
     assert words in detail_msg(response)

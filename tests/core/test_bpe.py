@@ -7,7 +7,7 @@ from gguf import GGUFReader
 from tests.helpers.env import required
 from tests.helpers.gguf_files import TINY_MERGES, tokenizer_kv, write_gguf
 from xt_core.checkpoint.gguf_file import open_reader
-from xt_core.text.bpe import BYTE_TO_CHAR, BPETokenizer
+from xt_core.text.bpe import BYTE_TO_CHAR, PRE_TOKENIZERS, BPETokenizer
 
 
 def _from_gguf(path) -> BPETokenizer:
@@ -41,9 +41,10 @@ def test_byte_alphabet_is_gpt2s():
     assert BYTE_TO_CHAR[ord(" ")] == "Ġ" and BYTE_TO_CHAR[ord("\n")] == "Ċ" and BYTE_TO_CHAR[ord("a")] == "a"
 
 
-@pytest.mark.parametrize("pre", ["gpt-2", "smollm"])
+@pytest.mark.parametrize("pre", sorted(PRE_TOKENIZERS))
 def test_ids_match_transformers_tokenizer_from_the_same_file(tmp_path, pre):
-    """The tiny vocabulary has no digit merges, so GPT-2's and SmolLM's splits must agree too."""
+    """Every row of the pre-tokenizer table. The tiny vocabulary has no digit merges, so GPT-2's and
+    SmolLM's splits must agree too (test_smollm_splits_digits_one_by_one tells them apart)."""
     try:
         from transformers import AutoTokenizer
     except ImportError:

@@ -26,6 +26,8 @@ CONFIGS = {
         tie_embeddings=False,
         rope_theta=500.0,
     ),
+    # heads wider than C / H (Qwen3's explicit head_dim): Wq (8, 18), Wo (18, 8); 8 is not a multiple of 3
+    "wide-heads-mqa-L1": dict(vocab_size=9, n_layer=1, n_head=3, n_kv_head=1, n_embd=8, head_dim=6, ffn_hidden=10),
 }
 BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
 

@@ -14,10 +14,11 @@ CONFIGS = [
     xt_core.Config(
         vocab_size=40, n_layer=3, n_head=6, n_kv_head=2, n_embd=48, ffn_hidden=100, seq_len=24, tie_embeddings=False
     ),
+    xt_core.Config(n_layer=1, n_head=3, n_kv_head=1, n_embd=20, head_dim=10),  # H*hd = 30, C = 20
 ]
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
 def test_the_table_is_the_tape_in_order(cfg):
     nodes = xt_core.build_tape(cfg)
     assert names.tensor_names(cfg) == [node.name for node in nodes]
@@ -27,7 +28,7 @@ def test_the_table_is_the_tape_in_order(cfg):
     )  # embedding; 18 a layer; norm, logits, softmax, losses
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
 def test_every_axis_is_the_shape_the_step_computes(cfg):
     n_seq, T = 2, 7
     rng = np.random.default_rng(0)

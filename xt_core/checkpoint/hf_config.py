@@ -43,6 +43,7 @@ COMPUTED = {  # config.json key -> Config field
     "tie_word_embeddings": "tie_embeddings",
     "rms_norm_eps": "norm_eps",
     "rope_theta": "rope_theta",
+    "head_dim": "head_dim",  # a head's width; absent or null: hidden_size / num_attention_heads
 }
 REQUIRED = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
 DEFAULTS = {  # transformers' LlamaConfig defaults for keys a config.json may leave out
@@ -105,16 +106,6 @@ def _check_number(key: str, value, source: str):
     return float(value)
 
 
-def _check_head_dim(hf: dict, source: str) -> None:
-    head_dim, hidden, heads = hf.get("head_dim"), hf["hidden_size"], hf["num_attention_heads"]
-    if head_dim is None:
-        return
-    valid = isinstance(hidden, int) and isinstance(heads, int) and heads > 0 and hidden % heads == 0
-    if not (valid and type(head_dim) is int and head_dim == hidden // heads):
-        width = f"{hidden // heads}" if valid else f"{short(hidden)} / {short(heads)}"
-        _refuse("head_dim", head_dim, f"xt's heads are hidden_size / num_attention_heads = {width} wide", source)
-
-
 def config_fields(hf, source: str) -> dict:
     """xt Config fields from a parsed config.json; refuses what xt would not compute."""
     if not isinstance(hf, dict):
@@ -122,15 +113,12 @@ def config_fields(hf, source: str) -> dict:
     for key, value in hf.items():
         if key in FIXED and not FIXED[key][0](value):
             _refuse(key, value, REFUSED[key], source)
-        known = (
-            key in IGNORED or key in COMPUTED or key in FIXED or key in ("rope_parameters", "rope_scaling", "head_dim")
-        )
+        known = key in IGNORED or key in COMPUTED or key in FIXED or key in ("rope_parameters", "rope_scaling")
         if not known:
             _refuse(key, value, "unknown key; it may change what the model computes, so xt does not import it", source)
     for key in REQUIRED:
         if key not in hf:
             raise CheckpointError(f"{source}: config.json lacks {key}")
-    _check_head_dim(hf, source)
     values = {**DEFAULTS, **{k: v for k, v in hf.items() if k in COMPUTED and v is not None}}
     values.setdefault("num_key_value_heads", hf["num_attention_heads"])
     values["rope_theta"] = _rope_theta(hf, source)

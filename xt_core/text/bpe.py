@@ -32,16 +32,36 @@ BYTE_TO_CHAR = _byte_alphabet()
 CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
 
 
-def _pre_tokenizer(pre: str):
-    """How text is cut before merging, by `tokenizer.ggml.pre` (llama.cpp's names)."""
+def _gpt2_split():
+    """GPT-2's split regex (contractions, letters, digits, punctuation, spaces) in ByteLevel."""
     from tokenizers import pre_tokenizers
 
-    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)  # GPT-2's split regex
-    if pre in ("default", "gpt-2"):
-        return byte_level
-    if pre == "smollm":  # SmolLM's vocabulary was learned on digits cut one by one
-        return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
-    raise ValueError(f'tokenizer.ggml.pre = {pre!r} is not supported (known: "default", "gpt-2", "smollm")')
+    return pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+
+
+def _digits_then_gpt2_split():
+    """SmolLM's vocabulary was learned on digits cut one by one: each digit alone, then GPT-2's split."""
+    from tokenizers import pre_tokenizers
+
+    return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), _gpt2_split()])
+
+
+# How text is cut before merging: a row per value of a GGUF's `tokenizer.ggml.pre` (llama.cpp's
+# names; its llama-vocab.cpp gives each value's regexes), each making the `tokenizers` library's
+# pre-tokenizer. A row is added with a test against the real tokenizer's ids (tests/core/test_bpe.py).
+PRE_TOKENIZERS = {
+    "default": _gpt2_split,
+    "gpt-2": _gpt2_split,
+    "smollm": _digits_then_gpt2_split,
+}
+
+
+def _pre_tokenizer(pre: str):
+    """The pre-tokenizer of a `tokenizer.ggml.pre` value; ValueError naming the known ones."""
+    if pre not in PRE_TOKENIZERS:
+        known = ", ".join(f'"{name}"' for name in PRE_TOKENIZERS)
+        raise ValueError(f"tokenizer.ggml.pre = {pre!r} is not supported (known: {known})")
+    return PRE_TOKENIZERS[pre]()
 
 
 def _spelled(token: str) -> str:

@@ -64,7 +64,7 @@ REFUSED = {  # key: value -> the words of the refusal
     "attention_dropout": (0.1, "attention_dropout = 0.1"),
     "model_type": ("mistral", "model_type = 'mistral'"),
     "pretraining_tp": (2, "pretraining_tp = 2"),
-    "head_dim": (8, "head_dim = 8: xt's heads are hidden_size / num_attention_heads = 4 wide"),
+    "head_dim": (3, "head_dim = 3 must be even: RoPE rotates pairs"),
     "rope_scaling": ({"rope_type": "llama3", "factor": 8.0}, "rope_scaling = {'rope_type': 'llama3'"),
     "rope_parameters": (
         {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e4},
@@ -85,6 +85,14 @@ def test_keys_xt_does_not_compute_are_refused_naming_key_and_value(hf_dir, key):
     else:
         edit_config(hf_dir, **{key: value})
     with pytest.raises(CheckpointError, match=re.escape(words)):
+        import_hf(hf_dir)
+
+
+def test_a_head_dim_the_tensors_do_not_have_is_refused_naming_it(hf_dir):
+    """head_dim is read (Qwen3's heads are not hidden_size / num_attention_heads wide): one the
+    stored q/k/v/o tensors do not match is refused at the first of them, asking about head_dim."""
+    edit_config(hf_dir, head_dim=8)  # the files' heads are 16 / 4 = 4 wide
+    with pytest.raises(CheckpointError, match=r"q_proj.*\(does config.json's head_dim match\?\)"):
         import_hf(hf_dir)
 
 

@@ -57,6 +57,10 @@ CASES = {  # name: (LlamaConfig fields, how the files are written)
         dict(num_key_value_heads=1, tie_word_embeddings=False, rope_theta=5e5, rms_norm_eps=1e-5),
         {"dtype": "float64", "max_shard_size": "8KB"},
     ),
+    "gqa-wide-heads": (  # Qwen3's head_dim: heads 16 wide where hidden_size / num_attention_heads = 8
+        dict(num_key_value_heads=2, head_dim=16, tie_word_embeddings=False, rope_theta=1e4, rms_norm_eps=1e-5),
+        {},
+    ),
     "gqa-bf16-old-layout": (
         dict(num_key_value_heads=2, tie_word_embeddings=True, rope_theta=1e4, rms_norm_eps=1e-6),
         {"dtype": "bfloat16", "layout": "old"},
@@ -262,7 +266,6 @@ REFUSED = {  # what transformers writes for a model xt does not compute -> the k
         dict(rope_parameters=dict(rope_type="linear", rope_theta=1e4, factor=2.0)),
         "rope_parameters.rope_type = 'linear'",
     ),
-    "head_dim": (dict(head_dim=16), "head_dim = 16"),
 }
 
 
