@@ -63,7 +63,7 @@ async def tokenize(
     services: ServicesDep,
     settings: SettingsDep,
     model: str = Query(max_length=MAX_NAME_CHARS, description="a checkpoint's name, as GET /api/models lists it"),
-    text: str = Query("", description="at most max_text_chars characters (the spec's own limit)"),
+    text: str = Query("", description="a text no longer than the model's positions (the spec's own limit)"),
     dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
 ) -> dict:
     info = registry(settings).info(model)

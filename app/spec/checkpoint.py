@@ -44,9 +44,26 @@ def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings
     return info, cfg
 
 
-def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | None, text: str | None):
+def check_text_length(text: str, most_positions: int, max_token_chars: int, whose: str) -> None:
+    """Refuses, before it is tokenized, a text that cannot fit: a token covers at most
+    `max_token_chars` characters, so n characters give at least n / max_token_chars tokens. The
+    work before this check is bounded by the request's own size (max_body_bytes, max_query_bytes);
+    the person meets the model's positions, never a count of characters."""
+    if len(text) > (most_positions + 1) * max_token_chars:
+        at_least = -(-len(text) // max_token_chars) - 1
+        raise SpecError(
+            ("body", "text"),
+            f"the text gives at least {at_least:,} positions, more than the {most_positions:,} {whose}",
+        )
+
+
+def checkpoint_tokenizer(
+    checkpoint: tuple[ModelInfo, Config], settings: Settings, requested: str | None, text: str | None
+):
     """The checkpoint's tokenizer (None for imported weights, which need token ids). A
-    requested tokenizer must be the checkpoint's own; the text must be in its alphabet."""
+    requested tokenizer must be the checkpoint's own; the text must be in its alphabet and give
+    no more positions than the model has (a text too long for them refused before it is tokenized)."""
+    info, cfg = checkpoint
     try:
         tokenizer = registry(settings).tokenizer(info)
     except (CheckpointError, OSError) as exc:
@@ -62,6 +79,9 @@ def checkpoint_tokenizer(info: ModelInfo, settings: Settings, requested: str | N
             raise SpecError(
                 ("body", "text"), f"model {info.name!r} has no tokenizer (imported weights): give token ids instead"
             )
+        check_text_length(
+            text, cfg.seq_len, tokenizer.max_token_chars, f"model {info.name!r} takes (seq_len = {cfg.seq_len})"
+        )
         try:
             tokenizer.encode(text)
         except ValueError as exc:

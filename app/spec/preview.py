@@ -10,7 +10,7 @@ from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
-from app.spec.resolve import check_build_bytes, check_text_length, check_trace_bytes
+from app.spec.resolve import check_build_bytes, check_trace_bytes
 from app.spec.training import OPTIMIZER_LABELS, canonical_optimizer, train_steps_limit
 from xt_core import Config
 from xt_core.checkpoint import CheckpointError
@@ -88,8 +88,7 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
     try:
         info, cfg = resolve_checkpoint(model, {}, settings)
         settings = model_settings(info, settings)  # a real model's own limits
-        check_text_length(text, settings)
-        tokenizer = checkpoint_tokenizer(info, settings, None, text)
+        tokenizer = checkpoint_tokenizer((info, cfg), settings, None, text)
         ids = tokenizer.encode(text)
         positions = max(0, len(ids) - 1)
         most = max_positions(cfg, dtype, settings)

@@ -16,7 +16,7 @@ import numpy as np
 from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo, model_settings
 from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
-from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
+from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, resolve_checkpoint
 from app.spec.cost import build_cost
 from app.spec.faults import resolve_faults
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
@@ -156,7 +156,7 @@ def _resolve_tokenizer(
         )
     if checkpoint is not None:
         tokenizer = checkpoint_tokenizer(
-            checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text
+            checkpoint, settings, spec.tokenizer, None if spec.tokens is not None else text
         )
         tokenizer_name = tokenizer.name if tokenizer is not None else None
     elif spec.tokens is None:
@@ -166,14 +166,6 @@ def _resolve_tokenizer(
     elif spec.tokenizer == "byte":
         tokenizer = ByteTokenizer()
     return tokenizer, tokenizer_name
-
-
-def check_text_length(text: str, settings: Settings) -> None:
-    """A text past settings.max_text_chars is refused before it is tokenized."""
-    if len(text) > settings.max_text_chars:
-        raise SpecError(
-            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
-        )
 
 
 def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]) -> None:
@@ -202,8 +194,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     if spec.text is not None and spec.tokens is not None:
         raise SpecError(("body", "tokens"), "give text or tokens, not both")
     text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
-    if spec.tokens is None:
-        check_text_length(text, settings)
+    if spec.tokens is None and checkpoint is None:
+        check_text_length(text, settings.max_seq_len, 1, f"a random init takes (max_seq_len = {settings.max_seq_len})")
     tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)
     spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None

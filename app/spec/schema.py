@@ -35,7 +35,7 @@ DEFAULT_CONFIG = dict(
 DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
 
 # Bounds the schema itself states, far above any server's limits (Settings: max_seq_len,
-# max_n_seq, max_text_chars), so that a body of 100,000 ids fails at the first id past them
+# max_n_seq), so that a body of 100,000 ids fails at the first id past them
 # instead of after validating every one (~16 ms on the event loop per 240,000 ids), and a
 # body that passes them is still under max_body_bytes.
 MAX_ROW_TOKENS = 4_096

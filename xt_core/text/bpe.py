@@ -158,6 +158,13 @@ class BPETokenizer:
     def vocab_size(self) -> int:
         return self.backend.get_vocab_size(with_added_tokens=True)
 
+    @cached_property
+    def max_token_chars(self) -> int:
+        """The most characters of text one token covers: a byte-level token is written one
+        character a byte, and a character is at least one byte (SmolLM2's: 81). A text of n
+        characters gives at least n / max_token_chars tokens, known before it is tokenized."""
+        return max(map(len, self.backend.get_vocab(with_added_tokens=True)), default=1)
+
     def encode(self, text: str) -> list[int]:
         if not isinstance(text, str):
             raise ValueError(f"text must be a string, got {type(text).__name__}")
