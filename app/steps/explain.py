@@ -286,7 +286,7 @@ def _norm_other(name: str, recorded_input: str) -> str:
     )
 
 
-def _context(record: Record, trace: xt_core.Trace) -> dict:
+def _context(record: Record, trace: xt_core.Trace, judge: bool) -> dict:
     cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
     recorded = names.lookup(record.name)
@@ -308,17 +308,18 @@ def _context(record: Record, trace: xt_core.Trace) -> dict:
         "branch": branch,
         "norm": f"{norm} RMSNorm",
         "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
-        **measured.sentences(_explain_kind(record), record, trace),
+        **measured.sentences(_explain_kind(record), record, trace, judge),
     }
 
 
-def explanation(record: Record, trace: xt_core.Trace) -> str:
-    """One paragraph of plain text: what this step does and why, its numbers from `trace`."""
+def explanation(record: Record, trace: xt_core.Trace, judge: bool = True) -> str:
+    """One paragraph of plain text: what this step does and why, its numbers from `trace`; judge
+    False (a sealed quiz's step): its numbers, never a verdict on them."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
     template = table.get(_explain_kind(record))
     if template is None:
         return f"{record.kind} ({record.phase})."
-    return template.format(**_context(record, trace))
+    return template.format(**_context(record, trace, judge))
 
 
 def induction_note(ctx, record: Record) -> str:
