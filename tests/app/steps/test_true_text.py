@@ -67,3 +67,27 @@ def test_adamw_formula_exempts_the_norm_gains_from_decay(client):
     assert r"\lambda_W W" in latex and r"0 \text{ (a norm gain)}" in latex, latex
     assert r"+ \lambda W\Big)" not in latex
     assert "every matrix (not the norm gains)" in text
+
+
+# A vocabulary too large to draw whole (app.steps.axes.VOCAB_WHOLE): the table's rows are picked.
+LARGE_VOCAB = {"config": {**SMALL_CONFIG, "vocab_size": 600}, "tokens": [[5, 70, 300, 5, 599, 70, 12, 1]]}
+
+
+def _table_note(view: dict, tensor: str) -> str:
+    return next(f["note"] for f in view["figures"] if f["id"] == f"input.{tensor}")
+
+
+@pytest.mark.parametrize("tied", [True, False], ids=["tied", "untied"])
+def test_each_op_says_which_rows_of_the_table_it_reads(client, tied):
+    """Findings 2 and 3: the lookup reads only the input tokens' rows; the LM head every row."""
+    spec = {**LARGE_VOCAB, "config": {**LARGE_VOCAB["config"], "tie_embeddings": tied}}
+    summary, ctx = _context(client, spec)
+    inputs = len(set(ctx.trace.tokens.ravel().tolist()))
+    drawn = len(set(ctx.trace.tokens.ravel().tolist()) | set(ctx.trace.targets.ravel().tolist()))
+    lookup = _table_note(_view(client, summary, "embedding", "forward"), "tok_embeddings")
+    assert f"{drawn} of the 600 rows are drawn: the batch's {inputs} distinct input tokens" in lookup, lookup
+    assert f"then {drawn - inputs} more of its targets" in lookup and "only the input tokens' rows" in lookup
+    assert "the rows this step reads" not in lookup and "tokens and targets" not in lookup
+    head = _table_note(_view(client, summary, "logits", "forward"), "tok_embeddings" if tied else "output")
+    assert "LM head" in head and "reads every row" in head, head
+    assert ("embedding lookup" in head) is tied
