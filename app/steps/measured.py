@@ -86,7 +86,7 @@ def _row_sum_sentence(grad: np.ndarray, what: str, magnitude: float, judge: bool
 
 def _attention_magnitude(record: Record, trace: xt_core.Trace) -> float:
     """The largest term a row sum of dL/dS adds: an entry of dS, or Σ_j p_j·|dP_j| (the size of the
-    subtracted Σ_k p_k·dP_k and of the terms it cancels)."""
+    subtracted Σ_j′ p_j′·dP_j′ and of the terms it cancels)."""
     p = np.asarray(trace[record.name], dtype=np.float64)
     dp = np.asarray(trace.grad(record.name), dtype=np.float64)
     ds = np.asarray(trace.grad(record.inputs[0]), dtype=np.float64)
@@ -102,7 +102,7 @@ def _output_softmax(record: Record, trace: xt_core.Trace, judge: bool) -> dict:
         f"and the largest |dL/dlogits| recorded is {largest:.3g}. Each position's row sums to zero, "
         "Σ_v (p_v − onehot_v)/N = (1 − 1)/N." + _row_sum_sentence(dlogits, "dL/dlogits", 2 / N, judge)
     )
-    # Σ_k e^(z_k − max z) = 1 / max_k p_k at every position
+    # Σ_w e^(z_w − max z) = 1 / max_w p_w at every position
     sums = 1.0 / np.max(np.asarray(trace[record.name], dtype=np.float64), axis=-1)
     inv_sums = (
         f" In this trace that sum ranges from {float(sums.min()):.4g} to {float(sums.max()):.4g} over the positions."

@@ -163,12 +163,12 @@ def _loss_entry(ctx: TraceContext) -> dict:
 
 def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
-    title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
+    title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
     fig = update_figures.line_search(
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 

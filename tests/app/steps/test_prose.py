@@ -186,7 +186,7 @@ def test_the_scores_backward_is_plain_unicode_text(client, tied):
     summary, _ = tied
     text = _view(client, summary, "layers.0.attention.scores", "backward")["explanation"]
     assert "{" not in text and "_" not in text.split(" Masked")[0], text
-    assert "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j]" in text
+    assert "dq̃[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k̃[κ,j]" in text
 
 
 def test_ropes_formula_names_its_pair_q_not_the_residual_streams_x(client, tied):

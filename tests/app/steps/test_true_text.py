@@ -4,12 +4,18 @@ reads, the notation of the formulas and hover texts (docs/notation.md: one meani
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from app.steps import update_text
 from app.steps.context import TraceContext
+from app.steps.glossary import TERMS
 from tests.helpers.client import post_trace
 from tests.helpers.specs import SMALL_CONFIG
+from xt_core.lab.faults import CATALOGUE
 
 ADAMW = {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1, "optimizer": {"name": "adamw"}}
 
@@ -91,3 +97,112 @@ def test_each_op_says_which_rows_of_the_table_it_reads(client, tied):
     head = _table_note(_view(client, summary, "logits", "forward"), "tok_embeddings" if tied else "output")
     assert "LM head" in head and "reads every row" in head, head
     assert ("embedding lookup" in head) is tied
+
+
+# ---------------------------------------------------------------------- notation (findings 9-16, 19)
+
+
+@pytest.fixture(scope="module")
+def walked(client) -> tuple[dict, dict, TraceContext]:
+    """The small trace's summary, every step view by (name, phase), and its context."""
+    summary, ctx = _context(client, {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1})
+    views = {(s["name"], s["phase"]): _view(client, summary, s["name"], s["phase"]) for s in summary["steps"]}
+    return summary, views, ctx
+
+
+def _latex(view: dict, phase: str) -> str:
+    return view["formula"][phase]["latex"]
+
+
+def test_the_scores_read_the_rotated_queries_and_keys(walked):
+    """Finding 10: S = q̃·k̃ᵀ/√hd, and its backward gives dq̃, dk̃ (RoPE's backward makes dq, dk)."""
+    _, views, _ = walked
+    forward, backward = (
+        views[("layers.0.attention.scores", "forward")],
+        views[("layers.0.attention.scores", "backward")],
+    )
+    assert r"\tilde{q}_{m,i} \cdot \tilde{k}" in _latex(forward, "forward") and "S = q̃·k̃ᵀ/√hd" in forward["explanation"]
+    latex = _latex(backward, "backward")
+    assert r"\partial \tilde{q}_{m,i}" in latex and r"\partial \tilde{k}_{\kappa,j}" in latex, latex
+    assert "dq̃[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k̃[κ,j]" in backward["explanation"]
+
+
+def test_y_means_the_targets_only(walked):
+    """Finding 11: the concatenated heads are o_t; y is the targets (the token loss)."""
+    _, views, _ = walked
+    latex = {
+        key: _latex(v, phase) for key, v in views.items() for phase in ("forward", "backward") if v["formula"][phase]
+    }
+    with_y = {key[0] for key, tex in latex.items() if "y_" in tex}
+    assert with_y == {"token_loss"}, with_y
+    assert _latex(views[("layers.0.attention.concat", "forward")], "forward").startswith(r"o_{t} = \big[")
+
+
+def test_theta_is_ropes_base_and_defined_where_rope_starts(walked):
+    """Findings 12 and 19: the first RoPE step says what θ and hd are, with this model's numbers;
+    the update step's line search moves W (all the parameters), not θ."""
+    summary, views, ctx = walked
+    text = views[("layers.0.attention.q_rot", "forward")]["explanation"]
+    cfg = ctx.trace.cfg
+    assert f"hd = {cfg.head_dim} the head width and θ = {cfg.rope_theta:g} RoPE's base" in text, text
+    assert "loss(θ" not in str(views)
+
+
+def test_epsilon_means_one_thing_a_name(walked):
+    """Finding 13: ε is RMSNorm's; AdamW's is ε_adam, round-off's ε_mach, the check's step h."""
+    _, views, _ = walked
+    for (name, phase), view in views.items():
+        bare = re.findall(r"ε(?!_adam|_mach)", view["explanation"])
+        assert not bare or view["kind"] == "rmsnorm", (name, phase, view["explanation"])
+    softmax = views[("layers.0.attention.probs", "backward")]["explanation"]
+    assert "ε_mach = 1.2e-07 the gap between 1 and the next float32" in softmax, softmax
+    assert f"ε_mach = {np.finfo(np.float32).eps:.2g}" in softmax
+    assert "L(X + h·u) − L(X − h·u)) / 2h" in glossary_text()
+
+
+def glossary_text() -> str:
+    return " ".join(term.definition for term in TERMS)
+
+
+def test_the_attend_formula_leaves_dp_dense_above_the_diagonal(walked):
+    """Finding 14: o = Σ_j P v with P = 0 above the diagonal; ∂L/∂P is dense there, as recorded."""
+    _, views, ctx = walked
+    dprobs = np.asarray(ctx.trace.grad("layers.0.attention.probs"), dtype=np.float64)
+    above = np.triu(np.ones(dprobs.shape[-2:], dtype=bool), k=1)
+    assert np.abs(dprobs[..., above]).max() > 0  # the recorded gradient is not zero above the diagonal
+    view = views[("layers.0.attention.heads", "forward")]
+    assert r"\sum_{j} P_{m,i,j}" in _latex(view, "forward") and r"\sum_{j \le i}" not in _latex(view, "forward")
+    backward = views[("layers.0.attention.heads", "backward")]
+    assert r"\text{ also } j > i" in _latex(backward, "backward") and "dP is dense" in backward["explanation"]
+
+
+def test_the_jacobian_hover_names_keys_and_tokens_in_the_notation(client, walked):
+    """Finding 15: J[j, j′] = ∂P[m,i,j]/∂S[m,i,j′] (i is the query), ∂p[t,v]/∂z[t,w] at the output."""
+    summary, _, _ = walked
+    for where, symbol in (({"layer": 0, "head": 1}, "∂P[m,i,j]/∂S[m,i,j′]"), ({"layer": "output"}, "∂p[t,v]/∂z[t,w]")):
+        body = client.get(f"/api/traces/{summary['id']}/jacobian", params=where).json()
+        hover = body["figure"]["data"][0]["hovertemplate"]
+        assert symbol in hover and "∂p_i/∂s_j" not in hover, hover
+
+
+def test_indices_keep_their_meaning_in_the_softmax_rmsnorm_and_rope_formulas(walked):
+    """Finding 16: keys j, j′ in the softmax; features k in RMSNorm; the keys' RoPE rotates k;
+    the tied-embedding fault's correct rule reads n, the final norm's output."""
+    _, views, _ = walked
+    softmax = views[("layers.0.attention.probs", "backward")]
+    assert r"\max_k" not in _latex(softmax, "forward") and r"\sum_{j'} P_{m,i,j'}" in _latex(softmax, "backward")
+    assert "Σ_j′ p_j′·dP_j′" in softmax["explanation"] and "Σ_k" not in softmax["explanation"]
+    assert r"\sum_k x_k^2" in _latex(views[("layers.0.attention_norm.out", "forward")], "forward")
+    keys = _latex(views[("layers.0.attention.k_rot", "forward")], "forward")
+    assert r"\tilde{k}_{2c}" in keys and r"\tilde{q}" not in keys, keys
+    assert r"\tilde{q}_{2c}" in _latex(views[("layers.0.attention.q_rot", "forward")], "forward")
+    assert CATALOGUE["tied_embedding_one_contribution"].correct == "dE += dlogits^T @ n"
+
+
+def test_the_api_doc_states_the_momentum_whiskers_the_app_draws():
+    """Finding 9: the SGD whiskers depend on t; docs/api.md said 1/(1 + μ) to 1/(1 − μ)."""
+    api = (Path(__file__).resolve().parents[3] / "docs" / "api.md").read_text()
+    assert "1/(1 + μ) to 1/(1 − μ)" not in api
+    assert "(1 − (−μ)ᵗ)/(1 + μ) to\n  (1 − μᵗ)/(1 − μ) times that" in api
+    fewest, most = update_text.momentum_range(0.9, 1)
+    assert fewest == most == pytest.approx(1.0)  # t = 1: b = g, whatever μ
