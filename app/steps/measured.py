@@ -62,8 +62,8 @@ def _row_sum_sentence(grad: np.ndarray, what: str, magnitude: float, judge: bool
     roundoff = float(np.finfo(grad.dtype).eps) * n * magnitude
     where = _row_label(row, g.shape)
     bound = (
-        f"the {grad.dtype} round-off of a row sum (ε_mach·n·M, with ε_mach = {float(np.finfo(grad.dtype).eps):.2g} the gap "
-        f"between 1 and the next {grad.dtype}, n = {n} entries a row and M = {magnitude:.2g} the largest total size "
+        f"the {grad.dtype} round-off of a row sum (ε_mach·n·M, with ε_mach = {float(np.finfo(grad.dtype).eps):.2g} (the gap "
+        f"between 1 and the next {grad.dtype}), n = {n} entries a row and M = {magnitude:.2g} the largest total size "
         "of the terms a row adds up)"
     )
     if not judge:

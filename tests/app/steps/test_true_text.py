@@ -155,7 +155,7 @@ def test_epsilon_means_one_thing_a_name(walked):
         bare = re.findall(r"ε(?!_adam|_mach)", view["explanation"])
         assert not bare or view["kind"] == "rmsnorm", (name, phase, view["explanation"])
     softmax = views[("layers.0.attention.probs", "backward")]["explanation"]
-    assert "ε_mach = 1.2e-07 the gap between 1 and the next float32" in softmax, softmax
+    assert "ε_mach = 1.2e-07 (the gap between 1 and the next float32)" in softmax, softmax
     assert f"ε_mach = {np.finfo(np.float32).eps:.2g}" in softmax
     assert "L(X + h·u) − L(X − h·u)) / 2h" in glossary_text()
 
