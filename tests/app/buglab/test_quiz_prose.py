@@ -1,10 +1,10 @@
 """A sealed quiz step's words judge nothing: for every fault of the bug lab, a quiz hiding it
 shows, at the broken step and every backward step after it, the words the correct trace's
 step shows sealed (its explanation, figure titles, notes, hover texts, axis titles; the
-softmax Jacobian panel's too): its numbers differ, never a sentence that says whether they are
-right. A verdict
-computed from the hidden fault's numbers ("not zero, so this backward is not the softmax's")
-would name the broken step before the answer. Once answered, the verdict may speak."""
+softmax Jacobian panel's too), and its check answers no message: its numbers differ, never a
+sentence that says whether they are right. A verdict computed from the hidden fault's numbers
+("not zero, so this backward is not the softmax's") would name the broken step before the
+answer (issue 32, finding 6). Once answered, the verdict may speak."""
 
 from __future__ import annotations
 
@@ -92,6 +92,8 @@ def _sealed_words_that_differ(learner, hidden: dict, correct_ctx: TraceContext, 
         assert sealed["gradcheck"] == {"sealed": True} and sealed["warnings"] == []
         if found := _leaks(sealed, _sealed_view(correct_ctx, step["index"])):
             leaks[step["name"]] = found
+    check = _answer(learner, hidden, f"/steps/{hidden['broken']}/check")  # the badge's own answer
+    assert check["gradcheck"] == {"sealed": True} and check["warning"] is None, check
     for where in ({"layer": layer, "head": 1}, {"layer": "output"}):
         sealed = _answer(learner, hidden, "/jacobian", **where)
         assert sealed["sealed"] is True
