@@ -147,7 +147,7 @@ TERMS = (
     Term(
         "central difference",
         ("central difference",),
-        "(L(X + h·u) − L(X − h·u)) / 2h: the slope of the loss along u from two nearby points, its error of order h².",
+        "(L(X + δ·u) − L(X − δ·u)) / 2δ, δ a small step: the slope of the loss along u from two nearby points, its error of order δ².",
     ),
 )
 

@@ -149,7 +149,7 @@ def test_theta_is_ropes_base_and_defined_where_rope_starts(walked):
 
 
 def test_epsilon_means_one_thing_a_name(walked):
-    """Finding 13: ε is RMSNorm's; AdamW's is ε_adam, round-off's ε_mach, the check's step h."""
+    """Finding 13: ε is RMSNorm's; AdamW's is ε_adam, round-off's ε_mach, the check's step δ."""
     _, views, _ = walked
     for (name, phase), view in views.items():
         bare = re.findall(r"ε(?!_adam|_mach)", view["explanation"])
@@ -157,7 +157,7 @@ def test_epsilon_means_one_thing_a_name(walked):
     softmax = views[("layers.0.attention.probs", "backward")]["explanation"]
     assert "ε_mach = 1.2e-07 (the gap between 1 and the next float32)" in softmax, softmax
     assert f"ε_mach = {np.finfo(np.float32).eps:.2g}" in softmax
-    assert "L(X + h·u) − L(X − h·u)) / 2h" in glossary_text()
+    assert "L(X + δ·u) − L(X − δ·u)) / 2δ" in glossary_text()
 
 
 def glossary_text() -> str:
