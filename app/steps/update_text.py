@@ -58,21 +58,21 @@ def _adamw_step_text(t: int, shown: str, facts: dict) -> str:
     """What ΔW is at step t: −η·sign g at the first, at most about η per entry after, with this
     trace's numbers for the shown parameter."""
     measured = (
-        f"for {shown} the median |ΔW| is {facts['median']:.2g}·η, cos(ΔW, −sign g) = {facts['sign_cos']:.2f} and "
+        f"for {shown} the median |ΔW| is {facts['median']:#.2g}·η, cos(ΔW, −sign g) = {facts['sign_cos']:.2f} and "
         f"cos(ΔW, g) = {facts['cos']:.2f}"
         if all(math.isfinite(v) for v in facts.values())
         else _cos_text(shown, facts["cos"])
     )
     if t == 1:
         return (
-            "At this first step m̂ = g and v̂ = g², so ΔW = −η·g/(|g| + ε_adam) = −η·sign g wherever |g| is well "
-            "above ε_adam: every entry moves by η whatever the size of its gradient, and ΔW is the sign of −g "
+            "At this first step m̂ = g and v̂ = g², so, the decay below aside, ΔW = −η·g/(|g| + ε_adam) = −η·sign g "
+            "wherever |g| is well above ε_adam: every entry moves by η whatever the size of its gradient, and ΔW is the sign of −g "
             f"rather than −g ({measured}). "
         )
     return (
         "At t = 1 ΔW was −η·sign g, every entry moving by η. Since then m̂ averages the past gradients and v̂ "
-        "their squares, so |m̂|/√v̂ is 1 only for an entry whose gradient stayed the same and less for one whose "
-        "gradient changed size or sign: |ΔW| ≲ η, often much less, and ΔW need not look like the sign of −g "
+        "their squares, so |m̂|/√v̂ is 1 for an entry whose gradient stayed the same and mostly less for one "
+        "whose gradient changed size or sign: |ΔW| ≲ η, often much less, and ΔW need not look like the sign of −g "
         f"any more ({measured}). "
     )
 

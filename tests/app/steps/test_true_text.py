@@ -45,7 +45,7 @@ def _shown_step(client, spec: dict) -> tuple[str, dict, str]:
 
 def _measured(facts: dict) -> str:
     return (
-        f"median |ΔW| is {facts['median']:.2g}·η, cos(ΔW, −sign g) = {facts['sign_cos']:.2f} and "
+        f"median |ΔW| is {facts['median']:#.2g}·η, cos(ΔW, −sign g) = {facts['sign_cos']:.2f} and "
         f"cos(ΔW, g) = {facts['cos']:.2f}"
     )
 
