@@ -139,17 +139,21 @@ def series_bars(
     return go.Figure(data=traces, layout=layout)
 
 
-def jacobian_heatmap(jacobian, labels: list[str], *, title: str, max_cells: int = 20_000) -> go.Figure:
-    """J = diag(p) − p pᵀ of one softmax row: J[i, j] = ∂p_i/∂s_j (diverging: the diagonal is
-    positive, everything off it negative)."""
+def jacobian_heatmap(
+    jacobian, labels: list[str], *, title: str, symbols: tuple[str, str, str], max_cells: int = 20_000
+) -> go.Figure:
+    """J = diag(p) − p pᵀ of one softmax row (diverging: the diagonal is positive, everything off
+    it negative). `symbols`: (entry, row, column) in the notation of the softmax drawn, e.g.
+    ("∂P[m,i,j]/∂S[m,i,j′]", "key j", "key j′")."""
+    value_name, row_title, col_title = symbols
     return heatmap(
         jacobian,
         labels,
         labels,
         title=title,
-        value_name="∂p_i/∂s_j",
-        row_title="i",
-        col_title="j",
+        value_name=value_name,
+        row_title=row_title,
+        col_title=col_title,
         gradient=True,
         max_cells=max_cells,
         keep_rows=False,

@@ -171,7 +171,7 @@ def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> lis
             x=eta,
             y=as_float32(actual),
             mode="lines+markers",
-            name="loss(θ − η·g), measured",
+            name="loss(W − η·g), measured",
             line={"color": BAR_COLOUR, "width": 3},
             hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
         ),
@@ -209,7 +209,7 @@ def line_search(
     title: str,
     lr: float | None = None,
 ) -> go.Figure:
-    """loss(θ − η·g) against the step size η (log axis) beside the first-order prediction
+    """loss(W − η·g) against the step size η (log axis) beside the first-order prediction
     loss − η‖g‖², which is exact for small η and drifts away where curvature takes over.
     `lr`: the SGD learning rate of this step, drawn as a dashed line."""
     eta = np.asarray(eta, dtype=np.float64)

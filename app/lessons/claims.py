@@ -109,9 +109,34 @@ def _label(cc: ClaimContext, index: int, size: int) -> str:
     return cc.ctx.vocab[index] if size == len(cc.ctx.vocab) else str(index)
 
 
-def _where(name: str, of: str, at: list) -> str:
-    what = {"value": name, "grad": f"dL/d{name}", "contribution": f"this step's contribution to dL/d{name}"}[of]
-    return what + (f"[{', '.join(map(str, at))}]" if at else "")
+def _at(at: list) -> str:
+    return f"[{', '.join(map(str, at))}]" if at else ""
+
+
+# Each claim a whole sentence, by what it reduces and of which tensor ({at}: "[0, 3]" or nothing;
+# {condition}: its bounds and sign), so every sentence a learner reads is in this file as written.
+_VALUE_CLAIMED = {
+    ("entry", "value"): "{name}{at} is {condition}",
+    ("entry", "grad"): "dL/d{name}{at} is {condition}",
+    ("entry", "contribution"): "this step's contribution to dL/d{name}{at} is {condition}",
+    ("sum", "value"): "the sum of {name}{at} is {condition}",
+    ("sum", "grad"): "the sum of dL/d{name}{at} is {condition}",
+    ("sum", "contribution"): "the sum of this step's contribution to dL/d{name}{at} is {condition}",
+    ("norm", "value"): "the norm of {name}{at} is {condition}",
+    ("norm", "grad"): "the norm of dL/d{name}{at} is {condition}",
+    ("norm", "contribution"): "the norm of this step's contribution to dL/d{name}{at} is {condition}",
+    ("max_abs", "value"): "the largest |entry| of {name}{at} is {condition}",
+    ("max_abs", "grad"): "the largest |entry| of dL/d{name}{at} is {condition}",
+    ("max_abs", "contribution"): "the largest |entry| of this step's contribution to dL/d{name}{at} is {condition}",
+}
+_ARGMAX_CLAIMED = {
+    ("rows", "value"): "the row of largest norm of {name}{at} is {label}",
+    ("rows", "grad"): "the row of largest norm of dL/d{name}{at} is {label}",
+    ("rows", "contribution"): "the row of largest norm of this step's contribution to dL/d{name}{at} is {label}",
+    ("entries", "value"): "the largest entry of {name}{at} is {label}",
+    ("entries", "grad"): "the largest entry of dL/d{name}{at} is {label}",
+    ("entries", "contribution"): "the largest entry of this step's contribution to dL/d{name}{at} is {label}",
+}
 
 
 # ---------------------------------------------------------------------- the kinds
@@ -122,17 +147,24 @@ def stripe(claim: schema.StripeClaim, cc: ClaimContext) -> Measured:
     if probs.ndim != 4 or probs.shape[-1] != probs.shape[-2]:
         raise ClaimError(f"{claim.tensor!r} is not an attention matrix (n_seq, heads, T, T): {probs.shape}")
     first = -claim.offset if claim.from_ is None else claim.from_
-    if not (claim.seq < probs.shape[0] and claim.head < probs.shape[1] and -claim.offset <= first < probs.shape[-1]):
+    last = probs.shape[-1] - 1 if claim.to is None else claim.to
+    if not (claim.seq < probs.shape[0] and claim.head < probs.shape[1] and -claim.offset <= first <= last):
         raise ClaimError(f"seq {claim.seq}, head {claim.head}, from {first}: outside {claim.tensor} {probs.shape}")
-    queries = np.arange(first, probs.shape[-1])
+    if last >= probs.shape[-1]:
+        raise ClaimError(f"to {last}: outside the {probs.shape[-1]} queries of {claim.tensor}")
+    queries = np.arange(first, last + 1)
     weights = np.asarray(probs[claim.seq, claim.head, queries, queries + claim.offset], dtype=np.float64)
     low, mean = float(weights.min()), float(weights.mean())
+    span = (
+        f"at every query from position {first} on"
+        if claim.to is None
+        else f"at every query from position {first} to {last}"
+    )
     return Measured(
         low >= claim.min_weight,
-        {"min": low, "mean": mean, "head": claim.head, "offset": claim.offset, "from": first},
+        {"min": low, "mean": mean, "head": claim.head, "offset": claim.offset, "from": first, "to": last},
         "min",
-        f"head {claim.head} puts at least {_g(claim.min_weight)} on offset {claim.offset} (key − query) "
-        f"at every query from position {first} on",
+        f"head {claim.head} puts at least {_g(claim.min_weight)} on offset {claim.offset} (key − query) {span}",
         f"least weight {_g(low)}, mean {_g(mean)}",
     )
 
@@ -237,10 +269,10 @@ def value(claim: schema.ValueClaim, cc: ClaimContext) -> Measured:
     parts = ([_bounds(claim.min, claim.max)] if claim.min is not None or claim.max is not None else []) + (
         [claim.sign] if claim.sign else []
     )
-    what = ("" if claim.reduce == "entry" else claim.reduce.replace("_", " |") + " of ") + _where(
-        claim.tensor, claim.of, claim.at
+    claimed = _VALUE_CLAIMED[(claim.reduce, claim.of)].format(
+        name=claim.tensor, at=_at(claim.at), condition=" and ".join(parts)
     )
-    return Measured(ok, {"value": x}, "value", f"the {what} is {' and '.join(parts)}", f"it is {_g(x)}")
+    return Measured(ok, {"value": x}, "value", claimed, f"it is {_g(x)}")
 
 
 def argmax(claim: schema.ArgmaxClaim, cc: ClaimContext) -> Measured:
@@ -252,14 +284,13 @@ def argmax(claim: schema.ArgmaxClaim, cc: ClaimContext) -> Measured:
     best = int(np.argmax(scores))
     expected = _axis_index(cc, claim.equals, scores.shape[0], len(claim.at))
     label = _label(cc, best, scores.shape[0])
-    what = ("the row of largest norm of " if claim.over == "rows" else "the largest entry of ") + _where(
-        claim.tensor, claim.of, claim.at
-    )
     return Measured(
         best == expected,
         {"label": label, "index": best, "score": float(scores[best])},
         "label",
-        f"{what} is {_label(cc, expected, scores.shape[0])}",
+        _ARGMAX_CLAIMED[(claim.over, claim.of)].format(
+            name=claim.tensor, at=_at(claim.at), label=_label(cc, expected, scores.shape[0])
+        ),
         f"it is {label} ({_g(float(scores[best]))})",
     )
 

@@ -80,13 +80,14 @@ class ClaimBase(BaseModel):
 
 
 class StripeClaim(ClaimBase):
-    """An attention head's weight on one diagonal (offset = key − query) from a query on."""
+    """An attention head's weight on one diagonal (offset = key − query) from a query on (to a query)."""
 
     kind: Literal["stripe"]
     tensor: str = Field(description="an attention probs tensor, e.g. layers.1.attention.probs")
     head: int = Field(ge=0)
     offset: int = Field(le=0, description="column − row: −1 the previous position")
     from_: int | None = Field(None, alias="from", ge=0, description="the first query (default: −offset)")
+    to: int | None = Field(None, ge=0, description="the last query (default: the last position)")
     min_weight: float = Field(gt=0, le=1, description="every weight on the stripe is at least this")
     seq: int = Field(0, ge=0)
 

@@ -63,7 +63,7 @@ def param_axes(ctx: TraceContext, name: str, array=None, gradient: bool = False)
     V = ctx.trace.cfg.vocab_size
     if V <= VOCAB_WHOLE or array is None:
         return Axes(ctx.vocab if V <= VOCAB_WHOLE else None, None, "token", "feature")
-    ids, note = _vocab_rows(ctx, np.asarray(array), gradient)
+    ids, note = _vocab_rows(ctx, np.asarray(array), gradient, name)
     return Axes(ctx.vocab_labels(ids), None, "token", "feature", row_ids=ids, note=note)
 
 
@@ -137,7 +137,30 @@ def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -
     return np.array(ids, dtype=np.int64), note
 
 
-def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.ndarray, str]:
+# Which rows of a (V, C) parameter each op reading it reads: the lookup only its input tokens',
+# the LM head every row (each row scores its token at every position).
+_READS = {
+    "lookup": "The embedding lookup reads only the input tokens' rows.",
+    "head": "The LM head reads every row: each row scores its token at every position.",
+    "both": (
+        "The embedding lookup reads only the input tokens' rows; the LM head, tied to this table, reads every "
+        "row: each row scores its token at every position."
+    ),
+}
+
+
+def _value_rows_note(ctx: TraceContext, name: str, ids: list[int], V: int) -> str:
+    """Which of a (V, C) parameter's rows are drawn, and which rows the ops that read it read."""
+    inputs = len(set(ids) & set(np.unique(ctx.trace.tokens).tolist()))
+    tied = ctx.trace.cfg.tie_embeddings
+    reads = "head" if name == "output" else ("both" if tied else "lookup")
+    targets = f", then {len(ids) - inputs} more of its targets" if len(ids) > inputs else ""
+    return (
+        f"{len(ids)} of the {V:,} rows are drawn: the batch's {inputs} distinct input tokens{targets}. {_READS[reads]}"
+    )
+
+
+def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool, name: str) -> tuple[np.ndarray, str]:
     """(token ids, note) down a (V, C) parameter: the batch's input tokens and targets; of a
     gradient nonzero only there (the lookup's), exactly those rows; of one nonzero elsewhere
     too (the LM head's), then the rows of largest |gradient|."""
@@ -145,8 +168,7 @@ def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.nd
     batch = _first_seen(np.concatenate([ctx.trace.tokens.reshape(-1), ctx.trace.targets.reshape(-1)]))
     if not gradient:
         ids = batch[:VOCAB_SHOWN]
-        note = f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets (the rows this step reads)."
-        return np.array(ids, dtype=np.int64), note
+        return np.array(ids, dtype=np.int64), _value_rows_note(ctx, name, ids, V)
     # each row's largest |entry|, with no (V, C) temporary (113 MB for SmolLM2): a row is all zero
     # where it is 0 (a NaN stays nonzero), and it ranks the rows below
     row_peaks = np.maximum(np.max(a, axis=1), -np.min(a, axis=1))

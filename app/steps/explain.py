@@ -32,12 +32,14 @@ _FORWARD = {
     ),
     "rope": (
         "RoPE rotates every pair of features (2c, 2c+1) of every head by the angle φ = t·θ^(−2c/hd), where t "
-        "is the position. After rotating both queries and keys, the dot product of a query at position i with "
+        "is the position, hd = {hd} the head width and θ = {theta} RoPE's base (the model's rope_theta). The "
+        "rotated queries and keys are q̃ and k̃. After rotating both queries and keys, the dot product of a query at position i with "
         "a key at position j depends on their contents and on the offset i − j only: that is how attention "
         "learns about order. Values are not rotated."
     ),
     "scores": (
-        "Every query is compared with every key by a dot product, S = q·kᵀ/√hd, one T×T matrix per head m; the "
+        "Every query is compared with every key by a dot product, S = q̃·k̃ᵀ/√hd (q̃, k̃: the queries and keys "
+        "after RoPE), one T×T matrix per head m; the "
         "scale 1/√hd keeps the spread of the scores from growing with the head width (which would saturate the "
         "softmax). Keys in the future (j > i) are set to −∞, the causal mask: a position must not see the "
         "token it is asked to predict. Masked cells are drawn blank. This is the first op where positions "
@@ -121,14 +123,16 @@ _BACKWARD = {
         "that keeps every norm intact and looks plausible; the gradient check catches it."
     ),
     "scores": (
-        "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j], where κ = ⌊m/G⌋ is the kv head query head m reads, and "
-        "dk[κ,j] = (1/√hd)·Σᵢ dS[m,i,j]·q[m,i] summed over every query head m with ⌊m/G⌋ = κ: the scale applies "
+        "dq̃[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k̃[κ,j], where κ = ⌊m/G⌋ is the kv head query head m reads, and "
+        "dk̃[κ,j] = (1/√hd)·Σᵢ dS[m,i,j]·q̃[m,i] summed over every query head m with ⌊m/G⌋ = κ (q̃, k̃ after "
+        "RoPE: the next step rotates their gradients back): the scale applies "
         "on the way back too. Masked scores were constants, so no gradient flows through them.{gqa}"
     ),
     "softmax_attention": (
         "dL/dS = J·dL/dP per row, with J = diag(p) − p·pᵀ (p the row of P); J is symmetric, so J and Jᵀ are "
-        "the same matrix. Entry by entry dS_j = p_j·(dP_j − Σ_k p_k·dP_k). The subtracted sum keeps every row "
-        "of dL/dS summing to zero: Σ_j dS_j = Σ_j p_j·dP_j − (Σ_j p_j)·Σ_k p_k·dP_k = 0 because Σ_j p_j = 1 "
+        "the same matrix. Entry by entry dS_j = p_j·(dP_j − Σ_j′ p_j′·dP_j′), j and j′ keys of the row. The "
+        "subtracted sum keeps every row of dL/dS summing to zero: Σ_j dS_j = Σ_j p_j·dP_j − (Σ_j p_j)·Σ_j′ "
+        "p_j′·dP_j′ = 0 because Σ_j p_j = 1 "
         "(adding a constant to all scores of a row changes nothing).{row_sums} Dropping it is a classic "
         "mistake. Pick a row to see its Jacobian and the chain-rule check."
     ),
@@ -137,14 +141,15 @@ _BACKWARD = {
         + CPP
         + ", dL/dlogits = (p − onehot)/N, shown below with numbers. {output_facts} The C++ pass warns (in "
         'Russian): "a second multiplication by inv must NOT be here: the probabilities are already '
-        'normalized". Its inv is 1/Σ_k e^(z_k − max z), where z are the logits; that sum is at least 1 (the '
+        'normalized". Its inv is 1/Σ_w e^(z_w − max z), where z are the logits; that sum is at least 1 (the '
         "largest logit alone contributes e⁰ = 1), so multiplying by inv a second time would divide every "
         "gradient of a position by it again.{inv_sums}"
     ),
     "attend": (
         "dP = dO·vᵀ gives each attention probability the gradient of how useful its value was; dv = Pᵀ·dO "
         "sends each position's value the gradient of every query that read it (the values of kv head ⌊m/G⌋ "
-        "for query head m).{gqa}"
+        "for query head m). dP is dense: a masked entry (j > i), where P is 0, still gets its dO·vᵀ; the "
+        "softmax's backward multiplies it by p = 0.{gqa}"
     ),
     "merge_heads": "The gradient of the concatenated vector is cut back into the H heads: a pure re-layout.",
     "residual": (
@@ -161,7 +166,7 @@ _BACKWARD = {
         "dL/da = dL/ds ⊙ u ⊙ silu′(a) with silu′(a) = σ(a)·(1 + a·(1 − σ(a))), and dL/du = dL/ds ⊙ silu(a): "
         "each factor of the product receives the gradient times the other factor."
     ),
-    "unembed": "dX = dlogits·W and dW += dlogitsᵀ·X (V×C)."
+    "unembed": "dn = dlogits·W and dW += dlogitsᵀ·n (V×C)."
     + _FAN_OUT
     + " "
     + _BATCH_MEAN_ONCE.format(cpp=CPP)
@@ -286,7 +291,7 @@ def _norm_other(name: str, recorded_input: str) -> str:
     )
 
 
-def _context(record: Record, trace: xt_core.Trace) -> dict:
+def _context(record: Record, trace: xt_core.Trace, judge: bool) -> dict:
     cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
     recorded = names.lookup(record.name)
@@ -296,6 +301,8 @@ def _context(record: Record, trace: xt_core.Trace) -> dict:
     return {
         "role": recorded.about if role in ("projection", "branch out") else "a linear map",
         "reader": recorded.about if role == "norm out" else "the LM head",
+        "hd": cfg.head_dim,
+        "theta": f"{cfg.rope_theta:g}",
         "stream": _STREAM.get(name, ""),
         "other": _norm_other(name, record.inputs[0]) if record.kind == "rmsnorm" else "",
         "gqa": _gqa(record, cfg),
@@ -308,17 +315,18 @@ def _context(record: Record, trace: xt_core.Trace) -> dict:
         "branch": branch,
         "norm": f"{norm} RMSNorm",
         "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
-        **measured.sentences(_explain_kind(record), record, trace),
+        **measured.sentences(_explain_kind(record), record, trace, judge),
     }
 
 
-def explanation(record: Record, trace: xt_core.Trace) -> str:
-    """One paragraph of plain text: what this step does and why, its numbers from `trace`."""
+def explanation(record: Record, trace: xt_core.Trace, judge: bool = True) -> str:
+    """One paragraph of plain text: what this step does and why, its numbers from `trace`; judge
+    False (a sealed quiz's step): its numbers, never a verdict on them."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
     template = table.get(_explain_kind(record))
     if template is None:
         return f"{record.kind} ({record.phase})."
-    return template.format(**_context(record, trace))
+    return template.format(**_context(record, trace, judge))
 
 
 def induction_note(ctx, record: Record) -> str:

@@ -6,12 +6,13 @@ place, so a formula, its title and its colour bars name the same tensor the same
 from __future__ import annotations
 
 from app.steps.titles import local_name
+from xt_core.ops.attention import ROPE_BACKWARD_TEX, ROPE_FORWARD_TEX
 from xt_core.trace import Record
 
 _D = r"\frac{\partial L}{\partial %s}"
 
 _ATTENTION_SOFTMAX = (
-    r"P_{m,i,j} = \frac{e^{S_{m,i,j} - \max_k S_{m,i,k}}}{\sum_{k \le i} e^{S_{m,i,k} - \max_k S_{m,i,k}}}",
+    r"P_{m,i,j} = \frac{e^{S_{m,i,j} - \max_{j'} S_{m,i,j'}}}{\sum_{j' \le i} e^{S_{m,i,j'} - \max_{j'} S_{m,i,j'}}}",
     _D % r"S_{m,i,:}"
     + " = J "
     + _D % r"P_{m,i,:}"
@@ -19,8 +20,8 @@ _ATTENTION_SOFTMAX = (
     + _D % r"S_{m,i,j}"
     + r" = P_{m,i,j}\Big("
     + _D % r"P_{m,i,j}"
-    + r" - \sum_k P_{m,i,k} "
-    + _D % r"P_{m,i,k}"
+    + r" - \sum_{j'} P_{m,i,j'} "
+    + _D % r"P_{m,i,j'}"
     + r"\Big)",
 )
 _OUTPUT_SOFTMAX = (
@@ -52,7 +53,14 @@ def _residual(out: str, skip: str, branch: str) -> tuple[str, str]:
     return forward, backward
 
 
+# RoPE on the keys: the op's rule (attention.ROPE_*_TEX) is written for the queries.
+_ROPE_KEYS = (
+    ROPE_FORWARD_TEX.replace("q_", "k_").replace(r"\tilde{q}", r"\tilde{k}").replace("keys alike", "queries alike"),
+    ROPE_BACKWARD_TEX.replace("q_", "k_").replace(r"\tilde{q}", r"\tilde{k}"),
+)
+
 _BY_NAME = {
+    "attention.k_rot": _ROPE_KEYS,
     "attention_residual": _residual("h", "x", "attn"),
     "ffn_residual": _residual("x'", "h", "ffn"),
     "attention.probs": _ATTENTION_SOFTMAX,

@@ -101,7 +101,7 @@ TERMS = (
         ("fancy-index assignment",),
         "table[ids] += rows in NumPy: with a repeated id only one of its rows lands, the others are lost.",
     ),
-    Term("inv", ("inv",), "In the C++ pass, 1/Σ_k e^(z_k − max z): the softmax's normalizer, applied once."),
+    Term("inv", ("inv",), "In the C++ pass, 1/Σ_w e^(z_w − max z): the softmax's normalizer, applied once."),
     Term(
         "dres",
         ("dres",),
@@ -147,7 +147,7 @@ TERMS = (
     Term(
         "central difference",
         ("central difference",),
-        "(L(X + εu) − L(X − εu)) / 2ε: the slope of the loss along u from two nearby points, its error of order ε².",
+        "(L(X + δ·u) − L(X − δ·u)) / 2δ, δ a small step: the slope of the loss along u from two nearby points, its error of order δ².",
     ),
 )
 

@@ -21,6 +21,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in check.indices]
         where = f"output softmax, position {pos} ({ctx.positions(seq)[pos]})"
         recorded_name, x_title = "dL/dlogits recorded", "token"
+        symbols = ("∂p[t,v]/∂z[t,w]", "token v", "token w")  # p the output softmax of the logits z
         extra = {
             "indices": check.indices.tolist(),
             "target": target,
@@ -31,11 +32,13 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         labels = ctx.positions(seq)[: pos + 1]
         where = f"layer {layer}, head {head}, query {ctx.positions(seq)[pos]}"
         recorded_name, x_title = "dL/dscores recorded", "key"
+        symbols = ("∂P[m,i,j]/∂S[m,i,j′]", "key j", "key j′")  # row i of head m: keys j, j′ of one query
         extra = {"note": f"Keys 0..{pos}: later keys are masked, their p is 0 and they take no part."}
     figure = figures.jacobian_heatmap(
         check.jacobian,
         labels,
         title=f"Softmax Jacobian J = diag(p) − ppᵀ (symmetric: Jᵀ = J): {where}",
+        symbols=symbols,
         max_cells=max_cells,
     )
     vectors = figures.series_bars(

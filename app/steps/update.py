@@ -29,14 +29,14 @@ LINE_SEARCH_WORK = 1e9
 FEW_LINE_SEARCH_POINTS = 7
 # An update moving a parameter by more than this fraction of its RMS in one step is a warning sign.
 LARGE_RATIO = 0.1
-# AdamW's step per entry is lr·m̂/(√v̂ + ε): exactly lr at its first step (m̂/√v̂ = ±1), less once
+# AdamW's step per entry is lr·m̂/(√v̂ + ε_adam): exactly lr at its first step (m̂/√v̂ = ±1), less once
 # the gradient's sign wavers between steps; this fraction of lr is where "less" becomes "barely moves".
 ADAMW_LOW = 0.1
 # AdamW's rule on two lines (the record's one-line LaTeX overflows a projector-width page).
 _ADAMW_DISPLAY = (
     r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
-    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big) "
-    r"\end{array}"
+    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon_{\mathrm{adam}}} "
+    r"+ \lambda_W W\Big), \quad \lambda_W = \lambda \text{ (a matrix)},\ 0 \text{ (a norm gain)} \end{array}"
 )
 
 
@@ -163,20 +163,20 @@ def _loss_entry(ctx: TraceContext) -> dict:
 
 def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
-    title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
+    title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
     fig = update_figures.line_search(
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
 def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
     update = ctx.trace.update
     ran = {**optimizer_dict(update.optimizer), "name": update.optimizer.name}
-    cos = update_text.cosine(update.per_param[shown].delta, ctx.trace.grads[shown])
-    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, cos, LARGE_RATIO)
+    facts = update_text.step_facts(update.per_param[shown].delta, ctx.trace.grads[shown], update.optimizer.lr)
+    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO)
 
 
 def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:

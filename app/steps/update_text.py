@@ -46,20 +46,52 @@ def _sgd(optimizer: dict, shown: str, cos: float) -> str:
     )
 
 
-def _adamw(optimizer: dict, t: int, shown: str, cos: float) -> str:
+def step_facts(delta: np.ndarray, grad: np.ndarray, lr: float) -> dict:
+    """What the shown parameter's step looks like beside its gradient, measured: cos(ΔW, g),
+    cos(ΔW, −sign g) and the median |ΔW| in units of η (nan where undefined)."""
+    delta = np.asarray(delta, dtype=np.float64)
+    median = float(np.median(np.abs(delta))) / lr if delta.size and lr > 0 else math.nan
+    return {"cos": cosine(delta, grad), "sign_cos": cosine(delta, -np.sign(grad)), "median": median}
+
+
+def _adamw_step_text(t: int, shown: str, facts: dict) -> str:
+    """What ΔW is at step t: −η·sign g at the first, at most about η per entry after, with this
+    trace's numbers for the shown parameter."""
+    measured = (
+        f"for {shown} the median |ΔW| is {facts['median']:#.2g}·η, cos(ΔW, −sign g) = {facts['sign_cos']:.2f} and "
+        f"cos(ΔW, g) = {facts['cos']:.2f}"
+        if all(math.isfinite(v) for v in facts.values())
+        else _cos_text(shown, facts["cos"])
+    )
+    if t == 1:
+        return (
+            "At this first step m̂ = g and v̂ = g², so, the decay below aside, ΔW = −η·g/(|g| + ε_adam) = −η·sign g "
+            "wherever |g| is well above ε_adam: every entry moves by η whatever the size of its gradient, and ΔW is the sign of −g "
+            f"rather than −g ({measured}). "
+        )
+    return (
+        "At t = 1 ΔW was −η·sign g, every entry moving by η. Since then m̂ averages the past gradients and v̂ "
+        "their squares, so |m̂|/√v̂ is 1 for an entry whose gradient stayed the same and mostly less for one "
+        "whose gradient changed size or sign: |ΔW| ≲ η, often much less, and ΔW need not look like the sign of −g "
+        f"any more ({measured}). "
+    )
+
+
+def _adamw(optimizer: dict, t: int, shown: str, facts: dict) -> str:
     b1, b2 = optimizer.get("beta1", 0.9), optimizer.get("beta2", 0.999)
     uncorrected = (1 - b1**t) / math.sqrt(1 - b2**t)
     decay = optimizer.get("weight_decay", 0.01)
     return (
         "AdamW keeps, per entry, a running mean m of the gradient and a running mean v of its square, and moves "
-        "by η·m̂/(√v̂ + ε) with the bias-corrected m̂ = m/(1 − β₁ᵗ) and v̂ = v/(1 − β₂ᵗ). m and v start at 0, so "
+        "by η·m̂/(√v̂ + ε_adam) with the bias-corrected m̂ = m/(1 − β₁ᵗ) and v̂ = v/(1 − β₂ᵗ) (ε_adam = "
+        f"{optimizer.get('eps', 1e-8):g} only keeps the division finite). m and v start at 0, so "
         f"early on they are too small; the correction divides that out. At this step, t = {t} (β₁ = {b1:g}, "
         f"β₂ = {b2:g}), a steady gradient would give m̂/√v̂ = ±1 but an uncorrected m/√v = (1 − β₁ᵗ)/√(1 − β₂ᵗ) "
-        f"= {uncorrected:.3g}. So every entry moves by about η whatever the scale of its gradient, and ΔW looks "
-        f"like the sign of −g rather than −g ({_cos_text(shown, cos)}). Its weight decay is decoupled: every "
-        f"matrix (not the norm gains) also shrinks by η·λ·W (λ = {decay:g}) apart from the gradient. Adding λW "
-        "to g instead (L2 regularization) would send the decay through m̂/√v̂, which rescales it entry by "
-        "entry, so entries with large gradients would barely decay. "
+        f"= {uncorrected:.3g}. "
+        + _adamw_step_text(t, shown, facts)
+        + f"Its weight decay is decoupled: every matrix (not the norm gains) also shrinks by η·λ·W (λ = {decay:g}) "
+        "apart from the gradient. Adding λW to g instead (L2 regularization) would send the decay through "
+        "m̂/√v̂, which rescales it entry by entry, so entries with large gradients would barely decay. "
     )
 
 
@@ -105,14 +137,15 @@ def _momentum_range_text(momentum: float, t: int) -> str:
     )
 
 
-def explanation(optimizer: dict, asked: dict, n_train: int, shown: str, cos: float, large: float) -> str:
+def explanation(optimizer: dict, asked: dict, n_train: int, shown: str, facts: dict, large: float) -> str:
     """The optimizer's rule and what the figures show, after the training run (if any) before the step.
     `optimizer`: every field of the optimizer that ran; `asked`: the spec's; `shown`: the parameter
-    whose ΔW is drawn, `cos`: cos(ΔW, g) of it."""
+    whose ΔW is drawn, `facts`: its step_facts."""
     name = optimizer["name"]
     momentum = optimizer.get("momentum") or 0.0
     between = _momentum_range_text(momentum, n_train + 1) if momentum else ""
-    rule = _sgd(optimizer, shown, cos) if name == "sgd" else _adamw(optimizer, n_train + 1, shown, cos)
+    sgd = name == "sgd"
+    rule = _sgd(optimizer, shown, facts["cos"]) if sgd else _adamw(optimizer, n_train + 1, shown, facts)
     ratio = _RATIO_TEXT.get(name, "").format(lr=f"{optimizer['lr']:g}", momentum=between)
     text = rule + ratio + _COMMON.format(large=f"{large:g}")
     if n_train:

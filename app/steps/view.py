@@ -47,15 +47,25 @@ def failed_check_warning(ctx: TraceContext, record, check: StepCheck) -> str | N
 
 
 def step_view(
-    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None, max_cells: int | None = None
+    ctx: TraceContext,
+    index: int,
+    seq: int,
+    pos: int,
+    check: StepCheck | None,
+    max_cells: int | None = None,
+    sealed: bool = False,
 ) -> dict:
     """Step `index`'s JSON: the fields every step view has, around what its kind fills in (its
     own view, or its figures drawn within `max_cells` heatmap cells, default settings.max_step_cells).
-    `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning)."""
+    `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning).
+    `sealed`: a quiz's step before its answer, whose explanation states numbers and judges none."""
     record = ctx.trace.records[index]
     kind = kind_of(record)
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
-    own = kind.view(ctx, record) if kind.view is not None else _figures_view(ctx, record, kind, seq, pos, cells)
+    if kind.view is not None:
+        own = kind.view(ctx, record)
+    else:
+        own = _figures_view(ctx, record, kind, (seq, pos, cells), sealed)
     failed = None if check is None else failed_check_warning(ctx, record, check)
     warnings = [failed] if failed else []
     warnings += nonfinite_warnings(ctx, record) + own.pop("warnings")
@@ -73,13 +83,13 @@ def step_view(
     }
 
 
-def _figures_view(ctx: TraceContext, record, kind: StepKind, seq: int, pos: int, cells: int) -> dict:
-    """The fields a kind drawn from its figure list fills in."""
+def _figures_view(ctx: TraceContext, record, kind: StepKind, where: tuple[int, int, int], sealed: bool) -> dict:
+    """The fields a kind drawn from its figure list fills in (`where`: seq, pos and the cell budget)."""
     trace = ctx.trace
-    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
+    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), *where)
     forward_rule, backward_rule = formulas.rules(record)
     return {
-        "explanation": explanation(record, trace) + induction_note(ctx, record),
+        "explanation": explanation(record, trace, judge=not sealed) + induction_note(ctx, record),
         "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
         "shapes": {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)},
         "figures": figures,
@@ -101,7 +111,7 @@ def step_view_json(
     the budget bounds the figures, not the text)."""
     cells = ctx.settings.max_step_cells
     for _ in range(4):
-        answer = step_view(ctx, index, seq, pos, check, max_cells=cells)
+        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=seal is not None)
         body = compact_json(json_safe(seal(answer) if seal is not None else answer))
         if len(body) <= ctx.settings.max_step_bytes:
             break

@@ -70,7 +70,7 @@ ROWS: tuple[Recorded, ...] = (
         _HEADS,
         "attention scores",
         "attention",
-        "Attention scores q·kᵀ/√hd, causal mask",
+        "Attention scores q̃·k̃ᵀ/√hd, causal mask",
         "layer {L} attention scores, all heads",
     ),
     Recorded(

@@ -167,7 +167,7 @@ CATALOGUE: dict[str, Fault] = {
             "logits",
             "With tied embeddings, the LM head's gradient is not added into tok_embeddings: only the lookup's "
             "contribution arrives.",
-            "dE += dlogits^T @ x",
+            "dE += dlogits^T @ n",
             "(dropped)",
             _tied_embedding_one_contribution,
             _needs_tied,

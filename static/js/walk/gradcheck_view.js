@@ -69,7 +69,7 @@ export function gradcheckBadge(check, phase = "forward") {
   return h("span", {
     className: `badge ${broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad"} gradcheck`,
     role: "status",
-    title: `${what.long} A seeded random direction u: ⟨g, u⟩ against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64.`,
+    title: `${what.long} A seeded random direction u: ⟨g, u⟩ against the finite difference (L(X+δ·u) − L(X−δ·u)) / 2δ, in float64.`,
     text,
   });
 }
@@ -129,7 +129,7 @@ export function gradcheckDetails(check, phase = "forward") {
     h("summary", { text: "How the gradient was checked" }),
     h("p", {
       className: "field-help",
-      text: `For a random direction u: analytic = ⟨g, u⟩, g the gradient checked (${covers(phase).short}); numeric = (L(X+εu) − L(X−εu)) / 2ε, a central difference in float64. ${covers(phase).long}`,
+      text: `For a random direction u: analytic = ⟨g, u⟩, g the gradient checked (${covers(phase).short}); numeric = (L(X+δ·u) − L(X−δ·u)) / 2δ, a central difference in float64 with a small step δ. ${covers(phase).long}`,
     }),
     measureNote(check),
     roundoffNote(check),
