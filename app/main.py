@@ -153,6 +153,8 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
         app.include_router(router)
     app.mount(docs.SWAGGER_PREFIX, docs.swagger_files(), name="swagger")
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
+    # @fluent/bundle's ES modules (app/vendor/fluent/README.md), imported by static/js/lib/words.js
+    app.mount("/vendor/fluent", assets.RevalidatedStaticFiles(directory=assets.FLUENT_DIR), name="fluent")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
     # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes); the
     # guard's refusals (400/403/413/414/429) get the headers and the timing too; streams past
