@@ -145,7 +145,7 @@ def _upload_help(lang: str, formats: dict[str, tuple[str, ...]], max_mb: float) 
         words.markup(
             lang,
             "home-upload-format-first" if index == 0 else "home-upload-format-more",
-            maker=maker,
+            maker=words_jinja.name(maker),
             suffixes=joiner.join(Markup("<code>{}</code>").format(suffix) for suffix in suffixes),
         )
         for index, (maker, suffixes) in enumerate(formats.items())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from jinja2 import pass_context
+from markupsafe import Markup
 
 from app import words
 from app.words.choice import QUERY_KEY, chosen_language
@@ -53,6 +54,18 @@ def lang_switch(context) -> list[dict[str, str]]:
     ]
 
 
+def in_english(text: str) -> Markup:
+    """A value the server has only in English so far (a model's description, a lesson's title),
+    marked so: <span lang="en">, for screen readers and for the test that a page has no English
+    word outside such marks (tests/browser/test_home.py)."""
+    return Markup('<span lang="en">{}</span>').format(text)
+
+
+def name(text: str) -> Markup:
+    """A name no language translates (a model's, a file format's maker): <span translate="no">."""
+    return Markup('<span translate="no">{}</span>').format(text)
+
+
 @pass_context
 def num(context, value, places: int | None = None) -> str:
     """A number as the page's language writes it (app/words/numbers.py)."""
@@ -61,4 +74,6 @@ def num(context, value, places: int | None = None) -> str:
 
 def install(env) -> None:
     """Adds the globals to a Jinja environment (app.routes.pages.templates)."""
-    env.globals.update(t=t, tm=tm, num=num, page_lang=page_lang, lang_switch=lang_switch)
+    env.globals.update(
+        t=t, tm=tm, num=num, in_english=in_english, name=name, page_lang=page_lang, lang_switch=lang_switch
+    )

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from app.settings import Settings
 from tests.helpers.browser import assert_clean, axe_violations, open_session
 from tests.helpers.real_model import SMOLLM2, link_smollm2
+from xt_core.checkpoint.zoo import ZOO
 
 EXAMPLE = "The capital of France is Paris. The capital of Italy is Rome."  # 14 SmolLM2 tokens
 
@@ -149,3 +150,56 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     page.fill("#f-text", "xkqvbmxkqvbm")  # in its alphabet: the server's limit for it (500 steps at most)
     expect(help_text).to_contain_text(f"0–{Settings().max_train_steps} optimizer steps on this text")
     assert_clean(session)
+
+
+# Words a Russian page may show in Latin letters: symbols, code identifiers and names that Russian
+# ML texts write so too, and the names of the models xt can fetch (in a title attribute) (the rest of the page's English is marked lang="en": data the server has
+# only in English so far, such as lesson titles, bug names, model labels; and <code>).
+LATIN_ALLOWED = {
+    "xt", "char", "byte", "UTF", "float32", "float64", "AdamW", "SGD", "lr", "RoPE", "RMSNorm", "FFN",
+    "GQA", "n_embd", "seq_len", "tokens", "Home", "End", "P", "A", "C", "V", "W", "sha256", "pickle",
+}  # fmt: skip
+
+RUSSIAN_TEXT = """() => {
+  const inRussian = (node) => node.closest("[lang]")?.lang === "ru" && !node.closest("code, [translate=no]");
+  const words = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest("script, style, textarea, #examples") || !inRussian(parent)) continue;
+    if (parent.closest("select") ? false : parent.getClientRects().length === 0) continue;  // not shown
+    words.push(node.textContent);
+  }
+  for (const el of document.querySelectorAll("[title], [placeholder], [aria-label], optgroup[label]"))
+    if (inRussian(el)) words.push(el.title, el.placeholder || "", el.getAttribute("aria-label") || "", el.label || "");
+  return words.join(" ");
+}"""
+
+
+def test_the_home_page_in_russian_has_no_english_word_and_fits_a_phone(browser, server, axe):
+    """?lang=ru: the frame, the form and the texts the page's script writes (the token count, the
+    training limit, the bug lab's help) come from the Russian catalogue; nothing overflows at 390 px."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, base_url=server)
+    try:
+        with open_session(context, server) as session:
+            page = session.page
+            session.goto("/?lang=ru")
+            page.wait_for_selector("#start-form[data-models-loaded]")
+            assert page.evaluate("document.documentElement.lang") == "ru"
+            page.select_option("#f-model", "")  # a random init: the sizes fieldset and its help
+            page.locator("details").evaluate_all("(all) => all.forEach((d) => { d.open = true; })")
+            page.select_option("#f-optimizer", "adamw")
+            page.select_option("#f-faults", "quiz")
+            expect(page.locator("#faults-help")).to_contain_text("Сервер выберет")
+            expect(page.locator("#text-count")).to_contain_text("токенов →")  # written by words.js
+            text = page.evaluate(RUSSIAN_TEXT)
+            words = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+            names = {part for name in ZOO for part in words.findall(name)}  # "smollm2-135m": smollm2, m
+            english = sorted(set(words.findall(text)) - LATIN_ALLOWED - names)
+            assert english == [], f"English words on the Russian home page: {english}"
+            found = overflow(page)
+            assert found["scroll"] <= 390 and found["wide"] == [], found
+            assert axe_violations(page, axe) == []
+            assert_clean(session)
+    finally:
+        context.close()
