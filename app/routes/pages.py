@@ -195,7 +195,7 @@ def walk(request: Request) -> Response:
         return _render_home(request, spec_params, {_error_field(exc.loc): exc.msg}, 422)
     except Exception:  # a bug, not the user's mistake: still answer with a page, not a trace
         log.exception("resolving %r", spec_params)
-        message = "The server could not read this spec (an internal error). Try another text or model."
+        message = words.t(choice.chosen_language(request), "home-internal-error")
         return _render_home(request, spec_params, {"_form": message}, 500)
     # step= is the step's number as people count it (the first step is step 1, as the counter
     # says: static/js/lib/numbering.js); the page and the API index steps from 0.

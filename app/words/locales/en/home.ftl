@@ -3,6 +3,7 @@
 home-title = Start
 home-heading = Watch one training step
 home-cannot-start = <strong>Cannot start:</strong> { $message }
+home-internal-error = The server could not read this spec (an internal error). Try another text or model.
 
 ## The ways in (templates/_home_ways.html)
 

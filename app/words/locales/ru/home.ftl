@@ -3,6 +3,7 @@
 home-title = Начало
 home-heading = Один шаг обучения, операция за операцией
 home-cannot-start = <strong>Не удаётся начать:</strong> { $message }
+home-internal-error = Сервер не смог прочитать эту спецификацию (внутренняя ошибка). Попробуйте другой текст или модель.
 
 ## Быстрые входы (templates/_home_ways.html)
 
