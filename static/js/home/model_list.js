@@ -167,6 +167,9 @@ export function wireModelList(form, { checkpoints, text }) {
     text.setExamples(null);
     const preset = presetsByValue.get(value);
     help.textContent = preset?.description ? preset.description : t("home-model-help");
+    // A preset's description is the server's, in English so far: said so (screen readers, the tests).
+    if (preset?.description && document.documentElement.lang !== "en") help.lang = "en";
+    else help.removeAttribute("lang");
     if (apply && preset) applyPreset(preset);
   }
 
