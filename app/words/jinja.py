@@ -54,11 +54,12 @@ def lang_switch(context) -> list[dict[str, str]]:
     ]
 
 
-def in_english(text: str) -> Markup:
+@pass_context
+def in_english(context, text: str) -> Markup | str:
     """A value the server has only in English so far (a model's description, a lesson's title),
-    marked so: <span lang="en">, for screen readers and for the test that a page has no English
-    word outside such marks (tests/browser/test_home.py)."""
-    return Markup('<span lang="en">{}</span>').format(text)
+    marked so on a page in another language: <span lang="en">, for screen readers and for the
+    test that a page has no English word outside such marks (tests/browser/test_home.py)."""
+    return text if _lang(context) == "en" else Markup('<span lang="en">{}</span>').format(text)
 
 
 def name(text: str) -> Markup:

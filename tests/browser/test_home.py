@@ -200,6 +200,12 @@ def test_the_home_page_in_russian_has_no_english_word_and_fits_a_phone(browser, 
             found = overflow(page)
             assert found["scroll"] <= 390 and found["wide"] == [], found
             assert axe_violations(page, axe) == []
+            # The switch follows the page's URL as a script rewrites it (a walk's step): prefs.js.
+            page.evaluate("history.replaceState(null, '', '/?text=abcab&lang=ru')")
+            page.locator(".lang-switch a[hreflang=en]").click()
+            page.wait_for_url(re.compile(r"/\?text=abcab&lang=en$"))
+            assert page.evaluate("document.documentElement.lang") == "en"
+            expect(page.locator("#f-text")).to_have_value("abcab")
             assert_clean(session)
     finally:
         context.close()

@@ -7,3 +7,10 @@ frame-tagline = one training step of a small transformer, op by op
 frame-language-switch = Language
 frame-type-size = A+ Large type
     .title = Larger text and figures for a projector
+
+## The join page (templates/join.html)
+
+join-title = Join a class
+join-lede = Type the code your teacher shows: your screen then follows theirs, step by step.
+join-cannot = <strong>Cannot join:</strong> { $error }
+join-code = Class code
