@@ -6,7 +6,9 @@ is its BPE's, counted by the server (a character count said 159 tokens for 29), 
 select names its tokenizer (it was blank), and the training limit and the default lr are the ones
 the server applies to it (the form said "0–500 optimizer steps" where the server allows 1, and
 an lr that made the loss worse). The SmolLM2 test skips unless the fetched .gguf is there (as
-tests/browser/test_timeline.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead."""
+tests/browser/test_timeline.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead. In Russian (?lang=ru)
+the page has no English word outside a stated allow-list, fits a phone, reads every message of the
+catalogue as the server does, and its language switch keeps the page's current URL."""
 
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app import words
 from app.settings import Settings
 from tests.helpers.browser import assert_clean, axe_violations, open_session
 from tests.helpers.real_model import SMOLLM2, link_smollm2
+from tests.helpers.words_sample import cases
 from xt_core.checkpoint.zoo import ZOO
 
 EXAMPLE = "The capital of France is Paris. The capital of Italy is Rome."  # 14 SmolLM2 tokens
@@ -193,13 +197,21 @@ def test_the_home_page_in_russian_has_no_english_word_and_fits_a_phone(browser, 
             expect(page.locator("#faults-help")).to_contain_text("Сервер выберет")
             expect(page.locator("#text-count")).to_contain_text("токенов →")  # written by words.js
             text = page.evaluate(RUSSIAN_TEXT)
-            words = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-            names = {part for name in ZOO for part in words.findall(name)}  # "smollm2-135m": smollm2, m
-            english = sorted(set(words.findall(text)) - LATIN_ALLOWED - names)
+            latin = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+            names = {part for name in ZOO for part in latin.findall(name)}  # "smollm2-135m": smollm2, m
+            english = sorted(set(latin.findall(text)) - LATIN_ALLOWED - names)
             assert english == [], f"English words on the Russian home page: {english}"
             found = overflow(page)
             assert found["scroll"] <= 390 and found["wide"] == [], found
             assert axe_violations(page, axe) == []
+            # The page reads the catalogue as the server does: every message, plural form and number.
+            asked = cases("ru")
+            page_says = page.evaluate(
+                "(asked) => import('/static/js/lib/words.js').then(({ t }) => asked.map(([id, values]) => t(id, values)))",
+                asked,
+            )
+            differ = [(i, v, p) for (i, v), p in zip(asked, page_says, strict=True) if words.t("ru", i, **v) != p]
+            assert differ == [], f"the page reads these messages otherwise than the server: {differ[:5]}"
             # The switch follows the page's URL as a script rewrites it (a walk's step): prefs.js.
             page.evaluate("history.replaceState(null, '', '/?text=abcab&lang=ru')")
             page.locator(".lang-switch a[hreflang=en]").click()
