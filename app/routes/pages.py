@@ -42,12 +42,18 @@ VIEW_KEYS = ("step", "seq", "present", "lang")
 FORM_KEYS = ("form",)
 PRESET_PREFIX = "preset:"
 
+# The example texts of a random init; "quote" is the page's language's own line (home-example-quote):
+# a byte or char tokenizer takes any alphabet, so a Russian class can watch Russian text.
 EXAMPLE_TEXTS = [
     ("cat", DEFAULT_TEXT),
     ("abc", "abcabcabcabcabcabcabcabc"),
-    ("hamlet", "To be, or not to be, that is the question."),
+    ("quote", None),
     ("emoji", "héllo wörld 👋 — שלום"),
 ]
+
+
+def _examples(lang: str) -> list[tuple[str, str]]:
+    return [(key, text if text is not None else words.t(lang, "home-example-quote")) for key, text in EXAMPLE_TEXTS]
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,7 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         errors=errors,
         config_form=CONFIG_FORM,
         advanced_open=advanced_error,
-        examples=EXAMPLE_TEXTS,
+        examples=_examples(choice.chosen_language(request)),
         fault_options=buglab_views.picker_options(),
         ways=home_ways.ways(request.app.state.settings, form["models"]),
         upload_help=_upload_help(choice.chosen_language(request), form["upload_formats"], form["max_upload_mb"]),

@@ -23,6 +23,8 @@ home-way-real-fetch = <strong>Real model:</strong> <code>{ $command }</code>
 
 home-text = Text
 home-examples = Examples:
+# An example text in the language (a line people know), for a random init.
+home-example-quote = To be, or not to be, that is the question.
 home-text-help = Inputs are the tokens without the last one; targets are the tokens shifted by one.
 home-tokens = Token ids (instead of text; rows separated by “;”)
 home-model = Model
