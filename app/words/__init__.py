@@ -22,6 +22,7 @@ from pathlib import Path
 from fluent.runtime import FluentBundle, FluentResource
 from fluent.runtime.resolver import CurrentEnvironment, ResolverEnvironment
 from fluent.runtime.types import FluentType
+from fluent.syntax.ast import Junk
 from markupsafe import Markup, escape
 
 from app.words.numbers import format_number
@@ -73,8 +74,18 @@ def catalogue_text(lang: str) -> str:
 @lru_cache(maxsize=len(LANGUAGES))
 def bundle(lang: str) -> Bundle:
     words = Bundle([lang], use_isolating=False)
-    words.add_resource(FluentResource(catalogue_text(lang)))
+    resource = FluentResource(catalogue_text(lang))
+    junk = [entry.content.strip()[:80] for entry in resource.body if isinstance(entry, Junk)]
+    if junk:  # Fluent skips what it cannot parse: a message would be missing only when asked for
+        raise ValueError(f"the {lang!r} catalogue has text Fluent cannot read: {junk}")
+    words.add_resource(resource)
     return words
+
+
+def load_all() -> None:
+    """Parses every language's catalogue (app.main, at startup): a malformed one fails there."""
+    for lang in LANGUAGES:
+        bundle(lang)
 
 
 def _value(value, lang: str):
