@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match
 from threadpoolctl import threadpool_limits
 
-from app import security
+from app import security, words
 from app.checkpoints.registry import registry
 from app.connections import Caps, StreamCap
 from app.errors import SpecError
@@ -43,6 +43,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # lazily, every page rendered meanwhile would compress it again, all at once, under load.
     await anyio.to_thread.run_sync(assets.plotly_bundle)
     env = pages.templates(app.state.settings.templates_dir).env
+    # Each language's catalogue parsed once before the first page asks (about 40 ms each).
+    await anyio.to_thread.run_sync(words.load_all)
     services = app.state.services
     if app.state.warm_up:
         await anyio.to_thread.run_sync(registry(app.state.settings).read_headers)
@@ -153,6 +155,8 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
         app.include_router(router)
     app.mount(docs.SWAGGER_PREFIX, docs.swagger_files(), name="swagger")
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
+    # @fluent/bundle's ES modules (app/vendor/fluent/README.md), imported by static/js/lib/words.js
+    app.mount("/vendor/fluent", assets.RevalidatedStaticFiles(directory=assets.FLUENT_DIR), name="fluent")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
     # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes); the
     # guard's refusals (400/403/413/414/429) get the headers and the timing too; streams past

@@ -309,3 +309,21 @@ def test_every_api_json_answer_has_a_response_model():
     assert sorted(exempt) == ["/api/sessions/{code}/events", "/api/sessions/{code}/qr.svg"], exempt
     documented = {p for p in app.openapi()["paths"] if p.startswith("/api/")}
     assert documented <= {path for path, _ in routes}, "every documented /api route is walked"
+
+
+# The modules on the words layer (app/words): their words live in the catalogues
+# (app/words/locales/*/*.ftl), never in the code. A module joins this list when it moves.
+ON_THE_WORDS_LAYER = [
+    *sorted((ROOT / "templates").glob("*.html")),
+    ROOT / "static" / "js" / "home.js",
+    *sorted((ROOT / "static" / "js" / "home").glob("*.js")),
+]
+
+
+@pytest.mark.parametrize("path", ON_THE_WORDS_LAYER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_sentence_outside_the_catalogues(path: Path):
+    """A user-facing literal (two or more words: benchmarks/literals.py) in a module on the words layer."""
+    from benchmarks.literals import js_literals, template_literals
+
+    found = (js_literals if path.suffix == ".js" else template_literals)(path)
+    assert found == [], f"words outside the catalogues (app/words/locales): {found}"

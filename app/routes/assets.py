@@ -26,6 +26,7 @@ from jinja2 import pass_context
 router = APIRouter(include_in_schema=False)
 
 PLOTLY_JS = Path(__file__).resolve().parent.parent / "vendor" / "plotly" / "plotly-xt.min.js"
+FLUENT_DIR = Path(__file__).resolve().parent.parent / "vendor" / "fluent"
 IMMUTABLE = "public, max-age=31536000, immutable"
 # The first line of the bundle's banner names the plotly.js release it was built from.
 _BANNER_VERSION = re.compile(rb"plotly\.js v(\d+\.\d+\.\d+)")
