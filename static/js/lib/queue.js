@@ -2,6 +2,8 @@
 // queue instead of 503s), say where it stands: GET /api/traces/{id}/queue, polled while the POST is
 // under way, shown on the page's loading line (#loading) and given back when the build starts.
 
+import { exported } from "./static_source.js";
+
 const POLL_MS = 1000;
 
 /** One line for a queued build: its place and the estimated wait. */
@@ -34,7 +36,8 @@ function loadingLineShower() {
 /** Polls where the build of `traceId` stands until the returned stop() is called; `show(place)` gets
  * each answer (a server without the route, e.g. a static export, shows nothing). */
 export function watchQueue(traceId, show = loadingLineShower()) {
-  if (!traceId || typeof window === "undefined") return () => {};
+  // an export has no server: a poll there asked file:///api/… whenever its answer came slower than a poll
+  if (!traceId || typeof window === "undefined" || exported) return () => {};
   let stopped = false;
   const url = `/api/traces/${encodeURIComponent(traceId)}/queue`;
   async function poll() {
