@@ -50,9 +50,9 @@ function differenceText(tensor) {
     ...values,
     dtypeA: tensor.dtype_a,
     dtypeB: tensor.dtype_b,
-    rel: formatError(d.rel),
-    maxAbs: formatError(d.max_abs),
-    maxRel: formatError(d.max_rel),
+    rel: local(formatError(d.rel)),
+    maxAbs: local(formatError(d.max_abs)),
+    maxRel: local(formatError(d.max_rel)),
   });
 }
 

@@ -2,7 +2,10 @@
 // and "How the gradient was checked", the table of its directional checks below the figures.
 
 import { formatError, h } from "../lib/dom.js";
-import { t } from "../lib/words.js";
+import { local, t } from "../lib/words.js";
+
+/** An error size inside a sentence, as the page's language writes decimals ("3,2e-8" in Russian). */
+const said = (x) => local(formatError(x));
 
 /** The relative error a check vouches for. A plain central difference gives it exactly. An
  * extrapolated one (resolution > 0) resolves the derivative only to `resolution`: rel_error is
@@ -62,7 +65,7 @@ export function gradcheckBadge(check, phase = "forward") {
   const resolution = passed ? check.resolution : worstResolution(check);
   const error = errorText(check.max_rel_error, resolution, passed, check.error_bound);
   const what = covers(phase);
-  const values = { what: what.short, verdict, error, tolerance: formatError(check.tolerance) };
+  const values = { what: what.short, verdict, error: local(error), tolerance: said(check.tolerance) };
   const text = t(broken ? "js-check-badge-broken" : "js-check-badge", values);
   return h("span", {
     className: badgeClass(broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad", "gradcheck"),
@@ -81,13 +84,13 @@ function roundoffNote(check) {
   if (typeof check.float32_roundoff !== "number") return "";
   return h("p", {
     className: "field-help",
-    text: t("js-check-roundoff", { roundoff: formatError(check.float32_roundoff) }),
+    text: t("js-check-roundoff", { roundoff: said(check.float32_roundoff) }),
   });
 }
 
 function resolutionNote(check) {
   if (!(check.resolution > 0)) return "";
-  const resolution = formatError(check.resolution);
+  const resolution = said(check.resolution);
   const text = t(check.passed ? "js-check-extrapolated-passed" : "js-check-extrapolated-failed", { resolution });
   return h("p", { className: "field-help", text });
 }
@@ -95,10 +98,10 @@ function resolutionNote(check) {
 /** What the number means: the relative error's formula, with the floor the server uses, and
  * how many significant digits the tolerance asks the two to share. */
 function measureNote(check) {
-  const floor = typeof check.floor === "number" ? formatError(check.floor) : t("js-check-tiny-floor");
+  const floor = typeof check.floor === "number" ? said(check.floor) : t("js-check-tiny-floor");
   const digits = check.tolerance > 0 ? Math.round(-Math.log10(check.tolerance)) : null;
   const text = digits
-    ? t("js-check-measure-tolerance", { floor, tolerance: formatError(check.tolerance), digits })
+    ? t("js-check-measure-tolerance", { floor, tolerance: said(check.tolerance), digits })
     : t("js-check-measure", { floor });
   return h("p", { className: "field-help", text });
 }

@@ -3,7 +3,7 @@
 
 import { clear, errorBox, formatError, formatNumber, h, setOptions } from "../lib/dom.js";
 import { clearPlots, plot, titleText, withoutTitle } from "../lib/figures.js";
-import { t } from "../lib/words.js";
+import { local, t } from "../lib/words.js";
 
 function positionOptions(trace, seq) {
   const labels = (trace.tokens.input_labels || [])[seq] || [];
@@ -32,8 +32,8 @@ function checkSummary(result, kind) {
     }),
     ` ${t(ok ? "js-jacobian-matches" : "js-jacobian-differs", {
       recorded,
-      abs: formatError(result.max_abs_error),
-      rel: formatError(result.max_rel_error),
+      abs: local(formatError(result.max_abs_error)),
+      rel: local(formatError(result.max_rel_error)),
     })}`,
   );
 }
