@@ -163,4 +163,3 @@ def test_show_in_a_notebook_passes_its_language_to_the_export(monkeypatch):
     monkeypatch.setattr(app.export, "export", export)
     assert notebook.show({"text": "ab"}, lang="ru").page == "<p>page</p>"
     assert asked["lang"] == "ru" and notebook.show({"text": "ab"}) and asked["lang"] == "en"
-
