@@ -317,6 +317,11 @@ ON_THE_WORDS_LAYER = [
     *sorted((ROOT / "templates").glob("*.html")),
     ROOT / "static" / "js" / "home.js",
     *sorted((ROOT / "static" / "js" / "home").glob("*.js")),
+    ROOT / "static" / "js" / "walk.js",
+    *sorted((ROOT / "static" / "js" / "walk").glob("*.js")),
+    *sorted((ROOT / "static" / "js" / "class").glob("*.js")),
+    # lib/prefs.js is a classic script: its one literal is the "use strict" directive
+    *sorted(p for p in (ROOT / "static" / "js" / "lib").glob("*.js") if p.name != "prefs.js"),
 ]
 
 

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from app import words
 from app.buglab import views as buglab_views
 from app.routes import home_ways
-from app.routes.assets import module_preloads, plotly_url
+from app.routes.assets import module_preloads, plotly_locale_url, plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
 from app.spec import form as model_form
@@ -90,6 +90,7 @@ QUIZ_CHOICE = "quiz"
 def templates(directory: Path) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["plotly_url"] = plotly_url
+    templates.env.globals["plotly_locale_url"] = plotly_locale_url
     templates.env.globals["module_preloads"] = module_preloads
     words_jinja.install(templates.env)
     return templates

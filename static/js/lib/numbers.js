@@ -13,9 +13,14 @@ export function decimals(value) {
   return Math.min(MAX_DECIMALS, Math.max(0, SIGNIFICANT - 1 - exponent));
 }
 
+/** `text`, a number written with a point ("1.5e-3"), with `lang`'s decimal separator. */
+export function withSeparator(text, lang) {
+  return text.replace(".", DECIMAL_SEPARATOR[lang] || ".");
+}
+
 /** `value` as a sentence in `lang` shows it; `places`: that many decimals, always (a score "0.80"). */
 export function formatNumber(value, lang, places = null) {
-  if (typeof value !== "number") throw new TypeError(`not a number: ${value}`);
+  if (typeof value !== "number") throw new TypeError(`formatNumber: ${typeof value}`);
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "NaN" : value > 0 ? "∞" : "−∞";
   if (places === null && Number.isInteger(value)) return BigInt(value).toString();
   // toFixed rounds the exact binary value, half away from zero (the server: ROUND_HALF_UP).

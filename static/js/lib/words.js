@@ -2,10 +2,11 @@
 // GET /words/<lang>.ftl), in the page's language (<html lang>, which the server chose: ?lang=, the
 // cookie, Accept-Language). @fluent/bundle is vendored (app/vendor/fluent) and served at
 // /vendor/fluent/. Numbers enter a message through xt's own formatter (lib/numbers.js, the server's
-// twin); Fluent's bidi isolation marks are off, as on the server.
+// twin); Fluent's bidi isolation marks are off, as on the server. A page without a server (`xt
+// export`: app/export/page.py) carries its catalogue in #xt-words and Fluent beside it.
 
 import { FluentBundle, FluentNumber, FluentResource } from "/vendor/fluent/index.js";
-import { formatNumber } from "./numbers.js";
+import { formatNumber, withSeparator } from "./numbers.js";
 
 export const lang = document.documentElement.lang || "en";
 
@@ -17,11 +18,17 @@ class XtNumber extends FluentNumber {
   }
 }
 
-async function load() {
+async function catalogue() {
+  const carried = document.getElementById("xt-words");
+  if (carried) return JSON.parse(carried.textContent).ftl;
   const response = await fetch(`/words/${lang}.ftl`);
-  if (!response.ok) throw new Error(`the ${lang} catalogue did not load (${response.status})`);
+  if (!response.ok) throw new Error(`/words/${lang}.ftl: HTTP ${response.status}`);
+  return response.text();
+}
+
+async function load() {
   const bundle = new FluentBundle(lang, { useIsolating: false });
-  const errors = bundle.addResource(new FluentResource(await response.text()));
+  const errors = bundle.addResource(new FluentResource(await catalogue()));
   if (errors.length) throw errors[0];
   return bundle;
 }
@@ -34,7 +41,7 @@ export function t(id, values = {}) {
   const [messageId, attribute] = id.split(".");
   const message = bundle.getMessage(messageId);
   const pattern = attribute ? message?.attributes[attribute] : message?.value;
-  if (!pattern) throw new Error(`no message ${id} in the ${lang} catalogue`);
+  if (!pattern) throw new Error(`${lang}.ftl lacks ${id}`);
   const args = {};
   for (const [name, value] of Object.entries(values))
     args[name] = typeof value === "number" ? new XtNumber(value) : String(value);
@@ -42,6 +49,12 @@ export function t(id, values = {}) {
   const text = bundle.formatPattern(pattern, args, errors);
   if (errors.length) throw new Error(`${lang}/${id}: ${errors[0].message}`);
   return text;
+}
+
+/** A number already written with a point (a table's compact "1.234e-5", lib/dom.js) as the page's
+ * language writes it inside a sentence. */
+export function local(text) {
+  return withSeparator(String(text), lang);
 }
 
 /** `value` with exactly `places` decimals, in the page's language (a score "0.80"). */
