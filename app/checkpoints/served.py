@@ -1,5 +1,5 @@
 """Models the person serving named on the command line: `xt serve --model PATH` (repeatable; a
-file or directory in any format of xt_core.checkpoint.formats: a Hugging Face Llama directory, a
+file or directory in any format of xt_core.checkpoint.formats: a Hugging Face Llama or Qwen directory, a
 llama-architecture `.gguf`, a llama2.c `.bin` or xt's own `.safetensors` / `.npz`), exported to
 the app as XT_MODEL_PATHS (settings.model_paths).
 
