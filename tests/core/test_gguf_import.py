@@ -261,10 +261,10 @@ REFUSALS = {  # name: (kv, tensors, arch, what the message must say)
         "tokenizer.ggml.model = 'llama' is not supported",
     ),
     "tokenizer-pre": (
-        {**llama_kv(SMALL), **tokenizer_kv(pre="qwen2")},
+        {**llama_kv(SMALL), **tokenizer_kv(pre="qwen35")},
         None,
         "llama",
-        "tokenizer.ggml.pre = 'qwen2' is not supported",
+        "tokenizer.ggml.pre = 'qwen35' is not supported",
     ),
     "tokenizer-merges": (
         {k: v for k, v in {**llama_kv(SMALL), **tokenizer_kv()}.items() if k != "tokenizer.ggml.merges"},
