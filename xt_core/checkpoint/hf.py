@@ -78,7 +78,7 @@ def to_hf(name: str, w: np.ndarray, cfg: Config) -> np.ndarray:
         return w
     w = w.T if w.ndim == 2 else w
     heads = _rotated_heads(name, cfg)
-    return w if heads is None else _interleaved_to_rotate_half(w, heads)
+    return w if heads is None else interleaved_to_rotate_half(w, heads)
 
 
 def from_hf(name: str, w: np.ndarray, cfg: Config) -> np.ndarray:
@@ -86,7 +86,7 @@ def from_hf(name: str, w: np.ndarray, cfg: Config) -> np.ndarray:
     if not name.startswith("layers."):
         return w
     heads = _rotated_heads(name, cfg)
-    w = w if heads is None else _rotate_half_to_interleaved(w, heads)
+    w = w if heads is None else rotate_half_to_interleaved(w, heads)
     return w.T if w.ndim == 2 else w
 
 
@@ -99,13 +99,13 @@ def _rotated_heads(name: str, cfg: Config) -> int | None:
     return 1 if kind.endswith("_norm") else cfg.n_head if kind[-1] == "q" else cfg.n_kv_head
 
 
-def _rotate_half_to_interleaved(w: np.ndarray, n_heads: int) -> np.ndarray:
+def rotate_half_to_interleaved(w: np.ndarray, n_heads: int) -> np.ndarray:
     """(out, ...) rows per head [x_0..x_{hd/2-1} | y_0..y_{hd/2-1}] -> [x_0, y_0, x_1, y_1, ...]."""
     hd = w.shape[0] // n_heads
     return w.reshape(n_heads, 2, hd // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def _interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
+def interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
     hd = w.shape[0] // n_heads
     return w.reshape(n_heads, hd // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
