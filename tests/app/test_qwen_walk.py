@@ -19,7 +19,8 @@ SPECS = {
     "qwen3": {"config": {**SMALL_CONFIG, "head_dim": 6, "qk_norm": True}, "text": "the cat sat on the mat", "seed": 1},
     "qwen2": {"config": {**SMALL_CONFIG, "qkv_bias": True}, "text": "the cat sat on the mat", "seed": 2},
 }
-NEW_KINDS = {"qwen3": "qk_norm", "qwen2": "bias"}
+SPECS["qwen2-trained"] = {**SPECS["qwen2"], "optimizer": {"name": "adamw", "lr": 0.01}, "train_steps": 1}
+NEW_KINDS = {"qwen3": "qk_norm", "qwen2": "bias", "qwen2-trained": "bias"}  # trained: its update step too
 
 
 @pytest.fixture(scope="module")
