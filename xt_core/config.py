@@ -21,10 +21,10 @@ FAMILY_PARTS: dict[str, dict[str, tuple]] = {
         "norm_type": ("rmsnorm",),
         "norm_bias": (False,),
         "activation": ("swiglu",),
-        "qkv_bias": (False,),
+        "qkv_bias": (False, True),  # True: Qwen2/2.5
         "o_bias": (False,),
         "mlp_bias": (False,),
-        "qk_norm": (False,),
+        "qk_norm": (False, True),  # True: Qwen3
     },
 }
 DEFAULT_FAMILY = "llama"
@@ -128,6 +128,8 @@ class Config:
             + C * self.n_kv_head * hd * 2  # wk, wv
             + C * self.ffn_hidden * 3  # w1, w3, w2
         )
+        per_layer += (self.n_head + 2 * self.n_kv_head) * hd if self.qkv_bias else 0  # bq, bk, bv
+        per_layer += 2 * hd if self.qk_norm else 0  # q_norm, k_norm gains
         head = 0 if self.tie_embeddings else self.vocab_size * C
         return self.vocab_size * C + self.n_layer * per_layer + C + head
 

@@ -30,7 +30,7 @@ def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 
 def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.ndarray]:
-    """Seeded random init: norm gains 1; weights N(0, 1/fan_in) so activations keep unit
+    """Seeded random init: norm gains 1; biases N(0, 1/C); weights N(0, 1/fan_in) so activations keep unit
     scale and a random model's attention is not uniform; embeddings N(0, 1/C) so tied
     logits start near unit scale. Drawn in float64, then cast: float32 and float64 models
     of one seed hold the same numbers."""
@@ -42,7 +42,9 @@ def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.nd
     rng = np.random.default_rng(seed)
     params = {}
     for name, shape in param_shapes(cfg).items():
-        if len(shape) == 1:
+        if name.endswith((".bq", ".bk", ".bv")):  # Qwen2's biases: small, not 0, so the step shows them
+            value = rng.standard_normal(shape) / np.sqrt(cfg.n_embd)
+        elif len(shape) == 1:
             value = np.ones(shape)
         elif name in ("tok_embeddings", "output"):
             value = rng.standard_normal(shape) / np.sqrt(cfg.n_embd)

@@ -84,9 +84,15 @@ def dims(cfg: Config, n_seq: int, T: int) -> dict[str, int]:
     }
 
 
+def rows_of(cfg: Config) -> list[Recorded]:
+    """The rows a config's step records: its family's, less those of parts it leaves off
+    (Recorded.part: Qwen2's biases, Qwen3's QK-norm), in execution order."""
+    return [r for r in ROWS[cfg.family] if r.made_for(cfg)]
+
+
 def tensor_names(cfg: Config) -> list[str]:
     """Every recorded forward tensor of a config, in execution order."""
-    rows = ROWS[cfg.family]
+    rows = rows_of(cfg)
     layer = [r for r in rows if r.per_layer]  # one run of entries, between the embedding and the final norm
     first = rows.index(layer[0])
     before, after = rows[:first], rows[first + len(layer) :]
@@ -97,7 +103,7 @@ def tensor_names(cfg: Config) -> list[str]:
 def recorded_elements(cfg: Config, n_seq: int, T: int, where=lambda r: True) -> int:
     """Entries of every recorded forward tensor (of those `where(entry)` picks) for a batch of n_seq × T."""
     sizes = dims(cfg, n_seq, T)
-    return sum(r.elements(sizes) * (cfg.n_layer if r.per_layer else 1) for r in ROWS[cfg.family] if where(r))
+    return sum(r.elements(sizes) * (cfg.n_layer if r.per_layer else 1) for r in rows_of(cfg) if where(r))
 
 
 def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, shared_params: bool = False) -> int:

@@ -26,6 +26,7 @@ class Recorded:
     symbol: str = ""  # its entries on a colour bar or value axis ("p"); "": the name's last part
     about: str = ""  # what an explanation says of it: what a projection computes, or what reads a norm's output
     phase: str = "forward"  # "forward", or "loss" for the softmax and cross-entropy after the logits
+    part: str = ""  # the config's boolean part that makes it (Qwen's "qkv_bias", "qk_norm"); "": every config
 
     @property
     def per_layer(self) -> bool:
@@ -39,6 +40,10 @@ class Recorded:
     @property
     def short(self) -> str:
         return self.symbol or self.pattern.rsplit(".", 1)[-1]
+
+    def made_for(self, cfg) -> bool:
+        """Whether a config's step records it: always, or when its part is switched on."""
+        return not self.part or bool(getattr(cfg, self.part))
 
     def name(self, layer: int | None = None) -> str:
         return self.pattern.format(L=layer) if self.per_layer else self.pattern

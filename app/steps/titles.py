@@ -55,6 +55,11 @@ _INPUT_LABELS = {
     "attention.wk": "layer {L} key weights Wk",
     "attention.wv": "layer {L} value weights Wv",
     "attention.wo": "layer {L} attention output weights Wo",
+    "attention.bq": "layer {L} query bias bq",  # Qwen2
+    "attention.bk": "layer {L} key bias bk",
+    "attention.bv": "layer {L} value bias bv",
+    "attention.q_norm": "layer {L} query QK-norm gain",  # Qwen3
+    "attention.k_norm": "layer {L} key QK-norm gain",
     "ffn_norm": "layer {L} feed-forward RMSNorm gain",
     "feed_forward.w1": "layer {L} gate weights W1",
     "feed_forward.w3": "layer {L} up weights W3",

@@ -15,20 +15,23 @@ CONFIGS = [
         vocab_size=40, n_layer=3, n_head=6, n_kv_head=2, n_embd=48, ffn_hidden=100, seq_len=24, tie_embeddings=False
     ),
     xt_core.Config(n_layer=1, n_head=3, n_kv_head=1, n_embd=20, head_dim=10),  # H*hd = 30, C = 20
+    xt_core.Config(n_layer=2, n_head=4, n_kv_head=2, n_embd=16, head_dim=6, qkv_bias=True, qk_norm=True),  # Qwen's
 ]
+IDS = ["tiny", "gqa-untied", "head-dim", "qwen-parts"]
+PER_LAYER = {"tiny": 18, "gqa-untied": 18, "head-dim": 18, "qwen-parts": 18 + 3 + 2}  # + biased q/k/v, normed q/k
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
-def test_the_table_is_the_tape_in_order(cfg):
+@pytest.mark.parametrize("cfg,layer_rows", list(zip(CONFIGS, PER_LAYER.values(), strict=True)), ids=IDS)
+def test_the_table_is_the_tape_in_order(cfg, layer_rows):
     nodes = xt_core.build_tape(cfg)
     assert names.tensor_names(cfg) == [node.name for node in nodes]
     assert [names.lookup(node.name).phase for node in nodes] == [node.phase for node in nodes]
     assert (
-        len(names.tensor_names(cfg)) == 1 + 18 * cfg.n_layer + 5
-    )  # embedding; 18 a layer; norm, logits, softmax, losses
+        len(names.tensor_names(cfg)) == 1 + layer_rows * cfg.n_layer + 5
+    )  # embedding; 18 a layer (Llama's); norm, logits, softmax, losses
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_every_axis_is_the_shape_the_step_computes(cfg):
     n_seq, T = 2, 7
     rng = np.random.default_rng(0)

@@ -132,7 +132,7 @@ XT_FORMATS = (
     FileFormat("llama2c", "llama2.c", "llama2.c", llama2c.checkpoint_header, (".bin",), uploadable=True),
     FileFormat(
         "hf",
-        "Hugging Face Llama directory",
+        "Hugging Face Llama or Qwen directory",
         "Hugging Face",
         hf.checkpoint_header,
         directory=True,

@@ -1,6 +1,8 @@
 """The Llama family's rows of the table of recorded tensors (xt_core/names.py): every tensor its
 model script (xt_core/families/llama.py) records, with its axes, role and words. Parameter names
-follow Meta/llama2.c (xt_core.families.llama.param_shapes)."""
+follow Meta/llama2.c (xt_core.families.llama.param_shapes). Rows with a `part` are Qwen's,
+recorded only where the config switches it on: Qwen2's q, k, v biases (qkv_bias) and Qwen3's
+QK-norm (qk_norm)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,16 @@ ROWS: tuple[Recorded, ...] = (
         about="queries: what each position is looking for",
     ),
     Recorded(
+        "layers.{L}.attention.q_biased",
+        ("B", "T", "H*hd"),
+        "bias added",
+        "attention",
+        "Query bias q + bq (Qwen2)",
+        "layer {L} queries, bias added",
+        "q",
+        part="qkv_bias",
+    ),
+    Recorded(
         "layers.{L}.attention.k",
         ("B", "T", "K*hd"),
         "projection",
@@ -41,6 +53,16 @@ ROWS: tuple[Recorded, ...] = (
         about="keys: what each position offers to be found by",
     ),
     Recorded(
+        "layers.{L}.attention.k_biased",
+        ("B", "T", "K*hd"),
+        "bias added",
+        "attention",
+        "Key bias k + bk (Qwen2)",
+        "layer {L} keys, bias added",
+        "k",
+        part="qkv_bias",
+    ),
+    Recorded(
         "layers.{L}.attention.v",
         ("B", "T", "K*hd"),
         "projection",
@@ -48,6 +70,36 @@ ROWS: tuple[Recorded, ...] = (
         "Value projection v = n·Wv",
         "layer {L} values",
         about="values: what each position passes on when it is attended to",
+    ),
+    Recorded(
+        "layers.{L}.attention.v_biased",
+        ("B", "T", "K*hd"),
+        "bias added",
+        "attention",
+        "Value bias v + bv (Qwen2)",
+        "layer {L} values, bias added",
+        "v",
+        part="qkv_bias",
+    ),
+    Recorded(
+        "layers.{L}.attention.q_norm.out",
+        ("B", "T", "H*hd"),
+        "head norm out",
+        "attention",
+        "QK-norm: RMSNorm of each query head (Qwen3)",
+        "layer {L} queries, each head RMS-normalised, before RoPE",
+        "q",
+        part="qk_norm",
+    ),
+    Recorded(
+        "layers.{L}.attention.k_norm.out",
+        ("B", "T", "K*hd"),
+        "head norm out",
+        "attention",
+        "QK-norm: RMSNorm of each key head (Qwen3)",
+        "layer {L} keys, each head RMS-normalised, before RoPE",
+        "k",
+        part="qk_norm",
     ),
     Recorded(
         "layers.{L}.attention.q_rot",

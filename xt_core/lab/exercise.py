@@ -23,7 +23,7 @@ differences of the true loss (the walkthrough's per-step check).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,6 +34,14 @@ from xt_core.model import build_tape, forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
+# ops only a config's part records (Qwen's): the exercise's model has that part switched on
+_PART_OF_OP = {"bias": "qkv_bias", "qk_norm": "qk_norm"}
+
+
+def exercise_config(op: str) -> Config:
+    """The small model an exercise of `op` trains one step of: one whose step runs that op."""
+    part = _PART_OF_OP.get(op)
+    return EXERCISE_CONFIG if part is None else replace(EXERCISE_CONFIG, **{part: True})
 
 
 @dataclass
@@ -116,7 +124,7 @@ def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> Exe
     see the module docstring. Exceptions from your function are reported, not raised."""
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; choose one of {', '.join(sorted(OPS))}")
-    cfg = cfg or EXERCISE_CONFIG
+    cfg = cfg or exercise_config(op)
     params = init_params(cfg, seed=seed, dtype=np.float64)
     ids = np.random.default_rng(seed).integers(0, cfg.vocab_size, size=(2, cfg.seq_len))
     inputs, targets = ids[:, :-1], ids[:, 1:]

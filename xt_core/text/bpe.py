@@ -46,6 +46,20 @@ def _digits_then_gpt2_split():
     return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), _gpt2_split()])
 
 
+# Qwen2's split (llama.cpp's "qwen2" pre-tokenizer; transformers' tokenization_qwen2.PRETOKENIZE_REGEX,
+# tests/core/test_bpe.py compares them): GPT-2's, but each digit alone, a letter run taking one
+# non-letter before it, and newlines kept with the punctuation or spaces before them.
+QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+
+def _qwen2_split():
+    """Qwen2's regex, then byte-level without GPT-2's own regex."""
+    from tokenizers import Regex, pre_tokenizers
+
+    split = pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated")
+    return pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+
+
 # How text is cut before merging: a row per value of a GGUF's `tokenizer.ggml.pre` (llama.cpp's
 # names; its llama-vocab.cpp gives each value's regexes), each making the `tokenizers` library's
 # pre-tokenizer. A row is added with a test against the real tokenizer's ids (tests/core/test_bpe.py).
@@ -53,6 +67,7 @@ PRE_TOKENIZERS = {
     "default": _gpt2_split,
     "gpt-2": _gpt2_split,
     "smollm": _digits_then_gpt2_split,
+    "qwen2": _qwen2_split,  # Qwen2, Qwen2.5, Qwen3
 }
 
 

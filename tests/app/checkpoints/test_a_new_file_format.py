@@ -135,7 +135,8 @@ def test_xt_rows_recognise_their_files(tmp_path):
     }
     assert recognise(tmp_path / "notes.txt") is None and "tiny" not in FILE_FORMATS
     assert (
-        readable() == "a Hugging Face Llama directory, .safetensors (xt), .npz (xt), .bin (llama2.c), .gguf (llama.cpp)"
+        readable()
+        == "a Hugging Face Llama or Qwen directory, .safetensors (xt), .npz (xt), .bin (llama2.c), .gguf (llama.cpp)"
     )
 
 
