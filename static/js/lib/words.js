@@ -5,7 +5,7 @@
 // twin); Fluent's bidi isolation marks are off, as on the server.
 
 import { FluentBundle, FluentNumber, FluentResource } from "/vendor/fluent/index.js";
-import { formatNumber } from "./numbers.js";
+import { formatNumber, useDecimalSeparator } from "./numbers.js";
 
 export const lang = document.documentElement.lang || "en";
 
@@ -27,6 +27,7 @@ async function load() {
 }
 
 const bundle = await load();
+useDecimalSeparator(lang, t("number-decimal-separator"));
 
 /** The message `id` ("id" or "id.attribute") with its named values; numbers formatted by xt. A
  * missing message or value is an error, never half a sentence. */
