@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import security
@@ -19,6 +19,7 @@ from app.schemas.checkpoints import ModelListing, TokenizePreview, Uploaded
 from app.spec import preview
 from app.spec.presets import presets
 from app.traces.pool import BUILDS, LIGHT
+from app.words.said import said_of
 
 router = APIRouter(prefix="/api", tags=["models"])
 
@@ -93,9 +94,9 @@ async def upload_model(request: Request, services: ServicesDep, settings: Settin
             models.store_upload, upload.data, upload.suffix, upload.filename, settings, request=request
         )
     except CheckpointError as exc:
-        raise SpecError(("body", "file"), str(exc)) from None
+        raise SpecError(("body", "file"), said_of(exc)) from None
     except UploadQuotaError as exc:
-        return JSONResponse(status_code=507, content={"detail": str(exc)})
+        raise HTTPException(507, said_of(exc)) from None
     info = models.info(name)
     return JSONResponse(
         status_code=201, content=json_safe({"name": name, "model": describe(info, models.summary(info))})
@@ -105,4 +106,4 @@ async def upload_model(request: Request, services: ServicesDep, settings: Settin
 def _refused(exc: UploadError) -> Response:
     if exc.status == 422:
         raise SpecError(("body", "file"), exc.message)
-    return JSONResponse(status_code=exc.status, content={"detail": exc.message})
+    raise HTTPException(exc.status, exc.message)

@@ -10,7 +10,7 @@ from app.checkpoints.registry import ModelInfo, check_limits, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.core_words import core_said
-from app.words.said import Grouped, Said
+from app.words.said import Grouped, Said, said_of
 from xt_core.checkpoint import CheckpointError
 from xt_core.config import Config
 
@@ -34,7 +34,9 @@ def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings
         if info.origin not in ("real", "served"):  # a real or served model: its own limits (model_settings)
             check_limits(cfg, settings)  # a file put there by hand, or limits lowered since it was stored
     except (CheckpointError, OSError) as exc:
-        raise SpecError(("body", "model"), Said("error-model-unusable", model=repr(model), reason=str(exc))) from None
+        raise SpecError(
+            ("body", "model"), Said("error-model-unusable", model=repr(model), reason=said_of(exc))
+        ) from None
     config = cfg.to_dict()
     for field in config:
         if field in given_config:
@@ -69,7 +71,7 @@ def checkpoint_tokenizer(
         tokenizer = registry(settings).tokenizer(info)
     except (CheckpointError, OSError) as exc:
         raise SpecError(
-            ("body", "model"), Said("error-model-unreadable", model=repr(info.name), reason=str(exc))
+            ("body", "model"), Said("error-model-unreadable", model=repr(info.name), reason=said_of(exc))
         ) from None
     own = tokenizer.name if tokenizer is not None else None
     if requested is not None and requested != own:

@@ -91,3 +91,8 @@ class Short(float):
 
     def in_(self, lang: str) -> str:
         return f"{float(self):g}".replace(".", decimal_separator(lang))
+
+
+def said_of(exc: Exception) -> str:
+    """An exception's message, kept a Said when it was raised with one (str(exc) would read its English)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Said) else str(exc)

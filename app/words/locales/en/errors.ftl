@@ -155,3 +155,18 @@ error-query-tokens = tokens must be integers separated by commas
 error-query-unknown = unknown parameter { $key }
 error-query-optimizer-field = { $field } is an optimizer field: add optimizer=adamw or optimizer=sgd
 error-query-not-number = { $field } must be a number, got { $value }
+
+## Uploads (app/checkpoints/upload.py, app/checkpoints/registry.py)
+
+error-upload-too-large = the file is { $size } MB; uploads are limited to { $limit } MB (max_upload_bytes)
+error-upload-not-multipart = send the checkpoint as multipart/form-data with one file field named 'file'
+error-upload-truncated = the multipart body is malformed or truncated (no closing boundary)
+error-upload-file-count = send exactly one file (field 'file'), got { $count }
+error-upload-type = { $file } is not a checkpoint type xt reads: send one of { $formats } (PyTorch .pt/.pth files are pickles and are never loaded)
+error-upload-empty = { $file } is empty
+error-upload-expands = { $file } expands to { $size } MB, more than { $limit } MB
+error-upload-disk-full = the disk holding { $folder } is full ({ $reason }): nothing was stored. Whoever runs the server can free space there.
+error-upload-quota = this server already stores { $stored } MB of uploaded models; this one ({ $size } MB) would pass the limit of { $limit } MB (max_upload_store_bytes). Whoever runs the server can remove old uploads from { $folder }.
+error-model-over-limit = the model's { $field } = { $value } is more than this server's limit of { $limit }
+error-model-outside-range = the model's { $field } = { $value } is outside this server's range [{ $low }, { $high }]
+error-model-params = the model has { $params } parameters, more than this server's limit of { $most }

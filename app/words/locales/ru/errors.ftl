@@ -174,3 +174,18 @@ error-query-tokens = tokens должны быть целыми числами ч
 error-query-unknown = неизвестный параметр { $key }
 error-query-optimizer-field = { $field } — поле оптимизатора: добавьте optimizer=adamw или optimizer=sgd
 error-query-not-number = { $field } должно быть числом, получено { $value }
+
+## Загрузки (app/checkpoints/upload.py, app/checkpoints/registry.py)
+
+error-upload-too-large = файл весит { $size } МБ, а загрузки ограничены { $limit } МБ (max_upload_bytes)
+error-upload-not-multipart = пришлите контрольную точку как multipart/form-data с одним полем-файлом по имени 'file'
+error-upload-truncated = тело multipart повреждено или обрезано (нет закрывающей границы)
+error-upload-file-count = пришлите ровно один файл (поле 'file'), получено { $count }
+error-upload-type = { $file } — не тот тип контрольной точки, который читает xt: пришлите одно из { $formats } (файлы PyTorch .pt/.pth — это pickle, и они никогда не загружаются)
+error-upload-empty = файл { $file } пуст
+error-upload-expands = { $file } распаковывается в { $size } МБ, это больше { $limit } МБ
+error-upload-disk-full = диск с папкой { $folder } заполнен ({ $reason }): ничего не сохранено. Тот, кто запустил сервер, может освободить там место.
+error-upload-quota = этот сервер уже хранит { $stored } МБ загруженных моделей; эта ({ $size } МБ) превысила бы предел в { $limit } МБ (max_upload_store_bytes). Тот, кто запустил сервер, может удалить старые загрузки из { $folder }.
+error-model-over-limit = у модели { $field } = { $value }, это больше предела этого сервера ({ $limit })
+error-model-outside-range = у модели { $field } = { $value }, это вне диапазона этого сервера [{ $low }, { $high }]
+error-model-params = у модели параметров: { $params }, а предел этого сервера — { $most }
