@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from app import words
 from app.buglab import views as buglab_views
+from app.checkpoints import model_words
 from app.routes import home_ways
 from app.routes.assets import module_preloads, plotly_url
 from app.settings import Settings
@@ -129,6 +130,9 @@ def _error_field(loc: tuple) -> str:
 def _render_home(request: Request, params: dict[str, str], errors: dict[str, str], status: int) -> Response:
     values = _home_values(params)
     form = model_form.home_context(params, values, request.app.state.settings)  # checkpoints, training
+    lang = choice.chosen_language(request)
+    form["models"] = [model_words.model_in(entry, lang) for entry in form["models"]]  # its words, its examples
+    form["fetchable"] = [model_words.fetchable_in(entry, lang) for entry in form["fetchable"]]
     advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
     return _render(
         request,
