@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-from app.checkpoints.formats import upload_formats_text, upload_suffixes
+from app import words
+from app.checkpoints.formats import upload_formats, upload_suffixes
 from app.security import MULTIPART_OVERHEAD
 from app.words.said import Fixed, Said
 
@@ -42,6 +43,21 @@ class UploadedFile:
     filename: str
     suffix: str
     data: bytes
+
+
+class AcceptedFormats:
+    """The files an upload may be, in words of a language (formats.upload_formats_text's English:
+    "xt .safetensors or .npz, or llama2.c .bin"), as a value of a refusal."""
+
+    def __str__(self) -> str:
+        return self.in_(words.DEFAULT)
+
+    def in_(self, lang: str) -> str:
+        either = words.t(lang, "error-upload-or")
+        return f", {either} ".join(
+            words.t(lang, "error-upload-format", maker=maker, suffixes=f" {either} ".join(suffixes))
+            for maker, suffixes in upload_formats().items()
+        )
 
 
 def _megabytes(n: int) -> Fixed:
@@ -110,7 +126,7 @@ def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> Uploaded
     filename = clean_filename(filename)
     suffix = next((s for s in upload_suffixes() if filename.lower().endswith(s)), None)
     if suffix is None:
-        raise UploadError(415, Said("error-upload-type", file=repr(filename), formats=upload_formats_text()))
+        raise UploadError(415, Said("error-upload-type", file=repr(filename), formats=AcceptedFormats()))
     if len(data) > limit:
         raise too_large(len(data), limit)
     if not data:

@@ -194,6 +194,11 @@ def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]
         )
 
 
+def _random_init_takes(settings: Settings) -> Said:
+    """Whose positions a random init's text is held to (a too long text's message names them)."""
+    return Said("error-whose-random-init", seq_len=str(settings.max_seq_len))
+
+
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
     given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
@@ -204,9 +209,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         raise SpecError(("body", "tokens"), Said("error-text-and-tokens"))
     text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
     if spec.tokens is None and checkpoint is None:
-        check_text_length(
-            text, settings.max_seq_len, 1, Said("error-whose-random-init", seq_len=str(settings.max_seq_len))
-        )
+        check_text_length(text, settings.max_seq_len, 1, _random_init_takes(settings))
     tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)
     spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None

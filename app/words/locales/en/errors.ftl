@@ -170,3 +170,6 @@ error-upload-quota = this server already stores { $stored } MB of uploaded model
 error-model-over-limit = the model's { $field } = { $value } is more than this server's limit of { $limit }
 error-model-outside-range = the model's { $field } = { $value } is outside this server's range [{ $low }, { $high }]
 error-model-params = the model has { $params } parameters, more than this server's limit of { $most }
+# the files an upload may be: "xt .safetensors or .npz, or llama2.c .bin"
+error-upload-format = { $maker } { $suffixes }
+error-upload-or = or

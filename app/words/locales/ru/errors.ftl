@@ -189,3 +189,5 @@ error-upload-quota = этот сервер уже хранит { $stored } МБ 
 error-model-over-limit = у модели { $field } = { $value }, это больше предела этого сервера ({ $limit })
 error-model-outside-range = у модели { $field } = { $value }, это вне диапазона этого сервера [{ $low }, { $high }]
 error-model-params = у модели параметров: { $params }, а предел этого сервера — { $most }
+error-upload-format = { $maker } { $suffixes }
+error-upload-or = или
