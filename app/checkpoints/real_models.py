@@ -19,6 +19,7 @@ from pathlib import Path
 from app import words
 from app.checkpoints import model_words
 from app.settings import Settings
+from app.words.said import Grouped, Said
 from xt_core.checkpoint import Checkpoint, CheckpointError
 from xt_core.checkpoint.formats import recognise
 from xt_core.checkpoint.zoo import ZOO
@@ -163,11 +164,11 @@ def _read_header(path: Path) -> Header:
 
     def within(cfg: Config) -> None:  # the file must be the model its name says
         if cfg.n_params() > most:
-            raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {most:,}")
+            raise CheckpointError(Said("error-real-model-params", params=Grouped(cfg.n_params()), most=Grouped(most)))
 
     file_format = recognise(path)  # the file `xt models fetch` stored (a .gguf)
     if file_format is None:
-        raise CheckpointError(f"{path.name}: not a model file xt reads")
+        raise CheckpointError(Said("error-real-model-unknown-file", file=path.name))
     read = file_format.read_header(path, within)
     shown = {"description": ZOO[name].description, "examples": list(KNOWN_MODELS[name].examples)}
     return Header(ModelSummary(read.cfg, read.tokenizer, shown), read.tokenizer, read)

@@ -173,3 +173,6 @@ error-model-params = the model has { $params } parameters, more than this server
 # the files an upload may be: "xt .safetensors or .npz, or llama2.c .bin"
 error-upload-format = { $maker } { $suffixes }
 error-upload-or = or
+# a real model's file (app/checkpoints/real_models.py): it must be the model its name says
+error-real-model-params = { $params } parameters, more than the limit of { $most }
+error-real-model-unknown-file = { $file }: not a model file xt reads

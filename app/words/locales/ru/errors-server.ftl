@@ -53,3 +53,16 @@ error-host = этот сервер отвечает на имена { $hosts } (
 error-query-too-long = строка запроса занимает { $size } Б, это больше предела в { $most } Б (max_query_bytes)
 error-cross-site = запрос, меняющий состояние, должен приходить со страниц самого сервера, а пришёл с другого сайта (Origin / Sec-Fetch-Site)
 error-body-too-large = тело запроса — { $size } Б или больше; этот сервер принимает не больше { $most } Б ({ $setting })
+
+## Занятый сервер: причина, затем когда повторить
+
+error-busy-retry = { $reason }; повторите примерно через { $seconds } с
+error-busy-jobs-running = сервер занят (выполняется заданий: { $jobs })
+error-busy-jobs-queued = сервер занят (заданий в очереди: { $jobs })
+error-busy-client-queued = построений этого клиента уже ждут: { $builds } ({ $setting } = { $most })
+error-busy-queue-full = сервер занят: ждут { $builds } { $builds ->
+        [one] построение
+        [few] построения
+       *[many] построений
+    }, больше очередь не вмещает (max_queued_builds)
+error-busy-queued-seconds = сервер занят: в очереди трассы примерно на { $queued } с, эта добавит около { $adds } с, это больше предела в { $most } с (max_queued_seconds)

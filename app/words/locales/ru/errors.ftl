@@ -191,3 +191,5 @@ error-model-outside-range = у модели { $field } = { $value }, это вн
 error-model-params = у модели параметров: { $params }, а предел этого сервера — { $most }
 error-upload-format = { $maker } { $suffixes }
 error-upload-or = или
+error-real-model-params = параметров: { $params }, это больше предела в { $most }
+error-real-model-unknown-file = { $file }: это не файл модели, который читает xt
