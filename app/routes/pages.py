@@ -206,7 +206,8 @@ def walk(request: Request) -> Response:
     try:
         resolved = resolve(spec_from_query(spec_params), request.app.state.settings)
     except SpecError as exc:
-        return _render_home(request, spec_params, {_error_field(exc.loc): exc.msg}, 422)
+        refusal = exc.detail(choice.chosen_language(request))[0]["msg"]  # in the page's language
+        return _render_home(request, spec_params, {_error_field(exc.loc): refusal}, 422)
     except Exception:  # a bug, not the user's mistake: still answer with a page, not a trace
         log.exception("resolving %r", spec_params)
         message = words.t(choice.chosen_language(request), "home-internal-error")

@@ -207,3 +207,10 @@ def test_translating_md_names_no_file_besides_the_catalogue():
     assert "DECIMAL_SEPARATOR" not in guide and "number-decimal-separator" in guide
     for formatter in ("app/words/numbers.py", "static/js/lib/numbers.js"):  # no language named in either
         assert not re.search(r"""\bru\b""", (ROOT / formatter).read_text(encoding="utf-8")), formatter
+
+
+def test_the_home_form_shows_its_field_refusal_in_the_page_language(client):
+    page = client.get("/walk?lang=ru&n_layer=99&text=abcabc").text
+    assert 'id="error-n_layer" role="alert">n_layer должно быть от 1 до 8, получено 99</p>' in page
+    english = client.get("/walk?lang=en&n_layer=99&text=abcabc").text
+    assert 'id="error-n_layer" role="alert">n_layer must be between 1 and 8, got 99</p>' in english
