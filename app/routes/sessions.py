@@ -337,7 +337,7 @@ async def list_lessons(catalogue: CatalogueDep) -> dict:
 async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
     lesson = catalogue.lessons.get(name)
     if lesson is None:
-        raise HTTPException(404, Said("error-no-lesson-listed", lesson=repr(name)))
+        return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
     return JSONResponse(_with_walkthrough(lesson, lesson.json()))
 
 
@@ -350,7 +350,7 @@ def _walk_url(query: dict, step: int, fragment: str) -> str:
 async def play_lesson(name: str, catalogue: CatalogueDep) -> Response:
     lesson = catalogue.lessons.get(name)
     if lesson is None:
-        raise HTTPException(404, Said("error-no-lesson", lesson=repr(name)))
+        return JSONResponse({"detail": f"no lesson named {name!r}"}, status_code=404)
     return RedirectResponse(
         _walk_url(spec_to_query(lesson.spec.canonical), lesson.steps[0]["index"], f"lesson={name}"), 303
     )
@@ -378,7 +378,7 @@ async def join(request: Request, code: str, sessions: SessionsDep, services: Ser
     try:
         fields = await _session(request, sessions, code)
     except HTTPException as exc:
-        return _join_page(request, exc.status_code, in_language(exc.detail, chosen_language(request)), code[:12])
+        return _join_page(request, exc.status_code, str(exc.detail), code[:12])
     query = spec_to_query(fields["spec"])
     response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
     if services.voters.of(request) is None:

@@ -124,9 +124,12 @@ def test_an_upload_refused_reads_in_the_page_language(client, filename, data, st
     assert english_words(answers["ru"].json()["detail"]) == []
 
 
-def test_a_join_code_refused_on_the_join_page_and_a_guard_refusal_read_in_russian(client):
-    page = client.get("/join/ZZZZZZ?lang=ru").text
-    assert "занятия с кодом &#39;ZZZZZZ&#39; нет" in page
+def test_a_session_refusal_and_a_guard_refusal_read_in_russian(client):
+    unknown = client.get("/api/sessions/ZZZZZZ?lang=ru")
+    assert (
+        unknown.status_code == 404
+        and unknown.json()["detail"] == "занятия с кодом 'ZZZZZZ' нет: оно закончилось или код набран с ошибкой"
+    )
     refused = client.post("/api/traces?lang=ru", json={}, headers={"origin": "https://elsewhere.example"})
     assert refused.status_code == 403 and refused.json()["detail"].startswith("запрос, меняющий состояние")
 

@@ -17,8 +17,6 @@ error-quiz-step-range = step must be between 0 and { $last } (the trace's steps)
 
 error-unknown-lesson = unknown lesson { $lesson }; GET /api/lessons lists them
 error-lesson-other-spec = lesson { $lesson } walks through another spec: send its spec
-error-no-lesson-listed = no lesson named { $lesson }; GET /api/lessons lists them
-error-no-lesson = no lesson named { $lesson }
 error-poll-no-bug = this session's walkthrough plants no bug: start one from the bug lab to poll the class
 error-poll-not-open = the poll is not open: wait for the presenter to open it
 error-sessions-full = this server already holds { $most } open sessions (max_sessions); one ends after { $idle } s without use

@@ -20,8 +20,6 @@ error-quiz-step-range = step должно быть от 0 до { $last } (шаг
 
 error-unknown-lesson = неизвестный урок { $lesson }; их список даёт GET /api/lessons
 error-lesson-other-spec = урок { $lesson } идёт по другой спецификации: пришлите его спецификацию
-error-no-lesson-listed = урока { $lesson } нет; их список даёт GET /api/lessons
-error-no-lesson = урока { $lesson } нет
 error-poll-no-bug = в разборе этого занятия нет спрятанной ошибки: начните занятие из лаборатории ошибок, чтобы опросить класс
 error-poll-not-open = опрос не открыт: подождите, пока ведущий его откроет
 error-sessions-full = на этом сервере уже открыто занятий: { $most } (max_sessions); занятие закрывается после { $idle } с без действий
