@@ -22,6 +22,7 @@ from markupsafe import Markup
 from app import words
 from app.buglab import views as buglab_views
 from app.checkpoints import model_words
+from app.checkpoints.real_models import KNOWN_MODELS
 from app.routes import home_ways
 from app.routes.assets import module_preloads, plotly_url
 from app.settings import Settings
@@ -133,6 +134,8 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
     lang = choice.chosen_language(request)
     form["models"] = [model_words.model_in(entry, lang) for entry in form["models"]]  # its words, its examples
     form["fetchable"] = [model_words.fetchable_in(entry, lang) for entry in form["fetchable"]]
+    if form["model_tokenizer"] and values.get("model") in KNOWN_MODELS:  # a real model's own tokenizer, named
+        form["model_tokenizer"] = (form["model_tokenizer"][0], model_words.tokenizer_label(values["model"], lang))
     advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
     return _render(
         request,

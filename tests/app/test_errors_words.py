@@ -217,3 +217,16 @@ def test_the_home_form_shows_its_field_refusal_in_the_page_language(client):
     assert 'id="error-n_layer" role="alert">n_layer должно быть от 1 до 8, получено 99</p>' in page
     english = client.get("/walk?lang=en&n_layer=99&text=abcabc").text
     assert 'id="error-n_layer" role="alert">n_layer must be between 1 and 8, got 99</p>' in english
+
+
+def test_a_real_models_words_follow_the_page(stand_in_client):
+    """SmolLM2 (its stand-in): the Tokenizer select names its BPE, and its examples are Russian on a Russian page."""
+    page = stand_in_client.get("/?lang=ru&model=smollm2-135m&text=hello").text
+    assert '<option value="bpe" data-model-tokenizer selected>BPE SmolLM2 (из файла модели)</option>' in page
+    listed = stand_in_client.get("/api/models?lang=ru").json()["models"]
+    smol = next(m for m in listed if m["name"] == "smollm2-135m")
+    assert smol["examples"][0] == "Столица Франции — Париж. Столица Италии — Рим."
+    english = next(
+        m for m in stand_in_client.get("/api/models?lang=en").json()["models"] if m["name"] == "smollm2-135m"
+    )
+    assert english["examples"][0] == "The capital of France is Paris. The capital of Italy is Rome."
