@@ -322,13 +322,21 @@ ON_THE_WORDS_LAYER = [
     *sorted((ROOT / "static" / "js" / "class").glob("*.js")),
     # lib/prefs.js is a classic script: its one literal is the "use strict" directive
     *sorted(p for p in (ROOT / "static" / "js" / "lib").glob("*.js") if p.name != "prefs.js"),
+    # the refusals a page shows (errors.ftl, errors-server.ftl) and the models' words (models.ftl)
+    *(
+        ROOT / "app" / "spec" / f"{name}.py"
+        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets")
+    ),
+    ROOT / "app" / "checkpoints" / "upload.py",
+    ROOT / "app" / "checkpoints" / "model_words.py",
+    ROOT / "app" / "guesses.py",
 ]
 
 
 @pytest.mark.parametrize("path", ON_THE_WORDS_LAYER, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_sentence_outside_the_catalogues(path: Path):
     """A user-facing literal (two or more words: benchmarks/literals.py) in a module on the words layer."""
-    from benchmarks.literals import js_literals, template_literals
+    from benchmarks.literals import js_literals, python_literals, template_literals
 
-    found = (js_literals if path.suffix == ".js" else template_literals)(path)
+    found = {".js": js_literals, ".py": python_literals}.get(path.suffix, template_literals)(path)
     assert found == [], f"words outside the catalogues (app/words/locales): {found}"

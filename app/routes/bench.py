@@ -19,6 +19,7 @@ from app.steps import compare, slices
 from app.traces import tensors
 from app.traces.admission import Overloaded
 from app.traces.pool import VIEWS
+from app.words.said import Said
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -75,12 +76,12 @@ async def get_compare(
     first = await services.trace(trace_id, request)
     second = await services.trace(b, request)  # Services: admitted, the only way a trace is built
     if first.spec.quiz is not None or second.spec.quiz is not None:
-        raise HTTPException(403, detail="a quiz's trace cannot be compared: the difference would point at its fault")
+        raise HTTPException(403, detail=Said("error-compare-quiz"))
     compare.check_aligned(first, second)
     record_at(first, index)
     check_range("seq", seq, first.n_seq, f"the trace has {first.n_seq} sequence(s)")
     if param is not None and first.trace.records[index].phase != "update":
-        raise SpecError(("query", "param"), "param applies to the update step only")
+        raise SpecError(("query", "param"), Said("error-compare-param"))
     build = partial(compare.compare_view, first, second, index, seq, param)
     working = compare.working_bytes(first, index, param)
     reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does

@@ -25,6 +25,7 @@ from app.errors import (
     PROBES_SPENT,
     QUIZ_SEALED,
     VOTERS_LIMITED,
+    PydanticSaid,
     not_a_boolean,
 )
 from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
@@ -36,6 +37,7 @@ from app.steps.gradcheck import gradcheck_json
 from app.traces.admission import Overloaded
 from app.traces.checks import ChecksBusy
 from app.traces.pool import VIEWS
+from app.words.said import Said
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
@@ -57,7 +59,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         elif key == "model":
             model = value or None
         else:
-            raise SpecError(("query", key), f"unknown parameter {key!r}: give model or config fields, and fault_layer")
+            raise SpecError(("query", key), Said("error-faults-unknown-parameter", key=repr(key)))
     try:
         spec = TraceSpec.model_validate({"model": model, "config": config or None, "tokens": [0, 0]})
         cfg = resolve(spec, settings).cfg
@@ -65,11 +67,15 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
     except ValidationError as exc:  # a value that is not a number
         field = next((str(p) for p in reversed(exc.errors()[0]["loc"]) if str(p) in CONFIG_FIELDS), "config")
-        raise SpecError(("query", field), f"{field}: {exc.errors()[0]['msg']}") from None
+        raise SpecError(
+            ("query", field), Said("error-query-field", field=field, reason=PydanticSaid(exc.errors()[0]))
+        ) from None
     if layer in (None, ""):
         layer = default_fault_layer(cfg)
     elif not (layer.isdigit() and int(layer) < cfg.n_layer):
-        raise SpecError(("query", "fault_layer"), f"fault_layer must be between 0 and {cfg.n_layer - 1}, got {layer!r}")
+        raise SpecError(
+            ("query", "fault_layer"), Said("error-faults-layer", last=str(cfg.n_layer - 1), value=repr(layer))
+        )
     return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer))))
 
 
@@ -88,9 +94,7 @@ async def get_checks(
     if services.store.spec(trace_id) is not None and services.answers.sealed(request, trace_id):
         raise HTTPException(
             403,
-            detail=f"a quiz hides every step's check from you until you answer it (a class's: until its "
-            f"presenter reveals): probe up to {services.quiz.max_probes} steps (POST "
-            f"/api/traces/{trace_id}/quiz/probe)",
+            detail=Said("error-quiz-sealed", probes=services.quiz.max_probes, trace_id=trace_id),
         )
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
@@ -148,15 +152,12 @@ async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, an
     A class's quiz is answered in the class's poll and revealed by its presenter: 409 here."""
     quiz_or_404(ctx)
     if is_class_quiz(ctx.spec.quiz):
-        raise HTTPException(
-            409, detail="this quiz belongs to a class: answer the class's poll; its presenter reveals the bug"
-        )
+        raise HTTPException(409, detail=Said("error-quiz-of-a-class"))
     records = ctx.trace.records
     check_range_body(answer.step, len(records))
     if records[answer.step].phase != "backward":
         raise SpecError(
-            ("body", "step"),
-            f"step {answer.step} is a {records[answer.step].phase} step: the bug is in a backward step",
+            ("body", "step"), Said("error-quiz-not-backward", step=str(answer.step), phase=records[answer.step].phase)
         )
     learner = services.voters.identify(request)
     state = services.quiz.answer(ctx.spec.id, learner)
@@ -166,7 +167,7 @@ async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, an
 
 def quiz_or_404(ctx: TraceContext) -> None:
     if ctx.spec.quiz is None:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} is not a quiz; start one at /quiz")
+        raise HTTPException(404, detail=Said("error-not-a-quiz", trace_id=ctx.spec.id))
 
 
 @router.get(
@@ -207,7 +208,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
 
 def check_range_body(step: int, n: int) -> None:
     if not 0 <= step < n:
-        raise SpecError(("body", "step"), f"step must be between 0 and {n - 1} (the trace's steps), got {step}")
+        raise SpecError(("body", "step"), Said("error-quiz-step-range", last=str(n - 1), value=str(step)))
 
 
 @router.get("/quiz", include_in_schema=False)

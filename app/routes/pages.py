@@ -21,6 +21,8 @@ from markupsafe import Markup
 
 from app import words
 from app.buglab import views as buglab_views
+from app.checkpoints import model_words
+from app.checkpoints.real_models import KNOWN_MODELS
 from app.routes import home_ways
 from app.routes.assets import module_preloads, plotly_locale_url, plotly_url
 from app.settings import Settings
@@ -130,6 +132,11 @@ def _error_field(loc: tuple) -> str:
 def _render_home(request: Request, params: dict[str, str], errors: dict[str, str], status: int) -> Response:
     values = _home_values(params)
     form = model_form.home_context(params, values, request.app.state.settings)  # checkpoints, training
+    lang = choice.chosen_language(request)
+    form["models"] = [model_words.model_in(entry, lang) for entry in form["models"]]  # its words, its examples
+    form["fetchable"] = [model_words.fetchable_in(entry, lang) for entry in form["fetchable"]]
+    if form["model_tokenizer"] and values.get("model") in KNOWN_MODELS:  # a real model's own tokenizer, named
+        form["model_tokenizer"] = (form["model_tokenizer"][0], model_words.tokenizer_label(values["model"], lang))
     advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
     return _render(
         request,
@@ -203,7 +210,8 @@ def walk(request: Request) -> Response:
     try:
         resolved = resolve(spec_from_query(spec_params), request.app.state.settings)
     except SpecError as exc:
-        return _render_home(request, spec_params, {_error_field(exc.loc): exc.msg}, 422)
+        refusal = exc.detail(choice.chosen_language(request))[0]["msg"]  # in the page's language
+        return _render_home(request, spec_params, {_error_field(exc.loc): refusal}, 422)
     except Exception:  # a bug, not the user's mistake: still answer with a page, not a trace
         log.exception("resolving %r", spec_params)
         message = words.t(choice.chosen_language(request), "home-internal-error")

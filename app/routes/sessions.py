@@ -40,6 +40,8 @@ from app.sessions.store import StoreUnavailable
 from app.sessions.voters import client_address, remember
 from app.spec import resolve, spec_to_query
 from app.spec.faults import new_class_quiz
+from app.words.choice import chosen_language
+from app.words.said import Said, in_language
 
 log = logging.getLogger("xt.sessions")
 REVEAL_WAIT_S = 30  # the gradient checks of every step before the reveal (tiny models: well under a second)
@@ -145,9 +147,9 @@ async def create_session(
     if body.lesson is not None:
         lesson = catalogue.lessons.get(body.lesson)
         if lesson is None:
-            raise SpecError(("body", "lesson"), f"unknown lesson {body.lesson!r}; GET /api/lessons lists them")
+            raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(body.lesson)))
         if rules.walkthrough_id(lesson.spec) != rules.walkthrough_id(spec):
-            raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
+            raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(body.lesson)))
     trace = await services.build(spec, request)  # admitted, as every trace build
     first = lesson.steps[0]["index"] if lesson else 0
     code, key = await sessions.create(spec, trace.records, body.lesson, first)
@@ -265,7 +267,7 @@ async def set_poll(
     fields = await _session(request, sessions, code)
     sessions.require_presenter(fields, key)
     if not fields["buglab"]:
-        return _conflict("this session's walkthrough plants no bug: start one from the bug lab to poll the class")
+        return _conflict(in_language(Said("error-poll-no-bug"), chosen_language(request)))
     poll = dict(fields["poll"])
     if body.action == "open":
         await sessions.clear_answers(fields)
@@ -290,7 +292,7 @@ async def answer_poll(
     address; the cookie, or X-Voter from the answer's `voter`): answering again changes it."""
     fields = await _session(request, sessions, code)
     if fields["poll"]["status"] != "open":
-        return _conflict("the poll is not open: wait for the presenter to open it")
+        return _conflict(in_language(Said("error-poll-not-open"), chosen_language(request)))
     rules.check_answer(body.step, fields)
     voter = services.voters.identify(request)
     await sessions.answer(fields, voter, client_address(request), body.step)

@@ -16,10 +16,27 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 SIGNIFICANT = 4
 MAX_DECIMALS = 20  # JS's toFixed takes at most 100; beyond 1e-16 xt says nothing in words
-DECIMAL_SEPARATOR = {"ru": ","}  # by language; "." otherwise
+
+
+@lru_cache(maxsize=16)
+def decimal_separator(lang: str) -> str:
+    """The mark before a number's decimals in `lang`: its catalogue's `number-decimal-separator`
+    (static/js/lib/words.js hands the page's formatter the same message)."""
+    from app import words  # the words layer formats its numbers with this module
+
+    return words.t(lang, "number-decimal-separator")
+
+
+@lru_cache(maxsize=16)
+def group_separator(lang: str) -> str:
+    """The mark between groups of three digits of a large count in `lang` (app.words.said.Grouped)."""
+    from app import words
+
+    return words.t(lang, "number-group-separator")
 
 
 def decimals(value: float) -> int:
@@ -45,4 +62,4 @@ def format_number(value: int | float, lang: str, places: int | None = None) -> s
         text = text.rstrip("0").rstrip(".")
     if text.startswith("-") and not text.strip("-0."):  # a tiny negative value rounded away
         text = text[1:]
-    return text.replace(".", DECIMAL_SEPARATOR.get(lang, "."))
+    return text.replace(".", decimal_separator(lang))

@@ -163,6 +163,9 @@ LATIN_ALLOWED = {
     "xt", "char", "byte", "UTF", "float32", "float64", "AdamW", "SGD", "lr", "RoPE", "RMSNorm", "FFN",
     "GQA", "n_embd", "seq_len", "tokens", "Home", "End", "P", "A", "C", "V", "W", "sha256", "pickle",
 }  # fmt: skip
+# A real model's description (models.ftl, in Russian now) names its maker, its family, its tokenizer
+# and its weights' formats: names no language translates ("SmolLM2-135M-Instruct", "Q4_1").
+LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE", "Q4_1", "Q8_0"}
 
 RUSSIAN_TEXT = """() => {
   const inRussian = (node) => node.closest("[lang]")?.lang === "ru" && !node.closest("code, [translate=no]");

@@ -9,7 +9,7 @@ import { optimizerLabels } from "./training.js";
 
 const PRESET = "preset:";
 
-/** `lang`: the language of a label the server has only in English so far (a model's, a preset's). */
+/** `lang`: the language of a label that is not the page's (a model's name: "en"). */
 function option(value, optionText, lang = "") {
   const node = document.createElement("option");
   node.value = value;
@@ -18,10 +18,11 @@ function option(value, optionText, lang = "") {
   return node;
 }
 
-function group(label, options) {
+/** Options under `label`; `lang` "en" for models' names, "" for labels in the page's language (presets'). */
+function group(label, options, lang = "en") {
   const node = document.createElement("optgroup");
   node.label = label;
-  for (const { value, text: optionText } of options) node.append(option(value, optionText, "en"));
+  for (const { value, text: optionText } of options) node.append(option(value, optionText, lang));
   return node;
 }
 
@@ -140,6 +141,7 @@ export function wireModelList(form, { checkpoints, text }) {
         group(
           t("home-models-presets"),
           presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })),
+          "", // GET /api/models answers the presets' labels in the page's language
         ),
       );
     // A name the server does not know (a stale link) stays selected: its error sits beside it.
@@ -166,10 +168,9 @@ export function wireModelList(form, { checkpoints, text }) {
     }
     text.setExamples(null);
     const preset = presetsByValue.get(value);
+    // A preset's description comes from GET /api/models in the page's language.
     help.textContent = preset?.description ? preset.description : t("home-model-help");
-    // A preset's description is the server's, in English so far: said so (screen readers, the tests).
-    if (preset?.description && document.documentElement.lang !== "en") help.lang = "en";
-    else help.removeAttribute("lang");
+    help.removeAttribute("lang");
     if (apply && preset) applyPreset(preset);
   }
 

@@ -4,7 +4,14 @@
 
 const SIGNIFICANT = 4;
 const MAX_DECIMALS = 20;
-const DECIMAL_SEPARATOR = { ru: "," }; // by language; "." otherwise
+// The mark before a number's decimals, by language: the catalogue's `number-decimal-separator`,
+// which lib/words.js hands over once the page's catalogue is loaded ("." until then).
+const DECIMAL_SEPARATOR = {};
+
+/** Takes `lang`'s decimal mark from its catalogue (lib/words.js; a test, from the server's). */
+export function useDecimalSeparator(lang, separator) {
+  DECIMAL_SEPARATOR[lang] = separator;
+}
 
 /** The digits after the point that keep SIGNIFICANT significant ones; the exponent read from the
  * shortest round-trip text (toExponential here, repr on the server: the same digits). */

@@ -6,7 +6,7 @@
 // export`: app/export/page.py) carries its catalogue in #xt-words and Fluent beside it.
 
 import { FluentBundle, FluentNumber, FluentResource } from "/vendor/fluent/index.js";
-import { formatNumber, withSeparator } from "./numbers.js";
+import { formatNumber, useDecimalSeparator, withSeparator } from "./numbers.js";
 
 export const lang = document.documentElement.lang || "en";
 
@@ -34,6 +34,7 @@ async function load() {
 }
 
 const bundle = await load();
+useDecimalSeparator(lang, t("number-decimal-separator"));
 
 /** The message `id` ("id" or "id.attribute") with its named values; numbers formatted by xt. A
  * missing message or value is an error, never half a sentence. */

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from app import words
 from app.words.numbers import format_number
 from tests.helpers.env import required
 from tests.test_code_shape import ROOT
@@ -31,8 +32,11 @@ def node() -> str:
 
 
 def js_formats(cases: list) -> list[str]:
+    # The page takes each language's decimal mark from its catalogue, as lib/words.js does.
+    separators = {lang: words.t(lang, "number-decimal-separator") for lang in words.LANGUAGES}
     script = f"""
-        import {{ formatNumber }} from {json.dumps(str(ROOT / "static/js/lib/numbers.js"))};
+        import {{ formatNumber, useDecimalSeparator }} from {json.dumps(str(ROOT / "static/js/lib/numbers.js"))};
+        for (const [lang, mark] of Object.entries({json.dumps(separators)})) useDecimalSeparator(lang, mark);
         const cases = JSON.parse(process.argv[1]).map(([v, lang, places]) => [v === "inf" ? Infinity : v === "-inf" ? -Infinity : v === "nan" ? NaN : v, lang, places]);
         console.log(JSON.stringify(cases.map(([v, lang, places]) => formatNumber(v, lang, places))));
     """
