@@ -163,7 +163,7 @@ def _colour_bar_says(entry: dict, text: str) -> dict:
     return entry
 
 
-def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None) -> dict:
+def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None, lang: str = "en") -> dict:
     """Step `index` of the aligned traces a and b: their specs, and per compared tensor the
     figures A | B | B − A and the difference's numbers."""
     pairs = _pairs(a, b, index, param)

@@ -319,7 +319,7 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool) -> dict:
     }
 
 
-def explanation(record: Record, trace: xt_core.Trace, judge: bool = True) -> str:
+def explanation(record: Record, trace: xt_core.Trace, judge: bool = True, lang: str = "en") -> str:
     """One paragraph of plain text: what this step does and why, its numbers from `trace`; judge
     False (a sealed quiz's step): its numbers, never a verdict on them."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
@@ -329,7 +329,7 @@ def explanation(record: Record, trace: xt_core.Trace, judge: bool = True) -> str
     return template.format(**_context(record, trace, judge))
 
 
-def induction_note(ctx, record: Record) -> str:
+def induction_note(ctx, record: Record, lang: str = "en") -> str:
     """On a checkpoint whose training measured an induction head (xt_core.lab.probes: the head with the
     best score on repeated random tokens), its layer's attention-probability step names it."""
     found = ctx.measured()

@@ -41,7 +41,7 @@ def gradcheck_json(check: StepCheck) -> dict:
     }
 
 
-def failure_text(check: StepCheck, dtype: str) -> str:
+def failure_text(check: StepCheck, dtype: str, lang: str = "en") -> str:
     """Why a check failed. Every check runs in float64 (a float32 trace is checked through its
     float64 twin: xt_core.checks.gradcheck), so the tolerance is float64's whatever the trace's dtype."""
     where = " (the check runs on this trace's float64 twin)" if dtype != "float64" else ""

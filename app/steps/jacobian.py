@@ -11,7 +11,9 @@ from xt_core.checks.jacobian import attention_jacobian, output_jacobian
 DEFAULT_TOP_K = 10  # tokens the output softmax's Jacobian shows when the query names no top_k
 
 
-def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:
+def jacobian_view(
+    ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int, lang: str = "en"
+) -> dict:
     """One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check
     J·dL/dp == recorded dL/dscores (attention, layer given) or dL/dlogits (layer None)."""
     trace, max_cells = ctx.trace, ctx.settings.max_heatmap_cells

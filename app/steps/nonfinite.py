@@ -62,7 +62,7 @@ def _overflow_warning(ctx: TraceContext, name: str, rows: int) -> str:
     )
 
 
-def nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
+def nonfinite_warnings(ctx: TraceContext, record, lang: str = "en") -> list[str]:
     """NaN or ±inf in what this step shows, or inside it (an RMSNorm's overflowed mean square)."""
     overflow = _norm_overflow(ctx, record)
     if overflow is not None:
@@ -75,7 +75,7 @@ def nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
     return [f"{label} holds {n} NaN or infinite value(s), drawn as gaps and sent as null." for label, n in found]
 
 
-def first_nonfinite(ctx: TraceContext) -> dict | None:
+def first_nonfinite(ctx: TraceContext, lang: str = "en") -> dict | None:
     """The first step (in walkthrough order) whose values hold NaN or ±inf (or whose RMSNorm's
     mean square overflowed), or None: where the page's divergence banner points. Every later
     step is computed from it, so this is where the numbers broke, not merely one place they are.

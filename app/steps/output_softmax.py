@@ -51,7 +51,9 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
 
 
 class SoftmaxIdentity(ChartFigure):
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         trace = ctx.trace
         entry, error = identity_entry(ctx, seq, pos)
         scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size

@@ -49,7 +49,9 @@ class ResidualSplit:
     def weight(self, ctx: TraceContext) -> float:
         return 1.0
 
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         return residual_entry(ctx, self.record, seq, max_cells=cells), []
 
 

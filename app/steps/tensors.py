@@ -52,6 +52,7 @@ def tensor_entry(
     gradient: bool,
     max_cells: int | None = None,
     whole: bool = True,
+    lang: str = "en",
 ) -> dict | None:
     """The picture of one tensor (a value or a gradient of tensor `name`) for sequence
     `seq`; None for a scalar (the loss), whose number the page shows as text. `max_cells`:
@@ -142,6 +143,7 @@ def head_entry(
     title: str,
     gradient: bool,
     whole: bool = True,
+    lang: str = "en",
 ) -> dict:
     """One head of a grid (sequence `seq`), every value up to settings.max_head_cells: the
     enlarged view. Same entry shape as a step's figures, `heads` naming the head."""

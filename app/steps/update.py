@@ -76,7 +76,7 @@ def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
         return line_search(trace.cfg, trace, params, etas, grad_norm_sq=g2)
 
 
-def param_figures(ctx: TraceContext, name: str) -> list[dict]:
+def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     """ΔW of one parameter beside its gradient (same layout: positions of the matrix)."""
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
@@ -179,7 +179,7 @@ def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
     return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO)
 
 
-def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
+def update_check_warning(ctx: TraceContext, check: StepCheck, lang: str = "en") -> str:
     """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
     if ctx.spec.faults:
         hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
@@ -188,7 +188,7 @@ def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
     return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
 
 
-def step_view(ctx: TraceContext, record) -> dict:
+def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
     """The update record's own fields of its step JSON (app.steps.view writes the rest)."""
     trace, spec = ctx.trace, ctx.spec
     update = trace.update
@@ -262,7 +262,7 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
-def training_summary(ctx: TraceContext) -> dict | None:
+def training_summary(ctx: TraceContext, lang: str = "en") -> dict | None:
     """POST /api/traces' `training`: the optimizer and the training run before the step
     (null for a trace without an update step)."""
     trace = ctx.trace
