@@ -18,6 +18,7 @@ from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
+from app.steps.wording import t
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -181,11 +182,8 @@ def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
 
 def update_check_warning(ctx: TraceContext, check: StepCheck, lang: str = "en") -> str:
     """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
-    if ctx.spec.faults:
-        hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
-    else:
-        hint = ""
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
+    hint = t(lang, "step-check-fault-hint") if ctx.spec.faults else ""
+    return failure_text(check, ctx.spec.dtype, lang) + hint
 
 
 def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:

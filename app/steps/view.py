@@ -43,7 +43,7 @@ def failed_check_warning(ctx: TraceContext, record, check: StepCheck, lang: str 
         return None
     if record.phase == "update":
         return update_check_warning(ctx, check, lang)
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype, lang)}"
+    return failure_text(check, ctx.spec.dtype, lang)
 
 
 def step_view(
