@@ -18,7 +18,7 @@ from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
-from app.steps.wording import t
+from app.steps.wording import num, t
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -125,27 +125,23 @@ def _param_rows(ctx: TraceContext) -> list[dict]:
     ]
 
 
-def _warnings(ctx: TraceContext, rows: list[dict]) -> list[str]:
+def _warnings(ctx: TraceContext, rows: list[dict], lang: str) -> list[str]:
     update, out = ctx.trace.update, []
     after = update.loss_after
     if after is not None and not math.isfinite(after):
-        out.append("The loss after the update is not finite: the step diverged; try a smaller learning rate.")
+        out.append(t(lang, "step-update-diverged"))
     elif after is not None and after > update.loss_before:
-        out.append(
-            f"The loss went up on this very batch ({update.loss_before:.4g} → {after:.4g}): the step overshot; "
-            "try a smaller learning rate."
-        )
+        before, after = num(update.loss_before, ".4g", lang), num(after, ".4g", lang)
+        out.append(t(lang, "step-update-overshot", before=before, after=after))
     big = [r for r in rows if math.isfinite(r["update_ratio"]) and r["update_ratio"] > LARGE_RATIO]
     if big:
         worst = max(big, key=lambda r: r["update_ratio"])
-        out.append(
-            f"{len(big)} parameter(s) moved by more than {LARGE_RATIO:g} of their RMS in one step (largest: "
-            f"{worst['name']}, {worst['update_ratio']:.3g}): a learning rate this large is likely unstable."
-        )
+        largest, ratio = num(worst["update_ratio"], ".3g", lang), num(LARGE_RATIO, "g", lang)
+        out.append(t(lang, "step-update-large", count=len(big), ratio=ratio, param=worst["name"], largest=largest))
     return out
 
 
-def _loss_entry(ctx: TraceContext) -> dict:
+def _loss_entry(ctx: TraceContext, lang: str) -> dict:
     """The loss on this batch: along the training run before the step (if any), before and after the update."""
     trace, update = ctx.trace, ctx.trace.update
     n_train = len(trace.train_losses)
@@ -158,7 +154,7 @@ def _loss_entry(ctx: TraceContext) -> dict:
         loss_title,
         "loss",
         update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"]),
     )
 
 
@@ -173,11 +169,11 @@ def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) ->
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
-def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
+def _explanation(ctx: TraceContext, asked: dict, shown: str, lang: str) -> str:
     update = ctx.trace.update
     ran = {**optimizer_dict(update.optimizer), "name": update.optimizer.name}
     facts = update_text.step_facts(update.per_param[shown].delta, ctx.trace.grads[shown], update.optimizer.lr)
-    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO)
+    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO, lang)
 
 
 def update_check_warning(ctx: TraceContext, check: StepCheck, lang: str = "en") -> str:
@@ -194,18 +190,18 @@ def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
     sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
     rows = _param_rows(ctx)
     n_train = len(trace.train_losses)
-    entries = [_loss_entry(ctx), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows)]
+    entries = [_loss_entry(ctx, lang), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows, lang)]
     shown = shown_param(ctx)
-    entries += param_figures(ctx, shown)
+    entries += param_figures(ctx, shown, lang)
     search = _line_search(ctx, sgd_lr)
     if search is not None:
         entries.append(_line_search_entry(ctx, search, sgd_lr))
     return {
-        "explanation": _explanation(ctx, optimizer, shown),
+        "explanation": _explanation(ctx, optimizer, shown, lang),
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
-        "warnings": _warnings(ctx, rows),
+        "warnings": _warnings(ctx, rows, lang),
         "update": {
             "optimizer": optimizer,
             "optimizer_label": describe_optimizer(optimizer),
@@ -224,8 +220,10 @@ def _display_latex(record) -> str:
     return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
-def _loss_index(n_train: int) -> list[str]:
-    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
+def _loss_index(n_train: int, lang: str) -> list[str]:
+    """The loss table's rows: each training step, this one, and the loss after the update."""
+    trained = [t(lang, "step-table-train-step", step=i + 1) for i in range(n_train)]
+    return [*trained, t(lang, "step-table-this-step", step=n_train + 1), t(lang, "step-table-after-update")]
 
 
 def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
@@ -235,7 +233,7 @@ def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
 
 
-def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     """RMS(ΔW)/RMS(W) per parameter beside the range the optimizer's rule predicts at its lr,
     and the line beyond which a step is too large."""
     optimizer = ctx.trace.update.optimizer
@@ -256,7 +254,8 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
         expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
     )
     matrix = np.stack([values, low, high], axis=1)
-    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
+    columns = ["RMS(ΔW)/RMS(W)", t(lang, "step-table-expected-from"), t(lang, "step-table-expected-to")]
+    tab = ctx.table(matrix, names, columns)
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
