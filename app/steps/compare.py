@@ -125,14 +125,15 @@ def _pairs(
     ]
 
 
-def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells) -> list[dict]:
+def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells, lang) -> list[dict]:
     """A, B and B − A drawn alike (the figure of one sequence; the stats of the whole tensor)."""
     out = []
     for ctx, array, side, role in ((a, va, "A", "input"), (b, vb, "B", "output"), (a, diff, "B − A", "diff")):
         figure_id, title = f"compare.{side}.{label}.{name}", f"{side}: {label}"
         if label == "ΔW":  # not a recorded tensor: its colour bar says ΔW, not the gradient's name
             values = "ΔW" if side != "B − A" else "ΔW_B − ΔW_A"
-            out.append(param_entry(ctx, name, np.asarray(array), figure_id, title, role, True, cells, values=values))
+            entry = param_entry(ctx, name, np.asarray(array), figure_id, title, role, True, cells, values, lang=lang)
+            out.append(entry)
             continue
         entry = tensor_entry(
             ctx,
@@ -145,6 +146,7 @@ def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells) -> list[dict
             gradient=gradient or side == "B − A",
             max_cells=cells,
             whole=side != "B − A",
+            lang=lang,
         )
         if entry is not None:
             out.append(_colour_bar_says(entry, "B − A") if side == "B − A" else entry)
@@ -179,7 +181,7 @@ def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: 
                 "dtype_a": str(np.asarray(va).dtype),
                 "dtype_b": str(np.asarray(vb).dtype),
                 "difference": numbers,
-                "figures": _figures(a, b, label, name, gradient, va, vb, diff, seq, cells),
+                "figures": _figures(a, b, label, name, gradient, va, vb, diff, seq, cells, lang),
             }
         )
     return {

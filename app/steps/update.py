@@ -84,7 +84,7 @@ def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     cells = ctx.settings.max_heatmap_cells
     label = tensor_label(name)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
+        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values, lang=lang)
         for figure_id, array, what, values in (
             ("update.delta", delta, "Update ΔW", "ΔW"),
             ("update.grad", grad, "Gradient g", "g = dL/dW"),
@@ -154,18 +154,20 @@ def _loss_entry(ctx: TraceContext, lang: str) -> dict:
         loss_title,
         "loss",
         update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"]),
+        ctx.table(
+            np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"], lang
+        ),
     )
 
 
-def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
+def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None, lang: str) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
     title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
     fig = update_figures.line_search(
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"], lang)
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
@@ -190,12 +192,12 @@ def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
     sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
     rows = _param_rows(ctx)
     n_train = len(trace.train_losses)
-    entries = [_loss_entry(ctx, lang), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows, lang)]
+    entries = [_loss_entry(ctx, lang), _grad_norm_entry(ctx, rows, lang), _ratio_entry(ctx, rows, lang)]
     shown = shown_param(ctx)
     entries += param_figures(ctx, shown, lang)
     search = _line_search(ctx, sgd_lr)
     if search is not None:
-        entries.append(_line_search_entry(ctx, search, sgd_lr))
+        entries.append(_line_search_entry(ctx, search, sgd_lr, lang))
     return {
         "explanation": _explanation(ctx, optimizer, shown, lang),
         "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
@@ -226,11 +228,11 @@ def _loss_index(n_train: int, lang: str) -> list[str]:
     return [*trained, t(lang, "step-table-this-step", step=n_train + 1), t(lang, "step-table-after-update")]
 
 
-def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _grad_norm_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
     title = "Gradient norm ‖g‖ per parameter (log scale)"
     fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
-    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
+    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"], lang))
 
 
 def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
@@ -255,7 +257,7 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     )
     matrix = np.stack([values, low, high], axis=1)
     columns = ["RMS(ΔW)/RMS(W)", t(lang, "step-table-expected-from"), t(lang, "step-table-expected-to")]
-    tab = ctx.table(matrix, names, columns)
+    tab = ctx.table(matrix, names, columns, lang)
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
