@@ -10,7 +10,7 @@ from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, heatmap_cells
 from app.steps.titles import tensor_label
-from app.steps.wording import t
+from app.steps.wording import cut_note
 from xt_core.trace import Record
 
 
@@ -37,13 +37,13 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
 
 def _residual_note(shown: tuple[int, int], full: tuple[int, int], lang: str) -> str:
     """What the skip | branch | sum table holds: which positions and features (only the cut axes named)."""
-    values = {"positions": shown[0], "of_positions": full[0], "features": shown[1], "of_features": full[1]}
-    positions_cut, features_cut = shown[0] < full[0], shown[1] < full[1]
-    if positions_cut and features_cut:
-        return t(lang, "step-residual-note-positions-features", **values)
-    if positions_cut:
-        return t(lang, "step-residual-note-positions", **values)
-    return t(lang, "step-residual-note-features" if features_cut else "step-residual-note", **values)
+    messages = (
+        "step-residual-note-positions-features",
+        "step-residual-note-positions",
+        "step-residual-note-features",
+        "step-residual-note",
+    )
+    return cut_note(lang, shown, full, ("positions", "features"), messages)
 
 
 class ResidualSplit:
