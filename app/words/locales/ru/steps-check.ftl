@@ -8,9 +8,9 @@ step-check-fault-hint = {" "}Неисправность из лаборатор�
 ## NaN и ±inf в том, что показывает шаг
 
 step-nonfinite-values = { $tensor } { $count ->
-        [one] содержит { $count } значение NaN или бесконечность; оно нарисовано пробелом и отправлено как null.
-        [few] содержит { $count } значения NaN или бесконечности; они нарисованы пробелами и отправлены как null.
-       *[other] содержит { $count } значений NaN или бесконечностей; они нарисованы пробелами и отправлены как null.
+        [one] содержит { $count } значение NaN или бесконечность; оно показано разрывом и отправлено как null.
+        [few] содержит { $count } значения NaN или бесконечности; они показаны разрывами и отправлены как null.
+       *[other] содержит { $count } значений NaN или бесконечностей; они показаны разрывами и отправлены как null.
     }
 step-nonfinite-gradient = dL/d({ $tensor })
 step-nonfinite-contribution = вклад в dL/d({ $tensor })
@@ -27,6 +27,6 @@ step-diverged-training = обучение разошлось (потеря ра�
 step-diverged = обучение разошлось — попробуйте уменьшить скорость обучения
 step-overflowed = значения вышли за пределы диапазона { $dtype } — попробуйте float64 или веса поменьше
 step-overflowed-tensor = { $tensor } (его средний квадрат)
-step-unit-values = значений
-step-unit-rows = строк переполнилось
+step-unit-values = знач.
+step-unit-rows = стр. с переполнением
 step-nonfinite-updated-tensor = обновлённый { $tensor }
