@@ -87,6 +87,7 @@ def test_the_language_of_a_step_answer_is_the_request_s_and_cached_apart(client)
         client.cookies.clear()
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the diverging run overflows, as it should
 def test_the_check_jacobian_and_divergence_speak_russian(client):
     fault = post_trace(client, SPECS["fault"])
     name = CATALOGUE["softmax_missing_sum_term"].step_name(0)
