@@ -13,6 +13,7 @@ from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
 from app.steps import update_text
 from app.steps.context import TraceContext
+from app.steps.formulas import in_words_of
 from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
@@ -200,7 +201,7 @@ def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
         entries.append(_line_search_entry(ctx, search, sgd_lr, lang))
     return {
         "explanation": _explanation(ctx, optimizer, shown, lang),
-        "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
+        "formula": {"forward": None, "backward": None, "update": formula(in_words_of(_display_latex(record), lang))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
         "warnings": _warnings(ctx, rows, lang),

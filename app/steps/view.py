@@ -90,7 +90,7 @@ def _figures_view(
     """The fields a kind drawn from its figure list fills in (`where`: seq, pos and the cell budget)."""
     trace = ctx.trace
     figures, warnings = draw_figures(ctx, kind.figures(ctx, record), *where, lang=lang)
-    forward_rule, backward_rule = formulas.rules(record)
+    forward_rule, backward_rule = formulas.rules(record, lang)
     return {
         "explanation": explanation(record, trace, judge=not sealed, lang=lang) + induction_note(ctx, record, lang),
         "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},

@@ -2,7 +2,7 @@
 walkthrough, grouped-query attention, a bug-lab fault, an AdamW update after training), asked
 with ?lang=ru, holds no English word in its explanation, warnings, figure notes and numbers-table
 columns outside ALLOWED (symbols, function names and code identifiers that formulas use as they
-are) and the trace's recorded tensor names; the language comes from LangDep (query, cookie,
+are) and the trace's recorded tensor names (the words inside its rules too); the language comes from LangDep (query, cookie,
 Accept-Language) and the answers' cache keeps the languages apart. Figure and axis titles are
 the names' catalogue's (not checked here); English is pinned byte for byte by test_snapshot.py."""
 
@@ -44,8 +44,11 @@ def english_words(text: str, allowed: set[str]) -> list[str]:
 
 
 def _prose(view: dict) -> list[str]:
-    """The words of a step answer that this layer writes (not the titles: the names' catalogue)."""
+    """The words of a step answer that this layer writes (not the titles: the names' catalogue):
+    its explanation, warnings, the words inside its rules (LaTeX \\text{...}), notes, table columns."""
     texts = [view["explanation"], *view["warnings"]]
+    for rule in view["formula"].values():
+        texts += re.findall(r"\\text\{([^{}]*)\}", rule["latex"]) if rule else []
     for figure in view["figures"]:
         texts += [figure["note"]] if figure.get("note") else []
         texts += figure["table"]["columns"] if figure.get("table") else []
