@@ -42,9 +42,23 @@ step-residual-note-positions-features = Числа: остаточная свя�
 
 step-target-label = { $token } (цель)
 step-identity-recorded = записанный dL/dlogits
-step-identity-largest = Наибольшее |dL/dlogits − (p − onehot)/N| по всем { $positions } позициям и { $tokens } токенам: { $error }.
-step-identity-shown = Показаны { $count } самых вероятных токенов и цель.
+step-identity-largest = Наибольшее значение |dL/dlogits − (p − onehot)/N| по всем { $positions } { $positions ->
+        [one] позиции
+       *[other] позициям
+    } и { $tokens } { $tokens ->
+        [one] токену
+       *[other] токенам
+    }: { $error }.
+step-identity-shown = { $count ->
+        [one] Показан { $count } самый вероятный токен и цель.
+        [few] Показаны { $count } самых вероятных токена и цель.
+       *[other] Показаны { $count } самых вероятных токенов и цель.
+    }
 step-identity-not-finite = p или dL/dlogits содержит NaN или бесконечные значения: тождество проверить нельзя.
 step-identity-deviates = dL/dlogits отклоняется от (p − onehot)/N до { $error }.
-step-jacobian-output-note = Показаны { $count } самых вероятных токенов и цель; проверка охватывает всю строку.
+step-jacobian-output-note = { $count ->
+        [one] Показан { $count } самый вероятный токен и цель; проверка охватывает всю строку.
+        [few] Показаны { $count } самых вероятных токена и цель; проверка охватывает всю строку.
+       *[other] Показаны { $count } самых вероятных токенов и цель; проверка охватывает всю строку.
+    }
 step-jacobian-attention-note = Ключи 0..{ $pos }: более поздние ключи замаскированы, их p равна 0, и они не участвуют.
