@@ -103,3 +103,14 @@ def test_the_check_jacobian_and_divergence_speak_russian(client):
     diverged = client.post("/api/traces", params={"lang": "ru"}, json=DIVERGING_SPEC).json()["first_nonfinite"]
     assert diverged["advice"].startswith("обучение разошлось"), diverged
     assert english_words(diverged["advice"], ALLOWED) == []
+
+
+def test_an_enlarged_head_and_a_comparison_speak_russian(client):
+    a = post_trace(client, SMALL_SPEC)
+    b = post_trace(client, {**SMALL_SPEC, "dtype": "float64"})
+    scores = next(s["index"] for s in a["steps"] if s["name"].endswith(".scores") and s["phase"] == "forward")
+    head = client.get(f"/api/traces/{a['id']}/steps/{scores}/head", params={"head": 1, "lang": "ru"}).json()
+    assert "Замаскированные (будущие) ключи" in head["note"] and english_words(head["note"], ALLOWED) == []
+    compared = client.get(f"/api/traces/{a['id']}/steps/{scores}/compare/{b['id']}", params={"lang": "ru"}).json()
+    notes = [f["note"] for t in compared["tensors"] for f in t["figures"] if f["note"]]
+    assert notes and all(english_words(note, ALLOWED) == [] for note in notes), notes
