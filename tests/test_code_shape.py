@@ -330,6 +330,24 @@ ON_THE_WORDS_LAYER = [
     ROOT / "app" / "checkpoints" / "upload.py",
     ROOT / "app" / "checkpoints" / "model_words.py",
     ROOT / "app" / "guesses.py",
+    # the step views' prose (app/words/locales/*/steps*.ftl); the rest of app/steps still holds
+    # figure titles (the names' catalogue), 4xx messages and the glossary
+    *(
+        ROOT / "app" / "steps" / f"{module}.py"
+        for module in (
+            "context",
+            "gradcheck",
+            "heads",
+            "kind",
+            "measured",
+            "nonfinite",
+            "summary",
+            "tensors",
+            "update_text",
+            "view",
+            "wording",
+        )
+    ),
 ]
 
 

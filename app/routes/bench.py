@@ -11,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
 from app.answers import encode, record_at
-from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, StepIndex
+from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, StepIndex
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
@@ -65,6 +65,7 @@ async def get_slice(
 async def get_compare(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     b: Annotated[str, Path(description="the other trace's id (POST its spec first)")],
     index: StepIndex,
@@ -82,7 +83,7 @@ async def get_compare(
     check_range("seq", seq, first.n_seq, f"the trace has {first.n_seq} sequence(s)")
     if param is not None and first.trace.records[index].phase != "update":
         raise SpecError(("query", "param"), Said("error-compare-param"))
-    build = partial(compare.compare_view, first, second, index, seq, param)
+    build = partial(compare.compare_view, first, second, index, seq, param, lang)
     working = compare.working_bytes(first, index, param)
     reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does
     if reservation is None:

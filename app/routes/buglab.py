@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from app import security
 from app.buglab import quiz
 from app.buglab import views as buglab_views
-from app.deps import FigureSeq, ServicesDep, SettingsDep, TraceDep
+from app.deps import FigureSeq, LangDep, ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
 from app.errors import (
     BAD_BODY,
@@ -122,11 +122,12 @@ async def get_checks(
 async def get_diff(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     index: int = Path(description="a backward step of a trace run with faults"),
     seq: FigureSeq = 0,
 ) -> Response:
-    return await services.answers.diff(request, trace_id, index, seq)
+    return await services.answers.diff(request, trace_id, index, seq, lang)
 
 
 class QuizAnswer(BaseModel):

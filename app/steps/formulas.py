@@ -5,7 +5,10 @@ place, so a formula, its title and its colour bars name the same tensor the same
 
 from __future__ import annotations
 
+import re
+
 from app.steps.titles import local_name
+from app.steps.wording import t
 from xt_core.ops.attention import ROPE_BACKWARD_TEX, ROPE_FORWARD_TEX
 from xt_core.trace import Record
 
@@ -67,11 +70,45 @@ _BY_NAME = {
 }
 
 
-def rules(record: Record) -> tuple[str, str]:
-    """(forward LaTeX, backward LaTeX) of a recorded op, in this step's symbols."""
+# The words inside the rules (\text{...}), by their English (the catalogue's en text): a rule's
+# LaTeX is xt_core's, in English; each language's words replace them (app/words: steps-formulas.ftl).
+_WORDS = (
+    "step-formula-keys-alike",
+    "step-formula-queries-alike",
+    "step-formula-rotate-back",
+    "step-formula-for",
+    "step-formula-every",
+    "step-formula-also",
+    "step-formula-a-matrix",
+    "step-formula-a-norm-gain",
+)
+_TEXT = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def in_words_of(latex: str | None, lang: str) -> str | None:
+    """`latex` with the words of its \text{...} in `lang` (the spaces around them kept)."""
+    if latex is None:
+        return None
+    messages = {t("en", message): message for message in _WORDS}
+
+    def translate(match: re.Match) -> str:
+        text = match.group(1)
+        words = text.strip()
+        if words not in messages:
+            return match.group(0)
+        lead, tail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+        return rf"\text{{{lead}{t(lang, messages[words])}{tail}}}"
+
+    return _TEXT.sub(translate, latex)
+
+
+def rules(record: Record, lang: str = "en") -> tuple[str, str]:
+    """(forward LaTeX, backward LaTeX) of a recorded op, in this step's symbols, its words in `lang`."""
     name = local_name(record.name)
     if name in _BY_NAME:
-        return _BY_NAME[name]
-    if record.kind == "softmax":  # the output softmax (its recorded name is the model's to choose)
-        return _OUTPUT_SOFTMAX
-    return record.forward_latex, record.backward_latex
+        forward, backward = _BY_NAME[name]
+    elif record.kind == "softmax":  # the output softmax (its recorded name is the model's to choose)
+        forward, backward = _OUTPUT_SOFTMAX
+    else:
+        forward, backward = record.forward_latex, record.backward_latex
+    return in_words_of(forward, lang), in_words_of(backward, lang)

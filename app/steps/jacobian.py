@@ -6,26 +6,31 @@ from __future__ import annotations
 from app import figures
 from app.figures.serialize import figure_json
 from app.steps.context import TraceContext
+from app.steps.wording import t
 from xt_core.checks.jacobian import attention_jacobian, output_jacobian
 
 DEFAULT_TOP_K = 10  # tokens the output softmax's Jacobian shows when the query names no top_k
 
 
-def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:
+def jacobian_view(
+    ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int, lang: str = "en"
+) -> dict:
     """One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check
     J·dL/dp == recorded dL/dscores (attention, layer given) or dL/dlogits (layer None)."""
     trace, max_cells = ctx.trace, ctx.settings.max_heatmap_cells
     if layer is None:
         check = output_jacobian(trace, seq, pos, top_k=top_k)
         target = int(trace.targets[seq, pos])
-        labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in check.indices]
+        labels = [
+            t(lang, "step-target-label", token=ctx.vocab[i]) if i == target else ctx.vocab[i] for i in check.indices
+        ]
         where = f"output softmax, position {pos} ({ctx.positions(seq)[pos]})"
         recorded_name, x_title = "dL/dlogits recorded", "token"
         symbols = ("∂p[t,v]/∂z[t,w]", "token v", "token w")  # p the output softmax of the logits z
         extra = {
             "indices": check.indices.tolist(),
             "target": target,
-            "note": f"Shown: the {top_k} most probable tokens and the target; the check covers the whole row.",
+            "note": t(lang, "step-jacobian-output-note", count=top_k),
         }
     else:
         check = attention_jacobian(trace, layer, head, seq, pos)
@@ -33,7 +38,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         where = f"layer {layer}, head {head}, query {ctx.positions(seq)[pos]}"
         recorded_name, x_title = "dL/dscores recorded", "key"
         symbols = ("∂P[m,i,j]/∂S[m,i,j′]", "key j", "key j′")  # row i of head m: keys j, j′ of one query
-        extra = {"note": f"Keys 0..{pos}: later keys are masked, their p is 0 and they take no part."}
+        extra = {"note": t(lang, "step-jacobian-attention-note", pos=pos)}
     figure = figures.jacobian_heatmap(
         check.jacobian,
         labels,

@@ -20,7 +20,9 @@ def loss_entry(ctx: TraceContext, seq: int) -> dict:
 
 
 class LossChart(ChartFigure):
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         return loss_entry(ctx, seq), []
 
 

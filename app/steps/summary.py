@@ -9,7 +9,9 @@ from app.steps.nonfinite import first_nonfinite
 from app.steps.update import training_summary
 
 
-def trace_summary(ctx: TraceContext) -> dict:
+def trace_summary(ctx: TraceContext, lang: str = "en") -> dict:
+    """The summary, its words in `lang`: the step titles are app.steps.titles' (names' helper:
+    English until they take `lang`); the training summary's words are the steps' own."""
     spec, trace = ctx.spec, ctx.trace
     return {
         "id": spec.id,
@@ -29,7 +31,7 @@ def trace_summary(ctx: TraceContext) -> dict:
         "blocks": titles.blocks(trace.cfg) + ([titles.UPDATE_BLOCK] if trace.update else []),
         "steps": titles.steps(trace),
         "groups": titles.groups(trace.cfg, has_update=trace.update is not None),
-        "training": training_summary(ctx),
+        "training": training_summary(ctx, lang),
         # where NaN/inf first appear (the page's divergence banner), or null
-        "first_nonfinite": first_nonfinite(ctx),
+        "first_nonfinite": first_nonfinite(ctx, lang),
     }

@@ -13,11 +13,13 @@ from app.figures import update as update_figures
 from app.spec.training import describe_optimizer
 from app.steps import update_text
 from app.steps.context import TraceContext
+from app.steps.formulas import in_words_of
 from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
+from app.steps.wording import num, t
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -76,14 +78,14 @@ def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
         return line_search(trace.cfg, trace, params, etas, grad_norm_sq=g2)
 
 
-def param_figures(ctx: TraceContext, name: str) -> list[dict]:
+def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     """ΔW of one parameter beside its gradient (same layout: positions of the matrix)."""
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
     label = tensor_label(name)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
+        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values, lang=lang)
         for figure_id, array, what, values in (
             ("update.delta", delta, "Update ΔW", "ΔW"),
             ("update.grad", grad, "Gradient g", "g = dL/dW"),
@@ -124,27 +126,23 @@ def _param_rows(ctx: TraceContext) -> list[dict]:
     ]
 
 
-def _warnings(ctx: TraceContext, rows: list[dict]) -> list[str]:
+def _warnings(ctx: TraceContext, rows: list[dict], lang: str) -> list[str]:
     update, out = ctx.trace.update, []
     after = update.loss_after
     if after is not None and not math.isfinite(after):
-        out.append("The loss after the update is not finite: the step diverged; try a smaller learning rate.")
+        out.append(t(lang, "step-update-diverged"))
     elif after is not None and after > update.loss_before:
-        out.append(
-            f"The loss went up on this very batch ({update.loss_before:.4g} → {after:.4g}): the step overshot; "
-            "try a smaller learning rate."
-        )
+        before, after = num(update.loss_before, ".4g", lang), num(after, ".4g", lang)
+        out.append(t(lang, "step-update-overshot", before=before, after=after))
     big = [r for r in rows if math.isfinite(r["update_ratio"]) and r["update_ratio"] > LARGE_RATIO]
     if big:
         worst = max(big, key=lambda r: r["update_ratio"])
-        out.append(
-            f"{len(big)} parameter(s) moved by more than {LARGE_RATIO:g} of their RMS in one step (largest: "
-            f"{worst['name']}, {worst['update_ratio']:.3g}): a learning rate this large is likely unstable."
-        )
+        largest, ratio = num(worst["update_ratio"], ".3g", lang), num(LARGE_RATIO, "g", lang)
+        out.append(t(lang, "step-update-large", count=len(big), ratio=ratio, param=worst["name"], largest=largest))
     return out
 
 
-def _loss_entry(ctx: TraceContext) -> dict:
+def _loss_entry(ctx: TraceContext, lang: str) -> dict:
     """The loss on this batch: along the training run before the step (if any), before and after the update."""
     trace, update = ctx.trace, ctx.trace.update
     n_train = len(trace.train_losses)
@@ -157,38 +155,37 @@ def _loss_entry(ctx: TraceContext) -> dict:
         loss_title,
         "loss",
         update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+        ctx.table(
+            np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"], lang
+        ),
     )
 
 
-def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
+def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None, lang: str) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
     title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
     fig = update_figures.line_search(
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"], lang)
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
-def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
+def _explanation(ctx: TraceContext, asked: dict, shown: str, lang: str) -> str:
     update = ctx.trace.update
     ran = {**optimizer_dict(update.optimizer), "name": update.optimizer.name}
     facts = update_text.step_facts(update.per_param[shown].delta, ctx.trace.grads[shown], update.optimizer.lr)
-    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO)
+    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO, lang)
 
 
-def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
+def update_check_warning(ctx: TraceContext, check: StepCheck, lang: str = "en") -> str:
     """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
-    if ctx.spec.faults:
-        hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
-    else:
-        hint = ""
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
+    hint = t(lang, "step-check-fault-hint") if ctx.spec.faults else ""
+    return failure_text(check, ctx.spec.dtype, lang) + hint
 
 
-def step_view(ctx: TraceContext, record) -> dict:
+def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
     """The update record's own fields of its step JSON (app.steps.view writes the rest)."""
     trace, spec = ctx.trace, ctx.spec
     update = trace.update
@@ -196,18 +193,18 @@ def step_view(ctx: TraceContext, record) -> dict:
     sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
     rows = _param_rows(ctx)
     n_train = len(trace.train_losses)
-    entries = [_loss_entry(ctx), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows)]
+    entries = [_loss_entry(ctx, lang), _grad_norm_entry(ctx, rows, lang), _ratio_entry(ctx, rows, lang)]
     shown = shown_param(ctx)
-    entries += param_figures(ctx, shown)
+    entries += param_figures(ctx, shown, lang)
     search = _line_search(ctx, sgd_lr)
     if search is not None:
-        entries.append(_line_search_entry(ctx, search, sgd_lr))
+        entries.append(_line_search_entry(ctx, search, sgd_lr, lang))
     return {
-        "explanation": _explanation(ctx, optimizer, shown),
-        "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
+        "explanation": _explanation(ctx, optimizer, shown, lang),
+        "formula": {"forward": None, "backward": None, "update": formula(in_words_of(_display_latex(record), lang))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
-        "warnings": _warnings(ctx, rows),
+        "warnings": _warnings(ctx, rows, lang),
         "update": {
             "optimizer": optimizer,
             "optimizer_label": describe_optimizer(optimizer),
@@ -226,18 +223,20 @@ def _display_latex(record) -> str:
     return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
-def _loss_index(n_train: int) -> list[str]:
-    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
+def _loss_index(n_train: int, lang: str) -> list[str]:
+    """The loss table's rows: each training step, this one, and the loss after the update."""
+    trained = [t(lang, "step-table-train-step", step=i + 1) for i in range(n_train)]
+    return [*trained, t(lang, "step-table-this-step", step=n_train + 1), t(lang, "step-table-after-update")]
 
 
-def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _grad_norm_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
     title = "Gradient norm ‖g‖ per parameter (log scale)"
     fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
-    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
+    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"], lang))
 
 
-def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     """RMS(ΔW)/RMS(W) per parameter beside the range the optimizer's rule predicts at its lr,
     and the line beyond which a step is too large."""
     optimizer = ctx.trace.update.optimizer
@@ -258,11 +257,12 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
         expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
     )
     matrix = np.stack([values, low, high], axis=1)
-    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
+    columns = ["RMS(ΔW)/RMS(W)", t(lang, "step-table-expected-from"), t(lang, "step-table-expected-to")]
+    tab = ctx.table(matrix, names, columns, lang)
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
-def training_summary(ctx: TraceContext) -> dict | None:
+def training_summary(ctx: TraceContext, lang: str = "en") -> dict | None:
     """POST /api/traces' `training`: the optimizer and the training run before the step
     (null for a trace without an update step)."""
     trace = ctx.trace

@@ -37,13 +37,13 @@ def check_deferred(ctx: TraceContext) -> bool:
     return ctx.trace.cfg.n_params() > ctx.settings.view_check_max_params
 
 
-def failed_check_warning(ctx: TraceContext, record, check: StepCheck) -> str | None:
+def failed_check_warning(ctx: TraceContext, record, check: StepCheck, lang: str = "en") -> str | None:
     """The warning a failed check puts first in its step's warnings (None when it passed)."""
     if check.passed:
         return None
     if record.phase == "update":
-        return update_check_warning(ctx, check)
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}"
+        return update_check_warning(ctx, check, lang)
+    return failure_text(check, ctx.spec.dtype, lang)
 
 
 def step_view(
@@ -54,6 +54,7 @@ def step_view(
     check: StepCheck | None,
     max_cells: int | None = None,
     sealed: bool = False,
+    lang: str = "en",
 ) -> dict:
     """Step `index`'s JSON: the fields every step view has, around what its kind fills in (its
     own view, or its figures drawn within `max_cells` heatmap cells, default settings.max_step_cells).
@@ -63,12 +64,12 @@ def step_view(
     kind = kind_of(record)
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
     if kind.view is not None:
-        own = kind.view(ctx, record)
+        own = kind.view(ctx, record, lang)
     else:
-        own = _figures_view(ctx, record, kind, (seq, pos, cells), sealed)
-    failed = None if check is None else failed_check_warning(ctx, record, check)
+        own = _figures_view(ctx, record, kind, (seq, pos, cells), sealed, lang)
+    failed = None if check is None else failed_check_warning(ctx, record, check, lang)
     warnings = [failed] if failed else []
-    warnings += nonfinite_warnings(ctx, record) + own.pop("warnings")
+    warnings += nonfinite_warnings(ctx, record, lang) + own.pop("warnings")
     return {
         **step_summary(record),
         "kind": record.kind,
@@ -83,13 +84,15 @@ def step_view(
     }
 
 
-def _figures_view(ctx: TraceContext, record, kind: StepKind, where: tuple[int, int, int], sealed: bool) -> dict:
+def _figures_view(
+    ctx: TraceContext, record, kind: StepKind, where: tuple[int, int, int], sealed: bool, lang: str
+) -> dict:
     """The fields a kind drawn from its figure list fills in (`where`: seq, pos and the cell budget)."""
     trace = ctx.trace
-    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), *where)
-    forward_rule, backward_rule = formulas.rules(record)
+    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), *where, lang=lang)
+    forward_rule, backward_rule = formulas.rules(record, lang)
     return {
-        "explanation": explanation(record, trace, judge=not sealed) + induction_note(ctx, record),
+        "explanation": explanation(record, trace, judge=not sealed, lang=lang) + induction_note(ctx, record, lang),
         "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
         "shapes": {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)},
         "figures": figures,
@@ -104,6 +107,7 @@ def step_view_json(
     pos: int,
     check: StepCheck | None,
     seal: Callable[[dict], dict] | None = None,
+    lang: str = "en",
 ) -> bytes:
     """The step view as compact JSON within settings.max_step_bytes (after `seal`, a quiz's:
     app.buglab.quiz.seal_step): the cell budget keeps the usual view well inside; should long
@@ -111,7 +115,7 @@ def step_view_json(
     the budget bounds the figures, not the text)."""
     cells = ctx.settings.max_step_cells
     for _ in range(4):
-        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=seal is not None)
+        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=seal is not None, lang=lang)
         body = compact_json(json_safe(seal(answer) if seal is not None else answer))
         if len(body) <= ctx.settings.max_step_bytes:
             break

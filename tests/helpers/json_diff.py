@@ -50,8 +50,9 @@ def report(name: str, old, new, limit: int = 5) -> str:
 
 
 def numbers_as_hash(text: str) -> str:
-    # a number's point needs a digit after it: the full stop ending "... tokens: 0." stays a word
-    return re.sub(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?", "#", text)
+    # a number's point needs a digit after it: the full stop ending "... tokens: 0." stays a word;
+    # Russian writes the point as a comma ("0,0625": app/words/numbers.py)
+    return re.sub(r"[-+]?(?:\d+(?:[.,]\d+)?|\.\d+)(?:[eE][-+]?\d+)?", "#", text)
 
 
 def shape_differences(old, new, path: str = "", limit: int = 5) -> list[tuple[str, object, object]]:

@@ -4,7 +4,9 @@ step shows sealed (its explanation, figure titles, notes, hover texts, axis titl
 softmax Jacobian panel's too), and its check answers no message: its numbers differ, never a
 sentence that says whether they are right. A verdict computed from the hidden fault's numbers
 ("not zero, so this backward is not the softmax's") would name the broken step before the
-answer (issue 32, finding 6). Once answered, the verdict may speak."""
+answer (issue 32, finding 6). Once answered, the verdict may speak. In English for every fault; in
+Russian for the faults whose quiz seals every backward step (the loss's) and the two softmaxes'
+(whose explanations state measured row sums)."""
 
 from __future__ import annotations
 
@@ -43,9 +45,9 @@ def correct_ctx(app_client) -> TraceContext:
     return TraceContext(spec, build_trace(spec), settings)
 
 
-def _sealed_view(ctx: TraceContext, index: int) -> dict:
+def _sealed_view(ctx: TraceContext, index: int, lang: str) -> dict:
     """The correct trace's step as a quiz's learner would see it before the answer."""
-    answer = view.step_view_json(ctx, index, 0, 0, None, seal=quiz.seal_step).decode()
+    answer = view.step_view_json(ctx, index, 0, 0, None, seal=quiz.seal_step, lang=lang).decode()
     return json.loads(answer.replace(ctx.spec.id, "ID"))
 
 
@@ -81,36 +83,43 @@ def _leaks(sealed: dict, correct: dict) -> list:
     return differences(_words(correct), _words(sealed), limit=3)
 
 
-def _sealed_words_that_differ(learner, hidden: dict, correct_ctx: TraceContext, correct: dict, layer: int) -> dict:
+def _sealed_words_that_differ(
+    learner, hidden: dict, correct_ctx: TraceContext, correct: dict, layer: int, lang: str
+) -> dict:
     """{where: differences} between the words the quiz `hidden` shows sealed and the correct trace's,
     at its broken step and every backward step after it, and on its softmax Jacobian panels."""
     leaks = {}
     for step in hidden["steps"]:
         if step["phase"] != "backward" or step["index"] < hidden["broken"]:
             continue
-        sealed = _answer(learner, hidden, f"/steps/{step['index']}")
+        sealed = _answer(learner, hidden, f"/steps/{step['index']}", lang=lang)
         assert sealed["gradcheck"] == {"sealed": True} and sealed["warnings"] == []
-        if found := _leaks(sealed, _sealed_view(correct_ctx, step["index"])):
+        if found := _leaks(sealed, _sealed_view(correct_ctx, step["index"], lang)):
             leaks[step["name"]] = found
-    check = _answer(learner, hidden, f"/steps/{hidden['broken']}/check")  # the badge's own answer
+    check = _answer(learner, hidden, f"/steps/{hidden['broken']}/check", lang=lang)  # the badge's own answer
     assert check["gradcheck"] == {"sealed": True} and check["warning"] is None, check
     for where in ({"layer": layer, "head": 1}, {"layer": "output"}):
-        sealed = _answer(learner, hidden, "/jacobian", **where)
+        sealed = _answer(learner, hidden, "/jacobian", lang=lang, **where)
         assert sealed["sealed"] is True
-        clean = _answer(learner, correct, "/jacobian", **where)
+        clean = _answer(learner, correct, "/jacobian", lang=lang, **where)
         if found := _leaks(sealed, {k: v for k, v in clean.items() if k in sealed}):
             leaks[f"jacobian {where}"] = found
     return leaks
 
 
-@pytest.mark.parametrize("fault", sorted(CATALOGUE))
-def test_no_sealed_step_of_a_quiz_judges_its_numbers(app_client, correct, correct_ctx, fault):
+RUSSIAN = ("batch_mean_missing", "softmax_ce_normalized_twice", "softmax_missing_sum_term")
+
+
+@pytest.mark.parametrize(
+    ("fault", "lang"), [(fault, "en") for fault in sorted(CATALOGUE)] + [(fault, "ru") for fault in RUSSIAN]
+)
+def test_no_sealed_step_of_a_quiz_judges_its_numbers(app_client, correct, correct_ctx, fault, lang):
     learner = TestClient(app_client.app)  # a learner of its own: nothing answered, nothing probed
     number, layer = _quiz_hiding(learner, fault)
     hidden = post_trace(learner, {**SMALL_SPEC, "quiz": number})
     name = CATALOGUE[fault].step_name(layer)
     hidden["broken"] = next(s["index"] for s in hidden["steps"] if s["name"] == name and s["phase"] == "backward")
-    leaks = _sealed_words_that_differ(learner, hidden, correct_ctx, correct, layer or 0)
+    leaks = _sealed_words_that_differ(learner, hidden, correct_ctx, correct, layer or 0, lang)
     assert not leaks, f"a sealed quiz hiding {fault} judges its numbers: {leaks}"
 
     # the verdict the seal held back speaks once the quiz is answered
