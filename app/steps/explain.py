@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import xt_core
 from app.steps import measured
-from app.steps.titles import local_name
+from app.steps.titles import about, local_name
 from xt_core import names
 from xt_core.trace import Record
 
@@ -299,8 +299,8 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool) -> dict:
     residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
     norm = "attention_norm" if name == "attention_residual" else "ffn_norm"
     return {
-        "role": recorded.about if role in ("projection", "branch out") else "a linear map",
-        "reader": recorded.about if role == "norm out" else "the LM head",
+        "role": about(record.name) if role in ("projection", "branch out") else "a linear map",
+        "reader": about(record.name) if role == "norm out" else "the LM head",
         "hd": cfg.head_dim,
         "theta": f"{cfg.rope_theta:g}",
         "stream": _STREAM.get(name, ""),

@@ -26,7 +26,7 @@ def trace_summary(ctx: TraceContext) -> dict:
             "input_labels": [ctx.input_labels(s) for s in range(ctx.n_seq)],
             "target_labels": [ctx.target_labels(s) for s in range(ctx.n_seq)],
         },
-        "blocks": titles.blocks(trace.cfg) + ([titles.UPDATE_BLOCK] if trace.update else []),
+        "blocks": titles.blocks(trace.cfg) + ([titles.update_block()] if trace.update else []),
         "steps": titles.steps(trace),
         "groups": titles.groups(trace.cfg, has_update=trace.update is not None),
         "training": training_summary(ctx),

@@ -1,0 +1,116 @@
+# Слова записанных тензоров, структуры прохода и осей (xt_core/names.py хранит только структуру;
+# их читают app/steps/titles.py и app/steps/axes.py). Сообщения тензора названы по идентификатору
+# слов его строки (xt_core/recorded.py): -title (что вычисляет операция), -label (что он хранит;
+# $layer — номер слоя), -about (что о нём говорит объяснение).
+
+## Записанные тензоры (xt_core/families/llama_names.py)
+
+names-embedding-title = Выбор эмбеддингов токенов
+names-embedding-label = эмбеддинги токенов
+names-attention-norm-out-title = RMSNorm перед вниманием
+names-attention-norm-out-label = выход RMSNorm слоя { $layer } перед вниманием
+names-attention-norm-out-about = внимание
+names-attention-q-title = Проекция запросов q = n·Wq
+names-attention-q-label = запросы слоя { $layer }
+names-attention-q-about = запросы: что ищет каждая позиция
+names-attention-k-title = Проекция ключей k = n·Wk
+names-attention-k-label = ключи слоя { $layer }
+names-attention-k-about = ключи: то, по чему каждую позицию можно найти
+names-attention-v-title = Проекция значений v = n·Wv
+names-attention-v-label = значения слоя { $layer }
+names-attention-v-about = значения: что каждая позиция передаёт дальше, когда на неё смотрит внимание
+names-attention-q-rot-title = RoPE поворачивает запросы
+names-attention-q-rot-label = запросы слоя { $layer } после RoPE
+names-attention-k-rot-title = RoPE поворачивает ключи
+names-attention-k-rot-label = ключи слоя { $layer } после RoPE
+names-attention-scores-title = Оценки внимания q̃·k̃ᵀ/√hd, каузальная маска
+names-attention-scores-label = оценки внимания слоя { $layer }, все головы
+names-attention-probs-title = Софтмакс внимания по ключам
+names-attention-probs-label = вероятности внимания слоя { $layer }, все головы
+names-attention-heads-title = Взвешенная сумма значений в каждой голове
+names-attention-heads-label = выходы голов внимания слоя { $layer }, все головы
+names-attention-concat-title = Конкатенация голов
+names-attention-concat-label = головы слоя { $layer }, выложенные в ряд
+names-attention-out-title = Выходная проекция внимания ·Wo
+names-attention-out-label = выход внимания слоя { $layer }
+names-attention-out-about = выход внимания: склеенные головы, снова смешанные в остаточный поток ширины C
+names-attention-residual-title = Остаточная связь h = x + выход внимания
+names-attention-residual-label = остаточный поток после внимания слоя { $layer }
+names-ffn-norm-out-title = RMSNorm перед полносвязным блоком
+names-ffn-norm-out-label = выход RMSNorm слоя { $layer } перед полносвязным блоком
+names-ffn-norm-out-about = полносвязный блок
+names-feed-forward-gate-title = Проекция затвора ·W1
+names-feed-forward-gate-label = проекция затвора слоя { $layer }
+names-feed-forward-gate-about = предактивация затвора a, которая проходит через silu
+names-feed-forward-up-title = Повышающая проекция ·W3
+names-feed-forward-up-label = повышающая проекция слоя { $layer }
+names-feed-forward-up-about = повышающая проекция u, которую затвор будет масштабировать
+names-feed-forward-swiglu-title = SwiGLU: silu(a) ⊙ u
+names-feed-forward-swiglu-label = активация SwiGLU слоя { $layer }
+names-feed-forward-out-title = Понижающая проекция ·W2
+names-feed-forward-out-label = выход полносвязного блока слоя { $layer }
+names-feed-forward-out-about = выход полносвязного блока: скрытый вектор ширины F, спроецированный обратно в C признаков
+names-ffn-residual-title = Остаточная связь x′ = h + выход полносвязного блока
+names-ffn-residual-label = остаточный поток после слоя { $layer }
+names-norm-out-title = Финальный RMSNorm
+names-norm-out-label = выход финального RMSNorm
+names-norm-out-about = LM-голова
+names-logits-title = Логиты: LM-голова
+names-logits-label = логиты следующего токена
+names-output-probs-title = Выходной софтмакс: вероятности следующего токена
+names-output-probs-label = вероятности следующего токена
+names-token-loss-title = Потеря на каждой позиции −log p(цели)
+names-token-loss-label = потеря на каждой позиции
+names-loss-title = Средняя потеря по всем позициям
+names-loss-label = средняя потеря L
+
+## Trace.names() (xt_core/listing.py): заголовок имени, которое не записывает ни одна операция
+
+names-listed-token-ids = идентификаторы токенов
+names-listed-parameter = параметр
+
+## Параметры и идентификаторы токенов (app/steps/titles.py)
+
+names-param-tokens-label = идентификаторы входных токенов
+names-param-targets-label = идентификаторы целевых токенов
+names-param-tok-embeddings-label = матрица эмбеддингов токенов
+names-param-attention-norm-label = масштаб RMSNorm перед вниманием слоя { $layer }
+names-param-attention-wq-label = веса запросов Wq слоя { $layer }
+names-param-attention-wk-label = веса ключей Wk слоя { $layer }
+names-param-attention-wv-label = веса значений Wv слоя { $layer }
+names-param-attention-wo-label = выходные веса внимания Wo слоя { $layer }
+names-param-ffn-norm-label = масштаб RMSNorm перед полносвязным блоком слоя { $layer }
+names-param-feed-forward-w1-label = веса затвора W1 слоя { $layer }
+names-param-feed-forward-w3-label = повышающие веса W3 слоя { $layer }
+names-param-feed-forward-w2-label = понижающие веса W2 слоя { $layer }
+names-param-norm-label = масштаб финального RMSNorm
+names-param-output-label = веса LM-головы
+
+## Схема модели и группы шкалы шагов
+
+names-block-embedding = Эмбеддинг токенов
+names-block-attention = Слой { $layer } · внимание
+names-block-ffn = Слой { $layer } · полносвязный блок
+names-block-norm = Финальный RMSNorm
+names-block-head = LM-голова (логиты)
+names-block-loss = Софтмакс и перекрёстная энтропия
+names-block-update = Шаг оптимизатора
+names-group-embedding = Эмбеддинг
+names-group-layer = Слой { $layer }
+names-group-output = Выход и функция потерь
+
+## Заголовок шага и заголовки его рисунков
+
+names-step = { $op }
+names-step-backward = { $op } — обратный проход
+names-step-layer = Слой { $layer } · { $op }
+names-step-layer-backward = Слой { $layer } · { $op } — обратный проход
+names-update-title = Обновление параметров: один шаг { $optimizer }
+names-heads-all = все головы
+names-heads-one = голова { $head }
+names-title-one-head = { $title } — голова { $head }
+names-input-title = Вход: { $label }
+names-input-param-title = Вход: { $label } (параметр)
+names-arriving-title = Градиент, пришедший к выходу: { $label }
+names-contribution-param-title = Градиент весов от этой операции: { $label }
+names-contribution-title = Вклад этой операции в градиент: { $label }
