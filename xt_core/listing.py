@@ -63,7 +63,8 @@ def listing(
     shape); `recorded`: (name, shape, layer)."""
     words = _names_catalogue(lang)
     ids_title, param_title = (
-        words.format_pattern(words.get_message(f"names-listed-{kind}").value)[0] for kind in ("token-ids", "parameter")
+        words.format_pattern(words.get_message(message).value)[0]
+        for message in ("names-listed-token-ids", "names-listed-parameter")
     )
     ids = [Listed(name, shape, "token ids", ids_title, name, False) for name, shape in held if name in TOKEN_IDS]
     params = [
