@@ -52,6 +52,7 @@ class TraceContext:
     spec: ResolvedSpec
     trace: xt_core.Trace
     settings: Settings
+    lang: str = "en"  # the language of the words it writes (axes, figure titles): app/words
 
     @property
     def n_seq(self) -> int:
@@ -120,4 +121,4 @@ class TraceContext:
         }
 
     def table(self, matrix, index, columns):
-        return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols)
+        return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols, self.lang)

@@ -19,9 +19,8 @@ from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.steps.stats import tensor_stats
 from app.steps.titles import one_head_title
+from app.words import t
 from xt_core import names
-
-DOWNLOAD_NOTE = "Download the tensor for every value."
 
 
 def tensor_url(ctx: TraceContext, name: str, gradient: bool) -> str:
@@ -36,7 +35,7 @@ def _entry(ctx, figure_id, title, role, fig, tab, notes=(), heads=None, *, downl
     meta = fig.layout.meta
     partial = tab[1] is not None or (isinstance(meta, dict) and bool(meta.get("note")))
     if download is not None and partial:
-        notes = [*notes, DOWNLOAD_NOTE]
+        notes = [*notes, t(ctx.lang, "names-figure-download-note")]
     return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download, "stats": stats}
 
 
@@ -70,7 +69,13 @@ def tensor_entry(
     if a.ndim == 1:  # (T,): per-token losses and their gradients
         labels = ctx.predictions(seq)
         fig = figures.bars(
-            a, labels, title=title, value_name=values, x_title="position: input→target", gradient=gradient
+            a,
+            labels,
+            title=title,
+            value_name=values,
+            x_title=t(ctx.lang, "names-figure-position-prediction"),
+            gradient=gradient,
+            lang=ctx.lang,
         )
         tab = ctx.table(a, labels, [values])
         return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats)
@@ -89,18 +94,16 @@ def tensor_entry(
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=cells,
+        lang=ctx.lang,
     )
     notes = [axes.note] if axes.note else []
     tab = ctx.table(a, axes.rows, axes.cols)
     return _entry(ctx, figure_id, title, role, fig, tab, notes, download=download, stats=stats)
 
 
-def _mask_notes(name: str, gradient: bool) -> list[str]:
-    return (
-        ["Masked (future) keys hold −∞ and are drawn blank."]
-        if names.is_attention_scores(name) and not gradient
-        else []
-    )
+def _mask_notes(ctx: TraceContext, name: str, gradient: bool) -> list[str]:
+    masked = names.is_attention_scores(name) and not gradient
+    return [t(ctx.lang, "names-figure-masked-note")] if masked else []
 
 
 def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download, stats) -> dict:
@@ -116,6 +119,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
         gradient=gradient,
         max_cells=s.max_heatmap_cells,
         max_figure_cells=figure_cells,
+        lang=ctx.lang,
     )
     n_head, R, C = a.shape
     pooling = head_figures.grid_pooling(n_head, R, C, s.max_heatmap_cells, figure_cells)
@@ -127,7 +131,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
     }
     index = [f"h{h} {label}" for h in range(n_head) for label in axes.rows]
     tab = ctx.table(a.reshape(-1, a.shape[-1]), index, axes.cols)
-    notes = _mask_notes(name, gradient)
+    notes = _mask_notes(ctx, name, gradient)
     return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 
 
@@ -148,7 +152,7 @@ def head_entry(
     stats = tensor_stats(ctx, name, np.asarray(array))  # the whole tensor's, every head
     a = np.asarray(array)[seq, head]
     axes = head_axes(ctx, np.shape(array)[1:], seq)
-    title = one_head_title(title, head)
+    title = one_head_title(title, head, ctx.lang)
     fig = head_figures.single_head(
         a,
         head,
@@ -160,11 +164,12 @@ def head_entry(
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=ctx.settings.max_head_cells,
+        lang=ctx.lang,
     )
     heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
     tab = ctx.table(a, axes.rows, axes.cols)
     download = tensor_url(ctx, name, gradient) if whole else None
-    notes = _mask_notes(name, gradient)
+    notes = _mask_notes(ctx, name, gradient)
     figure_id = f"{figure_id}.head{head}"
     return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 
@@ -178,7 +183,10 @@ def param_entry(
     values = values or value_name(name, gradient)
     stats = tensor_stats(ctx, name, array)
     if array.ndim == 1:  # an RMSNorm gain
-        fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
+        feature = t(ctx.lang, "names-axis-feature")
+        fig = figures.bars(
+            array, None, title=title, value_name=values, x_title=feature, gradient=gradient, lang=ctx.lang
+        )
         tab = ctx.table(array, None, [values])
         return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats)
     axes = param_axes(ctx, name, array, gradient)
@@ -194,6 +202,7 @@ def param_entry(
         gradient=gradient,
         max_cells=cells,
         keep_rows=axes.row_ids is not None,
+        lang=ctx.lang,
     )
     notes = [axes.note] if axes.note else []
     tab = ctx.table(array, axes.rows, None)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from app.figures import update as update_figures
+from app.figures.style import decimal
 from app.spec.training import describe_optimizer
 from app.steps import update_text
 from app.steps.context import TraceContext
@@ -18,6 +19,7 @@ from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
+from app.words import t
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -81,12 +83,12 @@ def param_figures(ctx: TraceContext, name: str) -> list[dict]:
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
-    label = tensor_label(name)
+    label = tensor_label(name, ctx.lang)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
-        for figure_id, array, what, values in (
-            ("update.delta", delta, "Update ΔW", "ΔW"),
-            ("update.grad", grad, "Gradient g", "g = dL/dW"),
+        param_entry(ctx, name, array, figure_id, t(ctx.lang, title, label=label), "update", True, cells, values=values)
+        for figure_id, array, title, values in (
+            ("update.delta", delta, "names-figure-update-delta-title", "ΔW"),
+            ("update.grad", grad, "names-figure-update-grad-title", "g = dL/dW"),
         )
     ]
 
@@ -149,26 +151,35 @@ def _loss_entry(ctx: TraceContext) -> dict:
     trace, update = ctx.trace, ctx.trace.update
     n_train = len(trace.train_losses)
     after = update.loss_after
-    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
-        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
-    )
+    lang = ctx.lang
+    losses = {"before": decimal(f"{update.loss_before:.4g}", lang), "after": decimal(f"{after:.4g}", lang)}
+    if n_train:
+        loss_title = t(lang, "names-update-loss-trained-title", n=n_train, **losses)
+    else:
+        loss_title = t(lang, "names-update-loss-title", **losses)
     return ctx.entry(
         "update.loss",
         loss_title,
         "loss",
-        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title, lang=lang),
+        ctx.table(
+            np.array([*trace.train_losses, update.loss_before, after]),
+            _loss_index(n_train, lang),
+            [t(lang, "names-update-loss-column")],
+        ),
     )
 
 
 def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
-    title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
+    lang = ctx.lang
+    title = t(lang, "names-update-line-search-title")
     fig = update_figures.line_search(
-        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
+        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr, lang=lang
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
+    columns = [t(lang, "names-update-column-measured"), t(lang, "names-update-column-first-order")]
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], columns)
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
@@ -226,14 +237,15 @@ def _display_latex(record) -> str:
     return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
-def _loss_index(n_train: int) -> list[str]:
-    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
+def _loss_index(n_train: int, lang: str) -> list[str]:
+    steps = [t(lang, "names-update-index-step", step=i + 1) for i in range(n_train)]
+    return [*steps, t(lang, "names-update-index-this", step=n_train + 1), t(lang, "names-update-index-after")]
 
 
 def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
-    title = "Gradient norm ‖g‖ per parameter (log scale)"
-    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
+    title = t(ctx.lang, "names-update-grad-norm-title")
+    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖", lang=ctx.lang)
     return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
 
 
@@ -246,19 +258,24 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     low, high = expected_ratios(optimizer, rows, len(ctx.trace.train_losses) + 1)
     label = OPTIMIZER_LABELS[optimizer.name]
     rule = "0.1–1 × lr/RMS(W)" if optimizer.name == "adamw" else "lr·RMS(g)/RMS(W)"
-    title = "Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)"
+    lang = ctx.lang
+    title = t(lang, "names-update-ratio-title")
     fig = update_figures.parameter_bars(
         values,
         names,
         title=title,
         value_name="RMS(ΔW)/RMS(W)",
         reference=LARGE_RATIO,
-        reference_label=f"{LARGE_RATIO:g}: too large a step",
+        reference_label=t(lang, "names-update-too-large", ratio=decimal(f"{LARGE_RATIO:g}", lang)),
         expected=(low, high),
-        expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
+        expected_label=t(
+            lang, "names-update-expected-label", optimizer=label, lr=decimal(f"{optimizer.lr:g}", lang), rule=rule
+        ),
+        lang=lang,
     )
     matrix = np.stack([values, low, high], axis=1)
-    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
+    columns = ["RMS(ΔW)/RMS(W)", t(lang, "names-update-expected-from"), t(lang, "names-update-expected-to")]
+    tab = ctx.table(matrix, names, columns)
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 

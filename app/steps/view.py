@@ -70,7 +70,7 @@ def step_view(
     warnings = [failed] if failed else []
     warnings += nonfinite_warnings(ctx, record) + own.pop("warnings")
     return {
-        **step_summary(record),
+        **step_summary(record, ctx.lang),
         "kind": record.kind,
         "explanation": own.pop("explanation"),
         "formula": own.pop("formula"),

@@ -120,3 +120,13 @@ def test_every_row_is_worded_in_every_catalogue_and_in_russian_on_request():
         "вероятности внимания слоя 3, все головы",
     )
     assert words_of("not.recorded", None) == ("not.recorded", "not.recorded")
+
+
+def test_a_row_holds_structure_only():
+    """xt_core carries no word a person reads (issue 32): a row of the table is its pattern, axes,
+    role, block, symbol, phase and the id of its words in the catalogues; the words are there."""
+    from dataclasses import fields
+
+    from xt_core.recorded import Recorded
+
+    assert [f.name for f in fields(Recorded)] == ["pattern", "axes", "role", "block", "symbol", "phase", "words"]

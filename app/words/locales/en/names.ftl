@@ -114,3 +114,23 @@ names-input-param-title = Input: { $label } (a parameter)
 names-arriving-title = Gradient arriving at the { $label }
 names-contribution-param-title = Weight gradient from this op: { $label }
 names-contribution-title = This op's share of the gradient of the { $label }
+
+## Axes (app/steps/axes.py): their titles, and which of a large vocabulary's tokens are drawn
+
+names-axis-input-feature = input feature
+names-axis-output-feature = output feature
+names-axis-token = token
+names-axis-feature = feature
+names-axis-position = position
+names-axis-query = query
+names-axis-key = key
+names-axis-columns-gradient-note = { $shown } of the { $total } tokens are drawn: this sequence's { $targets } target tokens, then those with the largest |gradient| at any position. The other { $rest } columns are left out.
+names-axis-columns-probability-note = { $shown } of the { $total } tokens are drawn: this sequence's { $targets } target tokens, then those with the highest probability at any position. The other { $rest } columns are left out.
+names-axis-reads-lookup = The embedding lookup reads only the input tokens' rows.
+names-axis-reads-head = The LM head reads every row: each row scores its token at every position.
+names-axis-reads-both = The embedding lookup reads only the input tokens' rows; the LM head, tied to this table, reads every row: each row scores its token at every position.
+names-axis-rows-note = { $shown } of the { $total } rows are drawn: the batch's { $inputs } distinct input tokens. { $reads }
+names-axis-rows-more-note = { $shown } of the { $total } rows are drawn: the batch's { $inputs } distinct input tokens, then { $more } more of its targets. { $reads }
+names-axis-lookup-rows-note = The { $shown } nonzero rows are drawn, those of the tokens this step looked up; the other { $rest } rows of the { $total }-token vocabulary are exactly zero.
+names-axis-gradient-rows-note = { $shown } of the { $total } rows are drawn: the batch's tokens and targets, then the rows of largest |gradient|. { $nonzero } rows are nonzero; the rows not drawn are left out.
+names-axis-gradient-rows-zero-note = { $shown } of the { $total } rows are drawn: the batch's tokens and targets, then the rows of largest |gradient|. { $nonzero } rows are nonzero; the other { $zero } rows are exactly zero; the rows not drawn are left out.
