@@ -318,7 +318,8 @@ ON_THE_WORDS_LAYER = [
     ROOT / "static" / "js" / "home.js",
     *sorted((ROOT / "static" / "js" / "home").glob("*.js")),
     # the step views' titles, axes and figures (names.ftl, figures.ftl)
-    *(ROOT / "app" / "steps" / f"{module}.py" for module in ("titles", "axes", "jacobian", "tensors")),
+    ROOT / "app" / "steps" / "titles.py",
+    ROOT / "app" / "steps" / "axes.py",
     *sorted((ROOT / "app" / "figures").glob("*.py")),
 ]
 

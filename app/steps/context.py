@@ -121,4 +121,4 @@ class TraceContext:
         }
 
     def table(self, matrix, index, columns):
-        return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols, self.lang)
+        return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols)

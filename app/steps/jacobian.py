@@ -12,11 +12,6 @@ from xt_core.checks.jacobian import attention_jacobian, output_jacobian
 DEFAULT_TOP_K = 10  # tokens the output softmax's Jacobian shows when the query names no top_k
 
 
-def target_labels(ctx: TraceContext, indices, target: int) -> list[str]:
-    """The labels of some tokens of the vocabulary, the target's marked "(target)"."""
-    return [t(ctx.lang, "names-jacobian-target", token=ctx.vocab[i]) if i == target else ctx.vocab[i] for i in indices]
-
-
 def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos: int, top_k: int) -> dict:
     """One softmax row's Jacobian J = diag(p) − p pᵀ and the chain-rule check
     J·dL/dp == recorded dL/dscores (attention, layer given) or dL/dlogits (layer None)."""
@@ -24,7 +19,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
     if layer is None:
         check = output_jacobian(trace, seq, pos, top_k=top_k)
         target = int(trace.targets[seq, pos])
-        labels = target_labels(ctx, check.indices, target)
+        labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in check.indices]
         where = t(lang, "names-jacobian-output-where", pos=pos, label=ctx.positions(seq)[pos])
         recorded_name, x_title = t(lang, "names-jacobian-recorded-logits"), t(lang, "names-axis-token")
         # p the output softmax of the logits z
@@ -32,7 +27,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         extra = {
             "indices": check.indices.tolist(),
             "target": target,
-            "note": t(lang, "names-jacobian-output-note", top=top_k),
+            "note": f"Shown: the {top_k} most probable tokens and the target; the check covers the whole row.",
         }
     else:
         check = attention_jacobian(trace, layer, head, seq, pos)
@@ -41,7 +36,7 @@ def jacobian_view(ctx: TraceContext, layer: int | None, head: int, seq: int, pos
         recorded_name, x_title = t(lang, "names-jacobian-recorded-scores"), t(lang, "names-axis-key")
         # row i of head m: keys j, j′ of one query
         symbols = ("∂P[m,i,j]/∂S[m,i,j′]", *(t(lang, "names-jacobian-key", symbol=s) for s in ("j", "j′")))
-        extra = {"note": t(lang, "names-jacobian-attention-note", pos=pos)}
+        extra = {"note": f"Keys 0..{pos}: later keys are masked, their p is 0 and they take no part."}
     figure = figures.jacobian_heatmap(
         check.jacobian,
         labels,

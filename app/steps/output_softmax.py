@@ -8,7 +8,6 @@ import numpy as np
 from app import figures
 from app.steps import backward
 from app.steps.context import TraceContext
-from app.steps.jacobian import target_labels
 from app.steps.kind import ChartFigure, Figure, StepKind
 from app.words import t
 from xt_core import names
@@ -30,23 +29,22 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
     recorded = np.asarray(trace.grad(names.LOGITS)[seq, pos], dtype=np.float64)
     idx = top_tokens(p, target, k)
     lang = ctx.lang
-    labels = target_labels(ctx, idx, target)
+    labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
     token, next_token = ctx.input_labels(seq)[pos], ctx.target_labels(seq)[pos]
     title = t(lang, "names-identity-title", pos=pos, token=token, target=next_token, n=N)
-    recorded_name = t(lang, "names-identity-recorded")
     fig = figures.series_bars(
         labels,
-        {recorded_name: recorded[idx], "(p − onehot)/N": expected[idx]},
+        {"recorded dL/dlogits": recorded[idx], "(p − onehot)/N": expected[idx]},
         title=title,
         value_name="dL/dlogit",
         x_title=t(lang, "names-axis-token"),
     )
-    columns = ["p", "onehot", "(p − onehot)/N", recorded_name]
+    columns = ["p", "onehot", "(p − onehot)/N", "recorded dL/dlogits"]
     matrix = np.stack([p[idx], onehot[idx], expected[idx], recorded[idx]], axis=1)
     error = trace.logits_identity_error()
     notes = [
-        t(lang, "names-identity-error-note", n=N, tokens=p.shape[0], error=f"{error:.3g}"),
-        t(lang, "names-identity-shown-note", top=min(k, p.shape[0])),
+        f"Largest |dL/dlogits − (p − onehot)/N| over all {N} positions and {p.shape[0]} tokens: {error:.3g}.",
+        f"Shown: the {min(k, p.shape[0])} most probable tokens and the target.",
     ]
     return ctx.entry("identity", title, "check", fig, ctx.table(matrix, labels, columns), notes), error
 
@@ -57,9 +55,9 @@ class SoftmaxIdentity(ChartFigure):
         entry, error = identity_entry(ctx, seq, pos)
         scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size
         if not np.isfinite(error):
-            return entry, [t(ctx.lang, "names-identity-nonfinite")]
+            return entry, ["p or dL/dlogits holds NaN or infinite values: the identity cannot be checked."]
         if not error <= SOFTMAX_IDENTITY.of(ctx.spec.dtype) * max(scale, 1e-30):
-            return entry, [t(ctx.lang, "names-identity-deviates", error=f"{error:.3g}")]
+            return entry, [f"dL/dlogits deviates from (p − onehot)/N by up to {error:.3g}."]
         return entry, []
 
 

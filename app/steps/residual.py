@@ -34,8 +34,8 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)
     columns = [f"{part}[{j}]" for j in range(n) for part in ("skip", "branch", "sum")]
     table_json, _ = ctx.table(interleaved, rows, columns)
-    cut = left_out((len(table_json["index"]), n), skip.shape, ("positions", "features"), lang)
-    note = t(lang, "names-figure-residual-note", cut=cut or t(lang, "names-figure-every-feature"))
+    cut = left_out((len(table_json["index"]), n), skip.shape, ("positions", "features")) or "every feature"
+    note = f"Numbers: skip, branch and sum side by side for {cut} (skip + branch = sum in every row)."
     return ctx.entry("residual", title, "residual", fig, (table_json, None), [note])
 
 

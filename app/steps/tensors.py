@@ -22,6 +22,8 @@ from app.steps.titles import one_head_title
 from app.words import t
 from xt_core import names
 
+DOWNLOAD_NOTE = "Download the tensor for every value."
+
 
 def tensor_url(ctx: TraceContext, name: str, gradient: bool) -> str:
     """Where the whole tensor (or its gradient) is, as .npy (GET .../tensors/{name})."""
@@ -35,7 +37,7 @@ def _entry(ctx, figure_id, title, role, fig, tab, notes=(), heads=None, *, downl
     meta = fig.layout.meta
     partial = tab[1] is not None or (isinstance(meta, dict) and bool(meta.get("note")))
     if download is not None and partial:
-        notes = [*notes, t(ctx.lang, "names-figure-download-note")]
+        notes = [*notes, DOWNLOAD_NOTE]
     return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download, "stats": stats}
 
 
@@ -101,9 +103,12 @@ def tensor_entry(
     return _entry(ctx, figure_id, title, role, fig, tab, notes, download=download, stats=stats)
 
 
-def _mask_notes(ctx: TraceContext, name: str, gradient: bool) -> list[str]:
-    masked = names.is_attention_scores(name) and not gradient
-    return [t(ctx.lang, "names-figure-masked-note")] if masked else []
+def _mask_notes(name: str, gradient: bool) -> list[str]:
+    return (
+        ["Masked (future) keys hold −∞ and are drawn blank."]
+        if names.is_attention_scores(name) and not gradient
+        else []
+    )
 
 
 def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells, download, stats) -> dict:
@@ -131,7 +136,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
     }
     index = [f"h{h} {label}" for h in range(n_head) for label in axes.rows]
     tab = ctx.table(a.reshape(-1, a.shape[-1]), index, axes.cols)
-    notes = _mask_notes(ctx, name, gradient)
+    notes = _mask_notes(name, gradient)
     return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 
 
@@ -169,7 +174,7 @@ def head_entry(
     heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
     tab = ctx.table(a, axes.rows, axes.cols)
     download = tensor_url(ctx, name, gradient) if whole else None
-    notes = _mask_notes(ctx, name, gradient)
+    notes = _mask_notes(name, gradient)
     figure_id = f"{figure_id}.head{head}"
     return _entry(ctx, figure_id, title, "attention", fig, tab, notes, heads, download=download, stats=stats)
 

@@ -162,11 +162,7 @@ def _loss_entry(ctx: TraceContext) -> dict:
         loss_title,
         "loss",
         update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title, lang=lang),
-        ctx.table(
-            np.array([*trace.train_losses, update.loss_before, after]),
-            _loss_index(n_train, lang),
-            [t(lang, "names-update-loss-column")],
-        ),
+        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
     )
 
 
@@ -178,8 +174,7 @@ def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) ->
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr, lang=lang
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    columns = [t(lang, "names-update-column-measured"), t(lang, "names-update-column-first-order")]
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], columns)
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"])
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
@@ -237,9 +232,8 @@ def _display_latex(record) -> str:
     return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
-def _loss_index(n_train: int, lang: str) -> list[str]:
-    steps = [t(lang, "names-update-index-step", step=i + 1) for i in range(n_train)]
-    return [*steps, t(lang, "names-update-index-this", step=n_train + 1), t(lang, "names-update-index-after")]
+def _loss_index(n_train: int) -> list[str]:
+    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
 
 
 def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
@@ -274,8 +268,7 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
         lang=lang,
     )
     matrix = np.stack([values, low, high], axis=1)
-    columns = ["RMS(ΔW)/RMS(W)", t(lang, "names-update-expected-from"), t(lang, "names-update-expected-to")]
-    tab = ctx.table(matrix, names, columns)
+    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 

@@ -1,5 +1,6 @@
-# The words inside the figures (app/figures/*) and the figure entries of the step views
-# (app/steps/tensors.py, residual.py, loss.py): hover text, notes, legends, panel captions.
+# The words inside the figures (app/figures/*) and the figure titles of the step views (app/steps/
+# residual.py, loss.py, jacobian.py, output_softmax.py, update.py): hover text, pooling notes, legends,
+# panel captions. The notes under a figure and its numbers table are the steps' (steps-figures.ftl).
 # A value named $ref or $z is Plotly's placeholder ("%{y}", "%{z:.7g}"): keep it as it is.
 
 ## A heatmap drawn in blocks (app/figures/pooling.py, style.py, heads.py)
@@ -30,9 +31,6 @@ names-figure-cut-rows = { $shown } of { $total } rows
 names-figure-cut-columns = { $shown } of { $total } columns
 names-figure-cut-positions = { $shown } of { $total } positions
 names-figure-cut-features = { $shown } of { $total } features
-names-figure-every-feature = every feature
-names-figure-masked-note = Masked (future) keys hold −∞ and are drawn blank.
-names-figure-download-note = Download the tensor for every value.
 
 ## The residual add's backward (app/figures/panels.py, app/steps/residual.py)
 
@@ -41,7 +39,6 @@ names-figure-residual-skip = arriving along the skip
 names-figure-residual-branch = added by the branch
 names-figure-residual-sum = sum: the whole gradient
 names-figure-residual-sum-short = sum
-names-figure-residual-note = Numbers: skip, branch and sum side by side for { $cut } (skip + branch = sum in every row).
 
 ## The optimizer update's figures of one parameter (app/steps/update.py)
 
@@ -50,25 +47,17 @@ names-figure-update-grad-title = Gradient g of the { $label }
 
 ## A softmax row's Jacobian (app/steps/jacobian.py) and the output softmax's identity (app/steps/output_softmax.py)
 
-names-jacobian-target = { $token } (target)
 names-jacobian-output-where = output softmax, position { $pos } ({ $label })
 names-jacobian-attention-where = layer { $layer }, head { $head }, query { $query }
 names-jacobian-recorded-logits = dL/dlogits recorded
 names-jacobian-recorded-scores = dL/dscores recorded
 names-jacobian-token = token { $symbol }
 names-jacobian-key = key { $symbol }
-names-jacobian-output-note = Shown: the { $top } most probable tokens and the target; the check covers the whole row.
-names-jacobian-attention-note = Keys 0..{ $pos }: later keys are masked, their p is 0 and they take no part.
 names-jacobian-title = Softmax Jacobian J = diag(p) − ppᵀ (symmetric: Jᵀ = J): { $where }
 names-jacobian-chain = J·dL/dp (chain rule)
 names-jacobian-vectors-title = J·dL/dp against the recorded gradient: { $where }
 names-jacobian-gradient = gradient
 names-identity-title = The softmax + loss shortcut at position { $pos } (input { $token } → target { $target }): dL/dlogits = (p − onehot)/N, N = { $n }
-names-identity-recorded = recorded dL/dlogits
-names-identity-error-note = Largest |dL/dlogits − (p − onehot)/N| over all { $n } positions and { $tokens } tokens: { $error }.
-names-identity-shown-note = Shown: the { $top } most probable tokens and the target.
-names-identity-nonfinite = p or dL/dlogits holds NaN or infinite values: the identity cannot be checked.
-names-identity-deviates = dL/dlogits deviates from (p − onehot)/N by up to { $error }.
 
 ## The optimizer update step's figures (app/steps/update.py)
 
@@ -77,19 +66,11 @@ names-update-loss-trained-title = Loss on this batch: { $before } before → { $
         [one] step
        *[other] steps
     })
-names-update-loss-column = loss
-names-update-index-step = step { $step }
-names-update-index-this = step { $step } (this one)
-names-update-index-after = after the update
 names-update-line-search-title = Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²
-names-update-column-measured = loss(W − η·g)
-names-update-column-first-order = loss − η‖g‖²
 names-update-grad-norm-title = Gradient norm ‖g‖ per parameter (log scale)
 names-update-ratio-title = Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)
 names-update-too-large = { $ratio }: too large a step
 names-update-expected-label = { $optimizer } at lr { $lr }: { $rule }
-names-update-expected-from = expected from
-names-update-expected-to = expected to
 
 ## The optimizer update's charts (app/figures/update.py); $x and $y are Plotly's placeholders
 

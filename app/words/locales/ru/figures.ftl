@@ -1,5 +1,6 @@
-# Слова внутри рисунков (app/figures/*) и рисунков шагов (app/steps/tensors.py, residual.py,
-# loss.py): подсказки при наведении, примечания, легенды, подписи панелей.
+# Слова внутри рисунков (app/figures/*) и заголовки рисунков шагов (app/steps/residual.py, loss.py,
+# jacobian.py, output_softmax.py, update.py): подсказки, примечания о сжатии, легенды, подписи панелей.
+# Примечания под рисунком и его таблица чисел — слова помощника steps (steps-figures.ftl).
 # Значения $ref и $z — подстановки Plotly («%{y}», «%{z:.7g}»): оставляйте их как есть.
 
 ## Тепловая карта, нарисованная блоками (app/figures/pooling.py, style.py, heads.py)
@@ -42,9 +43,6 @@ names-figure-cut-features = { $shown } из { $total ->
         [one] { $total } признака
        *[other] { $total } признаков
     }
-names-figure-every-feature = все признаки
-names-figure-masked-note = Замаскированные (будущие) ключи равны −∞ и оставлены пустыми.
-names-figure-download-note = Скачайте тензор, чтобы увидеть все значения.
 
 ## Обратный проход остаточной связи (app/figures/panels.py, app/steps/residual.py)
 
@@ -53,7 +51,6 @@ names-figure-residual-skip = пришёл по обходному пути
 names-figure-residual-branch = добавлен ветвью
 names-figure-residual-sum = сумма: весь градиент
 names-figure-residual-sum-short = сумма
-names-figure-residual-note = Таблица чисел: skip, branch и sum рядом; показаны { $cut } (skip + branch = sum в каждой строке).
 
 ## Рисунки обновления одного параметра оптимизатором (app/steps/update.py)
 
@@ -62,25 +59,17 @@ names-figure-update-grad-title = Градиент g: { $label }
 
 ## Якобиан строки софтмакса (app/steps/jacobian.py) и тождество выходного софтмакса (app/steps/output_softmax.py)
 
-names-jacobian-target = { $token } (цель)
 names-jacobian-output-where = выходной софтмакс, позиция { $pos } ({ $label })
 names-jacobian-attention-where = слой { $layer }, голова { $head }, запрос { $query }
 names-jacobian-recorded-logits = записанный dL/dlogits
 names-jacobian-recorded-scores = записанный dL/dscores
 names-jacobian-token = токен { $symbol }
 names-jacobian-key = ключ { $symbol }
-names-jacobian-output-note = Показаны самые вероятные токены ({ $top }) и цель; проверка охватывает всю строку.
-names-jacobian-attention-note = Ключи 0..{ $pos }: более поздние ключи замаскированы, их p равно 0, и они не участвуют.
 names-jacobian-title = Якобиан софтмакса J = diag(p) − ppᵀ (симметричен: Jᵀ = J): { $where }
 names-jacobian-chain = J·dL/dp (цепное правило)
 names-jacobian-vectors-title = J·dL/dp и записанный градиент: { $where }
 names-jacobian-gradient = градиент
 names-identity-title = Сокращение «софтмакс + функция потерь» в позиции { $pos } (вход { $token } → цель { $target }): dL/dlogits = (p − onehot)/N, N = { $n }
-names-identity-recorded = записанный dL/dlogits
-names-identity-error-note = Наибольшее |dL/dlogits − (p − onehot)/N| по всем позициям ({ $n }) и токенам ({ $tokens }): { $error }.
-names-identity-shown-note = Показаны самые вероятные токены ({ $top }) и цель.
-names-identity-nonfinite = p или dL/dlogits содержит NaN или бесконечные значения: тождество проверить нельзя.
-names-identity-deviates = dL/dlogits отличается от (p − onehot)/N вплоть до { $error }.
 
 ## Рисунки шага обновления оптимизатором (app/steps/update.py)
 
@@ -89,19 +78,11 @@ names-update-loss-trained-title = Потеря на этом пакете: { $be
         [one] шага
        *[other] шагов
     } обучения)
-names-update-loss-column = потеря
-names-update-index-step = шаг { $step }
-names-update-index-this = шаг { $step } (этот)
-names-update-index-after = после обновления
 names-update-line-search-title = Линейный поиск: L(W − η·g), где W — все параметры, и предсказание первого порядка L − η‖g‖²
-names-update-column-measured = L(W − η·g)
-names-update-column-first-order = L − η‖g‖²
 names-update-grad-norm-title = Норма градиента ‖g‖ по параметрам (логарифмическая шкала)
 names-update-ratio-title = Отношение обновления к весам RMS(ΔW)/RMS(W) по параметрам (логарифмическая шкала)
 names-update-too-large = { $ratio }: слишком большой шаг
 names-update-expected-label = { $optimizer } при lr { $lr }: { $rule }
-names-update-expected-from = ожидается от
-names-update-expected-to = ожидается до
 
 ## Графики обновления оптимизатором (app/figures/update.py); $x и $y — подстановки Plotly
 
