@@ -46,7 +46,7 @@ names-figure-cut-features = { $shown } из { $total ->
 
 ## Обратный проход остаточной связи (app/figures/panels.py, app/steps/residual.py)
 
-names-figure-residual-title = Градиенты складываются на остаточной связи: градиент — { $label }
+names-figure-residual-title = Градиенты складываются на остаточной связи: градиент тензора «{ $label }»
 names-figure-residual-skip = пришёл по обходному пути
 names-figure-residual-branch = добавлен ветвью
 names-figure-residual-sum = сумма: весь градиент

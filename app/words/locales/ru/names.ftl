@@ -111,9 +111,9 @@ names-heads-one = голова { $head }
 names-title-one-head = { $title } — голова { $head }
 names-input-title = Вход: { $label }
 names-input-param-title = Вход: { $label } (параметр)
-names-arriving-title = Градиент, пришедший к выходу: { $label }
+names-arriving-title = Градиент, пришедший к выходу «{ $label }»
 names-contribution-param-title = Градиент весов от этой операции: { $label }
-names-contribution-title = Вклад этой операции в градиент: { $label }
+names-contribution-title = Вклад этой операции в градиент тензора «{ $label }»
 
 ## Оси (app/steps/axes.py): их подписи и какие токены большого словаря показаны
 
