@@ -348,6 +348,10 @@ ON_THE_WORDS_LAYER = [
             "wording",
         )
     ),
+    # the step views' titles, axes and figures (names.ftl, figures.ftl)
+    ROOT / "app" / "steps" / "titles.py",
+    ROOT / "app" / "steps" / "axes.py",
+    *sorted((ROOT / "app" / "figures").glob("*.py")),
 ]
 
 

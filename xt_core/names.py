@@ -1,4 +1,5 @@
-"""Every recorded tensor, declared once: its name, axes, role and words. A model family's script
+"""Every recorded tensor, declared once: its name, axes, role, block and symbol (its words are in
+the catalogues, app/words/locales/*/names.ftl, by the row's words id). A model family's script
 (xt_core/families/) makes each tensor by its name here; titles, explanations, axes, the size
 estimates, the bug lab's faults and the PyTorch reference read this table instead of typing the
 names again. `trace[name]` is the forward value and `trace.grad(name)` its gradient (same shape);

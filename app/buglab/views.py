@@ -17,7 +17,7 @@ from app.steps import titles
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
-from xt_core import Config, names
+from xt_core import Config
 from xt_core.lab.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
@@ -45,7 +45,7 @@ def picker_options() -> list[dict]:
     sizes decide that; the page asks GET /api/faults for them)."""
     options = []
     for fault in CATALOGUE.values():
-        label = f"{fault.name.replace('_', ' ')} — in: {names.entry(fault.step).title}"
+        label = f"{fault.name.replace('_', ' ')} — in: {titles.op_words(fault.step)}"
         options.append({"name": fault.name, "label": label, "description": fault.description})
     return options
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from app.errors import SpecError
 from app.spec import spec_to_query
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.stats import CHUNK, summarize
 from app.steps.tensors import param_entry, tensor_entry
 from app.steps.titles import step_summary
@@ -168,6 +168,7 @@ def _colour_bar_says(entry: dict, text: str) -> dict:
 def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None, lang: str = "en") -> dict:
     """Step `index` of the aligned traces a and b: their specs, and per compared tensor the
     figures A | B | B − A and the difference's numbers."""
+    a, b = in_language(a, lang), in_language(b, lang)
     pairs = _pairs(a, b, index, param)
     cells = max(1, a.settings.max_step_cells // (3 * len(pairs)))
     compared = []

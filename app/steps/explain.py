@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import xt_core
 from app.steps import measured
-from app.steps.titles import local_name
+from app.steps.titles import about, local_name
 from app.steps.wording import num, t
 from xt_core import names
 from xt_core.trace import Record
@@ -116,12 +116,11 @@ def _tied(record: Record, cfg: xt_core.Config, lang: str) -> str:
 
 def _about(lang: str, messages: dict, name: str, recorded, roles: tuple, otherwise: str) -> str:
     """What a linear computes, or what reads a norm (`messages`, by the tensor's local name); a
-    tensor of a family whose words are not in the catalogue yet: its row's `about` (English)."""
+    tensor these messages do not name: what the names' catalogue says of it (a new family's rows)."""
     if name in messages:
         return t(lang, messages[name])
-    if recorded is not None and recorded.role in roles and recorded.about:
-        return recorded.about  # TODO(names): the row's words in `lang` once xt_core's names take it
-    return t(lang, otherwise)
+    said = about(recorded.name(0), lang) if recorded is not None and recorded.role in roles else None
+    return said or t(lang, otherwise)
 
 
 def _optional(lang: str, message: str | None, **values) -> str:

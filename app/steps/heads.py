@@ -3,7 +3,7 @@ enlarging a head fetches: GET .../steps/{index}/head)."""
 
 from __future__ import annotations
 
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.kind import TensorFigure
 from app.steps.registry import kind_of
 from app.steps.tensors import head_entry
@@ -17,6 +17,7 @@ def head_grids(ctx: TraceContext, index: int) -> list[str]:
 
 def head_view(ctx: TraceContext, index: int, figure_id: str, head: int, seq: int, lang: str = "en") -> dict:
     """One head of step `index`'s grid `figure_id` at full resolution (validated by the route)."""
+    ctx = in_language(ctx, lang)
     source = grids_of(ctx, ctx.trace.records[index])[figure_id]
     return _head_view(ctx, index, source, head, seq, lang)
 

@@ -31,16 +31,13 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10, lang: str
     labels = [t(lang, "step-target-label", token=ctx.vocab[i]) if i == target else ctx.vocab[i] for i in idx]
     recorded_name = t(lang, "step-identity-recorded")
     token, next_token = ctx.input_labels(seq)[pos], ctx.target_labels(seq)[pos]
-    title = (
-        f"The softmax + loss shortcut at position {pos} (input {token} → target {next_token}): "
-        f"dL/dlogits = (p − onehot)/N, N = {N}"
-    )
+    title = t(lang, "names-identity-title", pos=pos, token=token, target=next_token, n=N)
     fig = figures.series_bars(
         labels,
         {recorded_name: recorded[idx], "(p − onehot)/N": expected[idx]},
         title=title,
         value_name="dL/dlogit",
-        x_title="token",
+        x_title=t(lang, "names-axis-token"),
     )
     columns = ["p", "onehot", "(p − onehot)/N", recorded_name]
     matrix = np.stack([p[idx], onehot[idx], expected[idx], recorded[idx]], axis=1)

@@ -10,7 +10,7 @@ from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, heatmap_cells
 from app.steps.titles import tensor_label
-from app.steps.wording import cut_note
+from app.steps.wording import cut_note, t
 from xt_core.trace import Record
 
 
@@ -22,10 +22,12 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     total = np.asarray(ctx.trace.grad(skip_name))[seq]
     branch = total - skip
     rows = ctx.positions(seq)
-    title = f"Gradients add at the skip connection: the gradient of the {tensor_label(skip_name)}"
-    names = ("arriving along the skip", "added by the branch", "sum: the whole gradient")
+    lang = ctx.lang
+    title = t(lang, "names-figure-residual-title", label=tensor_label(skip_name, lang))
+    parts = ("names-figure-residual-skip", "names-figure-residual-branch", "names-figure-residual-sum")
+    names = tuple(t(lang, part) for part in parts)
     cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)
-    fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells)
+    fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells, lang=lang)
     per = max(1, ctx.settings.max_table_cols // 3)
     n = min(per, skip.shape[1])
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)

@@ -41,6 +41,14 @@ def _entry(
     return {**ctx.entry(figure_id, title, role, fig, tab, notes, heads), "download": download, "stats": stats}
 
 
+def _per_token(ctx: TraceContext, a: np.ndarray, seq: int, title: str, values: str, gradient: bool, lang: str):
+    """A (T,) tensor (per-token losses, their gradients) as bars over the positions' predictions: (figure, table)."""
+    labels = ctx.predictions(seq)
+    x_title = t(lang, "names-figure-position-prediction")
+    fig = figures.bars(a, labels, title=title, value_name=values, x_title=x_title, gradient=gradient, lang=lang)
+    return fig, ctx.table(a, labels, [values], lang)
+
+
 def tensor_entry(
     ctx: TraceContext,
     name: str,
@@ -70,11 +78,7 @@ def tensor_entry(
     stats = tensor_stats(ctx, name, array)  # of every sequence, not the one drawn
     a = array[seq]
     if a.ndim == 1:  # (T,): per-token losses and their gradients
-        labels = ctx.predictions(seq)
-        fig = figures.bars(
-            a, labels, title=title, value_name=values, x_title="position: input→target", gradient=gradient
-        )
-        tab = ctx.table(a, labels, [values], lang)
+        fig, tab = _per_token(ctx, a, seq, title, values, gradient, lang)
         return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats, lang=lang)
     if a.ndim == 3:  # (H, T, T) scores / probs or (H, T, hd) head outputs: every head
         figure_cells = s.max_figure_cells if max_cells is None else min(max_cells, s.max_figure_cells)
@@ -92,6 +96,7 @@ def tensor_entry(
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=cells,
+        lang=ctx.lang,
     )
     notes = [axes.note] if axes.note else []
     tab = ctx.table(a, axes.rows, axes.cols, lang)
@@ -115,6 +120,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
         gradient=gradient,
         max_cells=s.max_heatmap_cells,
         max_figure_cells=figure_cells,
+        lang=ctx.lang,
     )
     n_head, R, C = a.shape
     pooling = head_figures.grid_pooling(n_head, R, C, s.max_heatmap_cells, figure_cells)
@@ -148,7 +154,7 @@ def head_entry(
     stats = tensor_stats(ctx, name, np.asarray(array))  # the whole tensor's, every head
     a = np.asarray(array)[seq, head]
     axes = head_axes(ctx, np.shape(array)[1:], seq)
-    title = one_head_title(title, head)
+    title = one_head_title(title, head, ctx.lang)
     fig = head_figures.single_head(
         a,
         head,
@@ -160,6 +166,7 @@ def head_entry(
         col_title=axes.col_title,
         gradient=gradient,
         max_cells=ctx.settings.max_head_cells,
+        lang=ctx.lang,
     )
     heads = {"count": int(np.shape(array)[1]), "shape": list(a.shape), "head": head}
     tab = ctx.table(a, axes.rows, axes.cols, lang)
@@ -188,7 +195,8 @@ def param_entry(
     values = values or value_name(name, gradient)
     stats = tensor_stats(ctx, name, array)
     if array.ndim == 1:  # an RMSNorm gain
-        fig = figures.bars(array, None, title=title, value_name=values, x_title="feature", gradient=gradient)
+        feature = t(lang, "names-axis-feature")
+        fig = figures.bars(array, None, title=title, value_name=values, x_title=feature, gradient=gradient, lang=lang)
         tab = ctx.table(array, None, [values], lang)
         return _entry(ctx, figure_id, title, role, fig, tab, download=download, stats=stats, lang=lang)
     axes = param_axes(ctx, name, array, gradient)
@@ -204,6 +212,7 @@ def param_entry(
         gradient=gradient,
         max_cells=cells,
         keep_rows=axes.row_ids is not None,
+        lang=ctx.lang,
     )
     notes = [axes.note] if axes.note else []
     tab = ctx.table(array, axes.rows, None, lang)

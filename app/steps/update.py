@@ -10,9 +10,10 @@ import math
 import numpy as np
 
 from app.figures import update as update_figures
+from app.figures.style import decimal
 from app.spec.training import describe_optimizer
 from app.steps import update_text
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.formulas import in_words_of
 from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
@@ -80,15 +81,16 @@ def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
 
 def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     """ΔW of one parameter beside its gradient (same layout: positions of the matrix)."""
+    ctx = in_language(ctx, lang)
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
-    label = tensor_label(name)
+    label = tensor_label(name, ctx.lang)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values, lang=lang)
-        for figure_id, array, what, values in (
-            ("update.delta", delta, "Update ΔW", "ΔW"),
-            ("update.grad", grad, "Gradient g", "g = dL/dW"),
+        param_entry(ctx, name, array, figure_id, t(lang, title, label=label), "update", True, cells, values, lang=lang)
+        for figure_id, array, title, values in (
+            ("update.delta", delta, "names-figure-update-delta-title", "ΔW"),
+            ("update.grad", grad, "names-figure-update-grad-title", "g = dL/dW"),
         )
     ]
 
@@ -147,14 +149,17 @@ def _loss_entry(ctx: TraceContext, lang: str) -> dict:
     trace, update = ctx.trace, ctx.trace.update
     n_train = len(trace.train_losses)
     after = update.loss_after
-    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
-        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
-    )
+    lang = ctx.lang
+    losses = {"before": decimal(f"{update.loss_before:.4g}", lang), "after": decimal(f"{after:.4g}", lang)}
+    if n_train:
+        loss_title = t(lang, "names-update-loss-trained-title", n=n_train, **losses)
+    else:
+        loss_title = t(lang, "names-update-loss-title", **losses)
     return ctx.entry(
         "update.loss",
         loss_title,
         "loss",
-        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
+        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title, lang=lang),
         ctx.table(
             np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"], lang
         ),
@@ -163,9 +168,10 @@ def _loss_entry(ctx: TraceContext, lang: str) -> dict:
 
 def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None, lang: str) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
-    title = "Line search: loss(W − η·g), W all the parameters, against the first-order prediction loss − η‖g‖²"
+    lang = ctx.lang
+    title = t(lang, "names-update-line-search-title")
     fig = update_figures.line_search(
-        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
+        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr, lang=lang
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
     tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"], lang)
@@ -231,8 +237,8 @@ def _loss_index(n_train: int, lang: str) -> list[str]:
 
 def _grad_norm_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
-    title = "Gradient norm ‖g‖ per parameter (log scale)"
-    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
+    title = t(lang, "names-update-grad-norm-title")
+    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖", lang=lang)
     return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"], lang))
 
 
@@ -245,16 +251,20 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     low, high = expected_ratios(optimizer, rows, len(ctx.trace.train_losses) + 1)
     label = OPTIMIZER_LABELS[optimizer.name]
     rule = "0.1–1 × lr/RMS(W)" if optimizer.name == "adamw" else "lr·RMS(g)/RMS(W)"
-    title = "Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)"
+    lang = ctx.lang
+    title = t(lang, "names-update-ratio-title")
     fig = update_figures.parameter_bars(
         values,
         names,
         title=title,
         value_name="RMS(ΔW)/RMS(W)",
         reference=LARGE_RATIO,
-        reference_label=f"{LARGE_RATIO:g}: too large a step",
+        reference_label=t(lang, "names-update-too-large", ratio=decimal(f"{LARGE_RATIO:g}", lang)),
         expected=(low, high),
-        expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
+        expected_label=t(
+            lang, "names-update-expected-label", optimizer=label, lr=decimal(f"{optimizer.lr:g}", lang), rule=rule
+        ),
+        lang=lang,
     )
     matrix = np.stack([values, low, high], axis=1)
     columns = ["RMS(ΔW)/RMS(W)", t(lang, "step-table-expected-from"), t(lang, "step-table-expected-to")]

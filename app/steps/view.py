@@ -10,7 +10,7 @@ import numpy as np
 
 from app.encoding import compact_json, json_safe
 from app.steps import formulas
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
 from app.steps.kind import StepKind, draw_figures
@@ -60,6 +60,7 @@ def step_view(
     own view, or its figures drawn within `max_cells` heatmap cells, default settings.max_step_cells).
     `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning).
     `sealed`: a quiz's step before its answer, whose explanation states numbers and judges none."""
+    ctx = in_language(ctx, lang)
     record = ctx.trace.records[index]
     kind = kind_of(record)
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
@@ -71,7 +72,7 @@ def step_view(
     warnings = [failed] if failed else []
     warnings += nonfinite_warnings(ctx, record, lang) + own.pop("warnings")
     return {
-        **step_summary(record),
+        **step_summary(record, ctx.lang),
         "kind": record.kind,
         "explanation": own.pop("explanation"),
         "formula": own.pop("formula"),

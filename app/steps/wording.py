@@ -6,14 +6,14 @@ English stays byte for byte what it was and the Russian reads "0,0625"."""
 from __future__ import annotations
 
 from app.words import t
-from app.words.numbers import DECIMAL_SEPARATOR
+from app.words.numbers import decimal_separator
 
 __all__ = ["cut_note", "num", "numbers_note", "t"]
 
 
 def num(value: float, spec: str, lang: str) -> str:
     """`value` formatted by `spec` ("{:.3g}"'s ".3g"), its decimal point the language's."""
-    return format(value, spec).replace(".", DECIMAL_SEPARATOR.get(lang, "."))
+    return format(value, spec).replace(".", decimal_separator(lang))
 
 
 def cut_note(

@@ -94,7 +94,51 @@ def test_a_trace_lists_every_name_it_answers_to_with_its_shape_and_words():
         if entry.has_grad:
             assert trace.grad(entry.name).shape == entry.shape, entry.name
     probs = next(entry for entry in listed if entry.name == "layers.1.attention.probs")
-    table = names.lookup("layers.1.attention.probs")
-    assert (probs.kind, probs.title, probs.label) == ("tensor", table.title, table.label.format(L=1))
-    assert "{L}" not in "".join(entry.label for entry in listed)
+    assert (probs.kind, probs.title, probs.label) == (
+        "tensor",
+        "Attention softmax over keys",
+        "layer 1 attention probabilities, all heads",
+    )
+    assert "{" not in "".join(entry.label for entry in listed)
     assert {entry.kind for entry in listed if not entry.has_grad} == {"token ids"}
+
+
+def test_every_row_is_worded_in_every_catalogue_and_in_russian_on_request():
+    """A family's rows carry structure only; each row's title and label are in the catalogues
+    (app/words/locales/<lang>/names.ftl, by its words id), which Trace.names() reads without the app."""
+    from xt_core.listing import CATALOGUES, words_of
+
+    for lang in ("en", "ru"):
+        catalogue = (CATALOGUES / lang / "names.ftl").read_text(encoding="utf-8")
+        missing = [
+            f"{row.words_id}-{part}"
+            for rows in names.ROWS.values()
+            for row in rows
+            for part in ("title", "label")
+            if f"\n{row.words_id}-{part} = " not in catalogue
+        ]
+        assert missing == [], f"{lang}: rows without words"
+    assert words_of("layers.3.attention.probs", 3, "ru") == (
+        "Софтмакс внимания по ключам",
+        "вероятности внимания слоя 3, все головы",
+    )
+    assert words_of("not.recorded", None) == ("not.recorded", "not.recorded")
+
+
+def test_a_row_holds_structure_only():
+    """xt_core carries no word a person reads (issue 32): a row of the table is its pattern, axes,
+    role, block, symbol, phase, the config part that makes it and the id of its words in the catalogues; the words are there."""
+    from dataclasses import fields
+
+    from xt_core.recorded import Recorded
+
+    assert [f.name for f in fields(Recorded)] == [
+        "pattern",
+        "axes",
+        "role",
+        "block",
+        "symbol",
+        "phase",
+        "part",
+        "words",
+    ]
