@@ -140,7 +140,7 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         advanced_open=advanced_error,
         examples=_examples(choice.chosen_language(request)),
         fault_options=buglab_views.picker_options(),
-        ways=home_ways.ways(request.app.state.settings, form["models"]),
+        ways=home_ways.ways(request.app.state.settings, form["models"], choice.chosen_language(request)),
         upload_help=_upload_help(choice.chosen_language(request), form["upload_formats"], form["max_upload_mb"]),
         **form,
         settings=request.app.state.settings,

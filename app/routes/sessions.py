@@ -28,7 +28,7 @@ from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
 
 from app import security
-from app.deps import ServicesDep, SettingsDep, WriterDep
+from app.deps import LangDep, ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
@@ -322,8 +322,10 @@ def _with_walkthrough(lesson, shown: dict) -> dict:
 
 
 @router.get("/api/lessons", response_model=Lessons, summary="The lessons: paths of key steps through a walkthrough")
-async def list_lessons(catalogue: CatalogueDep) -> dict:
-    return {"lessons": [_with_walkthrough(lesson, lesson.brief()) for lesson in catalogue.lessons.values()]}
+async def list_lessons(catalogue: CatalogueDep, lang: LangDep) -> dict:
+    """Each lesson's title and summary in the request's language when the lesson has it (`lang`:
+    the language they are in)."""
+    return {"lessons": [_with_walkthrough(lesson, lesson.brief(lang)) for lesson in catalogue.lessons.values()]}
 
 
 @router.get(
@@ -332,11 +334,12 @@ async def list_lessons(catalogue: CatalogueDep) -> dict:
     responses=_answers(404),
     summary="One lesson: its steps, takeaways, narration, annotations",
 )
-async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
+async def get_lesson(name: str, catalogue: CatalogueDep, lang: LangDep) -> Response:
+    """The words (takeaways, narration, marks, claims) in the request's language when the lesson has it."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
         return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
-    return JSONResponse(_with_walkthrough(lesson, lesson.json()))
+    return JSONResponse(_with_walkthrough(lesson, lesson.json(lang)))
 
 
 def _walk_url(query: dict, step: int, fragment: str) -> str:

@@ -79,6 +79,9 @@ class LessonHead(Answer):
     name: str
     title: str
     summary: str
+    lang: str = Field(
+        description="the language of its words: the one asked for (?lang=, cookie, Accept-Language) if it has it"
+    )
     trace_id: str
     walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
     buglab: bool

@@ -25,7 +25,7 @@ from fluent.runtime.types import FluentType
 from fluent.syntax.ast import Junk
 from markupsafe import Markup, escape
 
-from app.words.numbers import format_number
+from app.words.numbers import DECIMAL_SEPARATOR, format_number
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 # The languages a person can choose, in the order the switch lists them; the first is the default.
@@ -54,6 +54,19 @@ class _Float(FluentType, float):
         return format_number(float(self), self.lang)
 
 
+def format_spec(value, spec: str = "") -> str:
+    """FORMAT($x, spec: ".2g") in a message: Python's format spec with the language's decimal
+    separator, for the numbers a lesson's text prints as its author chose (a relative error "3.1e-08";
+    the server alone formats these: the page's JavaScript reads no message that uses it)."""
+    if not isinstance(value, _Int | _Float):
+        return str(value)
+    text = format(int(value) if isinstance(value, _Int) else float(value), spec)
+    return text.replace(".", DECIMAL_SEPARATOR.get(value.lang, "."))
+
+
+FUNCTIONS = {"FORMAT": format_spec}
+
+
 class Bundle(FluentBundle):
     """A FluentBundle that takes the values as they are given: fluent.runtime would wrap every
     int and float in its own number type, formatted by Babel (app/words/numbers.py: why not)."""
@@ -73,7 +86,7 @@ def catalogue_text(lang: str) -> str:
 
 @lru_cache(maxsize=len(LANGUAGES))
 def bundle(lang: str) -> Bundle:
-    words = Bundle([lang], use_isolating=False)
+    words = Bundle([lang], functions=FUNCTIONS, use_isolating=False)
     resource = FluentResource(catalogue_text(lang))
     junk = [entry.content.strip()[:80] for entry in resource.body if isinstance(entry, Junk)]
     if junk:  # Fluent skips what it cannot parse: a message would be missing only when asked for
