@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from app import security
 from app.buglab import quiz
 from app.buglab import views as buglab_views
-from app.deps import FigureSeq, ServicesDep, SettingsDep, TraceDep
+from app.deps import FigureSeq, LangDep, ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
 from app.errors import (
     BAD_BODY,
@@ -45,11 +45,13 @@ router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
     response_model=Catalogue,
     summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies",
 )
-async def list_faults(request: Request, settings: SettingsDep) -> Response:
+async def list_faults(request: Request, settings: SettingsDep, lang: LangDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
     config, layer, model = {}, None, None
     for key, value in request.query_params.items():
+        if key == "lang":
+            continue  # the words' language (LangDep)
         if key in CONFIG_FIELDS:
             config[key] = value
         elif key == "fault_layer":
@@ -70,7 +72,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         layer = default_fault_layer(cfg)
     elif not (layer.isdigit() and int(layer) < cfg.n_layer):
         raise SpecError(("query", "fault_layer"), f"fault_layer must be between 0 and {cfg.n_layer - 1}, got {layer!r}")
-    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer))))
+    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer), lang)))
 
 
 @router.get(
@@ -143,7 +145,9 @@ class QuizProbe(BaseModel):
     responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
-async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
+async def answer_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer, lang: LangDep
+) -> Response:
     """The answer is the learner's own (app.sessions.voters): it unseals nothing for anyone else.
     A class's quiz is answered in the class's poll and revealed by its presenter: 409 here."""
     quiz_or_404(ctx)
@@ -160,7 +164,7 @@ async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, an
         )
     learner = services.voters.identify(request)
     state = services.quiz.answer(ctx.spec.id, learner)
-    verdict = buglab_views.quiz_answer(ctx, answer.step) | state.json(services.quiz.max_probes)
+    verdict = buglab_views.quiz_answer(ctx, answer.step, lang) | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
 
