@@ -229,6 +229,6 @@ def walk(request: Request) -> Response:
         edit_url="/?" + urlencode(query),
         buglab=buglab_views.page_info(resolved, query, choice.chosen_language(request)),
         quiz_probes=request.app.state.settings.quiz_probes,
-        glossary=glossary.table(),
+        glossary=glossary.table(choice.chosen_language(request)),
         **model_form.walk_context(resolved, query, request.app.state.settings),
     )
