@@ -4,6 +4,17 @@ session, students follow it over Server-Sent Events, the presenter polls the cla
 lab; lessons are paths through a walkthrough. Thin: app.sessions holds the state and the
 streams, app.lessons the lessons.
 
+A class speaks its presenter's language, and each student may choose their own. The session
+keeps the language the presenter's page spoke when it opened the class: the projected screen
+and what the server writes into the shared state (the poll's question, the revealed fault's
+description) are in it, and a joining student's page opens in it unless that student chose a
+language before (the xt_lang cookie, which the header's switch sets). A Russian classroom's
+phones set to English then show the teacher's Russian, the words the room hears; a foreign
+student who taps the switch keeps their own language from then on, class after class. Nothing
+the class shares depends on it: the presenter moves steps and lesson stops by index, and the
+poll counts step indices, so every screen follows the same class in its own words (the revealed
+fault also carries its `name`, which a page in another language words from its own catalogue).
+
 The lessons are checked when the app starts (this router's lifespan): a bad file is logged with
 every problem and left out. Sessions are built on first use (an app driven without its lifespan
 works too) and their store is closed when the app stops.
@@ -27,7 +38,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.routing import APIRoute
 from sse_starlette import EventSourceResponse
 
-from app import security
+from app import security, words
 from app.deps import LangDep, ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
@@ -40,6 +51,7 @@ from app.sessions.store import StoreUnavailable
 from app.sessions.voters import client_address, remember
 from app.spec import resolve, spec_to_query
 from app.spec.faults import new_class_quiz
+from app.words import choice
 
 log = logging.getLogger("xt.sessions")
 REVEAL_WAIT_S = 30  # the gradient checks of every step before the reveal (tiny models: well under a second)
@@ -135,8 +147,9 @@ async def create_session(
     settings: SettingsDep,
     sessions: SessionsDep,
     catalogue: CatalogueDep,
+    lang: LangDep,
 ) -> JSONResponse:
-    """A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
+    """`lang` (the presenter's page's language) becomes the class's. A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
     fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough."""
     spec = resolve(body.spec, settings)
     if spec.quiz is not None:
@@ -150,7 +163,7 @@ async def create_session(
             raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
     trace = await services.build(spec, request)  # admitted, as every trace build
     first = lesson.steps[0]["index"] if lesson else 0
-    code, key = await sessions.create(spec, trace.records, body.lesson, first)
+    code, key = await sessions.create(spec, trace.records, body.lesson, first, lang)
     answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key, "spec": spec.canonical}
     walk = _walk_url(spec_to_query(spec.canonical), first, f"present={code}")
     return JSONResponse(answer | {"trace_id": spec.id, "walk_url": walk}, status_code=201)
@@ -244,7 +257,7 @@ async def _reveal(services, settings, fields: dict) -> dict:
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)
-    return rules.reveal(ctx, job)
+    return rules.reveal(ctx, job, fields.get("lang", words.DEFAULT))
 
 
 @router.post(
@@ -269,7 +282,7 @@ async def set_poll(
     poll = dict(fields["poll"])
     if body.action == "open":
         await sessions.clear_answers(fields)
-        poll = {**closed_poll(), "status": "open"}
+        poll = {**closed_poll(fields.get("lang", words.DEFAULT)), "status": "open"}
     elif body.action == "close":
         poll["status"] = "closed" if poll["status"] != "revealed" else "revealed"
     else:
@@ -381,6 +394,10 @@ async def join(request: Request, code: str, sessions: SessionsDep, services: Ser
     except HTTPException as exc:
         return _join_page(request, exc.status_code, str(exc.detail), code[:12])
     query = spec_to_query(fields["spec"])
+    if request.cookies.get(choice.COOKIE) is None and not choice.asked_language(request):
+        query |= {choice.QUERY_KEY: fields.get("lang", words.DEFAULT)}  # the class's, unless they chose
+    elif choice.asked_language(request):
+        query |= {choice.QUERY_KEY: choice.asked_language(request)}
     response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
     if services.voters.of(request) is None:
         with contextlib.suppress(HTTPException):

@@ -43,6 +43,9 @@ class SessionState(Answer):
     """GET /api/sessions/{code}, each event of .../events, and the presenter's changes."""
 
     code: str
+    lang: str = Field(
+        description="the presenter's language: the class's, and a joining student's unless they chose one"
+    )
     spec: CanonicalSpec
     lesson: str | None
     step: int = Field(description="the step the presenter shows")
