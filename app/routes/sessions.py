@@ -36,6 +36,7 @@ import segno
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
+from markupsafe import Markup
 from sse_starlette import EventSourceResponse
 
 from app import security, words
@@ -378,6 +379,17 @@ def _join_page(request: Request, status: int, error: str = "", code: str = "") -
     return page.TemplateResponse(request, "join.html", {"error": error, "code": code}, status_code=status)
 
 
+def _join_error(request: Request, exc: HTTPException, code: str) -> str | Markup:
+    """Why a code does not join, in the page's language (a store that does not answer: its own
+    English words, marked so)."""
+    lang = choice.chosen_language(request)
+    if exc.status_code == 404:
+        return words.t(lang, "class-join-unknown", code=code)
+    if exc.status_code == 429:
+        return words.t(lang, "class-join-too-many", limit=request.app.state.settings.join_failures_per_minute)
+    return Markup('<span lang="en">{}</span>').format(exc.detail) if lang != "en" else str(exc.detail)
+
+
 @router.get("/join", response_class=HTMLResponse, include_in_schema=False)
 async def join_form(request: Request, code: str = "") -> Response:
     if code:
@@ -392,7 +404,7 @@ async def join(request: Request, code: str, sessions: SessionsDep, services: Ser
     try:
         fields = await _session(request, sessions, code)
     except HTTPException as exc:
-        return _join_page(request, exc.status_code, str(exc.detail), code[:12])
+        return _join_page(request, exc.status_code, _join_error(request, exc, code[:12]), code[:12])
     query = spec_to_query(fields["spec"])
     if request.cookies.get(choice.COOKIE) is None and not choice.asked_language(request):
         query |= {choice.QUERY_KEY: fields.get("lang", words.DEFAULT)}  # the class's, unless they chose

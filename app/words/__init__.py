@@ -16,6 +16,7 @@ A language is its catalogue folder and its line in LANGUAGES (docs/translating.m
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,11 +61,14 @@ def format_spec(value, spec: str = "") -> str:
     the server alone formats these: the page's JavaScript reads no message that uses it)."""
     if not isinstance(value, _Int | _Float):
         return str(value)
-    text = format(int(value) if isinstance(value, _Int) else float(value), spec)
+    if not SPEC.match(spec):
+        raise ValueError(f"FORMAT: spec {spec!r} is not .Ne, .Nf or .Ng (static/js/lib/format_spec.js reads those)")
+    text = format(float(value), spec)
     return text.replace(".", DECIMAL_SEPARATOR.get(value.lang, "."))
 
 
 FUNCTIONS = {"FORMAT": format_spec}
+SPEC = re.compile(r"^\.\d{1,2}[efg]$")
 
 
 class Bundle(FluentBundle):

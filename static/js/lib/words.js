@@ -5,6 +5,7 @@
 // twin); Fluent's bidi isolation marks are off, as on the server.
 
 import { FluentBundle, FluentNumber, FluentResource } from "/vendor/fluent/index.js";
+import { formatSpec } from "./format_spec.js";
 import { formatNumber } from "./numbers.js";
 
 export const lang = document.documentElement.lang || "en";
@@ -17,10 +18,16 @@ class XtNumber extends FluentNumber {
   }
 }
 
+/** FORMAT($x, spec: ".2g"): Python's format spec, as the server's (lib/format_spec.js); a value
+ * that is no number reads as itself, as there. */
+function FORMAT([value], { spec }) {
+  return value instanceof FluentNumber ? formatSpec(value.value, spec, lang) : String(value);
+}
+
 async function load() {
   const response = await fetch(`/words/${lang}.ftl`);
   if (!response.ok) throw new Error(`the ${lang} catalogue did not load (${response.status})`);
-  const bundle = new FluentBundle(lang, { useIsolating: false });
+  const bundle = new FluentBundle(lang, { useIsolating: false, functions: { FORMAT } });
   const errors = bundle.addResource(new FluentResource(await response.text()));
   if (errors.length) throw errors[0];
   return bundle;

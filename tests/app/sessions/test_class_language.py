@@ -62,3 +62,12 @@ def test_the_reveal_speaks_the_class_language_and_names_the_fault(client):
     assert poll["question"] == "Какой шаг сломан?"
     [fault] = poll["reveal"]["faults"]
     assert fault["description"] == description(CATALOGUE[fault["name"]], "ru") != description(CATALOGUE[fault["name"]])
+
+
+def test_the_join_page_says_why_in_its_language(client):
+    client.cookies.clear()
+    english = client.get("/join/ZZZZZZ")
+    assert english.status_code == 404
+    assert "no session with code &#39;ZZZZZZ&#39;: it ended, or the code is mistyped" in english.text
+    russian = client.get("/join/ZZZZZZ", headers={"Accept-Language": "ru"})
+    assert "класса с кодом «ZZZZZZ» нет" in russian.text and 'lang="en"' not in russian.text.split("<main")[-1]
