@@ -362,13 +362,14 @@ def _walk_url(query: dict, step: int, fragment: str) -> str:
 
 
 @router.get("/lessons/{name}", include_in_schema=False)
-async def play_lesson(name: str, catalogue: CatalogueDep) -> Response:
+async def play_lesson(request: Request, name: str, catalogue: CatalogueDep) -> Response:
+    """The walk page on the lesson's first stop; a ?lang= link keeps its language."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
         return JSONResponse({"detail": f"no lesson named {name!r}"}, status_code=404)
-    return RedirectResponse(
-        _walk_url(spec_to_query(lesson.spec.canonical), lesson.steps[0]["index"], f"lesson={name}"), 303
-    )
+    asked = choice.asked_language(request)
+    query = spec_to_query(lesson.spec.canonical) | ({choice.QUERY_KEY: asked} if asked else {})
+    return RedirectResponse(_walk_url(query, lesson.steps[0]["index"], f"lesson={name}"), 303)
 
 
 # ---------------------------------------------------------------------- the students' way in

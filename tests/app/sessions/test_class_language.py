@@ -71,3 +71,10 @@ def test_the_join_page_says_why_in_its_language(client):
     assert "no session with code &#39;ZZZZZZ&#39;: it ended, or the code is mistyped" in english.text
     russian = client.get("/join/ZZZZZZ", headers={"Accept-Language": "ru"})
     assert "класса с кодом «ZZZZZZ» нет" in russian.text and 'lang="en"' not in russian.text.split("<main")[-1]
+
+
+def test_a_lesson_link_keeps_its_language(client):
+    location = client.get("/lessons/forward-in-ten", params={"lang": "ru"}, follow_redirects=False).headers["location"]
+    assert parse_qs(urlsplit(location).query)["lang"] == ["ru"] and location.endswith("#lesson=forward-in-ten")
+    plain = client.get("/lessons/forward-in-ten", follow_redirects=False).headers["location"]
+    assert "lang" not in parse_qs(urlsplit(plain).query)
