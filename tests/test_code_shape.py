@@ -322,6 +322,7 @@ ON_THE_WORDS_LAYER = [
     ROOT / "app" / "lessons" / "sentences.py",
     ROOT / "app" / "buglab" / "catalogue.py",
     ROOT / "app" / "buglab" / "views.py",
+    ROOT / "app" / "buglab" / "quiz.py",
     ROOT / "app" / "steps" / "glossary.py",
     ROOT / "app" / "routes" / "home_ways.py",
 ]

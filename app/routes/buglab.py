@@ -193,7 +193,9 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
     responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
-async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
+async def probe_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe, lang: LangDep
+) -> Response:
     """Any step (forward, loss, backward, update): the probe buys the step's gradient check and,
     for a backward step, its comparison with the correct backward (GET .../diff). The probes
     are the learner's own (app.sessions.voters). Probing a step again, or after the answer, is free."""
@@ -203,7 +205,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
     try:
         state = services.quiz.probe(ctx.spec.id, learner, probe.step)
     except quiz.ProbesSpent as exc:
-        raise HTTPException(409, detail=str(exc)) from None
+        raise HTTPException(409, detail=exc.words(lang)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)

@@ -362,7 +362,12 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     for index in others[:2]:
         assert client.post(f"{base}/quiz/probe", json={"step": index}).status_code == 200
     spent = client.post(f"{base}/quiz/probe", json={"step": others[2]})
-    assert spent.status_code == 409 and "all 3 of your probes" in spent.json()["detail"]
+    assert spent.status_code == 409 and spent.json()["detail"] == (
+        f"all 3 of your probes of this quiz are spent (steps {broken}, {others[0]}, {others[1]}); "
+        "answer the quiz to see every check"
+    )
+    in_russian = client.post(f"{base}/quiz/probe", json={"step": others[2]}, params={"lang": "ru"}).json()["detail"]
+    assert in_russian.startswith("пробы в этой викторине закончились: потрачены все 3 (шаги ")
     assert client.get(f"{base}/steps/{others[2]}").json()["gradcheck"] == {"sealed": True}
     assert error_loc(client.post(f"{base}/quiz/probe", json={"step": 999})) == ["body", "step"]
 

@@ -45,3 +45,6 @@ buglab-diff-differ = They differ: max |faulty − correct| = { FORMAT($diff, spe
 buglab-diff-head = Head { $head } of { $heads }: the head where faulty and correct differ most.
 buglab-diff-head-same = Head 0 of { $heads } shown: every head is identical.
 buglab-diff-numbers = Numbers: faulty − correct.
+
+# a learner's probes of a quiz, all spent (409)
+buglab-probes-spent = all { $most } of your probes of this quiz are spent (steps { $steps }); answer the quiz to see every check
