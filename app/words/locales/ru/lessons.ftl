@@ -23,8 +23,8 @@ lesson-condition-both = { $bound } и { $sign }
 
 ## Утверждение: что говорит урок
 
-lesson-claim-stripe = голова { $head } отдаёт не меньше { FORMAT($weight, spec: ".3g") } диагонали со сдвигом { $offset } (ключ − запрос) у каждого запроса начиная с позиции { $first }
-lesson-claim-stripe-to = голова { $head } отдаёт не меньше { FORMAT($weight, spec: ".3g") } диагонали со сдвигом { $offset } (ключ − запрос) у каждого запроса с позиции { $first } по { $last }
+lesson-claim-stripe = голова { $head } отдаёт диагонали со сдвигом { $offset } (ключ − запрос) вес не меньше { FORMAT($weight, spec: ".3g") } у каждого запроса начиная с позиции { $first }
+lesson-claim-stripe-to = голова { $head } отдаёт диагонали со сдвигом { $offset } (ключ − запрос) вес не меньше { FORMAT($weight, spec: ".3g") } у каждого запроса с позиции { $first } по { $last }
 lesson-claim-target = p(цели) остаётся выше { FORMAT($above, spec: ".3g") } с позиции { $first } до конца
 lesson-claim-target-not-before = p(цели) остаётся выше { FORMAT($above, spec: ".3g") } с позиции { $first } до конца, но не на позиции { $before }
 lesson-claim-gradcheck-passes = проверка градиента шага { $step } ({ $phase }) проходит
