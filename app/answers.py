@@ -268,7 +268,7 @@ class Answers:
                 )
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
             correct = await self.context(without_faults(ctx.spec), request)
-            return partial(buglab_views.diff_view, ctx, correct, index, seq)
+            return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
 
         return await self._answer(request, AnswerKey("diff", trace_id, (index, seq), lang=lang), prepare)
 

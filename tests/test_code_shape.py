@@ -352,6 +352,14 @@ ON_THE_WORDS_LAYER = [
     ROOT / "app" / "steps" / "titles.py",
     ROOT / "app" / "steps" / "axes.py",
     *sorted((ROOT / "app" / "figures").glob("*.py")),
+    # the lessons' claims as sentences (the checks' own messages, for the teacher's `xt lesson
+    # check` and the log, stay English as the CLI does: app/lessons/claims.py, catalogue.py)
+    ROOT / "app" / "lessons" / "sentences.py",
+    ROOT / "app" / "buglab" / "catalogue.py",
+    ROOT / "app" / "buglab" / "views.py",
+    ROOT / "app" / "buglab" / "quiz.py",
+    ROOT / "app" / "steps" / "glossary.py",
+    ROOT / "app" / "routes" / "home_ways.py",
 ]
 
 

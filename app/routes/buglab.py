@@ -47,11 +47,13 @@ router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
     response_model=Catalogue,
     summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies",
 )
-async def list_faults(request: Request, settings: SettingsDep) -> Response:
+async def list_faults(request: Request, settings: SettingsDep, lang: LangDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
     config, layer, model = {}, None, None
     for key, value in request.query_params.items():
+        if key == "lang":
+            continue  # the words' language (LangDep)
         if key in CONFIG_FIELDS:
             config[key] = value
         elif key == "fault_layer":
@@ -76,7 +78,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         raise SpecError(
             ("query", "fault_layer"), Said("error-faults-layer", last=str(cfg.n_layer - 1), value=repr(layer))
         )
-    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer))))
+    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer), lang)))
 
 
 @router.get(
@@ -148,7 +150,9 @@ class QuizProbe(BaseModel):
     responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
-async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
+async def answer_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer, lang: LangDep
+) -> Response:
     """The answer is the learner's own (app.sessions.voters): it unseals nothing for anyone else.
     A class's quiz is answered in the class's poll and revealed by its presenter: 409 here."""
     quiz_or_404(ctx)
@@ -162,7 +166,7 @@ async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, an
         )
     learner = services.voters.identify(request)
     state = services.quiz.answer(ctx.spec.id, learner)
-    verdict = buglab_views.quiz_answer(ctx, answer.step) | state.json(services.quiz.max_probes)
+    verdict = buglab_views.quiz_answer(ctx, answer.step, lang) | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
 
@@ -191,7 +195,9 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
     responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
-async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
+async def probe_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe, lang: LangDep
+) -> Response:
     """Any step (forward, loss, backward, update): the probe buys the step's gradient check and,
     for a backward step, its comparison with the correct backward (GET .../diff). The probes
     are the learner's own (app.sessions.voters). Probing a step again, or after the answer, is free."""
@@ -201,7 +207,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
     try:
         state = services.quiz.probe(ctx.spec.id, learner, probe.step)
     except quiz.ProbesSpent as exc:
-        raise HTTPException(409, detail=str(exc)) from None
+        raise HTTPException(409, detail=exc.words(lang)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)

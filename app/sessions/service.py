@@ -53,8 +53,11 @@ class Sessions:
 
     # ---------------------------------------------------------------- create and find
 
-    async def create(self, spec: ResolvedSpec, steps: list, lesson: str | None, first_step: int) -> tuple[str, str]:
-        """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key)."""
+    async def create(
+        self, spec: ResolvedSpec, steps: list, lesson: str | None, first_step: int, lang: str = "en"
+    ) -> tuple[str, str]:
+        """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key).
+        `lang`: the presenter's language, the class's (app/routes/sessions.py)."""
         s, key = self.settings, new_presenter_key()
         cfg = spec.cfg
         limits = {
@@ -76,7 +79,8 @@ class Sessions:
             "lesson_step": 0 if lesson else None,
             "jacobian": None,
             "head": None,
-            "poll": closed_poll(),
+            "poll": closed_poll(lang),
+            "lang": lang,
         }
         for _ in range(CODE_TRIES):
             code = new_code()

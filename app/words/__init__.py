@@ -16,6 +16,7 @@ A language is its catalogue folder and its line in LANGUAGES (docs/translating.m
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from fluent.runtime.types import FluentType
 from fluent.syntax.ast import Junk
 from markupsafe import Markup, escape
 
-from app.words.numbers import format_number
+from app.words.numbers import decimal_separator, format_number
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 # The languages a person can choose, in the order the switch lists them; the first is the default.
@@ -54,6 +55,22 @@ class _Float(FluentType, float):
         return format_number(float(self), self.lang)
 
 
+def format_spec(value, spec: str = "") -> str:
+    """FORMAT($x, spec: ".2g") in a message: Python's format spec with the language's decimal
+    separator, for the numbers a lesson's text prints as its author chose (a relative error "3.1e-08";
+    the server alone formats these: the page's JavaScript reads no message that uses it)."""
+    if not isinstance(value, _Int | _Float):
+        return str(value)
+    if not SPEC.match(spec):
+        raise ValueError(f"FORMAT: spec {spec!r} is not .Ne, .Nf or .Ng (static/js/lib/format_spec.js reads those)")
+    text = format(float(value), spec)
+    return text.replace(".", decimal_separator(value.lang))
+
+
+FUNCTIONS = {"FORMAT": format_spec}
+SPEC = re.compile(r"^\.\d{1,2}[efg]$")
+
+
 class Bundle(FluentBundle):
     """A FluentBundle that takes the values as they are given: fluent.runtime would wrap every
     int and float in its own number type, formatted by Babel (app/words/numbers.py: why not)."""
@@ -73,7 +90,7 @@ def catalogue_text(lang: str) -> str:
 
 @lru_cache(maxsize=len(LANGUAGES))
 def bundle(lang: str) -> Bundle:
-    words = Bundle([lang], use_isolating=False)
+    words = Bundle([lang], functions=FUNCTIONS, use_isolating=False)
     resource = FluentResource(catalogue_text(lang))
     junk = [entry.content.strip()[:80] for entry in resource.body if isinstance(entry, Junk)]
     if junk:  # Fluent skips what it cannot parse: a message would be missing only when asked for

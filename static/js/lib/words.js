@@ -6,6 +6,7 @@
 // export`: app/export/page.py) carries its catalogue in #xt-words and Fluent beside it.
 
 import { FluentBundle, FluentNumber, FluentResource } from "/vendor/fluent/index.js";
+import { formatSpec } from "./format_spec.js";
 import { formatNumber, useDecimalSeparator, withSeparator } from "./numbers.js";
 
 export const lang = document.documentElement.lang || "en";
@@ -18,6 +19,12 @@ class XtNumber extends FluentNumber {
   }
 }
 
+/** FORMAT($x, spec: ".2g"): Python's format spec, as the server's (lib/format_spec.js); a value
+ * that is no number reads as itself, as there. */
+function FORMAT([value], { spec }) {
+  return value instanceof FluentNumber ? formatSpec(value.value, spec, lang) : String(value);
+}
+
 async function catalogue() {
   const carried = document.getElementById("xt-words");
   if (carried) return JSON.parse(carried.textContent).ftl;
@@ -27,7 +34,7 @@ async function catalogue() {
 }
 
 async function load() {
-  const bundle = new FluentBundle(lang, { useIsolating: false });
+  const bundle = new FluentBundle(lang, { useIsolating: false, functions: { FORMAT } });
   const errors = bundle.addResource(new FluentResource(await catalogue()));
   if (errors.length) throw errors[0];
   return bundle;
