@@ -166,6 +166,26 @@ LATIN_ALLOWED = {
 # A real model's description (models.ftl, in Russian now) names its maker, its family, its tokenizer
 # and its weights' formats: names no language translates ("SmolLM2-135M-Instruct", "Q4_1").
 LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE", "Q4_1", "Q8_0"}
+# The bug lab's names of its bugs quote the seed's code and the notation: tensors and ops as written there.
+LATIN_ALLOWED |= {
+    "dres",
+    "dx",
+    "dW",
+    "Wq",
+    "Wo",
+    "CE",
+    "LM",
+    "SwiGLU",
+    "silu",
+    "softmax",
+    "hd",
+    "kv",
+    "q",
+    "k",
+    "n",
+    "u",
+    "a",
+}
 
 RUSSIAN_TEXT = """() => {
   const inRussian = (node) => node.closest("[lang]")?.lang === "ru" && !node.closest("code, [translate=no]");

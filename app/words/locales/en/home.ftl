@@ -36,7 +36,7 @@ home-tokenizer-byte = byte: one token per UTF-8 byte
 home-precision = Precision
 home-start = Start ▶
 home-start-help = Then use ← → to step, Home/End to jump to the ends, P to present. The options below are optional.
-home-model-refused = { $path } (xt serve --model) could not be opened: { $reason }
+home-model-refused = <code>{ $path }</code> (<code>xt serve --model</code>) could not be opened: { $reason }
 home-model-fetchable = { $model } ({ $description }) is not installed on this server: run <code>{ $command }</code> ({ $size_mb } MB, once), then reload.
 
 ## The model list (templates/_model_options.html, static/js/home/model_list.js)

@@ -36,7 +36,7 @@ home-tokenizer-byte = byte: по токену на байт UTF-8
 home-precision = Точность
 home-start = Начать ▶
 home-start-help = Дальше: ← → — шаг назад и вперёд, Home/End — к началу и к концу, P — режим показа. Настройки ниже можно не трогать.
-home-model-refused = { $path } (xt serve --model) не удалось открыть: { $reason }
+home-model-refused = <code>{ $path }</code> (<code>xt serve --model</code>) не удалось открыть: { $reason }
 home-model-fetchable = Модели { $model } ({ $description }) на этом сервере нет: выполните <code>{ $command }</code> ({ $size_mb } МБ, один раз) и обновите страницу.
 
 ## Список моделей (templates/_model_options.html, static/js/home/model_list.js)
