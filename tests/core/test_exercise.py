@@ -5,7 +5,6 @@ import pytest
 
 from xt_core.lab import exercise
 from xt_core.lab.faults import CATALOGUE
-from xt_core.model import build_tape
 from xt_core.ops import OPS
 
 
@@ -19,7 +18,7 @@ def as_learner(kind, backward):
     return learner
 
 
-@pytest.mark.parametrize("kind", sorted({node.kind for node in build_tape(exercise.EXERCISE_CONFIG)}))
+@pytest.mark.parametrize("kind", sorted(OPS))
 def test_the_reference_backward_passes(kind):
     report = exercise.check(kind, as_learner(kind, lambda dout, cache, grads: OPS[kind].backward(dout, cache)))
     assert report.passed, str(report)

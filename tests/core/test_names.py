@@ -95,3 +95,18 @@ def test_a_trace_lists_every_name_it_answers_to_with_its_shape_and_words():
     assert (probs.kind, probs.title, probs.label) == ("tensor", table.title, table.label.format(L=1))
     assert "{L}" not in "".join(entry.label for entry in listed)
     assert {entry.kind for entry in listed if not entry.has_grad} == {"token ids"}
+
+
+def test_gpt2s_table_is_its_tape_and_its_axes_the_shapes():
+    cfg = xt_core.Config(family="gpt2", vocab_size=30, n_layer=2, n_head=4, n_kv_head=4, n_embd=16, ffn_hidden=64)
+    nodes = xt_core.build_tape(cfg)
+    assert names.tensor_names(cfg) == [node.name for node in nodes]
+    assert [names.lookup(n.name, "gpt2").phase for n in nodes] == [n.phase for n in nodes]
+    assert len(nodes) == 2 + 15 * cfg.n_layer + 5  # token + position embeddings; 15 a layer; norm .. loss
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(2, 8))
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=1), tokens[:, :-1], tokens[:, 1:])
+    sizes = names.dims(cfg, 2, 7)
+    for name in names.tensor_names(cfg):
+        axes = names.lookup(name, "gpt2").axes
+        assert np.shape(trace[name]) == tuple(int(np.prod([sizes[d] for d in a.split("*")])) for a in axes), name
+    assert names.recorded_elements(cfg, 2, 7) == sum(np.size(trace[name]) for name in names.tensor_names(cfg))

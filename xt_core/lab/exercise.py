@@ -34,6 +34,29 @@ from xt_core.model import build_tape, forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
+# GPT-2's ops (LayerNorm, GELU, positions, linear with bias) are exercised in a GPT-2 of the same sizes
+GPT2_EXERCISE_CONFIGS = tuple(
+    Config(
+        family="gpt2",
+        vocab_size=16,
+        n_layer=2,
+        n_head=4,
+        n_kv_head=4,
+        n_embd=16,
+        ffn_hidden=24,
+        seq_len=12,
+        activation=activation,
+    )  # fmt: skip
+    for activation in ("gelu_tanh", "gelu")
+)
+
+
+def exercise_config(op: str) -> Config:
+    """The first of the exercise models whose step computes `op`."""
+    for cfg in (EXERCISE_CONFIG, *GPT2_EXERCISE_CONFIGS):
+        if any(node.kind == op for node in build_tape(cfg)):
+            return cfg
+    raise ValueError(f"no exercise model computes op {op!r}")
 
 
 @dataclass
@@ -116,7 +139,7 @@ def check(op: str, my_backward, cfg: Config | None = None, seed: int = 0) -> Exe
     see the module docstring. Exceptions from your function are reported, not raised."""
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; choose one of {', '.join(sorted(OPS))}")
-    cfg = cfg or EXERCISE_CONFIG
+    cfg = cfg or exercise_config(op)
     params = init_params(cfg, seed=seed, dtype=np.float64)
     ids = np.random.default_rng(seed).integers(0, cfg.vocab_size, size=(2, cfg.seq_len))
     inputs, targets = ids[:, :-1], ids[:, 1:]
