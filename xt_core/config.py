@@ -165,4 +165,6 @@ PRESETS: dict[str, Config] = {
     "tiny": Config(),
     "class": Config(vocab_size=256, n_layer=4, n_head=8, n_kv_head=8, n_embd=256, ffn_hidden=688, seq_len=128),
     "large": Config(vocab_size=512, n_layer=8, n_head=8, n_kv_head=8, n_embd=512, ffn_hidden=1376, seq_len=256),
+    # GPT-2's shape at tiny's size: LayerNorm, tanh GELU, learned positions, every bias; F = 4C
+    "gpt2-tiny": Config(family="gpt2", n_head=4, n_kv_head=4, ffn_hidden=256),
 }
