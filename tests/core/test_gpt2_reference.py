@@ -40,7 +40,7 @@ def hf_gpt2(fields: dict, seed: int = 0):
     """A random GPT2LMHeadModel with unit-scale activations (transformers' init, std 0.02, leaves
     attention uniform) and gains and biases away from 1 and 0, dropout off."""
     torch.manual_seed(seed)
-    config = transformers.GPT2Config(**SIZES, **fields, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    config = transformers.GPT2Config(**{**SIZES, **fields}, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
     model = transformers.GPT2LMHeadModel(config).eval()
     with torch.no_grad():
         for name, p in model.named_parameters():

@@ -1,0 +1,79 @@
+"""GPT-2 in the app: a random init of the gpt2 family (GPT-2's form and nanoGPT's bias-free exact
+GELU form), a Hugging Face GPT-2 directory and a nanoGPT ckpt.pt with its meta.pkl served by
+`xt serve --model PATH`: each is built, and every one of its steps answers 200 over HTTP with a
+passing gradient check; the served nanoGPT model encodes text with meta.pkl's characters.
+
+Skips without torch and transformers (they write the files), except in CI (XT_REQUIRE_TORCH=1)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from tests.helpers.client import make_client
+from tests.helpers.env import skip_unless_installed
+
+SIZES = dict(vocab_size=40, n_layer=2, n_head=4, n_kv_head=4, n_embd=32, ffn_hidden=128, seq_len=16)
+NANOGPT = dict(activation="gelu", norm_bias=False, qkv_bias=False, o_bias=False, mlp_bias=False, tie_embeddings=False)
+CHARS = sorted(set("to be or not to be, that is the question"))
+
+
+def walk_every_step(client, spec: dict) -> dict:
+    """Builds the spec's trace and asks for each of its steps: 200 and a passing check each."""
+    summary = client.post("/api/traces", json=spec)
+    assert summary.status_code == 200, summary.text
+    body = summary.json()
+    failing = []
+    for step in body["steps"]:
+        view = client.get(f"/api/traces/{body['id']}/steps/{step['index']}")
+        assert view.status_code == 200, (step["name"], view.text[:300])
+        check = view.json()["gradcheck"]
+        if check is not None and not check["passed"]:
+            failing.append((step["name"], step["phase"]))
+    assert not failing
+    return body
+
+
+@pytest.mark.parametrize("parts", [{}, NANOGPT], ids=["gpt2", "nanogpt"])
+def test_a_random_gpt2_is_walked_with_every_check_passing(parts):
+    with make_client() as client:
+        config = {"family": "gpt2", **SIZES, "n_layer": 1, **parts}
+        body = walk_every_step(client, {"config": config, "tokens": [[3, 9, 27, 3, 9, 0, 39]], "dtype": "float64"})
+        assert body["config"]["family"] == "gpt2"
+        assert {s["name"] for s in body["steps"]} >= {"embedding_positions", "layers.0.feed_forward.gelu"}
+        page = client.get("/walk", params={"family": "gpt2", "n_head": "4", "n_kv_head": "4", "text": "hello"})
+        assert page.status_code == 200
+
+
+@pytest.fixture(scope="module")
+def served_files(tmp_path_factory):
+    skip_unless_installed("torch", "transformers", hint="pip install -e '.[reference]'")
+    import torch
+    import transformers
+
+    from tests.core import test_gpt2_reference as reference
+    from tests.core.checkpoint import test_gpt2_files as files
+
+    reference.torch, reference.transformers, files.torch, files.nn = torch, transformers, torch, torch.nn
+    transformers.logging.set_verbosity_error()
+    root = tmp_path_factory.mktemp("served-gpt2")
+    reference.hf_gpt2(reference.CASES["gpt2-gelu-new"]).save_pretrained(root / "tiny-gpt2")
+    (root / "nano").mkdir()
+    model = reference.hf_gpt2(dict(activation_function="gelu", layer_norm_epsilon=1e-5, vocab_size=len(CHARS)))
+    files.save_nanogpt(root / "nano" / "ckpt.pt", model)
+    meta = {"vocab_size": len(CHARS), "itos": dict(enumerate(CHARS)), "stoi": {c: i for i, c in enumerate(CHARS)}}
+    (root / "nano" / "meta.pkl").write_bytes(pickle.dumps(meta))
+    return root / "tiny-gpt2", root / "nano" / "ckpt.pt"
+
+
+@pytest.mark.torch
+def test_served_gpt2_files_are_listed_and_walked(served_files):
+    with make_client(model_paths=served_files) as client:
+        listing = {m["name"]: m for m in client.get("/api/models").json()["models"]}
+        assert listing["tiny-gpt2"]["config"]["family"] == "gpt2"
+        nano = next(m for name, m in listing.items() if name.startswith("ckpt"))
+        assert nano["config"]["activation"] == "gelu" and nano["tokenizer"] is not None
+        walk_every_step(client, {"model": "tiny-gpt2", "tokens": [[1, 5, 9, 3, 3, 17, 39, 0]]})
+        body = walk_every_step(client, {"model": nano["name"], "text": "to be or not"})
+        assert "".join(body["tokens"]["input_labels"][0]).replace("␣", " ") == "to be or no"  # meta.pkl's chars
