@@ -8,26 +8,30 @@ import re
 import xt_core
 from app.spec.training import OPTIMIZER_LABELS
 from xt_core import names
+from xt_core.config import DEFAULT_FAMILY
 from xt_core.trace import Record
 
 
 def blocks(cfg: xt_core.Config) -> list[dict]:
     """The clickable block diagram, in model order."""
-    out = [{"id": "embedding", "label": "Token embedding", "layer": None}]
+    embedding = "Token and position embeddings" if cfg.positions == "learned" else "Token embedding"
+    out = [{"id": "embedding", "label": embedding, "layer": None}]
     for L in range(cfg.n_layer):
         out.append({"id": f"layers.{L}.attention", "label": f"Layer {L} · attention", "layer": L})
         out.append({"id": f"layers.{L}.ffn", "label": f"Layer {L} · feed-forward", "layer": L})
-    out.append({"id": "norm", "label": "Final RMSNorm", "layer": None})
+    out.append(
+        {"id": "norm", "label": "Final LayerNorm" if cfg.norm_type == "layernorm" else "Final RMSNorm", "layer": None}
+    )
     out.append({"id": "head", "label": "LM head (logits)", "layer": None})
     out.append({"id": "loss", "label": "Softmax and cross-entropy loss", "layer": None})
     return out
 
 
-def block_of(name: str) -> str:
-    """The block id a recorded tensor belongs to (see blocks())."""
+def block_of(name: str, family: str = DEFAULT_FAMILY) -> str:
+    """The block id a recorded tensor of the model family belongs to (see blocks())."""
     if name == "update":
         return UPDATE_BLOCK["id"]
-    recorded = names.lookup(name)
+    recorded = names.lookup(name, family)
     if recorded is None:
         return "embedding"
     if recorded.per_layer:
@@ -61,11 +65,23 @@ _INPUT_LABELS = {
     "feed_forward.w2": "layer {L} down weights W2",
     "norm": "final RMSNorm gain",
     "output": "LM head weights",
+    # GPT-2's (the gpt2 family): its norms' gains keep the words above
+    "pos_embeddings": "position embedding matrix",
+    "attention_norm_bias": "layer {L} attention LayerNorm bias",
+    "attention.bq": "layer {L} query bias bq",
+    "attention.bk": "layer {L} key bias bk",
+    "attention.bv": "layer {L} value bias bv",
+    "attention.bo": "layer {L} attention output bias bo",
+    "ffn_norm_bias": "layer {L} feed-forward LayerNorm bias",
+    "feed_forward.b1": "layer {L} up bias b1",
+    "feed_forward.b2": "layer {L} down bias b2",
+    "norm_bias": "final LayerNorm bias",
 }
 
 
 def _label(name: str) -> str | None:
-    recorded = names.lookup(name)
+    # Llama's rows first; a tensor only another family records (GPT-2's embedding_positions) by its own
+    recorded = next(filter(None, (names.lookup(name, family) for family in names.ROWS)), None)
     return recorded.label if recorded else _INPUT_LABELS.get(local_name(name))
 
 
@@ -108,15 +124,20 @@ def contribution_title(name: str, is_param: bool) -> str:
     return f"This op's share of the gradient of the {tensor_label(name)}"
 
 
-def _op_title(name: str) -> str:
-    recorded = names.lookup(name)
+def _op_title(name: str, family: str = DEFAULT_FAMILY) -> str:
+    recorded = names.lookup(name, family)
     return recorded.title if recorded else name
+
+
+def _family(record) -> str:
+    """The record's model family (a record of the bug lab's catalogue is a namespace without one: Llama's)."""
+    return getattr(record, "family", DEFAULT_FAMILY)
 
 
 def title(record: Record) -> str:
     if record.phase == "update":
         return f"Parameter update: one {OPTIMIZER_LABELS.get(record.kind, record.kind)} step"
-    base = _op_title(record.name)
+    base = _op_title(record.name, _family(record))
     where = f"Layer {record.layer} · " if record.layer is not None else ""
     return f"{where}{base}" + (" — backward" if record.phase == "backward" else "")
 
@@ -129,7 +150,7 @@ def step_summary(record: Record) -> dict:
         "phase": record.phase,
         "layer": record.layer,
         "title": title(record),
-        "block": block_of(record.name),
+        "block": block_of(record.name, _family(record)),
     }
 
 
@@ -149,7 +170,7 @@ def group_of(record: Record) -> str:
     """The id of the record's group in groups()."""
     if record.layer is not None:
         return f"layers.{record.layer}"
-    block = block_of(record.name)
+    block = block_of(record.name, _family(record))
     return block if block in ("embedding", UPDATE_BLOCK["id"]) else "output"
 
 
@@ -157,7 +178,7 @@ def op_title(record: Record) -> str:
     """What the op computes, without its layer or direction: "Attention softmax over keys"."""
     if record.phase == "update":
         return title(record)
-    return _op_title(record.name)
+    return _op_title(record.name, _family(record))
 
 
 def steps(trace: xt_core.Trace) -> list[dict]:

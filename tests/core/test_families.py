@@ -155,3 +155,12 @@ def test_an_explicit_head_dim_survives_xts_and_hfs_checkpoints(tmp_path):
         assert ckpt.cfg == cfg and ckpt.cfg.head_dim == 6
         for name, value in params.items():
             np.testing.assert_array_equal(ckpt.params[name], value, err_msg=name)
+
+
+def test_a_gpt2_survives_xts_own_checkpoint(tmp_path):
+    cfg = xt_core.Config(family="gpt2", n_head=4, n_kv_head=4, activation="gelu", mlp_bias=False, n_layer=1)
+    params = xt_core.init_params(cfg, seed=1)
+    ckpt = load(save(tmp_path / "model.safetensors", Checkpoint(cfg, params)))
+    assert ckpt.cfg == cfg
+    for name, value in params.items():
+        np.testing.assert_array_equal(ckpt.params[name], value, err_msg=name)

@@ -41,7 +41,14 @@ def test_a_random_gpt2_is_walked_with_every_check_passing(parts):
         config = {"family": "gpt2", **SIZES, "n_layer": 1, **parts}
         body = walk_every_step(client, {"config": config, "tokens": [[3, 9, 27, 3, 9, 0, 39]], "dtype": "float64"})
         assert body["config"]["family"] == "gpt2"
-        assert {s["name"] for s in body["steps"]} >= {"embedding_positions", "layers.0.feed_forward.gelu"}
+        steps = {(s["name"], s["phase"]): s for s in body["steps"]}
+        assert steps["embedding_positions", "forward"]["title"] == "Learned position embedding added"
+        assert (
+            steps["layers.0.attention_norm.out", "backward"]["title"]
+            == "Layer 0 · LayerNorm before attention — backward"
+        )
+        assert steps["layers.0.feed_forward.gelu", "forward"]["block"] == "layers.0.ffn"
+        assert [b["label"] for b in body["blocks"]][-3] == "Final LayerNorm"
         page = client.get("/walk", params={"family": "gpt2", "n_head": "4", "n_kv_head": "4", "text": "hello"})
         assert page.status_code == 200
 
