@@ -1,7 +1,7 @@
 """The model family seam: a config names its family and the parts of it (positions, norm,
 activation, biases, qk-norm, head width); the family's script and rows of recorded tensors run
-it. Only Llama is computed today: a part the code cannot compute is refused naming the field and
-what it computes, never computed as something else. A head width other than n_embd / n_head is
+it. Llama and GPT-2 are computed: a part a family's script cannot compute is refused naming the
+field and what it computes, never computed as something else. A head width other than n_embd / n_head is
 computed (Wq (C, H*hd), Wo (H*hd, C)); its gradients: tests/core/test_model.py (finite
 differences) and tests/core/test_torch_parity.py (autograd)."""
 
