@@ -15,6 +15,7 @@ allowed at all, reads plain pickles such as nanoGPT's meta.pkl (plain_pickle).
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import re
 import zipfile
@@ -191,6 +192,11 @@ class TorchFile:
             return np.zeros(tensor.shape, dtype=np.float32)
         if last >= storage.numel:
             raise CheckpointError(f"{self.source}: tensor {name} reaches past its storage ({storage.numel} entries)")
+        if storage.numel > 2 * math.prod(tensor.shape) + 1024:  # a zip member may inflate far beyond the file
+            raise CheckpointError(
+                f"{self.source}: tensor {name} is a view of {math.prod(tensor.shape)} entries into a storage of "
+                f"{storage.numel}: xt reads a tensor from a storage of about its own size"
+            )
         flat = _values(self.zip.read(info), storage.kind.name)
         itemsize = flat.dtype.itemsize
         view = np.lib.stride_tricks.as_strided(

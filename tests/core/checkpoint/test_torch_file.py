@@ -125,6 +125,7 @@ def test_a_hand_written_torch_file_reads_its_strided_tensor(tmp_path):
     [
         (12, 0, (4, 4), (4, 1), 48, "reaches past its storage"),
         (12, 0, (3, 4), (4, 1), 40, "holds 40 bytes, not the 12 × 4"),
+        (4096, 0, (2, 2), (2, 1), 4096 * 4, "a view of 4 entries into a storage of 4096"),
     ],
 )
 def test_a_tensor_record_that_lies_about_its_storage_is_refused(tmp_path, numel, offset, shape, stride, raw, refusal):
