@@ -22,7 +22,7 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     total = np.asarray(ctx.trace.grad(skip_name))[seq]
     branch = total - skip
     rows = ctx.positions(seq)
-    title = f"Gradients add at the skip connection: the gradient of the {tensor_label(skip_name)}"
+    title = f"Gradients add at the skip connection: the gradient of the {tensor_label(skip_name, ctx.trace.cfg.family)}"
     names = ("arriving along the skip", "added by the branch", "sum: the whole gradient")
     cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)
     fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells)

@@ -77,27 +77,37 @@ _INPUT_LABELS = {
     "feed_forward.b2": "layer {L} down bias b2",
     "norm_bias": "final LayerNorm bias",
 }
+_FAMILY_INPUT_LABELS = {  # a family's own words for a parameter name it shares with Llama
+    "gpt2": {
+        "attention_norm": "layer {L} attention LayerNorm gain",
+        "ffn_norm": "layer {L} feed-forward LayerNorm gain",
+        "feed_forward.w1": "layer {L} up weights W1",
+        "norm": "final LayerNorm gain",
+    },
+}
 
 
-def _label(name: str) -> str | None:
-    # Llama's rows first; a tensor only another family records (GPT-2's embedding_positions) by its own
-    recorded = next(filter(None, (names.lookup(name, family) for family in names.ROWS)), None)
-    return recorded.label if recorded else _INPUT_LABELS.get(local_name(name))
+def _label(name: str, family: str) -> str | None:
+    recorded = names.lookup(name, family)
+    if recorded:
+        return recorded.label
+    local = local_name(name)
+    return _FAMILY_INPUT_LABELS.get(family, {}).get(local) or _INPUT_LABELS.get(local)
 
 
-def tensor_label(name: str) -> str:
+def tensor_label(name: str, family: str = DEFAULT_FAMILY) -> str:
     """A recorded tensor in words: "layers.1.attention.probs" -> "layer 1 attention
     probabilities, all heads". A name the table does not know is shown as it is."""
-    label = _label(name)
+    label = _label(name, family)
     layer = re.match(r"^layers\.(\d+)\.", name)
     if label is None or ("{L}" in label) != (layer is not None):
         return name
     return label.format(L=layer.group(1)) if layer else label
 
 
-def output_title(name: str) -> str:
+def output_title(name: str, family: str = DEFAULT_FAMILY) -> str:
     """What a forward op computes: "Layer 1 attention probabilities, all heads"."""
-    label = tensor_label(name)
+    label = tensor_label(name, family)
     return label if label == name else label[:1].upper() + label[1:]  # an unknown name keeps its case
 
 
@@ -108,20 +118,20 @@ def one_head_title(title: str, head: int) -> str:
     return f"{title} — head {head}"
 
 
-def input_title(name: str, is_param: bool) -> str:
-    return f"Input: {tensor_label(name)}" + (" (a parameter)" if is_param else "")
+def input_title(name: str, is_param: bool, family: str = DEFAULT_FAMILY) -> str:
+    return f"Input: {tensor_label(name, family)}" + (" (a parameter)" if is_param else "")
 
 
-def arriving_title(name: str) -> str:
+def arriving_title(name: str, family: str = DEFAULT_FAMILY) -> str:
     """The gradient a backward op starts from: dL/d(its forward output)."""
-    return f"Gradient arriving at the {tensor_label(name)}"
+    return f"Gradient arriving at the {tensor_label(name, family)}"
 
 
-def contribution_title(name: str, is_param: bool) -> str:
+def contribution_title(name: str, is_param: bool, family: str = DEFAULT_FAMILY) -> str:
     """What a backward op adds to the gradient of one of its inputs."""
     if is_param:
-        return f"Weight gradient from this op: {tensor_label(name)}"
-    return f"This op's share of the gradient of the {tensor_label(name)}"
+        return f"Weight gradient from this op: {tensor_label(name, family)}"
+    return f"This op's share of the gradient of the {tensor_label(name, family)}"
 
 
 def _op_title(name: str, family: str = DEFAULT_FAMILY) -> str:

@@ -81,7 +81,7 @@ def param_figures(ctx: TraceContext, name: str) -> list[dict]:
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
-    label = tensor_label(name)
+    label = tensor_label(name, ctx.trace.cfg.family)
     return [
         param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
         for figure_id, array, what, values in (

@@ -49,6 +49,10 @@ def test_a_random_gpt2_is_walked_with_every_check_passing(parts):
         )
         assert steps["layers.0.feed_forward.gelu", "forward"]["block"] == "layers.0.ffn"
         assert [b["label"] for b in body["blocks"]][-3] == "Final LayerNorm"
+        norm = client.get(f"/api/traces/{body['id']}/steps/{steps['layers.0.attention_norm.out', 'backward']['index']}")
+        titles = [figure["title"] for figure in norm.json()["figures"]]
+        assert "Gradient arriving at the LayerNorm output of layer 0, before attention" in titles
+        assert "Weight gradient from this op: layer 0 attention LayerNorm gain" in titles
         page = client.get("/walk", params={"family": "gpt2", "n_head": "4", "n_kv_head": "4", "text": "hello"})
         assert page.status_code == 200
 
