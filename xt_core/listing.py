@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xt_core.config import DEFAULT_FAMILY
 from xt_core.names import TOKEN_IDS, lookup
 
 
@@ -21,18 +22,20 @@ class Listed:
 
 
 def listing(
-    held: list[tuple[str, tuple[int, ...]]], recorded: list[tuple[str, tuple[int, ...], int | None]]
+    held: list[tuple[str, tuple[int, ...]]],
+    recorded: list[tuple[str, tuple[int, ...], int | None]],
+    family: str = DEFAULT_FAMILY,
 ) -> list[Listed]:
     """A trace's token ids, then its recorded tensors (in execution order), then its parameters,
-    each with its shape and the words of the table. `held`: the token ids and parameters (name,
-    shape); `recorded`: (name, shape, layer)."""
+    each with its shape and the words of its model family's table. `held`: the token ids and
+    parameters (name, shape); `recorded`: (name, shape, layer)."""
     ids = [Listed(name, shape, "token ids", "token ids", name, False) for name, shape in held if name in TOKEN_IDS]
     params = [
         Listed(name, shape, "parameter", "parameter", name, True) for name, shape in held if name not in TOKEN_IDS
     ]
     tensors = []
     for name, shape, layer in recorded:
-        found = lookup(name)
+        found = lookup(name, family)
         title, label = (found.title, found.label.format(L=layer)) if found else (name, name)
         tensors.append(Listed(name, shape, "tensor", title, label, True))
     return ids + tensors + params

@@ -220,7 +220,7 @@ class Trace:
     def names(self) -> list[Listed]:
         """Every name trace[name] and trace.grad(name) take, with its shape and words (xt_core.names)."""
         held = [(n, self[n].shape) for n in (*TOKEN_IDS, *self.param_names)]
-        return listing(held, [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]])
+        return listing(held, [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]], self.cfg.family)
 
     def _unknown(self, name: str, pool) -> KeyError:
         close = difflib.get_close_matches(name, list(pool), n=3)

@@ -110,3 +110,15 @@ def test_gpt2s_table_is_its_tape_and_its_axes_the_shapes():
         axes = names.lookup(name, "gpt2").axes
         assert np.shape(trace[name]) == tuple(int(np.prod([sizes[d] for d in a.split("*")])) for a in axes), name
     assert names.recorded_elements(cfg, 2, 7) == sum(np.size(trace[name]) for name in names.tensor_names(cfg))
+
+
+def test_a_gpt2_traces_listing_has_gpt2s_words():
+    cfg = xt_core.Config(family="gpt2", vocab_size=20, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=16)
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(1, 6))
+    listed = {
+        e.name: e
+        for e in xt_core.forward_backward(cfg, xt_core.init_params(cfg), tokens[:, :-1], tokens[:, 1:]).names()
+    }
+    assert listed["embedding_positions"].label == "token + position embeddings"
+    assert listed["layers.0.attention_norm.out"].title == "LayerNorm before attention"
+    assert listed["layers.0.feed_forward.gelu"].label == "layer 0 GELU activation"
