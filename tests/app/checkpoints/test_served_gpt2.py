@@ -88,3 +88,14 @@ def test_served_gpt2_files_are_listed_and_walked(served_files):
         walk_every_step(client, {"model": "tiny-gpt2", "tokens": [[1, 5, 9, 3, 3, 17, 39, 0]]})
         body = walk_every_step(client, {"model": nano["name"], "text": "to be or not"})
         assert "".join(body["tokens"]["input_labels"][0]).replace("␣", " ") == "to be or no"  # meta.pkl's chars
+
+
+def test_a_gpt2_trains_and_its_update_step_checks():
+    with make_client() as client:
+        config = {"family": "gpt2", **SIZES, "n_layer": 1}
+        spec = {"config": config, "tokens": [[1, 2, 3, 4, 5, 6, 7]], "optimizer": {"name": "adamw", "lr": 0.01}}
+        body = client.post("/api/traces", json={**spec, "train_steps": 3}).json()
+        update = body["steps"][-1]
+        assert update["name"] == "update"
+        view = client.get(f"/api/traces/{body['id']}/steps/{update['index']}").json()
+        assert view["gradcheck"]["passed"] and "after 3 training steps" in view["figures"][0]["title"]
