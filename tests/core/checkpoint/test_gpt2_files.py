@@ -223,3 +223,20 @@ def test_nanogpt_model_args_xt_cannot_compute_are_refused(tmp_path):
     torch.save(saved, path)
     with pytest.raises(CheckpointError, match=r"model_args \['n_kv_head'\]: xt computes nanoGPT's GPT"):
         recognise(path).read(path)
+
+
+def test_the_original_gpt2_layout_without_transformer_and_with_its_mask_buffers(tmp_path):
+    """The hub's original GPT-2 files name tensors h.0.ln_1.weight, wte.weight (no "transformer.")
+    and keep each layer's causal mask (attn.bias, attn.masked_bias): read alike, the buffers skipped."""
+    from safetensors.numpy import load_file, save_file
+
+    model = hf_gpt2(CASES["gpt2-gelu-new"])
+    model.save_pretrained(tmp_path / "gpt2")
+    path = tmp_path / "gpt2" / "model.safetensors"
+    tensors = {name.removeprefix("transformer."): value for name, value in load_file(path).items()}
+    for L in range(model.config.n_layer):
+        tensors[f"h.{L}.attn.bias"] = np.tril(np.ones((1, 1, 16, 16), dtype=np.float32))
+        tensors[f"h.{L}.attn.masked_bias"] = np.array(-1e4, dtype=np.float32)
+    save_file(tensors, str(path), metadata={"format": "pt"})
+    ckpt = recognise(tmp_path / "gpt2").read(tmp_path / "gpt2")
+    assert_same_step(ckpt, model)
