@@ -60,6 +60,7 @@ class AnswerKey:
     trace_id: str
     args: tuple = ()  # the request's values the answer depends on
     sealed: bool = False  # a quiz's answer before its verdict is shown
+    lang: str = "en"  # the language of the answer's words (app/words)
 
 
 def encode(answer: object) -> Encoded:
@@ -147,23 +148,23 @@ class Answers:
 
     # ------------------------------------------------------------------ POST /api/traces
 
-    async def summary(self, request: Request, spec: ResolvedSpec) -> Response:
+    async def summary(self, request: Request, spec: ResolvedSpec, lang: str = "en") -> Response:
         """The trace's summary (app.steps.summary), its trace built if it must be (Services.build:
         admitted, and a spec that trains only for a writer). A summary cached keeps the id known
         even while its trace is not."""
-        key = AnswerKey("summary", spec.id)
+        key = AnswerKey("summary", spec.id, lang=lang)
         hit = self._hit(request, key)
         if hit is not None:
             self.store.remember(spec)
             return hit
         ctx = await self.context(spec, request)
-        return await self._answer(request, key, _build(summary.trace_summary, ctx), ctx=ctx)
+        return await self._answer(request, key, _build(summary.trace_summary, ctx, lang), ctx=ctx)
 
     # ------------------------------------------------------------------ GET .../steps/{index}
 
-    async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int) -> Response:
+    async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int, lang: str = "en") -> Response:
         """A step's view (app.steps.view) with its check, or pending where the trace defers it."""
-        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index))
+        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index), lang)
         hit = self._hit(request, key)
         if hit is not None:
             return hit
@@ -173,33 +174,34 @@ class Answers:
         check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
         if not kind_of(record).reads_pos:  # one view for every pos
             pos, key = 0, replace(key, args=(index, seq, 0))
-        return await self._answer(request, key, _build(self._step_body, ctx, index, seq, pos, key.sealed), ctx=ctx)
+        return await self._answer(request, key, _build(self._step_body, ctx, index, seq, pos, key), ctx=ctx)
 
-    def _step_body(self, ctx: TraceContext, index: int, seq: int, pos: int, sealed: bool) -> bytes:
-        check = None if sealed or view.check_deferred(ctx) else self.check_of(ctx, index)
-        return view.step_view_json(ctx, index, seq, pos, check, seal=quiz.seal_step if sealed else None)
+    def _step_body(self, ctx: TraceContext, index: int, seq: int, pos: int, key: AnswerKey) -> bytes:
+        check = None if key.sealed or view.check_deferred(ctx) else self.check_of(ctx, index)
+        seal = quiz.seal_step if key.sealed else None
+        return view.step_view_json(ctx, index, seq, pos, check, seal=seal, lang=key.lang)
 
-    async def check(self, request: Request, trace_id: str, index: int) -> Response:
+    async def check(self, request: Request, trace_id: str, index: int, lang: str = "en") -> Response:
         """{index, gradcheck, warning}: the badge of a step view answered before its check, and
         its failed-check warning (null when it passed); sealed: {"sealed": true}, no warning."""
-        key = AnswerKey("check", trace_id, (index,), self.sealed(request, trace_id, index))
+        key = AnswerKey("check", trace_id, (index,), self.sealed(request, trace_id, index), lang)
 
         async def prepare(ctx: TraceContext):
             record = record_at(ctx, index)
             if key.sealed:
                 return lambda: {"index": index, "gradcheck": quiz.SEALED_CHECK, "warning": None}
-            return partial(self._check_body, ctx, record, index)
+            return partial(self._check_body, ctx, record, index, lang)
 
         # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
         return await self._answer(request, key, prepare, pool=BUILDS)
 
-    def _check_body(self, ctx: TraceContext, record: Record, index: int) -> dict:
+    def _check_body(self, ctx: TraceContext, record: Record, index: int, lang: str) -> dict:
         check = self.check_of(ctx, index)
-        warning = view.failed_check_warning(ctx, record, check)
+        warning = view.failed_check_warning(ctx, record, check, lang)
         return {"index": index, "gradcheck": gradcheck_json(check), "warning": warning}
 
     async def head(
-        self, request: Request, trace_id: str, index: int, figure: str | None, head: int, seq: int
+        self, request: Request, trace_id: str, index: int, figure: str | None, head: int, seq: int, lang: str = "en"
     ) -> Response:
         """One head of a step's grid of attention heads at full resolution (app.steps.heads)."""
 
@@ -214,14 +216,22 @@ class Answers:
                 )
             check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
-            return partial(heads.head_view, ctx, index, figure or grids[0], head, seq)
+            return partial(heads.head_view, ctx, index, figure or grids[0], head, seq, lang)
 
-        return await self._answer(request, AnswerKey("head", trace_id, (index, figure, head, seq)), prepare)
+        return await self._answer(request, AnswerKey("head", trace_id, (index, figure, head, seq), lang=lang), prepare)
 
     # ------------------------------------------------------------------ GET .../jacobian, .../diff, .../update
 
     async def jacobian(
-        self, request: Request, trace_id: str, layer: str, head: int, pos: int | None, seq: int, top_k: int | None
+        self,
+        request: Request,
+        trace_id: str,
+        layer: str,
+        head: int,
+        pos: int | None,
+        seq: int,
+        top_k: int | None,
+        lang: str = "en",
     ) -> Response:
         """One softmax row's Jacobian and the chain-rule check (app.steps.jacobian); sealed: no ✓/✗.
         `top_k` None: the output softmax shows DEFAULT_TOP_K tokens, or every token of a smaller vocabulary."""
@@ -231,12 +241,12 @@ class Answers:
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
             row = ctx.T - 1 if pos is None else pos
             check_range("pos", row, ctx.T, f"the trace has {ctx.T} positions")
-            return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, shown)
+            return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, shown, lang)
 
-        key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(request, trace_id))
+        key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(request, trace_id), lang)
         return await self._answer(request, key, prepare, seal=quiz.seal_jacobian)
 
-    async def diff(self, request: Request, trace_id: str, index: int, seq: int) -> Response:
+    async def diff(self, request: Request, trace_id: str, index: int, seq: int, lang: str = "en") -> Response:
         """A backward step of a faulty trace against the correct trace's (app.buglab.views), both
         traces admitted. A quiz's comparison is what a probe buys (its figures, the verdict and
         the arriving/contribution flags all point at the broken op): 403 until the learner
@@ -258,11 +268,11 @@ class Answers:
                 )
             check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
             correct = await self.context(without_faults(ctx.spec), request)
-            return partial(buglab_views.diff_view, ctx, correct, index, seq)
+            return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
 
-        return await self._answer(request, AnswerKey("diff", trace_id, (index, seq)), prepare)
+        return await self._answer(request, AnswerKey("diff", trace_id, (index, seq), lang=lang), prepare)
 
-    async def update(self, request: Request, trace_id: str, param: str) -> Response:
+    async def update(self, request: Request, trace_id: str, param: str, lang: str = "en") -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
 
         async def prepare(ctx: TraceContext):
@@ -271,9 +281,9 @@ class Answers:
             if param not in ctx.trace.update.per_param:
                 names = ", ".join(ctx.trace.update.per_param)
                 raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
-            return lambda: {"param": param, "figures": update.param_figures(ctx, param)}
+            return lambda: {"param": param, "figures": update.param_figures(ctx, param, lang)}
 
-        return await self._answer(request, AnswerKey("update", trace_id, (param,)), prepare)
+        return await self._answer(request, AnswerKey("update", trace_id, (param,), lang=lang), prepare)
 
     # ------------------------------------------------------------------ GET .../tensors/{name}
 

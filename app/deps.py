@@ -17,8 +17,9 @@ from app import security
 from app.services import Services
 from app.settings import Settings
 from app.steps.context import TraceContext
+from app.words.choice import chosen_language
 
-__all__ = ["FigureSeq", "ServicesDep", "SettingsDep", "StepIndex", "TraceDep", "WriterDep"]
+__all__ = ["FigureSeq", "LangDep", "ServicesDep", "SettingsDep", "StepIndex", "TraceDep", "WriterDep"]
 
 # A JSON body up to this size is parsed on the event loop (well under a millisecond); a larger
 # one (up to settings.max_body_bytes) in a thread, so /healthz never waits for it.
@@ -53,10 +54,17 @@ def require_writer(request: Request, _key: Annotated[str | None, Security(ADMIN_
     security.check_writer(request, get_settings(request))
 
 
+def request_lang(request: Request) -> str:
+    """The language of a JSON answer's words: the one rule pages follow (app/words/choice.py:
+    ?lang=, then the xt_lang cookie, then Accept-Language, then English)."""
+    return chosen_language(request)
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 TraceDep = Annotated[TraceContext, Depends(get_trace)]  # the route's {trace_id}, 404 if unknown
 WriterDep = Annotated[None, Depends(require_writer)]  # uploads, training, presenting: `_: WriterDep`
+LangDep = Annotated[str, Depends(request_lang)]  # the words' language: `lang: LangDep`
 
 
 class OffLoopJSONRequest(Request):

@@ -14,13 +14,18 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from fastapi import HTTPException
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.words.choice import chosen_language
+from app.words.said import Said, in_language
 
 PRESENTER_KEY_HEADER = b"x-presenter-key"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 T = TypeVar("T")
 MAX_TRACKED_ADDRESSES = 10_000  # addresses remembered by a GuessLimiter; the oldest is forgotten first
+GUESS_MESSAGES = "error-guess-"  # the catalogue's names of what is guessed (GuessLimiter's `what`)
 
 
 class TooManyGuesses(HTTPException):
@@ -57,19 +62,16 @@ class GuessLimiter:
     def check(self, address: str, subject: str = "") -> None:
         now = self.clock()
         recent = self._recent(address, now)
+        # `what`: a catalogue message (error-guess-…) naming the guesses, or a test's own word
+        what = Said(self.what) if self.what.startswith(GUESS_MESSAGES) else self.what
         if self.per_address and len(recent) >= self.per_address:
             raise TooManyGuesses(
-                f"too many {self.what} from this address (limit {self.per_address} a minute): wait a minute",
-                recent[0] + 60 - now,
+                Said("error-guesses-per-address", what=what, most=self.per_address), recent[0] + 60 - now
             )
         while self._all and self._all[0] <= now - 1:
             self._all.popleft()
         if len(self._all) >= self.overall and not self._is_trusted((address, subject), now):
-            raise TooManyGuesses(
-                f"too many {self.what} on this server just now (limit {self.overall} a second from all "
-                "addresses together): retry in a second",
-                self._all[0] + 1 - now,
-            )
+            raise TooManyGuesses(Said("error-guesses-overall", what=what, most=self.overall), self._all[0] + 1 - now)
 
     def failed(self, address: str) -> None:
         now = self.clock()
@@ -130,7 +132,8 @@ class PresenterKeyGuesses:
         try:
             self.guesses.check(address)
         except TooManyGuesses as exc:
-            await JSONResponse({"detail": exc.detail}, 429, headers=exc.headers)(scope, receive, send)
+            detail = in_language(exc.detail, chosen_language(Request(scope)))
+            await JSONResponse({"detail": detail}, 429, headers=exc.headers)(scope, receive, send)
             return
 
         async def counting_send(message: Message) -> None:

@@ -13,16 +13,17 @@ from functools import partial
 
 import anyio
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match
 from threadpoolctl import threadpool_limits
 
-from app import security
+from app import security, words
 from app.checkpoints.registry import registry
 from app.connections import Caps, StreamCap
-from app.errors import SpecError
+from app.errors import SpecError, pydantic_message
 from app.guesses import GuessLimiter, PresenterKeyGuesses
 from app.routes import ROUTERS, assets, docs, pages
 from app.security import Guard, SecurityHeaders
@@ -30,6 +31,8 @@ from app.services import Services
 from app.settings import Settings, get_settings
 from app.timing import ServerTiming
 from app.warmup import settle_heap
+from app.words.choice import chosen_language
+from app.words.said import Said, in_language
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 # A 422 lists at most this many of pydantic's errors (a 1 MB body of bad token ids would
@@ -43,6 +46,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # lazily, every page rendered meanwhile would compress it again, all at once, under load.
     await anyio.to_thread.run_sync(assets.plotly_bundle)
     env = pages.templates(app.state.settings.templates_dir).env
+    # Each language's catalogue parsed once before the first page asks (about 40 ms each).
+    await anyio.to_thread.run_sync(words.load_all)
     services = app.state.services
     if app.state.warm_up:
         await anyio.to_thread.run_sync(registry(app.state.settings).read_headers)
@@ -74,32 +79,43 @@ def _is_json(content_type: str | None) -> bool:
 
 def validation_answer(request: Request, exc: RequestValidationError) -> ErrorResponse:
     """400 for a body that is not JSON at all, 415 for a body sent as another media type,
-    else 422 with the first few errors (loc, msg, type; never the input echoed back)."""
+    else 422 with the first few errors (loc, msg, type; never the input echoed back), their
+    messages in the request's language."""
+    lang = chosen_language(request)
     errors = list(exc.errors())
     parse_error = next((e for e in errors if e.get("type") == "json_invalid"), None)
     if parse_error is not None:
         reason = (parse_error.get("ctx") or {}).get("error", "")
-        return ErrorResponse(status_code=400, content={"detail": f"the body is not valid JSON ({reason})"})
+        return ErrorResponse(status_code=400, content={"detail": words.t(lang, "error-body-not-json", reason=reason)})
     body_sent = int(request.headers.get("content-length") or 0) > 0
     if (
         body_sent
         and not _is_json(request.headers.get("content-type"))
         and any(e["loc"][:1] == ("body",) for e in errors)
     ):
-        return ErrorResponse(
-            status_code=415,
-            content={"detail": f"send the body as application/json, not {request.headers.get('content-type')!r}"},
-        )
-    shown = [{"loc": list(e["loc"]), "msg": str(e["msg"]), "type": str(e["type"])} for e in errors[:MAX_ERRORS_SHOWN]]
+        sent = repr(request.headers.get("content-type"))
+        return ErrorResponse(status_code=415, content={"detail": words.t(lang, "error-body-not-json-type", sent=sent)})
+    shown = [
+        {"loc": list(e["loc"]), "msg": pydantic_message(e, lang), "type": str(e["type"])}
+        for e in errors[:MAX_ERRORS_SHOWN]
+    ]
     if len(errors) > MAX_ERRORS_SHOWN:
-        shown.append({"loc": [], "msg": f"... and {len(errors) - MAX_ERRORS_SHOWN} more errors", "type": "value_error"})
+        more = words.t(lang, "error-more-errors", count=len(errors) - MAX_ERRORS_SHOWN)
+        shown.append({"loc": [], "msg": more, "type": "value_error"})
     return ErrorResponse(status_code=422, content={"detail": shown})
 
 
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SpecError)
     async def spec_error(request: Request, exc: SpecError):
-        return ErrorResponse(status_code=422, content={"detail": exc.detail()})
+        return ErrorResponse(status_code=422, content={"detail": exc.detail(chosen_language(request))})
+
+    @app.exception_handler(HTTPException)
+    async def refusal(request: Request, exc: HTTPException):
+        # A detail from the catalogue (app.words.said.Said) reads in the request's language.
+        if isinstance(exc.detail, Said | list | dict):
+            exc = HTTPException(exc.status_code, in_language(exc.detail, chosen_language(request)), exc.headers)
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def request_validation_error(request: Request, exc: RequestValidationError):
@@ -111,7 +127,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         # traceback is logged), outside SecurityHeaders: the headers are set here instead.
         return JSONResponse(
             status_code=500,
-            content={"detail": "internal error: the server logged it; please report what you did"},
+            content={"detail": words.t(chosen_language(request), "error-internal")},
             headers=security.header_dict(request.url.path),
         )
 
@@ -145,7 +161,7 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     # the admin cookie's value: this process's own unless the settings share one among workers
     app.state.admin_token = settings.admin_token or secrets.token_urlsafe(32)
     app.state.key_guesses = GuessLimiter(
-        "wrong keys", settings.key_failures_per_minute, settings.key_failures_per_second
+        "error-guess-keys", settings.key_failures_per_minute, settings.key_failures_per_second
     )
     app.state.caps = Caps.of(settings)
     _add_error_handlers(app)
@@ -153,6 +169,8 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
         app.include_router(router)
     app.mount(docs.SWAGGER_PREFIX, docs.swagger_files(), name="swagger")
     app.mount("/static", assets.RevalidatedStaticFiles(directory=settings.static_dir), name="static")
+    # @fluent/bundle's ES modules (app/vendor/fluent/README.md), imported by static/js/lib/words.js
+    app.mount("/vendor/fluent", assets.RevalidatedStaticFiles(directory=assets.FLUENT_DIR), name="fluent")
     # Around every route, the static files and the 404/422 answers (not the bare 500 of an
     # unhandled exception, which Starlette's outermost ServerErrorMiddleware writes); the
     # guard's refusals (400/403/413/414/429) get the headers and the timing too; streams past

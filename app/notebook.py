@@ -55,10 +55,11 @@ def spec_of(trace: xt_core.Trace) -> dict:
     }
 
 
-def show(what, height: int = HEIGHT) -> Shown:
-    """`what` (an xt_core.Trace, or a spec dict) as the walk page, inline."""
+def show(what, height: int = HEIGHT, lang: str = "en") -> Shown:
+    """`what` (an xt_core.Trace, or a spec dict) as the walk page, inline, in the language `lang`
+    (one of app.words.LANGUAGES: "en", "ru")."""
     from app.export import export
 
     if isinstance(what, xt_core.Trace):
-        return Shown(export(spec=spec_of(what), want_html=True, trace=what).html, height)
-    return Shown(export(spec=dict(what), want_html=True).html, height)
+        return Shown(export(spec=spec_of(what), want_html=True, trace=what, lang=lang).html, height)
+    return Shown(export(spec=dict(what), want_html=True, lang=lang).html, height)

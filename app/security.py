@@ -45,6 +45,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.guesses import UNSAFE_METHODS, GuessLimiter, TooManyGuesses
 from app.settings import Settings
 from app.timing import with_default_headers
+from app.words.choice import chosen_language
+from app.words.said import Grouped, Said, in_language
 
 ADMIN_KEY_HEADER = "X-Admin-Key"
 ADMIN_COOKIE = "xt_admin"
@@ -188,14 +190,13 @@ def check_writer(request: Request, settings: Settings) -> None:
             guesses.succeeded(address)
             return
         guesses.failed(address)
-    raise HTTPException(
-        403,
-        detail="uploads, training and presenting on this server need the admin key: open the address "
-        "`xt serve` printed (it ends in ?key=...) once in this browser, or send the X-Admin-Key header",
-    )
+    raise HTTPException(403, detail=Said("error-admin-key-needed"))
 
 
-def _answer(status: int, detail: str, headers: tuple = ()) -> tuple[Message, Message]:
+def _answer(status: int, detail: str, headers: tuple = (), scope: Scope | None = None) -> tuple[Message, Message]:
+    """A refusal written by the guard itself, before any route: its detail in the request's language."""
+    if scope is not None:
+        detail = in_language(detail, chosen_language(Request(scope)))
     body = json.dumps({"detail": detail}).encode()
     start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
     return (
@@ -211,7 +212,7 @@ class Guard:
         self.app = app
         self.settings = settings
         self.admin_token = admin_token  # the admin cookie's value (never the key)
-        self.guesses = guesses or GuessLimiter("wrong admin keys", settings.key_failures_per_minute, 1 << 30)
+        self.guesses = guesses or GuessLimiter("error-guess-admin-keys", settings.key_failures_per_minute, 1 << 30)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
@@ -239,23 +240,13 @@ class Guard:
     def _refusal(self, scope: Scope, headers: Headers):
         host = host_name(headers.get("host", ""))
         if host not in self.settings.allowed_hosts:
-            return _answer(
-                400,
-                f"this server answers to {', '.join(self.settings.allowed_hosts)} (its allowed hosts), not "
-                f"{headers.get('host', '')[:80]!r}: whoever runs it can add a name with `xt serve --allowed-host NAME`",
-            )
+            hosts, asked = ", ".join(self.settings.allowed_hosts), repr(headers.get("host", "")[:80])
+            return _answer(400, Said("error-host", hosts=hosts, host=asked), scope=scope)
         if len(scope.get("query_string", b"")) > self.settings.max_query_bytes:
-            return _answer(
-                414,
-                f"the query string is {len(scope['query_string']):,} bytes, more than the limit of "
-                f"{self.settings.max_query_bytes:,} (max_query_bytes)",
-            )
+            size, most = Grouped(len(scope["query_string"])), Grouped(self.settings.max_query_bytes)
+            return _answer(414, Said("error-query-too-long", size=size, most=most), scope=scope)
         if scope["method"] in UNSAFE_METHODS and not self._same_origin(scope, headers):
-            return _answer(
-                403,
-                "a state-changing request must come from this server's own pages: it came from another site "
-                "(Origin / Sec-Fetch-Site)",
-            )
+            return _answer(403, Said("error-cross-site"), scope=scope)
         return None
 
     def _same_origin(self, scope: Scope, headers: Headers) -> bool:
@@ -277,10 +268,10 @@ class Guard:
         try:
             self.guesses.check(address)
         except TooManyGuesses as exc:
-            return _answer(429, exc.detail, ((b"retry-after", exc.headers["Retry-After"].encode()),))
+            return _answer(429, exc.detail, ((b"retry-after", exc.headers["Retry-After"].encode()),), scope)
         if not key_matches(keys[0], self.settings):
             self.guesses.failed(address)
-            return _answer(403, "wrong admin key: open the exact address `xt serve` printed")
+            return _answer(403, Said("error-admin-key-wrong"), scope=scope)
         self.guesses.succeeded(address)
         rest = urlencode([(name, value) for name, value in query if name != "key"])
         location = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
@@ -301,7 +292,7 @@ class Guard:
         size = int(declared) if declared.isdigit() else 0
         if size > limit or multipart:  # an upload streams on to its route, which counts it too
             if size > limit:
-                await self._too_large(send, size, limit, name)
+                await self._too_large(send, size, limit, name, scope)
                 return None
             return receive
         chunks, total = [], 0
@@ -312,15 +303,15 @@ class Guard:
             chunks.append(message.get("body", b""))
             total += len(chunks[-1])
             if total > limit:
-                await self._too_large(send, total, limit, name)
+                await self._too_large(send, total, limit, name, scope)
                 return None
             if not message.get("more_body", False):
                 return _replay(b"".join(chunks), receive)
 
     @staticmethod
-    async def _too_large(send: Send, size: int, limit: int, name: str) -> None:
-        detail = f"the body is {size:,} bytes or more; this server takes at most {limit:,} ({name})"
-        for message in _answer(413, detail, ((b"connection", b"close"),)):
+    async def _too_large(send: Send, size: int, limit: int, name: str, scope: Scope) -> None:
+        detail = Said("error-body-too-large", size=Grouped(size), most=Grouped(limit), setting=name)
+        for message in _answer(413, detail, ((b"connection", b"close"),), scope):
             await send(message)
 
 

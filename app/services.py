@@ -33,6 +33,7 @@ from app.traces.cache import LRU
 from app.traces.checks import ChecksRunner
 from app.traces.pool import BUILDS, LIGHT, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
+from app.words.said import Said
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck
 
@@ -96,7 +97,7 @@ class Services:
         With `request`, a client that disconnects cancels the job if it has not started (ClientGone).
         `on_done()` runs on the event loop once the job has finished or been cancelled."""
         if self.pending >= self.settings.max_pending_jobs:
-            raise Overloaded(f"the server is busy ({self.pending} jobs queued)")
+            raise Overloaded(Said("error-busy-jobs-queued", jobs=self.pending))
         self.ensure_running()
         job = self.pools[pool].submit(fn, *args, **kwargs)
         if on_done is not None:

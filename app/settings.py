@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class Settings:
     # ---- what a spec may ask for
-    max_text_chars: int = 512  # characters of `text`
     max_seq_len: int = 256  # config.seq_len
     max_n_layer: int = 8
     max_n_head: int = 16

@@ -7,7 +7,7 @@ import pytest
 from _pytest.nodeid import NodeId
 
 import xt_core
-from tests.helpers.export import quiz_export, small_export  # noqa: F401  (session fixtures: one export a run)
+from tests.helpers.export import quiz_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import LIVE_QUIZ_SECRET, Server, running_server
 

@@ -309,3 +309,64 @@ def test_every_api_json_answer_has_a_response_model():
     assert sorted(exempt) == ["/api/sessions/{code}/events", "/api/sessions/{code}/qr.svg"], exempt
     documented = {p for p in app.openapi()["paths"] if p.startswith("/api/")}
     assert documented <= {path for path, _ in routes}, "every documented /api route is walked"
+
+
+# The modules on the words layer (app/words): their words live in the catalogues
+# (app/words/locales/*/*.ftl), never in the code. A module joins this list when it moves.
+ON_THE_WORDS_LAYER = [
+    *sorted((ROOT / "templates").glob("*.html")),
+    ROOT / "static" / "js" / "home.js",
+    *sorted((ROOT / "static" / "js" / "home").glob("*.js")),
+    ROOT / "static" / "js" / "walk.js",
+    *sorted((ROOT / "static" / "js" / "walk").glob("*.js")),
+    *sorted((ROOT / "static" / "js" / "class").glob("*.js")),
+    # lib/prefs.js is a classic script: its one literal is the "use strict" directive
+    *sorted(p for p in (ROOT / "static" / "js" / "lib").glob("*.js") if p.name != "prefs.js"),
+    # the refusals a page shows (errors.ftl, errors-server.ftl) and the models' words (models.ftl)
+    *(
+        ROOT / "app" / "spec" / f"{name}.py"
+        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets")
+    ),
+    ROOT / "app" / "checkpoints" / "upload.py",
+    ROOT / "app" / "checkpoints" / "model_words.py",
+    ROOT / "app" / "guesses.py",
+    # the step views' prose (app/words/locales/*/steps*.ftl); the rest of app/steps still holds
+    # figure titles (the names' catalogue), 4xx messages and the glossary
+    *(
+        ROOT / "app" / "steps" / f"{module}.py"
+        for module in (
+            "context",
+            "gradcheck",
+            "heads",
+            "kind",
+            "measured",
+            "nonfinite",
+            "summary",
+            "tensors",
+            "update_text",
+            "view",
+            "wording",
+        )
+    ),
+    # the step views' titles, axes and figures (names.ftl, figures.ftl)
+    ROOT / "app" / "steps" / "titles.py",
+    ROOT / "app" / "steps" / "axes.py",
+    *sorted((ROOT / "app" / "figures").glob("*.py")),
+    # the lessons' claims as sentences (the checks' own messages, for the teacher's `xt lesson
+    # check` and the log, stay English as the CLI does: app/lessons/claims.py, catalogue.py)
+    ROOT / "app" / "lessons" / "sentences.py",
+    ROOT / "app" / "buglab" / "catalogue.py",
+    ROOT / "app" / "buglab" / "views.py",
+    ROOT / "app" / "buglab" / "quiz.py",
+    ROOT / "app" / "steps" / "glossary.py",
+    ROOT / "app" / "routes" / "home_ways.py",
+]
+
+
+@pytest.mark.parametrize("path", ON_THE_WORDS_LAYER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_sentence_outside_the_catalogues(path: Path):
+    """A user-facing literal (two or more words: benchmarks/literals.py) in a module on the words layer."""
+    from benchmarks.literals import js_literals, python_literals, template_literals
+
+    found = {".js": js_literals, ".py": python_literals}.get(path.suffix, template_literals)(path)
+    assert found == [], f"words outside the catalogues (app/words/locales): {found}"

@@ -21,10 +21,10 @@ FAMILY_PARTS: dict[str, dict[str, tuple]] = {
         "norm_type": ("rmsnorm",),
         "norm_bias": (False,),
         "activation": ("swiglu",),
-        "qkv_bias": (False,),
+        "qkv_bias": (False, True),  # True: Qwen2/2.5
         "o_bias": (False,),
         "mlp_bias": (False,),
-        "qk_norm": (False,),
+        "qk_norm": (False, True),  # True: Qwen3
     },
     "gpt2": {  # GPT-2 (all biases, tanh GELU); nanoGPT's checkpoints: exact GELU, biases as its `bias` says
         "positions": ("learned",),
@@ -144,6 +144,7 @@ class Config:
             + C * F * ffn_matrices
             + ((ffn_matrices - 1) * F + C if self.mlp_bias else 0)
         )
+        per_layer += 2 * hd if self.qk_norm else 0  # q_norm, k_norm gains
         positions = self.seq_len * C if self.positions == "learned" else 0
         head = 0 if self.tie_embeddings else self.vocab_size * C
         return self.vocab_size * C + positions + self.n_layer * per_layer + norm + head

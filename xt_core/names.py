@@ -1,4 +1,5 @@
-"""Every recorded tensor, declared once: its name, axes, role and words. A model family's script
+"""Every recorded tensor, declared once: its name, axes, role, block and symbol (its words are in
+the catalogues, app/words/locales/*/names.ftl, by the row's words id). A model family's script
 (xt_core/families/) makes each tensor by its name here; titles, explanations, axes, the size
 estimates, the bug lab's faults and the PyTorch reference read this table instead of typing the
 names again. `trace[name]` is the forward value and `trace.grad(name)` its gradient (same shape);
@@ -84,9 +85,15 @@ def dims(cfg: Config, n_seq: int, T: int) -> dict[str, int]:
     }
 
 
+def rows_of(cfg: Config) -> list[Recorded]:
+    """The rows a config's step records: its family's, less those of parts it leaves off
+    (Recorded.part: Qwen2's biases, Qwen3's QK-norm), in execution order."""
+    return [r for r in ROWS[cfg.family] if r.made_for(cfg)]
+
+
 def tensor_names(cfg: Config) -> list[str]:
     """Every recorded forward tensor of a config, in execution order."""
-    rows = ROWS[cfg.family]
+    rows = rows_of(cfg)
     layer = [r for r in rows if r.per_layer]  # one run of entries, between the embedding and the final norm
     first = rows.index(layer[0])
     before, after = rows[:first], rows[first + len(layer) :]
@@ -97,7 +104,7 @@ def tensor_names(cfg: Config) -> list[str]:
 def recorded_elements(cfg: Config, n_seq: int, T: int, where=lambda r: True) -> int:
     """Entries of every recorded forward tensor (of those `where(entry)` picks) for a batch of n_seq × T."""
     sizes = dims(cfg, n_seq, T)
-    return sum(r.elements(sizes) * (cfg.n_layer if r.per_layer else 1) for r in ROWS[cfg.family] if where(r))
+    return sum(r.elements(sizes) * (cfg.n_layer if r.per_layer else 1) for r in rows_of(cfg) if where(r))
 
 
 def estimate_trace_bytes(cfg: Config, n_seq: int, T: int, itemsize: int = 4, shared_params: bool = False) -> int:

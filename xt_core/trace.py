@@ -217,10 +217,12 @@ class Trace:
         """Every recorded forward tensor, in execution order."""
         return [node.name for node in self.nodes]
 
-    def names(self) -> list[Listed]:
-        """Every name trace[name] and trace.grad(name) take, with its shape and words (xt_core.names)."""
+    def names(self, lang: str = "en") -> list[Listed]:
+        """Every name trace[name] and trace.grad(name) take, with its shape and its family's words
+        in `lang` (the catalogues' names.ftl: xt_core.listing)."""
         held = [(n, self[n].shape) for n in (*TOKEN_IDS, *self.param_names)]
-        return listing(held, [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]], self.cfg.family)
+        recorded = [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]]
+        return listing(held, recorded, lang, self.cfg.family)
 
     def _unknown(self, name: str, pool) -> KeyError:
         close = difflib.get_close_matches(name, list(pool), n=3)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app import words
 from app.traces.cache import LRU
 
 QUIZ_LEARNERS = 100_000  # (quiz trace, learner) pairs remembered (a few hundred bytes each)
@@ -24,7 +25,15 @@ REVEALED_TRACES = 10_000  # class quizzes their presenter revealed
 
 
 class ProbesSpent(Exception):
-    """Every probe of this learner is used: they answer, or probe a step already probed."""
+    """Every probe of this learner is used: they answer, or probe a step already probed. The
+    route words it in the request's language (buglab-probes-spent)."""
+
+    def __init__(self, most: int, probed: list[int]):
+        self.most, self.probed = most, probed
+        super().__init__(most, probed)
+
+    def words(self, lang: str) -> str:
+        return words.t(lang, "buglab-probes-spent", most=self.most, steps=", ".join(map(str, self.probed)))
 
 
 @dataclass
@@ -73,10 +82,7 @@ class QuizLedger:
         if not self.sealed(trace_id, learner, index):
             return state
         if len(state.probed) >= self.max_probes:
-            raise ProbesSpent(
-                f"all {self.max_probes} of your probes of this quiz are spent (steps "
-                f"{', '.join(map(str, state.probed))}); answer the quiz to see every check"
-            )
+            raise ProbesSpent(self.max_probes, list(state.probed))
         state.probed.append(index)
         return state
 

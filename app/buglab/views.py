@@ -9,15 +9,16 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from app.buglab.catalogue import fault_json
+from app import words
+from app.buglab.catalogue import description, fault_json, fault_words
 from app.figures.buglab import check_errors_chart, diff_panels
 from app.figures.serialize import figure_json
 from app.spec import ResolvedSpec
 from app.steps import titles
 from app.steps.axes import activation_axes, head_axes, param_axes, value_name
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.traces.checks import ChecksJob
-from xt_core import Config, names
+from xt_core import Config
 from xt_core.lab.faults import CATALOGUE
 
 # ---------------------------------------------------------------------- GET /api/faults
@@ -31,49 +32,49 @@ def _op_layer(op: str, layer: int) -> int | None:
     return layer if op.startswith("layers.") else None
 
 
-def catalogue(cfg: Config, layer: int) -> dict:
+def catalogue(cfg: Config, layer: int, lang: str = words.DEFAULT) -> dict:
     """Every fault of the catalogue, for this config and fault layer."""
     faults = []
     for fault in CATALOGUE.values():
         op = fault.step_name(layer)
-        faults.append(fault_json(fault, cfg, layer, step_title(op, _op_layer(op, layer))))
+        faults.append(fault_json(fault, cfg, layer, step_title(op, _op_layer(op, layer)), lang))
     return {"fault_layer": layer, "faults": faults}
 
 
-def picker_options() -> list[dict]:
+def picker_options(lang: str = words.DEFAULT) -> list[dict]:
     """The home form's fault choices: the name and the op, without a layer (the form's
     sizes decide that; the page asks GET /api/faults for them)."""
     options = []
     for fault in CATALOGUE.values():
-        label = f"{fault.name.replace('_', ' ')} — in: {names.entry(fault.step).title}"
-        options.append({"name": fault.name, "label": label, "description": fault.description})
+        name = words.t(lang, fault_words(fault.name))
+        label = words.t(lang, "buglab-fault-option", fault=name, op=titles.op_words(fault.step, lang))
+        options.append({"name": fault.name, "label": label, "description": description(fault, lang), "lang": lang})
     return options
 
 
-def _fault_entries(spec: ResolvedSpec) -> list[dict]:
+def _fault_entries(spec: ResolvedSpec, lang: str) -> list[dict]:
     entries = []
     for name in spec.faults:
         op = CATALOGUE[name].step_name(spec.fault_layer)
-        entries.append(
-            fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, step_title(op, _op_layer(op, spec.fault_layer)))
-        )
+        title = step_title(op, _op_layer(op, spec.fault_layer))
+        entries.append(fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, title, lang))
     return entries
 
 
-def revealed_faults(ctx: TraceContext) -> list[dict]:
+def revealed_faults(ctx: TraceContext, lang: str = words.DEFAULT) -> list[dict]:
     """The faults a trace runs with and their steps (a quiz's: only once answered)."""
     steps = {(r.name, r.phase): r.index for r in ctx.trace.records}
-    return [{**entry, "step": steps.get((entry["op"], "backward"))} for entry in _fault_entries(ctx.spec)]
+    return [{**entry, "step": steps.get((entry["op"], "backward"))} for entry in _fault_entries(ctx.spec, lang)]
 
 
-def page_info(spec: ResolvedSpec, query: dict[str, str]) -> dict:
+def page_info(spec: ResolvedSpec, query: dict[str, str], lang: str = words.DEFAULT) -> dict:
     """What the walk page's bug-lab panel needs. A quiz's says nothing of its fault."""
     plain = {k: v for k, v in query.items() if k not in ("faults", "fault_layer", "quiz")}
     links = {"quiz_url": "/quiz?" + urlencode(plain), "correct_url": "/walk?" + urlencode({**plain, "step": "1"})}
     if spec.quiz is not None:
         return {"mode": "quiz", "faults": [], **links}
     if spec.faults:
-        return {"mode": "faults", "faults": _fault_entries(spec), **links}
+        return {"mode": "faults", "faults": _fault_entries(spec, lang), **links}
     return {"mode": "off", "faults": [], **links}
 
 
@@ -116,7 +117,7 @@ def checks_view(job: ChecksJob) -> dict:
 # ---------------------------------------------------------------------- GET .../steps/{index}/diff
 
 
-def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
+def _pictures(ctx: TraceContext, name: str, bad, good, seq: int, lang: str):
     """(faulty z, correct z, rows, cols, row_title, col_title, note) of a tensor as 2-D
     pictures of sequence `seq`; None for a scalar. A tensor with a head axis shows the head
     where the two differ most (every head stacked would squeeze each to a sliver)."""
@@ -136,9 +137,9 @@ def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
         head = int(np.argmax(spread.max(axis=1)))
         axes = head_axes(ctx, bad.shape, seq)
         if np.any(spread[head]):
-            note = f"Head {head} of {bad.shape[0]}: the head where faulty and correct differ most."
+            note = words.t(lang, "buglab-diff-head", head=head, heads=bad.shape[0])
         else:
-            note = f"Head 0 of {bad.shape[0]} shown: every head is identical."
+            note = words.t(lang, "buglab-diff-head-same", heads=bad.shape[0])
         return bad[head], good[head], axes.rows, axes.cols, axes.row_title, axes.col_title, note
     axes = activation_axes(ctx, name, seq, bad, gradient=True)  # a large vocabulary: the tokens that matter
     return axes.shown(bad), axes.shown(good), axes.rows, axes.cols, axes.row_title, axes.col_title, axes.note
@@ -147,6 +148,7 @@ def _pictures(ctx: TraceContext, name: str, bad, good, seq: int):
 # _compare reads this many entries at a time in float64: a real model's embedding gradient (49,152
 # × 576) is never converted whole (0.9 GB of float64 temporaries per request before).
 COMPARE_BLOCK = 1 << 16
+DIFF_TITLES = {"arriving": "buglab-diff-title-arriving", "contribution": "buglab-diff-title-contribution"}
 
 
 def _compare(faulty, correct) -> dict:
@@ -167,26 +169,19 @@ def _compare(faulty, correct) -> dict:
     }
 
 
-def _verdict(arriving: dict | None, contributions: list[dict]) -> str:
+def _verdict(arriving: dict | None, contributions: list[dict], lang: str) -> str:
     wrong = [c["tensor"] for c in contributions if not c["identical"]]
     if arriving is not None and not arriving["identical"]:
-        return (
-            "The gradient arriving at this op is already wrong: the mistake happened earlier in the backward "
-            "pass (in a step that ran before this one), and this op passes it on."
-        )
+        return words.t(lang, "buglab-diff-arriving-wrong")
     if wrong:
-        return (
-            f"The gradient arriving here is exactly right, but what this op computes from it ({', '.join(wrong)}) "
-            "is not: this op's backward is the broken one."
-        )
-    return (
-        "Every gradient of this step is exactly the correct one: the mistake, if any, comes later in the backward pass."
-    )
+        return words.t(lang, "buglab-diff-this-op", tensors=", ".join(wrong))
+    return words.t(lang, "buglab-diff-all-right")
 
 
-def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int) -> dict:
+def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int, lang: str = words.DEFAULT) -> dict:
     """A backward step of a faulty trace against the same step of the correct trace: the
     gradient arriving and each contribution, faulty | correct | difference."""
+    faulty = in_language(faulty, lang)
     record, reference = faulty.trace.records[index], correct.trace.records[index]
     pairs = [("arriving", record.name, faulty.trace.grad(record.name), correct.trace.grad(record.name))]
     pairs += [
@@ -198,25 +193,22 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
     for kind, name, bad, good in pairs:
         comparison = {"kind": kind, "tensor": name, **_compare(bad, good)}
         summary.append(comparison)
-        picture = _pictures(faulty, name, bad, good, seq)
+        picture = _pictures(faulty, name, bad, good, seq, lang)
         if picture is None:
             continue
         z_bad, z_good, rows, cols, row_title, col_title, head_note = picture
-        what = "the gradient arriving" if kind == "arriving" else "this op's contribution"
-        title = f"dL/d({name}), {what}: faulty vs correct"
+        title = words.t(lang, DIFF_TITLES[kind], name=name)
         fig = diff_panels(
             z_bad, z_good, rows, cols, title=title, value_name=value_name(name, gradient=True),
             row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
         )  # fmt: skip
         if comparison["identical"]:
-            headline = "Identical, bit for bit: the difference is 0 everywhere."
+            headline = words.t(lang, "buglab-diff-identical")
         else:
-            headline = (
-                f"They differ: max |faulty − correct| = {comparison['max_abs_diff']:.3g}, "
-                f"against a largest |correct| value of {comparison['max_abs_correct']:.3g}."
-            )
+            differ = {"diff": comparison["max_abs_diff"], "largest": comparison["max_abs_correct"]}
+            headline = words.t(lang, "buglab-diff-differ", **differ)
         entry = faulty.entry(f"diff.{kind}.{name}", title, "diff", fig, faulty.table(z_bad - z_good, rows, cols))
-        notes = (headline, head_note, entry["note"], "Numbers: faulty − correct.")
+        notes = (headline, head_note, entry["note"], words.t(lang, "buglab-diff-numbers"))
         entry["note"] = " ".join(n for n in notes if n)
         figures.append(entry)
     arriving = summary[0]
@@ -225,7 +217,7 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
         "name": record.name,
         "title": titles.title(record),
         "correct_id": correct.spec.id,
-        "verdict": _verdict(arriving, summary[1:]),
+        "verdict": _verdict(arriving, summary[1:], lang),
         "tensors": summary,
         "figures": figures,
     }
@@ -234,10 +226,10 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int)
 # ---------------------------------------------------------------------- POST .../quiz/answer
 
 
-def quiz_answer(ctx: TraceContext, index: int) -> dict:
+def quiz_answer(ctx: TraceContext, index: int, lang: str = words.DEFAULT) -> dict:
     """Right or wrong, and the hidden fault revealed: its description and the two lines."""
     trace = ctx.trace
-    revealed = revealed_faults(ctx)
+    revealed = revealed_faults(ctx, lang)
     broken = revealed[0]
     chosen = trace.records[index]
     return {

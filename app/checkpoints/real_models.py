@@ -16,7 +16,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from app import words
+from app.checkpoints import model_words
 from app.settings import Settings
+from app.words.said import Grouped, Said
 from xt_core.checkpoint import Checkpoint, CheckpointError
 from xt_core.checkpoint.formats import recognise
 from xt_core.checkpoint.zoo import ZOO
@@ -41,11 +44,18 @@ class ModelSummary:
 
 @dataclass(frozen=True)
 class KnownModel:
-    examples: tuple[str, ...]  # texts the home form offers
     max_params: int  # refused before any weight is read: the file must be the model its name says
     limits: dict  # Settings fields a spec naming this model is held to instead of the server's
     default_lr: dict  # optimizer name -> the learning rate a spec naming this model gets by default
-    tokenizer_label: str  # what the home form's Tokenizer select shows for the model's own tokenizer
+    # Its example texts (the home form's) and its tokenizer's name (the Tokenizer select's) are
+    # words: app/words/locales/*/models.ftl, by the model's name (app/checkpoints/model_words.py).
+
+    @property
+    def examples(self) -> tuple[str, ...]:
+        """The texts the home form offers, in English (model_words.examples: in any language)."""
+        return tuple(model_words.examples(self.name, words.DEFAULT))
+
+    name: str = ""
 
 
 # SmolLM2-135M: a float32 trace keeps its layer boundaries (xt_core.recompute): 13 MB at 32
@@ -55,10 +65,7 @@ class KnownModel:
 # and SGD (without momentum) training steps first up to ~80 positions (app.spec.cost.build_cost).
 KNOWN_MODELS = {
     "smollm2-135m": KnownModel(
-        examples=(
-            "The capital of France is Paris. The capital of Italy is Rome.",
-            "Gradients flow backwards through every layer, one op at a time.",
-        ),
+        name="smollm2-135m",
         max_params=140_000_000,
         limits={"max_n_seq": 1, "max_trace_bytes": 1_500_000_000},
         # The small demo models' defaults wreck a pretrained model. One step from the pretrained
@@ -70,7 +77,6 @@ KNOWN_MODELS = {
         #         0.003: 1.07, 3.63, 2.11, 2.75, 3.89   0.001: 2.72, 2.93, 4.81 (the last three)
         # AdamW 3e-5 and SGD 0.003 lower the loss on every one of them.
         default_lr={"adamw": 3e-5, "sgd": 0.003},
-        tokenizer_label="SmolLM2 BPE (from the model file)",
     ),
 }
 
@@ -96,7 +102,7 @@ def listing_extras(name: str) -> dict:
     """What GET /api/models adds to a real model's entry: its default learning rates and the
     name of its tokenizer as the home form shows it."""
     known = KNOWN_MODELS[name]
-    return {"default_lr": dict(known.default_lr), "tokenizer_label": known.tokenizer_label}
+    return {"default_lr": dict(known.default_lr), "tokenizer_label": model_words.tokenizer_label(name, words.DEFAULT)}
 
 
 def absent(models_dir: Path) -> list[dict]:
@@ -111,7 +117,7 @@ def absent(models_dir: Path) -> list[dict]:
                     "name": name,
                     "description": model.description,
                     "size_mb": round(model.size / 1e6),
-                    "command": f"make real-model (or: xt models fetch {name})",
+                    "command": words.t(words.DEFAULT, "model-fetch-command", model=name),
                 }
             )
     return out
@@ -158,11 +164,11 @@ def _read_header(path: Path) -> Header:
 
     def within(cfg: Config) -> None:  # the file must be the model its name says
         if cfg.n_params() > most:
-            raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {most:,}")
+            raise CheckpointError(Said("error-real-model-params", params=Grouped(cfg.n_params()), most=Grouped(most)))
 
     file_format = recognise(path)  # the file `xt models fetch` stored (a .gguf)
     if file_format is None:
-        raise CheckpointError(f"{path.name}: not a model file xt reads")
+        raise CheckpointError(Said("error-real-model-unknown-file", file=path.name))
     read = file_format.read_header(path, within)
     shown = {"description": ZOO[name].description, "examples": list(KNOWN_MODELS[name].examples)}
     return Header(ModelSummary(read.cfg, read.tokenizer, shown), read.tokenizer, read)

@@ -37,6 +37,7 @@ from pathlib import Path
 from app.checkpoints import real_models, served
 from app.checkpoints.real_models import ModelSummary
 from app.settings import Settings
+from app.words.said import Fixed, Grouped, Said, Short
 from xt_core.checkpoint import Checkpoint, CheckpointError, load, load_metadata, save
 from xt_core.checkpoint.formats import for_upload
 from xt_core.config import Config
@@ -216,8 +217,7 @@ class ModelRegistry:
         except OSError as exc:
             if exc.errno in DISK_FULL:
                 raise DiskFullError(
-                    f"the disk holding {self.upload_dir} is full ({os.strerror(exc.errno)}): nothing was stored. "
-                    "Whoever runs the server can free space there."
+                    Said("error-upload-disk-full", folder=str(self.upload_dir), reason=os.strerror(exc.errno))
                 ) from None
             raise
         finally:
@@ -275,10 +275,11 @@ class ModelRegistry:
         if stored + new_bytes > settings.max_upload_store_bytes:
             mb = 1 << 20
             raise UploadQuotaError(
-                f"this server already stores {stored / mb:.1f} MB of uploaded models; this one ({new_bytes / mb:.1f} "
-                f"MB) would pass the limit of {settings.max_upload_store_bytes / mb:.0f} MB (max_upload_store_bytes). "
-                f"Whoever runs the server can remove old uploads from {self.upload_dir}."
-            )
+                Said(
+                    "error-upload-quota", stored=Fixed(stored / mb, 1), size=Fixed(new_bytes / mb, 1),
+                    limit=Fixed(settings.max_upload_store_bytes / mb, 0), folder=str(self.upload_dir),
+                )
+            )  # fmt: skip
 
 
 class UploadQuotaError(Exception):
@@ -304,14 +305,16 @@ def check_limits(cfg: Config, settings: Settings) -> None:
     ]
     for field, value, limit in limits:
         if value > limit:
-            raise CheckpointError(f"the model's {field} = {value} is more than this server's limit of {limit}")
+            raise CheckpointError(Said("error-model-over-limit", field=field, value=str(value), limit=str(limit)))
     for field, low, high in (("rope_theta", *ROPE_THETA_RANGE), ("norm_eps", *NORM_EPS_RANGE)):
         value = getattr(cfg, field)
         if not (math.isfinite(value) and low <= value <= high):
-            raise CheckpointError(f"the model's {field} = {value!r} is outside this server's range [{low:g}, {high:g}]")
+            raise CheckpointError(
+                Said("error-model-outside-range", field=field, value=repr(value), low=Short(low), high=Short(high))
+            )
     if cfg.n_params() > settings.max_params:
         raise CheckpointError(
-            f"the model has {cfg.n_params():,} parameters, more than this server's limit of {settings.max_params:,}"
+            Said("error-model-params", params=Grouped(cfg.n_params()), most=Grouped(settings.max_params))
         )
 
 

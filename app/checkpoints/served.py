@@ -1,6 +1,6 @@
 """Models the person serving named on the command line: `xt serve --model PATH` (repeatable; a
-file or directory in any format of xt_core.checkpoint.formats: a Hugging Face Llama directory, a
-llama-architecture `.gguf`, a llama2.c `.bin` or xt's own `.safetensors` / `.npz`), exported to
+file or directory in any format of xt_core.checkpoint.formats: a Hugging Face Llama or Qwen directory, a
+llama, qwen2 or qwen3 `.gguf`, a llama2.c `.bin` or xt's own `.safetensors` / `.npz`), exported to
 the app as XT_MODEL_PATHS (settings.model_paths).
 
 Each is listed by its file name and opened like a demo model. A client names it by that name

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-from app.checkpoints.formats import upload_formats_text, upload_suffixes
+from app import words
+from app.checkpoints.formats import upload_formats, upload_suffixes
 from app.security import MULTIPART_OVERHEAD
+from app.words.said import Fixed, Said
 
 # A zip (an .npz is one) may expand far beyond the upload (a zip bomb); at most this many times
 # the upload limit is ever decompressed.
@@ -30,7 +32,7 @@ _FILENAME_JUNK = re.compile(r"[\x00-\x1f\x7f]")
 class UploadError(Exception):
     """The upload is refused: `status` 413 (too large), 415 (wrong type) or 422 (unreadable)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: Said):
         super().__init__(message)
         self.status = status
         self.message = message
@@ -43,14 +45,27 @@ class UploadedFile:
     data: bytes
 
 
-def _megabytes(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MB"
+class AcceptedFormats:
+    """The files an upload may be, in words of a language (formats.upload_formats_text's English:
+    "xt .safetensors or .npz, or llama2.c .bin"), as a value of a refusal."""
+
+    def __str__(self) -> str:
+        return self.in_(words.DEFAULT)
+
+    def in_(self, lang: str) -> str:
+        either = words.t(lang, "error-upload-or")
+        return f", {either} ".join(
+            words.t(lang, "error-upload-format", maker=maker, suffixes=f" {either} ".join(suffixes))
+            for maker, suffixes in upload_formats().items()
+        )
+
+
+def _megabytes(n: int) -> Fixed:
+    return Fixed(n / (1 << 20), 1)
 
 
 def too_large(size: int, limit: int) -> UploadError:
-    return UploadError(
-        413, f"the file is {_megabytes(size)}; uploads are limited to {_megabytes(limit)} (max_upload_bytes)"
-    )
+    return UploadError(413, Said("error-upload-too-large", size=_megabytes(size), limit=_megabytes(limit)))
 
 
 async def read_body(chunks: AsyncIterator[bytes], declared: str | None, limit: int) -> bytes:
@@ -85,7 +100,7 @@ def parse_multipart(body: bytes, content_type: str | None) -> list[tuple[str, st
     header["content-type"] = content_type or ""
     boundary = header.get_param("boundary")
     if header.get_content_type() != "multipart/form-data" or not isinstance(boundary, str) or not boundary:
-        raise UploadError(415, "send the checkpoint as multipart/form-data with one file field named 'file'")
+        raise UploadError(415, Said("error-upload-not-multipart"))
     delimiter = b"\r\n--" + boundary.encode("latin-1", "replace")
     sections = (b"\r\n" + body).split(delimiter)
     parts = []
@@ -99,27 +114,23 @@ def parse_multipart(body: bytes, content_type: str | None) -> list[tuple[str, st
         name = headers.get_param("name", header="content-disposition")
         filename = headers.get_param("filename", header="content-disposition")
         parts.append((name if isinstance(name, str) else "", filename if isinstance(filename, str) else None, data))
-    raise UploadError(422, "the multipart body is malformed or truncated (no closing boundary)")
+    raise UploadError(422, Said("error-upload-truncated"))
 
 
 def the_file(parts: list[tuple[str, str | None, bytes]], limit: int) -> UploadedFile:
     """The one file of the form, type- and size-checked."""
     files = [(filename, data) for _, filename, data in parts if filename is not None]
     if len(files) != 1:
-        raise UploadError(422, f"send exactly one file (field 'file'), got {len(files)}")
+        raise UploadError(422, Said("error-upload-file-count", count=str(len(files))))
     filename, data = files[0]
     filename = clean_filename(filename)
     suffix = next((s for s in upload_suffixes() if filename.lower().endswith(s)), None)
     if suffix is None:
-        raise UploadError(
-            415,
-            f"{filename!r} is not a checkpoint type xt reads: send one of {upload_formats_text()} "
-            "(PyTorch .pt/.pth files are pickles and are never loaded)",
-        )
+        raise UploadError(415, Said("error-upload-type", file=repr(filename), formats=AcceptedFormats()))
     if len(data) > limit:
         raise too_large(len(data), limit)
     if not data:
-        raise UploadError(422, f"{filename!r} is empty")
+        raise UploadError(422, Said("error-upload-empty", file=repr(filename)))
     if data.startswith(ZIP_MAGIC):  # whatever its name says
         _check_zip_expansion(filename, data, limit * NPZ_EXPANSION_LIMIT)
     return UploadedFile(filename, suffix, data)
@@ -132,4 +143,6 @@ def _check_zip_expansion(filename: str, data: bytes, limit: int) -> None:
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # not a zip at all: xt_core.checkpoint.load says so (a 422 with its message)
     if expanded > limit:
-        raise UploadError(413, f"{filename!r} expands to {_megabytes(expanded)}, more than {_megabytes(limit)}")
+        raise UploadError(
+            413, Said("error-upload-expands", file=repr(filename), size=_megabytes(expanded), limit=_megabytes(limit))
+        )

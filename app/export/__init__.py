@@ -76,13 +76,13 @@ def _add_lessons(client, collected: Collected, only: str | None, handed_over: bo
 
 
 def _collect(
-    client, spec: dict | None, lesson: str | None, progress: Progress | None, handed_over: bool = False
+    client, spec: dict | None, lesson: str | None, progress: Progress | None, handed_over: bool = False, lang="en"
 ) -> tuple[Collected, dict]:
-    """The answers and the page's manifest of `spec` or of the lesson named `lesson`."""
+    """The answers and the page's manifest of `spec` or of the lesson named `lesson`, in `lang`."""
     lesson_json = None if lesson is None else _lesson(client, lesson)
     spec = spec if lesson_json is None else lesson_json["spec"]
     steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
-    collected = collect(client, spec, steps, progress)
+    collected = collect(client, spec, steps, progress, lang)
     _add_lessons(client, collected, lesson, handed_over)
     quiz = collected.summary["spec"].get("quiz") is not None
     if quiz:
@@ -104,17 +104,23 @@ def export(
     want_html: bool = False,
     trace=None,
     tensors: bool = False,
+    lang: str = "en",
 ) -> Exported:
     """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
     and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer.
     `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is;
-    `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy."""
+    `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy;
+    `lang`: the page's language (app.words.LANGUAGES), its catalogue carried in the page."""
+    from app.words import LANGUAGES
+
     if (spec is None) == (lesson is None):
         raise ExportError("export one thing: a spec or a lesson")
+    if lang not in LANGUAGES:
+        raise ExportError(f"no language {lang!r}: xt speaks {', '.join(LANGUAGES)}")
     with _client(settings) as client:  # one event loop for every request (and the app's lifespan)
         if trace is not None:
             _hand_over(client, spec, trace)
-        collected = _collect(client, spec, lesson, progress, handed_over=trace is not None)
+        collected = _collect(client, spec, lesson, progress, handed_over=trace is not None, lang=lang)
         return _write(client, *collected, out, single, want_html, tensors)
 
 
@@ -123,12 +129,14 @@ def _write(client, collected: Collected, manifest: dict, out, single, want_html:
     note = _note(collected, manifest["quiz"])
 
     def render(mode: str) -> str:
-        return page.render(client, collected.summary["query"], manifest["step"], manifest | {"answers": mode}, note)
+        chosen = {} if collected.lang == "en" else {"lang": collected.lang}  # English: the page as it was
+        query = collected.summary["query"] | chosen
+        return page.render(client, query, manifest["step"], manifest | {"answers": mode}, note)
 
     exported = Exported(collected.trace_id, len(collected.summary["steps"]), len(collected.answers), collected.left_out)
     if out is not None:
         arrays = _tensors(client, collected) if tensors else {}
-        _replace_directory(Path(out), render("files"), static_dir, collected.answers, arrays)
+        _replace_directory(Path(out), render("files"), static_dir, collected.answers, arrays, collected.lang)
     if single is not None or want_html:
         exported.html = page.single_file(render("inline"), static_dir, collected.answers)
     if single is not None:
@@ -160,12 +168,14 @@ def _tensors(client, collected: Collected) -> dict[str, bytes]:
     return arrays
 
 
-def _replace_directory(out: Path, base: str, static_dir: Path, answers: dict[str, bytes], arrays: dict) -> None:
+def _replace_directory(
+    out: Path, base: str, static_dir: Path, answers: dict[str, bytes], arrays: dict, lang: str = "en"
+) -> None:
     """Writes the directory beside `out`, then swaps it in: an old export's files never linger."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        page.write_directory(staging, base, static_dir, answers)
+        page.write_directory(staging, base, static_dir, answers, lang)
         if arrays:
             (staging / "tensors").mkdir()
             for name, data in arrays.items():

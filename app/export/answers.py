@@ -41,6 +41,7 @@ class Collected:
     answers: dict[str, bytes] = field(default_factory=dict)  # answer key -> the JSON body
     urls: dict[str, str] = field(default_factory=dict)  # answer key -> the URL asked (app.export.sealed asks again)
     left_out: list[str] = field(default_factory=list)  # what the export does not hold, in words
+    lang: str = "en"  # the language every answer is asked in (`lang=`; the answers' keys drop it)
 
     @property
     def trace_id(self) -> str:
@@ -59,23 +60,28 @@ class AppAnswers:
         options that change when, not what, the app answers); a refusal (403) kept as one
         when `refusable` (a sealed quiz's chart of checks; a view the app itself refuses: the
         page then says what the app would)."""
-        response = self.client.get(asked or url)
+        response = self.client.get(self._in_language(asked or url))
         if refusable and 400 <= response.status_code < 500:
             refusal = {"xt_export_refused": response.status_code, "detail": _detail(response)}
             self.collected.answers[answer_key(url)] = json.dumps(refusal, sort_keys=True).encode()
-            self.collected.urls[answer_key(url)] = asked or url
+            self.collected.urls[answer_key(url)] = self._in_language(asked or url)
             return refusal
         return self._kept(url, response, keep, asked)
 
     def post(self, url: str, body: dict, keep: bool = True) -> dict:
-        return self._kept(url, self.client.post(url, json=body), keep)
+        return self._kept(url, self.client.post(self._in_language(url), json=body), keep)
+
+    def _in_language(self, url: str) -> str:
+        """`url` asking for the answer's words in the export's language (app.deps.LangDep)."""
+        lang = self.collected.lang if self.collected is not None else "en"
+        return f"{url}{'&' if '?' in url else '?'}lang={lang}"
 
     def _kept(self, url: str, response, keep: bool, asked: str | None = None) -> dict:
         if response.status_code >= 400:
             raise ExportError(f"{url} answered {response.status_code}: {_detail(response)}")
         if keep and self.collected is not None:
             self.collected.answers[answer_key(url)] = response.content
-            self.collected.urls[answer_key(url)] = asked or url
+            self.collected.urls[answer_key(url)] = self._in_language(asked or url)
         return response.json()
 
 
@@ -90,9 +96,11 @@ def _detail(response) -> str:
     return str(detail)
 
 
-def collect(client, spec: dict, steps: list[int] | None = None, progress: Progress | None = None) -> Collected:
-    """Every answer of the walk page of `spec` (only `steps`' views when given: a lesson's)."""
-    collected = Collected({})
+def collect(
+    client, spec: dict, steps: list[int] | None = None, progress: Progress | None = None, lang: str = "en"
+) -> Collected:
+    """Every answer of the walk page of `spec` (only `steps`' views when given: a lesson's), in `lang`."""
+    collected = Collected({}, lang=lang)
     app = AppAnswers(client, collected)
     summary = collected.summary = app.post("/api/traces", spec)
     base = f"/api/traces/{collected.trace_id}"

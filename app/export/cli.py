@@ -17,6 +17,7 @@ def add_export(sub) -> None:
     export.add_argument("--out", type=Path, metavar="DIR", help="write the export as a directory")
     export.add_argument("--single-file", type=Path, metavar="FILE.html", help="write the export as one HTML file")
     export.add_argument("--tensors", action="store_true", help="the directory also holds every tensor as .npy")
+    export.add_argument("--lang", default="en", help="the page's language: en (default) or ru")
     export.set_defaults(run=run_export)
 
 
@@ -42,7 +43,9 @@ def run_export(args) -> int:
             bar.update(task, completed=done, total=total, description=what)
 
         try:
-            exported = export(spec, args.lesson, args.out, args.single_file, progress, tensors=args.tensors)
+            exported = export(
+                spec, args.lesson, args.out, args.single_file, progress, tensors=args.tensors, lang=args.lang
+            )
         except ExportError as exc:
             print(f"xt export: {exc}", file=sys.stderr)
             return 1

@@ -5,7 +5,8 @@ The page asks for `/api/traces/{id}/steps/3?seq=0`; an export holds the answer i
 same two functions from the URL the page requests (keep the two in step):
 
     answer_key   "/api/" dropped, "traces/{id}" -> "trace" (an export holds one trace), and the
-                 query's pairs sorted by name: "trace/steps/3?pos=2&seq=0"
+                 query's pairs sorted by name: "trace/steps/3?pos=2&seq=0"; `lang` dropped
+                 (an export holds one language: the page's, asked of the app by the export)
     file_name    every byte outside [A-Za-z0-9.-] of the key's UTF-8 as _XX (hex, upper case):
                  "trace_2Fsteps_2F3_3Fpos_3D2_26seq_3D0"
     bundle_of    answers asked for together share one file (gzip then finds what they repeat: the
@@ -29,7 +30,7 @@ def answer_key(url: str) -> str:
     segments = [unquote(s) for s in parts.path.split("/")[2:]]  # after "" and "api"
     if segments[:1] == ["traces"]:
         segments = ["trace", *segments[2:]]
-    pairs = sorted(parse_qsl(parts.query, keep_blank_values=True))
+    pairs = sorted(pair for pair in parse_qsl(parts.query, keep_blank_values=True) if pair[0] != "lang")
     query = "&".join(f"{name}={value}" for name, value in pairs)
     return "/".join(segments) + (f"?{query}" if query else "")
 

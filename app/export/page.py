@@ -6,7 +6,10 @@
                   (a module's relative imports rewritten to bare names the map resolves: modules
                   cannot be fetched from file://), and every answer as one gzipped, base64 block
 
-Either way the page carries #xt-export (static/js/lib/static_source.js reads it: the page then
+Either way the page carries its words: the language's Fluent catalogue in #xt-words (the page has
+no server to fetch /words/<lang>.ftl from; static/js/lib/words.js reads the block), @fluent/bundle
+beside it (static/vendor/fluent/ behind an import map, or inlined in the single file), and Plotly's
+locale for a language other than English. And it carries #xt-export (static/js/lib/static_source.js reads it: the page then
 never calls a server), the class `static-export` on <body> (static/css/export.css hides what needs
 a server) and a note saying what the export leaves out and where the full app is.
 """
@@ -22,9 +25,14 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from app.export.keys import bundle_of, file_name
-from app.routes.assets import PLOTLY_JS, RELATIVE_IMPORT, module_graph
+from app.routes.assets import FLUENT_DIR, PLOTLY_JS, PLOTLY_LOCALES, RELATIVE_IMPORT, module_graph
 
 PLOTLY_FILE = "static/plotly-xt.min.js"
+FLUENT_FILES = "static/vendor/fluent"  # @fluent/bundle in the directory (the server's /vendor/fluent)
+# import("./words.js") (lib/say.js: loaded when a message is needed): a data: URL resolves no relative URL
+_DYNAMIC_IMPORT = re.compile(r"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
+_FLUENT_IMPORT = re.compile(r"""(["'])/vendor/fluent/([^"']+)\1""")
+_PLOTLY_LOCALE_TAG = re.compile(r'<script src="/assets/plotly-locale-([a-z]+)\.js" defer></script>')
 EXPORT_CSS = "static/css/export.css"
 _PLOTLY_TAG = re.compile(r'<script src="/assets/plotly-[^"]+" defer></script>')
 _EDIT_LINK = re.compile(r'<a class="button-quiet edit-spec"[^>]*>.*?</a>', re.S)
@@ -51,6 +59,8 @@ def render(client, query: dict, step: int, manifest: dict, note: str) -> str:
     if response.status_code != 200:
         raise ValueError(f"/walk answered {response.status_code}: {response.text[:300]}")
     page = response.text
+    # the locale first: its URL is /assets/plotly-locale-<lang>.js, which _PLOTLY_TAG matches too
+    page = _PLOTLY_LOCALE_TAG.sub(lambda m: f'<script src="static/plotly-locale-{m.group(1)}.js" defer></script>', page)
     page = _PLOTLY_TAG.sub(f'<script src="{PLOTLY_FILE}" defer></script>', page)
     page = _EDIT_LINK.sub("", page)
     page = page.replace('href="/static/', 'href="static/').replace('src="/static/', 'src="static/')
@@ -61,16 +71,42 @@ def render(client, query: dict, step: int, manifest: dict, note: str) -> str:
     notice = f'<p class="export-note" role="note">{html.escape(note)}</p>'
     return page.replace(
         '<main id="main" tabindex="-1">',
-        f'<main id="main" tabindex="-1">\n<script type="application/json" id="xt-export">{block}</script>\n{notice}',
+        f'<main id="main" tabindex="-1">\n<script type="application/json" id="xt-export">{block}</script>\n'
+        f"{_words_block(client, _page_lang(page))}\n{notice}",
         1,
     )
 
 
-def write_directory(out: Path, page: str, static_dir: Path, answers: dict[str, bytes]) -> None:
-    """index.html, the static files the page loads and answers/<name>.json.gz (a bundle's: a
-    JSON object of its answers by key, app.export.keys.bundle_of)."""
+def _page_lang(page: str) -> str:
+    match = re.search(r'<html lang="([a-z]+)"', page)
+    return match.group(1) if match else "en"
+
+
+def _words_block(client, lang: str) -> str:
+    """#xt-words: the catalogue the page's script reads (GET /words/<lang>.ftl, the app's own)."""
+    response = client.get(f"/words/{lang}.ftl")
+    response.raise_for_status()
+    block = json.dumps({"lang": lang, "ftl": response.text}, ensure_ascii=False).replace("<", "\\u003c")
+    return f'<script type="application/json" id="xt-words">{block}</script>'
+
+
+def _fluent_map(page: str) -> str:
+    """The directory's import map: /vendor/fluent/ (what static/js/lib/words.js imports) is the
+    export's static/vendor/fluent/. Before every module, so each resolves through it."""
+    import_map = json.dumps({"imports": {"/vendor/fluent/": f"./{FLUENT_FILES}/"}})
+    return page.replace("<head>\n", f'<head>\n<script type="importmap">{import_map}</script>\n', 1)
+
+
+def write_directory(out: Path, page: str, static_dir: Path, answers: dict[str, bytes], lang: str = "en") -> None:
+    """index.html, the static files the page loads (Fluent's modules and Plotly's locale too) and
+    answers/<name>.json.gz (a bundle's: a JSON object of its answers by key, app.export.keys.bundle_of)."""
     (out / "answers").mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(page, encoding="utf-8")
+    (out / "index.html").write_text(_fluent_map(page), encoding="utf-8")
+    (out / FLUENT_FILES).mkdir(parents=True)
+    for module in sorted(FLUENT_DIR.glob("*.js")):
+        (out / FLUENT_FILES / module.name).write_bytes(module.read_bytes())
+    if lang in PLOTLY_LOCALES:
+        (out / "static" / PLOTLY_LOCALES[lang].name).write_bytes(PLOTLY_LOCALES[lang].read_bytes())
     for name in _page_files(page, static_dir):
         target = out / "static" / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +158,9 @@ def _text(path: Path) -> str:
 
 
 def _inline_classic(static_dir: Path, name: str) -> str:
-    code = PLOTLY_JS.read_text(encoding="utf-8") if f"static/{name}" == PLOTLY_FILE else _text(static_dir / name)
+    vendored = {f"static/{path.name}": path for path in [PLOTLY_JS, *PLOTLY_LOCALES.values()]}
+    path = vendored.get(f"static/{name}", static_dir / name)
+    code = path.read_text(encoding="utf-8") if path in vendored.values() else _text(path)
     if "</script" in code.lower() or "<!--" in code:
         raise ValueError(f"{name} holds '</script' or '<!--': it cannot be inlined")
     # the page's deferred Plotly.js must still run before the modules: an inline script runs at once
@@ -145,5 +183,23 @@ def _modules(root: Path, entries: list[str]) -> list[tuple[str, str]]:
             todo.append(target)
             return match.group(0).replace(match.group(1), f"xt/js/{target}")
 
-        done[f"xt/js/{name}"] = RELATIVE_IMPORT.sub(bare, path.read_text(encoding="utf-8"))
+        code = _DYNAMIC_IMPORT.sub(bare, RELATIVE_IMPORT.sub(bare, path.read_text(encoding="utf-8")))
+        done[f"xt/js/{name}"] = _FLUENT_IMPORT.sub(
+            lambda m: f"{m.group(1)}xt/vendor/fluent/{m.group(2)}{m.group(1)}", code
+        )
+    if any("xt/vendor/fluent/" in code for code in done.values()):
+        done |= _fluent_modules()
     return sorted(done.items())
+
+
+def _fluent_modules() -> dict[str, str]:
+    """@fluent/bundle's modules by bare name, their relative imports made bare (data: URLs
+    resolve no relative import)."""
+
+    def bare(match: re.Match) -> str:
+        return match.group(0).replace(match.group(1), f"xt/vendor/fluent/{match.group(1).removeprefix('./')}")
+
+    return {
+        f"xt/vendor/fluent/{path.name}": RELATIVE_IMPORT.sub(bare, path.read_text(encoding="utf-8"))
+        for path in sorted(FLUENT_DIR.glob("*.js"))
+    }

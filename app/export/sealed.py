@@ -79,7 +79,7 @@ def _diffs(collected: Collected, index: int) -> dict[str, str]:
     refuses them to a learner who has not probed: the export holds none in clear)."""
     base = f"/api/traces/{collected.trace_id}"
     seqs = range(min(collected.summary["n_seq"], MAX_SEQS))
-    urls = [f"{base}/steps/{index}/diff?seq={seq}" for seq in seqs]
+    urls = [f"{base}/steps/{index}/diff?seq={seq}&lang={collected.lang}" for seq in seqs]
     return {answer_key(url): url for url in urls}
 
 
@@ -93,6 +93,7 @@ def _sealable(key: str) -> bool:
 def seal(client, collected: Collected) -> None:
     """Adds "trace/quiz/sealed" to `collected` (the module's docstring)."""
     base = f"/api/traces/{collected.trace_id}"
+    in_language = f"?lang={collected.lang}"  # the probes' and verdicts' words (app.deps.LangDep)
     steps = collected.summary["steps"]
     salt = f"xt-export:{collected.trace_id}"
     viewed = {key: url for key, url in collected.urls.items() if _sealable(key)}
@@ -101,13 +102,13 @@ def seal(client, collected: Collected) -> None:
     for step in steps:
         i = step["index"]
         client.cookies.clear()  # a new learner
-        answer = _post(client, f"{base}/quiz/probe", i)
+        answer = _post(client, f"{base}/quiz/probe{in_language}", i)
         mine = {k: u for k, u in viewed.items() if k.startswith((f"trace/steps/{i}?", f"trace/steps/{i}/check"))}
         if i in backward:
             mine |= _diffs(collected, i)
         probes[i] = {"answer": answer, "patches": _patches(client, collected, mine)}
     client.cookies.clear()
-    _post(client, f"{base}/quiz/answer", backward[0])
+    _post(client, f"{base}/quiz/answer{in_language}", backward[0])
     every = viewed | {k: u for i in backward for k, u in _diffs(collected, i).items()}
     unsealed = json.dumps(_patches(client, collected, every), sort_keys=True, separators=(",", ":")).encode()
     unseal_key = hashlib.sha256(unsealed).digest()  # known only to whoever holds the unsealed answers
@@ -115,7 +116,7 @@ def seal(client, collected: Collected) -> None:
     for i in backward:
         client.cookies.clear()
         verdicts[i] = {
-            "answer": _post(client, f"{base}/quiz/answer", i),
+            "answer": _post(client, f"{base}/quiz/answer{in_language}", i),
             "unseal": base64.b64encode(unseal_key).decode(),
         }
     box = {

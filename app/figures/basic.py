@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 
 from app.figures.pooling import max_abs_pool, plan_pooling, pool_labels
 from app.figures.style import as_float32, axis_style, base_layout, colour_scale, hover_template, reference_line
+from app.words import t
 
 
 def heatmap(
@@ -37,8 +38,9 @@ def heatmap(
     gradient: bool = False,
     max_cells: int = 20_000,
     keep_rows: bool = True,
+    lang: str = "en",
 ) -> go.Figure:
-    """A 2-D array (rows × cols); rows are positions unless told otherwise."""
+    """A 2-D array (rows × cols); rows are positions unless told otherwise (`lang`: of its hover and note)."""
     z = np.asarray(z)
     pooling = plan_pooling(z.shape[0], z.shape[1], max_cells, keep_rows)
     shown = max_abs_pool(z, pooling)
@@ -46,7 +48,7 @@ def heatmap(
         z=as_float32(shown),
         x=pool_labels(cols, pooling.col_step, z.shape[1]),
         y=pool_labels(rows, pooling.row_step, z.shape[0]),
-        hovertemplate=hover_template(row_title, col_title, value_name, pooling),
+        hovertemplate=hover_template(row_title, col_title, value_name, pooling, lang),
         colorbar={"title": {"text": value_name}},
         **colour_scale(gradient),
     )
@@ -54,7 +56,7 @@ def heatmap(
     layout = base_layout(
         title,
         height,
-        pooling.note(z.shape),
+        pooling.note(z.shape, lang),
         xaxis=axis_style(cols, col_title),
         yaxis=axis_style(rows, row_title, reversed_=True),
     )
@@ -70,6 +72,7 @@ def bars(
     x_title: str = "position",
     gradient: bool = False,
     mean: float | None = None,
+    lang: str = "en",
 ) -> go.Figure:
     """One bar per entry of a 1-D array (per-token losses, a norm's gain, ...); `mean`
     draws a dashed line at that height."""
@@ -94,7 +97,7 @@ def bars(
         layout["shapes"] = [reference_line(mean, vertical=False)]
         layout["annotations"] = [
             {
-                "text": f"mean = {mean:.6g}",
+                "text": t(lang, "names-figure-mean", mean=f"{mean:.6g}"),
                 "xref": "paper",
                 "x": 1,
                 "xanchor": "right",
@@ -106,11 +109,17 @@ def bars(
     return go.Figure(data=[trace], layout=layout)
 
 
-def loss_bars(token_loss, labels: list[str], mean: float, *, title: str = "Loss per position") -> go.Figure:
+def loss_bars(token_loss, labels: list[str], mean: float, *, title: str | None = None, lang: str = "en") -> go.Figure:
     """Per-token loss −log p(target), one bar per position labelled "i input→target", and
     the mean (the training loss) as a dashed line."""
     return bars(
-        token_loss, labels, title=title, value_name="−log p(target)", x_title="position: input→target", mean=mean
+        token_loss,
+        labels,
+        title=title or t(lang, "names-figure-loss-title"),
+        value_name=t(lang, "names-figure-loss-value"),
+        x_title=t(lang, "names-figure-position-prediction"),
+        mean=mean,
+        lang=lang,
     )
 
 
@@ -139,18 +148,29 @@ def series_bars(
     return go.Figure(data=traces, layout=layout)
 
 
-def jacobian_heatmap(jacobian, labels: list[str], *, title: str, max_cells: int = 20_000) -> go.Figure:
-    """J = diag(p) − p pᵀ of one softmax row: J[i, j] = ∂p_i/∂s_j (diverging: the diagonal is
-    positive, everything off it negative)."""
+def jacobian_heatmap(
+    jacobian,
+    labels: list[str],
+    *,
+    title: str,
+    symbols: tuple[str, str, str],
+    max_cells: int = 20_000,
+    lang: str = "en",
+) -> go.Figure:
+    """J = diag(p) − p pᵀ of one softmax row (diverging: the diagonal is positive, everything off
+    it negative). `symbols`: (entry, row, column) in the notation of the softmax drawn, e.g.
+    ("∂P[m,i,j]/∂S[m,i,j′]", "key j", "key j′")."""
+    value_name, row_title, col_title = symbols
     return heatmap(
         jacobian,
         labels,
         labels,
         title=title,
-        value_name="∂p_i/∂s_j",
-        row_title="i",
-        col_title="j",
+        value_name=value_name,
+        row_title=row_title,
+        col_title=col_title,
         gradient=True,
         max_cells=max_cells,
         keep_rows=False,
+        lang=lang,
     )

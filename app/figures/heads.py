@@ -17,6 +17,7 @@ from app.figures.basic import heatmap
 from app.figures.panels import panel_caption, panel_heatmap, panel_suffix
 from app.figures.pooling import Pooling, plan_pooling, pool_labels
 from app.figures.style import GRAD_SCALE, VALUE_SCALE, axis_style, base_layout, hover_template, subplot_domain
+from app.words import t
 
 
 def grid_pooling(n_head: int, n_rows: int, n_cols: int, max_cells: int, max_figure_cells: int) -> Pooling:
@@ -31,16 +32,11 @@ def pooled_shape(shape: tuple[int, int], pooling: Pooling) -> tuple[int, int]:
     return -(-shape[0] // pooling.row_step), -(-shape[1] // pooling.col_step)
 
 
-def grid_note(shape: tuple[int, int], pooling: Pooling) -> str | None:
+def grid_note(shape: tuple[int, int], pooling: Pooling, lang: str = "en") -> str | None:
     """What the overview leaves out, and where to find it."""
     if not pooling.active:
         return None
-    rows, cols = pooled_shape(shape, pooling)
-    return (
-        f"Downsampled: each head's {shape[0]}×{shape[1]} values are drawn as {rows}×{cols} cells, each the "
-        f"entry of largest magnitude in a {pooling.row_step}×{pooling.col_step} block. "
-        "Click a head (or its Enlarge button) to see every value."
-    )
+    return t(lang, "names-figure-grid-note", **pooling.sizes(shape))
 
 
 def head_grid(
@@ -56,6 +52,7 @@ def head_grid(
     max_cells: int = 20_000,
     max_figure_cells: int = 150_000,
     panels_per_row: int = 5,
+    lang: str = "en",
 ) -> go.Figure:
     """Every head of a layer, (H, R, C), as a grid of heatmaps titled "head h" that share
     one colour axis (so heads compare by colour), pooled by grid_pooling."""
@@ -70,7 +67,7 @@ def head_grid(
     gap_x, gap_y = 0.04, 0.14
     width = (1 - gap_x * (n_cols - 1)) / n_cols
     height = (1 - gap_y * (n_rows - 1)) / n_rows
-    hover = hover_template(row_title, col_title, value_name, pooling)
+    hover = hover_template(row_title, col_title, value_name, pooling, lang)
     traces, annotations = [], []
     layout: dict = {}
     for h in range(n_head):
@@ -87,14 +84,14 @@ def head_grid(
             "domain": subplot_domain(y1 - height, y1),
             "anchor": f"x{suffix}",
         }
-        name = f"head {h}"
+        name = t(lang, "names-figure-head", head=h)
         traces.append(
             panel_heatmap(h, z[h], pooling, x, y, name=name, meta={"head": h}, hovertemplate=f"{name}<br>{hover}")
         )
         annotations.append(panel_caption(name, x0 + width / 2, y1))
     colour = {"colorscale": GRAD_SCALE, "cmid": 0} if gradient else {"colorscale": VALUE_SCALE}
     layout.update(
-        base_layout(title, 250 * n_rows + 90, grid_note((R, C), pooling), annotations=annotations),
+        base_layout(title, 250 * n_rows + 90, grid_note((R, C), pooling, lang), annotations=annotations),
         coloraxis={**colour, "colorbar": {"title": {"text": value_name}}},
     )
     return go.Figure(data=traces, layout=layout)
@@ -112,6 +109,7 @@ def single_head(
     col_title: str = "key",
     gradient: bool = False,
     max_cells: int = 65_536,
+    lang: str = "en",
 ) -> go.Figure:
     """One head, (R, C), every value (up to max_cells; beyond, pooled with a note): the
     enlarged view. Its own colour scale, so a quiet head's structure shows."""
@@ -126,7 +124,8 @@ def single_head(
         gradient=gradient,
         max_cells=max_cells,
         keep_rows=False,
+        lang=lang,
     )
-    trace = figure.data[0]
-    trace.update(name=f"head {head}", meta={"head": head}, hovertemplate=f"head {head}<br>{trace.hovertemplate}")
+    trace, name = figure.data[0], t(lang, "names-figure-head", head=head)
+    trace.update(name=name, meta={"head": head}, hovertemplate=f"{name}<br>{trace.hovertemplate}")
     return figure

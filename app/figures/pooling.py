@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.words import t
+
 
 @dataclass(frozen=True)
 class Pooling:
@@ -18,14 +20,21 @@ class Pooling:
     def active(self) -> bool:
         return self.row_step > 1 or self.col_step > 1
 
-    def note(self, shape: tuple[int, int]) -> str | None:
+    def note(self, shape: tuple[int, int], lang: str = "en") -> str | None:
         if not self.active:
             return None
-        rows, cols = (-(-shape[0] // self.row_step), -(-shape[1] // self.col_step))
-        return (
-            f"Drawn: {shape[0]}×{shape[1]} values as {rows}×{cols} cells, each cell the entry of largest "
-            f"magnitude in a block of {self.row_step}×{self.col_step}."
-        )
+        return t(lang, "names-figure-pooled-note", **self.sizes(shape))
+
+    def sizes(self, shape: tuple[int, int]) -> dict[str, int]:
+        """The named values of a note on this pooling of a `shape` matrix: its size, its cells', its blocks'."""
+        return {
+            "rows": shape[0],
+            "cols": shape[1],
+            "cell_rows": -(-shape[0] // self.row_step),
+            "cell_cols": -(-shape[1] // self.col_step),
+            "block_rows": self.row_step,
+            "block_cols": self.col_step,
+        }
 
 
 def plan_pooling(n_rows: int, n_cols: int, max_cells: int, keep_rows: bool = True) -> Pooling:

@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.figures.pooling import Pooling
+from app.words import t
+from app.words.numbers import decimal_separator
 
 VALUE_SCALE = "Viridis"
 
@@ -45,31 +47,38 @@ def base_layout(title: str, height: int, note: str | None = None, **extra) -> di
     return layout
 
 
+def decimal(text: str, lang: str) -> str:
+    """A number already written with a fixed format (f"{loss:.4g}", as xt's English always has)
+    with the language's decimal separator (app/words/numbers.py's table)."""
+    return text.replace(".", decimal_separator(lang))
+
+
 def subplot_domain(start: float, end: float) -> list[float]:
     """A subplot's [start, end] in paper units, clamped (float sums stray below 0 or above 1)."""
     return [min(1.0, max(0.0, round(start, 6))), min(1.0, max(0.0, round(end, 6)))]
 
 
-def hover_template(row_title: str, col_title: str, value_name: str, pooled: bool | Pooling) -> str:
+def hover_template(row_title: str, col_title: str, value_name: str, pooled: bool | Pooling, lang: str = "en") -> str:
     """Hover text of a heatmap cell. Given the Pooling, a pooled cell says which block it
     stands for (hover must not pass a block's maximum off as one entry's value)."""
     if isinstance(pooled, Pooling):
         if pooled.active:
-            return block_hover(row_title, col_title, value_name, pooled)
+            return block_hover(row_title, col_title, value_name, pooled, lang)
         pooled = False
-    extra = "<br>(largest |value| of its block)" if pooled else ""
+    extra = f"<br>{t(lang, 'names-figure-hover-pooled')}" if pooled else ""
     return f"{row_title} %{{y}}<br>{col_title} %{{x}}<br>{value_name} = %{{z:.7g}}{extra}<extra></extra>"
 
 
-def block_hover(row_title: str, col_title: str, value_name: str, pooling: Pooling) -> str:
+def block_hover(row_title: str, col_title: str, value_name: str, pooling: Pooling, lang: str = "en") -> str:
     def span(title: str, ref: str, step: int) -> str:
-        return f"{title} %{{{ref}}}" + (f" and the next {step - 1}" if step > 1 else "")
+        if step > 1:
+            return t(lang, "names-figure-hover-span", title=title, ref=f"%{{{ref}}}", more=step - 1)
+        return f"{title} %{{{ref}}}"
 
     r, c = pooling.row_step, pooling.col_step
-    return (
-        f"pooled block of {r}×{c} values<br>{span(row_title, 'y', r)}<br>{span(col_title, 'x', c)}<br>"
-        f"{value_name} = %{{z:.7g}}, the largest |value| in the block<extra></extra>"
-    )
+    block = t(lang, "names-figure-hover-block", rows=r, cols=c)
+    value = t(lang, "names-figure-hover-block-value", value=value_name, z="%{z:.7g}")
+    return f"{block}<br>{span(row_title, 'y', r)}<br>{span(col_title, 'x', c)}<br>{value}<extra></extra>"
 
 
 def colour_scale(gradient: bool) -> dict:

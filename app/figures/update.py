@@ -9,7 +9,8 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.style import as_float32, base_layout, reference_line
+from app.figures.style import as_float32, base_layout, decimal, reference_line
+from app.words import t
 
 BAR_COLOUR = "#0b57d0"
 AFTER_COLOUR = "#1b7f3b"
@@ -30,7 +31,7 @@ def _log_range(values: np.ndarray, *others) -> list[float] | None:
     return [math.floor(lo) - 0.3, math.ceil(hi) + 0.3]
 
 
-def expected_range(names: list[str], low, high, label: str) -> go.Scatter:
+def expected_range(names: list[str], low, high, label: str, lang: str = "en") -> go.Scatter:
     """Per parameter, the range its value should fall in: a whisker from `low` to a marker
     at `high` (a marker alone where they meet), on the bars' rows."""
     high = np.asarray(high, dtype=np.float64)
@@ -49,7 +50,7 @@ def expected_range(names: list[str], low, high, label: str) -> go.Scatter:
             "thickness": 2,
             "width": 0,
         },
-        hovertemplate="%{y}<br>expected up to %{x:.3g}<extra></extra>",
+        hovertemplate=f"%{{y}}<br>{t(lang, 'names-update-hover-expected', x='%{x:.3g}')}<extra></extra>",
     )
 
 
@@ -63,6 +64,7 @@ def parameter_bars(
     reference_label: str | None = None,
     expected: tuple | None = None,
     expected_label: str = "expected",
+    lang: str = "en",
 ) -> go.Figure:
     """One horizontal bar per parameter, on a log axis (norms and ratios span decades); the
     parameters run down in model order. `reference` draws a dashed line at that value;
@@ -79,8 +81,8 @@ def parameter_bars(
         )
     ]
     if expected is not None:
-        traces.append(expected_range(names, *expected, expected_label))
-    xaxis = {"type": "log", "title": {"text": f"{value_name} (log scale)"}}
+        traces.append(expected_range(names, *expected, expected_label, lang))
+    xaxis = {"type": "log", "title": {"text": t(lang, "names-update-log-axis", value=value_name)}}
     span = _log_range(np.asarray(values, dtype=np.float64), reference, *(expected or ()))
     if span:
         xaxis["range"] = span
@@ -89,7 +91,7 @@ def parameter_bars(
         title,
         int(min(900, 18 * len(names) + 130)) + (40 if expected is not None else 0),
         xaxis=xaxis,
-        yaxis={"type": "category", "autorange": "reversed", "title": {"text": "parameter"}},
+        yaxis={"type": "category", "autorange": "reversed", "title": {"text": t(lang, "names-update-parameter")}},
         **extra,
     )
     if reference is not None:
@@ -108,7 +110,9 @@ def parameter_bars(
     return go.Figure(data=traces, layout=layout)
 
 
-def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, title: str) -> go.Figure:
+def loss_curve(
+    train_losses, loss_before: float, loss_after: float | None, *, title: str, lang: str = "en"
+) -> go.Figure:
     """The loss on this batch: the N training steps run before this one (a line), this
     step's loss and the loss after its update (markers), on a log axis."""
     n = len(train_losses)
@@ -119,9 +123,9 @@ def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, ti
                 x=np.arange(1, n + 1),
                 y=as_float32(train_losses),
                 mode="lines",
-                name=f"the {n} training step{'s' if n != 1 else ''} before",
+                name=t(lang, "names-update-steps-before", n=n),
                 line={"color": BAR_COLOUR, "width": 2},
-                hovertemplate="step %{x}<br>loss = %{y:.5g}<extra></extra>",
+                hovertemplate=f"{t(lang, 'names-update-hover-step', x='%{x}', y='%{y:.5g}')}<extra></extra>",
             )
         )
     traces.append(
@@ -129,9 +133,9 @@ def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, ti
             x=[n + 1],
             y=as_float32([loss_before]),
             mode="markers",
-            name=f"this step (step {n + 1}): {loss_before:.4g}",
+            name=t(lang, "names-update-this-step", step=n + 1, loss=decimal(f"{loss_before:.4g}", lang)),
             marker={"size": 13, "color": "#d93025", "symbol": "circle"},
-            hovertemplate="this step<br>loss = %{y:.5g}<extra></extra>",
+            hovertemplate=f"{t(lang, 'names-update-hover-this', y='%{y:.5g}')}<extra></extra>",
         )
     )
     if loss_after is not None:
@@ -140,16 +144,16 @@ def loss_curve(train_losses, loss_before: float, loss_after: float | None, *, ti
                 x=[n + 2],
                 y=as_float32([loss_after]),
                 mode="markers",
-                name=f"after the update, same batch: {loss_after:.4g}",
+                name=t(lang, "names-update-after", loss=decimal(f"{loss_after:.4g}", lang)),
                 marker={"size": 13, "color": AFTER_COLOUR, "symbol": "diamond"},
-                hovertemplate="after the update<br>loss = %{y:.5g}<extra></extra>",
+                hovertemplate=f"{t(lang, 'names-update-hover-after', y='%{y:.5g}')}<extra></extra>",
             )
         )
     layout = base_layout(
         title,
         340,
-        xaxis={"title": {"text": "training step on this batch"}, **integer_ticks(n + 2)},
-        yaxis={"type": "log", "title": {"text": "loss (log scale)"}},
+        xaxis={"title": {"text": t(lang, "names-update-steps-axis")}, **integer_ticks(n + 2)},
+        yaxis={"type": "log", "title": {"text": t(lang, "names-update-loss-log-axis")}},
         legend={"orientation": "h", "y": -0.3},
     )
     return go.Figure(data=traces, layout=layout)
@@ -163,7 +167,7 @@ def integer_ticks(last: int, max_ticks: int = 10) -> dict:
     return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": "d", "range": [0.5, last + 0.5]}
 
 
-def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> list[go.Scatter]:
+def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order, lang: str) -> list[go.Scatter]:
     """The measured loss along −g, the first-order prediction, and the lowest measured point
     (when any loss is finite)."""
     traces = [
@@ -171,17 +175,17 @@ def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> lis
             x=eta,
             y=as_float32(actual),
             mode="lines+markers",
-            name="loss(θ − η·g), measured",
+            name=t(lang, "names-update-measured"),
             line={"color": BAR_COLOUR, "width": 3},
-            hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
+            hovertemplate=f"{t(lang, 'names-update-hover-eta-loss', x='%{x:.3g}', y='%{y:.5g}')}<extra></extra>",
         ),
         go.Scatter(
             x=eta,
             y=as_float32(first_order),
             mode="lines",
-            name="loss − η‖g‖², first-order prediction",
+            name=t(lang, "names-update-first-order"),
             line={"color": FIRST_ORDER_COLOUR, "width": 2, "dash": "dash"},
-            hovertemplate="η = %{x:.3g}<br>predicted = %{y:.5g}<extra></extra>",
+            hovertemplate=f"{t(lang, 'names-update-hover-eta-predicted', x='%{x:.3g}', y='%{y:.5g}')}<extra></extra>",
         ),
     ]
     finite = np.isfinite(actual)
@@ -192,9 +196,9 @@ def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order) -> lis
                 x=[eta[best]],
                 y=as_float32([actual[best]]),
                 mode="markers",
-                name=f"lowest measured: η = {eta[best]:.3g}",
+                name=t(lang, "names-update-lowest", eta=decimal(f"{eta[best]:.3g}", lang)),
                 marker={"size": 12, "color": AFTER_COLOUR, "symbol": "diamond"},
-                hovertemplate="η = %{x:.3g}<br>loss = %{y:.5g}<extra></extra>",
+                hovertemplate=f"{t(lang, 'names-update-hover-eta-loss', x='%{x:.3g}', y='%{y:.5g}')}<extra></extra>",
             )
         )
     return traces
@@ -208,13 +212,14 @@ def line_search(
     *,
     title: str,
     lr: float | None = None,
+    lang: str = "en",
 ) -> go.Figure:
-    """loss(θ − η·g) against the step size η (log axis) beside the first-order prediction
+    """loss(W − η·g) against the step size η (log axis) beside the first-order prediction
     loss − η‖g‖², which is exact for small η and drifts away where curvature takes over.
     `lr`: the SGD learning rate of this step, drawn as a dashed line."""
     eta = np.asarray(eta, dtype=np.float64)
     actual = np.asarray(loss, dtype=np.float64)
-    traces = _line_search_traces(eta, actual, first_order)
+    traces = _line_search_traces(eta, actual, first_order, lang)
     finite = np.isfinite(actual)
     # Loss is never negative and blows up for large η: show 0 .. a little above where it started.
     top = float(np.max(actual[finite])) if finite.any() else loss0
@@ -222,8 +227,8 @@ def line_search(
     layout = base_layout(
         title,
         380,
-        xaxis={"type": "log", "title": {"text": "step size η along −g (log scale)"}},
-        yaxis={"title": {"text": "loss on this batch"}, "range": [0, top]},
+        xaxis={"type": "log", "title": {"text": t(lang, "names-update-eta-axis")}},
+        yaxis={"title": {"text": t(lang, "names-update-loss-axis")}, "range": [0, top]},
         legend={"orientation": "h", "y": -0.3},
     )
     shapes = [reference_line(loss0, vertical=False, dash="dot", width=1)]

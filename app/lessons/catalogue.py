@@ -24,10 +24,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 import xt_core
+from app import words
 from app.errors import SpecError
-from app.lessons import claims, geometry
+from app.lessons import claims, geometry, sentences
+from app.lessons import words as lesson_words
 from app.lessons.schema import LessonFile, LessonStep
-from app.lessons.template import TemplateError, fill
 from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve, spec_to_query
 from app.steps.context import TraceContext
@@ -42,6 +43,7 @@ WALKTHROUGH_VALUES = (
     "N", "T", "V", "loss", "quiz_probes",
     "n_embd", "ffn_hidden", "n_head", "n_kv_head", "kv_group", "head_dim", "q_dim", "kv_dim", "sqrt_head_dim",
 )  # fmt: skip
+LOG = "en"  # `xt lesson check` and the log speak English, as the CLI does
 TraceFor = Callable[[ResolvedSpec], xt_core.Trace]
 
 
@@ -55,19 +57,43 @@ class LessonError(ValueError):
 
 @dataclass
 class Lesson:
+    """A checked lesson. `title`, `summary` and `steps` read in its first language (English when
+    it has it); `texts` holds its words in each language it has (app.lessons.words), `said` each
+    step's claims as sentences any language can put into words."""
+
     name: str
     title: str
     summary: str
     spec: ResolvedSpec
     steps: list[dict]
     warnings: list[str] = field(default_factory=list)
+    texts: dict[str, dict] = field(default_factory=dict)
+    said: list[list[tuple]] = field(default_factory=list)
 
-    def brief(self) -> dict:
+    def language(self, lang: str) -> str:
+        """The language the lesson answers in when asked for `lang`: that one if it has it, else its first."""
+        return lang if lang in self.texts else next(iter(self.texts), words.DEFAULT)
+
+    def in_language(self, lang: str) -> tuple[str, str, list[dict]]:
+        """Title, summary and steps in `lang` (the lesson's first language if it has not that one)."""
+        lang = self.language(lang)
+        if lang not in self.texts:
+            return self.title, self.summary, self.steps
+        text = self.texts[lang]
+        steps = [
+            lesson_words.with_words(step, words_of_step, said, lang)
+            for step, words_of_step, said in zip(self.steps, text["steps"], self.said, strict=True)
+        ]
+        return text["title"], text["summary"], steps
+
+    def brief(self, lang: str = words.DEFAULT) -> dict:
         query = spec_to_query(self.spec.canonical)
+        title, summary, _ = self.in_language(lang)
         return {
             "name": self.name,
-            "title": self.title,
-            "summary": self.summary,
+            "title": title,
+            "summary": summary,
+            "lang": self.language(lang),
             "trace_id": self.spec.id,
             "buglab": bool(self.spec.faults),
             "steps": len(self.steps),
@@ -75,8 +101,8 @@ class Lesson:
             "query": query,
         }
 
-    def json(self) -> dict:
-        return {**self.brief(), "spec": self.spec.canonical, "steps": self.steps}
+    def json(self, lang: str = words.DEFAULT) -> dict:
+        return {**self.brief(lang), "spec": self.spec.canonical, "steps": self.in_language(lang)[2]}
 
 
 def _loc(parts) -> str:
@@ -144,9 +170,6 @@ def _check_step(ctx: TraceContext, step: LessonStep) -> dict:
         "name": step.name,
         "phase": step.phase,
         "title": title(record),
-        "takeaway": step.takeaway,
-        "narration": step.narration,
-        "next": step.next,
         "annotations": annotations,
     }
 
@@ -170,13 +193,23 @@ def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
             problems.append(f"steps[{i}] ({step.name}, {step.phase}): {exc}")
     if problems:
         raise LessonError(path, problems)
-    measured = _Claims(path, lesson, ctx, trace_for).check(steps)
-    summary = _fill_text(path, lesson, steps, {**_walkthrough_values(ctx), **measured})
+    claims_of = _Claims(path, lesson, ctx, trace_for)
+    measured = claims_of.check(steps)
+    values = {**_walkthrough_values(ctx), **measured}
+    texts, problems = (
+        lesson_words.from_file(lesson, steps, values)
+        if lesson.title
+        else lesson_words.from_catalogues(lesson.words, steps, values)
+    )
+    if problems:
+        raise LessonError(path, problems)
     low, high = SUGGESTED_STEPS
     warnings = (
         [] if low <= len(steps) <= high else [f"{len(steps)} steps: a lesson is a path of {low}–{high} key steps"]
     )
-    return Lesson(name, lesson.title, summary, spec, steps, warnings)
+    checked = Lesson(name, "", "", spec, steps, warnings, texts, claims_of.said)
+    checked.title, checked.summary, checked.steps = checked.in_language(words.DEFAULT)
+    return checked
 
 
 class _Claims:
@@ -186,6 +219,7 @@ class _Claims:
     def __init__(self, path: Path, lesson: LessonFile, ctx: TraceContext, trace_for: TraceFor):
         self.path, self.lesson, self.ctx, self.trace_for = path, lesson, ctx, trace_for
         self.variants: dict[str, TraceContext] = {}
+        self.said: list[list[tuple]] = []  # each step's (claim, measured, against)
 
     def _context(self, claim) -> TraceContext:
         if claim.faults is None:
@@ -216,7 +250,8 @@ class _Claims:
         by_id: dict[str, claims.Measured] = {}
         problems = []
         for i, (step, out) in enumerate(zip(self.lesson.steps, steps, strict=True)):
-            out["claims"] = []
+            out["claims"], said = [], []
+            self.said.append(said)
             for j, claim in enumerate(step.claims):
                 where = f"steps[{i}] ({step.name}, {step.phase}): claims[{j}] ({claim.kind}{_named(claim)})"
                 try:
@@ -224,10 +259,11 @@ class _Claims:
                 except claims.ClaimError as exc:
                     problems.append(f"{where}: {exc}")
                     continue
-                against = claims.about(claim.faults)
+                against = sentences.about(claim.faults)
                 if not measured.ok:
                     problems.append(
-                        f"{where} is false against {against}: claimed {measured.claimed}; {measured.measured}"
+                        f"{where} is false against {against.text(LOG)}: claimed {measured.claimed.text(LOG)}; "
+                        f"{measured.measured.text(LOG)}"
                     )
                 if claim.id in WALKTHROUGH_VALUES:
                     problems.append(f"{where}: {claim.id!r} names a number of the walkthrough: pick another name")
@@ -236,6 +272,7 @@ class _Claims:
                 if claim.id:
                     by_id[claim.id] = measured
                 out["claims"].append(measured.json(claim, against))
+                said.append((claim, measured, against))
         if problems:
             raise LessonError(self.path, problems)
         return by_id
@@ -264,31 +301,6 @@ def _walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
         "kv_dim": int(cfg.n_kv_head * cfg.head_dim),
         "sqrt_head_dim": math.sqrt(cfg.head_dim),
     }
-
-
-def _fill_text(path: Path, lesson: LessonFile, steps: list[dict], values: dict) -> str:
-    """Fills every text of the lesson from `values` (measured claims by id, the walkthrough's own
-    numbers), the steps in place; the filled summary. LessonError naming each text that does not fill."""
-    problems = []
-
-    def filled(text: str, where: str) -> str:
-        try:
-            return fill(text, values)
-        except TemplateError as exc:
-            problems.append(f"{where}: {exc}")
-            return text
-
-    summary = filled(lesson.summary, "summary")
-    for i, step in enumerate(steps):
-        for key in ("takeaway", "narration", "next"):
-            step[key] = filled(step[key], f"steps[{i}] ({step['name']}, {step['phase']}).{key}")
-        for j, note in enumerate(step["annotations"]):
-            note["label"] = filled(
-                note["label"], f"steps[{i}] ({step['name']}, {step['phase']}).annotations[{j}].label"
-            )
-    if problems:
-        raise LessonError(path, problems)
-    return summary
 
 
 @dataclass

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.lessons import schema
+from app import words
+from app.lessons import schema, sentences
 from app.steps.context import TraceContext
 from app.traces.tensors import tensor_array
 from xt_core import check_record
@@ -31,17 +32,17 @@ class Measured:
     ok: bool
     values: dict[str, float | int | str]  # what a template's {id.field} reads
     primary: str  # the field {id} alone reads
-    claimed: str
-    measured: str
+    claimed: sentences.Said
+    measured: sentences.Said
 
-    def json(self, claim, against: str) -> dict:
+    def json(self, claim, against: sentences.Said, lang: str = words.DEFAULT) -> dict:
         """What the page shows: the claim, what it was checked against, what was measured."""
         return {
             "id": claim.id,
             "kind": claim.kind,
-            "claimed": self.claimed,
-            "measured": self.measured,
-            "against": against,
+            "claimed": self.claimed.text(lang),
+            "measured": self.measured.text(lang),
+            "against": against.text(lang),
             "values": {k: None if isinstance(v, float) and not np.isfinite(v) else v for k, v in self.values.items()},
         }
 
@@ -52,16 +53,6 @@ class ClaimContext:
 
     ctx: TraceContext
     step_index: int
-
-
-def _g(x: float) -> str:
-    return f"{x:.3g}"
-
-
-def _bounds(low: float | None, high: float | None) -> str:
-    if low is not None and high is not None:
-        return f"between {_g(low)} and {_g(high)}"
-    return f"at least {_g(low)}" if low is not None else f"at most {_g(high)}"
 
 
 def _within(x: float, low: float | None, high: float | None) -> bool:
@@ -109,9 +100,8 @@ def _label(cc: ClaimContext, index: int, size: int) -> str:
     return cc.ctx.vocab[index] if size == len(cc.ctx.vocab) else str(index)
 
 
-def _where(name: str, of: str, at: list) -> str:
-    what = {"value": name, "grad": f"dL/d{name}", "contribution": f"this step's contribution to dL/d{name}"}[of]
-    return what + (f"[{', '.join(map(str, at))}]" if at else "")
+def _at(at: list) -> str:
+    return f"[{', '.join(map(str, at))}]" if at else ""
 
 
 # ---------------------------------------------------------------------- the kinds
@@ -122,18 +112,21 @@ def stripe(claim: schema.StripeClaim, cc: ClaimContext) -> Measured:
     if probs.ndim != 4 or probs.shape[-1] != probs.shape[-2]:
         raise ClaimError(f"{claim.tensor!r} is not an attention matrix (n_seq, heads, T, T): {probs.shape}")
     first = -claim.offset if claim.from_ is None else claim.from_
-    if not (claim.seq < probs.shape[0] and claim.head < probs.shape[1] and -claim.offset <= first < probs.shape[-1]):
+    last = probs.shape[-1] - 1 if claim.to is None else claim.to
+    if not (claim.seq < probs.shape[0] and claim.head < probs.shape[1] and -claim.offset <= first <= last):
         raise ClaimError(f"seq {claim.seq}, head {claim.head}, from {first}: outside {claim.tensor} {probs.shape}")
-    queries = np.arange(first, probs.shape[-1])
+    if last >= probs.shape[-1]:
+        raise ClaimError(f"to {last}: outside the {probs.shape[-1]} queries of {claim.tensor}")
+    queries = np.arange(first, last + 1)
     weights = np.asarray(probs[claim.seq, claim.head, queries, queries + claim.offset], dtype=np.float64)
     low, mean = float(weights.min()), float(weights.mean())
+    said = {"head": claim.head, "weight": claim.min_weight, "offset": claim.offset, "first": first, "last": last}
     return Measured(
         low >= claim.min_weight,
-        {"min": low, "mean": mean, "head": claim.head, "offset": claim.offset, "from": first},
+        {"min": low, "mean": mean, "head": claim.head, "offset": claim.offset, "from": first, "to": last},
         "min",
-        f"head {claim.head} puts at least {_g(claim.min_weight)} on offset {claim.offset} (key − query) "
-        f"at every query from position {first} on",
-        f"least weight {_g(low)}, mean {_g(mean)}",
+        sentences.Said("lesson-claim-stripe" if claim.to is None else "lesson-claim-stripe-to", said),
+        sentences.Said("lesson-measured-stripe", {"least": low, "mean": mean}),
     )
 
 
@@ -148,14 +141,20 @@ def target_probability(claim: schema.TargetProbabilityClaim, cc: ClaimContext) -
     start = int(below[-1]) + 1 if below.size else 0
     after = float(p[start:].min()) if start < len(p) else float("nan")
     before = float(p[:start].max()) if start else float("nan")
-    told = "never" if start == len(p) else f"from position {start} on (at least {_g(after)})"
+    if start == len(p):
+        told = sentences.Said("lesson-measured-target-never", {"before": before})
+    else:
+        told = sentences.Said(
+            "lesson-measured-target-from-before" if start else "lesson-measured-target-from", {"first": start}
+        )
+        told.values.update({"least": after, "before": before})
+    said = {"above": claim.above, "first": claim.from_, "before": claim.from_ - 1}
     return Measured(
         start == claim.from_,
         {"from": start, "min": after, "before": before, "above": claim.above},
         "from",
-        f"p(target) stays above {_g(claim.above)} from position {claim.from_} to the end"
-        + (f", and not at {claim.from_ - 1}" if claim.from_ else ""),
-        told + (f"; before it at most {_g(before)}" if start else ""),
+        sentences.Said("lesson-claim-target-not-before" if claim.from_ else "lesson-claim-target", said),
+        told,
     )
 
 
@@ -170,12 +169,14 @@ def gradcheck(claim: schema.GradcheckClaim, cc: ClaimContext) -> Measured:
     check = check_record(cc.ctx.trace, _record_index(cc, claim.step, claim.phase))
     error = float(check.max_rel_error)
     verdict = "passes" if check.passed else "fails"
+    claimed = "lesson-claim-gradcheck-passes" if claim.passes else "lesson-claim-gradcheck-fails"
+    told = "lesson-measured-gradcheck-passes" if check.passed else "lesson-measured-gradcheck-fails"
     return Measured(
         check.passed == claim.passes,
         {"error": error, "tolerance": float(check.tolerance), "passes": verdict},
         "error",
-        f"the gradient check of {claim.step} ({claim.phase}) {'passes' if claim.passes else 'fails'}",
-        f"it {verdict}: rel. error {error:.2g} (tolerance {check.tolerance:.0e})",
+        sentences.Said(claimed, {"step": claim.step, "phase": sentences.Said(sentences.PHASE_WORDS[claim.phase])}),
+        sentences.Said(told, {"error": error, "tolerance": float(check.tolerance)}),
     )
 
 
@@ -196,13 +197,7 @@ def failing_steps(claim: schema.FailingStepsClaim, cc: ClaimContext) -> Measured
     names = [name for name, _ in failing]
     first, error = failing[0] if failing else ("none", float("nan"))
     ok = (claim.first is None or claim.first == first) and (claim.only is None or claim.only == names)
-    if claim.only is not None:
-        claimed = f"the failing backward steps are {', '.join(claim.only) or 'none'}"
-        shown = names if len(names) <= 4 else [*names[:3], f"… {len(names) - 3} more"]
-        told = f"failing: {', '.join(shown) or 'none'}" + (f" (first: rel. error {error:.2g})" if failing else "")
-    else:
-        claimed = f"the first backward step whose check fails is {claim.first}"
-        told = f"first failing: {first}" + (f", rel. error {error:.2g}" if failing else "")
+    claimed, told = sentences.failing(claim, failing)
     checked = sum(r.phase == "backward" for r in cc.ctx.trace.records)
     return Measured(ok, {"first": first, "error": error, "count": len(names), "of": checked}, "first", claimed, told)
 
@@ -213,8 +208,8 @@ def identity(claim: schema.IdentityClaim, cc: ClaimContext) -> Measured:
         _within(deviation, claim.min, claim.max),
         {"deviation": deviation},
         "deviation",
-        f"max |dL/dlogits − (p − onehot)/N| is {_bounds(claim.min, claim.max)}",
-        f"it is {_g(deviation)}",
+        sentences.Said("lesson-claim-identity", {"condition": sentences.bounds(claim.min, claim.max)}),
+        sentences.Said("lesson-measured-value", {"value": deviation}),
     )
 
 
@@ -234,13 +229,12 @@ def value(claim: schema.ValueClaim, cc: ClaimContext) -> Measured:
     x = REDUCE[claim.reduce](part)
     ok = _within(x, claim.min, claim.max) if claim.min is not None or claim.max is not None else True
     ok = ok and (claim.sign is None or bool(SIGNS[claim.sign](x)))
-    parts = ([_bounds(claim.min, claim.max)] if claim.min is not None or claim.max is not None else []) + (
-        [claim.sign] if claim.sign else []
+    condition = sentences.condition(claim.min, claim.max, claim.sign)
+    claimed = sentences.Said(
+        sentences.VALUE_CLAIMED[(claim.reduce, claim.of)],
+        {"name": claim.tensor, "at": _at(claim.at), "condition": condition},
     )
-    what = ("" if claim.reduce == "entry" else claim.reduce.replace("_", " |") + " of ") + _where(
-        claim.tensor, claim.of, claim.at
-    )
-    return Measured(ok, {"value": x}, "value", f"the {what} is {' and '.join(parts)}", f"it is {_g(x)}")
+    return Measured(ok, {"value": x}, "value", claimed, sentences.Said("lesson-measured-value", {"value": x}))
 
 
 def argmax(claim: schema.ArgmaxClaim, cc: ClaimContext) -> Measured:
@@ -252,15 +246,15 @@ def argmax(claim: schema.ArgmaxClaim, cc: ClaimContext) -> Measured:
     best = int(np.argmax(scores))
     expected = _axis_index(cc, claim.equals, scores.shape[0], len(claim.at))
     label = _label(cc, best, scores.shape[0])
-    what = ("the row of largest norm of " if claim.over == "rows" else "the largest entry of ") + _where(
-        claim.tensor, claim.of, claim.at
-    )
     return Measured(
         best == expected,
         {"label": label, "index": best, "score": float(scores[best])},
         "label",
-        f"{what} is {_label(cc, expected, scores.shape[0])}",
-        f"it is {label} ({_g(float(scores[best]))})",
+        sentences.Said(
+            sentences.ARGMAX_CLAIMED[(claim.over, claim.of)],
+            {"name": claim.tensor, "at": _at(claim.at), "label": _label(cc, expected, scores.shape[0])},
+        ),
+        sentences.Said("lesson-measured-label", {"label": label, "score": float(scores[best])}),
     )
 
 
@@ -278,10 +272,3 @@ KINDS: dict[type, Callable[..., Measured]] = {
 def measure(claim, cc: ClaimContext) -> Measured:
     """The claim checked against cc's trace (ClaimError when it names what does not exist)."""
     return KINDS[type(claim)](claim, cc)
-
-
-def about(faults: list[str] | None) -> str:
-    """Which trace a claim was checked against, in words."""
-    if faults is None:
-        return "this trace"
-    return f"this trace's spec with the fault {', '.join(faults)}" if faults else "this trace's spec, correct backward"

@@ -52,8 +52,6 @@ class Annotation(BaseModel):
         for need in needs:
             if all(getattr(self, name) is None for name in need.split("|")):
                 raise ValueError(f"a {self.kind} annotation needs {' or '.join(need.split('|'))}")
-        if self.kind == "note" and not self.label:
-            raise ValueError("a note needs a label")
         return self
 
 
@@ -80,13 +78,14 @@ class ClaimBase(BaseModel):
 
 
 class StripeClaim(ClaimBase):
-    """An attention head's weight on one diagonal (offset = key − query) from a query on."""
+    """An attention head's weight on one diagonal (offset = key − query) from a query on (to a query)."""
 
     kind: Literal["stripe"]
     tensor: str = Field(description="an attention probs tensor, e.g. layers.1.attention.probs")
     head: int = Field(ge=0)
     offset: int = Field(le=0, description="column − row: −1 the previous position")
     from_: int | None = Field(None, alias="from", ge=0, description="the first query (default: −offset)")
+    to: int | None = Field(None, ge=0, description="the last query (default: the last position)")
     min_weight: float = Field(gt=0, le=1, description="every weight on the stripe is at least this")
     seq: int = Field(0, ge=0)
 
@@ -174,8 +173,8 @@ class LessonStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(description="the recorded name, e.g. layers.1.attention.probs")
     phase: Literal["forward", "loss", "backward", "update"]
-    takeaway: str = Field(min_length=1, max_length=200, description="one line: what to remember")
-    narration: str = Field(min_length=1, max_length=1200, description="2–4 sentences: what to point at, what to say")
+    takeaway: str = Field("", max_length=200, description="one line: what to remember")
+    narration: str = Field("", max_length=1200, description="2–4 sentences: what to point at, what to say")
     next: str = Field("", max_length=200, description="the cue that leads to the next step")
     annotations: list[Annotation] = Field(default_factory=list, max_length=8)
     claims: list[Claim] = Field(default_factory=list, max_length=8)
@@ -188,14 +187,57 @@ class LessonStep(BaseModel):
         return " ".join(text.split())  # a TOML multi-line string reads as one paragraph
 
 
+WORDS = ("takeaway", "narration", "next")
+
+
 class LessonFile(BaseModel):
+    """A lesson's words are in the file (title, each step's takeaway and narration: one language,
+    `lang`) or, for a lesson without a title, in the catalogues (app/words/locales/<lang>/lesson-<name>.ftl,
+    every language: app.lessons.words)."""
+
     model_config = ConfigDict(extra="forbid")
-    title: str = Field(min_length=1, max_length=120)
+    title: str = Field("", max_length=120, description="none: the words are in the catalogues (`words`)")
+    words: str = Field(
+        "",
+        pattern=r"^$|^[a-z0-9][a-z0-9-]{0,62}$",
+        description="the catalogues' name for this lesson's words: app/words/locales/<lang>/lesson-<words>.ftl",
+    )
+    lang: str = Field("en", pattern=r"^[a-z]{2,3}$", description="the language of the words written in the file")
     summary: str = Field("", max_length=600)
     spec: dict[str, Any] = Field(description="the walkthrough: as the body of POST /api/traces")
     steps: list[LessonStep] = Field(min_length=1, max_length=MAX_STEPS)
 
     _title = field_validator("title")(_one_line)
+
+    @model_validator(mode="after")
+    def _words_in_one_place(self) -> LessonFile:
+        written = [f"steps[{i}].{key}" for i, step in enumerate(self.steps) for key in WORDS if getattr(step, key)] + [
+            f"steps[{i}].annotations[{j}].label"
+            for i, s in enumerate(self.steps)
+            for j, a in enumerate(s.annotations)
+            if a.label
+        ]
+        if bool(self.title) == bool(self.words):
+            raise ValueError("a lesson has a title (its words written here) or `words` (its words in the catalogues)")
+        if self.words:
+            if written or self.summary:
+                first = (written or ["summary"])[0]
+                raise ValueError(f"a lesson with `words` has them in the catalogues, not here: {first}")
+            return self
+        missing = [
+            f"steps[{i}].{key}" for i, step in enumerate(self.steps) for key in WORDS[:2] if not getattr(step, key)
+        ]
+        if missing:
+            raise ValueError(f"{missing[0]}: a lesson with a title writes each step's takeaway and narration")
+        notes = [
+            f"steps[{i}].annotations[{j}]"
+            for i, s in enumerate(self.steps)
+            for j, a in enumerate(s.annotations)
+            if a.kind == "note" and not a.label
+        ]
+        if notes:
+            raise ValueError(f"{notes[0]}: a note needs a label")
+        return self
 
     @field_validator("summary")
     @classmethod

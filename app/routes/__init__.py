@@ -9,14 +9,15 @@
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
-| assets | GET /assets/plotly-{version}-{hash}.min.js (and /static, mounted by main) |
+| assets | GET /assets/plotly-{version}-{hash}.min.js, /assets/plotly-locale-{lang}.js (and /static, mounted by main) |
+| words | GET /words/{lang}.ftl (the Fluent catalogue the pages read; /vendor/fluent, mounted by main) |
 | docs | GET /docs, /docs/oauth2-redirect (and /assets/swagger, mounted by main) |
 | sessions | POST /api/sessions; GET /api/sessions/{code}, .../events, .../qr.svg; POST .../state, .../poll, .../answers; GET /api/lessons, /api/lessons/{name}, /lessons/{name}, /join, /join/{code} |
 """
 
 from fastapi import APIRouter
 
-from app.routes import assets, bench, buglab, checkpoints, docs, meta, pages, sessions, traces, training
+from app.routes import assets, bench, buglab, checkpoints, docs, meta, pages, sessions, traces, training, words
 
 ROUTERS: list[APIRouter] = [
     meta.router,
@@ -27,6 +28,7 @@ ROUTERS: list[APIRouter] = [
     training.router,
     assets.router,
     pages.router,
+    words.router,
     docs.router,
     sessions.router,
 ]

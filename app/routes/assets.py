@@ -26,6 +26,10 @@ from jinja2 import pass_context
 router = APIRouter(include_in_schema=False)
 
 PLOTLY_JS = Path(__file__).resolve().parent.parent / "vendor" / "plotly" / "plotly-xt.min.js"
+FLUENT_DIR = Path(__file__).resolve().parent.parent / "vendor" / "fluent"
+# Plotly's own words (the mode bar's) by language: plotly.js 4.1.1's dist/plotly-locale-<lang>.js,
+# vendored beside the bundle; English is the bundle's own.
+PLOTLY_LOCALES = {"ru": PLOTLY_JS.parent / "plotly-locale-ru.js"}
 IMMUTABLE = "public, max-age=31536000, immutable"
 # The first line of the bundle's banner names the plotly.js release it was built from.
 _BANNER_VERSION = re.compile(rb"plotly\.js v(\d+\.\d+\.\d+)")
@@ -79,6 +83,23 @@ def _build_bundle() -> Bundle:
 def plotly_url() -> str:
     """The URL pages load Plotly.js from (app.main builds the bundle at startup)."""
     return f"/assets/plotly-{plotly_bundle().tag}.min.js"
+
+
+@pass_context
+def plotly_locale_url(context) -> str:
+    """The URL of Plotly's locale for the page's language, or "" (English: the bundle's own)."""
+    from app.words.jinja import page_lang
+
+    lang = page_lang(context)
+    return f"/assets/plotly-locale-{lang}.js" if lang in PLOTLY_LOCALES else ""
+
+
+@router.get("/assets/plotly-locale-{lang}.js")
+def plotly_locale(lang: str) -> Response:
+    if lang not in PLOTLY_LOCALES:
+        raise HTTPException(404, f"no Plotly locale for {lang!r}; this server has {', '.join(PLOTLY_LOCALES)}")
+    body = PLOTLY_LOCALES[lang].read_bytes()
+    return Response(body, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
 
 def _accepts_gzip(request: Request) -> bool:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
 from app.answers import encode, record_at
-from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, StepIndex
+from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, StepIndex
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
@@ -19,6 +19,7 @@ from app.steps import compare, slices
 from app.traces import tensors
 from app.traces.admission import Overloaded
 from app.traces.pool import VIEWS
+from app.words.said import Said
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -64,6 +65,7 @@ async def get_slice(
 async def get_compare(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     b: Annotated[str, Path(description="the other trace's id (POST its spec first)")],
     index: StepIndex,
@@ -75,13 +77,13 @@ async def get_compare(
     first = await services.trace(trace_id, request)
     second = await services.trace(b, request)  # Services: admitted, the only way a trace is built
     if first.spec.quiz is not None or second.spec.quiz is not None:
-        raise HTTPException(403, detail="a quiz's trace cannot be compared: the difference would point at its fault")
+        raise HTTPException(403, detail=Said("error-compare-quiz"))
     compare.check_aligned(first, second)
     record_at(first, index)
     check_range("seq", seq, first.n_seq, f"the trace has {first.n_seq} sequence(s)")
     if param is not None and first.trace.records[index].phase != "update":
-        raise SpecError(("query", "param"), "param applies to the update step only")
-    build = partial(compare.compare_view, first, second, index, seq, param)
+        raise SpecError(("query", "param"), Said("error-compare-param"))
+    build = partial(compare.compare_view, first, second, index, seq, param, lang)
     working = compare.working_bytes(first, index, param)
     reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does
     if reservation is None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from app import security
 from app.buglab import quiz
 from app.buglab import views as buglab_views
-from app.deps import FigureSeq, ServicesDep, SettingsDep, TraceDep
+from app.deps import FigureSeq, LangDep, ServicesDep, SettingsDep, TraceDep
 from app.encoding import json_response, json_safe
 from app.errors import (
     BAD_BODY,
@@ -25,6 +25,7 @@ from app.errors import (
     PROBES_SPENT,
     QUIZ_SEALED,
     VOTERS_LIMITED,
+    PydanticSaid,
     not_a_boolean,
 )
 from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
@@ -36,6 +37,7 @@ from app.steps.gradcheck import gradcheck_json
 from app.traces.admission import Overloaded
 from app.traces.checks import ChecksBusy
 from app.traces.pool import VIEWS
+from app.words.said import Said
 
 router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
 
@@ -45,11 +47,13 @@ router = APIRouter(tags=["bug lab"], responses=BAD_FIELD)
     response_model=Catalogue,
     summary="The bug-lab catalogue: each fault, the op it breaks, whether it applies",
 )
-async def list_faults(request: Request, settings: SettingsDep) -> Response:
+async def list_faults(request: Request, settings: SettingsDep, lang: LangDep) -> Response:
     """Query: a checkpoint `model` or any config field (as on /walk: n_layer, n_head, n_kv_head,
     tie_embeddings, ...), and fault_layer; without them, the default config and its last layer."""
     config, layer, model = {}, None, None
     for key, value in request.query_params.items():
+        if key == "lang":
+            continue  # the words' language (LangDep)
         if key in CONFIG_FIELDS:
             config[key] = value
         elif key == "fault_layer":
@@ -57,7 +61,7 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         elif key == "model":
             model = value or None
         else:
-            raise SpecError(("query", key), f"unknown parameter {key!r}: give model or config fields, and fault_layer")
+            raise SpecError(("query", key), Said("error-faults-unknown-parameter", key=repr(key)))
     try:
         spec = TraceSpec.model_validate({"model": model, "config": config or None, "tokens": [0, 0]})
         cfg = resolve(spec, settings).cfg
@@ -65,12 +69,16 @@ async def list_faults(request: Request, settings: SettingsDep) -> Response:
         raise SpecError(("query", exc.loc[-1]), exc.msg) from None
     except ValidationError as exc:  # a value that is not a number
         field = next((str(p) for p in reversed(exc.errors()[0]["loc"]) if str(p) in CONFIG_FIELDS), "config")
-        raise SpecError(("query", field), f"{field}: {exc.errors()[0]['msg']}") from None
+        raise SpecError(
+            ("query", field), Said("error-query-field", field=field, reason=PydanticSaid(exc.errors()[0]))
+        ) from None
     if layer in (None, ""):
         layer = default_fault_layer(cfg)
     elif not (layer.isdigit() and int(layer) < cfg.n_layer):
-        raise SpecError(("query", "fault_layer"), f"fault_layer must be between 0 and {cfg.n_layer - 1}, got {layer!r}")
-    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer))))
+        raise SpecError(
+            ("query", "fault_layer"), Said("error-faults-layer", last=str(cfg.n_layer - 1), value=repr(layer))
+        )
+    return json_response(request, json_safe(buglab_views.catalogue(cfg, int(layer), lang)))
 
 
 @router.get(
@@ -88,9 +96,7 @@ async def get_checks(
     if services.store.spec(trace_id) is not None and services.answers.sealed(request, trace_id):
         raise HTTPException(
             403,
-            detail=f"a quiz hides every step's check from you until you answer it (a class's: until its "
-            f"presenter reveals): probe up to {services.quiz.max_probes} steps (POST "
-            f"/api/traces/{trace_id}/quiz/probe)",
+            detail=Said("error-quiz-sealed", probes=services.quiz.max_probes, trace_id=trace_id),
         )
     job = services.checks.get(trace_id)
     if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
@@ -118,11 +124,12 @@ async def get_checks(
 async def get_diff(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     index: int = Path(description="a backward step of a trace run with faults"),
     seq: FigureSeq = 0,
 ) -> Response:
-    return await services.answers.diff(request, trace_id, index, seq)
+    return await services.answers.diff(request, trace_id, index, seq, lang)
 
 
 class QuizAnswer(BaseModel):
@@ -143,30 +150,29 @@ class QuizProbe(BaseModel):
     responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
-async def answer_quiz(request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer) -> Response:
+async def answer_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, answer: QuizAnswer, lang: LangDep
+) -> Response:
     """The answer is the learner's own (app.sessions.voters): it unseals nothing for anyone else.
     A class's quiz is answered in the class's poll and revealed by its presenter: 409 here."""
     quiz_or_404(ctx)
     if is_class_quiz(ctx.spec.quiz):
-        raise HTTPException(
-            409, detail="this quiz belongs to a class: answer the class's poll; its presenter reveals the bug"
-        )
+        raise HTTPException(409, detail=Said("error-quiz-of-a-class"))
     records = ctx.trace.records
     check_range_body(answer.step, len(records))
     if records[answer.step].phase != "backward":
         raise SpecError(
-            ("body", "step"),
-            f"step {answer.step} is a {records[answer.step].phase} step: the bug is in a backward step",
+            ("body", "step"), Said("error-quiz-not-backward", step=str(answer.step), phase=records[answer.step].phase)
         )
     learner = services.voters.identify(request)
     state = services.quiz.answer(ctx.spec.id, learner)
-    verdict = buglab_views.quiz_answer(ctx, answer.step) | state.json(services.quiz.max_probes)
+    verdict = buglab_views.quiz_answer(ctx, answer.step, lang) | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
 
 def quiz_or_404(ctx: TraceContext) -> None:
     if ctx.spec.quiz is None:
-        raise HTTPException(404, detail=f"trace {ctx.spec.id} is not a quiz; start one at /quiz")
+        raise HTTPException(404, detail=Said("error-not-a-quiz", trace_id=ctx.spec.id))
 
 
 @router.get(
@@ -189,7 +195,9 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
     responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
-async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe) -> Response:
+async def probe_quiz(
+    request: Request, services: ServicesDep, ctx: TraceDep, probe: QuizProbe, lang: LangDep
+) -> Response:
     """Any step (forward, loss, backward, update): the probe buys the step's gradient check and,
     for a backward step, its comparison with the correct backward (GET .../diff). The probes
     are the learner's own (app.sessions.voters). Probing a step again, or after the answer, is free."""
@@ -199,7 +207,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
     try:
         state = services.quiz.probe(ctx.spec.id, learner, probe.step)
     except quiz.ProbesSpent as exc:
-        raise HTTPException(409, detail=str(exc)) from None
+        raise HTTPException(409, detail=exc.words(lang)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)
@@ -207,7 +215,7 @@ async def probe_quiz(request: Request, services: ServicesDep, ctx: TraceDep, pro
 
 def check_range_body(step: int, n: int) -> None:
     if not 0 <= step < n:
-        raise SpecError(("body", "step"), f"step must be between 0 and {n - 1} (the trace's steps), got {step}")
+        raise SpecError(("body", "step"), Said("error-quiz-step-range", last=str(n - 1), value=str(step)))
 
 
 @router.get("/quiz", include_in_schema=False)

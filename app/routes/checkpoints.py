@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import security
+from app.checkpoints import model_words
 from app.checkpoints.formats import upload_formats_text
 from app.checkpoints.registry import MAX_NAME_CHARS, CheckpointError, UploadQuotaError, describe, registry
 from app.checkpoints.upload import UploadError, parse_multipart, read_body, the_file
@@ -19,6 +20,8 @@ from app.schemas.checkpoints import ModelListing, TokenizePreview, Uploaded
 from app.spec import preview
 from app.spec.presets import presets
 from app.traces.pool import BUILDS, LIGHT
+from app.words.choice import chosen_language
+from app.words.said import said_of
 
 router = APIRouter(prefix="/api", tags=["models"])
 
@@ -43,13 +46,15 @@ _UPLOAD_BODY = {
     summary="Checkpoints (demo models, real models, uploads), the random-init presets, and the real models "
     "not fetched here (`fetchable`: how to get them)",
 )
-async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
+async def list_models(request: Request, services: ServicesDep, settings: SettingsDep) -> dict:
     models = registry(settings)
+    lang = chosen_language(request)  # the models' and presets' words (model_words)
     # milliseconds once each model is read; the first read of a real model's header is not
     ready = all(models.ready(info) for info in models.available())
     listing = await services.run(preview.listing, settings, pool=LIGHT if ready else BUILDS)
-    fetchable = models.absent()
-    return json_safe({"models": listing, "presets": presets(), "fetchable": fetchable})
+    listing = [model_words.model_in(entry, lang) for entry in listing]
+    fetchable = [model_words.fetchable_in(entry, lang) for entry in models.absent()]
+    return json_safe({"models": listing, "presets": presets(lang), "fetchable": fetchable})
 
 
 @router.get(
@@ -60,16 +65,20 @@ async def list_models(services: ServicesDep, settings: SettingsDep) -> dict:
     "training steps the server would take for it",
 )
 async def tokenize(
+    request: Request,
     services: ServicesDep,
     settings: SettingsDep,
     model: str = Query(max_length=MAX_NAME_CHARS, description="a checkpoint's name, as GET /api/models lists it"),
-    text: str = Query("", description="at most max_text_chars characters (the spec's own limit)"),
+    text: str = Query("", description="a text no longer than the model's positions (the spec's own limit)"),
     dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
 ) -> dict:
     info = registry(settings).info(model)
     # the first read of a real model's tokenizer (~1 s) is not a millisecond job
     pool = LIGHT if info is None or registry(settings).ready(info) else BUILDS
-    return json_safe(await services.run(preview.tokenize_preview, model, text, dtype, settings, pool=pool))
+    answer = await services.run(preview.tokenize_preview, model, text, dtype, settings, pool=pool)
+    if answer["tokenizer_label"] is not None:  # a real model's own tokenizer, named in the page's language
+        answer["tokenizer_label"] = model_words.tokenizer_label(answer["model"], chosen_language(request))
+    return json_safe(answer)
 
 
 @router.post(
@@ -93,9 +102,9 @@ async def upload_model(request: Request, services: ServicesDep, settings: Settin
             models.store_upload, upload.data, upload.suffix, upload.filename, settings, request=request
         )
     except CheckpointError as exc:
-        raise SpecError(("body", "file"), str(exc)) from None
+        raise SpecError(("body", "file"), said_of(exc)) from None
     except UploadQuotaError as exc:
-        return JSONResponse(status_code=507, content={"detail": str(exc)})
+        raise HTTPException(507, said_of(exc)) from None
     info = models.info(name)
     return JSONResponse(
         status_code=201, content=json_safe({"name": name, "model": describe(info, models.summary(info))})
@@ -105,4 +114,4 @@ async def upload_model(request: Request, services: ServicesDep, settings: Settin
 def _refused(exc: UploadError) -> Response:
     if exc.status == 422:
         raise SpecError(("body", "file"), exc.message)
-    return JSONResponse(status_code=exc.status, content={"detail": exc.message})
+    raise HTTPException(exc.status, exc.message)

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from app.lessons import load_all
 from app.settings import Settings
+from app.words import DEFAULT
 
 # The default walkthrough's optimizer: plain SGD, w ← w − lr·g, the update a first reader can
 # check by eye after the backward pass.
@@ -33,8 +34,10 @@ def real_walk(models: list[dict]) -> tuple[str, str] | None:
     return real["label"], "/walk?" + urlencode({"model": real["name"], "text": real["examples"][0], "step": "1"})
 
 
-def ways(settings: Settings, models: list[dict]) -> dict:
+def ways(settings: Settings, models: list[dict], lang: str = DEFAULT) -> dict:
+    """The ways in; each lesson's title in `lang` when it has that language (`lang`: the one it is in)."""
     lessons = [
-        {"title": lesson.title, "url": f"/lessons/{name}"} for name, lesson in load_all(settings).lessons.items()
+        {"title": lesson.brief(lang)["title"], "lang": lesson.language(lang), "url": f"/lessons/{name}"}
+        for name, lesson in load_all(settings).lessons.items()
     ]
     return {"default_walk": default_walk(models), "lessons": lessons, "real_walk": real_walk(models)}

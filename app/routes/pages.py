@@ -17,56 +17,69 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
+from app import words
 from app.buglab import views as buglab_views
+from app.checkpoints import model_words
+from app.checkpoints.real_models import KNOWN_MODELS
 from app.routes import home_ways
-from app.routes.assets import module_preloads, plotly_url
+from app.routes.assets import module_preloads, plotly_locale_url, plotly_url
 from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
 from app.spec import form as model_form
 from app.spec.faults import new_quiz_seed
 from app.steps import glossary
+from app.words import choice
+from app.words import jinja as words_jinja
+from app.words.numbers import format_number
 
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("xt.pages")
 
 # Query keys that belong to the view, not to the spec (a trace ignores them).
-VIEW_KEYS = ("step", "seq", "present")
+VIEW_KEYS = ("step", "seq", "present", "lang")
 # Keys only the home form sends: `form` marks a form submission, `model=preset:<name>` a
 # random-init preset whose sizes the config fields already carry.
 FORM_KEYS = ("form",)
 PRESET_PREFIX = "preset:"
 
+# The example texts of a random init; "quote" is the page's language's own line (home-example-quote):
+# a byte or char tokenizer takes any alphabet, so a Russian class can watch Russian text.
 EXAMPLE_TEXTS = [
     ("cat", DEFAULT_TEXT),
     ("abc", "abcabcabcabcabcabcabcabc"),
-    ("hamlet", "To be, or not to be, that is the question."),
+    ("quote", None),
     ("emoji", "héllo wörld 👋 — שלום"),
 ]
 
 
+def _examples(lang: str) -> list[tuple[str, str]]:
+    return [(key, text if text is not None else words.t(lang, "home-example-quote")) for key, text in EXAMPLE_TEXTS]
+
+
 @dataclass(frozen=True)
 class Field:
+    """A config field of the home form; its label is the message home-field-<name>, its help
+    (when `help`) that message's .help (app/words/locales/*/home.ftl)."""
+
     name: str
-    label: str
-    help: str = ""
+    help: bool = False
     kind: str = "int"  # int | float | bool
     advanced: bool = False  # shown inside the "more sizes" disclosure
 
 
 CONFIG_FORM = [
-    Field("n_layer", "Layers", "transformer blocks"),
-    Field("n_head", "Query heads"),
-    Field("n_kv_head", "Key/value heads", "fewer than query heads = grouped-query attention"),
-    Field("n_embd", "Width C", "n_embd: must be divisible by the number of heads"),
-    Field("ffn_hidden", "FFN hidden width"),
-    Field("seq_len", "Max positions", "seq_len: the text may have at most seq_len + 1 tokens"),
-    Field(
-        "vocab_size", "Vocabulary size", "blank = automatic (256 for byte, the text's characters for char)", "int", True
-    ),
-    Field("tie_embeddings", "Tie embeddings", "logits reuse the token embedding matrix", "bool", True),
-    Field("rope_theta", "RoPE θ", "rotation base", "float", True),
-    Field("norm_eps", "RMSNorm ε", "", "float", True),
+    Field("n_layer", help=True),
+    Field("n_head"),
+    Field("n_kv_head", help=True),
+    Field("n_embd", help=True),
+    Field("ffn_hidden"),
+    Field("seq_len", help=True),
+    Field("vocab_size", help=True, advanced=True),
+    Field("tie_embeddings", help=True, kind="bool", advanced=True),
+    Field("rope_theta", help=True, kind="float", advanced=True),
+    Field("norm_eps", kind="float", advanced=True),
 ]
 FORM_CONFIG_FIELDS = {f.name for f in CONFIG_FORM}
 SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
@@ -79,13 +92,17 @@ QUIZ_CHOICE = "quiz"
 def templates(directory: Path) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["plotly_url"] = plotly_url
+    templates.env.globals["plotly_locale_url"] = plotly_locale_url
     templates.env.globals["module_preloads"] = module_preloads
+    words_jinja.install(templates.env)
     return templates
 
 
 def _render(request: Request, name: str, status: int = 200, **context) -> Response:
     settings: Settings = request.app.state.settings
-    return templates(settings.templates_dir).TemplateResponse(request, name, context, status_code=status)
+    response = templates(settings.templates_dir).TemplateResponse(request, name, context, status_code=status)
+    choice.remember(request, response)
+    return response
 
 
 def _home_values(params: dict[str, str]) -> dict[str, str]:
@@ -115,6 +132,11 @@ def _error_field(loc: tuple) -> str:
 def _render_home(request: Request, params: dict[str, str], errors: dict[str, str], status: int) -> Response:
     values = _home_values(params)
     form = model_form.home_context(params, values, request.app.state.settings)  # checkpoints, training
+    lang = choice.chosen_language(request)
+    form["models"] = [model_words.model_in(entry, lang) for entry in form["models"]]  # its words, its examples
+    form["fetchable"] = [model_words.fetchable_in(entry, lang) for entry in form["fetchable"]]
+    if form["model_tokenizer"] and values.get("model") in KNOWN_MODELS:  # a real model's own tokenizer, named
+        form["model_tokenizer"] = (form["model_tokenizer"][0], model_words.tokenizer_label(values["model"], lang))
     advanced_error = any(f.advanced and f.name in errors for f in CONFIG_FORM)
     return _render(
         request,
@@ -124,11 +146,30 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         errors=errors,
         config_form=CONFIG_FORM,
         advanced_open=advanced_error,
-        examples=EXAMPLE_TEXTS,
-        fault_options=buglab_views.picker_options(),
-        ways=home_ways.ways(request.app.state.settings, form["models"]),
+        examples=_examples(choice.chosen_language(request)),
+        fault_options=buglab_views.picker_options(choice.chosen_language(request)),
+        ways=home_ways.ways(request.app.state.settings, form["models"], choice.chosen_language(request)),
+        upload_help=_upload_help(choice.chosen_language(request), form["upload_formats"], form["max_upload_mb"]),
         **form,
         settings=request.app.state.settings,
+    )
+
+
+def _upload_help(lang: str, formats: dict[str, tuple[str, ...]], max_mb: float) -> Markup:
+    """The upload field's help: each maker's file suffixes ("An xt .safetensors or .npz, or a
+    llama2.c .bin"), the size limit, what becomes of the file."""
+    joiner = Markup(" ") + words.t(lang, "home-upload-or") + Markup(" ")
+    parts = [
+        words.markup(
+            lang,
+            "home-upload-format-first" if index == 0 else "home-upload-format-more",
+            maker=words_jinja.name(maker),
+            suffixes=joiner.join(Markup("<code>{}</code>").format(suffix) for suffix in suffixes),
+        )
+        for index, (maker, suffixes) in enumerate(formats.items())
+    ]
+    return words.markup(
+        lang, "home-upload-help", formats=Markup("").join(parts), size_mb=format_number(max_mb, lang, 0)
     )
 
 
@@ -169,10 +210,11 @@ def walk(request: Request) -> Response:
     try:
         resolved = resolve(spec_from_query(spec_params), request.app.state.settings)
     except SpecError as exc:
-        return _render_home(request, spec_params, {_error_field(exc.loc): exc.msg}, 422)
+        refusal = exc.detail(choice.chosen_language(request))[0]["msg"]  # in the page's language
+        return _render_home(request, spec_params, {_error_field(exc.loc): refusal}, 422)
     except Exception:  # a bug, not the user's mistake: still answer with a page, not a trace
         log.exception("resolving %r", spec_params)
-        message = "The server could not read this spec (an internal error). Try another text or model."
+        message = words.t(choice.chosen_language(request), "home-internal-error")
         return _render_home(request, spec_params, {"_form": message}, 500)
     # step= is the step's number as people count it (the first step is step 1, as the counter
     # says: static/js/lib/numbering.js); the page and the API index steps from 0.
@@ -183,6 +225,7 @@ def walk(request: Request) -> Response:
     if spec_params != query or params.get("step") != str(number):
         # A form submission or a hand-written link: land on the complete, canonical permalink.
         view = {"step": str(number)} | ({"seq": str(seq)} if seq else {}) | ({"present": "1"} if present else {})
+        view |= {"lang": params["lang"]} if choice.asked_language(request) else {}  # a permalink keeps its language
         return RedirectResponse(f"/walk?{urlencode(query | view)}", status_code=303)
     return _render(
         request,
@@ -193,8 +236,8 @@ def walk(request: Request) -> Response:
         seq=seq,
         present=present,
         edit_url="/?" + urlencode(query),
-        buglab=buglab_views.page_info(resolved, query),
+        buglab=buglab_views.page_info(resolved, query, choice.chosen_language(request)),
         quiz_probes=request.app.state.settings.quiz_probes,
-        glossary=glossary.table(),
+        glossary=glossary.table(choice.chosen_language(request)),
         **model_form.walk_context(resolved, query, request.app.state.settings),
     )

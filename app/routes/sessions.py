@@ -4,6 +4,17 @@ session, students follow it over Server-Sent Events, the presenter polls the cla
 lab; lessons are paths through a walkthrough. Thin: app.sessions holds the state and the
 streams, app.lessons the lessons.
 
+A class speaks its presenter's language, and each student may choose their own. The session
+keeps the language the presenter's page spoke when it opened the class: the projected screen
+and what the server writes into the shared state (the poll's question, the revealed fault's
+description) are in it, and a joining student's page opens in it unless that student chose a
+language before (the xt_lang cookie, which the header's switch sets). A Russian classroom's
+phones set to English then show the teacher's Russian, the words the room hears; a foreign
+student who taps the switch keeps their own language from then on, class after class. Nothing
+the class shares depends on it: the presenter moves steps and lesson stops by index, and the
+poll counts step indices, so every screen follows the same class in its own words (the revealed
+fault also carries its `name`, which a page in another language words from its own catalogue).
+
 The lessons are checked when the app starts (this router's lifespan): a bad file is logged with
 every problem and left out. Sessions are built on first use (an app driven without its lifespan
 works too) and their store is closed when the app stops.
@@ -25,10 +36,11 @@ import segno
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
+from markupsafe import Markup
 from sse_starlette import EventSourceResponse
 
-from app import security
-from app.deps import ServicesDep, SettingsDep, WriterDep
+from app import security, words
+from app.deps import LangDep, ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
@@ -40,6 +52,9 @@ from app.sessions.store import StoreUnavailable
 from app.sessions.voters import client_address, remember
 from app.spec import resolve, spec_to_query
 from app.spec.faults import new_class_quiz
+from app.words import choice
+from app.words.choice import chosen_language
+from app.words.said import Said, in_language
 
 log = logging.getLogger("xt.sessions")
 REVEAL_WAIT_S = 30  # the gradient checks of every step before the reveal (tiny models: well under a second)
@@ -135,8 +150,9 @@ async def create_session(
     settings: SettingsDep,
     sessions: SessionsDep,
     catalogue: CatalogueDep,
+    lang: LangDep,
 ) -> JSONResponse:
-    """A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
+    """`lang` (the presenter's page's language) becomes the class's. A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
     fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough."""
     spec = resolve(body.spec, settings)
     if spec.quiz is not None:
@@ -145,12 +161,12 @@ async def create_session(
     if body.lesson is not None:
         lesson = catalogue.lessons.get(body.lesson)
         if lesson is None:
-            raise SpecError(("body", "lesson"), f"unknown lesson {body.lesson!r}; GET /api/lessons lists them")
+            raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(body.lesson)))
         if rules.walkthrough_id(lesson.spec) != rules.walkthrough_id(spec):
-            raise SpecError(("body", "lesson"), f"lesson {body.lesson!r} walks through another spec: send its spec")
+            raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(body.lesson)))
     trace = await services.build(spec, request)  # admitted, as every trace build
     first = lesson.steps[0]["index"] if lesson else 0
-    code, key = await sessions.create(spec, trace.records, body.lesson, first)
+    code, key = await sessions.create(spec, trace.records, body.lesson, first, lang)
     answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key, "spec": spec.canonical}
     walk = _walk_url(spec_to_query(spec.canonical), first, f"present={code}")
     return JSONResponse(answer | {"trace_id": spec.id, "walk_url": walk}, status_code=201)
@@ -244,7 +260,7 @@ async def _reveal(services, settings, fields: dict) -> dict:
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)
-    return rules.reveal(ctx, job)
+    return rules.reveal(ctx, job, fields.get("lang", words.DEFAULT))
 
 
 @router.post(
@@ -265,11 +281,11 @@ async def set_poll(
     fields = await _session(request, sessions, code)
     sessions.require_presenter(fields, key)
     if not fields["buglab"]:
-        return _conflict("this session's walkthrough plants no bug: start one from the bug lab to poll the class")
+        return _conflict(in_language(Said("error-poll-no-bug"), chosen_language(request)))
     poll = dict(fields["poll"])
     if body.action == "open":
         await sessions.clear_answers(fields)
-        poll = {**closed_poll(), "status": "open"}
+        poll = {**closed_poll(fields.get("lang", words.DEFAULT)), "status": "open"}
     elif body.action == "close":
         poll["status"] = "closed" if poll["status"] != "revealed" else "revealed"
     else:
@@ -290,7 +306,7 @@ async def answer_poll(
     address; the cookie, or X-Voter from the answer's `voter`): answering again changes it."""
     fields = await _session(request, sessions, code)
     if fields["poll"]["status"] != "open":
-        return _conflict("the poll is not open: wait for the presenter to open it")
+        return _conflict(in_language(Said("error-poll-not-open"), chosen_language(request)))
     rules.check_answer(body.step, fields)
     voter = services.voters.identify(request)
     await sessions.answer(fields, voter, client_address(request), body.step)
@@ -322,8 +338,10 @@ def _with_walkthrough(lesson, shown: dict) -> dict:
 
 
 @router.get("/api/lessons", response_model=Lessons, summary="The lessons: paths of key steps through a walkthrough")
-async def list_lessons(catalogue: CatalogueDep) -> dict:
-    return {"lessons": [_with_walkthrough(lesson, lesson.brief()) for lesson in catalogue.lessons.values()]}
+async def list_lessons(catalogue: CatalogueDep, lang: LangDep) -> dict:
+    """Each lesson's title and summary in the request's language when the lesson has it (`lang`:
+    the language they are in)."""
+    return {"lessons": [_with_walkthrough(lesson, lesson.brief(lang)) for lesson in catalogue.lessons.values()]}
 
 
 @router.get(
@@ -332,11 +350,12 @@ async def list_lessons(catalogue: CatalogueDep) -> dict:
     responses=_answers(404),
     summary="One lesson: its steps, takeaways, narration, annotations",
 )
-async def get_lesson(name: str, catalogue: CatalogueDep) -> Response:
+async def get_lesson(name: str, catalogue: CatalogueDep, lang: LangDep) -> Response:
+    """The words (takeaways, narration, marks, claims) in the request's language when the lesson has it."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
         return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
-    return JSONResponse(_with_walkthrough(lesson, lesson.json()))
+    return JSONResponse(_with_walkthrough(lesson, lesson.json(lang)))
 
 
 def _walk_url(query: dict, step: int, fragment: str) -> str:
@@ -345,13 +364,14 @@ def _walk_url(query: dict, step: int, fragment: str) -> str:
 
 
 @router.get("/lessons/{name}", include_in_schema=False)
-async def play_lesson(name: str, catalogue: CatalogueDep) -> Response:
+async def play_lesson(request: Request, name: str, catalogue: CatalogueDep) -> Response:
+    """The walk page on the lesson's first stop; a ?lang= link keeps its language."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
         return JSONResponse({"detail": f"no lesson named {name!r}"}, status_code=404)
-    return RedirectResponse(
-        _walk_url(spec_to_query(lesson.spec.canonical), lesson.steps[0]["index"], f"lesson={name}"), 303
-    )
+    asked = choice.asked_language(request)
+    query = spec_to_query(lesson.spec.canonical) | ({choice.QUERY_KEY: asked} if asked else {})
+    return RedirectResponse(_walk_url(query, lesson.steps[0]["index"], f"lesson={name}"), 303)
 
 
 # ---------------------------------------------------------------------- the students' way in
@@ -360,6 +380,17 @@ async def play_lesson(name: str, catalogue: CatalogueDep) -> Response:
 def _join_page(request: Request, status: int, error: str = "", code: str = "") -> Response:
     page = templates(request.app.state.settings.templates_dir)
     return page.TemplateResponse(request, "join.html", {"error": error, "code": code}, status_code=status)
+
+
+def _join_error(request: Request, exc: HTTPException, code: str) -> str | Markup:
+    """Why a code does not join, in the page's language (a store that does not answer: its own
+    English words, marked so)."""
+    lang = choice.chosen_language(request)
+    if exc.status_code == 404:
+        return words.t(lang, "class-join-unknown", code=code)
+    if exc.status_code == 429:
+        return words.t(lang, "class-join-too-many", limit=request.app.state.settings.join_failures_per_minute)
+    return Markup('<span lang="en">{}</span>').format(exc.detail) if lang != "en" else str(exc.detail)
 
 
 @router.get("/join", response_class=HTMLResponse, include_in_schema=False)
@@ -376,8 +407,12 @@ async def join(request: Request, code: str, sessions: SessionsDep, services: Ser
     try:
         fields = await _session(request, sessions, code)
     except HTTPException as exc:
-        return _join_page(request, exc.status_code, str(exc.detail), code[:12])
+        return _join_page(request, exc.status_code, _join_error(request, exc, code[:12]), code[:12])
     query = spec_to_query(fields["spec"])
+    if request.cookies.get(choice.COOKIE) is None and not choice.asked_language(request):
+        query |= {choice.QUERY_KEY: fields.get("lang", words.DEFAULT)}  # the class's, unless they chose
+    elif choice.asked_language(request):
+        query |= {choice.QUERY_KEY: choice.asked_language(request)}
     response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
     if services.voters.of(request) is None:
         with contextlib.suppress(HTTPException):

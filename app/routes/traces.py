@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app import security
-from app.deps import FigureSeq, OffLoopJSONRoute, ServicesDep, SettingsDep, StepIndex
+from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, SettingsDep, StepIndex
 from app.errors import BAD_FIELD, NOT_FOUND
 from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
@@ -61,10 +61,12 @@ _TRACE_LINKS = {
     },
     summary="Build (or find) the trace of a spec: its steps, tokens and blocks",
 )
-async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep, settings: SettingsDep) -> Response:
+async def create_trace(
+    spec: TraceSpec, request: Request, services: ServicesDep, settings: SettingsDep, lang: LangDep
+) -> Response:
     """Viewing is open to anyone who reaches the server; training (train_steps > 0) a trace
     not already built needs the admin key on a server bound beyond loopback."""
-    return await services.answers.summary(request, resolve(spec, settings))
+    return await services.answers.summary(request, resolve(spec, settings), lang)
 
 
 @router.get(
@@ -75,12 +77,13 @@ async def create_trace(spec: TraceSpec, request: Request, services: ServicesDep,
 async def get_step(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     index: StepIndex,
     seq: FigureSeq = 0,
     pos: int = Query(0, description="position of the output-softmax identity check (step `output_probs`, backward)"),
 ) -> Response:
-    return await services.answers.step(request, trace_id, index, seq, pos)
+    return await services.answers.step(request, trace_id, index, seq, pos, lang)
 
 
 @router.get(
@@ -93,8 +96,9 @@ async def get_step_check(
     services: ServicesDep,
     trace_id: str,
     index: StepIndex,
+    lang: LangDep,
 ) -> Response:
-    return await services.answers.check(request, trace_id, index)
+    return await services.answers.check(request, trace_id, index, lang)
 
 
 @router.get(
@@ -105,13 +109,14 @@ async def get_step_check(
 async def get_head(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     index: StepIndex,
     head: int = Query(description="the head, 0 to n_head - 1"),
     figure: str | None = Query(None, description="id of one of the step's head grids (default: its first)"),
     seq: int = Query(0, description="which sequence of the batch"),
 ) -> Response:
-    return await services.answers.head(request, trace_id, index, figure, head, seq)
+    return await services.answers.head(request, trace_id, index, figure, head, seq, lang)
 
 
 @router.get(
@@ -122,6 +127,7 @@ async def get_head(
 async def get_jacobian(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     layer: str = Query(description='a layer index for attention, or "output" for the output softmax'),
     head: int = Query(0, description="attention head (attention only)"),
@@ -131,7 +137,7 @@ async def get_jacobian(
         None, description="output only: show the k most probable tokens and the target (default: 10, or V if fewer)"
     ),
 ) -> Response:
-    return await services.answers.jacobian(request, trace_id, layer, head, pos, seq, top_k)
+    return await services.answers.jacobian(request, trace_id, layer, head, pos, seq, top_k, lang)
 
 
 @router.get(

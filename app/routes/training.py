@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.deps import ServicesDep
+from app.deps import LangDep, ServicesDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, NOT_FOUND
 from app.schemas.training import ParamUpdate, Progress, QueuePlace
@@ -41,7 +41,8 @@ async def queue_place(services: ServicesDep, trace_id: str) -> dict:
 async def update_parameter(
     request: Request,
     services: ServicesDep,
+    lang: LangDep,
     trace_id: str,
     param: str = Query(description="a parameter name, e.g. layers.0.attention.wq"),
 ) -> Response:
-    return await services.answers.update(request, trace_id, param)
+    return await services.answers.update(request, trace_id, param, lang)

@@ -85,7 +85,7 @@ class TensorCheck(Answer):
 
     tensor: str = Field(description="the recorded tensor checked")
     analytic: float | None = Field(description="<dL/dX, u> from the backward (float64 twin)")
-    numeric: float | None = Field(description="(L(X + εu) − L(X − εu)) / 2ε in float64")
+    numeric: float | None = Field(description="(L(X + δ·u) − L(X − δ·u)) / 2δ in float64, δ the step")
     rel_error: float | None = Field(description="|analytic − numeric| relative to their size")
     float32_shown: float | None = Field(description="<dL/dX, u> of the gradient on screen (its own dtype)")
     resolution: float = Field(description="> 0: the extrapolated difference resolves the gradient only to this")

@@ -43,6 +43,9 @@ class SessionState(Answer):
     """GET /api/sessions/{code}, each event of .../events, and the presenter's changes."""
 
     code: str
+    lang: str = Field(
+        description="the presenter's language: the class's, and a joining student's unless they chose one"
+    )
     spec: CanonicalSpec
     lesson: str | None
     step: int = Field(description="the step the presenter shows")
@@ -79,6 +82,9 @@ class LessonHead(Answer):
     name: str
     title: str
     summary: str
+    lang: str = Field(
+        description="the language of its words: the one asked for (?lang=, cookie, Accept-Language) if it has it"
+    )
     trace_id: str
     walkthrough: str = Field(description="the id a class's quiz of this lesson shares with it")
     buglab: bool

@@ -127,7 +127,7 @@ class ParamRow(Answer):
 
 class LineSearch(Answer):
     eta: list[float] = Field(description="step sizes along −g")
-    loss: list[float | None] = Field(description="loss(θ − η·g) (null: not finite)")
+    loss: list[float | None] = Field(description="loss(W − η·g), W all the parameters (null: not finite)")
     first_order: list[float | None] = Field(description="loss − η‖g‖²")
     grad_norm_sq: float | None
 

@@ -79,10 +79,11 @@ def check_answer(step: int, fields: dict) -> None:
         )
 
 
-def reveal(ctx: TraceContext, job: ChecksJob | None) -> dict:
+def reveal(ctx: TraceContext, job: ChecksJob | None, lang: str = "en") -> dict:
     """The planted fault(s) with their steps, and the first backward step whose gradient check
-    fails (None when the checks had not got that far)."""
-    faults = revealed_faults(ctx)
+    fails (None when the checks had not got that far); described in the class's language `lang`
+    (each fault's `name` lets a student's page in another language say it in its own)."""
+    faults = revealed_faults(ctx, lang)
     first = job.first_failing()[0] if job is not None else None
     return {
         "faults": faults,

@@ -27,6 +27,7 @@ from app.sessions.state import closed_poll, compose, student_view
 from app.sessions.store import ADDRESS_FULL, ANSWERS_FULL, StoreUnavailable, Vote, make_store
 from app.settings import Settings
 from app.spec import ResolvedSpec
+from app.words.said import Said
 
 log = logging.getLogger("xt.sessions")
 PUBLISH_LATER_S = 0.3
@@ -42,7 +43,7 @@ class Sessions:
         self.store = make_store(settings.redis_url)
         self.process = secrets.token_hex(4)  # names this process's streams in the store
         self._later: dict[str, asyncio.Task] = {}
-        self.join_guesses = GuessLimiter("unknown session codes", 0, settings.join_failures_per_second)
+        self.join_guesses = GuessLimiter("error-guess-session-codes", 0, settings.join_failures_per_second)
         self.on_reveal = on_reveal
         self.store.hub.on_state = self._delivered
 
@@ -52,8 +53,11 @@ class Sessions:
 
     # ---------------------------------------------------------------- create and find
 
-    async def create(self, spec: ResolvedSpec, steps: list, lesson: str | None, first_step: int) -> tuple[str, str]:
-        """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key)."""
+    async def create(
+        self, spec: ResolvedSpec, steps: list, lesson: str | None, first_step: int, lang: str = "en"
+    ) -> tuple[str, str]:
+        """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key).
+        `lang`: the presenter's language, the class's (app/routes/sessions.py)."""
         s, key = self.settings, new_presenter_key()
         cfg = spec.cfg
         limits = {
@@ -75,7 +79,8 @@ class Sessions:
             "lesson_step": 0 if lesson else None,
             "jacobian": None,
             "head": None,
-            "poll": closed_poll(),
+            "poll": closed_poll(lang),
+            "lang": lang,
         }
         for _ in range(CODE_TRIES):
             code = new_code()
@@ -83,8 +88,7 @@ class Sessions:
                 return code, key
         raise HTTPException(
             503,
-            detail=f"this server already holds {s.max_sessions} open sessions (max_sessions); one ends after "
-            f"{s.session_idle_seconds} s without use",
+            detail=Said("error-sessions-full", most=s.max_sessions, idle=s.session_idle_seconds),
             headers={"Retry-After": "60"},
         )
 
@@ -95,16 +99,14 @@ class Sessions:
         if await self.store.failures(client) >= limit:
             raise HTTPException(
                 429,
-                detail=f"too many unknown session codes from this address (limit {limit} a minute); wait a minute",
+                detail=Said("error-session-codes-guessed", most=limit),
                 headers={"Retry-After": "60"},
             )
         code = normalize_code(code_text)
         fields = await self.join_guesses.screen(client, self.store.load(code) if code else None, code or "")
         if fields is None:
             await self.store.add_failure(client)
-            raise HTTPException(
-                404, detail=f"no session with code {code_text[:12]!r}: it ended, or the code is mistyped"
-            )
+            raise HTTPException(404, detail=Said("error-no-session", code=repr(code_text[:12])))
         return fields
 
     @staticmethod
@@ -113,7 +115,7 @@ class Sessions:
 
     def require_presenter(self, fields: dict, key: str | None) -> None:
         if not self.is_presenter(fields, key):
-            raise HTTPException(403, detail="only the presenter moves the class: X-Presenter-Key is missing or wrong")
+            raise HTTPException(403, detail=Said("error-not-presenter"))
 
     # ---------------------------------------------------------------- state
 
@@ -129,7 +131,7 @@ class Sessions:
         """Stores the changes and publishes the new state at once; the presenter's view of it."""
         after = await self.store.update(fields["code"], changes, self.settings.session_idle_seconds)
         if after is None:
-            raise HTTPException(404, detail=f"session {fields['code']} ended")
+            raise HTTPException(404, detail=Said("error-session-ended", code=fields["code"]))
         state = await self.compose(after)
         await self.store.publish(after["code"], state)
         return state
@@ -141,24 +143,18 @@ class Sessions:
         vote = Vote(voter, address, step, s.max_session_answers, s.session_answers_per_address)
         outcome = await self.store.answer(fields["code"], vote, s.session_idle_seconds)
         if outcome == ANSWERS_FULL:
-            raise HTTPException(
-                409, detail=f"this poll already has {s.max_session_answers} answers (max_session_answers)"
-            )
+            raise HTTPException(409, detail=Said("error-poll-full", most=s.max_session_answers))
         if outcome == ADDRESS_FULL:
-            raise HTTPException(
-                409,
-                detail=f"{s.session_answers_per_address} learners already answered from this address "
-                "(session_answers_per_address)",
-            )
+            raise HTTPException(409, detail=Said("error-poll-address-full", most=s.session_answers_per_address))
         if outcome != "ok":
-            raise HTTPException(404, detail=f"session {fields['code']} ended")
+            raise HTTPException(404, detail=Said("error-session-ended", code=fields["code"]))
         self.publish_later(fields["code"])
 
     async def end(self, fields: dict) -> None:
         """The presenter ended the class: the session is gone (every later move, answer or
         lookup is a 404) and every open stream of it, in every process, sends `event: ended`."""
         if not await self.store.end(fields["code"]):
-            raise HTTPException(404, detail=f"session {fields['code']} ended")
+            raise HTTPException(404, detail=Said("error-session-ended", code=fields["code"]))
 
     async def clear_answers(self, fields: dict) -> None:
         await self.store.clear_answers(fields["code"])

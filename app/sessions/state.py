@@ -16,10 +16,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app import words
 from app.errors import not_a_boolean
 from app.spec import TraceSpec
 
-POLL_QUESTION = "Which step is broken?"
+# A class speaks its presenter's language on the shared screen (app/routes/sessions.py: why);
+# the poll's question is stored in it, as every follower's state carries it.
+POLL_QUESTION = "class-poll-question"
 
 
 class SessionCreate(BaseModel):
@@ -79,8 +82,8 @@ class AnswerBody(BaseModel):
     _number = field_validator("step", mode="before")(not_a_boolean)
 
 
-def closed_poll() -> dict:
-    return {"status": "closed", "question": POLL_QUESTION, "reveal": None}
+def closed_poll(lang: str = words.DEFAULT) -> dict:
+    return {"status": "closed", "question": words.t(lang, POLL_QUESTION), "reveal": None}
 
 
 def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
@@ -90,6 +93,7 @@ def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
     poll = {**fields["poll"], "answers": len(answers), "counts": {str(k): v for k, v in sorted(counts.items())}}
     return {
         "code": fields["code"],
+        "lang": fields.get("lang", words.DEFAULT),  # a session stored before it had a language: English
         "spec": fields["spec"],
         "lesson": fields["lesson"],
         "step": fields["step"],

@@ -25,6 +25,7 @@ from fastapi import HTTPException, Request, Response
 
 from app.settings import Settings
 from app.spec.faults import quiz_key
+from app.words.said import Said
 
 VOTER_COOKIE = "xt_voter"
 VOTER_HEADER = "X-Voter"
@@ -69,8 +70,7 @@ class Voters:
         if count >= self.per_address:
             raise HTTPException(
                 429,
-                detail=f"this address has been given {self.per_address} learner identities within "
-                f"{self.window_s} s (voters_per_address): keep the cookie, or send the X-Voter the server gave",
+                detail=Said("error-voters-limited", most=self.per_address, window=self.window_s),
                 headers={"Retry-After": str(self.window_s)},
             )
         if len(self._issued) >= MAX_TRACKED_ADDRESSES:

@@ -13,7 +13,9 @@ import secrets
 
 from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
+from app.spec.core_words import core_said
 from app.spec.schema import TraceSpec
+from app.words.said import Said
 from xt_core import Config
 from xt_core.lab.faults import CATALOGUE, overrides
 
@@ -83,9 +85,9 @@ def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tu
     out of the canonical spec (a quiz with fault_layer is refused: the layer is hidden too)."""
     if spec.quiz is not None:
         if spec.faults:
-            raise SpecError(("body", "quiz"), "a quiz hides its own fault: send faults = [] with quiz, or drop quiz")
+            raise SpecError(("body", "quiz"), Said("error-quiz-with-faults"))
         if spec.fault_layer is not None:
-            raise SpecError(("body", "fault_layer"), "a quiz hides its fault's layer too: drop fault_layer")
+            raise SpecError(("body", "fault_layer"), Said("error-quiz-with-layer"))
         check_between(("body", "quiz"), spec.quiz, 0, settings.max_seed)
         name, layer = quiz_fault(spec.quiz, cfg, settings)
         return (name,), layer
@@ -95,20 +97,20 @@ def resolve_faults(spec: TraceSpec, cfg: Config, settings: Settings) -> tuple[tu
     if not 0 <= layer < cfg.n_layer:
         raise SpecError(
             ("body", "fault_layer"),
-            f"fault_layer must be between 0 and {cfg.n_layer - 1} (the model has {cfg.n_layer} layer(s)), got {shown_number(layer)}",
+            Said("error-fault-layer", last=str(cfg.n_layer - 1), layers=cfg.n_layer, value=shown_number(layer)),
         )
     names = tuple(sorted(set(spec.faults)))
     for name in names:
         fault = CATALOGUE.get(name)
         if fault is None:
             raise SpecError(
-                ("body", "faults"), f"unknown fault {name!r}; GET /api/faults lists them: {', '.join(CATALOGUE)}"
+                ("body", "faults"), Said("error-unknown-fault", fault=repr(name), known=", ".join(CATALOGUE))
             )
         reason = fault.requires(cfg)
         if reason:
-            raise SpecError(("body", "faults"), f"fault {name!r} does not apply to this config: it {reason}")
+            raise SpecError(("body", "faults"), Said("error-fault-not-applicable", fault=repr(name), reason=reason))
     try:
         overrides(cfg, names, layer)  # two faults on one step
     except ValueError as exc:
-        raise SpecError(("body", "faults"), str(exc)) from None
+        raise SpecError(("body", "faults"), core_said(str(exc))) from None
     return names, layer

@@ -1,39 +1,40 @@
-"""The random-init presets the home page offers (and GET /api/models lists)."""
+"""The random-init presets the home page offers (and GET /api/models lists), their label,
+description and a preset's own text in the page's language (app/words/locales/*/models.ftl)."""
 
 from __future__ import annotations
 
 import xt_core
+from app import words
 from app.spec.schema import DEFAULT_CONFIG
 
-_CLASS_TEXT = "Attention is all you need, they said. So the model looked back at every token it had seen, and learned."
 
-
-def presets() -> list[dict]:
+def presets(lang: str = words.DEFAULT) -> list[dict]:
     """The random-init presets the home page offers. Char-tokenizer presets leave
-    vocab_size null: it is then the text's alphabet size."""
+    vocab_size null: it is then the text's alphabet size. The class preset's byte tokenizer
+    takes any alphabet: its text is in the page's language (at most 128 bytes, its positions)."""
     tiny = {**DEFAULT_CONFIG, "vocab_size": None}
     class_cfg = xt_core.PRESETS["class"].to_dict()
     return [
         {
             "name": "tiny-1",
-            "label": "tiny, 1 layer",
+            "label": words.t(lang, "model-preset-tiny-1"),
             "tokenizer": "char",
             "config": {**tiny, "n_layer": 1},
-            "description": "1 layer, 4 heads (2 kv heads), width 64: every picture small enough to read number by number.",
+            "description": words.t(lang, "model-preset-tiny-1.description"),
         },
         {
             "name": "tiny-2",
-            "label": "tiny, 2 layers",
+            "label": words.t(lang, "model-preset-tiny-2"),
             "tokenizer": "char",
             "config": tiny,
-            "description": "2 layers, 4 heads (2 kv heads), width 64: the default.",
+            "description": words.t(lang, "model-preset-tiny-2.description"),
         },
         {
             "name": "class",
-            "label": "class: 4 layers, width 256",
+            "label": words.t(lang, "model-preset-class"),
             "tokenizer": "byte",
             "config": class_cfg,
-            "text": _CLASS_TEXT,
-            "description": "4 layers, 8 heads, width 256, byte tokenizer, up to 128 positions: the classroom demo.",
+            "text": words.t(lang, "model-preset-class.text"),
+            "description": words.t(lang, "model-preset-class.description"),
         },
     ]

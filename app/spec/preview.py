@@ -10,8 +10,9 @@ from app.checkpoints.registry import ModelInfo, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
-from app.spec.resolve import check_build_bytes, check_text_length, check_trace_bytes
+from app.spec.resolve import check_build_bytes, check_trace_bytes
 from app.spec.training import OPTIMIZER_LABELS, canonical_optimizer, train_steps_limit
+from app.words.said import Grouped, Said
 from xt_core import Config
 from xt_core.checkpoint import CheckpointError
 
@@ -88,8 +89,7 @@ def tokenize_preview(model: str, text: str, dtype: str, settings: Settings) -> d
     try:
         info, cfg = resolve_checkpoint(model, {}, settings)
         settings = model_settings(info, settings)  # a real model's own limits
-        check_text_length(text, settings)
-        tokenizer = checkpoint_tokenizer(info, settings, None, text)
+        tokenizer = checkpoint_tokenizer((info, cfg), settings, None, text)
         ids = tokenizer.encode(text)
         positions = max(0, len(ids) - 1)
         most = max_positions(cfg, dtype, settings)
@@ -121,19 +121,21 @@ def _too_many(name: str, cfg: Config, positions: int, most: int, dtype: str, set
     if positions > cfg.seq_len:  # POST checks the model's own length first
         return SpecError(
             ("body", "text"),
-            f"the text gives {positions} positions, more than seq_len = {cfg.seq_len} of model {name!r}",
+            Said("error-preview-past-seq-len", positions=str(positions), seq_len=str(cfg.seq_len), model=repr(name)),
         )
     try:
         check_trace_bytes(cfg, 1, positions, dtype, settings, shared=True, fixed_sizes=True)
         field = "text"
     except SpecError as exc:
         field = exc.loc[-1]
-    mb = settings.max_trace_bytes / (1 << 20)
+    values = {
+        "positions": str(positions), "model": repr(name), "dtype": dtype,
+        "limit": Grouped(round(settings.max_trace_bytes / (1 << 20))),
+    }  # fmt: skip
     message = (
-        f"the text gives {positions} positions; model {name!r} takes {f'{most} positions' if most else 'none'} "
-        f"in {dtype} under this server's trace limit of {mb:,.0f} MB (max_trace_bytes)"
+        Said("error-preview-takes", most=str(most), **values) if most else Said("error-preview-takes-none", **values)
     )
     if field == "dtype":
         in_float32 = max_positions(cfg, "float32", settings)
-        return SpecError(("body", "dtype"), f"{message}: use float32 (up to {in_float32} positions)")
-    return SpecError(("body", "text"), f"{message}: use a shorter text")
+        return SpecError(("body", "dtype"), Said("error-preview-use-float32", message=message, most=str(in_float32)))
+    return SpecError(("body", "text"), Said("error-preview-shorter-text", message=message))

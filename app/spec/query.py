@@ -8,9 +8,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.errors import SpecError
+from app.errors import PydanticSaid, SpecError
 from app.spec.schema import CONFIG_FIELDS, TraceSpec
 from app.spec.training import OPTIMIZER_FIELDS
+from app.words.said import Said
 from xt_core.training.optim import OPTIMIZERS
 
 _QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
@@ -21,7 +22,7 @@ def _tokens_from_query(value: str) -> list[int] | list[list[int]]:
     try:
         rows = [[int(t) for t in row.split(",") if t.strip()] for row in value.split(";")]
     except ValueError:
-        raise SpecError(("query", "tokens"), "tokens must be integers separated by commas") from None
+        raise SpecError(("query", "tokens"), Said("error-query-tokens")) from None
     return rows[0] if len(rows) == 1 else rows
 
 
@@ -32,7 +33,7 @@ def _validated_spec(data: dict[str, Any]) -> TraceSpec:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ("query",) + tuple(str(p) for p in err["loc"] if not isinstance(p, int))
-        raise SpecError(loc, f"{'.'.join(loc[1:])}: {err['msg']}") from None
+        raise SpecError(loc, Said("error-query-field", field=".".join(loc[1:]), reason=PydanticSaid(err))) from None
 
 
 def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
@@ -54,7 +55,7 @@ def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
         elif key == "optimizer" or key in OPTIMIZER_FIELDS:
             continue  # gathered below, into one optimizer object
         else:
-            raise SpecError(("query", key), f"unknown parameter {key!r}")
+            raise SpecError(("query", key), Said("error-query-unknown", key=repr(key)))
     if config:
         data["config"] = config
     optimizer = optimizer_from_query(params)
@@ -94,14 +95,14 @@ def optimizer_from_query(params: Mapping[str, str]) -> dict[str, Any] | None:
     if name is None:
         if given:
             field = next(iter(given))
-            raise SpecError(("query", field), f"{field} is an optimizer field: add optimizer=adamw or optimizer=sgd")
+            raise SpecError(("query", field), Said("error-query-optimizer-field", field=field))
         return None
     out: dict[str, Any] = {"name": name}
     for field, raw in given.items():
         try:
             out[field] = float(raw)
         except ValueError:
-            raise SpecError(("query", field), f"{field} must be a number, got {raw!r}") from None
+            raise SpecError(("query", field), Said("error-query-not-number", field=field, value=repr(raw))) from None
     return out
 
 

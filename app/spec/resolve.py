@@ -16,11 +16,13 @@ import numpy as np
 from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo, model_settings
 from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
-from app.spec.checkpoint import checkpoint_tokenizer, resolve_checkpoint
+from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, resolve_checkpoint
+from app.spec.core_words import core_said
 from app.spec.cost import build_cost
 from app.spec.faults import resolve_faults
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
 from app.spec.training import resolve_training
+from app.words.said import Grouped, Said
 from xt_core import Config
 from xt_core.names import estimate_build_bytes
 from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
@@ -75,17 +77,16 @@ def _resolve_config(spec: TraceSpec, settings: Settings, alphabet_size: int | No
         cfg = Config(**values)
     except ValueError as exc:
         field = str(exc).split(" ", 1)[0]
-        raise SpecError(loc + ((field,) if field in CONFIG_FIELDS else ()), str(exc)) from None
+        raise SpecError(loc + ((field,) if field in CONFIG_FIELDS else ()), core_said(str(exc))) from None
     if cfg.n_params() > settings.max_params:
         raise SpecError(
-            loc, f"this config has {cfg.n_params():,} parameters, more than the limit of {settings.max_params:,}"
+            loc, Said("error-config-params", params=Grouped(cfg.n_params()), most=Grouped(settings.max_params))
         )
     if tokenizer == "byte" and cfg.vocab_size < 256 and spec.tokens is None:
-        raise SpecError(loc + ("vocab_size",), f"the byte tokenizer needs vocab_size >= 256, got {cfg.vocab_size}")
+        raise SpecError(loc + ("vocab_size",), Said("error-byte-vocab", vocab_size=str(cfg.vocab_size)))
     if alphabet_size and cfg.vocab_size < alphabet_size:
         raise SpecError(
-            loc + ("vocab_size",),
-            f"the text has {alphabet_size} distinct characters, more than vocab_size = {cfg.vocab_size}",
+            loc + ("vocab_size",), Said("error-text-alphabet", chars=alphabet_size, vocab_size=str(cfg.vocab_size))
         )
     return cfg
 
@@ -94,9 +95,9 @@ def _token_rows(spec: TraceSpec, tokenizer, settings: Settings) -> list[list[int
     if spec.tokens is not None:
         rows = spec.tokens if spec.tokens and isinstance(spec.tokens[0], list) else [spec.tokens]
         if len(rows) > settings.max_n_seq:
-            raise SpecError(("body", "tokens"), f"at most {settings.max_n_seq} sequences, got {len(rows)}")
+            raise SpecError(("body", "tokens"), Said("error-token-rows", most=settings.max_n_seq, rows=len(rows)))
         if len({len(r) for r in rows}) > 1:
-            raise SpecError(("body", "tokens"), "every row of tokens must have the same length")
+            raise SpecError(("body", "tokens"), Said("error-token-rows-ragged"))
         return rows
     ids = tokenizer.encode(spec.text)
     return [ids]
@@ -115,30 +116,42 @@ def check_trace_bytes(cfg: Config, n_seq: int, T: int, dtype: str, settings: Set
     limit, limit_name = trace_limit(settings)
     if estimate <= limit:
         return
-    loc, advice = ("body", "config"), "use fewer positions, sequences, layers or heads"
+    loc, advice = ("body", "config"), "error-advice-smaller"
     if fixed_sizes:
         in_float32 = estimate_build_bytes(cfg, n_seq, T, 4, shared_params=shared)
         shorter = (
-            (("body", "tokens"), "give fewer tokens") if tokens_given else (("body", "text"), "use a shorter text")
+            (("body", "tokens"), "error-advice-fewer-tokens")
+            if tokens_given
+            else (("body", "text"), "error-advice-shorter-text")
         )
         fits_float32 = dtype == "float64" and in_float32 <= limit
-        loc, advice = (("body", "dtype"), "use float32") if fits_float32 else shorter
+        loc, advice = (("body", "dtype"), "error-advice-float32") if fits_float32 else shorter
         if not (fits_float32 or shared) and estimate_build_bytes(cfg, n_seq, T, 4, shared_params=True) <= limit:
-            advice += ", or no training steps first (a float32 trace without them borrows the model's weights)"
+            advice = _OR_UNTRAINED[advice]
     mb = 1 << 20
     raise SpecError(
         loc,
-        f"building this trace would hold about {estimate / mb:,.0f} MB ({n_seq} sequence(s) × {T} positions, "
-        f"{cfg.n_layer} layers × {cfg.n_head} heads, {dtype}), more than the limit of "
-        f"{limit / mb:,.0f} MB ({limit_name}): {advice}",
-    )
+        Said(
+            "error-trace-bytes", mb=Grouped(round(estimate / mb)), n_seq=n_seq, positions=str(T),
+            layers=str(cfg.n_layer), heads=str(cfg.n_head), dtype=dtype, limit=Grouped(round(limit / mb)),
+            setting=limit_name, advice=Said(advice),
+        ),
+    )  # fmt: skip
+
+
+# An advice for a checkpoint's trace, and the same with "or no training steps first".
+_OR_UNTRAINED = {
+    "error-advice-fewer-tokens": "error-advice-fewer-tokens-or-untrained",
+    "error-advice-shorter-text": "error-advice-shorter-text-or-untrained",
+    "error-advice-float32": "error-advice-float32-or-untrained",
+}
 
 
 def trace_limit(settings: Settings) -> tuple[int, str]:
     """The most bytes one trace may hold, and the setting that sets it: max_trace_bytes, or the
     whole trace budget (cache_bytes) where that is smaller, since a trace must fit in it."""
     if settings.cache_bytes < settings.max_trace_bytes:
-        return settings.cache_bytes, "cache_bytes, all traces together"
+        return settings.cache_bytes, Said("error-limit-cache-bytes")
     return settings.max_trace_bytes, "max_trace_bytes"
 
 
@@ -150,30 +163,19 @@ def _resolve_tokenizer(
     tokenizer_name = spec.tokenizer or "char"
     tokenizer = None
     if checkpoint is None and tokenizer_name == "bpe":
-        raise SpecError(
-            ("body", "tokenizer"),
-            'a random init has no "bpe" tokenizer (a real model brings its own): use "char" or "byte"',
-        )
+        raise SpecError(("body", "tokenizer"), Said("error-random-init-bpe"))
     if checkpoint is not None:
         tokenizer = checkpoint_tokenizer(
-            checkpoint[0], settings, spec.tokenizer, None if spec.tokens is not None else text
+            checkpoint, settings, spec.tokenizer, None if spec.tokens is not None else text
         )
         tokenizer_name = tokenizer.name if tokenizer is not None else None
     elif spec.tokens is None:
         if len(text) == 0:
-            raise SpecError(("body", "text"), "text is empty: type at least two characters")
+            raise SpecError(("body", "text"), Said("error-text-empty"))
         tokenizer = make_tokenizer(tokenizer_name, text)
     elif spec.tokenizer == "byte":
         tokenizer = ByteTokenizer()
     return tokenizer, tokenizer_name
-
-
-def check_text_length(text: str, settings: Settings) -> None:
-    """A text past settings.max_text_chars is refused before it is tokenized."""
-    if len(text) > settings.max_text_chars:
-        raise SpecError(
-            ("body", "text"), f"text has {len(text)} characters, more than the limit of {settings.max_text_chars}"
-        )
 
 
 def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]) -> None:
@@ -181,16 +183,20 @@ def _check_token_rows(rows: list[list[int]], cfg: Config, field: tuple[str, ...]
     at most seq_len positions, ids within the vocab (a JSON integer may be any size)."""
     n = len(rows[0]) if rows else 0
     if n < 2:
-        raise SpecError(field, f"need at least 2 tokens (inputs are ids[:-1], targets ids[1:]), got {n}")
+        raise SpecError(field, Said("error-too-few-tokens", count=str(n)))
     if n - 1 > cfg.seq_len:
-        raise SpecError(field, f"{n} tokens give T = {n - 1} positions, more than seq_len = {cfg.seq_len}")
+        raise SpecError(field, Said("error-too-many-tokens", count=n, positions=str(n - 1), seq_len=str(cfg.seq_len)))
     low, high = min(min(row) for row in rows), max(max(row) for row in rows)
     if low < 0 or high >= cfg.vocab_size:
         raise SpecError(
             field,
-            f"token ids must lie in [0, vocab_size = {cfg.vocab_size}), got ids from {shown_number(low)} "
-            f"to {shown_number(high)}",
+            Said("error-token-ids", vocab_size=str(cfg.vocab_size), low=shown_number(low), high=shown_number(high)),
         )
+
+
+def _random_init_takes(settings: Settings) -> Said:
+    """Whose positions a random init's text is held to (a too long text's message names them)."""
+    return Said("error-whose-random-init", seq_len=str(settings.max_seq_len))
 
 
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
@@ -200,10 +206,10 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     settings = model_settings(checkpoint[0], settings) if checkpoint is not None else settings  # a real model's limits
     check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
     if spec.text is not None and spec.tokens is not None:
-        raise SpecError(("body", "tokens"), "give text or tokens, not both")
+        raise SpecError(("body", "tokens"), Said("error-text-and-tokens"))
     text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
-    if spec.tokens is None:
-        check_text_length(text, settings)
+    if spec.tokens is None and checkpoint is None:
+        check_text_length(text, settings.max_seq_len, 1, _random_init_takes(settings))
     tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)
     spec = spec.model_copy(update={"text": text if spec.tokens is None else None})
     alphabet = tokenizer.vocab_size if isinstance(tokenizer, CharTokenizer) else None
@@ -268,11 +274,11 @@ def check_build_bytes(
     mb = 1 << 20
     raise SpecError(
         loc,
-        f"building this trace would hold about {needed / mb:,.0f} MB (its training steps and the optimizer's "
-        f"state with the recorded step), more than the limit of {limit / mb:,.0f} MB ({limit_name}): "
-        f"{'use fewer positions, layers or heads' if loc[-1] == 'train_steps' else 'use a shorter text'}, "
-        "SGD without momentum, or no training steps first",
-    )
+        Said(
+            "error-build-bytes-random-init" if loc[-1] == "train_steps" else "error-build-bytes-model",
+            mb=Grouped(round(needed / mb)), limit=Grouped(round(limit / mb)), setting=limit_name,
+        ),
+    )  # fmt: skip
 
 
 def spec_id(canonical: dict) -> str:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from app.checkpoints.registry import MAX_NAME_CHARS
 from app.errors import an_object_like, not_a_boolean, only_a_boolean, whole_number
+from app.words.said import Said
 from xt_core import Config
 
 CONFIG_FIELDS = [f.name for f in fields(Config)]
@@ -35,7 +36,7 @@ DEFAULT_CONFIG = dict(
 DEFAULT_TEXT = "the cat sat on the mat. the cat sat on the hat."
 
 # Bounds the schema itself states, far above any server's limits (Settings: max_seq_len,
-# max_n_seq, max_text_chars), so that a body of 100,000 ids fails at the first id past them
+# max_n_seq), so that a body of 100,000 ids fails at the first id past them
 # instead of after validating every one (~16 ms on the event loop per 240,000 ids), and a
 # body that passes them is still under max_body_bytes.
 MAX_ROW_TOKENS = 4_096
@@ -108,7 +109,7 @@ class TraceSpec(BaseModel):
 
     _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(whole_number)
     _optimizer = field_validator("optimizer", mode="before")(
-        an_object_like({"name": "adamw", "lr": 0.003}, ' (name "adamw" or "sgd")')
+        an_object_like({"name": "adamw", "lr": 0.003}, "error-hint-optimizer-name")
     )
 
     @field_validator("text", "model")
@@ -117,5 +118,5 @@ class TraceSpec(BaseModel):
         """JSON may escape half a UTF-16 pair ("\\ud800"): no tokenizer can encode that."""
         if value is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
             index = next(i for i, c in enumerate(value) if 0xD800 <= ord(c) <= 0xDFFF)
-            raise ValueError(f"holds a lone surrogate (half of a UTF-16 pair) at character {index}, not a character")
+            raise ValueError(Said("error-lone-surrogate", index=index))
         return value

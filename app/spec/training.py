@@ -8,7 +8,9 @@ import math
 from app.checkpoints import real_models
 from app.errors import SpecError, shown_number
 from app.settings import Settings
+from app.spec.core_words import core_said
 from app.spec.cost import max_steps_within, step_seconds
+from app.words.said import Fixed, Grouped, Said, Short
 from xt_core.config import Config
 from xt_core.training.optim import OPTIMIZERS, make_optimizer, optimizer_dict
 
@@ -55,12 +57,14 @@ def canonical_optimizer(raw: dict | None, train_steps: int, model: str | None = 
         raw = {"name": DEFAULT_OPTIMIZER_NAME}
     name = raw.get("name")
     if not isinstance(name, str) or name not in OPTIMIZERS:
-        raise OptimizerFieldError("name", f'optimizer name must be "sgd" or "adamw", got {_short(name)}')
+        raise OptimizerFieldError("name", Said("error-optimizer-name", value=_short(name)))
     known = [f for f in OPTIMIZERS[name].__dataclass_fields__ if f != "name"]
     numbers = {}
     for field, value in raw.items():
         if field != "name" and field not in known:
-            raise OptimizerFieldError(field, f"{name} has no field {field!r}; its fields: {', '.join(known)}")
+            raise OptimizerFieldError(
+                field, Said("error-optimizer-field", name=name, field=repr(field), known=", ".join(known))
+            )
         if field != "name":
             numbers[field] = _finite(field, value)
     try:
@@ -69,7 +73,7 @@ def canonical_optimizer(raw: dict | None, train_steps: int, model: str | None = 
     except ValueError as exc:
         message = str(exc)
         field = message.split(" ", 1)[0]
-        raise OptimizerFieldError(field if field in known else "name", message) from None
+        raise OptimizerFieldError(field if field in known else "name", core_said(message)) from None
     values = optimizer_dict(optimizer)
     return {"name": name, **{k: float(values[k]) for k in known}}
 
@@ -83,14 +87,13 @@ def _finite(field: str, value) -> float:
     """An optimizer field as a finite float: JSON true/false, strings, lists and numbers past
     float's range (a JSON integer may have hundreds of digits) are refused by name."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise OptimizerFieldError(field, f"{field} must be a number, got {_short(value)}")
+        raise OptimizerFieldError(field, Said("error-optimizer-not-number", field=field, value=_short(value)))
     if isinstance(value, int) and value.bit_length() > 1000:
-        raise OptimizerFieldError(
-            field, f"{field} must be a finite number, got an integer of {value.bit_length()} bits"
-        )
+        bits = Said("error-integer-of-bits", bits=value.bit_length())
+        raise OptimizerFieldError(field, Said("error-optimizer-not-finite", field=field, value=bits))
     number = float(value)
     if not math.isfinite(number):
-        raise OptimizerFieldError(field, f"{field} must be a finite number, got {value!r}")
+        raise OptimizerFieldError(field, Said("error-optimizer-not-finite", field=field, value=repr(value)))
     return number
 
 
@@ -125,7 +128,7 @@ def resolve_training(
     if not 0 <= train_steps <= settings.max_train_steps:  # the count first: the time estimate needs a sane one
         raise SpecError(
             ("body", "train_steps"),
-            f"train_steps must be between 0 and {settings.max_train_steps} (max_train_steps), got {shown_number(train_steps)}",
+            Said("error-train-steps-range", most=str(settings.max_train_steps), value=shown_number(train_steps)),
         )
     most = train_steps_limit(cfg, n_seq, T, dtype, settings)
     try:
@@ -145,17 +148,24 @@ def _too_long(
     """Why train_steps is refused, and only the changes that would allow more: a checkpoint's
     sizes are fixed (its text's length is not), and float32 only helps a float64 spec."""
     per_step, limit = step_seconds(cfg, n_seq, T, dtype), settings.max_train_seconds
-    at_most = f"at most {most} step{'' if most == 1 else 's'} here" if most else "not even one step fits here"
-    changes = []
-    if not fixed_sizes:
-        changes.append("fewer layers, heads or positions")
-    elif T > 1 and max_steps_within(cfg, n_seq, 1, dtype, limit) > most:
-        changes.append("a shorter text")
-    if dtype == "float64":
-        changes.append("float32")
-    advice = f" ({' or '.join(changes)} allow{'s' if len(changes) == 1 else ''} more)" if changes else ""
-    return (
-        f"train_steps = {train_steps} would take about {train_steps * per_step:,.0f} s here ({cfg.n_layer} layers × "
-        f"{cfg.n_head} heads over {n_seq} × {T} positions, {dtype}: about {per_step:.2f} s a step), more than the "
-        f"limit of {limit:g} s (max_train_seconds): {at_most}{advice}"
-    )
+    at_most = Said("error-train-at-most", most=most) if most else Said("error-train-not-one")
+    changes = "sizes" if not fixed_sizes else ""
+    if fixed_sizes and T > 1 and max_steps_within(cfg, n_seq, 1, dtype, limit) > most:
+        changes = "text"
+    advice = _MORE_IF.get((changes, dtype == "float64"))
+    return Said(
+        "error-train-steps-too-long-advice" if advice else "error-train-steps-too-long",
+        steps=str(train_steps), seconds=Grouped(round(train_steps * per_step)), layers=str(cfg.n_layer),
+        heads=str(cfg.n_head), n_seq=str(n_seq), positions=str(T), dtype=dtype, per_step=Fixed(per_step, 2),
+        limit=Short(limit), at_most=at_most, **({"advice": Said(advice)} if advice else {}),
+    )  # fmt: skip
+
+
+# What would allow more training steps: (the sizes or the text, or neither; float64) -> its message.
+_MORE_IF = {
+    ("sizes", False): "error-train-more-sizes",
+    ("sizes", True): "error-train-more-sizes-float32",
+    ("text", False): "error-train-more-text",
+    ("text", True): "error-train-more-text-float32",
+    ("", True): "error-train-more-float32",
+}

@@ -1,6 +1,7 @@
 """The one place that decides what a tensor's axes are: which labels run along its rows and
 columns, and their titles. Every picture of a tensor (a step's figures, the update's ΔW, the
-bug lab's diff) asks here.
+bug lab's diff) asks here. The titles and notes are the catalogues' (names.ftl, `names-axis-…`),
+in the context's language (TraceContext.lang).
 
 * a (V, C) parameter (the token embedding, an untied LM head): one row per vocabulary token;
 * a Linear weight (in, out): input features down, output features across;
@@ -22,6 +23,8 @@ import numpy as np
 
 from app.steps.context import TraceContext
 from app.steps.titles import local_name
+from app.words import t
+from app.words.numbers import group_separator
 from xt_core import names
 
 VOCAB_ROWS = ("tok_embeddings", "output")  # (V, C) parameters
@@ -59,25 +62,26 @@ class Axes:
 def param_axes(ctx: TraceContext, name: str, array=None, gradient: bool = False) -> Axes:
     """A 2-D parameter (`array`: its value, gradient or update, which picks a large vocabulary's rows)."""
     if name not in VOCAB_ROWS:
-        return Axes(None, None, "input feature", "output feature")
+        return Axes(None, None, _word(ctx, "names-axis-input-feature"), _word(ctx, "names-axis-output-feature"))
     V = ctx.trace.cfg.vocab_size
+    token, feature = _word(ctx, "names-axis-token"), _word(ctx, "names-axis-feature")
     if V <= VOCAB_WHOLE or array is None:
-        return Axes(ctx.vocab if V <= VOCAB_WHOLE else None, None, "token", "feature")
-    ids, note = _vocab_rows(ctx, np.asarray(array), gradient)
-    return Axes(ctx.vocab_labels(ids), None, "token", "feature", row_ids=ids, note=note)
+        return Axes(ctx.vocab if V <= VOCAB_WHOLE else None, None, token, feature)
+    ids, note = _vocab_rows(ctx, np.asarray(array), gradient, name)
+    return Axes(ctx.vocab_labels(ids), None, token, feature, row_ids=ids, note=note)
 
 
 def activation_axes(ctx: TraceContext, name: str, seq: int, array=None, gradient: bool = False) -> Axes:
     """A (T, X) activation or gradient of sequence `seq` (`array`: that slice, which picks a
     large vocabulary's columns)."""
-    rows = ctx.positions(seq)
+    rows, position = ctx.positions(seq), _word(ctx, "names-axis-position")
     if not vocab_columns(name):
-        return Axes(rows, None, "position", "feature")
-    V = ctx.trace.cfg.vocab_size
+        return Axes(rows, None, position, _word(ctx, "names-axis-feature"))
+    V, token = ctx.trace.cfg.vocab_size, _word(ctx, "names-axis-token")
     if V <= VOCAB_WHOLE or array is None:
-        return Axes(rows, ctx.vocab if V <= VOCAB_WHOLE else None, "position", "token")
+        return Axes(rows, ctx.vocab if V <= VOCAB_WHOLE else None, position, token)
     ids, note = _vocab_columns(ctx, np.asarray(array), seq, gradient)
-    return Axes(rows, ctx.vocab_labels(ids), "position", "token", col_ids=ids, note=note)
+    return Axes(rows, ctx.vocab_labels(ids), position, token, col_ids=ids, note=note)
 
 
 def vocab_columns(name: str) -> bool:
@@ -91,7 +95,8 @@ def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
     (T × T), features for head outputs (T × hd)."""
     rows = ctx.positions(seq)
     square = shape[-1] == shape[-2] == ctx.T
-    return Axes(rows, rows if square else None, "query", "key" if square else "feature")
+    across = "names-axis-key" if square else "names-axis-feature"
+    return Axes(rows, rows if square else None, _word(ctx, "names-axis-query"), _word(ctx, across))
 
 
 def value_name(name: str, gradient: bool) -> str:
@@ -102,6 +107,17 @@ def value_name(name: str, gradient: bool) -> str:
 
 
 # ---------------------------------------------------------------------- a large vocabulary's tokens
+
+
+def _word(ctx: TraceContext, message: str, **values) -> str:
+    """A message in the language of the context's answer."""
+    return t(ctx.lang, message, **values)
+
+
+def _count(ctx: TraceContext, n: int) -> str:
+    """A count of rows or tokens, grouped as xt has always printed a vocabulary ("49,152"; in
+    Russian with a no-break space, "49 152"): the sentences say "N of M" and need no plural of it."""
+    return f"{n:,}".replace(",", group_separator(ctx.lang))
 
 
 def _first_seen(ids) -> list[int]:
@@ -126,18 +142,35 @@ def _vocab_columns(ctx: TraceContext, a: np.ndarray, seq: int, gradient: bool) -
     V = a.shape[-1]
     targets = _first_seen(ctx.trace.targets[seq])[: VOCAB_SHOWN - VOCAB_TOP]
     if gradient:
-        score, by = np.max(np.abs(a), axis=0), "the largest |gradient|"
+        score, message = np.max(np.abs(a), axis=0), "names-axis-columns-gradient-note"
     else:
-        score, by = np.max(np.asarray(ctx.trace[names.OUTPUT_PROBS][seq]), axis=0), "the highest probability"
+        score, message = (
+            np.max(np.asarray(ctx.trace[names.OUTPUT_PROBS][seq]), axis=0),
+            "names-axis-columns-probability-note",
+        )
     ids = targets + _top(np.asarray(score, dtype=np.float64), targets, VOCAB_SHOWN - len(targets))
-    note = (
-        f"{len(ids)} of the {V:,} tokens are drawn: this sequence's {len(targets)} target tokens, then those "
-        f"with {by} at any position. The other {V - len(ids):,} columns are left out."
-    )
+    drawn = {"shown": len(ids), "total": _count(ctx, V), "targets": len(targets), "rest": _count(ctx, V - len(ids))}
+    note = _word(ctx, message, **drawn)
     return np.array(ids, dtype=np.int64), note
 
 
-def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.ndarray, str]:
+# Which rows of a (V, C) parameter each op reading it reads: the lookup only its input tokens',
+# the LM head every row (each row scores its token at every position).
+_READS = {"lookup": "names-axis-reads-lookup", "head": "names-axis-reads-head", "both": "names-axis-reads-both"}
+
+
+def _value_rows_note(ctx: TraceContext, name: str, ids: list[int], V: int) -> str:
+    """Which of a (V, C) parameter's rows are drawn, and which rows the ops that read it read."""
+    inputs = len(set(ids) & set(np.unique(ctx.trace.tokens).tolist()))
+    tied = ctx.trace.cfg.tie_embeddings
+    reads = "head" if name == "output" else ("both" if tied else "lookup")
+    drawn = {"shown": len(ids), "total": _count(ctx, V), "inputs": inputs, "reads": _word(ctx, _READS[reads])}
+    if len(ids) > inputs:
+        return _word(ctx, "names-axis-rows-more-note", more=len(ids) - inputs, **drawn)
+    return _word(ctx, "names-axis-rows-note", **drawn)
+
+
+def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool, name: str) -> tuple[np.ndarray, str]:
     """(token ids, note) down a (V, C) parameter: the batch's input tokens and targets; of a
     gradient nonzero only there (the lookup's), exactly those rows; of one nonzero elsewhere
     too (the LM head's), then the rows of largest |gradient|."""
@@ -145,8 +178,7 @@ def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.nd
     batch = _first_seen(np.concatenate([ctx.trace.tokens.reshape(-1), ctx.trace.targets.reshape(-1)]))
     if not gradient:
         ids = batch[:VOCAB_SHOWN]
-        note = f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets (the rows this step reads)."
-        return np.array(ids, dtype=np.int64), note
+        return np.array(ids, dtype=np.int64), _value_rows_note(ctx, name, ids, V)
     # each row's largest |entry|, with no (V, C) temporary (113 MB for SmolLM2): a row is all zero
     # where it is 0 (a NaN stays nonzero), and it ranks the rows below
     row_peaks = np.maximum(np.max(a, axis=1), -np.min(a, axis=1))
@@ -154,16 +186,15 @@ def _vocab_rows(ctx: TraceContext, a: np.ndarray, gradient: bool) -> tuple[np.nd
     if nonzero.size <= VOCAB_SHOWN:
         found = set(nonzero.tolist())
         ids = [i for i in batch if i in found] + [i for i in nonzero.tolist() if i not in set(batch)]
-        note = (
-            f"The {len(ids)} nonzero rows are drawn, those of the tokens this step looked up; the other "
-            f"{V - len(ids):,} rows of the {V:,}-token vocabulary are exactly zero."
+        note = _word(
+            ctx, "names-axis-lookup-rows-note", shown=len(ids), rest=_count(ctx, V - len(ids)), total=_count(ctx, V)
         )
         return np.array(ids, dtype=np.int64), note
     taken = batch[: VOCAB_SHOWN - VOCAB_TOP]
     ids = taken + _top(row_peaks.astype(np.float64), taken, VOCAB_SHOWN - len(taken))
-    zero = f"; the other {V - nonzero.size:,} rows are exactly zero" if nonzero.size < V else ""
-    note = (
-        f"{len(ids)} of the {V:,} rows are drawn: the batch's tokens and targets, then the rows of largest "
-        f"|gradient|. {nonzero.size:,} rows are nonzero{zero}; the rows not drawn are left out."
-    )
+    drawn = {"shown": len(ids), "total": _count(ctx, V), "nonzero": _count(ctx, nonzero.size)}
+    if nonzero.size < V:
+        note = _word(ctx, "names-axis-gradient-rows-zero-note", zero=_count(ctx, V - nonzero.size), **drawn)
+    else:
+        note = _word(ctx, "names-axis-gradient-rows-note", **drawn)
     return np.array(ids, dtype=np.int64), note

@@ -21,7 +21,7 @@ import numpy as np
 
 from app.errors import SpecError
 from app.spec import spec_to_query
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.stats import CHUNK, summarize
 from app.steps.tensors import param_entry, tensor_entry
 from app.steps.titles import step_summary
@@ -125,14 +125,15 @@ def _pairs(
     ]
 
 
-def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells) -> list[dict]:
+def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells, lang) -> list[dict]:
     """A, B and B − A drawn alike (the figure of one sequence; the stats of the whole tensor)."""
     out = []
     for ctx, array, side, role in ((a, va, "A", "input"), (b, vb, "B", "output"), (a, diff, "B − A", "diff")):
         figure_id, title = f"compare.{side}.{label}.{name}", f"{side}: {label}"
         if label == "ΔW":  # not a recorded tensor: its colour bar says ΔW, not the gradient's name
             values = "ΔW" if side != "B − A" else "ΔW_B − ΔW_A"
-            out.append(param_entry(ctx, name, np.asarray(array), figure_id, title, role, True, cells, values=values))
+            entry = param_entry(ctx, name, np.asarray(array), figure_id, title, role, True, cells, values, lang=lang)
+            out.append(entry)
             continue
         entry = tensor_entry(
             ctx,
@@ -145,6 +146,7 @@ def _figures(a, b, label, name, gradient, va, vb, diff, seq, cells) -> list[dict
             gradient=gradient or side == "B − A",
             max_cells=cells,
             whole=side != "B − A",
+            lang=lang,
         )
         if entry is not None:
             out.append(_colour_bar_says(entry, "B − A") if side == "B − A" else entry)
@@ -163,9 +165,10 @@ def _colour_bar_says(entry: dict, text: str) -> dict:
     return entry
 
 
-def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None) -> dict:
+def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: str | None, lang: str = "en") -> dict:
     """Step `index` of the aligned traces a and b: their specs, and per compared tensor the
     figures A | B | B − A and the difference's numbers."""
+    a, b = in_language(a, lang), in_language(b, lang)
     pairs = _pairs(a, b, index, param)
     cells = max(1, a.settings.max_step_cells // (3 * len(pairs)))
     compared = []
@@ -179,7 +182,7 @@ def compare_view(a: TraceContext, b: TraceContext, index: int, seq: int, param: 
                 "dtype_a": str(np.asarray(va).dtype),
                 "dtype_b": str(np.asarray(vb).dtype),
                 "difference": numbers,
-                "figures": _figures(a, b, label, name, gradient, va, vb, diff, seq, cells),
+                "figures": _figures(a, b, label, name, gradient, va, vb, diff, seq, cells, lang),
             }
         )
     return {

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 import xt_core
 from app.checkpoints.registry import measured, registry
 from app.figures.serialize import figure_json, table
 from app.settings import Settings
 from app.spec.resolve import ResolvedSpec
+from app.steps.wording import numbers_note
 
 
 def unique_labels(labels: list[str]) -> list[str]:
@@ -52,6 +55,7 @@ class TraceContext:
     spec: ResolvedSpec
     trace: xt_core.Trace
     settings: Settings
+    lang: str = "en"  # the language of the words it writes (axes, figure titles): app/words
 
     @property
     def n_seq(self) -> int:
@@ -119,5 +123,14 @@ class TraceContext:
             "heads": heads,
         }
 
-    def table(self, matrix, index, columns):
-        return table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols)
+    def table(self, matrix, index, columns, lang: str = "en"):
+        """The 'numbers' table beside a figure, and what it leaves out in words of `lang` (or None)."""
+        table_json, _ = table(matrix, index, columns, self.settings.max_table_rows, self.settings.max_table_cols)
+        full = np.shape(matrix) if np.ndim(matrix) == 2 else (int(np.size(matrix)), 1)
+        return table_json, numbers_note((len(table_json["index"]), len(table_json["columns"])), full, lang)
+
+
+def in_language(ctx: TraceContext, lang: str) -> TraceContext:
+    """The context writing its words in `lang`: an answer's language reaches the titles, axes and
+    figures that read ctx.lang, and the prose that takes `lang` (one trace, many languages)."""
+    return ctx if ctx.lang == lang else replace(ctx, lang=lang)

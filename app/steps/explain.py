@@ -1,235 +1,91 @@
 """Each step's plain-text explanation: what happens and why, with the classic mistakes the
 hand-written C++ backward pass this project started from warns about quoted where they apply
-(its variable names beside ours: docs/notation.md). Numbers come from the trace
-(app.steps.measured), never from the text."""
+(its variable names beside ours: docs/notation.md). The words are the steps' catalogue's
+(app/words/locales/<lang>/steps-explain.ftl: one whole message per op and phase, the sentences
+it holds where they apply); numbers come from the trace (app.steps.measured), never from the text."""
 
 from __future__ import annotations
 
 import xt_core
 from app.steps import measured
-from app.steps.titles import local_name
+from app.steps.titles import about, local_name
+from app.steps.wording import num, t
 from xt_core import names
 from xt_core.trace import Record
 
-# The seed's C++ backward pass, named in words where a sentence quotes it.
+# The seed's C++ backward pass as the English explanations name it: the glossary
+# (app/steps/glossary.py) finds the phrase in them.
 CPP = "the hand-written C++ backward pass xt started from"
 
+# The message of each kind of op, by phase (a loss-phase step reads as forward).
 _FORWARD = {
-    "embedding": (
-        "Each input token id picks one row of the embedding table tok_embeddings E (V×C); that row is the "
-        "token's starting vector x in the residual stream. It is a lookup, not arithmetic: positions holding "
-        "the same token start with identical vectors, and position only enters later, through RoPE."
-    ),
-    "rmsnorm": (
-        "RMSNorm rescales each position's vector to unit root-mean-square, r = 1/√(mean(x²)+ε), n = r·x ⊙ g, "
-        "with a learned gain g per feature. It keeps the scale of what {reader} reads steady however large the "
-        "residual stream grows; unlike LayerNorm it does not subtract the mean. {stream}"
-    ),
-    "linear": (
-        "A matrix product Y = X·W with W stored (in, out), the same for every position: it computes {role}. "
-        "Each output feature is a weighted sum of the input features of the same position; nothing mixes "
-        "positions here."
-    ),
-    "rope": (
-        "RoPE rotates every pair of features (2c, 2c+1) of every head by the angle φ = t·θ^(−2c/hd), where t "
-        "is the position. After rotating both queries and keys, the dot product of a query at position i with "
-        "a key at position j depends on their contents and on the offset i − j only: that is how attention "
-        "learns about order. Values are not rotated."
-    ),
-    "scores": (
-        "Every query is compared with every key by a dot product, S = q·kᵀ/√hd, one T×T matrix per head m; the "
-        "scale 1/√hd keeps the spread of the scores from growing with the head width (which would saturate the "
-        "softmax). Keys in the future (j > i) are set to −∞, the causal mask: a position must not see the "
-        "token it is asked to predict. Masked cells are drawn blank. This is the first op where positions "
-        "meet: query i is paired with every key j ≤ i.{gqa}"
-    ),
-    "softmax_attention": (
-        "Each row of scores S becomes a probability distribution P over the keys that row may see: subtract "
-        "the row's maximum (for numerical safety, it changes nothing), exponentiate, divide by the sum. Masked "
-        "keys get exactly 0. Row i says how much position i takes from each position j ≤ i, itself included."
-    ),
-    "softmax_output": (
-        "The logits of each position become a probability distribution p over the V tokens of the vocabulary: "
-        "the model's prediction of the next token. Subtracting the row maximum first keeps exp from "
-        "overflowing and changes nothing."
-    ),
-    "attend": (
-        "Each head's output at position i is the average of the value vectors of positions 0..i, weighted by "
-        "row i of that head's attention probabilities P. The scores paired each query with the keys; here the "
-        "values of those positions are mixed into position i. Every op of the layer except these two works on "
-        "each position alone.{gqa}"
-    ),
-    "merge_heads": (
-        "The H head outputs, hd features each, are placed side by side into one vector of H·hd features per "
-        "position: a pure re-layout, no arithmetic."
-    ),
-    "residual": (
-        "The branch's output is added to the residual stream, not substituted for it: {sum}. The stream "
-        "carries the embedding forward plus whatever each sublayer writes into it, which also gives the "
-        "gradient a direct path back."
-    ),
-    "swiglu": (
-        "SwiGLU: the gate a = n·W1 goes through silu(a) = a·σ(a) and multiplies the up projection u = n·W3 "
-        "feature by feature, s = silu(a) ⊙ u. The gate decides, per position and hidden feature, how much of "
-        "u passes."
-    ),
-    "unembed": (
-        "The LM head: the final normalized vector n of each position is compared with every token's row of "
-        "{weight}, logits = n·Wᵀ, one score per vocabulary token.{tied}"
-    ),
-    "token_loss": (
-        "The loss of one position is −log of the probability the model gave to the correct next token (the "
-        "target): 0 for a certain right answer, large for a confident wrong one. The bars show it per position."
-    ),
-    "mean": "{loss_sentence}",
+    "embedding": "step-explain-forward-embedding",
+    "rmsnorm": "step-explain-forward-rmsnorm",
+    "linear": "step-explain-forward-linear",
+    "rope": "step-explain-forward-rope",
+    "scores": "step-explain-forward-scores",
+    "softmax_attention": "step-explain-forward-softmax-attention",
+    "softmax_output": "step-explain-forward-softmax-output",
+    "attend": "step-explain-forward-attend",
+    "merge_heads": "step-explain-forward-merge-heads",
+    "residual": "step-explain-forward-residual",
+    "swiglu": "step-explain-forward-swiglu",
+    "unembed": "step-explain-forward-unembed",
+    "token_loss": "step-explain-forward-token-loss",
+    "mean": "step-explain-forward-mean",
 }
-
-_BATCH_MEAN_ONCE = (
-    "The 1/N of the batch mean is already inside the arriving gradient: {cpp} divides by N once, at the "
-    "loss, before any matmul, so every weight gradient below gets the right scale without rescaling."
-)
-_FAN_OUT = (
-    " dW sums over all N positions: the same W is used at every position (it fans out), and each use adds "
-    "the outer product of its input row and its output gradient."
-)
-
 _BACKWARD = {
-    "embedding": (
-        "Each position's gradient flows back to the row of the embedding table its token selected. A token "
-        "used at several positions receives the sum (np.add.at; fancy-index assignment would keep only the "
-        "last one).{tied}"
-    ),
-    "rmsnorm": (
-        "dL/dg = Σ dL/dn ⊙ x̂ over all positions. For the input, dL/dx = r·(dL/dx̂ − x̂·mean(dL/dx̂ ⊙ x̂)): r "
-        "depends on x too, which adds the projection term; forgetting it is a classic mistake. The projection "
-        "term removes the part of the gradient along x, so dL/dx is perpendicular to x (up to ε): scaling x "
-        "does not change x̂, so the loss cannot change along x. {other}"
-    ),
-    "linear": (
-        "dX = dY·Wᵀ passes the gradient to the input, and dW = Xᵀ·dY gives the weight gradient. X comes "
-        "first: " + CPP + ' says "dW = X^T @ dY, so X goes first into gemm_tn". Swapped, the product has '
-        "shape (out, in) and only fits when the layer is square, where the mistake can hide."
-        + _FAN_OUT
-        + " "
-        + _BATCH_MEAN_ONCE.format(cpp="the C++ pass")
-        + "{extra}"
-    ),
-    "rope": (
-        "A rotation is orthogonal, so its backward is the transposed rotation Rᵀ: rotate each pair by the "
-        "negative angle (in " + CPP + ', the "transposed rotation" a0·c + a1·s, −a0·s + a1·c, where its a0, '
-        "a1 are our ∂L/∂q̃ of the pair, q̃ the rotated query or key, and c, s are cos φ, sin φ). Rotating again by +φ is a classic mistake "
-        "that keeps every norm intact and looks plausible; the gradient check catches it."
-    ),
-    "scores": (
-        "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j], where κ = ⌊m/G⌋ is the kv head query head m reads, and "
-        "dk[κ,j] = (1/√hd)·Σᵢ dS[m,i,j]·q[m,i] summed over every query head m with ⌊m/G⌋ = κ: the scale applies "
-        "on the way back too. Masked scores were constants, so no gradient flows through them.{gqa}"
-    ),
-    "softmax_attention": (
-        "dL/dS = J·dL/dP per row, with J = diag(p) − p·pᵀ (p the row of P); J is symmetric, so J and Jᵀ are "
-        "the same matrix. Entry by entry dS_j = p_j·(dP_j − Σ_k p_k·dP_k). The subtracted sum keeps every row "
-        "of dL/dS summing to zero: Σ_j dS_j = Σ_j p_j·dP_j − (Σ_j p_j)·Σ_k p_k·dP_k = 0 because Σ_j p_j = 1 "
-        "(adding a constant to all scores of a row changes nothing).{row_sums} Dropping it is a classic "
-        "mistake. Pick a row to see its Jacobian and the chain-rule check."
-    ),
-    "softmax_output": (
-        "dL/dlogits = J·dL/dp per position. Composed with the per-token loss this is the fused rule of "
-        + CPP
-        + ", dL/dlogits = (p − onehot)/N, shown below with numbers. {output_facts} The C++ pass warns (in "
-        'Russian): "a second multiplication by inv must NOT be here: the probabilities are already '
-        'normalized". Its inv is 1/Σ_k e^(z_k − max z), where z are the logits; that sum is at least 1 (the '
-        "largest logit alone contributes e⁰ = 1), so multiplying by inv a second time would divide every "
-        "gradient of a position by it again.{inv_sums}"
-    ),
-    "attend": (
-        "dP = dO·vᵀ gives each attention probability the gradient of how useful its value was; dv = Pᵀ·dO "
-        "sends each position's value the gradient of every query that read it (the values of kv head ⌊m/G⌋ "
-        "for query head m).{gqa}"
-    ),
-    "merge_heads": "The gradient of the concatenated vector is cut back into the H heads: a pure re-layout.",
-    "residual": (
-        "{sum}: along the skip ∂{out_symbol}/∂{skip_symbol} = I (the identity), and ∂{out_symbol}/∂branch = I, "
-        "so the skip {skip_symbol} and the branch's output both receive dL/d{out_symbol} unchanged, a copy. "
-        "{skip_symbol} is also the branch's input, so in full ∂{out_symbol}/∂{skip_symbol} is I plus the "
-        "branch's Jacobian: the branch hands "
-        "{skip_symbol} a second share once its own backward has run (through the {norm}), added to the skip's "
-        "copy, never substituted for it: residual gradients add. The residual view shows the gradient "
-        "arriving along the skip, the part the branch adds, and their sum, the full dL/d{skip_symbol} "
-        "({skip} in the recorded names)."
-    ),
-    "swiglu": (
-        "dL/da = dL/ds ⊙ u ⊙ silu′(a) with silu′(a) = σ(a)·(1 + a·(1 − σ(a))), and dL/du = dL/ds ⊙ silu(a): "
-        "each factor of the product receives the gradient times the other factor."
-    ),
-    "unembed": "dX = dlogits·W and dW += dlogitsᵀ·X (V×C)."
-    + _FAN_OUT
-    + " "
-    + _BATCH_MEAN_ONCE.format(cpp=CPP)
-    + "{tied}",
-    "token_loss": (
-        "Only the target's probability receives a gradient: dL/dp_target = −(1/N)/p_target, every other entry "
-        "is 0 (the Iverson bracket [v = target] of the formula is 1 for the target, 0 elsewhere). Small "
-        "probabilities of the right token give large gradients."
-    ),
-    "mean": (
-        "dL/dℓ = 1/N for every position: the batch mean, applied exactly once, here, before any matmul. The "
-        + CPP.removeprefix("the ")
-        + ' says: "average over the batch BEFORE multiplying by the matrices: then all the weights below '
-        'automatically get the right scale". Dividing again later, or not at all, is a classic mistake.'
-    ),
+    "embedding": "step-explain-backward-embedding",
+    "rmsnorm": "step-explain-backward-rmsnorm",
+    "linear": "step-explain-backward-linear",
+    "rope": "step-explain-backward-rope",
+    "scores": "step-explain-backward-scores",
+    "softmax_attention": "step-explain-backward-softmax-attention",
+    "softmax_output": "step-explain-backward-softmax-output",
+    "attend": "step-explain-backward-attend",
+    "merge_heads": "step-explain-backward-merge-heads",
+    "residual": "step-explain-backward-residual",
+    "swiglu": "step-explain-backward-swiglu",
+    "unembed": "step-explain-backward-unembed",
+    "token_loss": "step-explain-backward-token-loss",
+    "mean": "step-explain-backward-mean",
 }
 
-_ATTENTION_OUT_BACKWARD = (
-    " Here " + CPP + ' warns: "read dx (already holding the FFN contribution), NOT dres" (its dx is our dL/dh, '
-    "its dres our dL/dx′, the gradient of the layer's output). The gradient arriving at the attention output "
-    "is dL/dh, and h = x + attention feeds both the feed-forward branch and the skip to the layer's output, so "
-    "dL/dh holds both; using only dL/dx′ would drop the FFN's part."
-)
-
-_SHARED_INPUT = (
-    " The normalized input n feeds {names}, so its gradient is the sum of {count} such dX (the C++ pass: {sum}, "
-    "its {cpp_n} being our dL/dn{more}); this step adds one of them."
-)
-# What a linear's backward adds, by (role, block) of the tensor it makes (xt_core.names).
-_LINEAR_BACKWARD_EXTRA = {
-    ("branch out", "attention"): _ATTENTION_OUT_BACKWARD,
-    ("projection", "attention"): _SHARED_INPUT.format(
-        names="q, k and v", count="three", sum="dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ", cpp_n="dxb", more=""
-    ),
-    ("projection", "ffn"): _SHARED_INPUT.format(
-        names="the gate and the up projection",
-        count="two",
-        sum="dx2b = dh1·W1ᵀ + dh3·W3ᵀ",
-        cpp_n="dx2b",
-        more=", its dh1 and dh3 our dL/da and dL/du",
-    ),
+# What a linear map computes, by the tensor it makes (xt_core.names' local name).
+_ROLE = {
+    "attention.q": "step-role-attention-q",
+    "attention.k": "step-role-attention-k",
+    "attention.v": "step-role-attention-v",
+    "attention.out": "step-role-attention-out",
+    "feed_forward.gate": "step-role-feed-forward-gate",
+    "feed_forward.up": "step-role-feed-forward-up",
+    "feed_forward.out": "step-role-feed-forward-out",
 }
-
-_TIED = {
-    "forward": (
-        " With tied embeddings W is tok_embeddings E: the table that turns tokens into vectors also scores them."
-    ),
-    "unembed": (
-        " With tied embeddings W is tok_embeddings E, so E receives two gradient contributions that add: this "
-        "one (every row), and the embedding lookup's at the last backward step (only the rows of the input "
-        "tokens)."
-    ),
-    "embedding": (
-        " With tied embeddings this table E is also the LM head's weight (logits = n·Eᵀ), so it receives two "
-        "gradient contributions that add: this lookup's (only the rows of the input tokens) and the one the "
-        "logits step added to every row, dE += dlogitsᵀ·n."
-    ),
+# What reads a norm's output, by the norm's output.
+_READER = {
+    "attention_norm.out": "step-reader-attention",
+    "ffn_norm.out": "step-reader-ffn",
+    "norm.out": "step-reader-head",
 }
-
 # The stream around each norm: the normalized copy feeds one reader, the stream goes on (or ends).
 _STREAM = {
-    "attention_norm.out": "The normalized copy n only feeds attention: the residual stream x itself goes around "
-    "it, unchanged, to the residual add h = x + attention.",
-    "ffn_norm.out": "The normalized copy n only feeds the feed-forward: the residual stream h itself goes around "
-    "it, unchanged, to the residual add x′ = h + feed-forward.",
-    "norm.out": "The residual stream ends here: its last value reaches the LM head, and so the loss, only "
-    "through this norm.",
+    "attention_norm.out": "step-stream-attention",
+    "ffn_norm.out": "step-stream-ffn",
+    "norm.out": "step-stream-final",
 }
+# The norm's other gradient contribution (the skip's), by the norm's output.
+_NORM_OTHER = {
+    "attention_norm.out": "step-norm-other-attention",
+    "ffn_norm.out": "step-norm-other-ffn",
+    "norm.out": "step-norm-other-final",
+}
+# What a linear's backward adds, by (role, block) of the tensor it makes (xt_core.names).
+_LINEAR_BACKWARD_EXTRA = {
+    ("branch out", "attention"): "step-extra-attention-out",
+    ("projection", "attention"): "step-extra-attention-in",
+    ("projection", "ffn"): "step-extra-ffn-in",
+}
+_TIED = {"forward": "step-tied-forward", "unembed": "step-tied-unembed", "embedding": "step-tied-embedding"}
 _RESIDUAL = {
     "attention_residual": ("h = x + attention(RMSNorm(x))", "h", "x"),
     "ffn_residual": ("x′ = h + FFN(RMSNorm(h))", "x′", "h"),
@@ -242,86 +98,74 @@ def _explain_kind(record: Record) -> str:
     return record.kind
 
 
-def _gqa(record: Record, cfg: xt_core.Config) -> str:
+def _gqa(record: Record, cfg: xt_core.Config, lang: str) -> str:
     if cfg.n_kv_head >= cfg.n_head:
         return ""
-    shared = "key" if record.kind == "scores" else "value"
-    base = (
-        f" With grouped-query attention (GQA) {cfg.kv_group} query heads share each key/value head: query head m "
-        f"reads kv head ⌊m/{cfg.kv_group}⌋."
-    )
-    if record.phase == "backward":
-        return base + f" So a {shared} receives the sum of their gradients."
-    return base
+    if record.phase != "backward":
+        return t(lang, "step-gqa-forward", group=cfg.kv_group)
+    shared = "step-gqa-backward-key" if record.kind == "scores" else "step-gqa-backward-value"
+    return t(lang, shared, group=cfg.kv_group)
 
 
-def _tied(record: Record, cfg: xt_core.Config) -> str:
+def _tied(record: Record, cfg: xt_core.Config, lang: str) -> str:
     if not cfg.tie_embeddings:
         return ""
-    return _TIED["forward"] if record.phase == "forward" else _TIED.get(record.kind, "")
+    message = _TIED["forward"] if record.phase == "forward" else _TIED.get(record.kind)
+    return t(lang, message) if message else ""
 
 
-# The norm's input in the notation (its symbol, in words), the residual add whose skip it also
-# feeds, that add's output.
-_NORM_INPUT = {
-    "attention_norm.out": ("x", "the residual stream x entering the layer", "h = x + attention(RMSNorm(x))", "h"),
-    "ffn_norm.out": (
-        "h",
-        "h, the residual stream after attention (the x of the formulas above)",
-        "x′ = h + FFN(RMSNorm(h))",
-        "x′",
-    ),
-}
+def _about(lang: str, messages: dict, name: str, recorded, roles: tuple, otherwise: str, family: str) -> str:
+    """What a linear computes, or what reads a norm (`messages`, by the tensor's local name); a
+    tensor these messages do not name: what the names' catalogue says of it (a new family's rows)."""
+    if name in messages:
+        return t(lang, messages[name])
+    said = about(recorded.name(0), lang, family) if recorded is not None and recorded.role in roles else None
+    return said or t(lang, otherwise)
 
 
-def _norm_other(name: str, recorded_input: str) -> str:
-    if name == "norm.out":
-        return "The last residual stream reaches the loss only through this norm: this is its whole gradient."
-    symbol, stream, add, out = _NORM_INPUT[name]
-    return (
-        f"Here the norm's input is {stream} ({recorded_input} in the recorded names). This is one of two "
-        f"contributions to dL/d{symbol}: the other comes along the skip of the residual add {add}, which hands "
-        f"{symbol} the gradient dL/d{out} unchanged, a gradient that itself came back through every later layer. "
-        f"The two add ({CPP} adds the norm's contribution into its running gradient dx with +=)."
-    )
+def _optional(lang: str, message: str | None, **values) -> str:
+    return t(lang, message, **values) if message else ""
 
 
-def _context(record: Record, trace: xt_core.Trace) -> dict:
+def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> dict:
     cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
-    recorded = names.lookup(record.name)
+    recorded = names.lookup(record.name, cfg.family)
     role, block = (recorded.role, recorded.block) if recorded else ("", "")
     residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
-    norm = "attention_norm" if name == "attention_residual" else "ffn_norm"
+    other = _NORM_OTHER.get(name) if record.kind == "rmsnorm" else None
     return {
-        "role": recorded.about if role in ("projection", "branch out") else "a linear map",
-        "reader": recorded.about if role == "norm out" else "the LM head",
-        "stream": _STREAM.get(name, ""),
-        "other": _norm_other(name, record.inputs[0]) if record.kind == "rmsnorm" else "",
-        "gqa": _gqa(record, cfg),
-        "tied": _tied(record, cfg),
-        "weight": "tok_embeddings (tied)" if cfg.tie_embeddings else "the output matrix",
+        "role": _about(lang, _ROLE, name, recorded, ("projection", "branch out"), "step-role-other", cfg.family),
+        "reader": _about(lang, _READER, name, recorded, ("norm out",), "step-reader-head", cfg.family),
+        "hd": cfg.head_dim,
+        "theta": num(cfg.rope_theta, "g", lang),
+        "stream": _optional(lang, _STREAM.get(name)),
+        "other": _optional(lang, other, recorded=record.inputs[0]),
+        "gqa": _gqa(record, cfg, lang),
+        "tied": _tied(record, cfg, lang),
+        "weight": t(lang, "step-weight-tied" if cfg.tie_embeddings else "step-weight-untied"),
         "sum": residual_sum,
         "out_symbol": out_symbol,
         "skip_symbol": skip_symbol,
         "skip": skip,
         "branch": branch,
-        "norm": f"{norm} RMSNorm",
-        "extra": _LINEAR_BACKWARD_EXTRA.get((role, block), ""),
-        **measured.sentences(_explain_kind(record), record, trace),
+        "norm": "attention_norm" if name == "attention_residual" else "ffn_norm",
+        "extra": _optional(lang, _LINEAR_BACKWARD_EXTRA.get((role, block))),
+        **measured.sentences(_explain_kind(record), record, trace, judge, lang),
     }
 
 
-def explanation(record: Record, trace: xt_core.Trace) -> str:
-    """One paragraph of plain text: what this step does and why, its numbers from `trace`."""
+def explanation(record: Record, trace: xt_core.Trace, judge: bool = True, lang: str = "en") -> str:
+    """One paragraph of plain text in `lang`: what this step does and why, its numbers from
+    `trace`; judge False (a sealed quiz's step): its numbers, never a verdict on them."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
-    template = table.get(_explain_kind(record))
-    if template is None:
-        return f"{record.kind} ({record.phase})."
-    return template.format(**_context(record, trace))
+    message = table.get(_explain_kind(record))
+    if message is None:
+        return t(lang, "step-explain-unknown", kind=record.kind, phase=record.phase)
+    return t(lang, message, **_context(record, trace, judge, lang))
 
 
-def induction_note(ctx, record: Record) -> str:
+def induction_note(ctx, record: Record, lang: str = "en") -> str:
     """On a checkpoint whose training measured an induction head (xt_core.lab.probes: the head with the
     best score on repeated random tokens), its layer's attention-probability step names it."""
     found = ctx.measured()
@@ -330,8 +174,6 @@ def induction_note(ctx, record: Record) -> str:
     layer, head = found["induction_layer"], found["induction_head"]
     if record.name != names.entry("layers.{L}.attention.probs").name(layer):
         return ""
-    return (
-        f" Layer {layer}, head {head}: induction head — it attends to the token after an earlier occurrence "
-        f"of the current one (measured on repeated random letters: {found['induction_score']:.2f} of its "
-        f"attention lands there). {measured.repeat_sentence(ctx.trace.tokens, ctx.trace[record.name], head)}"
-    )
+    repeat = measured.repeat_sentence(ctx.trace.tokens, ctx.trace[record.name], head, lang)
+    score = num(found["induction_score"], ".2f", lang)
+    return t(lang, "step-induction", layer=layer, head=head, score=score, repeat=repeat)

@@ -5,13 +5,17 @@ place, so a formula, its title and its colour bars name the same tensor the same
 
 from __future__ import annotations
 
+import re
+
 from app.steps.titles import local_name
+from app.steps.wording import t
+from xt_core.ops.attention import ROPE_BACKWARD_TEX, ROPE_FORWARD_TEX
 from xt_core.trace import Record
 
 _D = r"\frac{\partial L}{\partial %s}"
 
 _ATTENTION_SOFTMAX = (
-    r"P_{m,i,j} = \frac{e^{S_{m,i,j} - \max_k S_{m,i,k}}}{\sum_{k \le i} e^{S_{m,i,k} - \max_k S_{m,i,k}}}",
+    r"P_{m,i,j} = \frac{e^{S_{m,i,j} - \max_{j'} S_{m,i,j'}}}{\sum_{j' \le i} e^{S_{m,i,j'} - \max_{j'} S_{m,i,j'}}}",
     _D % r"S_{m,i,:}"
     + " = J "
     + _D % r"P_{m,i,:}"
@@ -19,8 +23,8 @@ _ATTENTION_SOFTMAX = (
     + _D % r"S_{m,i,j}"
     + r" = P_{m,i,j}\Big("
     + _D % r"P_{m,i,j}"
-    + r" - \sum_k P_{m,i,k} "
-    + _D % r"P_{m,i,k}"
+    + r" - \sum_{j'} P_{m,i,j'} "
+    + _D % r"P_{m,i,j'}"
     + r"\Big)",
 )
 _OUTPUT_SOFTMAX = (
@@ -52,18 +56,59 @@ def _residual(out: str, skip: str, branch: str) -> tuple[str, str]:
     return forward, backward
 
 
+# RoPE on the keys: the op's rule (attention.ROPE_*_TEX) is written for the queries.
+_ROPE_KEYS = (
+    ROPE_FORWARD_TEX.replace("q_", "k_").replace(r"\tilde{q}", r"\tilde{k}").replace("keys alike", "queries alike"),
+    ROPE_BACKWARD_TEX.replace("q_", "k_").replace(r"\tilde{q}", r"\tilde{k}"),
+)
+
 _BY_NAME = {
+    "attention.k_rot": _ROPE_KEYS,
     "attention_residual": _residual("h", "x", "attn"),
     "ffn_residual": _residual("x'", "h", "ffn"),
     "attention.probs": _ATTENTION_SOFTMAX,
 }
 
 
-def rules(record: Record) -> tuple[str, str]:
-    """(forward LaTeX, backward LaTeX) of a recorded op, in this step's symbols."""
+# The words inside the rules (\text{...}), by their English (the catalogue's en text): a rule's
+# LaTeX is xt_core's, in English; each language's words replace them (app/words: steps-formulas.ftl).
+_WORDS = (
+    "step-formula-keys-alike",
+    "step-formula-queries-alike",
+    "step-formula-rotate-back",
+    "step-formula-for",
+    "step-formula-every",
+    "step-formula-also",
+    "step-formula-a-matrix",
+    "step-formula-a-norm-gain",
+)
+_TEXT = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def in_words_of(latex: str | None, lang: str) -> str | None:
+    """`latex` with the words of its \text{...} in `lang` (the spaces around them kept)."""
+    if latex is None:
+        return None
+    messages = {t("en", message): message for message in _WORDS}
+
+    def translate(match: re.Match) -> str:
+        text = match.group(1)
+        words = text.strip()
+        if words not in messages:
+            return match.group(0)
+        lead, tail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+        return rf"\text{{{lead}{t(lang, messages[words])}{tail}}}"
+
+    return _TEXT.sub(translate, latex)
+
+
+def rules(record: Record, lang: str = "en") -> tuple[str, str]:
+    """(forward LaTeX, backward LaTeX) of a recorded op, in this step's symbols, its words in `lang`."""
     name = local_name(record.name)
     if name in _BY_NAME:
-        return _BY_NAME[name]
-    if record.kind == "softmax":  # the output softmax (its recorded name is the model's to choose)
-        return _OUTPUT_SOFTMAX
-    return record.forward_latex, record.backward_latex
+        forward, backward = _BY_NAME[name]
+    elif record.kind == "softmax":  # the output softmax (its recorded name is the model's to choose)
+        forward, backward = _OUTPUT_SOFTMAX
+    else:
+        forward, backward = record.forward_latex, record.backward_latex
+    return in_words_of(forward, lang), in_words_of(backward, lang)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.steps.wording import num, t
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.tolerances import FLOOR
 
@@ -41,8 +42,10 @@ def gradcheck_json(check: StepCheck) -> dict:
     }
 
 
-def failure_text(check: StepCheck, dtype: str) -> str:
-    """Why a check failed. Every check runs in float64 (a float32 trace is checked through its
-    float64 twin: xt_core.checks.gradcheck), so the tolerance is float64's whatever the trace's dtype."""
-    where = " (the check runs on this trace's float64 twin)" if dtype != "float64" else ""
-    return f"relative error {check.max_rel_error:.3g} exceeds the float64 tolerance {check.tolerance:g}{where}."
+def failure_text(check: StepCheck, dtype: str, lang: str = "en") -> str:
+    """The warning of a failed check, and why. Every check runs in float64 (a float32 trace is
+    checked through its float64 twin: xt_core.checks.gradcheck), so the tolerance is float64's
+    whatever the trace's dtype."""
+    message = "step-check-failed-twin" if dtype != "float64" else "step-check-failed"
+    error, tolerance = num(check.max_rel_error, ".3g", lang), num(check.tolerance, "g", lang)
+    return t(lang, message, error=error, tolerance=tolerance)

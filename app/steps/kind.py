@@ -34,8 +34,10 @@ class Figure(Protocol):
     def weight(self, ctx: TraceContext) -> float:
         """Its share of the cell budget relative to the step's other heatmaps."""
 
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
-        """(its figure entry, or None to show nothing; warnings) within `cells` cells."""
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
+        """(its figure entry, or None to show nothing; warnings) within `cells` cells, its words in `lang`."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,9 @@ class StepKind:
     name: str  # what the kind shows, for readers and errors
     matches: Callable[[Record], bool]
     figures: Callable[[TraceContext, Record], list[Figure]] | None = None
-    # a view of its own: (ctx, record) -> its explanation, formula, shapes, figures, warnings and
+    # a view of its own: (ctx, record, lang) -> its explanation, formula, shapes, figures, warnings and
     # any fields of its own (app.steps.view writes the fields every step view has around them)
-    view: Callable[[TraceContext, Record], dict] | None = None
+    view: Callable[[TraceContext, Record, str], dict] | None = None
     reads_pos: bool = False  # its view depends on the request's `pos` (else one view serves every pos)
 
 
@@ -74,7 +76,9 @@ class TensorFigure:
     def weight(self, ctx: TraceContext) -> float:
         return HEAD_GRID_WEIGHT if self.is_head_grid(ctx) else 1.0
 
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         entry = tensor_entry(
             ctx,
             self.name,
@@ -86,6 +90,7 @@ class TensorFigure:
             gradient=self.gradient,
             max_cells=cells,
             whole=self.whole,
+            lang=lang,
         )
         return entry, []
 
@@ -120,13 +125,13 @@ def split_budget(needs: list[int], weights: list[float], total: int) -> list[int
 
 
 def draw_figures(
-    ctx: TraceContext, items: list[Figure], seq: int, pos: int, max_cells: int
+    ctx: TraceContext, items: list[Figure], seq: int, pos: int, max_cells: int, lang: str = "en"
 ) -> tuple[list[dict], list[str]]:
     """(the figure entries, warnings) of a step's figures, their heatmaps within max_cells cells together."""
     budgets = split_budget([f.cells(ctx, seq) for f in items], [f.weight(ctx) for f in items], max_cells)
     entries, warnings = [], []
     for item, cells in zip(items, budgets, strict=True):
-        entry, found = item.draw(ctx, seq, pos, cells)
+        entry, found = item.draw(ctx, seq, pos, cells, lang)
         if entry is not None:
             entries.append(entry)
         warnings += found

@@ -7,6 +7,7 @@ from app import figures
 from app.steps import backward, forward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
+from app.words import t
 from xt_core import names
 from xt_core.trace import Record
 
@@ -14,13 +15,16 @@ from xt_core.trace import Record
 def loss_entry(ctx: TraceContext, seq: int) -> dict:
     losses = ctx.trace[names.TOKEN_LOSS][seq]
     labels = ctx.predictions(seq)
-    title = "Loss per position, −log p(target); dashed: the mean L over all positions"
-    fig = figures.loss_bars(losses, labels, ctx.trace.loss, title=title)
-    return ctx.entry("loss.per_token", title, "loss", fig, ctx.table(losses, labels, ["−log p(target)"]))
+    title = t(ctx.lang, "names-figure-loss-chart-title")
+    fig = figures.loss_bars(losses, labels, ctx.trace.loss, title=title, lang=ctx.lang)
+    value = t(ctx.lang, "names-figure-loss-value")
+    return ctx.entry("loss.per_token", title, "loss", fig, ctx.table(losses, labels, [value]))
 
 
 class LossChart(ChartFigure):
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         return loss_entry(ctx, seq), []
 
 

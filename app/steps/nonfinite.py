@@ -10,33 +10,41 @@ import xt_core
 from app.steps.context import TraceContext
 from app.steps.kind import float_inputs
 from app.steps.titles import title
+from app.steps.wording import num, t
 from xt_core.training.optim import ParamUpdate
 
 
-def _shown_arrays(ctx: TraceContext, record) -> list[tuple[str, np.ndarray]]:
-    """The arrays a step shows, labelled: what its NaN/inf warnings and the summary's
-    first_nonfinite look at. The update step: the weights it produces (the old ones are
-    inputs of earlier forward steps, so a non-finite ΔW shows here first)."""
+def _shown_arrays(ctx: TraceContext, record, lang: str) -> list[tuple[str, str, np.ndarray]]:
+    """The arrays a step shows, as (tensor name, label in `lang`, array): what its NaN/inf
+    warnings and the summary's first_nonfinite look at. The update step: the weights it produces
+    (the old ones are inputs of earlier forward steps, so a non-finite ΔW shows here first)."""
     trace = ctx.trace
     if record.phase == "update":  # counted when the update ran (its new weights are not held)
-        return [(f"the updated {n}", u) for n, u in trace.update.per_param.items()]
+        return [(n, t(lang, "step-nonfinite-updated-tensor", tensor=n), u) for n, u in trace.update.per_param.items()]
     if record.phase == "backward":
-        arrays = [(f"dL/d({record.name})", trace.grad(record.name))]
-        return arrays + [(f"the contribution to dL/d({n})", g) for n, g in record.contributions.items()]
-    return [(n, trace[n]) for n in (*float_inputs(record), record.name)]
+        arrays = [(record.name, t(lang, "step-nonfinite-gradient", tensor=record.name), trace.grad(record.name))]
+        return arrays + [
+            (n, t(lang, "step-nonfinite-contribution", tensor=n), g) for n, g in record.contributions.items()
+        ]
+    return [(n, n, trace[n]) for n in (*float_inputs(record), record.name)]
 
 
-def _nonfinite_count(label: str, array) -> int:
+def _masked(name: str, label: str) -> bool:
+    """Attention scores as they are (not a gradient of them): their masked cells hold −∞."""
+    return name == label and name.endswith(".scores")
+
+
+def _nonfinite_count(masked: bool, array) -> int:
     """NaN and ±inf entries; masked attention scores excepted (−∞ is their value)."""
     if isinstance(array, ParamUpdate):
         return array.new_nonfinite
     array = np.asarray(array)
-    if array.dtype.kind == "f" and not label.endswith(".scores"):
+    if array.dtype.kind == "f" and not masked:
         with np.errstate(all="ignore"):
             if np.isfinite(np.sum(array)):  # one pass, no temporaries: NaN or ±inf anywhere makes it so
                 return 0  # (a sum that overflows a finite array is counted below)
     bad = ~np.isfinite(array)
-    if label.endswith(".scores"):
+    if masked:
         bad &= ~np.triu(np.ones(array.shape[-2:], dtype=bool), k=1)
     return int(bad.sum())
 
@@ -54,28 +62,27 @@ def _norm_overflow(ctx: TraceContext, record) -> tuple[str, int] | None:
     return (name, rows) if rows else None
 
 
-def _overflow_warning(ctx: TraceContext, name: str, rows: int) -> str:
-    biggest = float(np.max(np.abs(ctx.trace[name])))
-    return (
-        f"The mean square of {name} overflowed {ctx.trace.dtype} in {rows} row(s) (values up to {biggest:.2g}): "
-        "1/rms became 0, so this RMSNorm outputs 0 there and no gradient flows back. The run diverged."
-    )
+def _overflow_warning(ctx: TraceContext, name: str, rows: int, lang: str) -> str:
+    biggest = num(float(np.max(np.abs(ctx.trace[name]))), ".2g", lang)
+    return t(lang, "step-nonfinite-overflow", tensor=name, dtype=str(ctx.trace.dtype), rows=rows, biggest=biggest)
 
 
-def nonfinite_warnings(ctx: TraceContext, record) -> list[str]:
+def nonfinite_warnings(ctx: TraceContext, record, lang: str = "en") -> list[str]:
     """NaN or ±inf in what this step shows, or inside it (an RMSNorm's overflowed mean square)."""
     overflow = _norm_overflow(ctx, record)
     if overflow is not None:
-        return [_overflow_warning(ctx, *overflow)]
-    found = [(label, n) for label, a in _shown_arrays(ctx, record) if (n := _nonfinite_count(label, a))]
+        return [_overflow_warning(ctx, *overflow, lang)]
+    shown = _shown_arrays(ctx, record, lang)
+    found = [(name, label, n) for name, label, a in shown if (n := _nonfinite_count(_masked(name, label), a))]
     if record.phase == "update" and found:  # one line, not one per parameter
-        names = [label.removeprefix("the updated ") for label, _ in found]
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        return [f"The updated weights hold NaN or infinite values ({shown}): the step diverged."]
-    return [f"{label} holds {n} NaN or infinite value(s), drawn as gaps and sent as null." for label, n in found]
+        names = ", ".join(name for name, _, _ in found[:3])
+        if len(found) > 3:
+            return [t(lang, "step-nonfinite-updated-more", names=names, more=len(found) - 3)]
+        return [t(lang, "step-nonfinite-updated", names=names)]
+    return [t(lang, "step-nonfinite-values", tensor=label, count=n) for _, label, n in found]
 
 
-def first_nonfinite(ctx: TraceContext) -> dict | None:
+def first_nonfinite(ctx: TraceContext, lang: str = "en") -> dict | None:
     """The first step (in walkthrough order) whose values hold NaN or ±inf (or whose RMSNorm's
     mean square overflowed), or None: where the page's divergence banner points. Every later
     step is computed from it, so this is where the numbers broke, not merely one place they are.
@@ -87,17 +94,21 @@ def first_nonfinite(ctx: TraceContext) -> dict | None:
     for record in trace.records:
         overflow = _norm_overflow(ctx, record)
         if overflow is not None:
-            return _broken_at(trace, record, f"{overflow[0]} (its mean square)", overflow[1], "row(s) overflowed")
-        for label, array in _shown_arrays(ctx, record):
-            key = (id(array), label.endswith(".scores"))  # a step's inputs are earlier steps' outputs
+            tensor = t(lang, "step-overflowed-tensor", tensor=overflow[0])
+            return _broken_at(trace, record, tensor, overflow[1], lang, "step-unit-rows")
+        for name, label, array in _shown_arrays(ctx, record, lang):
+            masked = _masked(name, label)
+            key = (id(array), masked)  # a step's inputs are earlier steps' outputs
             if key not in seen:
-                seen[key] = _nonfinite_count(label, array)
+                seen[key] = _nonfinite_count(masked, array)
             if seen[key]:
-                return _broken_at(trace, record, label, seen[key])
+                return _broken_at(trace, record, label, seen[key], lang)
     return None
 
 
-def _broken_at(trace: xt_core.Trace, record, tensor: str, count: int, unit: str = "value(s)") -> dict:
+def _broken_at(
+    trace: xt_core.Trace, record, tensor: str, count: int, lang: str, unit: str = "step-unit-values"
+) -> dict:
     return {
         "index": record.index,
         "name": record.name,
@@ -105,21 +116,18 @@ def _broken_at(trace: xt_core.Trace, record, tensor: str, count: int, unit: str 
         "title": title(record),
         "tensor": tensor,
         "count": count,
-        "unit": unit,  # what count counts
-        "advice": _divergence_advice(trace, record),
+        "unit": t(lang, unit),  # what count counts
+        "advice": _divergence_advice(trace, record, lang),
     }
 
 
-def _divergence_advice(trace: xt_core.Trace, record) -> str:
+def _divergence_advice(trace: xt_core.Trace, record, lang: str) -> str:
     """Why the numbers broke, as far as the spec tells: training with too large a step, or
     weights too large for the dtype (a checkpoint's, with no training)."""
     losses = np.asarray(trace.train_losses, dtype=np.float64)
     broken = np.flatnonzero(~np.isfinite(losses))
     if broken.size:
-        return (
-            f"the run diverged during training (its loss is NaN/inf from training step {broken[0] + 1} of "
-            f"{losses.size} on) — try a smaller learning rate"
-        )
+        return t(lang, "step-diverged-training", step=int(broken[0]) + 1, steps=int(losses.size))
     if losses.size or record.phase == "update":
-        return "the run diverged — try a smaller learning rate"
-    return f"the values overflowed the {trace.dtype} range — try float64, or smaller weights"
+        return t(lang, "step-diverged")
+    return t(lang, "step-overflowed", dtype=str(trace.dtype))

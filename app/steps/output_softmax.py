@@ -9,13 +9,14 @@ from app import figures
 from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
+from app.steps.wording import num, t
 from xt_core import names
 from xt_core.checks.jacobian import top_tokens
 from xt_core.checks.tolerances import SOFTMAX_IDENTITY
 from xt_core.trace import Record
 
 
-def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[dict, float]:
+def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10, lang: str = "en") -> tuple[dict, float]:
     """The output softmax + cross-entropy identity dL/dlogits = (p − onehot)/N at one
     position, with numbers; and the largest deviation over every position."""
     trace = ctx.trace
@@ -27,38 +28,38 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10) -> tuple[
     expected = (p - onehot) / N
     recorded = np.asarray(trace.grad(names.LOGITS)[seq, pos], dtype=np.float64)
     idx = top_tokens(p, target, k)
-    labels = [f"{ctx.vocab[i]}{' (target)' if i == target else ''}" for i in idx]
+    labels = [t(lang, "step-target-label", token=ctx.vocab[i]) if i == target else ctx.vocab[i] for i in idx]
+    recorded_name = t(lang, "step-identity-recorded")
     token, next_token = ctx.input_labels(seq)[pos], ctx.target_labels(seq)[pos]
-    title = (
-        f"The softmax + loss shortcut at position {pos} (input {token} → target {next_token}): "
-        f"dL/dlogits = (p − onehot)/N, N = {N}"
-    )
+    title = t(lang, "names-identity-title", pos=pos, token=token, target=next_token, n=N)
     fig = figures.series_bars(
         labels,
-        {"recorded dL/dlogits": recorded[idx], "(p − onehot)/N": expected[idx]},
+        {recorded_name: recorded[idx], "(p − onehot)/N": expected[idx]},
         title=title,
         value_name="dL/dlogit",
-        x_title="token",
+        x_title=t(lang, "names-axis-token"),
     )
-    columns = ["p", "onehot", "(p − onehot)/N", "recorded dL/dlogits"]
+    columns = ["p", "onehot", "(p − onehot)/N", recorded_name]
     matrix = np.stack([p[idx], onehot[idx], expected[idx], recorded[idx]], axis=1)
     error = trace.logits_identity_error()
     notes = [
-        f"Largest |dL/dlogits − (p − onehot)/N| over all {N} positions and {p.shape[0]} tokens: {error:.3g}.",
-        f"Shown: the {min(k, p.shape[0])} most probable tokens and the target.",
+        t(lang, "step-identity-largest", positions=N, tokens=p.shape[0], error=num(error, ".3g", lang)),
+        t(lang, "step-identity-shown", count=min(k, p.shape[0])),
     ]
-    return ctx.entry("identity", title, "check", fig, ctx.table(matrix, labels, columns), notes), error
+    return ctx.entry("identity", title, "check", fig, ctx.table(matrix, labels, columns, lang), notes), error
 
 
 class SoftmaxIdentity(ChartFigure):
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
         trace = ctx.trace
-        entry, error = identity_entry(ctx, seq, pos)
+        entry, error = identity_entry(ctx, seq, pos, lang=lang)
         scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size
         if not np.isfinite(error):
-            return entry, ["p or dL/dlogits holds NaN or infinite values: the identity cannot be checked."]
+            return entry, [t(lang, "step-identity-not-finite")]
         if not error <= SOFTMAX_IDENTITY.of(ctx.spec.dtype) * max(scale, 1e-30):
-            return entry, [f"dL/dlogits deviates from (p − onehot)/N by up to {error:.3g}."]
+            return entry, [t(lang, "step-identity-deviates", error=num(error, ".3g", lang))]
         return entry, []
 
 

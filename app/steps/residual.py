@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from app import figures
-from app.figures.serialize import left_out
 from app.steps import backward
 from app.steps.context import TraceContext
 from app.steps.kind import Figure, StepKind, heatmap_cells
 from app.steps.titles import tensor_label
+from app.steps.wording import cut_note, t
 from xt_core.trace import Record
 
 
-def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = None) -> dict:
+def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = None, lang: str = "en") -> dict:
     """Residual gradients add: the gradient arriving along the skip (this op's share of
     dL/dx), what the branch adds through its norm, and the sum, the full dL/dx."""
     skip_name = record.inputs[0]
@@ -22,18 +22,30 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     total = np.asarray(ctx.trace.grad(skip_name))[seq]
     branch = total - skip
     rows = ctx.positions(seq)
-    title = f"Gradients add at the skip connection: the gradient of the {tensor_label(skip_name, ctx.trace.cfg.family)}"
-    names = ("arriving along the skip", "added by the branch", "sum: the whole gradient")
+    lang = ctx.lang
+    title = t(lang, "names-figure-residual-title", label=tensor_label(skip_name, lang, ctx.trace.cfg.family))
+    parts = ("names-figure-residual-skip", "names-figure-residual-branch", "names-figure-residual-sum")
+    names = tuple(t(lang, part) for part in parts)
     cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)
-    fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells)
+    fig = figures.residual_view(skip, branch, total, rows, title=title, names=names, max_cells=cells, lang=lang)
     per = max(1, ctx.settings.max_table_cols // 3)
     n = min(per, skip.shape[1])
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)
     columns = [f"{part}[{j}]" for j in range(n) for part in ("skip", "branch", "sum")]
-    table_json, _ = ctx.table(interleaved, rows, columns)
-    cut = left_out((len(table_json["index"]), n), skip.shape, ("positions", "features")) or "every feature"
-    note = f"Numbers: skip, branch and sum side by side for {cut} (skip + branch = sum in every row)."
+    table_json, _ = ctx.table(interleaved, rows, columns, lang)
+    note = _residual_note((len(table_json["index"]), n), skip.shape, lang)
     return ctx.entry("residual", title, "residual", fig, (table_json, None), [note])
+
+
+def _residual_note(shown: tuple[int, int], full: tuple[int, int], lang: str) -> str:
+    """What the skip | branch | sum table holds: which positions and features (only the cut axes named)."""
+    messages = (
+        "step-residual-note-positions-features",
+        "step-residual-note-positions",
+        "step-residual-note-features",
+        "step-residual-note",
+    )
+    return cut_note(lang, shown, full, ("positions", "features"), messages)
 
 
 class ResidualSplit:
@@ -49,8 +61,10 @@ class ResidualSplit:
     def weight(self, ctx: TraceContext) -> float:
         return 1.0
 
-    def draw(self, ctx: TraceContext, seq: int, pos: int, cells: int) -> tuple[dict | None, list[str]]:
-        return residual_entry(ctx, self.record, seq, max_cells=cells), []
+    def draw(
+        self, ctx: TraceContext, seq: int, pos: int, cells: int, lang: str = "en"
+    ) -> tuple[dict | None, list[str]]:
+        return residual_entry(ctx, self.record, seq, max_cells=cells, lang=lang), []
 
 
 def plan(ctx: TraceContext, record: Record) -> list[Figure]:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from app.spec import spec_to_query
 from app.steps import titles
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.nonfinite import first_nonfinite
 from app.steps.update import training_summary
 
 
-def trace_summary(ctx: TraceContext) -> dict:
+def trace_summary(ctx: TraceContext, lang: str = "en") -> dict:
+    """The summary, its words in `lang`: the step titles are app.steps.titles' (names' helper:
+    English until they take `lang`); the training summary's words are the steps' own."""
+    ctx = in_language(ctx, lang)
     spec, trace = ctx.spec, ctx.trace
     return {
         "id": spec.id,
@@ -26,10 +29,10 @@ def trace_summary(ctx: TraceContext) -> dict:
             "input_labels": [ctx.input_labels(s) for s in range(ctx.n_seq)],
             "target_labels": [ctx.target_labels(s) for s in range(ctx.n_seq)],
         },
-        "blocks": titles.blocks(trace.cfg) + ([titles.UPDATE_BLOCK] if trace.update else []),
+        "blocks": titles.blocks(trace.cfg) + ([titles.update_block()] if trace.update else []),
         "steps": titles.steps(trace),
         "groups": titles.groups(trace.cfg, has_update=trace.update is not None),
-        "training": training_summary(ctx),
+        "training": training_summary(ctx, lang),
         # where NaN/inf first appear (the page's divergence banner), or null
-        "first_nonfinite": first_nonfinite(ctx),
+        "first_nonfinite": first_nonfinite(ctx, lang),
     }

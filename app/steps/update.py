@@ -10,14 +10,17 @@ import math
 import numpy as np
 
 from app.figures import update as update_figures
+from app.figures.style import decimal
 from app.spec.training import describe_optimizer
 from app.steps import update_text
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
+from app.steps.formulas import in_words_of
 from app.steps.gradcheck import failure_text
 from app.steps.kind import StepKind
 from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
+from app.steps.wording import num, t
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -29,14 +32,14 @@ LINE_SEARCH_WORK = 1e9
 FEW_LINE_SEARCH_POINTS = 7
 # An update moving a parameter by more than this fraction of its RMS in one step is a warning sign.
 LARGE_RATIO = 0.1
-# AdamW's step per entry is lr·m̂/(√v̂ + ε): exactly lr at its first step (m̂/√v̂ = ±1), less once
+# AdamW's step per entry is lr·m̂/(√v̂ + ε_adam): exactly lr at its first step (m̂/√v̂ = ±1), less once
 # the gradient's sign wavers between steps; this fraction of lr is where "less" becomes "barely moves".
 ADAMW_LOW = 0.1
 # AdamW's rule on two lines (the record's one-line LaTeX overflows a projector-width page).
 _ADAMW_DISPLAY = (
     r"\begin{array}{l} m \leftarrow \beta_1 m + (1-\beta_1)\, g, \quad v \leftarrow \beta_2 v + (1-\beta_2)\, g^2 "
-    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big) "
-    r"\end{array}"
+    r"\\ W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon_{\mathrm{adam}}} "
+    r"+ \lambda_W W\Big), \quad \lambda_W = \lambda \text{ (a matrix)},\ 0 \text{ (a norm gain)} \end{array}"
 )
 
 
@@ -76,17 +79,18 @@ def _line_search(ctx: TraceContext, lr: float | None) -> dict | None:
         return line_search(trace.cfg, trace, params, etas, grad_norm_sq=g2)
 
 
-def param_figures(ctx: TraceContext, name: str) -> list[dict]:
+def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     """ΔW of one parameter beside its gradient (same layout: positions of the matrix)."""
+    ctx = in_language(ctx, lang)
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
-    label = tensor_label(name, ctx.trace.cfg.family)
+    label = tensor_label(name, ctx.lang, ctx.trace.cfg.family)
     return [
-        param_entry(ctx, name, array, figure_id, f"{what} of the {label}", "update", True, cells, values=values)
-        for figure_id, array, what, values in (
-            ("update.delta", delta, "Update ΔW", "ΔW"),
-            ("update.grad", grad, "Gradient g", "g = dL/dW"),
+        param_entry(ctx, name, array, figure_id, t(lang, title, label=label), "update", True, cells, values, lang=lang)
+        for figure_id, array, title, values in (
+            ("update.delta", delta, "names-figure-update-delta-title", "ΔW"),
+            ("update.grad", grad, "names-figure-update-grad-title", "g = dL/dW"),
         )
     ]
 
@@ -124,71 +128,70 @@ def _param_rows(ctx: TraceContext) -> list[dict]:
     ]
 
 
-def _warnings(ctx: TraceContext, rows: list[dict]) -> list[str]:
+def _warnings(ctx: TraceContext, rows: list[dict], lang: str) -> list[str]:
     update, out = ctx.trace.update, []
     after = update.loss_after
     if after is not None and not math.isfinite(after):
-        out.append("The loss after the update is not finite: the step diverged; try a smaller learning rate.")
+        out.append(t(lang, "step-update-diverged"))
     elif after is not None and after > update.loss_before:
-        out.append(
-            f"The loss went up on this very batch ({update.loss_before:.4g} → {after:.4g}): the step overshot; "
-            "try a smaller learning rate."
-        )
+        before, after = num(update.loss_before, ".4g", lang), num(after, ".4g", lang)
+        out.append(t(lang, "step-update-overshot", before=before, after=after))
     big = [r for r in rows if math.isfinite(r["update_ratio"]) and r["update_ratio"] > LARGE_RATIO]
     if big:
         worst = max(big, key=lambda r: r["update_ratio"])
-        out.append(
-            f"{len(big)} parameter(s) moved by more than {LARGE_RATIO:g} of their RMS in one step (largest: "
-            f"{worst['name']}, {worst['update_ratio']:.3g}): a learning rate this large is likely unstable."
-        )
+        largest, ratio = num(worst["update_ratio"], ".3g", lang), num(LARGE_RATIO, "g", lang)
+        out.append(t(lang, "step-update-large", count=len(big), ratio=ratio, param=worst["name"], largest=largest))
     return out
 
 
-def _loss_entry(ctx: TraceContext) -> dict:
+def _loss_entry(ctx: TraceContext, lang: str) -> dict:
     """The loss on this batch: along the training run before the step (if any), before and after the update."""
     trace, update = ctx.trace, ctx.trace.update
     n_train = len(trace.train_losses)
     after = update.loss_after
-    loss_title = f"Loss on this batch: {update.loss_before:.4g} before → {after:.4g} after the update" + (
-        f" (after {n_train} training step{'s' if n_train != 1 else ''})" if n_train else ""
-    )
+    lang = ctx.lang
+    losses = {"before": decimal(f"{update.loss_before:.4g}", lang), "after": decimal(f"{after:.4g}", lang)}
+    if n_train:
+        loss_title = t(lang, "names-update-loss-trained-title", n=n_train, **losses)
+    else:
+        loss_title = t(lang, "names-update-loss-title", **losses)
     return ctx.entry(
         "update.loss",
         loss_title,
         "loss",
-        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title),
-        ctx.table(np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train), ["loss"]),
+        update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title, lang=lang),
+        ctx.table(
+            np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"], lang
+        ),
     )
 
 
-def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None) -> dict:
+def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None, lang: str) -> dict:
     """The measured loss along −g beside the first-order prediction (`search` from `_line_search`)."""
-    title = "Line search: loss(θ − η·g) against the first-order prediction loss − η‖g‖²"
+    lang = ctx.lang
+    title = t(lang, "names-update-line-search-title")
     fig = update_figures.line_search(
-        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr
+        search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr, lang=lang
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(θ − η·g)", "loss − η‖g‖²"])
+    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"], lang)
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 
-def _explanation(ctx: TraceContext, asked: dict, shown: str) -> str:
+def _explanation(ctx: TraceContext, asked: dict, shown: str, lang: str) -> str:
     update = ctx.trace.update
     ran = {**optimizer_dict(update.optimizer), "name": update.optimizer.name}
-    cos = update_text.cosine(update.per_param[shown].delta, ctx.trace.grads[shown])
-    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, cos, LARGE_RATIO)
+    facts = update_text.step_facts(update.per_param[shown].delta, ctx.trace.grads[shown], update.optimizer.lr)
+    return update_text.explanation(ran, asked, len(ctx.trace.train_losses), shown, facts, LARGE_RATIO, lang)
 
 
-def update_check_warning(ctx: TraceContext, check: StepCheck) -> str:
+def update_check_warning(ctx: TraceContext, check: StepCheck, lang: str = "en") -> str:
     """The failed gradient check of the update step (a bug-lab fault named as the likely cause)."""
-    if ctx.spec.faults:
-        hint = " The bug-lab fault changed the backward pass: the optimizer stepped along a wrong gradient."
-    else:
-        hint = ""
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}{hint}"
+    hint = t(lang, "step-check-fault-hint") if ctx.spec.faults else ""
+    return failure_text(check, ctx.spec.dtype, lang) + hint
 
 
-def step_view(ctx: TraceContext, record) -> dict:
+def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
     """The update record's own fields of its step JSON (app.steps.view writes the rest)."""
     trace, spec = ctx.trace, ctx.spec
     update = trace.update
@@ -196,18 +199,18 @@ def step_view(ctx: TraceContext, record) -> dict:
     sgd_lr = optimizer["lr"] if optimizer["name"] == "sgd" else None
     rows = _param_rows(ctx)
     n_train = len(trace.train_losses)
-    entries = [_loss_entry(ctx), _grad_norm_entry(ctx, rows), _ratio_entry(ctx, rows)]
+    entries = [_loss_entry(ctx, lang), _grad_norm_entry(ctx, rows, lang), _ratio_entry(ctx, rows, lang)]
     shown = shown_param(ctx)
-    entries += param_figures(ctx, shown)
+    entries += param_figures(ctx, shown, lang)
     search = _line_search(ctx, sgd_lr)
     if search is not None:
-        entries.append(_line_search_entry(ctx, search, sgd_lr))
+        entries.append(_line_search_entry(ctx, search, sgd_lr, lang))
     return {
-        "explanation": _explanation(ctx, optimizer, shown),
-        "formula": {"forward": None, "backward": None, "update": formula(_display_latex(record))},
+        "explanation": _explanation(ctx, optimizer, shown, lang),
+        "formula": {"forward": None, "backward": None, "update": formula(in_words_of(_display_latex(record), lang))},
         "shapes": {},  # every parameter: the `update.params` rows (and the chooser) list them
         "figures": entries,
-        "warnings": _warnings(ctx, rows),
+        "warnings": _warnings(ctx, rows, lang),
         "update": {
             "optimizer": optimizer,
             "optimizer_label": describe_optimizer(optimizer),
@@ -226,18 +229,20 @@ def _display_latex(record) -> str:
     return _ADAMW_DISPLAY if record.kind == "adamw" else record.forward_latex
 
 
-def _loss_index(n_train: int) -> list[str]:
-    return [f"step {i + 1}" for i in range(n_train)] + [f"step {n_train + 1} (this one)", "after the update"]
+def _loss_index(n_train: int, lang: str) -> list[str]:
+    """The loss table's rows: each training step, this one, and the loss after the update."""
+    trained = [t(lang, "step-table-train-step", step=i + 1) for i in range(n_train)]
+    return [*trained, t(lang, "step-table-this-step", step=n_train + 1), t(lang, "step-table-after-update")]
 
 
-def _grad_norm_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _grad_norm_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     names, values = [r["name"] for r in rows], np.array([r["grad_norm"] for r in rows], dtype=np.float64)
-    title = "Gradient norm ‖g‖ per parameter (log scale)"
-    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖")
-    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"]))
+    title = t(lang, "names-update-grad-norm-title")
+    fig = update_figures.parameter_bars(values, names, title=title, value_name="‖g‖", lang=lang)
+    return ctx.entry("update.grad_norm", title, "update", fig, ctx.table(values, names, ["‖g‖"], lang))
 
 
-def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
+def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
     """RMS(ΔW)/RMS(W) per parameter beside the range the optimizer's rule predicts at its lr,
     and the line beyond which a step is too large."""
     optimizer = ctx.trace.update.optimizer
@@ -246,23 +251,28 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict]) -> dict:
     low, high = expected_ratios(optimizer, rows, len(ctx.trace.train_losses) + 1)
     label = OPTIMIZER_LABELS[optimizer.name]
     rule = "0.1–1 × lr/RMS(W)" if optimizer.name == "adamw" else "lr·RMS(g)/RMS(W)"
-    title = "Update/weight ratio RMS(ΔW)/RMS(W) per parameter (log scale)"
+    lang = ctx.lang
+    title = t(lang, "names-update-ratio-title")
     fig = update_figures.parameter_bars(
         values,
         names,
         title=title,
         value_name="RMS(ΔW)/RMS(W)",
         reference=LARGE_RATIO,
-        reference_label=f"{LARGE_RATIO:g}: too large a step",
+        reference_label=t(lang, "names-update-too-large", ratio=decimal(f"{LARGE_RATIO:g}", lang)),
         expected=(low, high),
-        expected_label=f"{label} at lr {optimizer.lr:g}: {rule}",
+        expected_label=t(
+            lang, "names-update-expected-label", optimizer=label, lr=decimal(f"{optimizer.lr:g}", lang), rule=rule
+        ),
+        lang=lang,
     )
     matrix = np.stack([values, low, high], axis=1)
-    tab = ctx.table(matrix, names, ["RMS(ΔW)/RMS(W)", "expected from", "expected to"])
+    columns = ["RMS(ΔW)/RMS(W)", t(lang, "step-table-expected-from"), t(lang, "step-table-expected-to")]
+    tab = ctx.table(matrix, names, columns, lang)
     return ctx.entry("update.ratio", title, "update", fig, tab)
 
 
-def training_summary(ctx: TraceContext) -> dict | None:
+def training_summary(ctx: TraceContext, lang: str = "en") -> dict | None:
     """POST /api/traces' `training`: the optimizer and the training run before the step
     (null for a trace without an update step)."""
     trace = ctx.trace

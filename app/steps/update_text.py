@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from app.spec.training import describe_optimizer
+from app.steps.wording import num, t
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -18,74 +19,72 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b) / norms if norms > 0 and math.isfinite(norms) else math.nan
 
 
-def _cos_text(shown: str, cos: float) -> str:
+def _cos_text(shown: str, cos: float, lang: str) -> str:
     if not math.isfinite(cos):
-        return f"for {shown} cos(ΔW, g) is undefined (a zero or non-finite tensor)"
-    return f"for {shown} cos(ΔW, g) = {cos:.2f}"
+        return t(lang, "step-cos-undefined", param=shown)
+    return t(lang, "step-cos", param=shown, cos=num(cos, ".2f", lang))
 
 
-def _sgd(optimizer: dict, shown: str, cos: float) -> str:
+def _sgd(optimizer: dict, shown: str, cos: float, lang: str) -> str:
     decay = optimizer.get("weight_decay") or 0.0
     momentum = optimizer.get("momentum") or 0.0
-    g = f"g + λW (weight decay λ = {decay:g})" if decay else "g"
+    gradient = t(lang, "step-sgd-decay", decay=num(decay, "g", lang)) if decay else "g"
+    cos_text = _cos_text(shown, cos, lang)
     if momentum:
-        return (
-            f"SGD with momentum μ = {momentum:g} steps against a running buffer b = μ·b_prev + {g}: ΔW = −η·b. "
-            "ΔW is −η·g on the first step (b starts as g) and without momentum; later b also carries the "
-            "gradients of earlier steps, so ΔW need not "
-            f"look like −g ({_cos_text(shown, cos)}; −1 would be g with its colours inverted, 0 unrelated). "
-        )
-    picture = (
-        "close to the picture of g with its colours inverted while λW is small"
-        if decay
-        else ("the picture of g with its colours inverted")
-    )
-    return (
-        f"SGD steps against its buffer b: ΔW = −η·b, and without momentum b = {g}, so ΔW is {picture} "
-        f"({_cos_text(shown, cos)}; −1 is exactly inverted). A parameter with a large gradient takes a large step. "
-    )
+        return t(lang, "step-sgd-momentum", momentum=num(momentum, "g", lang), gradient=gradient, cos=cos_text)
+    return t(lang, "step-sgd-plain-decay" if decay else "step-sgd-plain", gradient=gradient, cos=cos_text)
 
 
-def _adamw(optimizer: dict, t: int, shown: str, cos: float) -> str:
+def step_facts(delta: np.ndarray, grad: np.ndarray, lr: float) -> dict:
+    """What the shown parameter's step looks like beside its gradient, measured: cos(ΔW, g),
+    cos(ΔW, −sign g) and the median |ΔW| in units of η (nan where undefined)."""
+    delta = np.asarray(delta, dtype=np.float64)
+    median = float(np.median(np.abs(delta))) / lr if delta.size and lr > 0 else math.nan
+    return {"cos": cosine(delta, grad), "sign_cos": cosine(delta, -np.sign(grad)), "median": median}
+
+
+def _adamw_step_text(t_step: int, shown: str, facts: dict, lang: str) -> str:
+    """What ΔW is at step t: −η·sign g at the first, at most about η per entry after, with this
+    trace's numbers for the shown parameter."""
+    if all(math.isfinite(v) for v in facts.values()):
+        numbers = {name: num(facts[name], ".2f", lang) for name in ("sign_cos", "cos")}
+        median = num(facts["median"], "#.2g", lang)
+        measured = t(lang, "step-adamw-measured", param=shown, median=median, **numbers)
+    else:
+        measured = _cos_text(shown, facts["cos"], lang)
+    return t(lang, "step-adamw-first" if t_step == 1 else "step-adamw-later", measured=measured)
+
+
+def _adamw(optimizer: dict, t_step: int, shown: str, facts: dict, lang: str) -> str:
     b1, b2 = optimizer.get("beta1", 0.9), optimizer.get("beta2", 0.999)
-    uncorrected = (1 - b1**t) / math.sqrt(1 - b2**t)
-    decay = optimizer.get("weight_decay", 0.01)
-    return (
-        "AdamW keeps, per entry, a running mean m of the gradient and a running mean v of its square, and moves "
-        "by η·m̂/(√v̂ + ε) with the bias-corrected m̂ = m/(1 − β₁ᵗ) and v̂ = v/(1 − β₂ᵗ). m and v start at 0, so "
-        f"early on they are too small; the correction divides that out. At this step, t = {t} (β₁ = {b1:g}, "
-        f"β₂ = {b2:g}), a steady gradient would give m̂/√v̂ = ±1 but an uncorrected m/√v = (1 − β₁ᵗ)/√(1 − β₂ᵗ) "
-        f"= {uncorrected:.3g}. So every entry moves by about η whatever the scale of its gradient, and ΔW looks "
-        f"like the sign of −g rather than −g ({_cos_text(shown, cos)}). Its weight decay is decoupled: every "
-        f"matrix (not the norm gains) also shrinks by η·λ·W (λ = {decay:g}) apart from the gradient. Adding λW "
-        "to g instead (L2 regularization) would send the decay through m̂/√v̂, which rescales it entry by "
-        "entry, so entries with large gradients would barely decay. "
+    uncorrected = (1 - b1**t_step) / math.sqrt(1 - b2**t_step)
+    return t(
+        lang,
+        "step-adamw",
+        eps=num(optimizer.get("eps", 1e-8), "g", lang),
+        t=t_step,
+        beta1=num(b1, "g", lang),
+        beta2=num(b2, "g", lang),
+        uncorrected=num(uncorrected, ".3g", lang),
+        step=_adamw_step_text(t_step, shown, facts, lang),
+        decay=num(optimizer.get("weight_decay", 0.01), "g", lang),
     )
 
 
-# How big each parameter's step is relative to its weights, for each optimizer at its lr (the
-# ratio chart's whiskers); {lr}: the learning rate.
-_RATIO_TEXT = {
-    "sgd": (
-        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. For SGD it is "
-        "lr·RMS(b)/RMS(W) with η = lr = {lr} (the whiskers: lr·RMS(g)/RMS(W){momentum}): it follows the "
-        "gradient, and the classic rule of thumb of about 1e-3 per step is a guide for choosing lr. "
-    ),
-    "adamw": (
-        "The ratio chart shows RMS(ΔW)/RMS(W), how far each parameter moved relative to its size. AdamW moves "
-        "every entry by at most about η = lr = {lr}, so its ratio is about lr/RMS(W), set by lr and the size of the "
-        "weights rather than by the gradient: the whiskers run from a tenth of lr/RMS(W) (an entry whose "
-        "gradient keeps changing sign) to lr/RMS(W) (a steady gradient, and every first step). "
-    ),
-}
-_COMMON = (
-    "Beyond {large} (the dashed line) a single step moves a parameter by a tenth of its size: training is "
-    "likely unstable. The gradient check covers the gradient the optimizer used, all parameters at once, along "
-    "one random direction. The line search moves all parameters along −g by η and measures the loss: for "
-    "small η it follows the first-order prediction loss − η‖g‖² (the gradient's promise, the tangent line); "
-    "for larger η the curvature (how fast the slope itself changes) bends it back up. Its lowest point is the "
-    "best plain-SGD step for this one batch."
-)
+def _ratio_text(optimizer: dict, t_step: int, lang: str) -> str:
+    """How big each parameter's step is relative to its weights, for the optimizer at its lr
+    (the ratio chart's whiskers); "" for an optimizer it has no words for."""
+    lr = num(optimizer["lr"], "g", lang)
+    momentum = optimizer.get("momentum") or 0.0
+    if optimizer["name"] == "adamw":
+        return t(lang, "step-ratio-adamw", lr=lr)
+    if optimizer["name"] != "sgd":
+        return ""
+    if not momentum:
+        return t(lang, "step-ratio-sgd", lr=lr)
+    fewest, most = momentum_range(momentum, t_step)
+    most, fewest = num(most, ".3g", lang), num(fewest, ".3g", lang)
+    return t(lang, "step-ratio-sgd-momentum", lr=lr, t=t_step, most=most, fewest=fewest)
 
 
 def momentum_range(momentum: float, t: int) -> tuple[float, float]:
@@ -96,28 +95,18 @@ def momentum_range(momentum: float, t: int) -> tuple[float, float]:
     return (1.0 - (-momentum) ** t) / (1.0 + momentum), (1.0 - momentum**t) / (1.0 - momentum)
 
 
-def _momentum_range_text(momentum: float, t: int) -> str:
-    fewest, most = momentum_range(momentum, t)
-    return (
-        f"; at this step, t = {t} counting this one, momentum makes it at most (1 − μᵗ)/(1 − μ) = {most:.3g} times "
-        f"that when the gradient keeps its direction, and (1 − (−μ)ᵗ)/(1 + μ) = {fewest:.3g} times when it "
-        "alternates in sign"
-    )
-
-
-def explanation(optimizer: dict, asked: dict, n_train: int, shown: str, cos: float, large: float) -> str:
+def explanation(
+    optimizer: dict, asked: dict, n_train: int, shown: str, facts: dict, large: float, lang: str = "en"
+) -> str:
     """The optimizer's rule and what the figures show, after the training run (if any) before the step.
     `optimizer`: every field of the optimizer that ran; `asked`: the spec's; `shown`: the parameter
-    whose ΔW is drawn, `cos`: cos(ΔW, g) of it."""
-    name = optimizer["name"]
-    momentum = optimizer.get("momentum") or 0.0
-    between = _momentum_range_text(momentum, n_train + 1) if momentum else ""
-    rule = _sgd(optimizer, shown, cos) if name == "sgd" else _adamw(optimizer, n_train + 1, shown, cos)
-    ratio = _RATIO_TEXT.get(name, "").format(lr=f"{optimizer['lr']:g}", momentum=between)
-    text = rule + ratio + _COMMON.format(large=f"{large:g}")
+    whose ΔW is drawn, `facts`: its step_facts."""
+    if optimizer["name"] == "sgd":
+        rule = _sgd(optimizer, shown, facts["cos"], lang)
+    else:
+        rule = _adamw(optimizer, n_train + 1, shown, facts, lang)
+    ratio = _ratio_text(optimizer, n_train + 1, lang)
+    sentences = [rule, ratio, t(lang, "step-update-common", large=num(large, "g", lang))]
     if n_train:
-        text = (
-            f"Before this step the model took {n_train} training step{'s' if n_train != 1 else ''} on this same "
-            f"batch ({describe_optimizer(asked)}; the loss curve); this is the next one. " + text
-        )
-    return text
+        sentences.insert(0, t(lang, "step-update-trained", steps=n_train, optimizer=describe_optimizer(asked)))
+    return " ".join(sentence for sentence in sentences if sentence)

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.encoding import compact_json, json_safe
 from app.steps import formulas
-from app.steps.context import TraceContext
+from app.steps.context import TraceContext, in_language
 from app.steps.explain import explanation, induction_note
 from app.steps.gradcheck import PENDING_CHECK, failure_text, gradcheck_json
 from app.steps.kind import StepKind, draw_figures
@@ -37,30 +37,42 @@ def check_deferred(ctx: TraceContext) -> bool:
     return ctx.trace.cfg.n_params() > ctx.settings.view_check_max_params
 
 
-def failed_check_warning(ctx: TraceContext, record, check: StepCheck) -> str | None:
+def failed_check_warning(ctx: TraceContext, record, check: StepCheck, lang: str = "en") -> str | None:
     """The warning a failed check puts first in its step's warnings (None when it passed)."""
     if check.passed:
         return None
     if record.phase == "update":
-        return update_check_warning(ctx, check)
-    return f"The gradient check failed: {failure_text(check, ctx.spec.dtype)}"
+        return update_check_warning(ctx, check, lang)
+    return failure_text(check, ctx.spec.dtype, lang)
 
 
 def step_view(
-    ctx: TraceContext, index: int, seq: int, pos: int, check: StepCheck | None, max_cells: int | None = None
+    ctx: TraceContext,
+    index: int,
+    seq: int,
+    pos: int,
+    check: StepCheck | None,
+    max_cells: int | None = None,
+    sealed: bool = False,
+    lang: str = "en",
 ) -> dict:
     """Step `index`'s JSON: the fields every step view has, around what its kind fills in (its
     own view, or its figures drawn within `max_cells` heatmap cells, default settings.max_step_cells).
-    `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning)."""
+    `check` None: a view answered before its check (`gradcheck` pending, no failed-check warning).
+    `sealed`: a quiz's step before its answer, whose explanation states numbers and judges none."""
+    ctx = in_language(ctx, lang)
     record = ctx.trace.records[index]
     kind = kind_of(record)
     cells = ctx.settings.max_step_cells if max_cells is None else max_cells
-    own = kind.view(ctx, record) if kind.view is not None else _figures_view(ctx, record, kind, seq, pos, cells)
-    failed = None if check is None else failed_check_warning(ctx, record, check)
+    if kind.view is not None:
+        own = kind.view(ctx, record, lang)
+    else:
+        own = _figures_view(ctx, record, kind, (seq, pos, cells), sealed, lang)
+    failed = None if check is None else failed_check_warning(ctx, record, check, lang)
     warnings = [failed] if failed else []
-    warnings += nonfinite_warnings(ctx, record) + own.pop("warnings")
+    warnings += nonfinite_warnings(ctx, record, lang) + own.pop("warnings")
     return {
-        **step_summary(record),
+        **step_summary(record, ctx.lang),
         "kind": record.kind,
         "explanation": own.pop("explanation"),
         "formula": own.pop("formula"),
@@ -73,13 +85,15 @@ def step_view(
     }
 
 
-def _figures_view(ctx: TraceContext, record, kind: StepKind, seq: int, pos: int, cells: int) -> dict:
-    """The fields a kind drawn from its figure list fills in."""
+def _figures_view(
+    ctx: TraceContext, record, kind: StepKind, where: tuple[int, int, int], sealed: bool, lang: str
+) -> dict:
+    """The fields a kind drawn from its figure list fills in (`where`: seq, pos and the cell budget)."""
     trace = ctx.trace
-    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), seq, pos, cells)
-    forward_rule, backward_rule = formulas.rules(record)
+    figures, warnings = draw_figures(ctx, kind.figures(ctx, record), *where, lang=lang)
+    forward_rule, backward_rule = formulas.rules(record, lang)
     return {
-        "explanation": explanation(record, trace) + induction_note(ctx, record),
+        "explanation": explanation(record, trace, judge=not sealed, lang=lang) + induction_note(ctx, record, lang),
         "formula": {"forward": formula(forward_rule), "backward": formula(backward_rule)},
         "shapes": {name: list(np.shape(trace[name])) for name in (*record.inputs, record.name)},
         "figures": figures,
@@ -94,6 +108,7 @@ def step_view_json(
     pos: int,
     check: StepCheck | None,
     seal: Callable[[dict], dict] | None = None,
+    lang: str = "en",
 ) -> bytes:
     """The step view as compact JSON within settings.max_step_bytes (after `seal`, a quiz's:
     app.buglab.quiz.seal_step): the cell budget keeps the usual view well inside; should long
@@ -101,7 +116,7 @@ def step_view_json(
     the budget bounds the figures, not the text)."""
     cells = ctx.settings.max_step_cells
     for _ in range(4):
-        answer = step_view(ctx, index, seq, pos, check, max_cells=cells)
+        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=seal is not None, lang=lang)
         body = compact_json(json_safe(seal(answer) if seal is not None else answer))
         if len(body) <= ctx.settings.max_step_bytes:
             break

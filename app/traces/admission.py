@@ -31,6 +31,7 @@ from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.spec.cost import Cost, spec_cost
 from app.traces.store import NotBuilt, Reservation, TraceStore
+from app.words.said import Fixed, Said
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
 MAX_RETRY_AFTER_S = 120
@@ -41,9 +42,11 @@ class Overloaded(HTTPException):
 
     def __init__(self, detail: str | int, retry_after: float = RETRY_AFTER_S):
         if isinstance(detail, int):  # a count of jobs already running (app.traces.checks.ChecksBusy)
-            detail = f"the server is busy ({detail} jobs running)"
+            detail = Said("error-busy-jobs-running", jobs=detail)
         seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
-        super().__init__(503, detail=f"{detail}; retry in about {seconds} s", headers={"Retry-After": str(seconds)})
+        super().__init__(
+            503, detail=Said("error-busy-retry", reason=detail, seconds=seconds), headers={"Retry-After": str(seconds)}
+        )
 
 
 class TooManyQueued(HTTPException):
@@ -51,7 +54,9 @@ class TooManyQueued(HTTPException):
 
     def __init__(self, detail: str, retry_after: float):
         seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
-        super().__init__(429, detail=f"{detail}; retry in about {seconds} s", headers={"Retry-After": str(seconds)})
+        super().__init__(
+            429, detail=Said("error-busy-retry", reason=detail, seconds=seconds), headers={"Retry-After": str(seconds)}
+        )
 
 
 RECHECK_S = 0.25  # a waiting head re-asks for its bytes this often (a collected trace frees them unannounced)
@@ -111,22 +116,21 @@ class Admission:
         limit = self.settings.max_queued_per_address if shared else self.settings.max_queued_per_client
         if mine >= limit:
             name = "max_queued_per_address" if shared else "max_queued_per_client"
-            raise TooManyQueued(
-                f"{mine} builds of this client already wait ({name} = {limit})", self._seconds_ahead(len(self.queues))
-            )
+            waits = Said("error-busy-client-queued", builds=mine, setting=name, most=str(limit))
+            raise TooManyQueued(waits, self._seconds_ahead(len(self.queues)))
         waiting = self.waiting
         ahead = self.queued_seconds + sum(t.cost.seconds for q in self.queues.values() for t in q)
         if waiting >= self.settings.max_queued_builds:
-            raise Overloaded(
-                f"the server is busy: {waiting} builds wait, the most the queue holds (max_queued_builds)", ahead
-            )
+            raise Overloaded(Said("error-busy-queue-full", builds=waiting), ahead)
         budget = self.settings.max_queued_seconds
         if (self.builds or waiting) and ahead + cost.seconds > budget:
-            raise Overloaded(
-                f"the server is busy: about {ahead:.0f} s of traces are queued and this one adds "
-                f"about {cost.seconds:.1f} s, past the limit of {budget:.0f} s (max_queued_seconds)",
-                ahead,
+            queued = Said(
+                "error-busy-queued-seconds",
+                queued=Fixed(ahead, 0),
+                adds=Fixed(cost.seconds, 1),
+                most=Fixed(budget, 0),
             )
+            raise Overloaded(queued, ahead)
 
     async def wait(self, ticket: Ticket) -> None:
         """Returns once the ticket's build may start (its bytes reserved), or the build it joined has."""

@@ -8,6 +8,7 @@ import { startClassroom } from "./class/classroom.js";
 import { errorBox, formatNumber, readJsonBlock, replaceUrl } from "./lib/dom.js";
 import { clearPlots } from "./lib/figures.js";
 import { stepNumber } from "./lib/numbering.js";
+import { local, t } from "./lib/words.js";
 import { createBugLab } from "./walk/buglab.js";
 import { wireClicker } from "./walk/clicker.js";
 import { createCompare } from "./walk/compare.js";
@@ -81,7 +82,9 @@ async function show(index) {
   } catch (error) {
     if (!isCurrent()) return;
     clearPlots(stepView);
-    stepView.append(errorBox(`step ${stepNumber(index)} could not be loaded: ${error.message}`, () => show(index)));
+    stepView.append(
+      errorBox(t("js-walk-step-failed", { number: stepNumber(index), error: error.message }), () => show(index)),
+    );
   } finally {
     if (isCurrent()) stepView.removeAttribute("aria-busy");
   }
@@ -103,7 +106,7 @@ function fail(message) {
 
 async function start() {
   if (!window.Plotly) {
-    fail("the plotting library (Plotly.js) did not load; reload the page");
+    fail(t("js-walk-no-plotly"));
     return;
   }
   wireEnlargeDialog();
@@ -112,13 +115,13 @@ async function start() {
   try {
     state.trace = await opened; // sent before Plotly.js ran (walk/trace_client.js)
   } catch (error) {
-    fail(`the training step could not be run: ${error.message}`);
+    fail(t("js-walk-trace-failed", { error: error.message }));
     return;
   }
   training.arrived(state.trace);
   const trace = state.trace;
   document.getElementById("loss").textContent =
-    trace.loss === null ? "NaN or infinite (mean cross-entropy)" : `${formatNumber(trace.loss)} (mean cross-entropy)`;
+    trace.loss === null ? t("js-walk-loss-infinite") : t("js-walk-loss", { loss: local(formatNumber(trace.loss)) });
   if (!(state.seq < trace.n_seq)) state.seq = 0;
   drawTokenStrip(trace, state.seq);
   setupSequences(trace, state.seq, (seq) => {
@@ -135,4 +138,4 @@ async function start() {
 }
 
 window.xt = state; // for the browser tests and the curious: the current step and trace
-start().catch((error) => fail(`the page failed to start: ${error.message}`));
+start().catch((error) => fail(t("js-walk-start-failed", { error: error.message })));

@@ -237,6 +237,18 @@ def test_a_lesson_step_draws_its_annotation(presenter_session):
     assert "induction stripe" in page.text_content("#lesson-takeaway")
     page.screenshot(path=str(_artifact("class-lesson-step")))
     assert_clean(presenter_session)
+    # in Russian: the same stops, their words and marks from the Russian catalogue
+    presenter_session.goto("/lessons/forward-in-ten?lang=ru")
+    page.wait_for_selector("#lesson-panel[data-drawn='0']")
+    assert (
+        page.text_content("#lesson-takeaway") == "Каждая буква становится вектором — своей строкой таблицы эмбеддингов."
+    )
+    plot = "figure.figure-card[data-figure='output.embedding'] .plot"
+    labels = page.eval_on_selector(
+        plot, "p => p.layout.annotations.filter(a => a.name === 'lesson-mark').map(a => a.text)"
+    )
+    assert labels == ["x", "снова x: та же строка"]
+    presenter_session.goto("/?lang=en")  # the cookie back to English for the tests after this one
 
 
 SESSION = """() => fetch('/api/sessions', {method: 'POST', headers: {'Content-Type': 'application/json'},

@@ -140,6 +140,29 @@ def test_the_single_file_with_the_network_off(browser, small_export):
         assert outside == [] and errors == []
 
 
+def test_a_russian_export_reads_its_catalogue_offline(browser, russian_export):
+    """`xt export --lang ru` from file:// with the network off: the page's script reads the catalogue
+    the page carries (no /words/ru.ftl, no /vendor/fluent to fetch) and writes Russian; Plotly's
+    mode bar is Russian too."""
+    with guarded(browser, ("file:", "data:"), offline=True) as (page, outside, errors):
+        page.goto(russian_export.as_uri())
+        rendered(page, 0)
+        count = page.evaluate("window.xt.trace.steps.length")
+        assert page.locator("#counter").inner_text().split() == ["шаг", "1", "из", str(count)]
+        go_to(page, index_of(page, "layers.0.attention.probs", "backward"))
+        page.locator("#jacobian-heading").filter(has_text="Якобиан софтмакса").wait_for()
+        assert "цепное правило ✓" in page.locator("#jacobian .badge-ok").text_content()
+        assert page.locator(".modebar-btn").first.get_attribute("data-title") == "Сохранить в формате PNG"
+        refused = page.evaluate(NO_SERVER)  # a message loaded when needed (lib/say.js), from a data: URL module
+        assert refused.startswith("у статического экспорта нет сервера для models")
+        assert outside == [] and errors == []
+
+
+NO_SERVER = """() => import("xt/js/lib/static_source.js")
+  .then((m) => m.staticRequest("/api/models"))
+  .catch((error) => error.message)"""
+
+
 def test_a_sealed_quiz_shows_its_verdict_only_after_an_answer(browser, quiz_export):
     from xt_core.lab.faults import CATALOGUE
 

@@ -6,7 +6,9 @@ is its BPE's, counted by the server (a character count said 159 tokens for 29), 
 select names its tokenizer (it was blank), and the training limit and the default lr are the ones
 the server applies to it (the form said "0–500 optimizer steps" where the server allows 1, and
 an lr that made the loss worse). The SmolLM2 test skips unless the fetched .gguf is there (as
-tests/browser/test_timeline.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead."""
+tests/browser/test_timeline.py); with XT_REQUIRE_REAL_MODEL=1 it fails instead. In Russian (?lang=ru)
+the page has no English word outside a stated allow-list, fits a phone, reads every message of the
+catalogue as the server does, and its language switch keeps the page's current URL."""
 
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app import words
 from app.settings import Settings
 from tests.helpers.browser import assert_clean, axe_violations, open_session
 from tests.helpers.real_model import SMOLLM2, link_smollm2
+from tests.helpers.words_sample import cases
+from xt_core.checkpoint.zoo import ZOO
 
 EXAMPLE = "The capital of France is Paris. The capital of Italy is Rome."  # 14 SmolLM2 tokens
 
@@ -149,3 +154,73 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     page.fill("#f-text", "xkqvbmxkqvbm")  # in its alphabet: the server's limit for it (500 steps at most)
     expect(help_text).to_contain_text(f"0–{Settings().max_train_steps} optimizer steps on this text")
     assert_clean(session)
+
+
+# Words a Russian page may show in Latin letters: symbols, code identifiers and names that Russian
+# ML texts write so too, and the names of the models xt can fetch (in a title attribute) (the rest of the page's English is marked lang="en": data the server has
+# only in English so far, such as lesson titles, bug names, model labels; and <code>).
+LATIN_ALLOWED = {
+    "xt", "char", "byte", "UTF", "float32", "float64", "AdamW", "SGD", "lr", "RoPE", "RMSNorm", "FFN",
+    "GQA", "n_embd", "seq_len", "tokens", "Home", "End", "P", "A", "C", "V", "W", "sha256", "pickle",
+}  # fmt: skip
+# A real model's description (models.ftl, in Russian now) names its maker, its family, its tokenizer
+# and its weights' formats: names no language translates ("SmolLM2-135M-Instruct", "Q4_1").
+LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE", "Q4_1", "Q8_0"}
+
+RUSSIAN_TEXT = """() => {
+  const inRussian = (node) => node.closest("[lang]")?.lang === "ru" && !node.closest("code, [translate=no]");
+  const words = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest("script, style, textarea, #examples") || !inRussian(parent)) continue;
+    if (parent.closest("select") ? false : parent.getClientRects().length === 0) continue;  // not shown
+    words.push(node.textContent);
+  }
+  for (const el of document.querySelectorAll("[title], [placeholder], [aria-label], optgroup[label]"))
+    if (inRussian(el)) words.push(el.title, el.placeholder || "", el.getAttribute("aria-label") || "", el.label || "");
+  return words.join(" ");
+}"""
+
+
+def test_the_home_page_in_russian_has_no_english_word_and_fits_a_phone(browser, server, axe):
+    """?lang=ru: the frame, the form and the texts the page's script writes (the token count, the
+    training limit, the bug lab's help) come from the Russian catalogue; nothing overflows at 390 px."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, base_url=server)
+    try:
+        with open_session(context, server) as session:
+            page = session.page
+            session.goto("/?lang=ru")
+            page.wait_for_selector("#start-form[data-models-loaded]")
+            assert page.evaluate("document.documentElement.lang") == "ru"
+            page.select_option("#f-model", "")  # a random init: the sizes fieldset and its help
+            page.locator("details").evaluate_all("(all) => all.forEach((d) => { d.open = true; })")
+            page.select_option("#f-optimizer", "adamw")
+            page.select_option("#f-faults", "quiz")
+            expect(page.locator("#faults-help")).to_contain_text("Сервер выберет")
+            expect(page.locator("#text-count")).to_contain_text("токенов →")  # written by words.js
+            text = page.evaluate(RUSSIAN_TEXT)
+            latin = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+            names = {part for name in ZOO for part in latin.findall(name)}  # "smollm2-135m": smollm2, m
+            english = sorted(set(latin.findall(text)) - LATIN_ALLOWED - names)
+            assert english == [], f"English words on the Russian home page: {english}"
+            found = overflow(page)
+            assert found["scroll"] <= 390 and found["wide"] == [], found
+            assert axe_violations(page, axe) == []
+            # The page reads the catalogue as the server does: every message, plural form and number.
+            asked = cases("ru")
+            page_says = page.evaluate(
+                "(asked) => import('/static/js/lib/words.js').then(({ t }) => asked.map(([id, values]) => t(id, values)))",
+                asked,
+            )
+            differ = [(i, v, p) for (i, v), p in zip(asked, page_says, strict=True) if words.t("ru", i, **v) != p]
+            assert differ == [], f"the page reads these messages otherwise than the server: {differ[:5]}"
+            # The switch follows the page's URL as a script rewrites it (a walk's step): prefs.js.
+            page.evaluate("history.replaceState(null, '', '/?text=abcab&lang=ru')")
+            page.locator(".lang-switch a[hreflang=en]").click()
+            page.wait_for_url(re.compile(r"/\?text=abcab&lang=en$"))
+            assert page.evaluate("document.documentElement.lang") == "en"
+            expect(page.locator("#f-text")).to_have_value("abcab")
+            assert_clean(session)
+    finally:
+        context.close()

@@ -343,3 +343,52 @@ def test_the_first_figure_starts_on_a_1280x720_screen_and_the_controls_keep_one_
     assert page.locator("#tokens").is_visible() and page.locator("#training-bar").is_visible()
     assert page.locator("#class-bar").is_visible() and page.locator("#checks-panel").is_visible()
     assert_clean(session)
+
+
+# English words a Russian walk page may show that no server answer sent: file formats and keycaps.
+RUSSIAN_ALLOWED = {"npy", "json", "CSV", "Page", "Down", "Up", "Home", "End", "Shift", "Esc"}
+ENGLISH_WORD = re.compile(r"[A-Za-z][a-z]{2,}")
+PAGE_WORDS = """() => {
+  const named = [];
+  for (const node of document.querySelectorAll("[title], [aria-label], [placeholder]"))
+    for (const name of ["title", "aria-label", "placeholder"]) named.push(node.getAttribute(name) || "");
+  return [document.body.innerText, ...named].join("\\n");
+}"""
+
+
+def test_the_walk_page_in_russian_writes_no_english_word_of_its_own(session):
+    """What the page's script writes (static/js: the step's frame, the gradient check, the Jacobian
+    panel, the timeline, the keys, Plotly's mode bar) is Russian on a Russian page: every English
+    word on it came from the server (its HTML or an answer: their words follow as they move to the
+    catalogues) or is on a short allow-list. And every answer is asked for in the page's language."""
+    page = session.page
+    sent, asked = [], []
+
+    def keep(response):
+        if "/api/" in response.url or response.request.resource_type == "document":
+            asked.append(response.url)
+            sent.append(response.text() if response.ok else "")
+
+    page.on("response", keep)
+    try:
+        session.goto("/walk?" + urlencode({"text": TEXT, **ONE_LAYER, "step": "1", "lang": "ru"}))
+        wait_rendered(session, 0)
+        shown = [page.evaluate(PAGE_WORDS)]
+        open_step(session, "layers.0.attention.probs", "backward")
+        page.locator("#jacobian .badge-ok").wait_for()
+        page.click(".rules-toggle")
+        page.click(".gradcheck-details summary")
+        page.keyboard.press("?")
+        shown.append(page.evaluate(PAGE_WORDS))
+        modebar = page.locator(".modebar-btn").first.get_attribute("data-title")
+        page.keyboard.press("Escape")
+    finally:
+        page.context.clear_cookies(name="xt_lang")  # the next tests' pages are English again
+    server = set(ENGLISH_WORD.findall("\n".join(sent).replace("\\n", " ")))
+    english = set(ENGLISH_WORD.findall("\n".join(shown))) - server - RUSSIAN_ALLOWED
+    assert english == set(), f"English words the page's script wrote on a Russian page: {sorted(english)}"
+    assert "цепное правило ✓" in page.locator("#jacobian .badge-ok").text_content()
+    assert modebar == "Сохранить в формате PNG"  # Plotly's own ru locale (app/vendor/plotly)
+    api = [url for url in asked if "/api/traces" in url]
+    assert api and all("lang=ru" in url for url in api), api
+    assert_clean(session)

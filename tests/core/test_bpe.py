@@ -105,6 +105,27 @@ def test_smollm_splits_digits_one_by_one(tmp_path):
     assert smollm.pieces(smollm.encode("x 12")) == ["x", " ", "1", "2"]
 
 
+def test_qwen2_splits_as_transformers_qwen2_tokenizer_does(tmp_path):
+    """llama.cpp's 'qwen2' row is transformers' Qwen2 regex (its Qwen2Tokenizer's pre-tokenizer, run
+    by the `tokenizers` library) on every text: the same pieces, digits one by one; and on the tiny
+    vocabulary it differs from GPT-2's split where the regexes do ("12", "x!y")."""
+    try:
+        from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX, Qwen2Tokenizer
+    except ImportError:
+        if required("XT_REQUIRE_TORCH"):
+            raise
+        pytest.skip("transformers is not installed (the `reference` extra)")
+    from xt_core.text.bpe import QWEN2_SPLIT
+
+    assert QWEN2_SPLIT == PRETOKENIZE_REGEX
+    theirs = Qwen2Tokenizer(vocab={"a": 0}, merges=[]).backend_tokenizer.pre_tokenizer
+    ours = PRE_TOKENIZERS["qwen2"]()
+    for text in TEXTS + ["x!y 2024 a\n\n b", "I'M 3rd"]:
+        assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text), text
+    qwen2, gpt2 = _tokenizer(tmp_path, pre="qwen2"), _tokenizer(tmp_path / "..", pre="gpt-2")
+    assert qwen2.pieces(qwen2.encode("12")) == ["1", "2"] and gpt2.pieces(gpt2.encode("12")) == ["12"]
+
+
 def test_serialization_round_trips(tmp_path):
     tok = _tokenizer(tmp_path)
     again = BPETokenizer.from_dict(tok.to_dict())
@@ -134,7 +155,7 @@ def test_bad_input_is_named(tmp_path):
     "change,message",
     [
         ({"tokenizer.ggml.model": "llama"}, "tokenizer.ggml.model = 'llama' is not supported"),
-        ({"tokenizer.ggml.pre": "qwen2"}, "tokenizer.ggml.pre = 'qwen2' is not supported"),
+        ({"tokenizer.ggml.pre": "qwen35"}, "tokenizer.ggml.pre = 'qwen35' is not supported"),
         ({"tokenizer.ggml.merges": ["a b c"]}, r"tokenizer.ggml.merges\[0\] = 'a b c' is not two tokens"),
         ({"tokenizer.ggml.token_type": [1, 1]}, "token_type has 2 entries for 280 tokens"),
         ({"tokenizer.ggml.add_eos_token": True}, "add_eos_token = True is not supported"),

@@ -21,7 +21,17 @@ def as_learner(kind, backward):
 @pytest.mark.parametrize("kind", sorted(OPS))
 def test_the_reference_backward_passes(kind):
     report = exercise.check(kind, as_learner(kind, lambda dout, cache, grads: OPS[kind].backward(dout, cache)))
-    assert report.passed, str(report)
+    assert report.passed and report.rows, str(report)
+
+
+def test_a_bias_gradient_not_summed_over_positions_is_rejected():
+    """Qwen2's bias op: keeping one position's gradient instead of the sum over (B, T) fails."""
+
+    def one_position(dy, x, bias):
+        return dy, dy[0, 0]
+
+    report = exercise.check("bias", one_position)
+    assert not report.passed and report.rows, str(report)
 
 
 def test_a_hand_written_softmax_backward_passes():

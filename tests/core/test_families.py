@@ -58,10 +58,9 @@ def test_a_config_takes_its_familys_defaults_and_leaves_them_out_of_its_dict():
         ("norm_bias", True, "norm_bias = True .* it computes False"),
         ("activation", "gelu_tanh", "activation = 'gelu_tanh' .* it computes 'swiglu'"),
         ("activation", "gelu", "activation = 'gelu' .* it computes 'swiglu'"),
-        ("qkv_bias", True, "qkv_bias = True .* it computes False"),
+        ("qkv_bias", 1, "qkv_bias = 1 .* it computes False, True"),
         ("o_bias", True, "o_bias = True"),
         ("mlp_bias", True, "mlp_bias = True"),
-        ("qk_norm", True, "qk_norm = True .* it computes False"),
         ("qk_norm", 0, "qk_norm = 0 is not computed"),  # a number is not a boolean
         ("head_dim", 0, "head_dim must be positive, got 0"),
         ("head_dim", 2.0, "head_dim must be an integer"),
@@ -110,6 +109,22 @@ def test_gpt2s_init_gives_biases_zero_and_gains_one():
         elif value.ndim == 1:
             assert (value == 1).all(), name
     assert 0.05 < params["pos_embeddings"].std() < 0.2  # N(0, 1/C), C = 64
+
+
+def test_qwens_parts_add_their_parameters_and_rows_and_stay_in_the_dict():
+    """Qwen2 (qkv_bias) and Qwen3 (qk_norm) are Llama's script with parts on: their parameters
+    are bq, bk, bv (H*hd, K*hd, K*hd) and the q/k gains (hd,), their tensors rows of Llama's table."""
+    cfg = xt_core.Config(n_embd=30, n_head=4, n_kv_head=2, head_dim=6, qkv_bias=True, qk_norm=True)
+    shapes = xt_core.param_shapes(cfg)
+    assert shapes["layers.1.attention.bq"] == (24,) and shapes["layers.1.attention.bk"] == (12,)
+    assert shapes["layers.1.attention.q_norm"] == shapes["layers.1.attention.k_norm"] == (6,)
+    assert cfg.n_params() == sum(np.prod(s) for s in shapes.values())
+    assert {"qkv_bias": True, "qk_norm": True}.items() <= cfg.to_dict().items()
+    assert xt_core.Config.from_dict(cfg.to_dict()) == cfg
+    kinds = [node.kind for node in xt_core.build_tape(cfg) if node.layer == 0][:10]
+    assert kinds == ["rmsnorm", "linear", "bias", "linear", "bias", "linear", "bias", "qk_norm", "qk_norm", "rope"]
+    plain = names.tensor_names(xt_core.Config())
+    assert not [n for n in plain if n.endswith(("_biased", "_norm.out")) and ".attention." in n]
 
 
 def test_an_explicit_head_dim_sets_the_attention_widths_and_is_kept_in_the_dict():

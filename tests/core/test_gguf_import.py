@@ -160,6 +160,48 @@ def test_logits_loss_and_gradients_match_transformers_on_the_same_file(tmp_path,
         assert normwise(trace.grads[pname], grad) <= 1e-4, pname
 
 
+# a qwen2 (q/k/v biases) and a qwen3 (QK-norm, heads 128 wide where C / H = 16: transformers' GGUF
+# reader (5.25) leaves a qwen3's head_dim at Qwen3Config's 128 whatever attention.key_length says;
+# xt reads it from key_length)
+QWEN_FILES = {
+    "qwen2-gqa-tied-q8_0": ("qwen2", xt_core.Config(**{**SMALL.to_dict(), "qkv_bias": True}), Q.Q8_0),
+    "qwen3-wide-heads-untied-f16": (
+        "qwen3",
+        xt_core.Config(**{**SMALL.to_dict(), "head_dim": 128, "qk_norm": True, "tie_embeddings": False}),
+        Q.F16,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QWEN_FILES))
+def test_qwen_files_match_transformers_on_the_same_file(tmp_path, name):
+    """A qwen2/qwen3 GGUF keeps q/k (and their biases, norm gains) in rotate-half order, as
+    transformers reads them; xt permutes them to pairs. Same weights, logits and gradients."""
+    try:
+        import torch  # noqa: F401
+
+        from tests.helpers.hf_reference import hf_step, load_hf, normwise
+    except ImportError:
+        if required("XT_REQUIRE_TORCH"):
+            raise
+        pytest.skip("torch and transformers are not installed (the `reference` extra)")
+    arch, cfg, qtype = QWEN_FILES[name]
+    params = xt_core.init_params(cfg, seed=7)
+    params = {k: (1 + 0.3 * v) if k.endswith("_norm") else v for k, v in params.items()}  # gains away from 1
+    path = write_llama(tmp_path / f"{name}.gguf", cfg, params, qtype, tokenizer=True, arch=arch)
+    ckpt = import_gguf(path)
+    assert ckpt.cfg == cfg and ckpt.tokenizer is not None
+    tokens = np.random.default_rng(1).integers(0, cfg.vocab_size, size=(2, 13))
+    trace = xt_core.forward_backward(ckpt.cfg, ckpt.params, tokens[:, :-1], tokens[:, 1:])
+    ref = hf_step(load_hf(path), ckpt.cfg, tokens, with_weights=True)
+    assert set(ref["grads"]) == set(ckpt.params)
+    for pname, weight in ref["weights"].items():
+        np.testing.assert_array_equal(ckpt.params[pname], weight, err_msg=pname)
+    assert np.max(np.abs(trace["logits"] - ref["logits"])) <= 1e-5
+    for pname, grad in ref["grads"].items():
+        assert normwise(trace.grads[pname], grad) <= 1e-4, pname
+
+
 # ---------------------------------------------------------------------- refusals
 
 
@@ -227,14 +269,14 @@ REFUSALS = {  # name: (kv, tensors, arch, what the message must say)
         llama_kv(SMALL),
         _tensors(extra={"blk.0.attn_q.bias": (np.ones(64, np.float32), None)}),
         "llama",
-        "tensor blk.0.attn_q.bias",
+        "tensors beyond the config (llama, 2 layers): blk.0.attn_q.bias",  # a qwen2's, not a llama's
     ),
     "missing-tensor": (llama_kv(SMALL), _tensors(drop=["blk.1.ffn_up.weight"]), "llama", "layers.1.feed_forward.w3"),
     "extra-layer": (
         llama_kv(SMALL),
         _tensors(extra={"blk.2.attn_norm.weight": (np.ones(64, np.float32), None)}),
         "llama",
-        "tensors beyond the config (2 layers): blk.2.attn_norm.weight",
+        "tensors beyond the config (llama, 2 layers): blk.2.attn_norm.weight",
     ),
     "wrong-shape": (
         llama_kv(SMALL),
@@ -261,10 +303,10 @@ REFUSALS = {  # name: (kv, tensors, arch, what the message must say)
         "tokenizer.ggml.model = 'llama' is not supported",
     ),
     "tokenizer-pre": (
-        {**llama_kv(SMALL), **tokenizer_kv(pre="qwen2")},
+        {**llama_kv(SMALL), **tokenizer_kv(pre="qwen35")},
         None,
         "llama",
-        "tokenizer.ggml.pre = 'qwen2' is not supported",
+        "tokenizer.ggml.pre = 'qwen35' is not supported",
     ),
     "tokenizer-merges": (
         {k: v for k, v in {**llama_kv(SMALL), **tokenizer_kv()}.items() if k != "tokenizer.ggml.merges"},

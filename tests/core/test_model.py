@@ -46,7 +46,24 @@ CONFIGS = {
         o_bias=False,
         mlp_bias=False,
     ),
+    # Qwen2: q, k, v biases; Qwen3: QK-norm with heads wider than C / H; both parts at once
+    "qwen2-gqa-L2": dict(vocab_size=11, n_layer=2, n_head=4, n_kv_head=2, n_embd=8, ffn_hidden=12, qkv_bias=True),
+    "qwen3-wide-heads-L2": dict(
+        vocab_size=9, n_layer=2, n_head=4, n_kv_head=2, n_embd=8, head_dim=6, ffn_hidden=10, qk_norm=True
+    ),
+    "qwen-both-untied-L1": dict(
+        vocab_size=9,
+        n_layer=1,
+        n_head=2,
+        n_kv_head=1,
+        n_embd=8,
+        ffn_hidden=10,
+        tie_embeddings=False,
+        qkv_bias=True,
+        qk_norm=True,
+    ),  # fmt: skip
 }
+QWEN = [name for name in CONFIGS if name.startswith("qwen")]
 BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
 
 
@@ -92,6 +109,20 @@ def test_every_step_check_passes(tiny, dtype):
         (trace.records[r.record].name, r.max_rel_error) for r in results if not r.passed
     ]
     assert all(r.checks for r in results)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", QWEN)
+def test_every_step_check_of_qwens_parts_passes(name, dtype):
+    """check_record over every step, as the app's checks run, where Qwen's ops are on the tape."""
+    cfg = xt_core.Config(**CONFIGS[name])
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=1, dtype=dtype), *make_batch(cfg, 2, 5))
+    kinds = {record.kind for record in trace.records}
+    assert ("bias" in kinds, "qk_norm" in kinds) == (cfg.qkv_bias, cfg.qk_norm)
+    results = [check_record(trace, i) for i in range(len(trace.records))]
+    assert all(r.passed and r.checks for r in results), [
+        (trace.records[r.record].name, r.max_rel_error) for r in results if not (r.passed and r.checks)
+    ]
 
 
 def test_a_wrong_backward_fails_at_its_own_step(tiny):

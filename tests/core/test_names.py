@@ -15,20 +15,23 @@ CONFIGS = [
         vocab_size=40, n_layer=3, n_head=6, n_kv_head=2, n_embd=48, ffn_hidden=100, seq_len=24, tie_embeddings=False
     ),
     xt_core.Config(n_layer=1, n_head=3, n_kv_head=1, n_embd=20, head_dim=10),  # H*hd = 30, C = 20
+    xt_core.Config(n_layer=2, n_head=4, n_kv_head=2, n_embd=16, head_dim=6, qkv_bias=True, qk_norm=True),  # Qwen's
 ]
+IDS = ["tiny", "gqa-untied", "head-dim", "qwen-parts"]
+PER_LAYER = {"tiny": 18, "gqa-untied": 18, "head-dim": 18, "qwen-parts": 18 + 3 + 2}  # + biased q/k/v, normed q/k
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
-def test_the_table_is_the_tape_in_order(cfg):
+@pytest.mark.parametrize("cfg,layer_rows", list(zip(CONFIGS, PER_LAYER.values(), strict=True)), ids=IDS)
+def test_the_table_is_the_tape_in_order(cfg, layer_rows):
     nodes = xt_core.build_tape(cfg)
     assert names.tensor_names(cfg) == [node.name for node in nodes]
     assert [names.lookup(node.name).phase for node in nodes] == [node.phase for node in nodes]
     assert (
-        len(names.tensor_names(cfg)) == 1 + 18 * cfg.n_layer + 5
-    )  # embedding; 18 a layer; norm, logits, softmax, losses
+        len(names.tensor_names(cfg)) == 1 + layer_rows * cfg.n_layer + 5
+    )  # embedding; 18 a layer (Llama's); norm, logits, softmax, losses
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gqa-untied", "head-dim"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_every_axis_is_the_shape_the_step_computes(cfg):
     n_seq, T = 2, 7
     rng = np.random.default_rng(0)
@@ -91,9 +94,12 @@ def test_a_trace_lists_every_name_it_answers_to_with_its_shape_and_words():
         if entry.has_grad:
             assert trace.grad(entry.name).shape == entry.shape, entry.name
     probs = next(entry for entry in listed if entry.name == "layers.1.attention.probs")
-    table = names.lookup("layers.1.attention.probs")
-    assert (probs.kind, probs.title, probs.label) == ("tensor", table.title, table.label.format(L=1))
-    assert "{L}" not in "".join(entry.label for entry in listed)
+    assert (probs.kind, probs.title, probs.label) == (
+        "tensor",
+        "Attention softmax over keys",
+        "layer 1 attention probabilities, all heads",
+    )
+    assert "{" not in "".join(entry.label for entry in listed)
     assert {entry.kind for entry in listed if not entry.has_grad} == {"token ids"}
 
 
@@ -115,10 +121,52 @@ def test_gpt2s_table_is_its_tape_and_its_axes_the_shapes():
 def test_a_gpt2_traces_listing_has_gpt2s_words():
     cfg = xt_core.Config(family="gpt2", vocab_size=20, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=16)
     tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(1, 6))
-    listed = {
-        e.name: e
-        for e in xt_core.forward_backward(cfg, xt_core.init_params(cfg), tokens[:, :-1], tokens[:, 1:]).names()
-    }
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), tokens[:, :-1], tokens[:, 1:])
+    listed = {e.name: e for e in trace.names()}
     assert listed["embedding_positions"].label == "token + position embeddings"
     assert listed["layers.0.attention_norm.out"].title == "LayerNorm before attention"
     assert listed["layers.0.feed_forward.gelu"].label == "layer 0 GELU activation"
+    russian = {e.name: e for e in trace.names(lang="ru")}
+    assert russian["embedding_positions"].label == "эмбеддинги токенов + позиционные эмбеддинги"
+    assert russian["layers.0.attention.q"].title == "Проекция запросов q = n·Wq + bq"
+
+
+def test_every_row_is_worded_in_every_catalogue_and_in_russian_on_request():
+    """A family's rows carry structure only; each row's title and label are in the catalogues
+    (app/words/locales/<lang>/names.ftl, by its words id), which Trace.names() reads without the app."""
+    from xt_core.listing import CATALOGUES, words_of
+
+    for lang in ("en", "ru"):
+        catalogue = (CATALOGUES / lang / "names.ftl").read_text(encoding="utf-8")
+        missing = [
+            f"{row.words_id}-{part}"
+            for rows in names.ROWS.values()
+            for row in rows
+            for part in ("title", "label")
+            if f"\n{row.words_id}-{part} = " not in catalogue
+        ]
+        assert missing == [], f"{lang}: rows without words"
+    assert words_of("layers.3.attention.probs", 3, "ru") == (
+        "Софтмакс внимания по ключам",
+        "вероятности внимания слоя 3, все головы",
+    )
+    assert words_of("not.recorded", None) == ("not.recorded", "not.recorded")
+
+
+def test_a_row_holds_structure_only():
+    """xt_core carries no word a person reads (issue 32): a row of the table is its pattern, axes,
+    role, block, symbol, phase, the config part that makes it and the id of its words in the catalogues; the words are there."""
+    from dataclasses import fields
+
+    from xt_core.recorded import Recorded
+
+    assert [f.name for f in fields(Recorded)] == [
+        "pattern",
+        "axes",
+        "role",
+        "block",
+        "symbol",
+        "phase",
+        "part",
+        "words",
+    ]

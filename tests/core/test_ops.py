@@ -32,6 +32,8 @@ CASES = {
     "softmax": ((causal_scores(),), {}),
     "attend": ((np.abs(randn(B, H, T, T)), randn(B, T, K * hd)), {"n_kv_head": K}),
     "merge_heads": ((randn(B, H, T, hd),), {}),
+    "bias": ((randn(B, T, H * hd), randn(H * hd)), {}),
+    "qk_norm": ((randn(B, T, H * 4), randn(4)), {"n_heads": H, "eps": 1e-6}),
     "token_loss": ((np.abs(randn(B, T, V)) + 0.1, rng.integers(0, V, (B, T))), {}),
     "mean": ((randn(B, T),), {}),
     # GPT-2's
@@ -116,3 +118,19 @@ def test_gqa_query_head_reads_kv_head_h_over_group():
         keep = ~causal_mask(T)
         np.testing.assert_allclose(scores[0, h][keep], expected[keep])
         assert np.all(np.isneginf(scores[0, h][~keep]))
+
+
+def test_qk_norm_normalises_each_head_on_its_own_with_one_shared_gain():
+    x = randn(B, T, 3 * 4) * np.array([1.0, 10.0, 0.1]).repeat(4)  # three heads of hd = 4, far apart in scale
+    gain = randn(4)
+    y, _ = OPS["qk_norm"].forward(x, gain, n_heads=3, eps=0.0)
+    for m in range(3):
+        head = x[..., 4 * m : 4 * m + 4]
+        expected = head / np.sqrt(np.mean(head**2, axis=-1, keepdims=True)) * gain
+        np.testing.assert_allclose(y[..., 4 * m : 4 * m + 4], expected, rtol=1e-12)
+
+
+def test_a_bias_gradient_is_the_sum_over_every_position():
+    dy = randn(B, T, 6)
+    _, dbias = OPS["bias"].backward(dy, None)
+    np.testing.assert_allclose(dbias, dy.sum(axis=(0, 1)))

@@ -27,6 +27,8 @@ CONFIGS = {
     "untied-mha": dict(tie_embeddings=False, n_kv_head=4, n_layer=1),
     "mqa-3-layers": dict(n_kv_head=1, n_layer=3, rope_theta=500.0),
     "head-dim-10": dict(head_dim=10, n_layer=1),  # Wq (64, 40): heads narrower than C / H
+    "qwen2-biases": dict(qkv_bias=True, n_layer=1),
+    "qwen3-qk-norm": dict(qk_norm=True, head_dim=24, n_layer=2, tie_embeddings=False),
 }
 
 

@@ -40,6 +40,23 @@ CASES = [  # (config, n_seq, T, dtype)
         1,
         np.float64,
     ),
+    # Qwen's parts: q/k/v biases and QK-norm, their rows recorded, heads wider than C / H
+    (
+        xt_core.Config(
+            vocab_size=60,
+            n_layer=2,
+            n_head=4,
+            n_kv_head=2,
+            n_embd=32,
+            head_dim=24,
+            ffn_hidden=40,
+            qkv_bias=True,
+            qk_norm=True,
+        ),
+        2,
+        16,
+        np.float32,
+    ),  # fmt: skip
 ]
 
 

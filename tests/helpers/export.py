@@ -122,6 +122,18 @@ def quiz_export(tmp_path_factory) -> Export:
     return export_small(tmp_path_factory.mktemp("export-quiz"), QUIZ_SPEC, "quiz")
 
 
+@pytest.fixture(scope="session")
+def russian_export(tmp_path_factory) -> Path:
+    """The small walkthrough as one HTML file in Russian, made as a teacher would: `xt export --lang ru`."""
+    import json
+
+    import xt_cli
+
+    single = tmp_path_factory.mktemp("export-ru") / "walk-ru.html"
+    assert xt_cli.main(["export", "--spec", json.dumps(SPEC), "--single-file", str(single), "--lang", "ru"]) == 0
+    return single
+
+
 def exported_texts(export: Export) -> dict[str, str]:
     """Every file of the export as text (answers gunzipped) and the single file's answers block."""
     texts = {}

@@ -11,38 +11,49 @@ from gguf import GGMLQuantizationType, GGUFValueType, GGUFWriter
 from gguf.quants import quantize
 
 import xt_core
+from xt_core.checkpoint.gguf_arch import ARCHITECTURES, LAYER_BIASES, rotated_heads
 from xt_core.checkpoint.gguf_file import _GLOBAL_TENSORS, _LAYER_TENSORS
+from xt_core.checkpoint.hf import interleaved_to_rotate_half
 from xt_core.text.bpe import BYTE_TO_CHAR
 
 Q = GGMLQuantizationType
 
 
-def llama_kv(cfg: xt_core.Config) -> dict:
-    """The llama.* keys llama.cpp writes for this config."""
-    return {
-        "llama.block_count": cfg.n_layer,
-        "llama.context_length": cfg.seq_len,
-        "llama.embedding_length": cfg.n_embd,
-        "llama.feed_forward_length": cfg.ffn_hidden,
-        "llama.attention.head_count": cfg.n_head,
-        "llama.attention.head_count_kv": cfg.n_kv_head,
-        "llama.rope.freq_base": float(cfg.rope_theta),
-        "llama.attention.layer_norm_rms_epsilon": float(cfg.norm_eps),
-        "llama.vocab_size": cfg.vocab_size,
-        "llama.rope.dimension_count": cfg.head_dim,
+def llama_kv(cfg: xt_core.Config, arch: str = "llama") -> dict:
+    """The <arch>.* keys llama.cpp writes for this config (a qwen3's head width: key_length)."""
+    keys = {
+        "block_count": cfg.n_layer,
+        "context_length": cfg.seq_len,
+        "embedding_length": cfg.n_embd,
+        "feed_forward_length": cfg.ffn_hidden,
+        "attention.head_count": cfg.n_head,
+        "attention.head_count_kv": cfg.n_kv_head,
+        "rope.freq_base": float(cfg.rope_theta),
+        "attention.layer_norm_rms_epsilon": float(cfg.norm_eps),
+        "vocab_size": cfg.vocab_size,
+        "rope.dimension_count": cfg.head_dim,
     }
+    if arch == "qwen3":
+        keys |= {"attention.key_length": cfg.head_dim, "attention.value_length": cfg.head_dim}
+    return {f"{arch}.{key}": value for key, value in keys.items()}
 
 
-def stored_layout(cfg: xt_core.Config, params: dict) -> dict[str, np.ndarray]:
-    """GGUF tensor name -> float32 array as llama.cpp stores it: Linear weights (out, in)."""
+def stored_layout(cfg: xt_core.Config, params: dict, arch: str = "llama") -> dict[str, np.ndarray]:
+    """GGUF tensor name -> float32 array as llama.cpp stores it: Linear weights (out, in); a
+    qwen2/qwen3's q/k rows, biases and norm gains in rotate-half order (ggml's NEOX RoPE)."""
     out = {}
     for gguf_name, (name, _) in _GLOBAL_TENSORS.items():
         if name in params:
             out[f"{gguf_name}.weight"] = params[name]
+    layer = {f"{g}.weight": kind for g, kind in _LAYER_TENSORS.items()}
+    layer |= {f"{g}.bias": (name, False) for g, name in LAYER_BIASES.items()}
     for L in range(cfg.n_layer):
-        for gguf_name, (name, transpose) in _LAYER_TENSORS.items():
-            value = params[f"layers.{L}.{name}"]
-            out[f"blk.{L}.{gguf_name}.weight"] = value.T if transpose else value
+        for gguf_name, (name, transpose) in layer.items():
+            if f"layers.{L}.{name}" in params:
+                value = params[f"layers.{L}.{name}"]
+                heads = rotated_heads(ARCHITECTURES[arch], cfg, name)
+                value = value.T if transpose else value
+                out[f"blk.{L}.{gguf_name}"] = value if heads is None else interleaved_to_rotate_half(value, heads)
     return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in out.items()}
 
 
@@ -121,13 +132,17 @@ def write_gguf(path, kv: dict, tensors: dict, arch: str = "llama"):
     return path
 
 
-def write_llama(path, cfg: xt_core.Config, params: dict, qtype=Q.F32, kv: dict | None = None, tokenizer: bool = False):
-    """A llama GGUF of these params: norms F32 (as llama.cpp keeps them), matrices in `qtype`."""
+def write_llama(
+    path, cfg: xt_core.Config, params: dict, qtype=Q.F32, kv: dict | None = None, tokenizer: bool = False, arch="llama"
+):
+    """A llama (or qwen2, qwen3) GGUF of these params: norms and biases F32 (as llama.cpp keeps
+    them), matrices in `qtype`; a qwen's tokenizer splits as Qwen2's."""
     tensors = {}
-    for name, values in stored_layout(cfg, params).items():
+    for name, values in stored_layout(cfg, params, arch).items():
         tensors[name] = encoded(values, Q.F32 if values.ndim == 1 else qtype)
-    keys = {**llama_kv(cfg), **(tokenizer_kv() if tokenizer else {}), **(kv or {})}
-    return write_gguf(path, keys, tensors)
+    pre = "qwen2" if arch.startswith("qwen") else "gpt-2"
+    keys = {**llama_kv(cfg, arch), **(tokenizer_kv(pre) if tokenizer else {}), **(kv or {})}
+    return write_gguf(path, keys, tensors, arch)
 
 
 # A stand-in for SmolLM2: a tiny Llama .gguf with its own BPE tokenizer, stored under the real

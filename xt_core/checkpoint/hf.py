@@ -1,10 +1,13 @@
-"""Hugging Face Llama directories: config.json (hf_config.py) and the weights in
-model.safetensors, or in shards listed by model.safetensors.index.json. Tensors may be
+"""Hugging Face Llama, Qwen2/2.5 and Qwen3 directories: config.json (hf_config.py) and the
+weights in model.safetensors, or in shards listed by model.safetensors.index.json. Tensors may be
 float32, float64, float16 or bfloat16.
 
 HF stores Linear weights (out, in) and q/k rows per head as [first halves of the RoPE
 pairs | second halves] (its RoPE rotates halves); xt stores (in, out) and rotates
-interleaved pairs (2i, 2i+1), so import transposes and undoes that permutation.
+interleaved pairs (2i, 2i+1), so import transposes and undoes that permutation. What lies along
+those rows is permuted alike: Qwen2's q and k biases (per head) and Qwen3's q and k norm gains
+(one head wide: its RMSNorm's mean is over the head, so permuting its features with the gain
+changes nothing else). v's bias, like v's rows, is not rotated and stays as it is.
 """
 
 from __future__ import annotations
@@ -48,6 +51,14 @@ _LAYER = {
     "feed_forward.w3": "mlp.up_proj.weight",
     "feed_forward.w2": "mlp.down_proj.weight",
 }
+_LAYER |= {  # Qwen2's q/k/v biases, Qwen3's QK-norm gains (where the config has them)
+    "attention.bq": "self_attn.q_proj.bias",
+    "attention.bk": "self_attn.k_proj.bias",
+    "attention.bv": "self_attn.v_proj.bias",
+    "attention.q_norm": "self_attn.q_norm.weight",
+    "attention.k_norm": "self_attn.k_norm.weight",
+}
+_ROTATED = ("attention.wq", "attention.wk", "attention.bq", "attention.bk", "attention.q_norm", "attention.k_norm")
 _TOP = {"tok_embeddings": "model.embed_tokens.weight", "norm": "model.norm.weight", "output": "lm_head.weight"}
 
 
@@ -61,35 +72,42 @@ def hf_name(name: str) -> str:
 
 def to_hf(name: str, w: np.ndarray, cfg: Config) -> np.ndarray:
     """One xt parameter in HF's layout: layer Linears transposed to (out, in), q/k rows per
-    head in rotate-half order. Embeddings (V, C) and norms are stored alike."""
-    if not name.startswith("layers.") or w.ndim != 2:
+    head in rotate-half order (and what lies along them: q/k biases, q/k norm gains).
+    Embeddings (V, C) and norms are stored alike."""
+    if not name.startswith("layers."):
         return w
-    w = w.T
-    if name.endswith(("attention.wq", "attention.wk")):
-        w = _interleaved_to_rotate_half(w, cfg.n_head if name.endswith("wq") else cfg.n_kv_head)
-    return w
+    w = w.T if w.ndim == 2 else w
+    heads = _rotated_heads(name, cfg)
+    return w if heads is None else interleaved_to_rotate_half(w, heads)
 
 
 def from_hf(name: str, w: np.ndarray, cfg: Config) -> np.ndarray:
     """The inverse of to_hf: the HF tensor of xt's parameter `name` in xt's layout."""
-    if not name.startswith("layers.") or w.ndim != 2:
+    if not name.startswith("layers."):
         return w
-    if name.endswith(("attention.wq", "attention.wk")):
-        w = _rotate_half_to_interleaved(w, cfg.n_head if name.endswith("wq") else cfg.n_kv_head)
-    return w.T
+    heads = _rotated_heads(name, cfg)
+    w = w if heads is None else rotate_half_to_interleaved(w, heads)
+    return w.T if w.ndim == 2 else w
 
 
-def _rotate_half_to_interleaved(w: np.ndarray, n_heads: int) -> np.ndarray:
-    """(out, in) rows per head [x_0..x_{hd/2-1} | y_0..y_{hd/2-1}] -> [x_0, y_0, x_1, y_1, ...]."""
-    out, inp = w.shape
-    hd = out // n_heads
-    return w.reshape(n_heads, 2, hd // 2, inp).transpose(0, 2, 1, 3).reshape(out, inp)
+def _rotated_heads(name: str, cfg: Config) -> int | None:
+    """How many heads the rows (entries) of a RoPE-rotated parameter hold; None: not rotated.
+    A QK-norm gain is one head wide, shared by all."""
+    kind = name.split(".", 2)[-1]
+    if kind not in _ROTATED:
+        return None
+    return 1 if kind.endswith("_norm") else cfg.n_head if kind[-1] == "q" else cfg.n_kv_head
 
 
-def _interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
-    out, inp = w.shape
-    hd = out // n_heads
-    return w.reshape(n_heads, hd // 2, 2, inp).transpose(0, 2, 1, 3).reshape(out, inp)
+def rotate_half_to_interleaved(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """(out, ...) rows per head [x_0..x_{hd/2-1} | y_0..y_{hd/2-1}] -> [x_0, y_0, x_1, y_1, ...]."""
+    hd = w.shape[0] // n_heads
+    return w.reshape(n_heads, 2, hd // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
+    hd = w.shape[0] // n_heads
+    return w.reshape(n_heads, hd // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
 def read_json(path: Path, source: str):
@@ -238,7 +256,21 @@ def export_hf(directory, cfg: Config, params: dict) -> Path:
 
 
 def hf_config(cfg: Config, dtype: str = "float32") -> dict:
-    """config.json as transformers 5 writes it for this model."""
+    """config.json as transformers 5 writes it for this model: a Llama's, or with Qwen2's q/k/v
+    biases a Qwen2's, with Qwen3's QK-norm a Qwen3's (no HF model type has both)."""
+    config = _llama_config(cfg, dtype)
+    if not (cfg.qkv_bias or cfg.qk_norm):
+        return config
+    if cfg.qkv_bias and cfg.qk_norm:
+        raise ValueError("qkv_bias and qk_norm together: no Hugging Face model type computes both")
+    qwen = "qwen2" if cfg.qkv_bias else "qwen3"
+    for key in ("mlp_bias", "pretraining_tp") + (("attention_bias",) if qwen == "qwen2" else ()):
+        del config[key]  # Llama's own keys
+    config |= {"architectures": [f"{qwen.capitalize()}ForCausalLM"], "model_type": qwen, "use_sliding_window": False}
+    return config
+
+
+def _llama_config(cfg: Config, dtype: str) -> dict:
     return {
         "architectures": ["LlamaForCausalLM"],
         "attention_bias": False,

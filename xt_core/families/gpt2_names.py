@@ -1,7 +1,8 @@
 """The GPT-2 family's rows of the table of recorded tensors (xt_core/names.py): every tensor its
-model script (xt_core/families/gpt2.py) records, with its axes, role and words. The attention's
-inner steps (scores, softmax, heads, concat), the residuals and the head are Llama's rows, the
-same tensors by the same names; what differs has its own row or words."""
+model script (xt_core/families/gpt2.py) records, with its axes, role, block and symbol. The
+attention's inner steps (softmax, heads, concat), the residuals and the head are Llama's rows, the
+same tensors by the same names and words; what differs has its own row, or its own words id
+("names-gpt2-…": its title, label and about in app/words/locales/*/names.ftl)."""
 
 from __future__ import annotations
 
@@ -14,58 +15,33 @@ _LLAMA = {row.pattern: row for row in LLAMA_ROWS}
 _BTC = ("B", "T", "C")
 
 
-def _llama(pattern: str, **words) -> Recorded:
-    """Llama's row of `pattern`, with the words that differ for GPT-2."""
-    return replace(_LLAMA[pattern], **words)
+def _llama(pattern: str, words: str = "") -> Recorded:
+    """Llama's row of `pattern`; with `words`, worded as GPT-2's (its words id in names.ftl)."""
+    return replace(_LLAMA[pattern], words=words) if words else _LLAMA[pattern]
 
 
 # In execution order: the model script (xt_core/families/gpt2.py) makes them in this order.
 ROWS: tuple[Recorded, ...] = (
     _llama("embedding"),
-    Recorded(
-        "embedding_positions",
-        _BTC,
-        "embedding",
-        "embedding",
-        "Learned position embedding added",
-        "token + position embeddings",
-        "x",
-    ),
-    _llama(
-        "layers.{L}.attention_norm.out",
-        title="LayerNorm before attention",
-        label="LayerNorm output of layer {L}, before attention",
-    ),
-    _llama("layers.{L}.attention.q", title="Query projection q = n·Wq + bq"),
-    _llama("layers.{L}.attention.k", title="Key projection k = n·Wk + bk"),
-    _llama("layers.{L}.attention.v", title="Value projection v = n·Wv + bv"),
-    _llama("layers.{L}.attention.scores"),
+    Recorded("embedding_positions", _BTC, "embedding", "embedding", symbol="x", words="names-gpt2-embedding-positions"),
+    _llama("layers.{L}.attention_norm.out", "names-gpt2-attention-norm-out"),
+    _llama("layers.{L}.attention.q", "names-gpt2-attention-q"),
+    _llama("layers.{L}.attention.k", "names-gpt2-attention-k"),
+    _llama("layers.{L}.attention.v", "names-gpt2-attention-v"),
+    _llama("layers.{L}.attention.scores", "names-gpt2-attention-scores"),  # no RoPE: q·kᵀ, not q̃·k̃ᵀ
     _llama("layers.{L}.attention.probs"),
     _llama("layers.{L}.attention.heads"),
     _llama("layers.{L}.attention.concat"),
-    _llama("layers.{L}.attention.out", title="Attention output projection ·Wo + bo"),
+    _llama("layers.{L}.attention.out", "names-gpt2-attention-out"),
     _llama("layers.{L}.attention_residual"),
-    _llama(
-        "layers.{L}.ffn_norm.out",
-        title="LayerNorm before the feed-forward",
-        label="LayerNorm output of layer {L}, before the feed-forward",
-    ),
-    _llama(
-        "layers.{L}.feed_forward.up",
-        title="Up projection ·W1 + b1",
-        about="the up projection a, which goes through GELU",
-    ),
+    _llama("layers.{L}.ffn_norm.out", "names-gpt2-ffn-norm-out"),
+    _llama("layers.{L}.feed_forward.up", "names-gpt2-feed-forward-up"),
     Recorded(
-        "layers.{L}.feed_forward.gelu",
-        ("B", "T", "F"),
-        "activation",
-        "ffn",
-        "GELU activation",
-        "layer {L} GELU activation",
+        "layers.{L}.feed_forward.gelu", ("B", "T", "F"), "activation", "ffn", words="names-gpt2-feed-forward-gelu"
     ),
-    _llama("layers.{L}.feed_forward.out", title="Down projection ·W2 + b2"),
+    _llama("layers.{L}.feed_forward.out", "names-gpt2-feed-forward-out"),
     _llama("layers.{L}.ffn_residual"),
-    _llama("norm.out", title="Final LayerNorm", label="final LayerNorm output"),
+    _llama("norm.out", "names-gpt2-norm-out"),
     _llama("logits"),
     _llama("output_probs"),
     _llama("token_loss"),

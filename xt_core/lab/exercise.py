@@ -23,7 +23,7 @@ differences of the true loss (the walkthrough's per-step check).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from xt_core.model import build_tape, forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
+# ops only a config's part records (Qwen's biases, its QK-norm) are exercised with that part switched on
+PART_EXERCISE_CONFIGS = tuple(replace(EXERCISE_CONFIG, **{part: True}) for part in ("qkv_bias", "qk_norm"))
 # GPT-2's ops (LayerNorm, GELU, positions, linear with bias) are exercised in a GPT-2 of the same sizes
 GPT2_EXERCISE_CONFIGS = tuple(
     Config(
@@ -52,8 +54,9 @@ GPT2_EXERCISE_CONFIGS = tuple(
 
 
 def exercise_config(op: str) -> Config:
-    """The first of the exercise models whose step computes `op`."""
-    for cfg in (EXERCISE_CONFIG, *GPT2_EXERCISE_CONFIGS):
+    """The small model an exercise of `op` trains one step of: the first of the exercise models
+    whose step runs that op."""
+    for cfg in (EXERCISE_CONFIG, *PART_EXERCISE_CONFIGS, *GPT2_EXERCISE_CONFIGS):
         if any(node.kind == op for node in build_tape(cfg)):
             return cfg
     raise ValueError(f"no exercise model computes op {op!r}")

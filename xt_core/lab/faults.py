@@ -4,6 +4,8 @@ Each fault swaps the backward of exactly one op (never a forward), so the loss i
 unchanged while every gradient upstream of the op is corrupted. The per-step gradient
 check measures against finite differences of the true loss, so it fails first exactly at
 the faulted op. Most faults come from the warnings in the hand-written C++ backward pass xt started from.
+A fault's words (its description, why it cannot apply, for a page) are in the app's catalogues,
+keyed by its name (app/words/locales/<lang>/buglab.ftl); here its structure: the step, the two lines.
 
 Layer-specific faults hit one layer (by default the last, nearest the loss, so the damage
 then flows through every earlier layer).
@@ -32,7 +34,6 @@ from xt_core.ops.attention import merge_kv, rope_forward
 class Fault:
     name: str
     step: str  # the step whose backward it changes: a pattern of xt_core.names ("{L}" is the layer)
-    description: str
     correct: str  # the line it replaces
     faulty: str  # the line as the mistake writes it
     backward: Callable  # (dout, cache, grads, layer) -> gradients, like the op's backward
@@ -124,7 +125,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "softmax_ce_normalized_twice",
             OUTPUT_PROBS,
-            "Softmax-CE gradient divided by the softmax denominator a second time, though p is already normalized.",
             "dlogits = p * (dp - sum(p * dp))",
             "dlogits = p * (dp - sum(p * dp)) / sum(exp(logits - max))",
             _softmax_ce_normalized_twice,
@@ -132,8 +132,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "attention_out_reads_dres",
             "layers.{L}.attention.out",
-            "The attention output projection reads the gradient of the layer's output (dres) instead of dx, "
-            "which already holds the FFN branch's contribution.",
             "dconcat, dWo = linear_backward(dh)",
             "dconcat, dWo = linear_backward(dres)",
             _attention_out_reads_dres,
@@ -141,7 +139,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "rope_forward_rotation",
             "layers.{L}.attention.q_rot",
-            "RoPE backward rotates by +angle (the forward rotation R) instead of applying its transpose R^T.",
             "dq = R(-angle) @ dq_rot",
             "dq = R(+angle) @ dq_rot",
             _rope_forward_rotation,
@@ -149,7 +146,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "batch_mean_missing",
             "loss",
-            "The mean over the N positions is forgotten: every gradient is N times too large.",
             "dtoken_loss = dL / N",
             "dtoken_loss = dL",
             _batch_mean_missing,
@@ -157,7 +153,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "batch_mean_twice",
             "loss",
-            "The mean over the N positions is applied twice: every gradient is N times too small.",
             "dtoken_loss = dL / N",
             "dtoken_loss = dL / N / N",
             _batch_mean_twice,
@@ -165,9 +160,7 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "tied_embedding_one_contribution",
             "logits",
-            "With tied embeddings, the LM head's gradient is not added into tok_embeddings: only the lookup's "
-            "contribution arrives.",
-            "dE += dlogits^T @ x",
+            "dE += dlogits^T @ n",
             "(dropped)",
             _tied_embedding_one_contribution,
             _needs_tied,
@@ -175,7 +168,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "rmsnorm_missing_projection",
             "layers.{L}.ffn_norm.out",
-            "RMSNorm backward treats 1/rms as a constant and loses the projection term - xhat * mean(xhat * dxhat).",
             "dx = r * (dxhat - xhat * mean(dxhat * xhat))",
             "dx = r * dxhat",
             _rmsnorm_missing_projection,
@@ -183,7 +175,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "softmax_missing_sum_term",
             "layers.{L}.attention.probs",
-            "Attention softmax backward keeps only p * dp = diag(p) @ dp and drops the whole - p p^T part of the Jacobian J = diag(p) - p p^T: the - p * sum(p * dp) term.",
             "dscores = p * (dp - sum(p * dp))",
             "dscores = p * dp",
             _softmax_missing_sum_term,
@@ -191,7 +182,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "attention_scale_missing",
             "layers.{L}.attention.scores",
-            "The 1/sqrt(hd) scale of the scores is forgotten in backward.",
             "dq = dscores @ k * scale",
             "dq = dscores @ k",
             _attention_scale_missing,
@@ -199,7 +189,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "swiglu_silu_for_derivative",
             "layers.{L}.feed_forward.swiglu",
-            "SwiGLU backward multiplies by silu(gate) where its derivative silu'(gate) belongs.",
             "dgate = ds * up * silu'(gate)",
             "dgate = ds * up * silu(gate)",
             _swiglu_silu_for_derivative,
@@ -207,8 +196,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "gqa_kv_not_summed",
             "layers.{L}.attention.heads",
-            "With grouped-query attention, a value head's gradient takes only the first query head of its group "
-            "instead of the sum over all heads sharing it.",
             "dv[κ] = sum over the query heads m with ⌊m/G⌋ = κ of P[m]^T @ do[m]",
             "dv[κ] = P[κ·G]^T @ do[κ·G] (only the group's first query head m = κ·G)",
             _gqa_kv_not_summed,
@@ -217,7 +204,6 @@ CATALOGUE: dict[str, Fault] = {
         Fault(
             "linear_dw_transposed",
             "layers.{L}.attention.q",
-            "dW computed as dY^T X instead of X^T dY: for the square wq the shapes still fit, the values are transposed.",
             "dWq = X^T @ dY",
             "dWq = dY^T @ X",
             _linear_dw_transposed,

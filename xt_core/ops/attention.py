@@ -15,7 +15,7 @@ import numpy as np
 
 # --------------------------------------------------------------------------- RoPE
 
-# q is the pair of a head's query before RoPE, q̃ after (keys alike): x and y are the residual stream
+# q is the pair of a head's query before RoPE, q̃ after (keys alike: app.steps.formulas has their own)
 ROPE_FORWARD_TEX = r"\begin{pmatrix} \tilde{q}_{2c} \\ \tilde{q}_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & -\sin\phi_{t,c} \\ \sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} q_{2c} \\ q_{2c+1} \end{pmatrix}, \quad \phi_{t,c} = t\,\theta^{-2c/d_h} \ (\text{keys alike})"
 ROPE_BACKWARD_TEX = r"\begin{pmatrix} \partial q_{2c} \\ \partial q_{2c+1} \end{pmatrix} = \begin{pmatrix} \cos\phi_{t,c} & \sin\phi_{t,c} \\ -\sin\phi_{t,c} & \cos\phi_{t,c} \end{pmatrix} \begin{pmatrix} \partial \tilde{q}_{2c} \\ \partial \tilde{q}_{2c+1} \end{pmatrix} \quad (R^{\top}: \text{rotate back})"
 
@@ -71,8 +71,8 @@ def rope_backward(dy: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- scores
 
-SCORES_FORWARD_TEX = r"S_{m,i,j} = \frac{q_{m,i} \cdot k_{\lfloor m/G \rfloor,j}}{\sqrt{d_h}} \ (j \le i), \qquad S_{m,i,j} = -\infty \ (j > i)"
-SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial q_{m,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{m,i,j}} k_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial k_{\kappa,j}} = \frac{1}{\sqrt{d_h}} \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} \frac{\partial L}{\partial S_{m,i,j}} q_{m,i}"
+SCORES_FORWARD_TEX = r"S_{m,i,j} = \frac{\tilde{q}_{m,i} \cdot \tilde{k}_{\lfloor m/G \rfloor,j}}{\sqrt{d_h}} \ (j \le i), \qquad S_{m,i,j} = -\infty \ (j > i)"
+SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial \tilde{q}_{m,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{m,i,j}} \tilde{k}_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial \tilde{k}_{\kappa,j}} = \frac{1}{\sqrt{d_h}} \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} \frac{\partial L}{\partial S_{m,i,j}} \tilde{q}_{m,i}"
 
 
 def _split_queries(q: np.ndarray, n_head: int, n_kv_head: int) -> np.ndarray:
@@ -138,8 +138,8 @@ def scores_backward(dscores: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- softmax
 
-SOFTMAX_FORWARD_TEX = r"p_{j} = \frac{e^{z_j - \max_k z_k}}{\sum_{k} e^{z_k - \max_k z_k}}"
-SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial z} = J \frac{\partial L}{\partial p}, \quad J = \mathrm{diag}(p) - p p^{\top} = J^{\top} \quad\Longrightarrow\quad \frac{\partial L}{\partial z_j} = p_j\Big(\frac{\partial L}{\partial p_j} - \sum_k p_k \frac{\partial L}{\partial p_k}\Big)"
+SOFTMAX_FORWARD_TEX = r"p_{j} = \frac{e^{z_j - \max_{j'} z_{j'}}}{\sum_{j'} e^{z_{j'} - \max_{j'} z_{j'}}}"
+SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial z} = J \frac{\partial L}{\partial p}, \quad J = \mathrm{diag}(p) - p p^{\top} = J^{\top} \quad\Longrightarrow\quad \frac{\partial L}{\partial z_j} = p_j\Big(\frac{\partial L}{\partial p_j} - \sum_{j'} p_{j'} \frac{\partial L}{\partial p_{j'}}\Big)"
 
 
 def softmax_forward(x: np.ndarray):
@@ -165,8 +165,8 @@ def softmax_backward(dp: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- attend
 
-ATTEND_FORWARD_TEX = r"o_{m,i} = \sum_{j \le i} P_{m,i,j}\, v_{\lfloor m/G \rfloor, j}"
-ATTEND_BACKWARD_TEX = r"\frac{\partial L}{\partial P_{m,i,j}} = \frac{\partial L}{\partial o_{m,i}} \cdot v_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial v_{\kappa,j}} = \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} P_{m,i,j} \frac{\partial L}{\partial o_{m,i}}"
+ATTEND_FORWARD_TEX = r"o_{m,i} = \sum_{j} P_{m,i,j}\, v_{\lfloor m/G \rfloor, j} \ \ (P_{m,i,j} = 0 \text{ for } j > i)"
+ATTEND_BACKWARD_TEX = r"\frac{\partial L}{\partial P_{m,i,j}} = \frac{\partial L}{\partial o_{m,i}} \cdot v_{\lfloor m/G \rfloor,j} \ (\text{every } j, \text{ also } j > i), \qquad \frac{\partial L}{\partial v_{\kappa,j}} = \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} P_{m,i,j} \frac{\partial L}{\partial o_{m,i}}"
 
 
 def attend_forward(probs: np.ndarray, v: np.ndarray, n_kv_head: int):
@@ -190,9 +190,9 @@ def attend_backward(dheads: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- merge heads
 
-MERGE_HEADS_FORWARD_TEX = r"y_{t} = \big[\,o_{0,t} \,\|\, o_{1,t} \,\|\, \cdots \,\|\, o_{H-1,t}\,\big]"
+MERGE_HEADS_FORWARD_TEX = r"o_{t} = \big[\,o_{0,t} \,\|\, o_{1,t} \,\|\, \cdots \,\|\, o_{H-1,t}\,\big]"
 MERGE_HEADS_BACKWARD_TEX = (
-    r"\frac{\partial L}{\partial o_{m,t}} = \Big(\frac{\partial L}{\partial y_t}\Big)_{m d_h : (m+1) d_h}"
+    r"\frac{\partial L}{\partial o_{m,t}} = \Big(\frac{\partial L}{\partial o_t}\Big)_{m d_h : (m+1) d_h}"
 )
 
 

@@ -122,8 +122,8 @@ def linear_bias_input_backward(dy: np.ndarray, cache):
 
 # --------------------------------------------------------------------------- unembed (LM head)
 
-UNEMBED_FORWARD_TEX = r"\mathrm{logits} = X W^{\top}, \quad W \in \mathbb{R}^{V \times C}"
-UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial \mathrm{logits}} W, \qquad \frac{\partial L}{\partial W} \mathrel{+}= \Big(\frac{\partial L}{\partial \mathrm{logits}}\Big)^{\top} X"
+UNEMBED_FORWARD_TEX = r"\mathrm{logits} = n W^{\top}, \quad W \in \mathbb{R}^{V \times C}"
+UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial n} = \frac{\partial L}{\partial \mathrm{logits}} W, \qquad \frac{\partial L}{\partial W} \mathrel{+}= \Big(\frac{\partial L}{\partial \mathrm{logits}}\Big)^{\top} n"
 
 
 VOCAB_BLOCK = 2048  # rows of the (V, C) weight per matmul in unembed_forward

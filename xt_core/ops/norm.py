@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-RMSNORM_FORWARD_TEX = r"r = 1 \big/ \sqrt{\tfrac{1}{C}\textstyle\sum_j x_j^2 + \varepsilon}, \quad \hat{x} = r\,x, \quad n = \hat{x} \odot g"
-RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial n} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_j \frac{\partial L}{\partial \hat{x}_j}\hat{x}_j\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial n} \odot g"
+RMSNORM_FORWARD_TEX = r"r = 1 \big/ \sqrt{\tfrac{1}{C}\textstyle\sum_k x_k^2 + \varepsilon}, \quad \hat{x} = r\,x, \quad n = \hat{x} \odot g"
+RMSNORM_BACKWARD_TEX = r"\frac{\partial L}{\partial g} = \sum_{b,t} \frac{\partial L}{\partial n} \odot \hat{x}, \qquad \frac{\partial L}{\partial x} = r\Big(\frac{\partial L}{\partial \hat{x}} - \hat{x}\,\tfrac{1}{C}\textstyle\sum_k \frac{\partial L}{\partial \hat{x}_k}\hat{x}_k\Big), \quad \frac{\partial L}{\partial \hat{x}} = \frac{\partial L}{\partial n} \odot g"
 
 
 def rmsnorm_forward(x: np.ndarray, gain: np.ndarray, eps: float):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xt_core.ops import attention, basic, gelu, loss, norm
+from xt_core.ops import attention, basic, bias, gelu, loss, norm, qk_norm
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,14 @@ _TABLE = (
         attention.merge_heads_backward,
         attention.MERGE_HEADS_FORWARD_TEX,
         attention.MERGE_HEADS_BACKWARD_TEX,
+    ),
+    Op("bias", bias.bias_forward, bias.bias_backward, bias.BIAS_FORWARD_TEX, bias.BIAS_BACKWARD_TEX),
+    Op(
+        "qk_norm",
+        qk_norm.qk_norm_forward,
+        qk_norm.qk_norm_backward,
+        qk_norm.QK_NORM_FORWARD_TEX,
+        qk_norm.QK_NORM_BACKWARD_TEX,
     ),
     Op(
         "token_loss",

@@ -46,6 +46,20 @@ def _digits_then_gpt2_split():
     return pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), _gpt2_split()])
 
 
+# Qwen2's split (llama.cpp's "qwen2" pre-tokenizer; transformers' tokenization_qwen2.PRETOKENIZE_REGEX,
+# tests/core/test_bpe.py compares them): GPT-2's, but each digit alone, a letter run taking one
+# non-letter before it, and newlines kept with the punctuation or spaces before them.
+QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+
+def _qwen2_split():
+    """Qwen2's regex, then byte-level without GPT-2's own regex."""
+    from tokenizers import Regex, pre_tokenizers
+
+    split = pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated")
+    return pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+
+
 # How text is cut before merging: a row per value of a GGUF's `tokenizer.ggml.pre` (llama.cpp's
 # names; its llama-vocab.cpp gives each value's regexes), each making the `tokenizers` library's
 # pre-tokenizer. A row is added with a test against the real tokenizer's ids (tests/core/test_bpe.py).
@@ -53,6 +67,7 @@ PRE_TOKENIZERS = {
     "default": _gpt2_split,
     "gpt-2": _gpt2_split,
     "smollm": _digits_then_gpt2_split,
+    "qwen2": _qwen2_split,  # Qwen2, Qwen2.5, Qwen3
 }
 
 
@@ -157,6 +172,13 @@ class BPETokenizer:
     @cached_property
     def vocab_size(self) -> int:
         return self.backend.get_vocab_size(with_added_tokens=True)
+
+    @cached_property
+    def max_token_chars(self) -> int:
+        """The most characters of text one token covers: a byte-level token is written one
+        character a byte, and a character is at least one byte (SmolLM2's: 81). A text of n
+        characters gives at least n / max_token_chars tokens, known before it is tokenized."""
+        return max(map(len, self.backend.get_vocab(with_added_tokens=True)), default=1)
 
     def encode(self, text: str) -> list[int]:
         if not isinstance(text, str):

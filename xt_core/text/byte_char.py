@@ -11,6 +11,7 @@ class ByteTokenizer:
 
     name = "byte"
     vocab_size = 256
+    max_token_chars = 1  # a character is one to four bytes: never fewer tokens than characters
 
     def encode(self, text: str) -> list[int]:
         if not isinstance(text, str):
@@ -37,6 +38,7 @@ class CharTokenizer:
 
     chars: str
     name = "char"
+    max_token_chars = 1
 
     def __post_init__(self):
         if not self.chars:

@@ -24,7 +24,8 @@ from xt_core.training.update_blocks import stepped
 SGD_TEX = r"b \leftarrow \mu b + g, \qquad W \leftarrow W - \eta\, b"
 ADAMW_TEX = (
     r"m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2, \quad "
-    r"W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} + \lambda W\Big)"
+    r"W \leftarrow W - \eta \Big(\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon_{\mathrm{adam}}} + \lambda_W W\Big), "
+    r"\ \lambda_W = \lambda \text{ (a matrix)},\ 0 \text{ (a norm gain)}"
 )
 
 

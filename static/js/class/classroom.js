@@ -5,6 +5,7 @@
 //   #follow=CODE     follow a presenter (what /join/CODE lands on)
 
 import { h, setOptions } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 import { setStopMover } from "../walk/clicker.js";
 import { getLesson, getLessons, getSession } from "./api.js";
 import { follow } from "./follow.js";
@@ -88,10 +89,10 @@ async function fillLessonList(select, page) {
   const { lessons } = await getLessons();
   const mine = lessons.filter((l) => isMine(l, page));
   const others = lessons.filter((l) => !isMine(l, page));
-  const option = (l) => ({ value: l.name, text: `${l.title} (${l.steps} steps)` });
-  setOptions(select, [{ value: "", text: "none: the full walkthrough" }, ...mine.map(option)], "");
+  const option = (l) => ({ value: l.name, text: t("js-classroom-lesson", { title: l.title, steps: l.steps }) });
+  setOptions(select, [{ value: "", text: t("js-classroom-no-lesson") }, ...mine.map(option)], "");
   if (others.length) {
-    const group = h("optgroup", { label: "other models and texts" });
+    const group = h("optgroup", { label: t("js-classroom-others") });
     for (const l of others) group.append(h("option", { value: l.name, text: option(l).text }));
     select.append(group);
   }
@@ -136,7 +137,7 @@ export async function startClassroom({ trace, go, state }) {
         const session = await openSession(page, lessons.current.name);
         if (session) startPresenting(page, lessons, session);
       } catch (error) {
-        status.textContent = `Could not open a session: ${error.message}`;
+        status.textContent = t("js-classroom-session-failed", { error: error.message });
       }
     });
     const following = fragment.get("follow");
@@ -152,7 +153,7 @@ export async function startClassroom({ trace, go, state }) {
       if (invite) showJoinDialog(session);
     }
   } catch (error) {
-    status.textContent = `The classroom tools could not start: ${error.message}`;
+    status.textContent = t("js-classroom-failed", { error: error.message });
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // presenter's moves are still received, not applied) until "Back to presenter".
 
 import { h } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 import { followEvents, getSession } from "./api.js";
 import { jacobianShown, onStepChange, setFragment, showHead, showJacobian, whenRendered } from "./hooks.js";
 import { revealStart } from "./lesson.js";
@@ -28,7 +29,7 @@ export async function follow(page, code, { playLesson }) {
     document.getElementById("walk").dataset.following = detached ? "detached" : "following";
     back.hidden = !detached;
     detachButton.hidden = detached;
-    status.textContent = detached ? `Exploring on your own · class ${code}` : `Following the presenter · class ${code}`;
+    status.textContent = t(detached ? "js-follow-exploring" : "js-follow-following", { code });
   }
 
   async function apply(state) {
@@ -59,17 +60,17 @@ export async function follow(page, code, { playLesson }) {
     await apply(await getSession(code));
     revealStart(); // a joining student lands at the step's title (and the lesson's line)
   } catch (error) {
-    leave(`Cannot follow class ${code}: ${error.message}`);
+    leave(t("js-follow-cannot", { code, error: error.message }));
     return;
   }
   followEvents(code, {
     onState: apply,
     onEnded: () => {
-      leave(`Class ended (class ${code}): the page is yours to explore.`);
+      leave(t("js-follow-ended", { code }));
       endedNotice(code);
     },
     onTrouble: (closed) => {
-      if (closed) status.textContent = `Lost class ${code}: reload the page to try again.`;
+      if (closed) status.textContent = t("js-follow-lost", { code });
     },
   });
 }
@@ -77,8 +78,8 @@ export async function follow(page, code, { playLesson }) {
 /** "Back to presenter" and "Explore on my own". */
 function followerButtons() {
   return [
-    h("button", { type: "button", className: "button-primary", id: "class-back", text: "Back to presenter" }),
-    h("button", { type: "button", className: "button-quiet", id: "class-detach", text: "Explore on my own" }),
+    h("button", { type: "button", className: "button-primary", id: "class-back", text: t("js-follow-back") }),
+    h("button", { type: "button", className: "button-quiet", id: "class-detach", text: t("js-follow-detach") }),
   ];
 }
 
@@ -111,7 +112,7 @@ function endedNotice(code) {
     type: "button",
     className: "class-ended-notice",
     id: "class-ended-notice",
-    text: `Class ended (class ${code}). The page is yours: explore on your own. ✕`,
+    text: t("js-follow-ended-notice", { code }),
   });
   const close = () => notice.remove();
   notice.addEventListener("click", close);

@@ -3,6 +3,7 @@
 // the full walkthrough. A follower's player is driven by the presenter (its buttons detach).
 
 import { clear, h, setOptions } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 import { revealTitle } from "../walk/present.js";
 import { clearAnnotations, drawAnnotations } from "./annotate.js";
 import { lessonSlot, whenRendered } from "./hooks.js";
@@ -25,7 +26,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   const position = h("span", { className: "lesson-position" });
   const takeaway = h("h2", { className: "lesson-takeaway", id: "lesson-takeaway" });
   const narration = h("p", { className: "lesson-narration" });
-  const claims = h("ul", { className: "lesson-claims", "aria-label": "Checked against the trace" });
+  const claims = h("ul", { className: "lesson-claims", "aria-label": t("js-lesson-claims") });
   const next = h("p", { className: "lesson-next" });
   const offPath = h("p", { className: "lesson-off-path", hidden: true });
   // On a phone the arrows only (the words stay in the buttons' names: walk.css .nav-word).
@@ -33,12 +34,12 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     "button",
     { type: "button", className: "button-quiet" },
     "◀",
-    h("span", { className: "nav-word", text: " Prev" }),
+    h("span", { className: "nav-word", text: ` ${t("js-lesson-prev")}` }),
   );
   const forward = h(
     "button",
     { type: "button", className: "button-quiet" },
-    h("span", { className: "nav-word", text: "Next " }),
+    h("span", { className: "nav-word", text: `${t("js-lesson-next")} ` }),
     "▶",
   );
   // On a narrow screen the panel is one line (title, stop, arrows) until opened.
@@ -47,19 +48,19 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     className: "button-quiet lesson-toggle",
     "aria-expanded": "false",
     "aria-controls": "lesson-panel",
-    text: "More",
+    text: t("js-lesson-more"),
   });
-  const play = h("button", { type: "button", className: "button-primary lesson-play", text: "▶ Play" });
-  const pace = h("select", { "aria-label": "Seconds per step" });
+  const play = h("button", { type: "button", className: "button-primary lesson-play", text: t("js-lesson-play") });
+  const pace = h("select", { "aria-label": t("js-lesson-pace") });
   setOptions(
     pace,
-    PACES.map((s) => ({ value: s, text: `${s} s a step` })),
+    PACES.map((s) => ({ value: s, text: t("js-lesson-pace-option", { seconds: s }) })),
     DEFAULT_PACE,
   );
-  const leave = h("button", { type: "button", className: "button-quiet", text: "Full walkthrough ✕" });
+  const leave = h("button", { type: "button", className: "button-quiet", text: t("js-lesson-leave") });
   const panel = h(
     "aside",
-    { className: "lesson-panel", id: "lesson-panel", "aria-label": `Lesson: ${lesson.title}` },
+    { className: "lesson-panel", id: "lesson-panel", "aria-label": t("js-lesson-label", { title: lesson.title }) },
     h("p", { className: "lesson-title" }, h("strong", { text: lesson.title }), " ", position),
     takeaway,
     narration,
@@ -83,7 +84,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
           "li",
           { className: "lesson-claim" },
           h("span", { className: "lesson-claim-mark", text: "✓ ", "aria-hidden": "true" }),
-          `Checked against ${claim.against}: ${claim.claimed}; ${claim.measured}.`,
+          t("js-lesson-claim", { against: claim.against, claimed: claim.claimed, measured: claim.measured }),
         ),
       ),
     );
@@ -92,11 +93,11 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
 
   function render(k) {
     const step = lesson.steps[k];
-    position.textContent = `· stop ${k + 1} of ${lesson.steps.length}`; // "step" is the trace's number
+    position.textContent = t("js-lesson-stop", { stop: k + 1, stops: lesson.steps.length }); // "step" is the trace's number
     takeaway.textContent = step.takeaway;
     narration.textContent = step.narration;
     showClaims(step.claims ?? []);
-    next.textContent = step.next ? `Next: ${step.next}` : "";
+    next.textContent = step.next ? t("js-lesson-next-stop", { next: step.next }) : "";
     next.hidden = !step.next;
     prev.disabled = k === 0;
     forward.disabled = k === lesson.steps.length - 1;
@@ -120,7 +121,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   function stopPlaying() {
     clearInterval(state.timer);
     state.timer = null;
-    play.textContent = "▶ Play";
+    play.textContent = t("js-lesson-play");
     play.setAttribute("aria-pressed", "false");
   }
 
@@ -133,7 +134,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   forward.addEventListener("click", () => move(state.k + 1));
   play.addEventListener("click", () => {
     if (state.timer) return stopPlaying();
-    play.textContent = "❚❚ Pause";
+    play.textContent = t("js-lesson-pause");
     play.setAttribute("aria-pressed", "true");
     state.timer = setInterval(() => {
       if (state.k >= lesson.steps.length - 1) return stopPlaying();
@@ -164,11 +165,11 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
       return;
     }
     clear(offPath).append(
-      "Off the lesson's path. ",
+      `${t("js-lesson-off-path")} `,
       h("button", {
         type: "button",
         className: "button-quiet",
-        text: "Back to the lesson",
+        text: t("js-lesson-back"),
         onclick: () => move(state.k),
       }),
     );

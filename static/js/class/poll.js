@@ -4,8 +4,9 @@
 // on their own page (nothing chosen for them: the step the presenter shows is no hint); the
 // reveal shows on every screen.
 
-import { clear, h, plural, setOptions } from "../lib/dom.js";
+import { clear, h, setOptions } from "../lib/dom.js";
 import { stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
 import { answerPoll } from "./api.js";
 
 function backwardSteps(trace) {
@@ -16,14 +17,16 @@ function revealBox(reveal, trace, go) {
   if (!reveal) return null;
   const fault = reveal.faults?.[0];
   const stepTitle = (index) =>
-    index === null || index === undefined ? "not known yet" : `step ${stepNumber(index)}: ${trace.steps[index].title}`;
+    index === null || index === undefined
+      ? t("js-poll-not-known")
+      : t("js-check-step-name", { number: stepNumber(index), title: trace.steps[index].title });
   return h(
     "div",
     { className: "poll-reveal", role: "status" },
     h(
       "p",
       {},
-      h("strong", { text: "The bug: " }),
+      h("strong", { text: `${t("js-poll-the-bug")} ` }),
       fault ? h("code", { text: fault.name }) : "—",
       fault ? ` — ${fault.description}` : "",
     ),
@@ -31,19 +34,19 @@ function revealBox(reveal, trace, go) {
       ? h(
           "p",
           { className: "poll-lines" },
-          "correct: ",
+          `${t("js-buglab-correct")}: `,
           h("code", { text: fault.correct }),
-          " · faulty: ",
+          ` · ${t("js-buglab-faulty")}: `,
           h("code", { text: fault.faulty }),
         )
       : null,
-    h("p", {}, h("strong", { text: "Broken step: " }), stepTitle(reveal.broken_step)),
-    h("p", {}, h("strong", { text: "First failing gradient check: " }), stepTitle(reveal.first_failing)),
+    h("p", {}, h("strong", { text: `${t("js-poll-broken-step")} ` }), stepTitle(reveal.broken_step)),
+    h("p", {}, h("strong", { text: `${t("js-poll-first-failing")} ` }), stepTitle(reveal.first_failing)),
     reveal.broken_step !== null && reveal.broken_step !== undefined
       ? h("button", {
           type: "button",
           className: "button-quiet",
-          text: "Go to the broken step",
+          text: t("js-poll-go-broken"),
           onclick: () => go(reveal.broken_step),
         })
       : null,
@@ -64,7 +67,7 @@ function histogram(poll, trace) {
       "li",
       {
         className: classes.join(" "),
-        title: `step ${stepNumber(step.index)}: ${step.title} — ${count} answer(s)`,
+        title: t("js-poll-column", { number: stepNumber(step.index), title: step.title, count }),
         dataset: { index: String(step.index), count: String(count) },
       },
       h("span", { className: "poll-count", text: count ? String(count) : "" }),
@@ -76,7 +79,7 @@ function histogram(poll, trace) {
     "figure",
     { className: "poll-histogram", id: "poll-histogram" },
     h("figcaption", {
-      text: `${poll.answers || 0} answer(s) · backward steps, from the loss (left) to the embedding (right)`,
+      text: t("js-poll-caption", { answers: poll.answers || 0 }),
     }),
     h("ol", { className: "poll-columns" }, columns),
     answeredList(counts, trace, reveal),
@@ -89,10 +92,10 @@ function answeredList(counts, trace, reveal) {
     .map(([index, count]) => ({ step: trace.steps[Number(index)], count }))
     .filter((a) => a.step && a.count > 0)
     .sort((a, b) => b.count - a.count || a.step.index - b.step.index);
-  if (!answered.length) return h("p", { className: "poll-legend", text: "No answers yet." });
+  if (!answered.length) return h("p", { className: "poll-legend", text: t("js-poll-no-answers") });
   return h(
     "ol",
-    { className: "poll-legend", "aria-label": "Answers by step" },
+    { className: "poll-legend", "aria-label": t("js-poll-by-step") },
     answered.map(({ step, count }) =>
       h(
         "li",
@@ -100,8 +103,8 @@ function answeredList(counts, trace, reveal) {
           className: step.index === reveal.broken_step ? "broken" : "",
           dataset: { index: String(step.index) },
         },
-        h("strong", { text: `step ${stepNumber(step.index)}` }),
-        `: ${step.title} — ${count} ${plural(count, "answer")}`,
+        h("strong", { text: t("js-nav-counter-step", { number: stepNumber(step.index) }) }),
+        t("js-poll-answered", { title: step.title, count }),
       ),
     ),
   );
@@ -114,7 +117,7 @@ export function createPresenterPoll(container, { trace, go, act }) {
     h("button", {
       type: "button",
       className: action === "reveal" ? "button-primary" : "button-quiet",
-      text: { open: "Open poll: which step is broken?", close: "Close poll", reveal: "Reveal the bug" }[action],
+      text: t({ open: "js-poll-open", close: "js-poll-close", reveal: "js-poll-reveal" }[action]),
       dataset: { action },
       onclick: () => act(action).catch((error) => (status.textContent = error.message)),
     }),
@@ -123,9 +126,8 @@ export function createPresenterPoll(container, { trace, go, act }) {
   container.append(h("div", { className: "poll-buttons" }, buttons, status), body);
   container.hidden = false;
   return function update(poll) {
-    status.textContent =
-      { open: "Poll open: answers come in live.", closed: "", revealed: "Revealed on every screen." }[poll.status] ||
-      "";
+    const said = { open: "js-poll-status-open", revealed: "js-poll-status-revealed" }[poll.status];
+    status.textContent = said ? t(said) : "";
     clear(body).append(histogram(poll, trace), revealBox(poll.reveal, trace, go) || "");
   };
 }
@@ -134,27 +136,27 @@ export function createPresenterPoll(container, { trace, go, act }) {
 export function createStudentPoll(container, { trace, go, code }) {
   let answered = null;
   let shownStatus = null;
-  const choice = h("select", { id: "poll-choice", "aria-label": "The broken step" });
+  const choice = h("select", { id: "poll-choice", "aria-label": t("js-poll-choice") });
   const options = backwardSteps(trace).map((s) => ({
     value: s.index,
-    text: `step ${stepNumber(s.index)}: ${s.title}`,
+    text: t("js-check-step-name", { number: stepNumber(s.index), title: s.title }),
   }));
-  setOptions(choice, [{ value: "", text: "Pick a step…" }, ...options], "");
+  setOptions(choice, [{ value: "", text: t("js-poll-pick") }, ...options], "");
   const feedback = h("p", { className: "poll-feedback", "aria-live": "polite" });
   const send = h("button", {
     type: "button",
     className: "button-primary",
     id: "poll-send",
-    text: "Answer",
+    text: t("js-poll-answer"),
     onclick: async () => {
       if (choice.value === "") {
-        feedback.textContent = "Pick the step you think is broken first.";
+        feedback.textContent = t("js-poll-pick-first");
         return;
       }
       try {
         await answerPoll(code, Number(choice.value));
         answered = Number(choice.value);
-        feedback.textContent = `Your answer: step ${stepNumber(answered)}. You can change it until the poll closes.`;
+        feedback.textContent = t("js-poll-your-answer", { number: stepNumber(answered) });
       } catch (error) {
         feedback.textContent = error.message;
       }
@@ -163,12 +165,7 @@ export function createStudentPoll(container, { trace, go, code }) {
   const ask = h(
     "div",
     { className: "poll-ask" },
-    h(
-      "p",
-      {},
-      h("strong", { text: "Which step is broken? " }),
-      "Pick the backward step where the gradients first go wrong.",
-    ),
+    h("p", {}, h("strong", { text: `${t("js-poll-question")} ` }), t("js-poll-question-help")),
     h("div", { className: "poll-answer" }, choice, send),
     feedback,
   );
@@ -187,10 +184,7 @@ export function createStudentPoll(container, { trace, go, code }) {
       container.append(
         h("p", {
           className: "poll-feedback",
-          text:
-            answered === null
-              ? "The poll is closed."
-              : `The poll is closed. Your answer: step ${stepNumber(answered)}.`,
+          text: answered === null ? t("js-poll-closed") : t("js-poll-closed-answer", { number: stepNumber(answered) }),
         }),
       );
     }

@@ -6,6 +6,7 @@
 // stays in this browser (localStorage, by code); it is never put in a URL.
 
 import { h } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 import { createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
 import { onHead, onJacobian, onStepChange } from "./hooks.js";
 import { createPresenterPoll } from "./poll.js";
@@ -85,30 +86,38 @@ export function present(page, session, { lesson, onEnded }) {
   const status = document.getElementById("class-status");
   const tools = document.getElementById("class-tools");
   let over = false;
-  const send = stateSender(code, key, (error) => (status.textContent = `Could not move the class: ${error.message}`));
+  const send = stateSender(
+    code,
+    key,
+    (error) => (status.textContent = t("js-class-move-failed", { error: error.message })),
+  );
   const sendLive = (partial) => over || send(partial); // nothing goes out once the class ended
-  const followers = h("span", { className: "class-followers", id: "class-followers", text: "0 following" });
-  const keep = h("button", { type: "button", className: "button-quiet", id: "class-keep", text: "Keep presenting" });
+  const followers = h("span", {
+    className: "class-followers",
+    id: "class-followers",
+    text: t("js-class-following", { count: 0 }),
+  });
+  const keep = h("button", { type: "button", className: "button-quiet", id: "class-keep", text: t("js-class-keep") });
   const confirm = h(
     "span",
     { className: "class-confirm", id: "class-confirm", hidden: true },
-    "End the class on every student's screen? ",
+    `${t("js-class-end-confirm")} `,
     keep,
   );
   tools.replaceChildren(
-    h("strong", { className: "class-badge", text: `Class ${code}` }),
+    h("strong", { className: "class-badge", text: t("js-class-badge", { code }) }),
     followers,
     h("button", {
       type: "button",
       className: "button-quiet",
-      text: "Show code",
+      text: t("js-class-show-code"),
       onclick: () => showJoinDialog(session),
     }),
     h("button", {
       type: "button",
       className: "button-quiet",
       id: "class-end",
-      text: "End class",
+      text: t("js-class-end"),
       onclick: () => end(),
     }),
     confirm,
@@ -140,13 +149,13 @@ export function present(page, session, { lesson, onEnded }) {
 
   const stopEvents = presenterEvents(code, key, {
     onState: (state) => {
-      followers.textContent = `${state.followers} following`;
+      followers.textContent = t("js-class-following", { count: state.followers });
       followers.dataset.count = String(state.followers);
       if (updatePoll) updatePoll(state.poll);
     },
     onEnded: () => {
       if (over) return;
-      status.textContent = "The session ended (idle too long). Present again to open a new one.";
+      status.textContent = t("js-class-idle");
       stop();
     },
   });
@@ -157,12 +166,12 @@ export function present(page, session, { lesson, onEnded }) {
     try {
       await endSession(code, key);
     } catch (error) {
-      status.textContent = `Could not end the class: ${error.message}`;
+      status.textContent = t("js-class-end-failed", { error: error.message });
       return;
     }
     stop();
     forgetKey(code);
-    status.textContent = `Class ${code} ended: every student's page is theirs again.`;
+    status.textContent = t("js-class-ended", { code });
   }
 
   function stop() {

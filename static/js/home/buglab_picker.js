@@ -2,10 +2,8 @@
 // sizes rule out (GET /api/faults says which apply, e.g. the GQA bug needs n_kv_head < n_head).
 
 import { getFaults } from "../lib/api.js";
+import { t } from "../lib/words.js";
 
-const QUIZ_HELP =
-  "The server picks one of the bugs that fit these sizes and hides it. Step through the backward pass, " +
-  "find the step where the gradient first goes wrong, and press “This step is broken” there.";
 const CONFIG_KEYS = ["n_layer", "n_head", "n_kv_head", "tie_embeddings"];
 
 export function wireBuglabPicker() {
@@ -20,9 +18,9 @@ export function wireBuglabPicker() {
     const value = select.value;
     layer.disabled = value === "";
     if (value === "") help.textContent = defaultHelp;
-    else if (value === "quiz") help.textContent = QUIZ_HELP;
+    else if (value === "quiz") help.textContent = t("home-fault-quiz-help");
     else if (option && option.dataset.applies === "false")
-      help.textContent = `Not with these sizes: it ${option.dataset.reason}.`;
+      help.textContent = t("home-fault-not-here", { reason: option.dataset.reason });
     else help.textContent = option?.dataset.description || defaultHelp;
   }
 
@@ -51,7 +49,8 @@ export function wireBuglabPicker() {
       option.dataset.applies = String(fault.applies);
       option.dataset.reason = fault.reason || "";
       // The reason goes in the help line when chosen: the option stays short enough to show whole.
-      option.textContent = option.dataset.label + (fault.applies ? "" : " (not with these sizes)");
+      const label = option.dataset.label;
+      option.textContent = fault.applies ? label : t("home-fault-not-here-short", { fault: label });
     }
     describe();
   }

@@ -4,36 +4,40 @@
 // counted here; a checkpoint's own tokenizer of another kind (SmolLM2's BPE) only by the server
 // (home/preview.js), which also says how many training steps it would run for the model and the text.
 
-import { plural } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 import { createPreview } from "./preview.js";
 import { optimizerLabels } from "./training.js";
 
 const LOCAL_TOKENIZERS = ["char", "byte"]; // counted here; any other only by the server
 const PIECES_SHOWN = 12;
 
-/** `limit`: {most, why} (positionLimit), or null when unknown. */
+const SEPARATOR = " · "; // between the count's clauses
+
+/** `limit`: {most, over} (positionLimit), or null when unknown. */
 function countMessage(n, limit) {
   const positions = Math.max(0, n - 1);
-  let message = `${n} ${plural(n, "token")} → ${positions} ${plural(positions, "position")} (inputs = tokens[:-1], targets = tokens[1:])`;
-  if (n < 2) message += " · need at least two tokens";
-  else if (limit && positions > limit.most) message += ` · more than ${limit.why}`;
+  let message = t("home-count", { tokens: n, positions });
+  if (n < 2) message += SEPARATOR + t("home-count-too-few");
+  else if (limit && positions > limit.most) message += SEPARATOR + limit.over;
   return message;
 }
 
-/** The most positions the chosen model takes, and why: a checkpoint's at this precision, without
+/** The most positions the chosen model takes, and the clause saying a text has more: a checkpoint's at this precision, without
  * training first or with it by the chosen optimizer (the server's max_positions: its state is held
  * too); a random init's Max positions field. */
 function positionLimit(checkpoint, form, dtype, optimizer) {
   if (!checkpoint) {
     const seqLen = Number(form.querySelector("[data-config=seq_len]")?.value);
-    return seqLen ? { most: seqLen, why: `Max positions = ${seqLen}` } : null;
+    return seqLen ? { most: seqLen, over: t("home-count-over-seq-len", { count: seqLen }) } : null;
   }
   const limits = checkpoint.max_positions?.[dtype];
   if (!limits) return null;
   const most = optimizer ? limits.training[optimizer] : limits.step;
-  const when = `in ${dtype}${optimizer ? ` with training steps first by ${optimizerLabels()[optimizer] || optimizer}` : ""}`;
-  if (!most) return { most, why: `the positions this model takes ${when}: none, at this server's limits` };
-  return { most, why: `the ${most} ${plural(most, "position")} this model takes ${when}` };
+  const when = optimizer
+    ? t("home-when-training", { dtype, optimizer: optimizerLabels()[optimizer] || optimizer })
+    : t("home-when", { dtype });
+  if (!most) return { most, over: t("home-count-over-none", { when }) };
+  return { most, over: t("home-count-over-model", { count: most, when }) };
 }
 
 /** Characters a checkpoint's char tokenizer does not know (the server refuses them too). */
@@ -48,7 +52,8 @@ function localCount(checkpoint, value, tokenizerName, limit) {
   const n = tokenizerName === "byte" ? new TextEncoder().encode(value).length : Array.from(value).length;
   let message = countMessage(n, limit);
   const unknown = unknownCharacters(checkpoint, value);
-  if (unknown.length) message += ` · not in this model's alphabet: ${unknown.map((c) => JSON.stringify(c)).join(" ")}`;
+  if (unknown.length)
+    message += SEPARATOR + t("home-count-unknown", { characters: unknown.map((c) => JSON.stringify(c)).join(" ") });
   return message;
 }
 
@@ -77,13 +82,14 @@ export function createTokenCount(form, checkpointOf, onLimit) {
     if (!countedByServer(asked.model) || asked.text !== currentText()) return;
     const pieces = answer.pieces.slice(0, PIECES_SHOWN).join(" · ") + (answer.count > PIECES_SHOWN ? " · …" : "");
     const by = answer.tokenizer_label || answer.tokenizer;
-    out.textContent = `${countMessage(answer.count, limit())} · counted by ${by}: ${pieces}`;
+    out.textContent =
+      countMessage(answer.count, limit()) + SEPARATOR + t("home-count-by-server", { tokenizer: by, pieces });
   }
 
   const preview = createPreview(showServerCount, (error, asked) => {
     if (asked.model !== checkpointOf()?.name) return;
     onLimit(undefined);
-    if (countedByServer(asked.model)) out.textContent = `Cannot count the tokens: ${error.message}`;
+    if (countedByServer(asked.model)) out.textContent = t("home-count-failed", { error: error.message });
   });
 
   function updateCount() {
@@ -98,7 +104,7 @@ export function createTokenCount(form, checkpointOf, onLimit) {
       onLimit(null);
     }
     if (countedByServer(checkpoint?.name)) {
-      out.textContent = `Counting the tokens with ${checkpoint.tokenizer_label || checkpoint.tokenizer} (on the server)…`;
+      out.textContent = t("home-counting", { tokenizer: checkpoint.tokenizer_label || checkpoint.tokenizer });
       return;
     }
     out.textContent = localCount(checkpoint, value, tokenizer.value, limit());

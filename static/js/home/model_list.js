@@ -3,23 +3,26 @@
 // so not submitted); a preset fills the sizes in. The form works without this script.
 
 import { getModels } from "../lib/api.js";
-import { plural } from "../lib/dom.js";
+import { fixed, t } from "../lib/words.js";
 import { fillConfig, sameConfig } from "./sizes.js";
 import { optimizerLabels } from "./training.js";
 
 const PRESET = "preset:";
 
-function option(value, optionText) {
+/** `lang`: the language of a label that is not the page's (a model's name: "en"). */
+function option(value, optionText, lang = "") {
   const node = document.createElement("option");
   node.value = value;
   node.textContent = optionText;
+  if (lang) node.lang = lang;
   return node;
 }
 
-function group(label, options) {
+/** Options under `label`; `lang` "en" for models' names, "" for labels in the page's language (presets'). */
+function group(label, options, lang = "en") {
   const node = document.createElement("optgroup");
   node.label = label;
-  for (const { value, text: optionText } of options) node.append(option(value, optionText));
+  for (const { value, text: optionText } of options) node.append(option(value, optionText, lang));
   return node;
 }
 
@@ -28,22 +31,23 @@ function group(label, options) {
  * (by optimizer: AdamW holds its m and v too). */
 function describePositions(model, labels) {
   const limits = model.max_positions;
-  if (!limits) return `up to ${model.config?.seq_len} positions`;
+  if (!limits) return t("home-positions-seq-len", { count: model.config?.seq_len });
+  const none = t("home-positions-none");
   const one = ({ step, training }) => {
-    if (!step) return "none";
+    if (!step) return none;
     const counts = Object.values(training);
-    if (counts.every((n) => n === step)) return `${step} positions`;
+    if (counts.every((n) => n === step)) return t("home-positions", { count: step });
     if (counts.every((n) => n === counts[0]))
-      return `${step} positions (${counts[0] || "none"} with training steps first)`;
-    const each = Object.entries(training).map(([name, n]) => `${n || "none"} with ${labels[name] || name}`);
-    return `${step} positions (with training steps first: ${each.join(", ")})`;
+      return t("home-positions-training-same", { count: step, training: counts[0] || none });
+    const each = Object.entries(training).map(([name, n]) =>
+      t("home-positions-with", { count: n || none, optimizer: labels[name] || name }),
+    );
+    return t("home-positions-training-each", { count: step, each: each.join(", ") });
   };
   const [f32, f64] = [one(limits.float32), one(limits.float64)];
-  if (f32 === f64) return f32 === "none" ? "no text fits this server's trace limit" : `up to ${f32}`;
-  return `up to ${f32} in float32, ${f64} in float64 (this server's trace limit)`;
+  if (f32 === f64) return f32 === none ? t("home-positions-no-text") : t("home-positions-up-to", { positions: f32 });
+  return t("home-positions-by-dtype", { float32: f32, float64: f64 });
 }
-
-const SERVED_GROUP = "Served models (xt serve --model)";
 
 function describeCheckpoint(model) {
   const c = model.config || {};
@@ -51,10 +55,18 @@ function describeCheckpoint(model) {
   const positions = describePositions(model, optimizerLabels());
   // A real model's description already names its layers, heads, width, vocabulary and tokenizer.
   if (model.kind === "real")
-    return `${description}${positions[0].toUpperCase()}${positions.slice(1)}; its sizes are fixed.`;
-  const sizes = `${c.n_layer} ${plural(c.n_layer, "layer")}, ${c.n_head} heads, width ${c.n_embd}, V = ${c.vocab_size}, ${positions}`;
-  const tokens = model.tokenizer ? `${model.tokenizer} tokenizer` : "no tokenizer: token ids only";
-  return `${description}${sizes}; ${tokens}. Its sizes are fixed.${describeMeasured(model.measured || {})}`;
+    return t("home-checkpoint-real", { description, positions: positions[0].toUpperCase() + positions.slice(1) });
+  const sizes = t("home-checkpoint-sizes", {
+    layers: c.n_layer,
+    heads: c.n_head,
+    width: c.n_embd,
+    vocab: c.vocab_size,
+    positions,
+  });
+  const tokens = model.tokenizer
+    ? t("home-checkpoint-tokenizer", { tokenizer: model.tokenizer })
+    : t("home-checkpoint-no-tokenizer");
+  return t("home-checkpoint", { description, sizes, tokens, measured: describeMeasured(model.measured || {}) });
 }
 
 /** The Tokenizer select shows a checkpoint's own tokenizer; one that is neither char nor byte
@@ -66,7 +78,7 @@ function showTokenizer(select, checkpoint) {
   if (!Array.from(select.options).some((o) => o.value === checkpoint.tokenizer)) {
     const own = option(
       checkpoint.tokenizer,
-      checkpoint.tokenizer_label || `${checkpoint.tokenizer} (from the model file)`,
+      checkpoint.tokenizer_label || t("home-tokenizer-from-file", { tokenizer: checkpoint.tokenizer }),
     );
     own.dataset.modelTokenizer = "";
     select.append(own);
@@ -78,14 +90,13 @@ function showTokenizer(select, checkpoint) {
 function describeMeasured(m) {
   const parts = [];
   if (m.induction_layer !== undefined) {
-    parts.push(
-      `Induction head: layer ${m.induction_layer}, head ${m.induction_head} (score ${m.induction_score.toFixed(2)}).`,
-    );
+    const [layer, head, score] = [m.induction_layer, m.induction_head, fixed(m.induction_score, 2)];
+    parts.push(t("home-measured-induction", { layer, head, score }));
   }
   if (m.heldout_loss !== undefined) {
-    parts.push(`Loss on held-out sentences ${m.heldout_loss.toFixed(2)} (training ${m.train_loss.toFixed(2)}).`);
+    parts.push(t("home-measured-loss", { heldout: fixed(m.heldout_loss, 2), train: fixed(m.train_loss, 2) }));
   }
-  if (m.sample) parts.push(`It writes: “${m.sample}”`);
+  if (m.sample) parts.push(t("home-measured-sample", { sample: m.sample }));
   return parts.length ? ` ${parts.join(" ")}` : "";
 }
 
@@ -120,16 +131,17 @@ export function wireModelList(form, { checkpoints, text }) {
     const served = all.filter((m) => m.kind === "served").map(entry);
     const uploaded = all.filter((m) => !m.shipped && m.kind !== "real" && m.kind !== "served").map(entry);
     modelSelect.replaceChildren();
-    if (shipped.length) modelSelect.append(group("Demo models (trained)", shipped));
-    if (real.length) modelSelect.append(group("Real models (pretrained)", real));
-    if (served.length) modelSelect.append(group(SERVED_GROUP, served));
-    if (uploaded.length) modelSelect.append(group("Uploaded checkpoints", uploaded));
-    modelSelect.append(option("", "Random init (sizes below)"));
+    if (shipped.length) modelSelect.append(group(t("home-models-shipped"), shipped));
+    if (real.length) modelSelect.append(group(t("home-models-real"), real));
+    if (served.length) modelSelect.append(group(t("home-models-served"), served));
+    if (uploaded.length) modelSelect.append(group(t("home-models-uploaded"), uploaded));
+    modelSelect.append(option("", t("home-models-random")));
     if (presets.length)
       modelSelect.append(
         group(
-          "Random init: presets",
+          t("home-models-presets"),
           presets.map((p) => ({ value: PRESET + p.name, text: p.label || p.name })),
+          "", // GET /api/models answers the presets' labels in the page's language
         ),
       );
     // A name the server does not know (a stale link) stays selected: its error sits beside it.
@@ -156,9 +168,9 @@ export function wireModelList(form, { checkpoints, text }) {
     }
     text.setExamples(null);
     const preset = presetsByValue.get(value);
-    help.textContent = preset?.description
-      ? preset.description
-      : "Random weights from the seed; presets fill in the sizes.";
+    // A preset's description comes from GET /api/models in the page's language.
+    help.textContent = preset?.description ? preset.description : t("home-model-help");
+    help.removeAttribute("lang");
     if (apply && preset) applyPreset(preset);
   }
 
@@ -185,6 +197,6 @@ export function wireModelList(form, { checkpoints, text }) {
     if (event.target.dataset.config && modelSelect.value.startsWith(PRESET)) modelSelect.value = "";
   });
   loadModels().catch((error) => {
-    help.textContent = `Model list unavailable (${error.message}); the sizes below still work.`;
+    help.textContent = t("home-models-unavailable", { error: error.message });
   });
 }

@@ -3,7 +3,7 @@
 // its own: GET /api/models' default_lr, GET /api/tokenize's max_train_steps); the page's data
 // attributes carry the server's values for a random init. Nothing here is a second copy of a limit.
 
-import { plural } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 
 /** Sets a node's text only when it differs: a live region rewritten with the same words is
  * announced again by some screen readers. */
@@ -40,20 +40,18 @@ export function wireTrainingFields(checkpointOf) {
     const name = optimizer.value || "adamw"; // training without an optimizer uses AdamW
     lr.placeholder = String(defaults[name]);
     const blanks = Object.entries(labels).map(([key, label]) => `${label} ${defaults[key]}`);
-    setText(lrHelp, `blank: ${blanks.join(", ")}`);
-    const chosen = `(${labels[name]}, lr ${lr.value.trim() || defaults[name]})`;
+    setText(lrHelp, t("home-lr-blank", { defaults: blanks.join(", ") }));
+    // The lr as the field or the server wrote it (a string: "0.003" stays so in every language).
+    const chosen = { optimizer: labels[name], lr: lr.value.trim() || String(defaults[name]) };
     if (limit === undefined) {
-      setText(limitText, "The server says how many optimizer steps fit once the text suits this model");
-      setText(optimizerText, `${chosen}.`);
+      setText(limitText, t("home-train-unknown"));
+      setText(optimizerText, t("home-train-optimizer", chosen));
     } else if (limit === 0) {
-      setText(
-        limitText,
-        "No training first: not even one step of this model on this text fits the server's time limit.",
-      );
+      setText(limitText, t("home-train-none"));
       setText(optimizerText, "");
     } else {
-      setText(limitText, `0–${limit} optimizer ${plural(limit, "step")} on this text before the one you watch`);
-      setText(optimizerText, `${chosen}${checkpointOf() ? "" : "; large sizes allow fewer"}.`);
+      setText(limitText, t("home-train-steps", { most: limit }));
+      setText(optimizerText, t(checkpointOf() ? "home-train-optimizer" : "home-train-optimizer-random", chosen));
     }
   }
 

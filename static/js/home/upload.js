@@ -2,6 +2,7 @@
 // the model list (home/model_list.js listens for "xt:model-uploaded") and is selected.
 
 import { uploadCheckpoint } from "../lib/api.js";
+import { t } from "../lib/words.js";
 
 export function wireUpload() {
   const form = document.getElementById("upload-form");
@@ -19,18 +20,18 @@ export function wireUpload() {
     event.preventDefault();
     const file = input.files?.[0];
     if (!file) {
-      show("Choose a checkpoint file first.", "upload-error");
+      show(t("home-upload-choose"), "upload-error");
       return;
     }
     button.disabled = true;
-    show(`Uploading ${file.name}…`, "upload-busy");
+    show(t("home-upload-busy", { file: file.name }), "upload-busy");
     try {
       const answer = await uploadCheckpoint(file);
-      show(`Added ${answer.model.label}: it is selected in the model list above.`, "upload-ok");
+      show(t("home-upload-added", { model: answer.model.label }), "upload-ok");
       document.dispatchEvent(new CustomEvent("xt:model-uploaded", { detail: answer.model }));
     } catch (error) {
       // status 0: the request never got an answer; else the server refused the file
-      show(`${error.status ? "Not accepted" : "Upload failed"}: ${error.message}`, "upload-error");
+      show(t(error.status ? "home-upload-refused" : "home-upload-failed", { error: error.message }), "upload-error");
     } finally {
       button.disabled = false;
     }

@@ -7,6 +7,7 @@
 // * A page exported by `xt export` has no server: lib/static_source.js answers every request.
 
 import { watchQueue } from "./queue.js";
+import { say } from "./say.js";
 import { exported, staticRequest } from "./static_source.js";
 
 const CACHE_LIMIT = 80;
@@ -23,13 +24,13 @@ export class ApiError extends Error {
 }
 
 /** The person-readable message in a FastAPI error body: a string or [{loc, msg}]. */
-function detailMessage(body, status) {
+async function detailMessage(body, status) {
   const detail = body?.detail;
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail) && detail.length) {
     return detail.map((d) => (d.loc ? `${d.loc.filter((p) => p !== "body").join(".")}: ` : "") + d.msg).join("; ");
   }
-  return `the server answered ${status}`;
+  return say("js-api-status", { status: String(status) });
 }
 
 /** How long a 503 asks us to wait: Retry-After in seconds (or an HTTP date), bounded. */
@@ -41,11 +42,24 @@ function busyDelay(response) {
   return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, BUSY_MAX_MS) : BUSY_DEFAULT_MS;
 }
 
+// Every call says the page's language (<html lang>, which the server chose: ?lang=, the cookie,
+// Accept-Language), so an answer's words (app.deps.LangDep) match the page's even when the cookie
+// changed in another tab. GET /api/faults refuses a query parameter it does not know: not there.
+const PAGE_LANG = document.documentElement.lang || "en";
+const REFUSES_LANG = "/api/faults";
+
+/** `url` with the page's language (`lang=`), unless it has one or its route refuses it. */
+export function withLang(url) {
+  const [path, query = ""] = url.split("?");
+  if (path === REFUSES_LANG || new URLSearchParams(query).has("lang")) return url;
+  return `${url}${url.includes("?") ? "&" : "?"}lang=${encodeURIComponent(PAGE_LANG)}`;
+}
+
 async function fetchOnce(url, init) {
   try {
     return await fetch(url, init);
   } catch (error) {
-    throw new ApiError(0, `cannot reach the server (${error.message})`);
+    throw new ApiError(0, await say("js-api-unreachable", { error: error.message }));
   }
 }
 
@@ -86,7 +100,7 @@ export async function request(
     init.body = form; // the browser writes the multipart Content-Type and its boundary
   }
   for (let attempt = 0; ; attempt++) {
-    const response = await fetchOnce(url, init);
+    const response = await fetchOnce(withLang(url), init);
     let body = null;
     try {
       body = await response.json();
@@ -99,8 +113,8 @@ export async function request(
       await sleep(ms);
       continue;
     }
-    if (!response.ok) throw new ApiError(response.status, detailMessage(body, response.status));
-    if (body === null) throw new ApiError(response.status, "the server's answer was not JSON");
+    if (!response.ok) throw new ApiError(response.status, await detailMessage(body, response.status));
+    if (body === null) throw new ApiError(response.status, await say("js-api-not-json"));
     rememberVoter(body);
     return body;
   }

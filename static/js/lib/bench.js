@@ -7,6 +7,7 @@ import { numbersPager } from "../walk/numbers.js";
 import { h } from "./dom.js";
 import { chosenScale, scaleControl, scaledFigure } from "./scales.js";
 import { statsLine } from "./stats.js";
+import { t } from "./words.js";
 
 export function figureBench(figure, drawn, redraw) {
   let scale = chosenScale(figure.id, drawn);
@@ -22,11 +23,7 @@ export function figureBench(figure, drawn, redraw) {
 
 /** "Every value": the numbers pager of the figure's whole tensor, made when first opened. */
 function wholeTensor(figure) {
-  const details = h(
-    "details",
-    { className: "numbers-whole" },
-    h("summary", { text: "Every value (pages, jump, CSV)" }),
-  );
+  const details = h("details", { className: "numbers-whole" }, h("summary", { text: t("js-bench-every-value") }));
   details.addEventListener("toggle", () => {
     if (details.open && !details.querySelector(".numbers-pager"))
       details.append(numbersPager(figure.download, figure.stats));

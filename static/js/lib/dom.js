@@ -1,6 +1,8 @@
 // DOM helpers. Every string goes in through textContent or setAttribute: tokens and texts
 // are user input. The one exception (server-generated MathML) lives in walk/step_view.js.
 
+import { t } from "./words.js";
+
 /** h("p", {className: "x", "aria-label": "y"}, "text", childNode) -> element. */
 export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -74,7 +76,7 @@ export function formatError(x) {
 
 /** "4 × 47 × 47" */
 export function formatShape(dims) {
-  return Array.isArray(dims) && dims.length ? dims.join(" × ") : "scalar";
+  return Array.isArray(dims) && dims.length ? dims.join(" × ") : t("js-shape-scalar");
 }
 
 /** Options for a <select>: [{value, text}] -> replaces its children, keeps `selected`. */
@@ -90,9 +92,9 @@ export function errorBox(message, onRetry) {
   return h(
     "div",
     { className: "alert alert-error", role: "alert" },
-    h("strong", { text: "Something went wrong: " }),
+    h("strong", { text: `${t("js-error-something")} ` }),
     message,
-    onRetry ? h("button", { type: "button", onclick: onRetry, text: "Retry" }) : null,
+    onRetry ? h("button", { type: "button", onclick: onRetry, text: t("js-error-retry") }) : null,
   );
 }
 

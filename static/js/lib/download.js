@@ -3,6 +3,7 @@
 // is not one whole tensor (one op's contribution, a check), its numbers table as JSON.
 
 import { h } from "./dom.js";
+import { t } from "./words.js";
 
 const fileName = (text) => text.replace(/[^\w.-]+/g, "_").replace(/^_+|_+$/g, "") || "figure";
 
@@ -17,8 +18,8 @@ function tableLink(figure) {
     className: "figure-download-link",
     href: "#",
     download: `${fileName(figure.id)}.json`,
-    text: "Download the numbers (.json)",
-    title: "The numbers table of this figure: its rows, columns and values",
+    text: t("js-download-table"),
+    title: t("js-download-table.title"),
   });
   link.addEventListener("click", () => {
     const { columns, index, rows } = figure.table;
@@ -34,7 +35,7 @@ export function downloadLinks(figure) {
     return h(
       "p",
       { className: "figure-download" },
-      "Download every value: ",
+      `${t("js-download-every")} `,
       h("a", { className: "figure-download-link", href: figure.download, download: "", text: ".npy" }),
       " · ",
       h("a", {

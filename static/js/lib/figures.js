@@ -5,6 +5,7 @@ import { figureBench } from "./bench.js";
 import { clear, formatNumber, h } from "./dom.js";
 import { downloadLinks } from "./download.js";
 import { NARROW, stackPanels } from "./stack.js";
+import { t } from "./words.js";
 
 // The app works offline: the toolbar keeps only what works without a network (PNG download,
 // zoom, reset); no "Share chart…" to Plotly Cloud, no logo, no link out.
@@ -18,6 +19,10 @@ const PLOT_CONFIG = {
   modeBarButtons: [["toImage", "zoom2d", "resetScale2d"]],
   toImageButtonOptions: { format: "png", scale: 2 },
 };
+// Plotly's own words (its mode bar) in the page's language: walk.html loads the vendored locale
+// (app/vendor/plotly/plotly-locale-<lang>.js) for a language other than English.
+const PAGE_LANG = document.documentElement.lang || "en";
+if (PAGE_LANG !== "en") PLOT_CONFIG.locale = PAGE_LANG;
 const DEFAULT_FONT = 14;
 const MIN_FONT = 14; // no figure text smaller than this (a projector at the back of a room)
 const DEFAULT_HEIGHT = 420;
@@ -223,14 +228,14 @@ export function numbersTable(table, caption) {
   );
   return h(
     "div",
-    { className: "table-scroll", tabindex: "0", role: "region", "aria-label": `${caption}: numbers` },
+    { className: "table-scroll", tabindex: "0", role: "region", "aria-label": t("js-figure-numbers-of", { caption }) },
     h("table", { className: "numbers" }, h("caption", { text: caption }), h("thead", {}, head), h("tbody", {}, body)),
   );
 }
 
 /** The "numbers" disclosure; the table is built when first opened (tables can be large). */
 function numbersDisclosure(figure) {
-  const details = h("details", { className: "numbers-toggle" }, h("summary", { text: "Numbers" }));
+  const details = h("details", { className: "numbers-toggle" }, h("summary", { text: t("js-figure-numbers") }));
   details.addEventListener(
     "toggle",
     () => {
@@ -247,7 +252,7 @@ function headButtons(plotly, onEnlarge) {
   return h(
     "div",
     { className: "head-buttons" },
-    h("span", { text: "Enlarge: " }),
+    h("span", { text: `${t("js-figure-enlarge")} ` }),
     indices.map((curve) =>
       h("button", {
         type: "button",
@@ -280,7 +285,7 @@ export function figureCard(figure, { onPlotClick = null, onEnlarge = null } = {}
   const plotDiv = h("div", {
     className: "plot",
     role: "group",
-    "aria-label": `${figure.title} (plot)`,
+    "aria-label": t("js-figure-plot", { title: figure.title }),
     style: `min-height: ${height}px`,
     dataset: { naturalHeight: String(height), panelRows: String(panelRows(drawn)) },
   });

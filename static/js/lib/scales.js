@@ -5,12 +5,13 @@
 // title says which; the hover keeps the value itself beside the one drawn.
 
 import { h } from "./dom.js";
+import { t } from "./words.js";
 
 export const SCALES = [
-  { id: "linear", label: "linear" },
-  { id: "symmetric", label: "symmetric about 0" },
+  { id: "linear", label: t("js-scale-linear") },
+  { id: "symmetric", label: t("js-scale-symmetric") },
   { id: "log", label: "log₁₀ |x|" },
-  { id: "row", label: "per-row normalized" },
+  { id: "row", label: t("js-scale-row") },
 ];
 const SEQUENTIAL = [
   [0, "#440154"],
@@ -102,7 +103,7 @@ function colours(scale, all, signed) {
 function barTitle(original, scale) {
   const v = original || "x";
   if (scale === "log") return `log₁₀|${v}|`;
-  if (scale === "row") return `${v} / row max|${v}|`;
+  if (scale === "row") return t("js-scale-row-title", { value: v });
   return `${v} · ${SCALES.find((s) => s.id === scale).label}`;
 }
 
@@ -125,7 +126,7 @@ export function scaledFigure(figure, scale) {
     if (!changesZ) return { ...trace, ...own, ...bar };
     const hover = (trace.hovertemplate || "%{z}")
       .replace(/%\{z/g, "%{customdata")
-      .replace("<extra>", "<br>drawn %{z:.3g}<extra>");
+      .replace("<extra>", `<br>${t("js-scale-drawn")} %{z:.3g}<extra>`);
     return { ...trace, ...own, ...bar, z: shown[i], customdata: rowsOf[i], hovertemplate: hover };
   });
   if (!axis) return { ...figure, data };
@@ -147,12 +148,12 @@ export function scaleControl(id, figure, onChange) {
   if (!current) return null;
   const select = h(
     "select",
-    { className: "scale-select", "aria-label": "colour scale", dataset: { scaleFor: id } },
+    { className: "scale-select", "aria-label": t("js-scale-label"), dataset: { scaleFor: id } },
     SCALES.map((s) => h("option", { value: s.id, text: s.label, selected: s.id === chosenScale(id, figure) })),
   );
   select.addEventListener("change", () => {
     remember(id, select.value, figure);
     onChange(select.value);
   });
-  return h("label", { className: "scale-control" }, "Colour scale ", select);
+  return h("label", { className: "scale-control" }, `${t("js-scale-control")} `, select);
 }

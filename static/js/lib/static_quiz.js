@@ -7,6 +7,8 @@
 // Probes are counted here, in this browser (localStorage: a reload does not refund them).
 // It keeps the verdict out of sight, not out of reach: a script that tries every step finds it.
 
+import { say } from "./say.js";
+
 const encoder = new TextEncoder();
 const bytesOf = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 
@@ -54,13 +56,16 @@ export function sealedQuiz(manifest, load, StaticError, gunzipText) {
 
   async function open(label, blob) {
     if (!window.crypto?.subtle) {
-      const where = "https://, http://localhost or file:// (a secure context)";
-      throw new StaticError(501, `the sealed quiz opens with the browser's Web Crypto, which works only on ${where}`);
+      throw new StaticError(501, await say("js-export-no-crypto"));
     }
     const box = await seal();
     const key = await pbkdf2(encoder.encode(label), box.salt, box.iterations, 32);
     const plain = blob ? await decrypt(key, blob) : null;
-    if (!plain) throw new StaticError(404, `this export holds no ${label.replace(":", " of step ")}`);
+    if (!plain) {
+      const [what, step] = label.split(":");
+      const id = what === "probe" ? "js-export-sealed-missing-probe" : "js-export-sealed-missing-answer";
+      throw new StaticError(404, await say(id, { step }));
+    }
     const length = new DataView(plain.buffer).getUint32(0); // app/export/sealed.py's _padded
     return JSON.parse(await gunzipText(plain.slice(4, 4 + length)));
   }
@@ -113,14 +118,14 @@ export function sealedQuiz(manifest, load, StaticError, gunzipText) {
       const free = state.answered !== null || state.probed.includes(index);
       if (!free && state.probed.length >= max) {
         const used = state.probed.join(", ");
-        throw new StaticError(409, `all ${max} of your probes of this quiz are spent (steps ${used}); answer it`);
+        throw new StaticError(409, await say("js-export-probes-spent", { max, used }));
       }
       const checked = await probe(index);
       if (!free) state.probed.push(index);
       save();
       return { ...checked, ...json(max) };
     }
-    throw new StaticError(404, `a static quiz answers no ${key}`);
+    throw new StaticError(404, await say("js-export-quiz-no", { key }));
   }
 
   /** `answer` as this learner sees it: unsealed where a probe or the answer opened it. */

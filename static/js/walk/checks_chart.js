@@ -2,14 +2,14 @@
 // polled while the server computes it; red timeline cells where a step's gradient is wrong.
 
 import { sleep } from "../lib/api.js";
-import { plural } from "../lib/dom.js";
 import { plot, withoutTitle } from "../lib/figures.js";
 import { stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
 
 const POLL_MS = 600;
 
 export function stepName(step) {
-  return `step ${stepNumber(step.index)}: ${step.title}`;
+  return t("js-check-step-name", { number: stepNumber(step.index), title: step.title });
 }
 
 function cell(index) {
@@ -22,8 +22,9 @@ export function markCell(index, passed, first = false) {
   if (!node) return;
   node.classList.toggle("check-failed", !passed);
   if (first) node.classList.add("first-failing");
-  if (!passed && !node.title.endsWith("gradient check FAILED")) {
-    node.title += " · gradient check FAILED";
+  const failed = t("js-check-cell-failed");
+  if (!passed && !node.title.endsWith(failed)) {
+    node.title += ` · ${failed}`;
     node.setAttribute("aria-label", node.title);
   }
 }
@@ -40,14 +41,13 @@ export function createChecksChart({ client, trace, go }) {
       markCell(step.index, step.passed, step.index === first && checks.first_failing_final);
     }
     if (!checks.complete) {
-      progress.textContent = `Checking every step's gradient… ${checks.done} of ${checks.total} done.`;
+      progress.textContent = t("js-check-progress", { done: checks.done, total: checks.total });
     } else if (first === null) {
-      progress.textContent = `All ${checks.total} steps pass: every gradient agrees with finite differences of the loss.`;
+      progress.textContent = t("js-check-all-pass", { total: checks.total });
     } else {
       const failing = checks.steps.filter((s) => !s.passed).length;
-      progress.textContent =
-        `${failing} of ${checks.total} steps ${plural(failing, "fails", "fail")}; the first failing backward step is ` +
-        `${stepName(trace.steps[first])}.`;
+      const values = { failing, total: checks.total, first: stepName(trace.steps[first]) };
+      progress.textContent = t("js-check-some-fail", values);
     }
     // The summary above the chart already names it: drop the plot's own title.
     const figure = { ...checks.figure, layout: withoutTitle(checks.figure.layout) };
@@ -57,7 +57,7 @@ export function createChecksChart({ client, trace, go }) {
   // The server answers 503 + Retry-After while checks of other traces hold its memory: the
   // chart says so and waits as long as it takes (it is polled until complete anyway).
   const onBusy = () => {
-    progress.textContent = "The server is busy checking other traces; trying again in a few seconds…";
+    progress.textContent = t("js-check-busy");
   };
 
   function load() {
@@ -71,7 +71,7 @@ export function createChecksChart({ client, trace, go }) {
         }
       })().catch((error) => {
         checking = null;
-        progress.textContent = `The checks could not be computed: ${error.message}`;
+        progress.textContent = t("js-check-failed", { error: error.message });
       });
     }
     return checking;

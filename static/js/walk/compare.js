@@ -7,6 +7,7 @@
 import { request, TraceClient } from "../lib/api.js";
 import { formatError, h } from "../lib/dom.js";
 import { figureCard } from "../lib/figures.js";
+import { local, t } from "../lib/words.js";
 
 const KEY = "compare";
 const OTHER_OPTIMIZER = { sgd: "adamw", adamw: "sgd" };
@@ -29,37 +30,44 @@ export function presetSpec(spec, preset, value) {
   const trains = spec.optimizer !== null && spec.optimizer !== undefined;
   if (preset === "dtype") return { spec: { ...spec, dtype: spec.dtype === "float64" ? "float32" : "float64" } };
   if (preset === "text") {
-    if (spec.text === null) return { reason: "this trace is given by token ids: another text needs a text" };
-    return value ? { spec: { ...spec, text: value } } : { reason: "type the other text (as many tokens as this one)" };
+    if (spec.text === null) return { reason: t("js-compare-no-text") };
+    return value ? { spec: { ...spec, text: value } } : { reason: t("js-compare-type-text") };
   }
-  if (!trains) return { reason: "this trace has no update step: start from a spec with an optimizer" };
+  if (!trains) return { reason: t("js-compare-no-update") };
   if (preset === "steps") {
     const n = Number.parseInt(value, 10);
-    if (!(n > 0)) return { reason: "give N, the training steps B takes first" };
+    if (!(n > 0)) return { reason: t("js-compare-give-n") };
     return { spec: { ...spec, train_steps: (spec.train_steps || 0) + n } };
   }
   return { spec: { ...spec, optimizer: { name: OTHER_OPTIMIZER[spec.optimizer.name] || "adamw" } } };
 }
 
-function differenceText(t) {
-  const d = t.difference;
-  if (d.identical) return `${t.label} of ${t.name}: identical in A and B`;
-  return (
-    `${t.label} of ${t.name} (${t.dtype_a} | ${t.dtype_b}): ‖B − A‖₂/‖A‖₂ = ${formatError(d.rel)}, ` +
-    `max |B − A| = ${formatError(d.max_abs)} (${formatError(d.max_rel)} of max |A|)`
-  );
+function differenceText(tensor) {
+  const d = tensor.difference;
+  const values = { label: tensor.label, name: tensor.name };
+  if (d.identical) return t("js-compare-identical", values);
+  return t("js-compare-difference", {
+    ...values,
+    dtypeA: tensor.dtype_a,
+    dtypeB: tensor.dtype_b,
+    rel: local(formatError(d.rel)),
+    maxAbs: local(formatError(d.max_abs)),
+    maxRel: local(formatError(d.max_rel)),
+  });
 }
 
 function sideText(name, side) {
-  const optimizer = side.optimizer ? `${side.optimizer.name} lr ${side.optimizer.lr}` : "no optimizer";
-  const loss = side.loss === null ? "not finite" : side.loss.toPrecision(6);
-  return `${name}: ${side.dtype}, ${optimizer}, ${side.train_steps} training steps before, loss ${loss}`;
+  const optimizer = side.optimizer
+    ? t("js-compare-optimizer", { name: side.optimizer.name, lr: local(String(side.optimizer.lr)) })
+    : t("js-compare-no-optimizer");
+  const loss = side.loss === null ? t("js-numbers-not-finite") : local(side.loss.toPrecision(6));
+  return t("js-compare-side", { name, dtype: side.dtype, optimizer, steps: side.train_steps, loss });
 }
 
 function drawComparison(box, answer) {
   const cards = [];
-  const parts = answer.tensors.map((t) => {
-    const row = t.figures.map((figure) => {
+  const parts = answer.tensors.map((tensor) => {
+    const row = tensor.figures.map((figure) => {
       const card = figureCard(figure);
       cards.push(card);
       return card.element;
@@ -67,7 +75,7 @@ function drawComparison(box, answer) {
     return h(
       "section",
       { className: "compare-tensor" },
-      h("h3", { text: differenceText(t) }),
+      h("h3", { text: differenceText(tensor) }),
       h("div", { className: "compare-row" }, row),
     );
   });
@@ -89,7 +97,7 @@ export function createCompare({ client, spec, seq }) {
   }
 
   async function run(box, index) {
-    box.replaceChildren(h("p", { className: "note", role: "status", text: "building B and comparing…" }));
+    box.replaceChildren(h("p", { className: "note", role: "status", text: t("js-compare-running") }));
     try {
       const b = await new TraceClient(specB).open();
       const answer = await request(
@@ -107,24 +115,24 @@ export function createCompare({ client, spec, seq }) {
     if (spec.quiz) return; // a quiz's difference would point at its fault (the server answers 403)
     const preset = h(
       "select",
-      { "aria-label": "compare with", className: "compare-preset" },
+      { "aria-label": t("js-compare-with"), className: "compare-preset" },
       [
-        ["dtype", spec.dtype === "float64" ? "float32 (this trace is float64)" : "float64 (this trace is float32)"],
-        ["steps", "after N training steps"],
-        ["optimizer", "the other optimizer (SGD ↔ AdamW)"],
-        ["text", "another text"],
+        ["dtype", t(spec.dtype === "float64" ? "js-compare-float32" : "js-compare-float64")],
+        ["steps", t("js-compare-steps")],
+        ["optimizer", t("js-compare-other-optimizer")],
+        ["text", t("js-compare-other-text")],
       ].map(([value, text]) => h("option", { value, text })),
     );
     const input = h("input", {
       type: "text",
       className: "compare-value",
       size: "24",
-      "aria-label": "N or the other text",
+      "aria-label": t("js-compare-value"),
     });
     const box = h("div", { className: "compare-result" });
     const start = h("button", {
       type: "button",
-      text: "Compare",
+      text: t("js-compare-start"),
       onclick: () => {
         const made = presetSpec(spec, preset.value, input.value.trim());
         if (!made.spec) {
@@ -139,7 +147,7 @@ export function createCompare({ client, spec, seq }) {
     const stop = h("button", {
       type: "button",
       className: "button-quiet",
-      text: "Stop comparing",
+      text: t("js-compare-stop"),
       onclick: () => {
         specB = null;
         rememberB(null);
@@ -148,8 +156,8 @@ export function createCompare({ client, spec, seq }) {
     });
     const section = h(
       "section",
-      { className: "compare", "aria-label": "compare with another trace" },
-      h("h2", { text: "Compare with…" }),
+      { className: "compare", "aria-label": t("js-compare-section") },
+      h("h2", { text: t("js-compare-heading") }),
       h("div", { className: "compare-controls" }, preset, input, start, stop),
       box,
     );

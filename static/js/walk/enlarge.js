@@ -2,6 +2,7 @@
 // overview's (possibly downsampled) copy, then, when the grid was pooled, every value.
 
 import { axisName, plot, traceTitle } from "../lib/figures.js";
+import { t } from "../lib/words.js";
 
 /** One heatmap of a grid, alone, on full axes (its subplot's axis settings kept). */
 function singleTraceFigure(figure, curveNumber) {
@@ -36,7 +37,7 @@ export async function enlarge(figure, curveNumber, { hint = "", onClick = null, 
   document.getElementById("enlarge-title").textContent =
     `${figure.layout.title?.text || ""} — ${traceTitle(figure, curveNumber)}`.replace(/^ — /, "");
   document.getElementById("enlarge-hint").textContent = hint;
-  status.textContent = load ? "Downsampled overview; loading every value of this head…" : "";
+  status.textContent = load ? t("js-enlarge-loading") : "";
   dialog.dataset.resolution = load ? "loading" : "full";
   if (!dialog.open) dialog.showModal();
   const full = load?.(); // starts now, while the overview's copy is drawn
@@ -48,7 +49,7 @@ export async function enlarge(figure, curveNumber, { hint = "", onClick = null, 
   } catch (error) {
     if (ticket !== enlargeTicket) return;
     dialog.dataset.resolution = "pooled";
-    status.textContent = `Downsampled overview: every value could not be loaded (${error.message}).`;
+    status.textContent = t("js-enlarge-failed", { error: error.message });
     return;
   }
   if (ticket !== enlargeTicket || !dialog.open) return;
@@ -59,7 +60,7 @@ export async function enlarge(figure, curveNumber, { hint = "", onClick = null, 
   );
   const [rows, cols] = entry.heads.shape;
   dialog.dataset.resolution = "full";
-  status.textContent = `Every value of this head: ${rows}×${cols}, on its own colour scale.`;
+  status.textContent = t("js-enlarge-full", { rows, cols });
 }
 
 export function wireEnlargeDialog() {

@@ -5,6 +5,8 @@
 
 import { h } from "../lib/dom.js";
 import { stepIndexOf, stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
+import { phaseName } from "./timeline.js";
 
 /** A suggestion's text: it starts with the step's number, so picking it goes to that step. */
 function suggestion(step) {
@@ -39,7 +41,7 @@ export function findStep(steps, query, from = 0) {
   if (!words.length) return null;
   for (let k = 0; k < steps.length; k++) {
     const step = steps[(from + k) % steps.length];
-    const stepWords = wordsOf(`${step.title} ${step.name} ${step.phase}`);
+    const stepWords = wordsOf(`${step.title} ${step.name} ${step.phase} ${phaseName(step.phase)}`);
     if (words.every((word) => holds(step, stepWords, word))) return step.index;
   }
   return null;
@@ -47,8 +49,8 @@ export function findStep(steps, query, from = 0) {
 
 /** What the box says when a query finds nothing. */
 function noMatchText(query, count) {
-  if (/^\d+$/.test(query)) return `No step ${query}: steps run from 1 to ${count}.`;
-  return `No step matches “${query}”: try words of a title (“layer 1 softmax”) or a step number.`;
+  if (/^\d+$/.test(query)) return t("js-find-no-number", { query, count });
+  return t("js-find-no-match", { query });
 }
 
 /** Adds the search box to the page's details (what presenter mode tucks away, so the step
@@ -61,7 +63,7 @@ export function wireStepFinder(trace, go, current) {
     type: "search",
     id: "find-step",
     list: "step-names",
-    placeholder: "e.g. layer 1 probs",
+    placeholder: t("js-find-placeholder"),
     autocomplete: "off",
     spellcheck: "false",
     "aria-describedby": "find-status",
@@ -88,7 +90,7 @@ export function wireStepFinder(trace, go, current) {
     status.textContent = ""; // the message was about the previous query
     if (event.inputType === "insertReplacementText") search(); // a suggestion picked (Chrome)
   });
-  const label = h("label", { className: "control" }, "Find a step ", input);
+  const label = h("label", { className: "control" }, `${t("js-find-label")} `, input);
   const finder = h("div", { className: "find-step" }, label, options, status);
   const toggle = document.getElementById("context-more"); // drawn after it: in the page's order too
   if (toggle?.parentElement === controls) toggle.before(finder);

@@ -2,6 +2,10 @@
 // and "How the gradient was checked", the table of its directional checks below the figures.
 
 import { formatError, h } from "../lib/dom.js";
+import { local, t } from "../lib/words.js";
+
+/** An error size inside a sentence, as the page's language writes decimals ("3,2e-8" in Russian). */
+const said = (x) => local(formatError(x));
 
 /** The relative error a check vouches for. A plain central difference gives it exactly. An
  * extrapolated one (resolution > 0) resolves the derivative only to `resolution`: rel_error is
@@ -25,51 +29,48 @@ function worstResolution(check) {
  * output, which every backward op between the loss and it helped compute; the update step checks
  * the gradient the optimizer used. */
 const COVERS = {
-  backward: {
-    short: "this op's contribution",
-    long: "Checks only the gradient this op's backward adds to each of its inputs, computed from the gradient that arrived: a wrong arriving gradient makes it wrong too, so red here means the mistake is in this op or in a backward op above it (nearer the loss). Going backward from the loss, the first red step is the broken one.",
-  },
-  forward: {
-    short: "full dL/d(output)",
-    long: "Checks the full gradient of this step's output, dL/d(output), which is not drawn on this forward step: the whole backward pass from the loss down to here computed it, so a mistake in any of those backward ops turns this badge red too. Walk the backward steps from the loss to find the op.",
-  },
-  update: {
-    short: "the gradient the optimizer used",
-    long: "Checks the gradient of every parameter at once, the one the optimizer stepped along.",
-  },
+  backward: ["js-check-covers-backward", "js-check-covers-backward-long"],
+  forward: ["js-check-covers-forward", "js-check-covers-forward-long"],
+  update: ["js-check-covers-update", "js-check-covers-update-long"],
 };
 
 function covers(phase) {
-  return COVERS[phase === "backward" || phase === "update" ? phase : "forward"];
+  const [short, long] = COVERS[phase === "backward" || phase === "update" ? phase : "forward"];
+  return { short: t(short), long: t(long) };
+}
+/** A badge's class list (built from single words: tests/test_code_shape.py reads a literal of
+ * two or more words as a sentence). */
+export function badgeClass(...names) {
+  return ["badge", ...names].join(" ");
 }
 
 export function gradcheckBadge(check, phase = "forward") {
-  if (!check) return h("span", { className: "badge badge-none", text: "no grad check for this step" });
+  if (!check) return h("span", { className: "badge badge-none", text: t("js-check-none") });
   if (check.pending)
     return h("span", {
-      className: "badge badge-none gradcheck pending",
+      className: badgeClass("badge-none", "gradcheck", "pending"),
       role: "status",
-      text: "grad check: checking…",
-      title: "This model's check replays its layers in float64: it runs now and shows here when done",
+      text: t("js-check-pending"),
+      title: t("js-check-pending.title"),
     });
   if (check.sealed)
     return h("span", {
-      className: "badge badge-none gradcheck sealed",
-      text: "grad check hidden until you answer",
-      title: "A quiz keeps every verdict until you answer; spend a probe to run this step's check",
+      className: badgeClass("badge-none", "gradcheck", "sealed"),
+      text: t("js-check-sealed"),
+      title: t("js-check-sealed.title"),
     });
   const passed = Boolean(check.passed);
   const broken = passed && Boolean(check.float32_nonfinite);
-  const verdict = broken ? "✓ in float64" : passed ? "✓" : "✗";
-  const broke = broken ? " · the float32 values here are NaN/inf" : "";
+  const verdict = broken ? t("js-check-verdict-float64") : passed ? "✓" : "✗";
   const resolution = passed ? check.resolution : worstResolution(check);
   const error = errorText(check.max_rel_error, resolution, passed, check.error_bound);
   const what = covers(phase);
-  const text = `grad check of ${what.short} ${verdict} max rel err ${error} (tol ${formatError(check.tolerance)})${broke}`;
+  const values = { what: what.short, verdict, error: local(error), tolerance: said(check.tolerance) };
+  const text = t(broken ? "js-check-badge-broken" : "js-check-badge", values);
   return h("span", {
-    className: `badge ${broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad"} gradcheck`,
+    className: badgeClass(broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad", "gradcheck"),
     role: "status",
-    title: `${what.long} A seeded random direction u: ⟨g, u⟩ against the finite difference (L(X+εu) − L(X−εu)) / 2ε, in float64.`,
+    title: t("js-check-badge.title", { covers: what.long }),
     text,
   });
 }
@@ -78,36 +79,31 @@ function roundoffNote(check) {
   if (check.float32_nonfinite)
     return h("p", {
       className: "field-help",
-      text: "This trace is float32 and its values at this step overflowed to NaN/inf. The same step computed in float64 (same weights, tokens and bugs) checks fine: the backward rule is right, the float32 numbers on screen are not.",
+      text: t("js-check-overflowed"),
     });
   if (typeof check.float32_roundoff !== "number") return "";
   return h("p", {
     className: "field-help",
-    text: `This trace is float32: the check runs on the same step computed in float64 (same weights, tokens and bugs). The float32 gradient on screen differs from it by ${formatError(check.float32_roundoff)} (round-off, not a wrong gradient).`,
+    text: t("js-check-roundoff", { roundoff: said(check.float32_roundoff) }),
   });
 }
 
 function resolutionNote(check) {
   if (!(check.resolution > 0)) return "";
-  const how = `Along this u the loss curves too strongly for one central difference: it was taken at several step sizes and extrapolated, which pins the derivative down to ${formatError(check.resolution)} (relative).`;
-  const verdict = check.passed
-    ? "Within that the analytic gradient agrees; a wrong gradient is far outside it."
-    : "The analytic gradient is outside that: a failing row's error is what is left beyond the resolution, at least.";
-  return h("p", { className: "field-help", text: `${how} ${verdict}` });
+  const resolution = said(check.resolution);
+  const text = t(check.passed ? "js-check-extrapolated-passed" : "js-check-extrapolated-failed", { resolution });
+  return h("p", { className: "field-help", text });
 }
 
 /** What the number means: the relative error's formula, with the floor the server uses, and
  * how many significant digits the tolerance asks the two to share. */
 function measureNote(check) {
-  const floor = typeof check.floor === "number" ? formatError(check.floor) : "a tiny floor";
+  const floor = typeof check.floor === "number" ? said(check.floor) : t("js-check-tiny-floor");
   const digits = check.tolerance > 0 ? Math.round(-Math.log10(check.tolerance)) : null;
-  const agree = digits
-    ? ` A tolerance of ${formatError(check.tolerance)} asks the two to agree to about ${digits} significant digits.`
-    : "";
-  return h("p", {
-    className: "field-help",
-    text: `rel error = |a − n| / max(|a|, |n|, ${floor}), a the analytic and n the numeric value: how far apart they are relative to their size.${agree} Central differences in float64 at this step size are typically good to about 10 digits, so a right gradient stays far below the tolerance and a wrong one far above it.`,
-  });
+  const text = digits
+    ? t("js-check-measure-tolerance", { floor, tolerance: said(check.tolerance), digits })
+    : t("js-check-measure", { floor });
+  return h("p", { className: "field-help", text });
 }
 
 export function gradcheckDetails(check, phase = "forward") {
@@ -122,14 +118,16 @@ export function gradcheckDetails(check, phase = "forward") {
       h("td", { text: errorText(c.rel_error, c.resolution, passed) }),
     );
   });
-  const head = ["tensor", "analytic", "numeric", "rel error"].map((c) => h("th", { scope: "col", text: c }));
+  const head = ["js-check-col-tensor", "js-check-col-analytic", "js-check-col-numeric", "js-check-col-rel-error"].map(
+    (id) => h("th", { scope: "col", text: t(id) }),
+  );
   return h(
     "details",
     { className: "gradcheck-details" },
-    h("summary", { text: "How the gradient was checked" }),
+    h("summary", { text: t("js-check-how") }),
     h("p", {
       className: "field-help",
-      text: `For a random direction u: analytic = ⟨g, u⟩, g the gradient checked (${covers(phase).short}); numeric = (L(X+εu) − L(X−εu)) / 2ε, a central difference in float64. ${covers(phase).long}`,
+      text: t("js-check-how-text", { what: covers(phase).short, covers: covers(phase).long }),
     }),
     measureNote(check),
     roundoffNote(check),

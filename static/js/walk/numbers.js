@@ -4,10 +4,22 @@
 
 import { request } from "../lib/api.js";
 import { formatNumber, h } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 
 const PAGE_ROWS = 32;
 const PAGE_COLS = 16;
-const AXIS_WORDS = { B: "sequence", H: "head", K: "kv head", T: "position", V: "token", C: "feature" };
+const AXIS_WORDS = {
+  B: "js-numbers-axis-sequence",
+  H: "js-numbers-axis-head",
+  K: "js-numbers-axis-kv-head",
+  T: "js-numbers-axis-position",
+  V: "js-numbers-axis-token",
+  C: "js-numbers-axis-feature",
+};
+
+function axisWord(axis, i) {
+  return AXIS_WORDS[axis] ? t(AXIS_WORDS[axis]) : t("js-numbers-axis", { axis: i });
+}
 
 /** The slice URL of a figure's download URL (/api/traces/{id}/tensors/{name}?grad=true). */
 function sliceUrl(download, params) {
@@ -18,9 +30,12 @@ function sliceUrl(download, params) {
   return url.pathname + url.search;
 }
 
+const QUOTE = '"';
+
 function csvCell(text) {
   const s = String(text);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const quoted = s.includes(QUOTE) || s.includes(",") || s.includes("\n");
+  return quoted ? `${QUOTE}${s.replaceAll(QUOTE, QUOTE + QUOTE)}${QUOTE}` : s;
 }
 
 /** CSV of page's cells rows r0..r1 × cols c0..c1 (indices within the page), labels first. */
@@ -60,7 +75,7 @@ function pageTable(page, picked) {
       row.map((v, c) =>
         h("td", {
           text: formatNumber(v),
-          title: v === null ? "not finite" : String(v),
+          title: v === null ? t("js-numbers-not-finite") : String(v),
           className: picked(r, c) ? "picked" : null,
           dataset: { r: String(r), c: String(c) },
         }),
@@ -71,8 +86,15 @@ function pageTable(page, picked) {
 }
 
 function pageStatus(page, hasLead) {
-  const where = hasLead ? ` at [${page.at.join(", ")}]` : "";
-  return `rows ${page.rows[0]}–${page.rows[1] - 1} of ${page.n_rows}, columns ${page.cols[0]}–${page.cols[1] - 1} of ${page.n_cols}${where}`;
+  const values = {
+    first: page.rows[0],
+    last: page.rows[1] - 1,
+    rows: page.n_rows,
+    firstColumn: page.cols[0],
+    lastColumn: page.cols[1] - 1,
+    columns: page.n_cols,
+  };
+  return hasLead ? t("js-numbers-page-at", { ...values, at: page.at.join(", ") }) : t("js-numbers-page", values);
 }
 
 /** The pager for the tensor of a figure (its `download` URL and `stats`); an element. */
@@ -86,7 +108,7 @@ export function numbersPager(download, stats) {
     className: "table-scroll",
     tabindex: "0",
     role: "region",
-    "aria-label": "tensor numbers",
+    "aria-label": t("js-numbers-region"),
   });
   const leadInputs = lead.map((size, i) =>
     h("input", {
@@ -94,23 +116,23 @@ export function numbersPager(download, stats) {
       min: "0",
       max: String(size - 1),
       value: "0",
-      "aria-label": AXIS_WORDS[axes[i]] || `axis ${i}`,
+      "aria-label": axisWord(axes[i], i),
     }),
   );
   const jumpKind = h(
     "select",
-    { "aria-label": "jump to" },
+    { "aria-label": t("js-numbers-jump-kind") },
     [
-      ["row", "row"],
-      ["column", "column"],
-      ["token", "token (rows, then columns)"],
-      ["token-cols", "token (columns)"],
+      ["row", t("js-numbers-jump-row")],
+      ["column", t("js-numbers-jump-column")],
+      ["token", t("js-numbers-jump-token")],
+      ["token-cols", t("js-numbers-jump-token-columns")],
     ].map(([value, text]) => h("option", { value, text })),
   );
   const jumpValue = h("input", {
     type: "text",
     size: "10",
-    "aria-label": "row, column or token",
+    "aria-label": t("js-numbers-jump-value"),
     className: "jump-value",
   });
 
@@ -135,7 +157,7 @@ export function numbersPager(download, stats) {
       find: state.find,
       find_in: state.find ? state.findIn : null,
     };
-    status.textContent = "loading…";
+    status.textContent = t("js-training-loading");
     try {
       const page = await request(sliceUrl(download, params));
       Object.assign(state, { page, row: page.rows[0], col: page.cols[0], find: null, anchor: null, end: null });
@@ -169,7 +191,7 @@ export function numbersPager(download, stats) {
     copied.value = csv;
     copied.hidden = false;
     navigator.clipboard?.writeText(csv).catch(() => {});
-    status.textContent = `copied ${(rows[1] - rows[0] + 1) * (cols[1] - cols[0] + 1)} values as CSV`;
+    status.textContent = t("js-numbers-copied", { count: (rows[1] - rows[0] + 1) * (cols[1] - cols[0] + 1) });
   }
   const copied = h("textarea", {
     className: "numbers-csv",
@@ -205,14 +227,14 @@ export function numbersPager(download, stats) {
   const controls = h(
     "div",
     { className: "numbers-controls" },
-    leadInputs.map((input, i) => h("label", {}, `${AXIS_WORDS[axes[i]] || `axis ${i}`} `, input)),
-    button("▲", move(-PAGE_ROWS, 0), "previous rows"),
-    button("▼", move(PAGE_ROWS, 0), "next rows"),
-    button("◀", move(0, -PAGE_COLS), "previous columns"),
-    button("▶", move(0, PAGE_COLS), "next columns"),
-    h("label", {}, "Jump to ", jumpKind, " ", jumpValue),
-    button("Go", jump, "jump"),
-    button("Copy CSV", copy, "copy the selected cells (shift-click to extend; none: the page) as CSV"),
+    leadInputs.map((input, i) => h("label", {}, `${axisWord(axes[i], i)} `, input)),
+    button("▲", move(-PAGE_ROWS, 0), t("js-numbers-previous-rows")),
+    button("▼", move(PAGE_ROWS, 0), t("js-numbers-next-rows")),
+    button("◀", move(0, -PAGE_COLS), t("js-numbers-previous-columns")),
+    button("▶", move(0, PAGE_COLS), t("js-numbers-next-columns")),
+    h("label", {}, `${t("js-numbers-jump")} `, jumpKind, " ", jumpValue),
+    button(t("js-numbers-go"), jump, t("js-numbers-go.label")),
+    button(t("js-numbers-copy"), copy, t("js-numbers-copy.label")),
   );
   const element = h("div", { className: "numbers-pager" }, controls, status, tableBox, copied);
   clampAndLoad();

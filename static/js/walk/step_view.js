@@ -5,10 +5,12 @@
 import { formatShape, h } from "../lib/dom.js";
 import { clearPlots, figureCard, headOfTrace, heatmapTraces, purgeWithin, rowOfPoint } from "../lib/figures.js";
 import { markTerms } from "../lib/glossary.js";
+import { t } from "../lib/words.js";
 import { enlarge } from "./enlarge.js";
-import { gradcheckBadge, gradcheckDetails } from "./gradcheck_view.js";
+import { badgeClass, gradcheckBadge, gradcheckDetails } from "./gradcheck_view.js";
 import { createJacobianPanel } from "./jacobian.js";
 import { fitFormulas } from "./math_fit.js";
+import { phaseName } from "./timeline.js";
 import { attachUpdateControls } from "./update.js";
 
 /** The one place the page inserts HTML: MathML the server generated from its own LaTeX. */
@@ -23,16 +25,16 @@ function rules(step) {
   const formula = step.formula || {};
   const primary = step.phase === "update" ? "update" : step.phase === "backward" ? "backward" : "forward";
   const sections = [
-    ["forward", "Forward rule"],
-    ["backward", "Backward rule"],
-    ["update", "Update rule"],
+    ["forward", t("js-step-rule-forward")],
+    ["backward", t("js-step-rule-backward")],
+    ["update", t("js-step-rule-update")],
   ]
     .filter(([key]) => formula[key] && (formula[key].mathml || formula[key].latex))
     .map(([key, label]) =>
       h(
         "div",
         { className: `rule rule-${key}${key === primary ? " primary" : ""}` },
-        h("p", { className: "rule-label", text: label + (key === primary ? " · this step" : "") }),
+        h("p", { className: "rule-label", text: key === primary ? t("js-step-rule-this", { rule: label }) : label }),
         mathBlock(formula[key]),
       ),
     );
@@ -43,8 +45,8 @@ function rules(step) {
     type: "button",
     className: "button-quiet rules-toggle",
     "aria-expanded": "false",
-    text: "Shapes, every formula",
-    title: "The tensors' shapes, and each rule in full (forward and backward)",
+    text: t("js-step-rules-toggle"),
+    title: t("js-step-rules-toggle.title"),
   });
   toggle.addEventListener("click", () => {
     const open = !box.classList.contains("open");
@@ -69,7 +71,7 @@ function shapesList(shapes) {
   if (!entries.length) return null;
   return h(
     "dl",
-    { className: "shapes", "aria-label": "Shapes" },
+    { className: "shapes", "aria-label": t("js-step-shapes") },
     entries.map(([name, dims]) =>
       h("div", {}, h("dt", {}, h("code", { text: name })), h("dd", { text: formatShape(dims) })),
     ),
@@ -81,7 +83,7 @@ function warningsBox(warnings) {
   return h(
     "div",
     { className: "alert alert-warning step-warnings", role: "alert" },
-    h("strong", { text: warnings.length === 1 ? "Warning: " : "Warnings:" }),
+    h("strong", { text: warnings.length === 1 ? `${t("js-step-warning")} ` : t("js-step-warnings") }),
     warnings.length === 1
       ? warnings[0]
       : h(
@@ -96,7 +98,7 @@ function header(step) {
   return h(
     "header",
     { className: "step-header" },
-    h("span", { className: `badge phase-badge phase-${step.phase}`, text: step.phase }),
+    h("span", { className: `badge phase-badge phase-${step.phase}`, text: phaseName(step.phase) }),
     h("h1", { id: "step-title", text: step.title }),
     h("code", { className: "step-name", text: step.name, title: step.name }),
     step.kind ? h("span", { className: "step-kind", text: step.kind }) : null,
@@ -142,7 +144,7 @@ function figureHandlers(figure, jacobian, info, T, loadHead) {
     jacobian.select(info.kind === "attention" ? head : null, pos);
     return true;
   };
-  const hint = jacobian ? "Click a row to see its softmax Jacobian." : "";
+  const hint = jacobian ? t("js-step-click-row") : "";
   const onEnlarge = grid
     ? (curve) => {
         const head = headOfTrace(plotly, curve);
@@ -201,7 +203,7 @@ export async function renderStep(
     h(
       "div",
       { className: "figures" },
-      firstCard || h("p", { className: "field-help", text: "No figure for this step." }),
+      firstCard || h("p", { className: "field-help", text: t("js-step-no-figure") }),
       explanation,
       otherCards,
     ),
@@ -230,11 +232,12 @@ async function completeCheck(container, step, { client, isCurrent, onChecked }) 
     answer = await client.stepCheck(step.index);
   } catch (error) {
     if (isCurrent())
-      container
-        .querySelector(".gradcheck.pending")
-        ?.replaceWith(
-          h("span", { className: "badge badge-bad gradcheck", text: `grad check could not run: ${error.message}` }),
-        );
+      container.querySelector(".gradcheck.pending")?.replaceWith(
+        h("span", {
+          className: badgeClass("badge-bad", "gradcheck"),
+          text: t("js-check-could-not-run", { error: error.message }),
+        }),
+      );
     return;
   }
   if (step.gradcheck?.pending) {

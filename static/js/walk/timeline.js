@@ -6,14 +6,26 @@
 // a folded group opens (goes to its first step) on a click. Every cell stays in the page
 // (folded ones hidden), so the bug lab and the divergence banner can mark any step.
 
-import { clear, h, plural } from "../lib/dom.js";
+import { clear, h } from "../lib/dom.js";
 import { stepNumber } from "../lib/numbering.js";
+import { t } from "../lib/words.js";
 
-export const PHASE_LABEL = { forward: "forward", loss: "loss", backward: "backward", update: "update" };
+const PHASE_NAMES = {
+  forward: "js-phase-forward",
+  loss: "js-phase-loss",
+  backward: "js-phase-backward",
+  update: "js-phase-update",
+};
+export const PHASES = Object.keys(PHASE_NAMES);
+
+/** The phase as the page names it ("forward"), in the page's language. */
+export function phaseName(phase) {
+  return PHASE_NAMES[phase] ? t(PHASE_NAMES[phase]) : phase;
+}
 const DENSE_STEPS = 120; // more steps than this: fold the layers
 
 export function stepLabel(step) {
-  return `Step ${stepNumber(step.index)}: ${step.title} (${PHASE_LABEL[step.phase] || step.phase})`;
+  return t("js-timeline-step", { number: stepNumber(step.index), title: step.title, phase: phaseName(step.phase) });
 }
 
 /** Contiguous runs of one key: [{key, steps}]. */
@@ -49,11 +61,11 @@ function buildCells(groupSteps, go, cells) {
 
 /** A layer's button: its number while folded, "Layer 20" when open; a click goes to its first step. */
 function groupButton(group, phase, groupSteps, go) {
-  const words = `${group.label}, ${PHASE_LABEL[phase] || phase}: ${groupSteps.length} ${plural(groupSteps.length, "step")}`;
+  const words = t("js-timeline-group", { group: group.label, phase: phaseName(phase), steps: groupSteps.length });
   return h("button", {
     type: "button",
     className: `group-button phase-${phase}`,
-    title: `${words} (click to open)`,
+    title: t("js-timeline-group-open", { group: words }),
     "aria-label": words,
     tabindex: "-1",
     onclick: () => go(groupSteps[0].index, { focusTimeline: true }),
@@ -103,11 +115,11 @@ export function createTimeline(list, trace, go) {
     const caption = h(
       "span",
       { className: "run-caption" },
-      h("span", { text: PHASE_LABEL[run.key] || run.key }),
+      h("span", { text: phaseName(run.key) }),
       h("span", {
         className: "run-count",
         text: String(run.steps.length),
-        dataset: { unit: ` ${plural(run.steps.length, "step")}` },
+        dataset: { unit: ` ${t("js-timeline-steps-unit", { steps: run.steps.length })}` },
       }),
     );
     list.append(

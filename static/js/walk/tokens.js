@@ -2,6 +2,7 @@
 // several sequences, the select that picks which one the figures show.
 
 import { clear, h, setOptions } from "../lib/dom.js";
+import { t } from "../lib/words.js";
 
 export function drawTokenStrip(trace, seq) {
   const strip = clear(document.getElementById("tokens"));
@@ -12,15 +13,15 @@ export function drawTokenStrip(trace, seq) {
       "div",
       { className: "token-row" },
       h("span", { className: "token-row-label", text: label }),
-      items.map((text, pos) => h("span", { className: "token", title: `position ${pos}` }, text)),
+      items.map((text, pos) => h("span", { className: "token", title: t("js-tokens-position", { pos }) }, text)),
     );
   const positions = h(
     "div",
     { className: "token-row positions", "aria-hidden": "true" },
-    h("span", { className: "token-row-label", text: "pos" }),
+    h("span", { className: "token-row-label", text: t("js-tokens-pos") }),
     inputs.map((_, pos) => h("span", { className: "token", text: String(pos) })),
   );
-  strip.append(positions, row("input", inputs), row("target", targets));
+  strip.append(positions, row(t("js-tokens-input"), inputs), row(t("js-tokens-target"), targets));
 }
 
 /** Shows the sequence select when the batch has several; `onChange(seq)` after a new choice. */

@@ -3,11 +3,12 @@
 // spec's POST and the first step's JSON are on their way while Plotly.js is parsed and run;
 // walk.js, after Plotly, finds them answered. #xt-spec is read here, once.
 
+// Nothing here imports lib/words.js (its top-level await loads the catalogue): the POST goes out
+// at once, before Plotly.js runs (lib/dom.js's readJsonBlock would bring it in).
 import { TraceClient } from "../lib/api.js";
-import { readJsonBlock } from "../lib/dom.js";
 
 const root = document.getElementById("walk");
-export const spec = readJsonBlock("xt-spec");
+export const spec = JSON.parse(document.getElementById("xt-spec").textContent);
 // The page knows the trace id before the POST answers: the training progress is polled with it.
 export const client = new TraceClient(spec, { traceId: root.dataset.traceId });
 

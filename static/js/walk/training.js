@@ -2,7 +2,8 @@
 // the training has got (GET /api/traces/{id}/progress); then the loss it reached; and the
 // "train N steps" links keep the step you are looking at.
 
-import { formatNumber, plural } from "../lib/dom.js";
+import { formatNumber } from "../lib/dom.js";
+import { local, t } from "../lib/words.js";
 
 const POLL_MS = 300;
 
@@ -15,16 +16,18 @@ function watchProgress(client, total) {
   if (!total || !client.id) return () => {};
   let stopped = false;
   const line = loadingLine();
-  if (line)
-    line.textContent = `Training ${total} ${plural(total, "step")} on this batch, then running the recorded step…`;
+  if (line) line.textContent = t("js-training-start", { total });
   async function poll() {
     if (stopped || !loadingLine()) return;
     try {
       const progress = await client.progress();
       const current = loadingLine();
       if (current && progress.state === "training") {
-        const loss = progress.loss === null ? "" : `, loss ${formatNumber(progress.loss)}`;
-        current.textContent = `Training ${progress.done} of ${progress.total} steps${loss} (${progress.seconds} s)…`;
+        const values = { done: progress.done, total: progress.total, seconds: local(String(progress.seconds)) };
+        current.textContent =
+          progress.loss === null
+            ? t("js-training-progress", values)
+            : t("js-training-progress-loss", { ...values, loss: local(formatNumber(progress.loss)) });
         current.dataset.progress = String(progress.done);
       }
       if (progress.state === "done" || progress.state === "failed") return;
@@ -41,18 +44,18 @@ function watchProgress(client, total) {
 
 /** A loss sent as null is NaN or infinite (JSON has neither): say so rather than "—". */
 function lossText(loss) {
-  return loss === null ? "NaN/inf (the run diverged)" : formatNumber(loss);
+  return loss === null ? t("js-training-diverged") : local(formatNumber(loss));
 }
 
 function showTraining(trace) {
   const summary = document.getElementById("training-summary");
   const training = trace.training;
   if (!summary || !training) return;
-  const after =
-    training.loss_after === null ? "" : `; this step's update takes it to ${formatNumber(training.loss_after)}`;
-  summary.textContent = training.steps
-    ? `trained ${training.steps} ${plural(training.steps, "step")} on this batch first: loss ${formatNumber(training.first_loss)} → ${lossText(trace.loss)}${after}`
-    : `no training before this step${after}`;
+  const after = training.loss_after === null ? null : local(formatNumber(training.loss_after));
+  const values = { steps: training.steps, first: local(formatNumber(training.first_loss)), loss: lossText(trace.loss) };
+  if (training.steps)
+    summary.textContent = t(after === null ? "js-training-trained" : "js-training-trained-after", { ...values, after });
+  else summary.textContent = after === null ? t("js-training-none") : t("js-training-none-after", { after });
 }
 
 /** The links carry step=1 (the first step) for readers without JS: keep the step being looked at instead. */
@@ -64,7 +67,8 @@ function wireTrainLinks() {
       if (step !== null) url.searchParams.set("step", step);
       link.href = url.toString();
       link.classList.add("busy");
-      link.textContent = Number(link.dataset.trainSteps) ? `training ${link.dataset.trainSteps} steps…` : "loading…";
+      const steps = Number(link.dataset.trainSteps);
+      link.textContent = steps ? t("js-training-link", { steps }) : t("js-training-loading");
     });
   }
 }

@@ -2,24 +2,23 @@
 // and gradient are drawn (GET /api/traces/{id}/update?param=...). The other figures (loss,
 // gradient norms, update ratios, line search) come with the step like any step's.
 
-import { formatNumber, h, plural } from "../lib/dom.js";
+import { formatNumber, h } from "../lib/dom.js";
 import { figureCard, findFigureCard, purgeWithin } from "../lib/figures.js";
+import { local, t } from "../lib/words.js";
 
 function shape(dims) {
-  return dims.length ? dims.join("×") : "scalar";
+  return dims.length ? dims.join("×") : t("js-shape-scalar");
 }
 
 function facts(info) {
-  const after = info.loss_after === null ? "—" : formatNumber(info.loss_after);
+  const after = info.loss_after === null ? "—" : local(formatNumber(info.loss_after));
   return h(
     "p",
     { className: "update-facts" },
     h("span", { text: info.optimizer_label }),
-    h("span", { text: `loss on this batch ${formatNumber(info.loss_before)} → ${after}` }),
-    h("span", { text: `‖g‖ over all parameters ${formatNumber(info.grad_norm)}` }),
-    info.train_steps
-      ? h("span", { text: `after ${info.train_steps} training ${plural(info.train_steps, "step")}` })
-      : null,
+    h("span", { text: t("js-update-loss", { before: local(formatNumber(info.loss_before)), after }) }),
+    h("span", { text: t("js-update-norm", { norm: local(formatNumber(info.grad_norm)) }) }),
+    info.train_steps ? h("span", { text: t("js-update-after-training", { steps: info.train_steps }) }) : null,
   );
 }
 
@@ -46,25 +45,25 @@ export function attachUpdateControls(container, step, { client, isCurrent }) {
     info.params.map((p) =>
       h("option", {
         value: p.name,
-        text: `${p.name} (${shape(p.shape)}): ratio ${formatNumber(p.update_ratio)}`,
+        text: t("js-update-param", { name: p.name, shape: shape(p.shape), ratio: local(formatNumber(p.update_ratio)) }),
         selected: p.name === info.shown,
       }),
     ),
   );
   const status = h("span", { className: "field-help", role: "status", "aria-live": "polite" });
   select.addEventListener("change", async () => {
-    status.textContent = "loading…";
+    status.textContent = t("js-training-loading");
     try {
       await showParam(container, client, select.value, isCurrent);
       status.textContent = "";
     } catch (error) {
-      status.textContent = `could not load ${select.value}: ${error.message}`;
+      status.textContent = t("js-update-failed", { name: select.value, error: error.message });
     }
   });
   const chooser = h(
     "div",
     { className: "update-controls" },
-    h("label", { className: "control" }, "ΔW and gradient of ", select),
+    h("label", { className: "control" }, `${t("js-update-choose")} `, select),
     status,
   );
   const header = container.querySelector(".step-facts");

@@ -13,6 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import xt_core
+from app import words
+from app.buglab.catalogue import description
 from app.settings import Settings
 from app.spec import SpecError, TraceSpec, resolve, spec_from_query
 from app.spec.faults import quiz_fault
@@ -22,8 +24,8 @@ from tests.helpers.specs import SMALL_CONFIG, SMALL_SPEC
 from xt_core import Config
 from xt_core.lab.faults import CATALOGUE
 
-# Every name and every description of the catalogue: a quiz's pages must show none of them.
-SECRETS = [*CATALOGUE, *(fault.description for fault in CATALOGUE.values())]
+# Every name and every description of the catalogue, in every language: a quiz's pages must show none of them.
+SECRETS = [*CATALOGUE, *(description(fault, lang) for fault in CATALOGUE.values() for lang in words.LANGUAGES)]
 MHA_UNTIED = {**SMALL_CONFIG, "n_kv_head": 4, "tie_embeddings": False}
 
 
@@ -360,7 +362,12 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     for index in others[:2]:
         assert client.post(f"{base}/quiz/probe", json={"step": index}).status_code == 200
     spent = client.post(f"{base}/quiz/probe", json={"step": others[2]})
-    assert spent.status_code == 409 and "all 3 of your probes" in spent.json()["detail"]
+    assert spent.status_code == 409 and spent.json()["detail"] == (
+        f"all 3 of your probes of this quiz are spent (steps {broken}, {others[0]}, {others[1]}); "
+        "answer the quiz to see every check"
+    )
+    in_russian = client.post(f"{base}/quiz/probe", json={"step": others[2]}, params={"lang": "ru"}).json()["detail"]
+    assert in_russian.startswith("пробы в этой викторине закончились: потрачены все 3 (шаги ")
     assert client.get(f"{base}/steps/{others[2]}").json()["gradcheck"] == {"sealed": True}
     assert error_loc(client.post(f"{base}/quiz/probe", json={"step": 999})) == ["body", "step"]
 
@@ -381,7 +388,7 @@ def test_answering_the_quiz_says_right_or_wrong_and_reveals_the_fault(client):
     right = client.post(url, json={"step": broken}).json()
     assert right["correct"] is True and right["broken"]["index"] == broken
     fault = right["fault"]
-    assert fault["name"] == hidden and fault["description"] == CATALOGUE[hidden].description
+    assert fault["name"] == hidden and fault["description"] == description(CATALOGUE[hidden])
     assert fault["correct"] == CATALOGUE[hidden].correct and fault["faulty"] == CATALOGUE[hidden].faulty
     other = next(s["index"] for s in quiz["steps"] if s["phase"] == "backward" and s["index"] != broken)
     wrong = client.post(url, json={"step": other}).json()

@@ -116,7 +116,10 @@ def test_a_registered_uploadable_format_is_uploaded_and_named_where_uploads_are(
         wrong = upload(client, "model.ckpt", b"x")
         assert "xt .safetensors or .npz, or llama2.c .bin, or tiny .tiny (PyTorch" in detail_msg(wrong)
         home = client.get("/").text
-    assert 'accept=".safetensors,.npz,.bin,.tiny"' in home and "or a tiny <code>.tiny</code>" in home
+    assert (
+        'accept=".safetensors,.npz,.bin,.tiny"' in home
+        and 'or a <span translate="no">tiny</span> <code>.tiny</code>' in home
+    )
 
 
 def test_xt_rows_recognise_their_files(tmp_path):
@@ -132,8 +135,8 @@ def test_xt_rows_recognise_their_files(tmp_path):
     }
     assert recognise(tmp_path / "notes.txt") is None and "tiny" not in FILE_FORMATS
     assert readable() == (
-        "a Hugging Face directory (Llama, GPT-2), .safetensors (xt), .npz (xt), .bin (llama2.c), .gguf (llama.cpp), "
-        ".pt (nanoGPT)"
+        "a Hugging Face Llama, Qwen or GPT-2 directory, .safetensors (xt), .npz (xt), .bin (llama2.c), "
+        ".gguf (llama.cpp), .pt (nanoGPT)"
     )
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 
+import xt_core
+from app.steps import titles
+from tests.app.steps.test_russian import ALLOWED, english_words
 from tests.helpers.client import make_client
 from tests.helpers.env import skip_unless_installed
 
@@ -55,6 +59,31 @@ def test_a_random_gpt2_is_walked_with_every_check_passing(parts):
         assert "Weight gradient from this op: layer 0 attention LayerNorm gain" in titles
         page = client.get("/walk", params={"family": "gpt2", "n_head": "4", "n_kv_head": "4", "text": "hello"})
         assert page.status_code == 200
+
+
+def test_a_gpt2s_titles_and_figure_titles_are_in_russian_on_request():
+    """GPT-2's own words (names.ftl's names-gpt2-… rows, its parameters, its blocks) in Russian:
+    no English word in a step title, a block or a figure title, beside the trace's tensor names."""
+    cfg = xt_core.Config(family="gpt2", **SIZES)
+    trace = xt_core.forward_backward(
+        cfg, xt_core.init_params(cfg), np.array([[3, 9, 27, 3]]), np.array([[9, 27, 3, 9]])
+    )
+    steps = {(s["name"], s["phase"]): s for s in titles.steps(trace, "ru")}
+    assert steps["embedding_positions", "forward"]["title"] == "Прибавление обучаемых позиционных эмбеддингов"
+    blocks = [b["label"] for b in titles.blocks(cfg, "ru")]
+    assert (blocks[0], blocks[-3]) == ("Эмбеддинги токенов и позиций", "Финальный LayerNorm")
+    texts = [s["title"] for s in steps.values()] + blocks
+    with make_client() as client:
+        spec = {"config": {"family": "gpt2", **SIZES, "n_layer": 1}, "tokens": [[3, 9, 27, 3, 9]], "dtype": "float64"}
+        body = client.post("/api/traces", json=spec).json()
+        index = {(s["name"], s["phase"]): s["index"] for s in body["steps"]}
+        for key in (("layers.0.attention_norm.out", "backward"), ("layers.0.feed_forward.up", "backward")):
+            view = client.get(f"/api/traces/{body['id']}/steps/{index[key]}", params={"lang": "ru"})
+            texts += [figure["title"] for figure in view.json()["figures"]]
+    assert "Градиент весов от этой операции: смещение LayerNorm перед вниманием слоя 0" in texts
+    assert "Градиент весов от этой операции: повышающее смещение b1 слоя 0" in texts
+    recorded = {name for name, _ in steps} | {"pos_embeddings", "bq", "bk", "bv", "bo", "b1", "b2"}  # and symbols
+    assert [w for text in texts for w in english_words(text, ALLOWED | recorded)] == []
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ the same bytes, a lesson exports only its steps, a quiz names no fault anywhere.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import re
@@ -100,13 +101,25 @@ def test_a_lesson_exports_its_steps_only_and_tensors_as_npy(tmp_path, monkeypatc
 
 
 def test_a_quiz_export_names_no_fault_and_shows_no_verdict(quiz_export):
+    from app import words
+    from app.buglab.catalogue import description
     from xt_core.lab.faults import CATALOGUE
 
     texts = exported_texts(quiz_export)
-    secrets = [*CATALOGUE, *(f.description for f in CATALOGUE.values()), *(f.faulty for f in CATALOGUE.values())]
-    found = [(name, secret[:40]) for name, text in texts.items() for secret in secrets if secret in text]
+    secrets = [
+        *CATALOGUE,
+        *(description(f, lang) for f in CATALOGUE.values() for lang in words.LANGUAGES),
+        *(f.faulty for f in CATALOGUE.values()),
+    ]
+    # the catalogue it carries (#xt-words) is the same in every export: it words every fault alike,
+    # the hidden one among them, so it tells nothing; everything else must name none
+    catalogue = re.compile(r'<script type="application/json" id="xt-words">(.*?)</script>', re.S)
+    carried = [match for text in texts.values() for match in catalogue.findall(text)]
+    assert carried and all(all(name in words_ for name in CATALOGUE) for words_ in carried)
+    data = {name: catalogue.sub("", text) for name, text in texts.items()}
+    found = [(name, secret[:40]) for name, text in data.items() for secret in secrets if secret in text]
     assert found == []
-    data = {name: text for name, text in texts.items() if not name.startswith("static/")}  # beside the page's own words
+    data = {name: text for name, text in data.items() if not name.startswith("static/")}
     verdicts = ['"passed":false', '"passed": false', '"ok":', "check failed", "✗"]
     assert [(name, v) for name, text in data.items() for v in verdicts if v in text] == []
     answers = json.loads(texts["single file's answers"])
@@ -124,3 +137,39 @@ def test_a_bad_spec_is_an_export_error(spec, tmp_path):
 
     with pytest.raises(ExportError, match="model"):
         export(spec, out=tmp_path / "x")
+
+
+def test_a_russian_export_carries_its_catalogue_and_fluent(russian_export):
+    """`xt export --lang ru`: the page is Russian and holds what its script reads (no server to ask):
+    the Russian catalogue in #xt-words, @fluent/bundle inlined, Plotly's ru locale."""
+    page = russian_export.read_text(encoding="utf-8")
+    assert '<html lang="ru">' in page
+    words = json.loads(re.search(r'<script type="application/json" id="xt-words">(.*?)</script>', page, re.S).group(1))
+    assert words["lang"] == "ru" and "js-nav-counter-step = шаг { $number }" in words["ftl"]
+    import_map = json.loads(re.search(r'<script type="importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    assert "xt/vendor/fluent/index.js" in import_map and "xt/js/lib/words.js" in import_map
+    words_module = base64.b64decode(import_map["xt/js/lib/words.js"].split(",", 1)[1]).decode()
+    assert 'from "xt/vendor/fluent/index.js"' in words_module and 'from "/vendor/fluent/' not in words_module
+    say = base64.b64decode(import_map["xt/js/lib/say.js"].split(",", 1)[1]).decode()
+    assert 'import("xt/js/lib/words.js")' in say  # a data: URL module resolves no relative import
+    assert 'name:"ru"' in page and "Plotly.register" in page  # Plotly's locale, inlined
+
+
+def test_the_lang_is_not_part_of_an_answers_key():
+    """An export holds one language: the page's `lang=` names the same file in every language."""
+    assert answer_key("/api/traces/abc/steps/3?seq=0&lang=ru") == answer_key("/api/traces/abc/steps/3?seq=0")
+
+
+def test_show_in_a_notebook_passes_its_language_to_the_export(monkeypatch):
+    import app.export
+    from app import notebook
+
+    asked = {}
+
+    def export(**kwargs):
+        asked.update(kwargs)
+        return app.export.Exported("t", 1, 1, html="<p>page</p>")
+
+    monkeypatch.setattr(app.export, "export", export)
+    assert notebook.show({"text": "ab"}, lang="ru").page == "<p>page</p>"
+    assert asked["lang"] == "ru" and notebook.show({"text": "ab"}) and asked["lang"] == "en"

@@ -140,8 +140,10 @@ def test_loss_bars_label_targets_and_draw_the_mean():
 def test_jacobian_heatmap_and_vectors():
     p = np.array([0.2, 0.3, 0.5])
     jac = np.diag(p) - np.outer(p, p)
-    fig = as_json(figures.jacobian_heatmap(jac, ["a", "b", "c"], title="J"))
+    symbols = ("∂P[m,i,j]/∂S[m,i,j′]", "key j", "key j′")
+    fig = as_json(figures.jacobian_heatmap(jac, ["a", "b", "c"], title="J", symbols=symbols))
     assert fig["data"][0]["zmid"] == 0 and fig["data"][0]["x"] == ["a", "b", "c"]
+    assert "∂P[m,i,j]/∂S[m,i,j′]" in fig["data"][0]["hovertemplate"] and "key j′" in fig["data"][0]["hovertemplate"]
     np.testing.assert_allclose(decoded(fig["data"][0]["z"]), jac, rtol=1e-6)
     vectors = as_json(figures.series_bars(["a", "b", "c"], {"J·dL/dp": p, "recorded": p}, title="v", value_name="g"))
     assert [t["name"] for t in vectors["data"]] == ["J·dL/dp", "recorded"] and vectors["layout"]["barmode"] == "group"

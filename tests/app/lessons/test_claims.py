@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.lessons import LessonError, check, load_all
@@ -115,6 +116,24 @@ def test_each_kind_holds_when_true_and_refuses_when_false(tmp_path, kind):
     assert measured in message
 
 
+@pytest.mark.parametrize(
+    ("claim", "sentence"),
+    [
+        (
+            VALUE_L.replace('"norm"', '"entry"').replace('["l"]', '["l", 0]') + "min = -1",
+            "this step's contribution to ",
+        ),
+        (VALUE_L.replace('"norm"', '"max_abs"').replace("contribution", "grad") + "min = 0", "the largest |entry| of "),
+    ],
+    ids=["entry of a contribution", "largest entry of a gradient"],
+)
+def test_a_claim_reads_as_one_whole_sentence(tmp_path, claim, sentence):
+    """Issue 32, finding 18: "the this step's contribution", glued from fragments at run time."""
+    [shown] = checked(tmp_path, lesson(TEXT, "logits", "backward", claim)).steps[0]["claims"]
+    assert shown["claimed"].startswith(sentence + "dL/dtok_embeddings[l"), shown["claimed"]
+    assert "the this" not in shown["claimed"] and "|abs" not in shown["claimed"]
+
+
 def test_the_text_is_filled_from_the_measured_values(tmp_path):
     spec, name, phase, true, _, _ = KINDS["stripe"]
     text = "least {c:.3f}, mean {c.mean:.2f} from {c.from}; N = {N}, V = {V}"
@@ -174,8 +193,8 @@ def test_xt_lesson_check_refuses_a_planted_false_claim(tmp_path, capsys):
     path.write_text(PLANTED)
     assert main(["lesson", "check", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "planted.toml: steps[4] (layers.1.attention.probs, forward): claims[0] (stripe 's1') is false" in err
-    assert "least weight 0.599" in err
+    assert "planted.toml: steps[4] (layers.1.attention.probs, forward): claims[0] (stripe 'first') is false" in err
+    assert "least weight 0.582" in err
 
 
 def test_the_startup_loader_leaves_out_a_lesson_with_a_false_claim(tmp_path, caplog):
@@ -188,8 +207,8 @@ def test_the_startup_loader_leaves_out_a_lesson_with_a_false_claim(tmp_path, cap
     assert names == ["good"]
     assert "lesson left out: planted.toml: steps[4] (layers.1.attention.probs, forward): claims[0]" in caplog.text
     stripe = good["steps"][4]
-    assert stripe["claims"][0]["measured"] == "least weight 0.599, mean 0.834"
-    assert "head 1 never puts less than 0.60 on it" in stripe["narration"]
+    assert stripe["claims"][0]["measured"] == "least weight 0.582, mean 0.799"
+    assert "joins at position 7 and then holds it most firmly, never less than 0.60" in stripe["narration"]
 
 
 def test_the_shipped_lessons_claims_hold_and_fill_their_text():
@@ -276,9 +295,27 @@ def test_the_shipped_lessons_use_the_notation_and_the_traces_widths():
         in _step(ten, "layers.0.attention.probs", "forward")["takeaway"]
     )
     assert (
-        "its inv is 1/Σₖ e^(zₖ − max z), z the logits"
+        "its inv is 1/Σ_w e^(z_w − max z), z the logits"
         in _step(lessons["loss-and-first-gradient"], "output_probs", k=1)["narration"]
     )
     residual = _step(lessons["backprop-attention"], "layers.1.attention_residual")["narration"]
     assert "∂h/∂x = I plus the branch's Jacobian" in residual and "attention(RMSNorm(x))" in residual
     assert "the figure splits dL/dh" in _step(lessons["find-the-bug"], "layers.1.ffn_residual")["narration"]
+
+
+def test_the_issue_32_lesson_sentences_match_their_traces():
+    """Findings 4, 5, 7 and 17 of issue 32; 7 against the attention probabilities themselves."""
+    lessons = load_all(Settings()).lessons
+    bug, ten = lessons["find-the-bug"], lessons["forward-in-ten"]
+    last = _step(bug, "embedding")["takeaway"]  # 4: a wrong weight gradient stops where it is made
+    assert "every wrong activation gradient upstream ends up here" in last and "weight gradient stops" in last
+    residual = _step(bug, "layers.1.ffn_residual")  # 5: the takeaway says what the narration says
+    assert "the mistake is here or above" in residual["takeaway"] and "here or above" in residual["narration"]
+    assert "Two things notice" not in _step(lessons["loss-and-first-gradient"], "output_probs", k=1)["narration"]
+    probs = np.asarray(build_trace(ten.spec)["layers.1.attention.probs"], dtype=np.float64)[0]
+    stripe = lambda head, first, last: probs[head, np.arange(first, last + 1), np.arange(first, last + 1) - 5]  # noqa: E731
+    text = _step(ten, "layers.1.attention.probs", "forward")["narration"]
+    assert f"Head 0 is on it from the start (at least {stripe(0, 6, 11).min():.2f} from position 6 to 11)" in text
+    assert f"head 1 puts only {probs[1, 6, 1]:.2f} there at position 6, joins at position 7" in text, text
+    assert stripe(0, 6, 6)[0] > 0.5 and stripe(1, 6, 6)[0] < 0.05 and stripe(1, 7, 22).min() > 0.5
+    assert "Three heads carry" not in text and "(heads 1, 2, 3" not in text

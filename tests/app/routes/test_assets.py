@@ -103,3 +103,18 @@ def test_the_walk_page_preloads_each_module_of_walk_js(client):
     for href in preloaded:
         assert client.get(href).status_code == 200
     assert re.search(r'<script src="/assets/plotly-[^"]+" defer></script>', page)
+
+
+def test_a_russian_walk_page_loads_plotlys_russian_locale_after_the_bundle(client):
+    """Plotly's mode bar in the page's language: its vendored ru locale, after the bundle; none in English."""
+    walk = "/walk?n_layer=1&n_head=2&n_embd=8&ffn_hidden=8&text=hello"
+    english = client.get(walk + "&lang=en", follow_redirects=True).text
+    russian = client.get(walk + "&lang=ru", follow_redirects=True).text
+    client.cookies.clear()
+    assert "plotly-locale" not in english
+    tags = re.findall(r'<script src="(/assets/plotly-[^"]+)" defer>', russian)
+    assert len(tags) == 2 and tags[1] == "/assets/plotly-locale-ru.js"
+    locale = client.get(tags[1])
+    assert locale.status_code == 200 and locale.headers["content-type"].startswith("text/javascript")
+    assert b'name:"ru"' in locale.content and b"Plotly.register(locale)" in locale.content
+    assert client.get("/assets/plotly-locale-xx.js").status_code == 404

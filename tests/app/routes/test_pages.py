@@ -143,10 +143,10 @@ def test_an_unknown_parameter_is_a_form_level_message(client):
 
 
 def test_a_too_long_text_names_the_text_field(client):
-    long = "ab" * (client.app.state.settings.max_text_chars // 2 + 1)
+    long = "ab" * (client.app.state.settings.max_seq_len // 2 + 1)
     response = client.get("/walk", params={"text": long})
     assert response.status_code == 422
-    assert "limit" in field_error(response.text, "text")
+    assert "positions, more than the 256 a random init takes" in field_error(response.text, "text")
 
 
 def test_an_error_in_an_advanced_field_opens_its_disclosure(client):

@@ -65,7 +65,7 @@ def test_a_demo_models_char_tokenizer_is_counted_too(client):
     [
         ({"model": "nope", "text": TEXT}, "model"),
         ({"text": TEXT}, "model"),
-        ({"model": NAME, "text": "x" * (Settings().max_text_chars + 1)}, "text"),
+        ({"model": NAME, "text": "x" * (CFG.seq_len + 2)}, "text"),
         ({"model": NAME, "text": TEXT, "dtype": "float16"}, "dtype"),
     ],
 )
@@ -199,6 +199,24 @@ def test_smollm2s_most_positions_are_the_most_post_accepts(smollm2_models_dir):
         assert refused_field(longer) == "tokens" and "give fewer tokens" in longer.text
         float64 = client.get("/api/tokenize", params={"model": SMOLLM2, "text": "Hello world", "dtype": "float64"})
         assert 0 < float64.json()["max_positions"] < most  # its weights of its own, in float64: fewer fit
+        # a real paragraph (issue 34: 1,078 characters were refused by a cap of 512 characters)
+        paragraph = client.get("/api/tokenize", params={"model": SMOLLM2, "text": PARAGRAPH})
+        assert paragraph.status_code == 200 and 200 < paragraph.json()["positions"] <= most
+        resolve(TraceSpec(model=SMOLLM2, text=PARAGRAPH), settings)  # POST's own check (no build here)
+
+
+PARAGRAPH = (
+    "Backpropagation is the chain rule applied to a computation, one operation at a time, from the loss back to "
+    "every weight. The forward pass of a transformer keeps the values that the backward pass will need: the "
+    "normalised inputs of each layer, the attention probabilities of every head, the gate and the up projection "
+    "of every feed-forward block. The backward pass then walks the same operations in exact reverse order. Each "
+    "operation receives the gradient of the loss with respect to its output and hands back the gradients with "
+    "respect to its inputs; where a tensor is read twice, as the residual stream is, the two contributions are "
+    "added. The softmax is the subtle step: its Jacobian is the diagonal of the probabilities minus their outer "
+    "product, so the gradient of one score depends on every other score in its row. The update comes last: the "
+    "optimizer turns each weight's gradient into a step, and a second forward pass shows whether the loss went "
+    "down. Watching these numbers one operation at a time is the quickest way to believe them."
+)
 
 
 # ---------------------------------------------------------------------- which pool

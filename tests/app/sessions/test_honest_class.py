@@ -11,6 +11,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app import words
+from app.buglab.catalogue import description
 from app.sessions.service import Sessions
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
@@ -20,7 +22,7 @@ from tests.helpers.aio import run_async
 from tests.helpers.client import make_client
 from xt_core.lab.faults import CATALOGUE
 
-SECRETS = [*CATALOGUE, *(fault.description for fault in CATALOGUE.values())]
+SECRETS = [*CATALOGUE, *(description(fault, lang) for fault in CATALOGUE.values() for lang in words.LANGUAGES)]
 
 
 @pytest.fixture(scope="module")

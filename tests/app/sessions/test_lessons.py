@@ -36,12 +36,12 @@ GOOD = (ROOT / "lessons" / "forward-in-ten.toml").read_text()
     [
         (("layers.1.attention.probs", "layers.1.attention.prob"), "no forward step named 'layers.1.attention.prob'"),
         (("offset = -5", "offset = -40"), "misses every cell of the 23×23 tensor"),
-        (('row = 6\n  label = "x again', 'row = 30\n  label = "x again'), "row 30 is outside the tensor's 23 rows"),
+        (("row = 6\n", "row = 30\n"), "row 30 is outside the tensor's 23 rows"),
         (('figure = "output.logits"', 'figure = "output.logit"'), "no figure 'output.logit' on this step"),
         (('model = "induction"', 'model = "nope"'), "spec.model: the server refuses this spec: unknown model 'nope'"),
         (('text = "xkqvbm', 'text = "XKQVBM'), "spec.text: the server refuses this spec"),
         (('phase = "loss"', 'phase = "lost"'), "steps[9].phase"),
-        (('takeaway = "Logits', 'takeway = "Logits'), "steps[8].takeway: Extra inputs are not permitted"),
+        (('phase = "loss"', 'phase = "loss"\ntakeway = "Logits"'), "steps[9].takeway: Extra inputs are not permitted"),
         (("[[steps]]", "[[steps]"), "is not valid TOML"),
     ],
 )

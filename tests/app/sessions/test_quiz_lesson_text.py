@@ -2,21 +2,25 @@
 fault, the takeaway, narration, marks and checked claims shown there neither name that fault nor
 repeat its description (three words in a row of it), since in a class that step may be the
 broken one (issue 25: "A nonlinearity's backward multiplies by its derivative, not by itself"
-stood on the step whose planted bug multiplies by silu(gate) where its derivative belongs)."""
+stood on the step whose planted bug multiplies by silu(gate) where its derivative belongs). In
+every language: the lesson's words and the fault's description in that language."""
 
 from __future__ import annotations
 
 import re
 
+from app import words
+from app.buglab.catalogue import description
 from app.lessons import load_all
 from app.settings import Settings
 from xt_core.lab.faults import CATALOGUE
 
 STOP = {"the", "a", "an", "of", "by", "its", "is", "in", "to", "and", "as", "it", "this", "each", "one"}
+STOP |= {"и", "в", "во", "на", "не", "по", "с", "к", "из", "что", "это", "его", "её", "их", "а", "как", "же", "только"}
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
+    return [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP]
 
 
 def _triples(text: str) -> set[tuple[str, ...]]:
@@ -34,9 +38,10 @@ def test_no_step_of_a_quiz_lesson_names_the_fault_it_may_hide():
     catalogue = load_all(Settings())
     quizzes = [lesson for lesson in catalogue.lessons.values() if lesson.spec.quiz is not None]
     assert quizzes, "find-the-bug is a quiz lesson"
-    for lesson in quizzes:
+    for lesson, lang in ((lesson, lang) for lesson in quizzes for lang in words.LANGUAGES):
+        assert lesson.language(lang) == lang, (lesson.name, lang)
         n_layer = lesson.spec.cfg.n_layer
-        for step in lesson.steps:
+        for step in lesson.json(lang)["steps"]:
             text = _shown(step)
             for name, fault in CATALOGUE.items():
                 if step["phase"] != "backward":
@@ -44,5 +49,5 @@ def test_no_step_of_a_quiz_lesson_names_the_fault_it_may_hide():
                 if step["name"] not in {fault.step_name(layer) for layer in range(n_layer)}:
                     continue
                 assert name not in text, (lesson.name, step["name"], name)
-                shared = _triples(text) & _triples(fault.description)
-                assert not shared, (lesson.name, step["name"], name, sorted(shared))
+                shared = _triples(text) & _triples(description(fault, lang))
+                assert not shared, (lesson.name, lang, step["name"], name, sorted(shared))

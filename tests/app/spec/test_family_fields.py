@@ -28,11 +28,9 @@ def resolved(spec: dict, settings: Settings | None = None):
         ("positions", "learned", "'rope'"),
         ("norm_type", "layernorm", "'rmsnorm'"),
         ("activation", "gelu_tanh", "'swiglu'"),
-        ("qkv_bias", True, "False"),
         ("o_bias", True, "False"),
         ("mlp_bias", True, "False"),
         ("norm_bias", True, "False"),
-        ("qk_norm", True, "False"),
         ("head_dim", 5, "must be even"),
     ],
 )

@@ -91,7 +91,7 @@ _OWN_RULE = {
     ("merge_heads", "forward"): "re-layout", ("merge_heads", "backward"): "re-layout",
     ("residual", "forward"): "added to the residual stream", ("residual", "backward"): "= I (the identity)",
     ("swiglu", "forward"): "silu(a) ⊙ u", ("swiglu", "backward"): "silu′(a)",
-    ("unembed", "forward"): "logits = n·Wᵀ", ("unembed", "backward"): "dW += dlogitsᵀ·X",
+    ("unembed", "forward"): "logits = n·Wᵀ", ("unembed", "backward"): "dW += dlogitsᵀ·n",
     ("token_loss", "forward"): "−log of the probability", ("token_loss", "backward"): "dL/dp_target",
     ("mean", "forward"): "ln V", ("mean", "backward"): "1/N for every position",
 }  # fmt: skip

@@ -112,7 +112,7 @@ def test_plain_sgd_says_delta_w_is_minus_g(client):
 def test_adamw_text_states_bias_correction_at_this_step(client):
     summary, _ = _context(client, {**MOMENTUM, "optimizer": {"name": "adamw"}, "train_steps": 0})
     text = _view(client, summary, "update", "update")["explanation"]
-    assert "m̂/(√v̂ + ε)" in text and "moves by m/√v" not in text, text
+    assert "m̂/(√v̂ + ε_adam)" in text and "moves by m/√v" not in text, text
     assert f"= {0.1 / math.sqrt(0.001):.3g}" in text and "t = 1" in text  # uncorrected m/√v at t = 1: 3.16
     assert "decoupled" in text and "L2" in text
 
@@ -186,7 +186,7 @@ def test_the_scores_backward_is_plain_unicode_text(client, tied):
     summary, _ = tied
     text = _view(client, summary, "layers.0.attention.scores", "backward")["explanation"]
     assert "{" not in text and "_" not in text.split(" Masked")[0], text
-    assert "dq[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k[κ,j]" in text
+    assert "dq̃[m,i] = (1/√hd)·Σⱼ dS[m,i,j]·k̃[κ,j]" in text
 
 
 def test_ropes_formula_names_its_pair_q_not_the_residual_streams_x(client, tied):

@@ -164,7 +164,7 @@ def test_the_line_search_follows_the_first_order_prediction_for_small_steps(upda
     assert np.nanmin(loss) < loss0  # somewhere along −g the loss goes down
     figure = next(f for f in update_step["figures"] if f["id"] == "update.line_search")["figure"]
     assert figure["layout"]["xaxis"]["type"] == "log"
-    assert [t["name"].split(",")[0] for t in figure["data"][:2]] == ["loss(θ − η·g)", "loss − η‖g‖²"]
+    assert [t["name"].split(",")[0] for t in figure["data"][:2]] == ["loss(W − η·g)", "loss − η‖g‖²"]
     assert any(s.get("x0") == 0.5 for s in figure["layout"]["shapes"])  # the SGD lr, marked
 
 

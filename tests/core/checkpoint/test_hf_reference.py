@@ -28,6 +28,7 @@ import pytest
 
 import xt_core
 from tests.helpers.env import skip_unless_installed
+from tests.helpers.hf_reference import rms_norm_float64, rope_float64
 from tests.helpers.specs import make_batch
 from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_llama2c
 
@@ -89,17 +90,6 @@ def write(model, directory, layout="new", dtype="float32", max_shard_size=None):
         config["rope_theta"] = config.pop("rope_parameters")["rope_theta"]
         (directory / "config.json").write_text(json.dumps(config))
     return directory
-
-
-def rms_norm_float64(self, h):
-    return self.weight * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
-
-
-def rope_float64(self, x, position_ids):
-    theta, dim = self.config.rope_parameters["rope_theta"], 2 * self.inv_freq.numel()
-    inv_freq = theta ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)
-    angle = torch.cat([position_ids[..., None].double() * inv_freq] * 2, dim=-1)
-    return (angle.cos() * self.attention_scaling).to(x.dtype), (angle.sin() * self.attention_scaling).to(x.dtype)
 
 
 def reference_step(directory, inputs, targets):
