@@ -26,6 +26,16 @@ FAMILY_PARTS: dict[str, dict[str, tuple]] = {
         "mlp_bias": (False,),
         "qk_norm": (False, True),  # True: Qwen3
     },
+    "gpt2": {  # GPT-2 (all biases, tanh GELU); nanoGPT's checkpoints: exact GELU, biases as its `bias` says
+        "positions": ("learned",),
+        "norm_type": ("layernorm",),
+        "norm_bias": (True, False),
+        "activation": ("gelu_tanh", "gelu"),
+        "qkv_bias": (True, False),
+        "o_bias": (True, False),
+        "mlp_bias": (True, False),
+        "qk_norm": (False,),
+    },
 }
 DEFAULT_FAMILY = "llama"
 
@@ -120,18 +130,24 @@ class Config:
         return cls(**data)
 
     def n_params(self) -> int:
-        """Total parameter count, computable before allocating anything."""
-        C, hd = self.n_embd, self.head_dim
+        """Total parameter count, computable before allocating anything (the family's
+        param_shapes, counted by the config's parts)."""
+        C, hd, F = self.n_embd, self.head_dim, self.ffn_hidden
+        q, kv = self.n_head * hd, self.n_kv_head * hd
+        norm = C * (2 if self.norm_bias else 1)  # gain, and bias
+        ffn_matrices = 3 if self.activation == "swiglu" else 2  # W1, W3, W2; or W1, W2
         per_layer = (
-            2 * C  # attention_norm, ffn_norm
-            + C * self.n_head * hd * 2  # wq, wo
-            + C * self.n_kv_head * hd * 2  # wk, wv
-            + C * self.ffn_hidden * 3  # w1, w3, w2
+            2 * norm  # attention_norm, ffn_norm
+            + C * (q + kv) * 2  # wq, wo; wk, wv
+            + (q + 2 * kv if self.qkv_bias else 0)
+            + (C if self.o_bias else 0)
+            + C * F * ffn_matrices
+            + ((ffn_matrices - 1) * F + C if self.mlp_bias else 0)
         )
-        per_layer += (self.n_head + 2 * self.n_kv_head) * hd if self.qkv_bias else 0  # bq, bk, bv
         per_layer += 2 * hd if self.qk_norm else 0  # q_norm, k_norm gains
+        positions = self.seq_len * C if self.positions == "learned" else 0
         head = 0 if self.tie_embeddings else self.vocab_size * C
-        return self.vocab_size * C + self.n_layer * per_layer + C + head
+        return self.vocab_size * C + positions + self.n_layer * per_layer + norm + head
 
 
 def _check_positive_int(name: str, value) -> None:
@@ -150,4 +166,6 @@ PRESETS: dict[str, Config] = {
     "tiny": Config(),
     "class": Config(vocab_size=256, n_layer=4, n_head=8, n_kv_head=8, n_embd=256, ffn_hidden=688, seq_len=128),
     "large": Config(vocab_size=512, n_layer=8, n_head=8, n_kv_head=8, n_embd=512, ffn_hidden=1376, seq_len=256),
+    # GPT-2's shape at tiny's size: LayerNorm, tanh GELU, learned positions, every bias; F = 4C
+    "gpt2-tiny": Config(family="gpt2", n_head=4, n_kv_head=4, ffn_hidden=256),
 }

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fluent.runtime import FluentBundle, FluentResource
 
+from xt_core.config import DEFAULT_FAMILY
 from xt_core.names import TOKEN_IDS, lookup
 
 # The catalogues of the words layer (app/words/__init__.py: LOCALES); only names.ftl is read here.
@@ -41,10 +42,11 @@ def _names_catalogue(lang: str) -> FluentBundle:
     return words
 
 
-def words_of(name: str, layer: int | None, lang: str = "en") -> tuple[str, str]:
-    """(title, label) of a recorded tensor as names.ftl words them; (name, name) for a name the
-    table does not know. The layer enters as text: its digits as they are, never grouped."""
-    found = lookup(name)
+def words_of(name: str, layer: int | None, lang: str = "en", family: str = DEFAULT_FAMILY) -> tuple[str, str]:
+    """(title, label) of a recorded tensor as names.ftl words them for its model family's row;
+    (name, name) for a name the table does not know. The layer enters as text: its digits as they
+    are, never grouped."""
+    found = lookup(name, family)
     if found is None:
         return name, name
     words = _names_catalogue(lang)
@@ -57,10 +59,11 @@ def listing(
     held: list[tuple[str, tuple[int, ...]]],
     recorded: list[tuple[str, tuple[int, ...], int | None]],
     lang: str = "en",
+    family: str = DEFAULT_FAMILY,
 ) -> list[Listed]:
     """A trace's token ids, then its recorded tensors (in execution order), then its parameters,
-    each with its shape and the words of the table. `held`: the token ids and parameters (name,
-    shape); `recorded`: (name, shape, layer)."""
+    each with its shape and the words of its model family's table. `held`: the token ids and
+    parameters (name, shape); `recorded`: (name, shape, layer)."""
     words = _names_catalogue(lang)
     ids_title, param_title = (
         words.format_pattern(words.get_message(message).value)[0]
@@ -70,5 +73,7 @@ def listing(
     params = [
         Listed(name, shape, "parameter", param_title, name, True) for name, shape in held if name not in TOKEN_IDS
     ]
-    tensors = [Listed(name, shape, "tensor", *words_of(name, layer, lang), True) for name, shape, layer in recorded]
+    tensors = [
+        Listed(name, shape, "tensor", *words_of(name, layer, lang, family), True) for name, shape, layer in recorded
+    ]
     return ids + tensors + params

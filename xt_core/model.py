@@ -30,8 +30,9 @@ def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 
 def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.ndarray]:
-    """Seeded random init: norm gains 1; biases N(0, 1/C); weights N(0, 1/fan_in) so activations keep unit
-    scale and a random model's attention is not uniform; embeddings N(0, 1/C) so tied
+    """Seeded random init: norm gains 1; Qwen2's q/k/v biases N(0, 1/C), GPT-2's biases 0; weights N(0, 1/fan_in)
+    so activations keep unit scale and a random model's attention is not uniform; embeddings (GPT-2's position
+    table too) N(0, 1/C) so tied
     logits start near unit scale. Drawn in float64, then cast: float32 and float64 models
     of one seed hold the same numbers."""
     dtype = np.dtype(dtype)
@@ -42,16 +43,24 @@ def init_params(cfg: Config, seed: int = 0, dtype=np.float32) -> dict[str, np.nd
     rng = np.random.default_rng(seed)
     params = {}
     for name, shape in param_shapes(cfg).items():
-        if name.endswith((".bq", ".bk", ".bv")):  # Qwen2's biases: small, not 0, so the step shows them
+        if len(shape) == 1 and cfg.family == "gpt2":  # GPT-2's init: gains 1, biases 0
+            value = np.zeros(shape) if _is_bias(name) else np.ones(shape)
+        elif name.endswith((".bq", ".bk", ".bv")):  # Qwen2's biases: small, not 0, so the step shows them
             value = rng.standard_normal(shape) / np.sqrt(cfg.n_embd)
         elif len(shape) == 1:
             value = np.ones(shape)
-        elif name in ("tok_embeddings", "output"):
+        elif name in ("tok_embeddings", "output", "pos_embeddings"):
             value = rng.standard_normal(shape) / np.sqrt(cfg.n_embd)
         else:
             value = rng.standard_normal(shape) / np.sqrt(shape[0])
         params[name] = value.astype(dtype)
     return params
+
+
+def _is_bias(name: str) -> bool:
+    """A bias of GPT-2's parameters: a norm's (attention_norm_bias) or a linear's (attention.bq, feed_forward.b1)."""
+    last = name.rsplit(".", 1)[-1]
+    return last.endswith("_bias") or (len(last) == 2 and last[0] == "b")
 
 
 def build_tape(cfg: Config) -> list[Node]:

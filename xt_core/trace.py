@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from xt_core.config import Config
+from xt_core.config import DEFAULT_FAMILY, Config
 from xt_core.listing import Listed, listing
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS
 from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
@@ -38,6 +38,7 @@ class Record:
     backward_latex: str
     # read on use: recomputed with the op's segment (Trace.contributions)
     contributions: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
+    family: str = DEFAULT_FAMILY  # the model family whose rows name it (xt_core.names.lookup(name, family))
 
 
 class Trace:
@@ -118,6 +119,7 @@ class Trace:
                 shape=(),
                 forward_latex=latex,
                 backward_latex="",
+                family=self.cfg.family,
             )
         )
 
@@ -152,6 +154,7 @@ class Trace:
                     forward_latex=node.op.forward_latex,
                     backward_latex=node.op.backward_latex,
                     contributions=self._contributions_of(i) if phase == "backward" else {},
+                    family=self.cfg.family,
                 )
             )
         return records
@@ -215,10 +218,11 @@ class Trace:
         return [node.name for node in self.nodes]
 
     def names(self, lang: str = "en") -> list[Listed]:
-        """Every name trace[name] and trace.grad(name) take, with its shape and words in `lang`
-        (the catalogues' names.ftl: xt_core.listing)."""
+        """Every name trace[name] and trace.grad(name) take, with its shape and its family's words
+        in `lang` (the catalogues' names.ftl: xt_core.listing)."""
         held = [(n, self[n].shape) for n in (*TOKEN_IDS, *self.param_names)]
-        return listing(held, [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]], lang)
+        recorded = [(r.name, r.shape, r.layer) for r in self.records[: len(self.nodes)]]
+        return listing(held, recorded, lang, self.cfg.family)
 
     def _unknown(self, name: str, pool) -> KeyError:
         close = difflib.get_close_matches(name, list(pool), n=3)

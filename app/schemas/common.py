@@ -133,6 +133,18 @@ class ModelConfig(Answer):
     tie_embeddings: bool = Field(description="the LM head reads tok_embeddings")
     rope_theta: float
     norm_eps: float
+    # the model family and its parts (xt_core.config.FAMILY_PARTS): each present only where it is not
+    # its default (Config.to_dict), so a Llama's config names none of them
+    family: Literal["llama", "gpt2"] = Field(None, description="the model family (absent: llama)")
+    head_dim: int = Field(None, description="a head's width (absent: n_embd / n_head)")
+    positions: Literal["rope", "learned"] = Field(None, description="absent: the family's default")
+    norm_type: Literal["rmsnorm", "layernorm"] = Field(None, description="absent: the family's default")
+    norm_bias: bool = Field(None, description="absent: the family's default")
+    activation: Literal["swiglu", "gelu_tanh", "gelu"] = Field(None, description="absent: the family's default")
+    qkv_bias: bool = Field(None, description="absent: the family's default")
+    o_bias: bool = Field(None, description="absent: the family's default")
+    mlp_bias: bool = Field(None, description="absent: the family's default")
+    qk_norm: bool = Field(None, description="absent: the family's default")
 
 
 class CanonicalSpec(Answer):

@@ -242,7 +242,8 @@ def step_terms(cfg: Config, n_seq: int, T: int, itemsize: int) -> dict[str, floa
     """The counts of each term for one training step of `cfg` on (n_seq, T) tokens."""
     B, L, H, K, C, F, V = n_seq, cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.n_embd, cfg.ffn_hidden, cfg.vocab_size
     hd = cfg.head_dim
-    dense = B * T * (L * (C * (H + 2 * K) * hd + H * hd * C + 3 * C * F) + V * C)
+    ffn_matrices = 3 if cfg.activation == "swiglu" else 2  # W1, W3, W2 (SwiGLU); W1, W2 (GELU)
+    dense = B * T * (L * (C * (H + 2 * K) * hd + H * hd * C + ffn_matrices * C * F) + V * C)
     attention_products = L * 2 * B * H * T * T * hd
     scale = itemsize / 4
     return {

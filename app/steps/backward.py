@@ -10,7 +10,7 @@ from xt_core.trace import Record
 
 
 def arriving_figure(ctx: TraceContext, record: Record) -> Figure:
-    title = arriving_title(record.name, ctx.lang)
+    title = arriving_title(record.name, ctx.lang, record.family)
     return TensorFigure(f"arriving.{record.name}", record.name, ctx.trace.grad(record.name), title, "grad", True)
 
 
@@ -19,7 +19,7 @@ def contribution_figures(ctx: TraceContext, record: Record) -> list[Figure]:
     for name in float_inputs(record):
         if name not in record.contributions:
             continue
-        title = contribution_title(name, ctx.is_param(name), ctx.lang)
+        title = contribution_title(name, ctx.is_param(name), ctx.lang, record.family)
         contribution = record.contributions[name]
         out.append(TensorFigure(f"contribution.{name}", name, contribution, title, "grad", True, whole=False))
     return out

@@ -114,12 +114,12 @@ def _tied(record: Record, cfg: xt_core.Config, lang: str) -> str:
     return t(lang, message) if message else ""
 
 
-def _about(lang: str, messages: dict, name: str, recorded, roles: tuple, otherwise: str) -> str:
+def _about(lang: str, messages: dict, name: str, recorded, roles: tuple, otherwise: str, family: str) -> str:
     """What a linear computes, or what reads a norm (`messages`, by the tensor's local name); a
     tensor these messages do not name: what the names' catalogue says of it (a new family's rows)."""
     if name in messages:
         return t(lang, messages[name])
-    said = about(recorded.name(0), lang) if recorded is not None and recorded.role in roles else None
+    said = about(recorded.name(0), lang, family) if recorded is not None and recorded.role in roles else None
     return said or t(lang, otherwise)
 
 
@@ -130,13 +130,13 @@ def _optional(lang: str, message: str | None, **values) -> str:
 def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> dict:
     cfg, name = trace.cfg, local_name(record.name)
     skip, branch = (record.inputs + ("", ""))[:2]
-    recorded = names.lookup(record.name)
+    recorded = names.lookup(record.name, cfg.family)
     role, block = (recorded.role, recorded.block) if recorded else ("", "")
     residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
     other = _NORM_OTHER.get(name) if record.kind == "rmsnorm" else None
     return {
-        "role": _about(lang, _ROLE, name, recorded, ("projection", "branch out"), "step-role-other"),
-        "reader": _about(lang, _READER, name, recorded, ("norm out",), "step-reader-head"),
+        "role": _about(lang, _ROLE, name, recorded, ("projection", "branch out"), "step-role-other", cfg.family),
+        "reader": _about(lang, _READER, name, recorded, ("norm out",), "step-reader-head", cfg.family),
         "hd": cfg.head_dim,
         "theta": num(cfg.rope_theta, "g", lang),
         "stream": _optional(lang, _STREAM.get(name)),

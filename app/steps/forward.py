@@ -13,14 +13,15 @@ def input_figures(ctx: TraceContext, record: Record, skip: tuple[str, ...] = ())
     for name in float_inputs(record):
         if name in skip:
             continue
-        title = input_title(name, ctx.is_param(name), ctx.lang)
+        title = input_title(name, ctx.is_param(name), ctx.lang, record.family)
         out.append(TensorFigure(f"input.{name}", name, ctx.trace[name], title, "input", False))
     return out
 
 
 def output_figure(ctx: TraceContext, record: Record) -> Figure:
     name = record.name
-    return TensorFigure(f"output.{name}", name, ctx.trace[name], output_title(name, ctx.lang), "output", False)
+    title = output_title(name, ctx.lang, record.family)
+    return TensorFigure(f"output.{name}", name, ctx.trace[name], title, "output", False)
 
 
 def plan(ctx: TraceContext, record: Record) -> list[Figure]:

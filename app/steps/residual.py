@@ -23,7 +23,7 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     branch = total - skip
     rows = ctx.positions(seq)
     lang = ctx.lang
-    title = t(lang, "names-figure-residual-title", label=tensor_label(skip_name, lang))
+    title = t(lang, "names-figure-residual-title", label=tensor_label(skip_name, lang, ctx.trace.cfg.family))
     parts = ("names-figure-residual-skip", "names-figure-residual-branch", "names-figure-residual-sum")
     names = tuple(t(lang, part) for part in parts)
     cells = ctx.settings.max_heatmap_cells if max_cells is None else min(max_cells, ctx.settings.max_heatmap_cells)

@@ -85,7 +85,7 @@ def param_figures(ctx: TraceContext, name: str, lang: str = "en") -> list[dict]:
     delta = ctx.trace.update.per_param[name].delta
     grad = ctx.trace.grads[name]
     cells = ctx.settings.max_heatmap_cells
-    label = tensor_label(name, ctx.lang)
+    label = tensor_label(name, ctx.lang, ctx.trace.cfg.family)
     return [
         param_entry(ctx, name, array, figure_id, t(lang, title, label=label), "update", True, cells, values, lang=lang)
         for figure_id, array, title, values in (

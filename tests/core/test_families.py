@@ -1,7 +1,7 @@
 """The model family seam: a config names its family and the parts of it (positions, norm,
 activation, biases, qk-norm, head width); the family's script and rows of recorded tensors run
-it. Only Llama is computed today: a part the code cannot compute is refused naming the field and
-what it computes, never computed as something else. A head width other than n_embd / n_head is
+it. Llama and GPT-2 are computed: a part a family's script cannot compute is refused naming the
+field and what it computes, never computed as something else. A head width other than n_embd / n_head is
 computed (Wq (C, H*hd), Wo (H*hd, C)); its gradients: tests/core/test_model.py (finite
 differences) and tests/core/test_torch_parity.py (autograd)."""
 
@@ -52,7 +52,7 @@ def test_a_config_takes_its_familys_defaults_and_leaves_them_out_of_its_dict():
 @pytest.mark.parametrize(
     "field,value,computes",
     [
-        ("family", "gpt2", "family must be one of 'llama', got 'gpt2'"),
+        ("family", "gpt3", "family must be one of 'llama', 'gpt2', got 'gpt3'"),
         ("positions", "learned", "positions = 'learned' is not computed for the 'llama' family: it computes 'rope'"),
         ("norm_type", "layernorm", "norm_type = 'layernorm' .* it computes 'rmsnorm'"),
         ("norm_bias", True, "norm_bias = True .* it computes False"),
@@ -70,6 +70,45 @@ def test_a_config_takes_its_familys_defaults_and_leaves_them_out_of_its_dict():
 def test_what_the_code_cannot_compute_is_refused_naming_the_field(field, value, computes):
     with pytest.raises(ValueError, match=computes):
         xt_core.Config(**{field: value})
+
+
+@pytest.mark.parametrize(
+    "fields,computes",
+    [
+        (dict(positions="rope"), "positions = 'rope' is not computed for the 'gpt2' family: it computes 'learned'"),
+        (dict(norm_type="rmsnorm"), "norm_type = 'rmsnorm' .* it computes 'layernorm'"),
+        (dict(activation="swiglu"), "activation = 'swiglu' .* it computes 'gelu_tanh', 'gelu'"),
+        (dict(qk_norm=True), "qk_norm = True .* it computes False"),
+    ],
+)
+def test_gpt2_refuses_what_its_script_does_not_compute(fields, computes):
+    with pytest.raises(ValueError, match=computes):
+        xt_core.Config(family="gpt2", **fields)
+
+
+def test_gpt2s_defaults_are_gpt2s_and_its_dict_names_only_the_family():
+    cfg = xt_core.Config(family="gpt2")
+    assert (cfg.positions, cfg.norm_type, cfg.activation) == ("learned", "layernorm", "gelu_tanh")
+    assert cfg.norm_bias and cfg.qkv_bias and cfg.o_bias and cfg.mlp_bias and not cfg.qk_norm
+    assert cfg.to_dict()["family"] == "gpt2" and "activation" not in cfg.to_dict()
+    nanogpt = xt_core.Config(family="gpt2", activation="gelu", norm_bias=False, qkv_bias=False, o_bias=False,
+                             mlp_bias=False)  # fmt: skip
+    assert xt_core.Config.from_dict(nanogpt.to_dict()) == nanogpt
+    for variant in (cfg, nanogpt, dataclasses.replace(nanogpt, tie_embeddings=False, mlp_bias=True)):
+        shapes = xt_core.param_shapes(variant)
+        assert variant.n_params() == sum(np.prod(s) for s in shapes.values())
+    assert xt_core.param_shapes(cfg)["pos_embeddings"] == (cfg.seq_len, cfg.n_embd)
+    assert "layers.0.attention.bq" not in xt_core.param_shapes(nanogpt)
+
+
+def test_gpt2s_init_gives_biases_zero_and_gains_one():
+    params = xt_core.init_params(xt_core.Config(family="gpt2"), seed=0)
+    for name, value in params.items():
+        if name.endswith(("_bias", ".bq", ".bk", ".bv", ".bo", ".b1", ".b2")):
+            assert not value.any(), name
+        elif value.ndim == 1:
+            assert (value == 1).all(), name
+    assert 0.05 < params["pos_embeddings"].std() < 0.2  # N(0, 1/C), C = 64
 
 
 def test_qwens_parts_add_their_parameters_and_rows_and_stay_in_the_dict():
@@ -131,3 +170,12 @@ def test_an_explicit_head_dim_survives_xts_and_hfs_checkpoints(tmp_path):
         assert ckpt.cfg == cfg and ckpt.cfg.head_dim == 6
         for name, value in params.items():
             np.testing.assert_array_equal(ckpt.params[name], value, err_msg=name)
+
+
+def test_a_gpt2_survives_xts_own_checkpoint(tmp_path):
+    cfg = xt_core.Config(family="gpt2", n_head=4, n_kv_head=4, activation="gelu", mlp_bias=False, n_layer=1)
+    params = xt_core.init_params(cfg, seed=1)
+    ckpt = load(save(tmp_path / "model.safetensors", Checkpoint(cfg, params)))
+    assert ckpt.cfg == cfg
+    for name, value in params.items():
+        np.testing.assert_array_equal(ckpt.params[name], value, err_msg=name)

@@ -28,6 +28,24 @@ CONFIGS = {
     ),
     # heads wider than C / H (Qwen3's explicit head_dim): Wq (8, 18), Wo (18, 8); 8 is not a multiple of 3
     "wide-heads-mqa-L1": dict(vocab_size=9, n_layer=1, n_head=3, n_kv_head=1, n_embd=8, head_dim=6, ffn_hidden=10),
+    # GPT-2 (LayerNorm with bias, tanh GELU, learned positions, every bias) and nanoGPT's bias=False, exact GELU
+    "gpt2-L2": dict(family="gpt2", vocab_size=11, n_layer=2, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=12, seq_len=8),
+    "nanogpt-nobias-untied-L1": dict(
+        family="gpt2",
+        vocab_size=9,
+        n_layer=1,
+        n_head=2,
+        n_kv_head=2,
+        n_embd=8,
+        ffn_hidden=10,
+        seq_len=6,
+        tie_embeddings=False,
+        activation="gelu",
+        norm_bias=False,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+    ),
     # Qwen2: q, k, v biases; Qwen3: QK-norm with heads wider than C / H; both parts at once
     "qwen2-gqa-L2": dict(vocab_size=11, n_layer=2, n_head=4, n_kv_head=2, n_embd=8, ffn_hidden=12, qkv_bias=True),
     "qwen3-wide-heads-L2": dict(
@@ -53,12 +71,32 @@ BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
 @pytest.mark.parametrize("n_seq,T", BATCHES)
 def test_gradcheck_every_parameter_and_intermediate(name, n_seq, T):
     cfg = xt_core.Config(**CONFIGS[name])
-    params = xt_core.init_params(cfg, seed=3, dtype=np.float64)
+    params = with_random_vectors(xt_core.init_params(cfg, seed=3, dtype=np.float64))
     inputs, targets = make_batch(cfg, n_seq, T, seed=n_seq)
     report = gradcheck(cfg, params, inputs, targets, max_entries=24)
     failing = [(r.name, r.max_rel_error) for r in report.rows if not r.passed]
     assert not failing
     assert {r.name for r in report.rows} == set(params) | set(tensor_names(cfg))
+
+
+def with_random_vectors(params):
+    """Gains and biases away from 1 and 0 (the init's): a swapped or missing one then shows."""
+    rng = np.random.default_rng(5)
+    return {k: v + 0.3 * rng.standard_normal(v.shape) if v.ndim == 1 else v for k, v in params.items()}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["gpt2-L2", "nanogpt-nobias-untied-L1"])
+def test_every_step_check_of_a_gpt2_trace_passes(name, dtype):
+    cfg = xt_core.Config(**CONFIGS[name])
+    params = {k: v.astype(dtype) for k, v in with_random_vectors(xt_core.init_params(cfg, seed=2)).items()}
+    trace = xt_core.forward_backward(cfg, params, *make_batch(cfg, 2, cfg.seq_len - 1))
+    results = [check_record(trace, i) for i in range(len(trace.records))]
+    assert all(r.passed for r in results), [
+        (trace.records[r.record].name, r.max_rel_error) for r in results if not r.passed
+    ]
+    assert all(r.checks for r in results)
+    assert {r.kind for r in trace.records} >= {"layernorm", "positions", cfg.activation}
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -103,6 +103,34 @@ def test_a_trace_lists_every_name_it_answers_to_with_its_shape_and_words():
     assert {entry.kind for entry in listed if not entry.has_grad} == {"token ids"}
 
 
+def test_gpt2s_table_is_its_tape_and_its_axes_the_shapes():
+    cfg = xt_core.Config(family="gpt2", vocab_size=30, n_layer=2, n_head=4, n_kv_head=4, n_embd=16, ffn_hidden=64)
+    nodes = xt_core.build_tape(cfg)
+    assert names.tensor_names(cfg) == [node.name for node in nodes]
+    assert [names.lookup(n.name, "gpt2").phase for n in nodes] == [n.phase for n in nodes]
+    assert len(nodes) == 2 + 15 * cfg.n_layer + 5  # token + position embeddings; 15 a layer; norm .. loss
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(2, 8))
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=1), tokens[:, :-1], tokens[:, 1:])
+    sizes = names.dims(cfg, 2, 7)
+    for name in names.tensor_names(cfg):
+        axes = names.lookup(name, "gpt2").axes
+        assert np.shape(trace[name]) == tuple(int(np.prod([sizes[d] for d in a.split("*")])) for a in axes), name
+    assert names.recorded_elements(cfg, 2, 7) == sum(np.size(trace[name]) for name in names.tensor_names(cfg))
+
+
+def test_a_gpt2_traces_listing_has_gpt2s_words():
+    cfg = xt_core.Config(family="gpt2", vocab_size=20, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=16)
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, size=(1, 6))
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg), tokens[:, :-1], tokens[:, 1:])
+    listed = {e.name: e for e in trace.names()}
+    assert listed["embedding_positions"].label == "token + position embeddings"
+    assert listed["layers.0.attention_norm.out"].title == "LayerNorm before attention"
+    assert listed["layers.0.feed_forward.gelu"].label == "layer 0 GELU activation"
+    russian = {e.name: e for e in trace.names(lang="ru")}
+    assert russian["embedding_positions"].label == "эмбеддинги токенов + позиционные эмбеддинги"
+    assert russian["layers.0.attention.q"].title == "Проекция запросов q = n·Wq + bq"
+
+
 def test_every_row_is_worded_in_every_catalogue_and_in_russian_on_request():
     """A family's rows carry structure only; each row's title and label are in the catalogues
     (app/words/locales/<lang>/names.ftl, by its words id), which Trace.names() reads without the app."""

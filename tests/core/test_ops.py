@@ -36,6 +36,12 @@ CASES = {
     "qk_norm": ((randn(B, T, H * 4), randn(4)), {"n_heads": H, "eps": 1e-6}),
     "token_loss": ((np.abs(randn(B, T, V)) + 0.1, rng.integers(0, V, (B, T))), {}),
     "mean": ((randn(B, T),), {}),
+    # GPT-2's
+    "layernorm": ((randn(B, T, C) + 2, randn(C), randn(C)), {"eps": 1e-5}),
+    "positions": ((randn(B, T, C), randn(T + 3, C)), {}),  # a table longer than the batch: rows past T get 0
+    "linear_bias": ((randn(B, T, C), randn(C, F), randn(F)), {}),
+    "gelu_tanh": ((randn(B, T, F) * 3,), {}),
+    "gelu": ((randn(B, T, F) * 3,), {}),
 }
 
 

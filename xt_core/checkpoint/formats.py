@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xt_core.checkpoint import gguf_file, hf, hf_config, llama2c, native
+from xt_core.checkpoint import gguf_file, hf_config, hf_directory, llama2c, nanogpt, native
 from xt_core.checkpoint.common import Checkpoint, Header, Limits
 
 MAGIC_BYTES = 8  # the most of a file's first bytes a row's `magic` may be
@@ -132,15 +132,19 @@ XT_FORMATS = (
     FileFormat("llama2c", "llama2.c", "llama2.c", llama2c.checkpoint_header, (".bin",), uploadable=True),
     FileFormat(
         "hf",
-        "Hugging Face Llama or Qwen directory",
+        "Hugging Face Llama, Qwen or GPT-2 directory",
         "Hugging Face",
-        hf.checkpoint_header,
+        hf_directory.checkpoint_header,
         directory=True,
         refuses=hf_config.REFUSED,
     ),
     FileFormat(
         "gguf", "GGUF", "llama.cpp", gguf_file.checkpoint_header, (".gguf",), b"GGUF", refuses=gguf_file.REFUSED
     ),
+)
+# nanoGPT's ckpt.pt (torch.save's zip, read without torch or running pickled code) and its meta.pkl
+XT_FORMATS += (
+    FileFormat("nanogpt", "nanoGPT ckpt.pt", "nanoGPT", nanogpt.checkpoint_header, (".pt",), refuses=nanogpt.REFUSED),
 )
 for _row in XT_FORMATS:
     register(_row)

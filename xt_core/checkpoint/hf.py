@@ -110,7 +110,7 @@ def interleaved_to_rotate_half(w: np.ndarray, n_heads: int) -> np.ndarray:
     return w.reshape(n_heads, hd // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def _read_json(path: Path, source: str):
+def read_json(path: Path, source: str):
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -128,12 +128,12 @@ def _is_shard_name(file) -> bool:
     return isinstance(file, str) and file.endswith(".safetensors") and Path(file).name == file and file[0] != "."
 
 
-def _weight_map(directory: Path, source: str) -> dict[str, str] | None:
+def weight_map_of(directory: Path, source: str) -> dict[str, str] | None:
     """Tensor name -> the shard in `directory` holding it; None without an index (one file)."""
     index = directory / "model.safetensors.index.json"
     if not index.exists():
         return None
-    data = _read_json(index, source)
+    data = read_json(index, source)
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:
         raise CheckpointError(f"{source}: {index.name} has no weight_map object naming the tensors")
@@ -145,7 +145,7 @@ def _weight_map(directory: Path, source: str) -> dict[str, str] | None:
     return weight_map
 
 
-def _entries(directory: Path, weight_map: dict[str, str] | None, source: str) -> dict[str, tuple[Path, Entry]]:
+def tensor_entries(directory: Path, weight_map: dict[str, str] | None, source: str) -> dict[str, tuple[Path, Entry]]:
     if weight_map is None:
         path = directory / "model.safetensors"
         if not path.exists():
@@ -163,7 +163,7 @@ def _entries(directory: Path, weight_map: dict[str, str] | None, source: str) ->
 def read_config(directory: Path, limits: Limits | None = None) -> Config:
     """config.json as xt's Config, key by key (hf_config.config_fields; its row's config step)."""
     source = directory.name
-    fields = config_fields(_read_json(directory / "config.json", source), source)
+    fields = config_fields(read_json(directory / "config.json", source), source)
     return config_from_fields(fields, source, limits, part="config.json", names={"norm_eps": "rms_norm_eps"})
 
 
@@ -176,12 +176,12 @@ def import_hf(directory, dtype=None, limits: Limits | None = None) -> Checkpoint
     if dtype is not None and np.dtype(dtype) not in FLOAT_DTYPES:
         raise ValueError(f"dtype must be float32, float64 or None, got {dtype!r}")
     cfg = read_config(directory, limits)
-    weight_map = _weight_map(directory, source)
+    weight_map = weight_map_of(directory, source)
     if (
         weight_map is not None
     ):  # the index alone says how many tensors there are: refuse a lying config before any shard
         check_count(cfg, len(weight_map), source)
-    entries = _entries(directory, weight_map, source)
+    entries = tensor_entries(directory, weight_map, source)
     check_count(cfg, len(entries), source)
     expected = {hf_name(name): name for name in param_shapes(cfg)}
     check_names(expected, [n for n in entries if not IGNORABLE.fullmatch(n)], source)

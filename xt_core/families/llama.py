@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from xt_core.config import Config
 from xt_core.families.llama_names import ROWS
+from xt_core.families.script import recorder
 from xt_core.tape import Node
 
 FAMILY = "llama"
-_ROW = {row.pattern: row for row in ROWS}  # an undeclared pattern is a KeyError when the tape is built
 
 
 def param_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
@@ -73,12 +73,7 @@ def _projections(cfg: Config, add, n: str, a: str, L: int) -> tuple[str, str, st
 def build_tape(cfg: Config) -> list[Node]:
     """The step's ops in execution order; each node is named after the tensor it produces, a
     pattern of the family's rows of recorded tensors."""
-    nodes: list[Node] = []
-
-    def add(pattern, kind, inputs, layer=None, **attrs):
-        recorded = _ROW[pattern]
-        nodes.append(Node(recorded.name(layer), kind, tuple(inputs), layer, recorded.phase, attrs))
-        return nodes[-1].name
+    nodes, add = recorder(ROWS)
 
     eps = cfg.norm_eps
     x = add("embedding", "embedding", ["tokens", "tok_embeddings"])

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xt_core.config import Config
-from xt_core.families import llama, llama_names
+from xt_core.families import gpt2, gpt2_names, llama, llama_names
 from xt_core.recorded import Recorded
 from xt_core.tape import Node
 
@@ -25,6 +25,7 @@ class Family:
 
 FAMILIES: dict[str, Family] = {
     llama.FAMILY: Family(llama.FAMILY, llama.param_shapes, llama.build_tape, llama_names.ROWS),
+    gpt2.FAMILY: Family(gpt2.FAMILY, gpt2.param_shapes, gpt2.build_tape, gpt2_names.ROWS),
 }
 
 

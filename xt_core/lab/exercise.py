@@ -34,14 +34,32 @@ from xt_core.model import build_tape, forward_backward, init_params
 from xt_core.ops import OPS
 
 EXERCISE_CONFIG = Config(vocab_size=16, n_layer=2, n_head=4, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=12)
-# ops only a config's part records (Qwen's): the exercise's model has that part switched on
-_PART_OF_OP = {"bias": "qkv_bias", "qk_norm": "qk_norm"}
+# ops only a config's part records (Qwen's biases, its QK-norm) are exercised with that part switched on
+PART_EXERCISE_CONFIGS = tuple(replace(EXERCISE_CONFIG, **{part: True}) for part in ("qkv_bias", "qk_norm"))
+# GPT-2's ops (LayerNorm, GELU, positions, linear with bias) are exercised in a GPT-2 of the same sizes
+GPT2_EXERCISE_CONFIGS = tuple(
+    Config(
+        family="gpt2",
+        vocab_size=16,
+        n_layer=2,
+        n_head=4,
+        n_kv_head=4,
+        n_embd=16,
+        ffn_hidden=24,
+        seq_len=12,
+        activation=activation,
+    )  # fmt: skip
+    for activation in ("gelu_tanh", "gelu")
+)
 
 
 def exercise_config(op: str) -> Config:
-    """The small model an exercise of `op` trains one step of: one whose step runs that op."""
-    part = _PART_OF_OP.get(op)
-    return EXERCISE_CONFIG if part is None else replace(EXERCISE_CONFIG, **{part: True})
+    """The small model an exercise of `op` trains one step of: the first of the exercise models
+    whose step runs that op."""
+    for cfg in (EXERCISE_CONFIG, *PART_EXERCISE_CONFIGS, *GPT2_EXERCISE_CONFIGS):
+        if any(node.kind == op for node in build_tape(cfg)):
+            return cfg
+    raise ValueError(f"no exercise model computes op {op!r}")
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Embedding lookup, matmuls, the residual add and the SwiGLU gate.
+"""Embedding lookup, learned positions, matmuls (with and without bias), the residual add and the
+SwiGLU gate.
 
 Dimension names: B sequences, T positions, C = n_embd, V = vocab_size,
 F = ffn_hidden; `in`/`out` are a Linear's widths (weights stored (in, out): y = x @ W).
@@ -36,6 +37,28 @@ def embedding_rows(cache) -> np.ndarray:
     return np.unique(cache[0])
 
 
+# --------------------------------------------------------------------------- learned positions (GPT-2)
+
+POSITIONS_FORWARD_TEX = r"x_{b,t,:} = e_{b,t,:} + P_{t,:}"
+POSITIONS_BACKWARD_TEX = r"\frac{\partial L}{\partial e} = \frac{\partial L}{\partial x}, \qquad \frac{\partial L}{\partial P_{t,:}} = \sum_{b} \frac{\partial L}{\partial x_{b,t,:}}\ (t < T), \quad 0\ (t \ge T)"
+
+
+def positions_forward(e: np.ndarray, table: np.ndarray):
+    """e (B, T, C) token embeddings, table (seq_len, C) learned positions -> x = e + table[:T]:
+    row t of the table is added at position t of every sequence."""
+    T = e.shape[1]
+    return e + table[:T], table.shape
+
+
+def positions_backward(dx: np.ndarray, cache):
+    """Forward: x = e + table[:T].  de = dx;  dtable[t] = sum over the batch of dx[:, t] for
+    t < T (every sequence reads the same row: forgetting the sum keeps one sequence's
+    gradient), zero for the rows past T no position read."""
+    dtable = np.zeros(cache, dtype=dx.dtype)
+    dtable[: dx.shape[1]] = np.sum(dx, axis=0)
+    return dx, dtable
+
+
 # --------------------------------------------------------------------------- linear
 
 LINEAR_FORWARD_TEX = r"Y = X W"
@@ -69,6 +92,32 @@ def linear_input_backward(dy: np.ndarray, cache):
     # faster at 32 rows, about even at 128, slower from 256 (docs/performance.md); copy: B*T*in floats
     dx = np.ascontiguousarray((weight @ rows.T).T)
     return dx.reshape(*dy.shape[:-1], weight.shape[0]), None
+
+
+# --------------------------------------------------------------------------- linear with bias (GPT-2)
+
+LINEAR_BIAS_FORWARD_TEX = r"Y = X W + b"
+LINEAR_BIAS_BACKWARD_TEX = r"\frac{\partial L}{\partial X} = \frac{\partial L}{\partial Y} W^{\top}, \qquad \frac{\partial L}{\partial W} = X^{\top} \frac{\partial L}{\partial Y}, \qquad \frac{\partial L}{\partial b} = \sum_{b,t} \frac{\partial L}{\partial Y_{b,t,:}}"
+
+
+def linear_bias_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray):
+    """x (B, T, in), weight (in, out), bias (out,) -> y (B, T, out) = x @ weight + bias."""
+    y = x @ weight
+    y += bias
+    return y, (x, weight)
+
+
+def linear_bias_backward(dy: np.ndarray, cache):
+    """Forward: y = x @ weight + bias.  dx, dweight as linear_backward;  dbias = dy summed over
+    its rows (B, T): the bias is added at every position of every sequence, so each adds its
+    gradient (keeping one row's is the classic mistake)."""
+    dx, dweight = linear_backward(dy, cache)
+    return dx, dweight, np.sum(dy.reshape(-1, dy.shape[-1]), axis=0)
+
+
+def linear_bias_input_backward(dy: np.ndarray, cache):
+    """linear_bias_backward without the parameters' gradients: (dx, None, None)."""
+    return linear_input_backward(dy, cache)[0], None, None
 
 
 # --------------------------------------------------------------------------- unembed (LM head)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xt_core.ops import attention, basic, bias, loss, norm, qk_norm
+from xt_core.ops import attention, basic, bias, gelu, loss, norm, qk_norm
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,43 @@ _TABLE = (
         loss.mean_backward,
         loss.MEAN_FORWARD_TEX,
         loss.MEAN_BACKWARD_TEX,
+    ),
+    # GPT-2's: LayerNorm, learned positions, linear layers with bias, GELU in both forms
+    Op(
+        "layernorm",
+        norm.layernorm_forward,
+        norm.layernorm_backward,
+        norm.LAYERNORM_FORWARD_TEX,
+        norm.LAYERNORM_BACKWARD_TEX,
+    ),
+    Op(
+        "positions",
+        basic.positions_forward,
+        basic.positions_backward,
+        basic.POSITIONS_FORWARD_TEX,
+        basic.POSITIONS_BACKWARD_TEX,
+    ),
+    Op(
+        "linear_bias",
+        basic.linear_bias_forward,
+        basic.linear_bias_backward,
+        basic.LINEAR_BIAS_FORWARD_TEX,
+        basic.LINEAR_BIAS_BACKWARD_TEX,
+        basic.linear_bias_input_backward,
+    ),
+    Op(
+        "gelu_tanh",
+        gelu.gelu_tanh_forward,
+        gelu.gelu_tanh_backward,
+        gelu.GELU_TANH_FORWARD_TEX,
+        gelu.GELU_TANH_BACKWARD_TEX,
+    ),
+    Op(
+        "gelu",
+        gelu.gelu_forward,
+        gelu.gelu_backward,
+        gelu.GELU_FORWARD_TEX,
+        gelu.GELU_BACKWARD_TEX,
     ),
 )
 OPS: dict[str, Op] = {op.kind: op for op in _TABLE}

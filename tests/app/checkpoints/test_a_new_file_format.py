@@ -134,9 +134,9 @@ def test_xt_rows_recognise_their_files(tmp_path):
         "a.npz": "xt",
     }
     assert recognise(tmp_path / "notes.txt") is None and "tiny" not in FILE_FORMATS
-    assert (
-        readable()
-        == "a Hugging Face Llama or Qwen directory, .safetensors (xt), .npz (xt), .bin (llama2.c), .gguf (llama.cpp)"
+    assert readable() == (
+        "a Hugging Face Llama, Qwen or GPT-2 directory, .safetensors (xt), .npz (xt), .bin (llama2.c), "
+        ".gguf (llama.cpp), .pt (nanoGPT)"
     )
 
 

@@ -24,7 +24,7 @@ def resolved(spec: dict, settings: Settings | None = None):
 @pytest.mark.parametrize(
     "field,value,computes",
     [
-        ("family", "gpt2", "'llama'"),
+        ("family", "gpt3", "'llama', 'gpt2'"),
         ("positions", "learned", "'rope'"),
         ("norm_type", "layernorm", "'rmsnorm'"),
         ("activation", "gelu_tanh", "'swiglu'"),

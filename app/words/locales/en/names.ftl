@@ -74,6 +74,42 @@ names-token-loss-label = loss per position
 names-loss-title = Mean loss over all positions
 names-loss-label = mean loss L
 
+## GPT-2's recorded tensors (xt_core/families/gpt2_names.py): those worded differently from Llama's
+
+names-gpt2-embedding-positions-title = Learned position embedding added
+names-gpt2-embedding-positions-label = token + position embeddings
+names-gpt2-attention-norm-out-title = LayerNorm before attention
+names-gpt2-attention-norm-out-label = LayerNorm output of layer { $layer }, before attention
+names-gpt2-attention-norm-out-about = attention
+names-gpt2-attention-q-title = Query projection q = n·Wq + bq
+names-gpt2-attention-q-label = layer { $layer } queries
+names-gpt2-attention-q-about = queries: what each position is looking for
+names-gpt2-attention-k-title = Key projection k = n·Wk + bk
+names-gpt2-attention-k-label = layer { $layer } keys
+names-gpt2-attention-k-about = keys: what each position offers to be found by
+names-gpt2-attention-v-title = Value projection v = n·Wv + bv
+names-gpt2-attention-v-label = layer { $layer } values
+names-gpt2-attention-v-about = values: what each position passes on when it is attended to
+names-gpt2-attention-scores-title = Attention scores q·kᵀ/√hd, causal mask
+names-gpt2-attention-scores-label = layer { $layer } attention scores, all heads
+names-gpt2-attention-out-title = Attention output projection ·Wo + bo
+names-gpt2-attention-out-label = layer { $layer } attention output
+names-gpt2-attention-out-about = the attention output: the concatenated heads mixed back into the C-wide residual stream
+names-gpt2-ffn-norm-out-title = LayerNorm before the feed-forward
+names-gpt2-ffn-norm-out-label = LayerNorm output of layer { $layer }, before the feed-forward
+names-gpt2-ffn-norm-out-about = the feed-forward
+names-gpt2-feed-forward-up-title = Up projection ·W1 + b1
+names-gpt2-feed-forward-up-label = layer { $layer } up projection
+names-gpt2-feed-forward-up-about = the up projection a, which goes through GELU
+names-gpt2-feed-forward-gelu-title = GELU activation
+names-gpt2-feed-forward-gelu-label = layer { $layer } GELU activation
+names-gpt2-feed-forward-out-title = Down projection ·W2 + b2
+names-gpt2-feed-forward-out-label = layer { $layer } feed-forward output
+names-gpt2-feed-forward-out-about = the feed-forward output: the F-wide hidden vector projected back to C features
+names-gpt2-norm-out-title = Final LayerNorm
+names-gpt2-norm-out-label = final LayerNorm output
+names-gpt2-norm-out-about = the LM head
+
 ## Trace.names() (xt_core/listing.py): the title of a name that no op records
 
 names-listed-token-ids = token ids
@@ -100,6 +136,17 @@ names-param-feed-forward-w3-label = layer { $layer } up weights W3
 names-param-feed-forward-w2-label = layer { $layer } down weights W2
 names-param-norm-label = final RMSNorm gain
 names-param-output-label = LM head weights
+names-param-pos-embeddings-label = position embedding matrix
+names-param-attention-norm-bias-label = layer { $layer } attention LayerNorm bias
+names-param-attention-bo-label = layer { $layer } attention output bias bo
+names-param-ffn-norm-bias-label = layer { $layer } feed-forward LayerNorm bias
+names-param-feed-forward-b1-label = layer { $layer } up bias b1
+names-param-feed-forward-b2-label = layer { $layer } down bias b2
+names-param-norm-bias-label = final LayerNorm bias
+names-param-gpt2-attention-norm-label = layer { $layer } attention LayerNorm gain
+names-param-gpt2-ffn-norm-label = layer { $layer } feed-forward LayerNorm gain
+names-param-gpt2-feed-forward-w1-label = layer { $layer } up weights W1
+names-param-gpt2-norm-label = final LayerNorm gain
 
 ## The block diagram and the timeline's groups
 
@@ -107,6 +154,8 @@ names-block-embedding = Token embedding
 names-block-attention = Layer { $layer } · attention
 names-block-ffn = Layer { $layer } · feed-forward
 names-block-norm = Final RMSNorm
+names-block-embedding-positions = Token and position embeddings
+names-block-norm-layernorm = Final LayerNorm
 names-block-head = LM head (logits)
 names-block-loss = Softmax and cross-entropy loss
 names-block-update = Optimizer update

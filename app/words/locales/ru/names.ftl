@@ -74,6 +74,42 @@ names-token-loss-label = потеря на каждой позиции
 names-loss-title = Средняя потеря по всем позициям
 names-loss-label = средняя потеря L
 
+## Записанные тензоры GPT-2 (xt_core/families/gpt2_names.py): те, что названы иначе, чем у Llama
+
+names-gpt2-embedding-positions-title = Прибавление обучаемых позиционных эмбеддингов
+names-gpt2-embedding-positions-label = эмбеддинги токенов + позиционные эмбеддинги
+names-gpt2-attention-norm-out-title = Нормализация слоя (LayerNorm) перед вниманием
+names-gpt2-attention-norm-out-label = выход LayerNorm слоя { $layer } перед вниманием
+names-gpt2-attention-norm-out-about = внимание
+names-gpt2-attention-q-title = Проекция запросов q = n·Wq + bq
+names-gpt2-attention-q-label = запросы слоя { $layer }
+names-gpt2-attention-q-about = запросы: что ищет каждая позиция
+names-gpt2-attention-k-title = Проекция ключей k = n·Wk + bk
+names-gpt2-attention-k-label = ключи слоя { $layer }
+names-gpt2-attention-k-about = ключи: то, по чему каждую позицию можно найти
+names-gpt2-attention-v-title = Проекция значений v = n·Wv + bv
+names-gpt2-attention-v-label = значения слоя { $layer }
+names-gpt2-attention-v-about = значения: что каждая позиция передаёт дальше, когда на неё смотрит внимание
+names-gpt2-attention-scores-title = Оценки внимания q·kᵀ/√hd, каузальная маска
+names-gpt2-attention-scores-label = оценки внимания слоя { $layer }, все головы
+names-gpt2-attention-out-title = Выходная проекция внимания ·Wo + bo
+names-gpt2-attention-out-label = выход внимания слоя { $layer }
+names-gpt2-attention-out-about = выход внимания: склеенные головы, снова смешанные в остаточный поток ширины C
+names-gpt2-ffn-norm-out-title = Нормализация слоя (LayerNorm) перед полносвязным блоком
+names-gpt2-ffn-norm-out-label = выход LayerNorm слоя { $layer } перед полносвязным блоком
+names-gpt2-ffn-norm-out-about = полносвязный блок
+names-gpt2-feed-forward-up-title = Повышающая проекция ·W1 + b1
+names-gpt2-feed-forward-up-label = повышающая проекция слоя { $layer }
+names-gpt2-feed-forward-up-about = повышающая проекция a, которая проходит через GELU
+names-gpt2-feed-forward-gelu-title = Активация GELU
+names-gpt2-feed-forward-gelu-label = активация GELU слоя { $layer }
+names-gpt2-feed-forward-out-title = Понижающая проекция ·W2 + b2
+names-gpt2-feed-forward-out-label = выход полносвязного блока слоя { $layer }
+names-gpt2-feed-forward-out-about = выход полносвязного блока: скрытый вектор ширины F, спроецированный обратно в C признаков
+names-gpt2-norm-out-title = Финальная нормализация слоя (LayerNorm)
+names-gpt2-norm-out-label = выход финального LayerNorm
+names-gpt2-norm-out-about = LM-голова
+
 ## Trace.names() (xt_core/listing.py): заголовок имени, которое не записывает ни одна операция
 
 names-listed-token-ids = идентификаторы токенов
@@ -100,6 +136,17 @@ names-param-feed-forward-w3-label = повышающие веса W3 слоя { 
 names-param-feed-forward-w2-label = понижающие веса W2 слоя { $layer }
 names-param-norm-label = масштаб финального RMSNorm
 names-param-output-label = веса LM-головы
+names-param-pos-embeddings-label = матрица позиционных эмбеддингов
+names-param-attention-norm-bias-label = смещение LayerNorm перед вниманием слоя { $layer }
+names-param-attention-bo-label = выходное смещение внимания bo слоя { $layer }
+names-param-ffn-norm-bias-label = смещение LayerNorm перед полносвязным блоком слоя { $layer }
+names-param-feed-forward-b1-label = повышающее смещение b1 слоя { $layer }
+names-param-feed-forward-b2-label = понижающее смещение b2 слоя { $layer }
+names-param-norm-bias-label = смещение финального LayerNorm
+names-param-gpt2-attention-norm-label = масштаб LayerNorm перед вниманием слоя { $layer }
+names-param-gpt2-ffn-norm-label = масштаб LayerNorm перед полносвязным блоком слоя { $layer }
+names-param-gpt2-feed-forward-w1-label = повышающие веса W1 слоя { $layer }
+names-param-gpt2-norm-label = масштаб финального LayerNorm
 
 ## Схема модели и группы шкалы шагов
 
@@ -107,6 +154,8 @@ names-block-embedding = Эмбеддинг токенов
 names-block-attention = Слой { $layer } · внимание
 names-block-ffn = Слой { $layer } · полносвязный блок
 names-block-norm = Финальный RMSNorm
+names-block-embedding-positions = Эмбеддинги токенов и позиций
+names-block-norm-layernorm = Финальный LayerNorm
 names-block-head = LM-голова (логиты)
 names-block-loss = Софтмакс и перекрёстная энтропия
 names-block-update = Шаг оптимизатора
