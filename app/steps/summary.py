@@ -10,8 +10,8 @@ from app.steps.update import training_summary
 
 
 def trace_summary(ctx: TraceContext, lang: str = "en") -> dict:
-    """The summary, its words in `lang`: the step titles are app.steps.titles' (names' helper:
-    English until they take `lang`); the training summary's words are the steps' own."""
+    """The summary, its words in `lang`: the blocks, groups and step titles (app.steps.titles) and
+    the training summary's words."""
     ctx = in_language(ctx, lang)
     spec, trace = ctx.spec, ctx.trace
     return {
@@ -29,9 +29,9 @@ def trace_summary(ctx: TraceContext, lang: str = "en") -> dict:
             "input_labels": [ctx.input_labels(s) for s in range(ctx.n_seq)],
             "target_labels": [ctx.target_labels(s) for s in range(ctx.n_seq)],
         },
-        "blocks": titles.blocks(trace.cfg) + ([titles.update_block()] if trace.update else []),
-        "steps": titles.steps(trace),
-        "groups": titles.groups(trace.cfg, has_update=trace.update is not None),
+        "blocks": titles.blocks(trace.cfg, lang) + ([titles.update_block(lang)] if trace.update else []),
+        "steps": titles.steps(trace, lang),
+        "groups": titles.groups(trace.cfg, has_update=trace.update is not None, lang=lang),
         "training": training_summary(ctx, lang),
         # where NaN/inf first appear (the page's divergence banner), or null
         "first_nonfinite": first_nonfinite(ctx, lang),

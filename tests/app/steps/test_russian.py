@@ -68,10 +68,16 @@ def test_every_step_answer_in_russian_holds_no_english_word(client, name):
     found = {}
     for step in summary["steps"]:
         view = client.get(f"/api/traces/{summary['id']}/steps/{step['index']}", params={"lang": "ru"}).json()
-        english = [w for text in _prose(view) for w in english_words(text, ALLOWED | recorded)]
+        english = [w for text in [view["title"], *_prose(view)] for w in english_words(text, ALLOWED | recorded)]
         if english:
             found[step["name"]] = english[:8]
     assert found == {}
+    # the walkthrough's outline (its blocks, groups and step titles) in the summary's language
+    outline = client.post("/api/traces", params={"lang": "ru"}, json=SPECS[name]).json()
+    texts = [b["label"] for b in outline["blocks"]] + [g["label"] for g in outline["groups"]]
+    texts += [text for step in outline["steps"] for text in (step["title"], step["op_title"])]
+    allowed = ALLOWED | recorded
+    assert {text: english_words(text, allowed) for text in texts if english_words(text, allowed)} == {}
 
 
 def test_the_language_of_a_step_answer_is_the_request_s_and_cached_apart(client):
