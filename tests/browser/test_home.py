@@ -166,6 +166,8 @@ LATIN_ALLOWED = {
 # A real model's description (models.ftl, in Russian now) names its maker, its family, its tokenizer
 # and its weights' formats: names no language translates ("SmolLM2-135M-Instruct", "Q4_1").
 LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE", "Q4_1", "Q8_0"}
+# The served models' group names the command that serves them (an optgroup's label holds no <code>).
+LATIN_ALLOWED |= {"serve", "model"}
 # The bug lab's names of its bugs quote the seed's code and the notation: tensors and ops as written there.
 LATIN_ALLOWED |= {
     "dres",
