@@ -7,6 +7,7 @@ import pytest
 from _pytest.nodeid import NodeId
 
 import xt_core
+from tests.helpers.env import long_run
 from tests.helpers.export import quiz_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import LIVE_QUIZ_SECRET, Server, running_server
@@ -67,6 +68,11 @@ def pytest_collection_modifyitems(config, items):
     `server` (they measure a real server's latency or RSS) form one group, so no two of them
     run side by side. Each worker starts its own `live_server` when its tests need one."""
     name_operations_in_node_ids(items)
+    if not long_run():
+        skip = pytest.mark.skip(reason="a sweep past make test's budget: make test-long runs it")
+        for item in items:
+            if item.get_closest_marker("long"):
+                item.add_marker(skip)
     items.sort(key=lambda item: slow_first(group_of(item)))  # stable: the order within a group is kept
     if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
         for item in items:

@@ -54,6 +54,7 @@ def test_every_step_of_a_random_init_qwen_is_served_with_a_green_check(client, n
 
 
 @pytest.mark.torch
+@pytest.mark.long  # transformers' first import in its worker and a full walk: make test-long
 def test_a_served_qwen3_directory_walks_every_step_and_agrees_with_transformers(tmp_path):
     skip_unless_installed("torch", "transformers", hint="pip install -e '.[reference]'")
     directory = tmp_path / "tiny-qwen3"
