@@ -32,6 +32,7 @@ from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_sa
 from app.errors import SpecError, check_range
 from app.sessions.voters import Voters
 from app.spec import ResolvedSpec, without_faults
+from app.spec.core_words import core_said
 from app.steps import heads, jacobian, summary, update, view
 from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
@@ -292,7 +293,7 @@ class Answers:
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
             array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
-            message = Said("error-tensor-unknown", reason=str(exc.args[0]), trace=trace_id)
+            message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
         if as_json:
             too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)

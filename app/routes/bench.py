@@ -15,6 +15,7 @@ from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, StepInde
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
+from app.spec.core_words import core_said
 from app.steps import compare, slices
 from app.traces import tensors
 from app.traces.admission import Overloaded
@@ -54,7 +55,7 @@ async def get_slice(
         body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
         raise HTTPException(
-            404, detail=Said("error-tensor-unknown-short", reason=str(exc.args[0]), trace=trace_id)
+            404, detail=Said("error-tensor-unknown-short", reason=core_said(str(exc.args[0])), trace=trace_id)
         ) from None
     return encoded_response(request, body, gzipped=zipped)
 

@@ -34,7 +34,10 @@ error-layer-integer = layer must be an integer or "output", got { $value }
 
 ## A recorded tensor and a page of it (app/answers.py, app/traces/tensors.py, app/steps/slices.py)
 
-# `reason` is xt_core's own English (a recorded tensor's name and the close ones)
+# `reason`: xt_core's refusal (app/spec/core_words.py reads these three into the catalogue)
+error-core-no-tensor = no recorded tensor named { $name }
+error-core-no-tensor-close = no recorded tensor named { $name }; did you mean { $close }?
+error-core-token-ids-no-grad = { $name } are integer token ids: they have no gradient
 error-tensor-unknown = { $reason } in trace { $trace }; a step's `shapes` names the tensors it reads and writes
 error-tensor-unknown-short = { $reason } in trace { $trace }
 error-tensor-too-big-for-json = { $name } has { $entries } entries ({ $shape }), more than the { $most } this server sends as JSON (max_json_tensor_entries); ask for format=npy (the default): a .npy file of { $bytes } bytes that numpy.load reads

@@ -57,7 +57,10 @@ error-layer-integer = layer должно быть целым числом или
 
 ## Записанный тензор и его страница
 
-# `reason` — собственный английский текст xt_core (имя тензора и близкие к нему имена)
+# `reason` — отказ xt_core (app/spec/core_words.py читает эти три в каталог)
+error-core-no-tensor = записанного тензора { $name } нет
+error-core-no-tensor-close = записанного тензора { $name } нет; может быть, вы имели в виду { $close }?
+error-core-token-ids-no-grad = { $name } — целочисленные id токенов: градиента у них нет
 error-tensor-unknown = { $reason } (трасса { $trace }); тензоры, которые шаг читает и пишет, перечислены в его `shapes`
 error-tensor-unknown-short = { $reason } (трасса { $trace })
 error-tensor-too-big-for-json = в { $name } элементов: { $entries } ({ $shape }), больше предела { $most }, который этот сервер отдаёт в JSON (max_json_tensor_entries); запросите format=npy (по умолчанию): файл .npy размером { $bytes } байт, его читает numpy.load
