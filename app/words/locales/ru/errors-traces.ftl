@@ -63,7 +63,7 @@ error-core-no-tensor-close = записанного тензора { $name } н�
 error-core-token-ids-no-grad = { $name } — целочисленные id токенов: градиента у них нет
 error-tensor-unknown = { $reason } (трасса { $trace }); тензоры, которые шаг читает и пишет, перечислены в его `shapes`
 error-tensor-unknown-short = { $reason } (трасса { $trace })
-error-tensor-too-big-for-json = в { $name } элементов: { $entries } ({ $shape }), больше предела { $most }, который этот сервер отдаёт в JSON (max_json_tensor_entries); запросите format=npy (по умолчанию): файл .npy размером { $bytes } байт, его читает numpy.load
+error-tensor-too-big-for-json = в тензоре { $name } элементов: { $entries } ({ $shape }), это больше предела в { $most }, который этот сервер отдаёт в JSON (max_json_tensor_entries); запросите format=npy (по умолчанию): файл .npy размером { $bytes } байт, его читает numpy.load
 error-slice-form = { $field } должно иметь вид "start:stop" (целые числа), получено { $value }
 error-slice-bounds = для { $field } должно выполняться 0 <= start < stop <= { $size }, получено { $value }
 error-slice-too-long = { $field } охватывает { $span }, больше предела { $most } ({ $setting })
