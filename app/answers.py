@@ -32,6 +32,7 @@ from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_sa
 from app.errors import SpecError, check_range
 from app.sessions.voters import Voters
 from app.spec import ResolvedSpec, without_faults
+from app.spec.core_words import core_said
 from app.steps import heads, jacobian, summary, update, view
 from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
@@ -40,6 +41,7 @@ from app.traces import tensors
 from app.traces.cache import LRU
 from app.traces.pool import BUILDS, LIGHT, VIEWS
 from app.traces.store import TraceStore
+from app.words.said import Said
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.gradcheck import check_record
 from xt_core.trace import Record
@@ -73,7 +75,7 @@ def record_at(ctx: TraceContext, index: int) -> Record:
     """Step `index` of the trace; 404 beyond its steps."""
     n = len(ctx.trace.records)
     if not 0 <= index < n:
-        raise HTTPException(404, detail=f"step {index} is out of range: this trace has steps 0 to {n - 1}")
+        raise HTTPException(404, detail=Said("error-step-out-of-range", index=str(index), last=n - 1))
     return ctx.trace.records[index]
 
 
@@ -170,8 +172,8 @@ class Answers:
             return hit
         ctx = await self.trace(trace_id, request)
         record = record_at(ctx, index)
-        check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
-        check_range("pos", pos, ctx.T, f"the trace has {ctx.T} positions")
+        check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
+        check_range("pos", pos, ctx.T, Said("error-why-trace-positions", count=ctx.T))
         if not kind_of(record).reads_pos:  # one view for every pos
             pos, key = 0, replace(key, args=(index, seq, 0))
         return await self._answer(request, key, _build(self._step_body, ctx, index, seq, pos, key), ctx=ctx)
@@ -209,13 +211,12 @@ class Answers:
             record = record_at(ctx, index)
             grids = heads.head_grids(ctx, index)
             if not grids:
-                raise SpecError(("query", "figure"), f"step {index} ({record.name}) shows no grid of attention heads")
+                raise SpecError(("query", "figure"), Said("error-no-head-grid", index=str(index), name=record.name))
             if figure is not None and figure not in grids:
-                raise SpecError(
-                    ("query", "figure"), f"figure must be one of this step's head grids {grids}, got {figure!r}"
-                )
-            check_range("head", head, ctx.trace.cfg.n_head, f"the model has {ctx.trace.cfg.n_head} heads")
-            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+                shown = Said("error-not-a-head-grid", grids=str(grids), value=repr(figure))
+                raise SpecError(("query", "figure"), shown)
+            check_range("head", head, ctx.trace.cfg.n_head, Said("error-why-model-heads", count=ctx.trace.cfg.n_head))
+            check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
             return partial(heads.head_view, ctx, index, figure or grids[0], head, seq, lang)
 
         return await self._answer(request, AnswerKey("head", trace_id, (index, figure, head, seq), lang=lang), prepare)
@@ -238,9 +239,9 @@ class Answers:
 
         async def prepare(ctx: TraceContext):
             layer_index, shown = _jacobian_layer(ctx, layer, head, top_k)
-            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+            check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
             row = ctx.T - 1 if pos is None else pos
-            check_range("pos", row, ctx.T, f"the trace has {ctx.T} positions")
+            check_range("pos", row, ctx.T, Said("error-why-trace-positions", count=ctx.T))
             return partial(jacobian.jacobian_view, ctx, layer_index, head, seq, row, shown, lang)
 
         key = AnswerKey("jacobian", trace_id, (layer, head, pos, seq, top_k), self.sealed(request, trace_id), lang)
@@ -252,21 +253,18 @@ class Answers:
         the arriving/contribution flags all point at the broken op): 403 until the learner
         probed the step or answered."""
         if self.sealed(request, trace_id, index):
-            raise HTTPException(
-                403,
-                detail=f"comparing step {index} with the correct backward costs a probe: POST "
-                f'/api/traces/{trace_id}/quiz/probe {{"step": {index}}} first, or answer the quiz',
-            )
+            probe = {"path": f"/api/traces/{trace_id}/quiz/probe", "body": f'{{"step": {index}}}'}
+            raise HTTPException(403, detail=Said("error-diff-costs-probe", index=str(index), **probe))
 
         async def prepare(ctx: TraceContext):
             if not ctx.spec.faults:
-                raise HTTPException(404, detail=f"trace {ctx.spec.id} runs the correct backward: no fault to compare")
+                raise HTTPException(404, detail=Said("error-diff-no-fault", trace=ctx.spec.id))
             record = record_at(ctx, index)
             if record.phase != "backward":
                 raise SpecError(
-                    ("path", "index"), f"step {index} is a {record.phase} step: faults change backward steps only"
+                    ("path", "index"), Said("error-diff-not-backward", index=str(index), phase=record.phase)
                 )
-            check_range("seq", seq, ctx.n_seq, f"the trace has {ctx.n_seq} sequence(s)")
+            check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
             correct = await self.context(without_faults(ctx.spec), request)
             return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
 
@@ -277,10 +275,10 @@ class Answers:
 
         async def prepare(ctx: TraceContext):
             if ctx.trace.update is None:
-                raise HTTPException(404, detail=f"trace {ctx.spec.id} has no update step: its spec names no optimizer")
+                raise HTTPException(404, detail=Said("error-no-update-step", trace=ctx.spec.id))
             if param not in ctx.trace.update.per_param:
                 names = ", ".join(ctx.trace.update.per_param)
-                raise SpecError(("query", "param"), f"no parameter named {param!r}; this model has: {names}")
+                raise SpecError(("query", "param"), Said("error-no-parameter", name=repr(param), names=names))
             return lambda: {"param": param, "figures": update.param_figures(ctx, param, lang)}
 
         return await self._answer(request, AnswerKey("update", trace_id, (param,), lang=lang), prepare)
@@ -295,7 +293,7 @@ class Answers:
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
             array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
-            message = f"{exc.args[0]} in trace {trace_id}; a step's `shapes` names the tensors it reads and writes"
+            message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
         if as_json:
             too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
@@ -339,12 +337,12 @@ def _jacobian_layer(ctx: TraceContext, layer: str, head: int, top_k: int | None)
         if top_k is None:
             return None, min(jacobian.DEFAULT_TOP_K, limit)
         if not 1 <= top_k <= limit:
-            raise SpecError(("query", "top_k"), f"top_k must be between 1 and {limit}, got {top_k}")
+            raise SpecError(("query", "top_k"), Said("error-top-k-between", most=limit, value=str(top_k)))
         return None, top_k
     try:
         layer_index = int(layer)
     except ValueError:
-        raise SpecError(("query", "layer"), f'layer must be an integer or "output", got {layer!r}') from None
-    check_range("layer", layer_index, cfg.n_layer, f"the model has {cfg.n_layer} layer(s)")
-    check_range("head", head, cfg.n_head, f"the model has {cfg.n_head} heads")
+        raise SpecError(("query", "layer"), Said("error-layer-integer", value=repr(layer))) from None
+    check_range("layer", layer_index, cfg.n_layer, Said("error-why-model-layers", count=cfg.n_layer))
+    check_range("head", head, cfg.n_head, Said("error-why-model-heads", count=cfg.n_head))
     return layer_index, 0  # an attention row shows every key up to the query

@@ -44,7 +44,7 @@ class ClientGone(HTTPException):
     """The client disconnected while its job waited: the job was cancelled, nobody reads this."""
 
     def __init__(self):
-        super().__init__(499, detail="the client closed the connection; its job was cancelled")
+        super().__init__(499, detail=Said("error-client-gone"))
 
 
 class Services:
@@ -140,7 +140,7 @@ class Services:
             except NotBuilt:
                 self.admission.release(ticket)
                 continue  # the build it joined finished and was evicted, or left the queue: admit its own
-        raise Overloaded(f"the trace of {spec.id} was evicted {JOIN_TRIES} times while this request waited for it")
+        raise Overloaded(Said("error-busy-evicted", trace=spec.id, times=JOIN_TRIES))
 
     def client_key(self, request: Request | None) -> str:
         """Whose build a request asks for, for the queue's fairness: the learner identity the server
@@ -159,7 +159,7 @@ class Services:
         """The trace of a known id, rebuilt from its spec if it was evicted; 404 for an unknown id."""
         spec = self.store.spec(trace_id)
         if spec is None:
-            raise HTTPException(404, detail=f"unknown trace id {trace_id!r}; POST its spec to /api/traces again")
+            raise HTTPException(404, detail=Said("error-unknown-trace", trace=repr(trace_id)))
         return await self.context(spec, request)  # a cache hit skips the pool
 
     def shutdown(self) -> None:

@@ -15,11 +15,12 @@ from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, StepInde
 from app.encoding import encoded_response
 from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
+from app.spec.core_words import core_said
 from app.steps import compare, slices
 from app.traces import tensors
 from app.traces.admission import Overloaded
 from app.traces.pool import VIEWS
-from app.words.said import Said
+from app.words.said import Grouped, Said
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -53,7 +54,9 @@ async def get_slice(
     try:
         body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
-        raise HTTPException(404, detail=f"{exc.args[0]} in trace {trace_id}") from None
+        raise HTTPException(
+            404, detail=Said("error-tensor-unknown-short", reason=core_said(str(exc.args[0])), trace=trace_id)
+        ) from None
     return encoded_response(request, body, gzipped=zipped)
 
 
@@ -80,14 +83,14 @@ async def get_compare(
         raise HTTPException(403, detail=Said("error-compare-quiz"))
     compare.check_aligned(first, second)
     record_at(first, index)
-    check_range("seq", seq, first.n_seq, f"the trace has {first.n_seq} sequence(s)")
+    check_range("seq", seq, first.n_seq, Said("error-why-trace-sequences", count=first.n_seq))
     if param is not None and first.trace.records[index].phase != "update":
         raise SpecError(("query", "param"), Said("error-compare-param"))
     build = partial(compare.compare_view, first, second, index, seq, param, lang)
     working = compare.working_bytes(first, index, param)
     reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does
     if reservation is None:
-        raise Overloaded(f"comparing this step needs {working / 2**20:,.0f} MB: {services.store.held()}")
+        raise Overloaded(Said("error-compare-needs", mb=Grouped(round(working / 2**20)), held=services.store.held()))
     try:
         body, zipped = await services.run(lambda: encode(build()), pool=VIEWS, request=request)
     finally:

@@ -354,7 +354,7 @@ async def get_lesson(name: str, catalogue: CatalogueDep, lang: LangDep) -> Respo
     """The words (takeaways, narration, marks, claims) in the request's language when the lesson has it."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
-        return JSONResponse({"detail": f"no lesson named {name!r}; GET /api/lessons lists them"}, status_code=404)
+        return JSONResponse({"detail": words.t(lang, "error-no-lesson", lesson=repr(name))}, status_code=404)
     return JSONResponse(_with_walkthrough(lesson, lesson.json(lang)))
 
 
@@ -364,11 +364,11 @@ def _walk_url(query: dict, step: int, fragment: str) -> str:
 
 
 @router.get("/lessons/{name}", include_in_schema=False)
-async def play_lesson(request: Request, name: str, catalogue: CatalogueDep) -> Response:
+async def play_lesson(request: Request, name: str, catalogue: CatalogueDep, lang: LangDep) -> Response:
     """The walk page on the lesson's first stop; a ?lang= link keeps its language."""
     lesson = catalogue.lessons.get(name)
     if lesson is None:
-        return JSONResponse({"detail": f"no lesson named {name!r}"}, status_code=404)
+        return JSONResponse({"detail": words.t(lang, "error-no-lesson-short", lesson=repr(name))}, status_code=404)
     asked = choice.asked_language(request)
     query = spec_to_query(lesson.spec.canonical) | ({choice.QUERY_KEY: asked} if asked else {})
     return RedirectResponse(_walk_url(query, lesson.steps[0]["index"], f"lesson={name}"), 303)

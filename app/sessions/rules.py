@@ -10,24 +10,28 @@ from app.sessions.state import StateUpdate
 from app.spec import ResolvedSpec, spec_id
 from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
+from app.words.said import Said
 
 
 def _between(field: tuple, value: int, size: int, what: str) -> None:
     if not 0 <= value < size:
-        raise SpecError(("body", *field), f"{field[-1]} must be between 0 and {size - 1} ({what}), got {value}")
+        raise SpecError(
+            ("body", *field),
+            Said("error-out-of-range", field=field[-1], last=str(size - 1), why=what, value=str(value)),
+        )
 
 
 def _check_jacobian(jacobian: dict, limits: dict) -> None:
     if jacobian["layer"] != "output":
-        _between(("jacobian", "layer"), jacobian["layer"], limits["n_layer"], "the model's layers")
-    _between(("jacobian", "head"), jacobian["head"], limits["n_head"], "the model's heads")
-    _between(("jacobian", "pos"), jacobian["pos"], limits["T"], "the trace's positions")
+        _between(("jacobian", "layer"), jacobian["layer"], limits["n_layer"], Said("error-why-the-model-layers"))
+    _between(("jacobian", "head"), jacobian["head"], limits["n_head"], Said("error-why-the-model-heads"))
+    _between(("jacobian", "pos"), jacobian["pos"], limits["T"], Said("error-why-the-trace-positions"))
 
 
 def _check_step(step: int | None, limits: dict) -> None:
     if step is None:
-        raise SpecError(("body", "step"), "step cannot be null: the class is always on some step")
-    _between(("step",), step, limits["n_steps"], "the trace's steps")
+        raise SpecError(("body", "step"), Said("error-step-null"))
+    _between(("step",), step, limits["n_steps"], Said("error-why-the-trace-steps"))
 
 
 def walkthrough_id(spec: ResolvedSpec) -> str:
@@ -51,20 +55,23 @@ def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson
     if changes.get("lesson") is not None:
         lesson = lessons.get(changes["lesson"])
         if lesson is None:
-            raise SpecError(("body", "lesson"), f"unknown lesson {changes['lesson']!r}; GET /api/lessons lists them")
+            raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(changes["lesson"])))
         if walkthrough_id(lesson.spec) != session_walkthrough(fields):
-            raise SpecError(
-                ("body", "lesson"), f"lesson {lesson.name!r} walks through another spec than this session's"
-            )
+            raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(lesson.name)))
     if changes.get("lesson_step") is not None:
         name = changes.get("lesson", fields["lesson"])
         if name is None or name not in lessons:
-            raise SpecError(("body", "lesson_step"), "lesson_step needs a lesson: this session plays none")
-        _between(("lesson_step",), changes["lesson_step"], len(lessons[name].steps), f"lesson {name!r}'s steps")
+            raise SpecError(("body", "lesson_step"), Said("error-lesson-step-no-lesson"))
+        _between(
+            ("lesson_step",),
+            changes["lesson_step"],
+            len(lessons[name].steps),
+            Said("error-why-lesson-steps", lesson=repr(name)),
+        )
     if changes.get("jacobian") is not None:
         _check_jacobian(changes["jacobian"], limits)
     if changes.get("head") is not None:
-        _between(("head", "head"), changes["head"]["head"], limits["n_head"], "the model's heads")
+        _between(("head", "head"), changes["head"]["head"], limits["n_head"], Said("error-why-the-model-heads"))
     if "lesson" in changes and changes["lesson"] is None:
         changes["lesson_step"] = None
     return changes
@@ -75,7 +82,7 @@ def check_answer(step: int, fields: dict) -> None:
     if step not in backward:
         raise SpecError(
             ("body", "step"),
-            f"step {step} is not a backward step: the bug is in one of steps {backward[0]} to {backward[-1]}",
+            Said("error-answer-not-backward", step=str(step), first=backward[0], last=backward[-1]),
         )
 
 

@@ -29,6 +29,10 @@ KNOWN = [
         r"character (?P<char>.+) at position (?P<position>\d+) is not in the tokenizer's vocabulary",
         "error-core-char-not-in-alphabet",
     ),
+    # a tensor asked of a trace by name (errors-traces.ftl)
+    (r"no recorded tensor named (?P<name>'[^']*')", "error-core-no-tensor"),
+    (r"no recorded tensor named (?P<name>'[^']*'); did you mean (?P<close>.+)\?", "error-core-no-tensor-close"),
+    (r"(?P<name>\w+) are integer token ids: they have no gradient", "error-core-token-ids-no-grad"),
 ]
 _COMPILED = [(re.compile(pattern, re.S), message_id) for pattern, message_id in KNOWN]
 

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from app import words
 from app.errors import SpecError
 from app.spec import spec_to_query
 from app.steps.context import TraceContext, in_language
@@ -27,38 +28,52 @@ from app.steps.tensors import param_entry, tensor_entry
 from app.steps.titles import step_summary
 from app.steps.update import shown_param
 from app.traces import tensors
+from app.words.said import Said
 
 MAX_DIFFERENCES = 6  # named in a refusal
 
 
-def misalignment(a: TraceContext, b: TraceContext) -> list[str]:
+def misalignment(a: TraceContext, b: TraceContext) -> list[Said]:
     """What keeps the two traces' step lists apart (empty: they align)."""
     found = []
     ca, cb = a.trace.cfg.to_dict(), b.trace.cfg.to_dict()
-    found += [f"config.{k}: {ca[k]} in a, {cb.get(k)} in b" for k in ca if ca[k] != cb.get(k)]
+    found += [Said("error-differs-config", key=k, a=str(ca[k]), b=str(cb.get(k))) for k in ca if ca[k] != cb.get(k)]
     if (a.n_seq, a.T) != (b.n_seq, b.T):
-        found.append(f"batch: {a.n_seq} × {a.T} positions in a, {b.n_seq} × {b.T} in b")
+        found.append(Said("error-differs-batch", a_seq=a.n_seq, a_positions=a.T, b_seq=b.n_seq, b_positions=b.T))
     ra, rb = a.trace.records, b.trace.records
     if len(ra) != len(rb):
-        has = {True: "has an update step", False: "has no update step"}
+        has = {True: Said("error-has-update"), False: Said("error-has-no-update")}
         ua, ub = a.trace.update is not None, b.trace.update is not None
-        extra = f" (a {has[ua]}, b {has[ub]})" if ua != ub else ""
-        found.append(f"steps: {len(ra)} in a, {len(rb)} in b{extra}")
+        if ua != ub:
+            found.append(Said("error-differs-steps-update", a=len(ra), b=len(rb), a_update=has[ua], b_update=has[ub]))
+        else:
+            found.append(Said("error-differs-steps", a=len(ra), b=len(rb)))
     elif not found:
         for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
             if (x.name, x.phase) != (y.name, y.phase):
-                found.append(f"step {i}: {x.phase} {x.name} in a, {y.phase} {y.name} in b")
+                names = {"a_phase": x.phase, "a_name": x.name, "b_phase": y.phase, "b_name": y.name}
+                found.append(Said("error-differs-step", index=i, **names))
                 break
     return found
+
+
+class _Listed(tuple):
+    """Differences as one value of a sentence: each in the sentence's language, "; " between them."""
+
+    def __str__(self) -> str:
+        return self.in_(words.DEFAULT)
+
+    def in_(self, lang: str) -> str:
+        return "; ".join(item.in_(lang) for item in self)
 
 
 def check_aligned(a: TraceContext, b: TraceContext) -> None:
     found = misalignment(a, b)
     if found:
-        shown = "; ".join(found[:MAX_DIFFERENCES]) + (
-            f"; and {len(found) - MAX_DIFFERENCES} more" if len(found) > MAX_DIFFERENCES else ""
-        )
-        raise SpecError(("path", "b"), f"trace {b.spec.id} does not align with trace {a.spec.id}: {shown}")
+        shown = found[:MAX_DIFFERENCES]
+        if len(found) > MAX_DIFFERENCES:
+            shown.append(Said("error-more-differences", count=len(found) - MAX_DIFFERENCES))
+        raise SpecError(("path", "b"), Said("error-misaligned", b=b.spec.id, a=a.spec.id, differences=_Listed(shown)))
 
 
 def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, dict]:
@@ -113,7 +128,7 @@ def _pairs(
         name = param or shown_param(a)
         if name not in a.trace.update.per_param:
             names = ", ".join(a.trace.update.per_param)
-            raise SpecError(("query", "param"), f"no parameter named {name!r}; this model has: {names}")
+            raise SpecError(("query", "param"), Said("error-no-parameter", name=repr(name), names=names))
         return [
             ("ΔW", name, True, a.trace.update.per_param[name].delta, b.trace.update.per_param[name].delta),
             ("gradient", name, True, a.trace.grads[name], b.trace.grads[name]),

@@ -16,6 +16,7 @@ import numpy as np
 from app.errors import SpecError
 from app.steps.context import TraceContext
 from app.steps.stats import tensor_axes
+from app.words.said import Said
 
 
 def _range(field: str, text: str | None, size: int, limit: int, limit_name: str) -> tuple[int, int]:
@@ -30,11 +31,14 @@ def _range(field: str, text: str | None, size: int, limit: int, limit_name: str)
         start = int(parts[0]) if parts[0] else 0
         stop = int(parts[1]) if parts[1] else min(size, start + limit)
     except ValueError:
-        raise SpecError(("query", field), f'{field} must be "start:stop" (integers), got {text[:40]!r}') from None
+        raise SpecError(("query", field), Said("error-slice-form", field=field, value=repr(text[:40]))) from None
     if not 0 <= start < stop <= size:
-        raise SpecError(("query", field), f"{field} must satisfy 0 <= start < stop <= {size}, got {start}:{stop}")
+        raise SpecError(("query", field), Said("error-slice-bounds", field=field, size=size, value=f"{start}:{stop}"))
     if stop - start > limit:
-        raise SpecError(("query", field), f"{field} spans {stop - start}, more than {limit} ({limit_name})")
+        raise SpecError(
+            ("query", field),
+            Said("error-slice-too-long", field=field, span=stop - start, most=limit, setting=limit_name),
+        )
     return start, stop
 
 
@@ -46,14 +50,12 @@ def _lead(at: str | None, shape: tuple[int, ...]) -> tuple[int, ...]:
     try:
         values = tuple(int(v) for v in at.split(","))
     except ValueError:
-        raise SpecError(("query", "at"), f"at must be comma-separated integers, got {at[:40]!r}") from None
+        raise SpecError(("query", "at"), Said("error-at-integers", value=repr(at[:40]))) from None
     if len(values) != n:
-        raise SpecError(
-            ("query", "at"), f"at must give {n} index(es) for a tensor of shape {list(shape)}, got {len(values)}"
-        )
+        raise SpecError(("query", "at"), Said("error-at-count", count=n, shape=str(list(shape)), given=len(values)))
     for axis, (i, size) in enumerate(zip(values, shape, strict=False)):
         if not 0 <= i < size:
-            raise SpecError(("query", "at"), f"at[{axis}] must be between 0 and {size - 1}, got {i}")
+            raise SpecError(("query", "at"), Said("error-at-between", axis=axis, last=size - 1, value=str(i)))
     return values
 
 
@@ -92,8 +94,8 @@ def _found(ctx, axes, seq, shape, find, rows, cols, find_in) -> tuple[tuple[int,
         if index is not None:
             moved = (index, min(size, index + span[1] - span[0]))
             return (moved, cols) if which == "rows" else (rows, moved)
-    where = f"its {find_in}" if find_in else "its token axes"
-    raise SpecError(("query", "find"), f"no token {find[:40]!r} along {where} ({', '.join(axes)})")
+    where = Said({"rows": "error-along-rows", "cols": "error-along-cols"}.get(find_in, "error-along-token-axes"))
+    raise SpecError(("query", "find"), Said("error-no-token", token=repr(find[:40]), where=where, axes=", ".join(axes)))
 
 
 def tensor_slice(
@@ -102,7 +104,7 @@ def tensor_slice(
     """The page of `array` (the tensor `name`, or its gradient) the query asks for, checked."""
     shape = tuple(np.shape(array))
     if len(shape) == 0:
-        raise SpecError(("path", "name"), f"{name} is a scalar: it has no rows to page through")
+        raise SpecError(("path", "name"), Said("error-scalar-no-rows", name=name))
     lead = _lead(at, shape)
     matrix = np.asarray(array)[lead] if lead else np.asarray(array)
     matrix = matrix.reshape(-1, 1) if matrix.ndim == 1 else matrix

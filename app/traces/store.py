@@ -13,6 +13,7 @@ import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.traces import training
+from app.words.said import Grouped, Said
 from xt_core.lab import faults
 from xt_core.recompute import RECOMPUTED
 
@@ -129,10 +130,13 @@ class TraceStore:
         with self._lock:
             free = self._freeable()
             in_use = self._live - free
-        return (
-            f"{free / mb:,.0f} MB cached and free, {in_use / mb:,.0f} MB in use by requests and checks, "
-            f"{self._reserved / mb:,.0f} MB reserved by builds, {RECOMPUTED.nbytes / mb:,.0f} MB of recomputed "
-            f"layers, of {self.settings.cache_bytes / mb:,.0f} MB (cache_bytes)"
+        return Said(
+            "error-store-held",
+            free=Grouped(round(free / mb)),
+            in_use=Grouped(round(in_use / mb)),
+            reserved=Grouped(round(self._reserved / mb)),
+            recomputed=Grouped(round(RECOMPUTED.nbytes / mb)),
+            total=Grouped(round(self.settings.cache_bytes / mb)),
         )
 
     def release(self, reservation: Reservation | None) -> None:

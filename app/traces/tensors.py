@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 
 import xt_core
+from app.words.said import Grouped, Said
 
 # The .npy answer goes out in slices of the array's own memory of this many bytes: no copy of a
 # tensor (SmolLM2's 113 MB embedding) is made per request, only the slice being sent.
@@ -52,10 +53,13 @@ def check_json_size(name: str, array: np.ndarray, max_entries: int) -> str | Non
     if array.size <= max_entries:
         return None
     shape = " × ".join(str(n) for n in array.shape)
-    return (
-        f"{name} has {array.size:,} entries ({shape}), more than the {max_entries:,} this server sends "
-        f"as JSON (max_json_tensor_entries); ask for format=npy (the default): a .npy file of "
-        f"{array.nbytes:,} bytes that numpy.load reads"
+    return Said(
+        "error-tensor-too-big-for-json",
+        name=name,
+        entries=Grouped(array.size),
+        shape=shape,
+        most=Grouped(max_entries),
+        bytes=Grouped(array.nbytes),
     )
 
 

@@ -43,11 +43,11 @@ ALLOWED = {
 ALLOWED |= {"name", "text", "tokens", "model", "config", "optimizer"}
 
 
-def english_words(message: str) -> list[str]:
+def english_words(message: str, allowed: set[str] = ALLOWED) -> list[str]:
     """The Latin words of `message` that are not code (a quoted value, an identifier, a path, a number)."""
     unquoted = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " ", message)
     tokens = (token.lstrip("(").rstrip(".,;:()[]{}…") for token in unquoted.split())
-    return [token for token in tokens if re.fullmatch(r"[A-Za-z]{2,}", token) and token not in ALLOWED]
+    return [token for token in tokens if re.fullmatch(r"[A-Za-z]{2,}", token) and token not in allowed]
 
 
 @pytest.fixture(scope="module")
@@ -230,3 +230,70 @@ def test_a_real_models_words_follow_the_page(stand_in_client):
         m for m in stand_in_client.get("/api/models?lang=en").json()["models"] if m["name"] == "smollm2-135m"
     )
     assert english["examples"][0] == "The capital of France is Paris. The capital of Italy is Rome."
+
+
+# The trace, tensor and session refusals (errors-traces.ftl): code a Russian one quotes as it is
+TRACE_ALLOWED = ALLOWED | {"id", "seq", "layer", "rows", "at", "start", "stop", "shapes"}
+
+
+@pytest.fixture(scope="module")
+def trace_id(client):
+    return client.post("/api/traces", json={}).json()["id"]
+
+
+# (the path after the trace's, its status, `loc` (None: a 404's detail), its English as xt wrote it before)
+TRACE_REFUSED = [
+    ("steps/9999", 404, None, "step 9999 is out of range: this trace has steps 0 to {last}"),
+    ("steps/0?seq=7", 422, ["query", "seq"], "seq must be between 0 and 0 (the trace has 1 sequence(s)), got 7"),
+    ("jacobian?layer=9", 422, ["query", "layer"], "layer must be between 0 and 1 (the model has 2 layer(s)), got 9"),
+    ("tensors/logits/slice?rows=abc", 422, ["query", "rows"], "rows must be \"start:stop\" (integers), got 'abc'"),
+    ("tensors/logits/slice?rows=5:2", 422, ["query", "rows"], "rows must satisfy 0 <= start < stop <= 46, got 5:2"),
+    ("tensors/logits/slice?at=0,0,0", 422, ["query", "at"], "at must give 1 index(es) for a tensor of shape [1, 46, 11], got 3"),
+    ("tensors/logits/slice?find=qqq", 422, ["query", "find"], "no token 'qqq' along its token axes (B, T, V)"),
+    ("tensors/nosuch/slice", 404, None, "no recorded tensor named 'nosuch' in trace {trace}"),
+    ("tensors/tokens?grad=true", 404, None, "tokens are integer token ids: they have no gradient in trace {trace}; a step's `shapes` names the tensors it reads and writes"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "status", "loc", "english"), TRACE_REFUSED, ids=lambda v: str(v)[:40])
+def test_a_trace_refusal_reads_in_russian_with_the_same_loc_and_type(client, trace_id, path, status, loc, english):
+    joiner = "&" if "?" in path else "?"
+    answers = {lang: client.get(f"/api/traces/{trace_id}/{path}{joiner}lang={lang}") for lang in ("en", "ru")}
+    assert {answer.status_code for answer in answers.values()} == {status}
+    details = {lang: answer.json()["detail"] for lang, answer in answers.items()}
+    if loc is not None:
+        assert [d["loc"] for d in details["ru"]] == [d["loc"] for d in details["en"]] == [loc]
+        assert [d["type"] for d in details["ru"]] == [d["type"] for d in details["en"]]
+        details = {lang: detail[0]["msg"] for lang, detail in details.items()}
+    last = len(client.post("/api/traces", json={}).json()["steps"]) - 1
+    assert details["en"] == english.format(trace=trace_id, last=last)
+    assert details["ru"] != details["en"]
+    assert english_words(details["ru"].replace(trace_id, ""), TRACE_ALLOWED) == [], details["ru"]
+
+
+def test_an_unknown_trace_and_lesson_read_in_russian(client):
+    unknown = {lang: client.get(f"/api/traces/nope/steps/0?lang={lang}") for lang in ("en", "ru")}
+    assert unknown["en"].json()["detail"] == "unknown trace id 'nope'; POST its spec to /api/traces again"
+    assert unknown["ru"].json()["detail"].startswith("неизвестный id трассы 'nope'")
+    lesson = {lang: client.get(f"/api/lessons/nope?lang={lang}").json()["detail"] for lang in ("en", "ru")}
+    assert lesson["en"] == "no lesson named 'nope'; GET /api/lessons lists them"
+    assert lesson["ru"] == "урока с именем 'nope' нет; список уроков — GET /api/lessons"
+    assert english_words(unknown["ru"].json()["detail"], TRACE_ALLOWED) == english_words(lesson["ru"]) == []
+
+
+def test_a_session_mistake_reads_in_russian():
+    from app.sessions import rules
+
+    fields = {"limits": {"backward": [40, 41, 42], "n_steps": 84, "n_layer": 2, "n_head": 4, "T": 46}, "lesson": None}
+    with pytest.raises(SpecError) as not_backward:
+        rules.check_answer(3, fields)
+    assert not_backward.value.msg == "step 3 is not a backward step: the bug is in one of steps 40 to 42"
+    with pytest.raises(SpecError) as too_far:
+        rules._between(("jacobian", "head"), 9, 4, Said("error-why-the-model-heads"))
+    assert too_far.value.msg == "head must be between 0 and 3 (the model's heads), got 9"
+    for refusal, russian in (
+        (not_backward, "шаг 3 — не шаг обратного прохода: ошибка в одном из шагов с 40 по 42"),
+        (too_far, "head должно быть от 0 до 3 (головы внимания модели), получено 9"),
+    ):
+        assert refusal.value.detail("ru")[0]["msg"] == russian
+        assert refusal.value.detail("ru")[0]["loc"] == refusal.value.detail("en")[0]["loc"]
