@@ -57,7 +57,7 @@ def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson
         if lesson is None:
             raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(changes["lesson"])))
         if walkthrough_id(lesson.spec) != session_walkthrough(fields):
-            raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(lesson.name)))
+            raise SpecError(("body", "lesson"), Said("error-session-lesson-other-spec", lesson=repr(lesson.name)))
     if changes.get("lesson_step") is not None:
         name = changes.get("lesson", fields["lesson"])
         if name is None or name not in lessons:

@@ -17,6 +17,7 @@ A language is its catalogue folder and its line in LANGUAGES (docs/translating.m
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -95,6 +96,12 @@ def bundle(lang: str) -> Bundle:
     junk = [entry.content.strip()[:80] for entry in resource.body if isinstance(entry, Junk)]
     if junk:  # Fluent skips what it cannot parse: a message would be missing only when asked for
         raise ValueError(f"the {lang!r} catalogue has text Fluent cannot read: {junk}")
+    # the page's @fluent/bundle refuses a catalogue that defines a message twice (and then draws
+    # nothing), where fluent.runtime keeps the last: two files must never share an id
+    ids = Counter(entry.id.name for entry in resource.body if hasattr(entry, "id"))
+    twice = sorted(name for name, count in ids.items() if count > 1)
+    if twice:
+        raise ValueError(f"the {lang!r} catalogue defines these messages twice: {twice}")
     words.add_resource(resource)
     return words
 

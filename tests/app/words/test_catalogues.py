@@ -169,3 +169,17 @@ def test_messages_are_used_by_the_moved_code():
         and not key.startswith(("home-field-", "language-name", "buglab-fault-", "glossary-", *lessons))
     ]
     assert dead == []
+
+
+def test_a_message_defined_twice_is_refused_at_startup(monkeypatch):
+    """The page's @fluent/bundle refuses a catalogue defining a message twice and draws nothing
+    (two helpers' files once both held error-unknown-lesson); the server refuses it first."""
+    text = words.catalogue_text("en")
+    monkeypatch.setattr(words, "catalogue_text", lambda lang: text + "\nhome-title = twice\n")
+    words.bundle.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="defines these messages twice: \\['home-title'\\]"):
+            words.bundle("en")
+    finally:
+        monkeypatch.undo()
+        words.bundle.cache_clear()

@@ -70,8 +70,7 @@ error-store-held = { $free } MB cached and free, { $in_use } MB in use by reques
 ## A classroom session (app/sessions/rules.py, app/routes/sessions.py)
 
 error-step-null = step cannot be null: the class is always on some step
-error-unknown-lesson = unknown lesson { $lesson }; GET /api/lessons lists them
-error-lesson-other-spec = lesson { $lesson } walks through another spec than this session's
+error-session-lesson-other-spec = lesson { $lesson } walks through another spec than this session's
 error-lesson-step-no-lesson = lesson_step needs a lesson: this session plays none
 error-answer-not-backward = step { $step } is not a backward step: the bug is in one of steps { $first } to { $last }
 error-no-lesson = no lesson named { $lesson }; GET /api/lessons lists them

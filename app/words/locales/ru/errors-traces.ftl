@@ -98,8 +98,7 @@ error-store-held = в кэше и свободно { $free } МБ, занято 
 ## Занятие
 
 error-step-null = step не может быть null: класс всегда стоит на каком-то шаге
-error-unknown-lesson = неизвестный урок { $lesson }; список уроков — GET /api/lessons
-error-lesson-other-spec = урок { $lesson } идёт по другой спецификации, чем это занятие
+error-session-lesson-other-spec = урок { $lesson } идёт по другой спецификации, чем это занятие
 error-lesson-step-no-lesson = для lesson_step нужен урок, а это занятие урок не проводит
 error-answer-not-backward = шаг { $step } — не шаг обратного прохода: ошибка в одном из шагов с { $first } по { $last }
 error-no-lesson = урока с именем { $lesson } нет; список уроков — GET /api/lessons
