@@ -14,6 +14,12 @@ export const lang = document.documentElement.lang || "en";
 /** A number in a message: its plural form by value (Intl.PluralRules, as Fluent does), its text
  * by formatNumber (not Intl.NumberFormat: the server formats numbers the same way). */
 class XtNumber extends FluentNumber {
+  // Intl.PluralRules rounds to 3 decimals by default: 0.0003 read as 0 ("many" in Russian) where
+  // the server (Babel) reads its every digit ("other"); 20 keeps them all, as there
+  constructor(value) {
+    super(value, { maximumFractionDigits: 20 });
+  }
+
   toString() {
     return formatNumber(this.value, lang);
   }
