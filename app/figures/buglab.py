@@ -22,12 +22,12 @@ from app.figures.style import (
     GRAD_SCALE,
     axis_style,
     base_layout,
-    decimal,
     hover_template,
     reference_line,
     subplot_domain,
 )
 from app.words import t
+from app.words.numbers import with_separator
 
 PASSED_COLOUR = "#1a6b21"
 FAILED_COLOUR = "#b3261e"
@@ -104,7 +104,7 @@ def _phase_bands(phases: list[str], lang: str) -> tuple[list[dict], list[dict]]:
 def _check_marks(tolerance: float, first_failing: int | None, lang: str) -> tuple[dict, list[dict]]:
     """(tolerance line, annotations): the line's caption and the first failing step's arrow."""
     annotations = [
-        {"text": t(lang, "names-buglab-tolerance", tolerance=decimal(f"{tolerance:g}", lang)), "xref": "paper", "x": 0, "xanchor": "left", "y": math.log10(tolerance),
+        {"text": t(lang, "names-buglab-tolerance", tolerance=with_separator(f"{tolerance:g}", lang)), "xref": "paper", "x": 0, "xanchor": "left", "y": math.log10(tolerance),
          "yanchor": "bottom", "showarrow": False, "bgcolor": "rgba(255,255,255,0.8)"}
     ]  # fmt: skip
     if first_failing is not None:

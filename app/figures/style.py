@@ -7,7 +7,6 @@ import plotly.graph_objects as go
 
 from app.figures.pooling import Pooling
 from app.words import t
-from app.words.numbers import decimal_separator
 
 VALUE_SCALE = "Viridis"
 
@@ -45,12 +44,6 @@ def base_layout(title: str, height: int, note: str | None = None, **extra) -> di
     if note:
         layout["meta"] = {"note": note}
     return layout
-
-
-def decimal(text: str, lang: str) -> str:
-    """A number already written with a fixed format (f"{loss:.4g}", as xt's English always has)
-    with the language's decimal separator (app/words/numbers.py's table)."""
-    return text.replace(".", decimal_separator(lang))
 
 
 def subplot_domain(start: float, end: float) -> list[float]:

@@ -9,8 +9,9 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.style import as_float32, base_layout, decimal, reference_line
+from app.figures.style import as_float32, base_layout, reference_line
 from app.words import t
+from app.words.numbers import with_separator
 
 BAR_COLOUR = "#0b57d0"
 AFTER_COLOUR = "#1b7f3b"
@@ -133,7 +134,7 @@ def loss_curve(
             x=[n + 1],
             y=as_float32([loss_before]),
             mode="markers",
-            name=t(lang, "names-update-this-step", step=n + 1, loss=decimal(f"{loss_before:.4g}", lang)),
+            name=t(lang, "names-update-this-step", step=n + 1, loss=with_separator(f"{loss_before:.4g}", lang)),
             marker={"size": 13, "color": "#d93025", "symbol": "circle"},
             hovertemplate=f"{t(lang, 'names-update-hover-this', y='%{y:.5g}')}<extra></extra>",
         )
@@ -144,7 +145,7 @@ def loss_curve(
                 x=[n + 2],
                 y=as_float32([loss_after]),
                 mode="markers",
-                name=t(lang, "names-update-after", loss=decimal(f"{loss_after:.4g}", lang)),
+                name=t(lang, "names-update-after", loss=with_separator(f"{loss_after:.4g}", lang)),
                 marker={"size": 13, "color": AFTER_COLOUR, "symbol": "diamond"},
                 hovertemplate=f"{t(lang, 'names-update-hover-after', y='%{y:.5g}')}<extra></extra>",
             )
@@ -196,7 +197,7 @@ def _line_search_traces(eta: np.ndarray, actual: np.ndarray, first_order, lang: 
                 x=[eta[best]],
                 y=as_float32([actual[best]]),
                 mode="markers",
-                name=t(lang, "names-update-lowest", eta=decimal(f"{eta[best]:.3g}", lang)),
+                name=t(lang, "names-update-lowest", eta=with_separator(f"{eta[best]:.3g}", lang)),
                 marker={"size": 12, "color": AFTER_COLOUR, "symbol": "diamond"},
                 hovertemplate=f"{t(lang, 'names-update-hover-eta-loss', x='%{x:.3g}', y='%{y:.5g}')}<extra></extra>",
             )

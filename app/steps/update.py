@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from app.figures import update as update_figures
-from app.figures.style import decimal
 from app.spec.training import describe_optimizer
 from app.steps import update_text
 from app.steps.context import TraceContext, in_language
@@ -21,6 +20,7 @@ from app.steps.mathml import formula
 from app.steps.tensors import param_entry
 from app.steps.titles import OPTIMIZER_LABELS, tensor_label
 from app.steps.wording import num, t
+from app.words.numbers import with_separator
 from xt_core.checks.directional import StepCheck
 from xt_core.training.loop import line_search
 from xt_core.training.optim import optimizer_dict
@@ -150,7 +150,10 @@ def _loss_entry(ctx: TraceContext, lang: str) -> dict:
     n_train = len(trace.train_losses)
     after = update.loss_after
     lang = ctx.lang
-    losses = {"before": decimal(f"{update.loss_before:.4g}", lang), "after": decimal(f"{after:.4g}", lang)}
+    losses = {
+        "before": with_separator(f"{update.loss_before:.4g}", lang),
+        "after": with_separator(f"{after:.4g}", lang),
+    }
     if n_train:
         loss_title = t(lang, "names-update-loss-trained-title", n=n_train, **losses)
     else:
@@ -259,10 +262,14 @@ def _ratio_entry(ctx: TraceContext, rows: list[dict], lang: str) -> dict:
         title=title,
         value_name="RMS(ΔW)/RMS(W)",
         reference=LARGE_RATIO,
-        reference_label=t(lang, "names-update-too-large", ratio=decimal(f"{LARGE_RATIO:g}", lang)),
+        reference_label=t(lang, "names-update-too-large", ratio=with_separator(f"{LARGE_RATIO:g}", lang)),
         expected=(low, high),
         expected_label=t(
-            lang, "names-update-expected-label", optimizer=label, lr=decimal(f"{optimizer.lr:g}", lang), rule=rule
+            lang,
+            "names-update-expected-label",
+            optimizer=label,
+            lr=with_separator(f"{optimizer.lr:g}", lang),
+            rule=rule,
         ),
         lang=lang,
     )

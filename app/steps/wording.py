@@ -6,14 +6,14 @@ English stays byte for byte what it was and the Russian reads "0,0625"."""
 from __future__ import annotations
 
 from app.words import t
-from app.words.numbers import decimal_separator
+from app.words.numbers import with_separator
 
 __all__ = ["cut_note", "num", "numbers_note", "t"]
 
 
 def num(value: float, spec: str, lang: str) -> str:
     """`value` formatted by `spec` ("{:.3g}"'s ".3g"), its decimal point the language's."""
-    return format(value, spec).replace(".", decimal_separator(lang))
+    return with_separator(format(value, spec), lang)
 
 
 def cut_note(

@@ -27,7 +27,7 @@ from fluent.runtime.types import FluentType
 from fluent.syntax.ast import Junk
 from markupsafe import Markup, escape
 
-from app.words.numbers import decimal_separator, format_number
+from app.words.numbers import format_number, with_separator
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 # The languages a person can choose, in the order the switch lists them; the first is the default.
@@ -65,7 +65,7 @@ def format_spec(value, spec: str = "") -> str:
     if not SPEC.match(spec):
         raise ValueError(f"FORMAT: spec {spec!r} is not .Ne, .Nf or .Ng (static/js/lib/format_spec.js reads those)")
     text = format(float(value), spec)
-    return text.replace(".", decimal_separator(value.lang))
+    return with_separator(text, value.lang)
 
 
 FUNCTIONS = {"FORMAT": format_spec}

@@ -39,6 +39,12 @@ def group_separator(lang: str) -> str:
     return words.t(lang, "number-group-separator")
 
 
+def with_separator(text: str, lang: str) -> str:
+    """A number already written with a point ("0.0625", f"{loss:.4g}") with `lang`'s decimal
+    mark: the server's one copy of the page's withSeparator (static/js/lib/numbers.js)."""
+    return text.replace(".", decimal_separator(lang))
+
+
 def decimals(value: float) -> int:
     """The digits after the point that keep SIGNIFICANT significant ones. The exponent is read
     from the shortest round-trip text of the value (repr here, toExponential in JS: the same

@@ -12,7 +12,7 @@ number): it is rendered in the same language as the sentence around it.
 from __future__ import annotations
 
 from app import words
-from app.words.numbers import decimal_separator, group_separator
+from app.words.numbers import group_separator, with_separator
 
 
 def _values_in(values: dict, lang: str) -> dict:
@@ -77,7 +77,7 @@ class Fixed(float):
         return self.in_(words.DEFAULT)
 
     def in_(self, lang: str) -> str:
-        return f"{float(self):.{self.places}f}".replace(".", decimal_separator(lang))
+        return with_separator(f"{float(self):.{self.places}f}", lang)
 
     def __reduce__(self):
         return Fixed, (float(self), self.places)
@@ -90,7 +90,7 @@ class Short(float):
         return self.in_(words.DEFAULT)
 
     def in_(self, lang: str) -> str:
-        return f"{float(self):g}".replace(".", decimal_separator(lang))
+        return with_separator(f"{float(self):g}", lang)
 
 
 def said_of(exc: Exception) -> str:
