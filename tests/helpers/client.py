@@ -27,3 +27,21 @@ def post_trace(client, spec: dict) -> dict:
     response = client.post("/api/traces", json=spec)
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def posted_context(client, spec: dict):
+    """POST the spec: (its summary, the TraceContext the server answers its views from)."""
+    from app.steps.context import TraceContext
+
+    summary = post_trace(client, spec)
+    store = client.app.state.services.store
+    stored = store.spec(summary["id"])
+    return summary, TraceContext(stored, store.get(stored), client.app.state.settings)
+
+
+def step_answer(client, summary: dict, name: str, phase: str) -> dict:
+    """GET the view of the trace's step `name` in `phase`, asserted 200."""
+    step = next(s for s in summary["steps"] if s["name"] == name and s["phase"] == phase)
+    response = client.get(f"/api/traces/{summary['id']}/steps/{step['index']}")
+    assert response.status_code == 200, response.text[:300]
+    return response.json()

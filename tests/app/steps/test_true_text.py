@@ -13,31 +13,17 @@ import pytest
 from app.steps import update_text
 from app.steps.context import TraceContext
 from app.steps.glossary import TERMS
-from tests.helpers.client import post_trace
+from tests.helpers.client import posted_context, step_answer
 from tests.helpers.specs import SMALL_CONFIG
 from xt_core.lab.faults import CATALOGUE
 
 ADAMW = {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1, "optimizer": {"name": "adamw"}}
 
 
-def _context(client, spec: dict) -> tuple[dict, TraceContext]:
-    summary = post_trace(client, spec)
-    store = client.app.state.services.store
-    stored = store.spec(summary["id"])
-    return summary, TraceContext(stored, store.get(stored), client.app.state.settings)
-
-
-def _view(client, summary: dict, name: str, phase: str) -> dict:
-    step = next(s for s in summary["steps"] if s["name"] == name and s["phase"] == phase)
-    response = client.get(f"/api/traces/{summary['id']}/steps/{step['index']}")
-    assert response.status_code == 200, response.text[:300]
-    return response.json()
-
-
 def _shown_step(client, spec: dict) -> tuple[str, dict, str]:
     """(the update step's explanation, step_facts of its shown parameter measured here, its formula)."""
-    summary, ctx = _context(client, spec)
-    view = _view(client, summary, "update", "update")
+    summary, ctx = posted_context(client, spec)
+    view = step_answer(client, summary, "update", "update")
     shown, update = view["update"]["shown"], ctx.trace.update
     facts = update_text.step_facts(update.per_param[shown].delta, ctx.trace.grads[shown], update.optimizer.lr)
     return view["explanation"], facts, view["formula"]["update"]["latex"]
@@ -87,14 +73,14 @@ def _table_note(view: dict, tensor: str) -> str:
 def test_each_op_says_which_rows_of_the_table_it_reads(client, tied):
     """Findings 2 and 3: the lookup reads only the input tokens' rows; the LM head every row."""
     spec = {**LARGE_VOCAB, "config": {**LARGE_VOCAB["config"], "tie_embeddings": tied}}
-    summary, ctx = _context(client, spec)
+    summary, ctx = posted_context(client, spec)
     inputs = len(set(ctx.trace.tokens.ravel().tolist()))
     drawn = len(set(ctx.trace.tokens.ravel().tolist()) | set(ctx.trace.targets.ravel().tolist()))
-    lookup = _table_note(_view(client, summary, "embedding", "forward"), "tok_embeddings")
+    lookup = _table_note(step_answer(client, summary, "embedding", "forward"), "tok_embeddings")
     assert f"{drawn} of the 600 rows are drawn: the batch's {inputs} distinct input tokens" in lookup, lookup
     assert f"then {drawn - inputs} more of its targets" in lookup and "only the input tokens' rows" in lookup
     assert "the rows this step reads" not in lookup and "tokens and targets" not in lookup
-    head = _table_note(_view(client, summary, "logits", "forward"), "tok_embeddings" if tied else "output")
+    head = _table_note(step_answer(client, summary, "logits", "forward"), "tok_embeddings" if tied else "output")
     assert "LM head" in head and "reads every row" in head, head
     assert ("embedding lookup" in head) is tied
 
@@ -105,8 +91,8 @@ def test_each_op_says_which_rows_of_the_table_it_reads(client, tied):
 @pytest.fixture(scope="module")
 def walked(client) -> tuple[dict, dict, TraceContext]:
     """The small trace's summary, every step view by (name, phase), and its context."""
-    summary, ctx = _context(client, {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1})
-    views = {(s["name"], s["phase"]): _view(client, summary, s["name"], s["phase"]) for s in summary["steps"]}
+    summary, ctx = posted_context(client, {"config": SMALL_CONFIG, "text": "the cat sat on the mat", "seed": 1})
+    views = {(s["name"], s["phase"]): step_answer(client, summary, s["name"], s["phase"]) for s in summary["steps"]}
     return summary, views, ctx
 
 
