@@ -341,6 +341,7 @@ ON_THE_WORDS_LAYER = [
             "kind",
             "measured",
             "nonfinite",
+            "stats",
             "summary",
             "tensors",
             "update_text",

@@ -199,7 +199,7 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int,
         z_bad, z_good, rows, cols, row_title, col_title, head_note = picture
         title = words.t(lang, DIFF_TITLES[kind], name=name)
         fig = diff_panels(
-            z_bad, z_good, rows, cols, title=title, value_name=value_name(name, gradient=True),
+            z_bad, z_good, rows, cols, title=title, value_name=value_name(name, True, lang),
             row_title=row_title, col_title=col_title, max_cells=faulty.settings.max_heatmap_cells,
         )  # fmt: skip
         if comparison["identical"]:

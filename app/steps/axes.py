@@ -17,10 +17,12 @@ lookup's) are those rows, and the note says the rest are zero. `Axes.shown(z)` p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from app import words
 from app.steps.context import TraceContext
 from app.steps.titles import local_name
 from app.words import t
@@ -99,11 +101,20 @@ def head_axes(ctx: TraceContext, shape: tuple[int, ...], seq: int) -> Axes:
     return Axes(rows, rows if square else None, _word(ctx, "names-axis-query"), _word(ctx, across))
 
 
-def value_name(name: str, gradient: bool) -> str:
-    """The short name of a tensor's entries on a colour bar or value axis: p, logit, dL/dp, …"""
+def value_name(name: str, gradient: bool, lang: str) -> str:
+    """The short name of a tensor's entries on a colour bar or value axis: p, logit, dL/dp, …
+    A recorded row's symbol that is a word ("scores") is the catalogue's (names-value-scores: S
+    in Russian, the formulas' letter); a letter (p, x′) and a parameter's name stay as they are."""
     recorded = names.lookup(name)
     short = recorded.short if recorded else _PARAM_SYMBOLS.get(local_name(name), name.rsplit(".", 1)[-1])
+    if recorded is not None and words.has(lang, value_words_id(short)):
+        short = t(lang, value_words_id(short))
     return f"dL/d{short}" if gradient else short
+
+
+def value_words_id(symbol: str) -> str:
+    """The catalogue's id of a recorded row's symbol that is a word: "q_rot" -> "names-value-q-rot"."""
+    return "names-value-" + re.sub(r"[._]", "-", symbol)
 
 
 # ---------------------------------------------------------------------- a large vocabulary's tokens

@@ -87,8 +87,8 @@ _LINEAR_BACKWARD_EXTRA = {
 }
 _TIED = {"forward": "step-tied-forward", "unembed": "step-tied-unembed", "embedding": "step-tied-embedding"}
 _RESIDUAL = {
-    "attention_residual": ("h = x + attention(RMSNorm(x))", "h", "x"),
-    "ffn_residual": ("x′ = h + FFN(RMSNorm(h))", "x′", "h"),
+    "attention_residual": ("step-residual-sum-attention", "h", "x"),
+    "ffn_residual": ("step-residual-sum-ffn", "x′", "h"),
 }
 
 
@@ -132,7 +132,7 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> di
     skip, branch = (record.inputs + ("", ""))[:2]
     recorded = names.lookup(record.name, cfg.family)
     role, block = (recorded.role, recorded.block) if recorded else ("", "")
-    residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("out = skip + branch", "out", "skip"))
+    residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("step-residual-sum-other", "out", "skip"))
     other = _NORM_OTHER.get(name) if record.kind == "rmsnorm" else None
     return {
         "role": _about(lang, _ROLE, name, recorded, ("projection", "branch out"), "step-role-other", cfg.family),
@@ -144,7 +144,7 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> di
         "gqa": _gqa(record, cfg, lang),
         "tied": _tied(record, cfg, lang),
         "weight": t(lang, "step-weight-tied" if cfg.tie_embeddings else "step-weight-untied"),
-        "sum": residual_sum,
+        "sum": t(lang, residual_sum),
         "out_symbol": out_symbol,
         "skip_symbol": skip_symbol,
         "skip": skip,

@@ -7,6 +7,7 @@ import numpy as np
 
 from app import figures
 from app.steps import backward
+from app.steps.axes import value_name
 from app.steps.context import TraceContext
 from app.steps.kind import ChartFigure, Figure, StepKind
 from app.steps.wording import num, t
@@ -36,7 +37,7 @@ def identity_entry(ctx: TraceContext, seq: int, pos: int, k: int = 10, lang: str
         labels,
         {recorded_name: recorded[idx], "(p − onehot)/N": expected[idx]},
         title=title,
-        value_name="dL/dlogit",
+        value_name=value_name(names.LOGITS, True, lang),
         x_title=t(lang, "names-axis-token"),
     )
     columns = ["p", "onehot", "(p − onehot)/N", recorded_name]

@@ -31,7 +31,11 @@ def residual_entry(ctx: TraceContext, record, seq: int, max_cells: int | None = 
     per = max(1, ctx.settings.max_table_cols // 3)
     n = min(per, skip.shape[1])
     interleaved = np.stack([skip[:, :n], branch[:, :n], total[:, :n]], axis=-1).reshape(skip.shape[0], 3 * n)
-    columns = [f"{part}[{j}]" for j in range(n) for part in ("skip", "branch", "sum")]
+    parts = [
+        t(lang, part)
+        for part in ("step-residual-column-skip", "step-residual-column-branch", "step-residual-column-sum")
+    ]
+    columns = [f"{part}[{j}]" for j in range(n) for part in parts]
     table_json, _ = ctx.table(interleaved, rows, columns, lang)
     note = _residual_note((len(table_json["index"]), n), skip.shape, lang)
     return ctx.entry("residual", title, "residual", fig, (table_json, None), [note])

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from app.steps.context import TraceContext
+from app.words import t
 from xt_core import names
 
 CHUNK = 1 << 20
@@ -95,9 +96,9 @@ def index_labels(ctx: TraceContext, name: str, index: list[int]) -> list[str | N
         elif axis == "V":
             out.append(ctx.token_label(i))
         elif axis == "H":
-            out.append(f"head {i}")
+            out.append(t(ctx.lang, "names-heads-one", head=i))
         elif axis == "B":
-            out.append(f"sequence {i}")
+            out.append(t(ctx.lang, "names-index-sequence", index=i))
         else:
             out.append(None)
     return out

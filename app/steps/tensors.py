@@ -68,7 +68,7 @@ def tensor_entry(
     this figure's share of the step's cell budget (default: the per-figure limits). `whole`:
     `array` is the recorded tensor or its gradient (not a contribution): downloadable."""
     s, array = ctx.settings, np.asarray(array)
-    values = value_name(name, gradient)
+    values = value_name(name, gradient, lang)
     cells = s.max_heatmap_cells if max_cells is None else min(max_cells, s.max_heatmap_cells)
     download = tensor_url(ctx, name, gradient) if whole else None
     if ctx.is_param(name):
@@ -114,7 +114,7 @@ def _head_grid_entry(ctx, name, a, seq, figure_id, title, gradient, figure_cells
         axes.rows,
         axes.cols,
         title=title,
-        value_name=value_name(name, gradient),
+        value_name=value_name(name, gradient, lang),
         row_title=axes.row_title,
         col_title=axes.col_title,
         gradient=gradient,
@@ -161,7 +161,7 @@ def head_entry(
         axes.rows,
         axes.cols,
         title=title,
-        value_name=value_name(name, gradient),
+        value_name=value_name(name, gradient, lang),
         row_title=axes.row_title,
         col_title=axes.col_title,
         gradient=gradient,
@@ -192,7 +192,7 @@ def param_entry(
     """A parameter (or its gradient, or its update): bars for an RMSNorm gain, else a heatmap
     of the whole matrix. `values` names the entries (default from the name); `download`: the
     URL of the whole tensor drawn, if it is one."""
-    values = values or value_name(name, gradient)
+    values = values or value_name(name, gradient, lang)
     stats = tensor_stats(ctx, name, array)
     if array.ndim == 1:  # an RMSNorm gain
         feature = t(lang, "names-axis-feature")

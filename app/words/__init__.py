@@ -120,6 +120,11 @@ def _value(value, lang: str):
     return number
 
 
+def has(lang: str, message_id: str) -> bool:
+    """Whether the catalogue of `lang` (an unknown language: the default's) holds the message."""
+    return bundle(lang if lang in LANGUAGES else DEFAULT).has_message(message_id)
+
+
 def t(lang: str, message_id: str, **values) -> str:
     """The message `message_id` in `lang` (an unknown language: the default's), with its named
     values: numbers are formatted by app/words/numbers.py, anything else by str()."""

@@ -151,6 +151,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   function remove() {
     panel.remove();
     walk.classList.remove("lesson-on");
+    window.dispatchEvent(new Event("resize"));
   }
 
   /** The page moved on its own (the learner clicked elsewhere): follow it when it lands on a
@@ -178,6 +179,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
 
   body.prepend(panel);
   walk.classList.add("lesson-on");
+  window.dispatchEvent(new Event("resize")); // the panel narrows the figures drawn before it: Plotly redraws them (responsive)
   return {
     show,
     /** One stop on (delta 1) or back (−1), as Next and Prev (a clicker's keys: walk/clicker.js). */

@@ -1,8 +1,9 @@
 // The whole tensor's numbers beside a figure (the step JSON's `stats`, app/steps/stats.py):
-// shape, dtype, min, max, mean, std, ‖·‖₂, NaN / ±inf counts and the argmax with its token.
+// shape, dtype, min, max, mean, std, ‖·‖₂ (with the page's decimal mark), NaN / ±inf counts and
+// the argmax with its token.
 
 import { formatNumber, formatShape, h } from "./dom.js";
-import { t } from "./words.js";
+import { local, t } from "./words.js";
 
 /** "[0, 2, 5, 0] (sequence 0, head 2, 5 ␣the, 0 The)": the argmax and what its coordinates name. */
 export function argmaxText(stats) {
@@ -28,11 +29,11 @@ export function statsLine(stats) {
   const items = [
     [t("js-stats-shape"), shapeText(stats)],
     ["dtype", stats.dtype],
-    [t("js-stats-min"), formatNumber(stats.min)],
-    [t("js-stats-max"), formatNumber(stats.max)],
-    [t("js-stats-mean"), formatNumber(stats.mean)],
-    [t("js-stats-std"), formatNumber(stats.std)],
-    ["‖·‖₂", formatNumber(stats.norm)],
+    [t("js-stats-min"), local(formatNumber(stats.min))],
+    [t("js-stats-max"), local(formatNumber(stats.max))],
+    [t("js-stats-mean"), local(formatNumber(stats.mean))],
+    [t("js-stats-std"), local(formatNumber(stats.std))],
+    ["‖·‖₂", local(formatNumber(stats.norm))],
     ["NaN", String(stats.nan)],
     ["±inf", String(stats.inf)],
     ["argmax", argmaxText(stats)],

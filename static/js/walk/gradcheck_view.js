@@ -113,7 +113,7 @@ export function gradcheckDetails(check, phase = "forward") {
     return h(
       "tr",
       { className: passed ? "" : "failed" },
-      h("th", { scope: "row", text: c.tensor }),
+      h("th", { scope: "row", translate: "no", text: c.tensor }),
       [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
       h("td", { text: errorText(c.rel_error, c.resolution, passed) }),
     );

@@ -101,7 +101,7 @@ function header(step) {
     h("span", { className: `badge phase-badge phase-${step.phase}`, text: phaseName(step.phase) }),
     h("h1", { id: "step-title", text: step.title }),
     h("code", { className: "step-name", text: step.name, title: step.name }),
-    step.kind ? h("span", { className: "step-kind", text: step.kind }) : null,
+    step.kind ? h("span", { className: "step-kind", translate: "no", text: step.kind }) : null,
   );
 }
 

@@ -59,7 +59,7 @@ ALLOWED = {
     *"C I J L N P S T W X",
     *("FFN", "GQA", "LM", "RMSNorm", "RoPE", "SwiGLU", "Softmax", "softmax", "onehot", "inv", "diag", "log"),
     *("max", "mean", "rms", "silu", "silu′", "gate", "up", "out", "concat", "probs", "heads", "head", "hd", "kv"),
-    *("attention", "dL", "dP", "dS", "dW", "dWq", "dX", "dY", "dgate", "dout", "dup", "dlogits", "dscores"),
+    *("attention", "attn", "dL", "dP", "dS", "dW", "dWq", "dX", "dY", "dgate", "dout", "dup", "dlogits", "dscores"),
     *("dheads", "dprobs", "Wk", "Wo", "Wq", "Wv", "j′", "x′"),
 }
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_′]*(?:\.[A-Za-z0-9_]+)*")

@@ -6,10 +6,10 @@ the figures and the numbers tables' words are the steps' helper's (tests/app/ste
 there). The English words of the same views are pinned by tests/app/steps/test_snapshot.py.
 
 Allowed (not English words a translation would change): the recorded tensors' symbols and names
-(xt_core's table: "attention" on a colour bar is the symbol of layers.{L}.attention.out), the
+(xt_core's table; a symbol that is a word is the catalogue's, names-value-*: "attention" on an
+English colour bar is "attn" on a Russian one, the symbol of the residual's formula), the
 parameters' symbols and names (Wq; "norm", "output" on their colour bars), formula
-names and hyperparameters (diag, log, silu, onehot, lr), the names of the numbers table's columns
-(skip, branch, sum), and model-part names written as they are (RMSNorm, RoPE, SwiGLU, LM: not matched, they are not words).
+names and hyperparameters (diag, log, silu, onehot, lr), and model-part names written as they are (RMSNorm, RoPE, SwiGLU, LM: not matched, they are not words).
 The batch is token ids, so no token's text is an English word."""
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ LATIN_WORD = re.compile(r"(?<![\w/.\[])[A-Za-z][a-z]+(?![\w(\[])")
 SYMBOLS = {word for rows in names.ROWS.values() for row in rows for word in re.findall(r"[a-z]+", row.short)}
 # the weights' symbols (W1, W2, W3 are not words) and the parameters named on their colour bars by name
 PARAMETERS = {"wq", "wk", "wv", "wo", "norm", "output"}
-ALLOWED = SYMBOLS | PARAMETERS | {"diag", "log", "silu", "onehot", "lr", "skip", "branch", "sum", "hd"}
+# the branches' outputs as the formulas write them (h = x + attn, x′ = h + ffn): their colour bars' names
+FORMULA_SYMBOLS = {"attn", "ffn"}
+ALLOWED = SYMBOLS | PARAMETERS | FORMULA_SYMBOLS | {"diag", "log", "silu", "onehot", "lr", "hd"}
 MARKUP = re.compile(r"<[^>]*>")  # Plotly's <br>, <extra></extra>
 READ_KEYS = {"title", "text", "hovertemplate", "name", "note"}
 # Words inside a figure that the steps' helper moves (steps-figures.ftl): the identity chart's legend.

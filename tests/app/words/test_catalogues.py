@@ -151,6 +151,7 @@ def test_messages_are_used_by_the_moved_code():
             (ROOT / "xt_core" / "listing.py",),
         )
     )
+    from app.steps.axes import value_words_id
     from xt_core.names import ROWS
 
     # a recorded tensor's words are asked for by its row's words id (xt_core/recorded.py); a glossary
@@ -159,7 +160,7 @@ def test_messages_are_used_by_the_moved_code():
     # (app/lessons/words.py: tests/app/lessons/test_lesson_words.py)
     worded = {
         f"{row.words_id}-{part}" for rows in ROWS.values() for row in rows for part in ("title", "label", "about")
-    }
+    } | {value_words_id(row.short) for rows in ROWS.values() for row in rows}  # app/steps/axes.py value_name
     lessons = tuple(f"lesson-{path.stem}" for path in (ROOT / "lessons").glob("*.toml"))
     dead = [
         key

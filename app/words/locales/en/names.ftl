@@ -198,3 +198,21 @@ names-axis-rows-more-note = { $shown } of the { $total } rows are drawn: the bat
 names-axis-lookup-rows-note = The { $shown } nonzero rows are drawn, those of the tokens this step looked up; the other { $rest } rows of the { $total }-token vocabulary are exactly zero.
 names-axis-gradient-rows-note = { $shown } of the { $total } rows are drawn: the batch's tokens and targets, then the rows of largest |gradient|. { $nonzero } rows are nonzero; the rows not drawn are left out.
 names-axis-gradient-rows-zero-note = { $shown } of the { $total } rows are drawn: the batch's tokens and targets, then the rows of largest |gradient|. { $nonzero } rows are nonzero; the other { $zero } rows are exactly zero; the rows not drawn are left out.
+
+## A recorded tensor's entries on a colour bar, a value axis and in the hover (app/steps/axes.py
+## value_name): the word of a row whose symbol (xt_core/recorded.py) is a word, not a letter
+
+names-value-q-rot = q_rot
+names-value-k-rot = k_rot
+names-value-scores = scores
+names-value-heads = heads
+names-value-concat = concat
+names-value-attention = attention
+names-value-gate = gate
+names-value-up = up
+names-value-swiglu = swiglu
+names-value-gelu = gelu
+names-value-feed-forward = feed-forward
+names-value-logit = logit
+names-value-loss = loss
+names-index-sequence = sequence { $index }

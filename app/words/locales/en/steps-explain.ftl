@@ -71,3 +71,9 @@ step-extra-attention-out = {" "}Here the hand-written C++ backward pass xt start
 step-extra-attention-in = {" "}The normalized input n feeds q, k and v, so its gradient is the sum of three such dX (the C++ pass: dxb = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ, its dxb being our dL/dn); this step adds one of them.
 step-extra-ffn-in = {" "}The normalized input n feeds the gate and the up projection, so its gradient is the sum of two such dX (the C++ pass: dx2b = dh1·W1ᵀ + dh3·W3ᵀ, its dx2b being our dL/dn, its dh1 and dh3 our dL/da and dL/du); this step adds one of them.
 step-induction = {" "}Layer { $layer }, head { $head }: induction head — it attends to the token after an earlier occurrence of the current one (measured on repeated random letters: { $score } of its attention lands there). { $repeat }
+
+## A residual's sum as the explanation writes it (app/steps/explain.py)
+
+step-residual-sum-attention = h = x + attention(RMSNorm(x))
+step-residual-sum-ffn = x′ = h + FFN(RMSNorm(h))
+step-residual-sum-other = out = skip + branch

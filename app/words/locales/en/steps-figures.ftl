@@ -10,6 +10,9 @@ step-note-masked = Masked (future) keys hold −∞ and are drawn blank.
 
 ## The residual add's backward: skip, branch and sum side by side
 
+step-residual-column-skip = skip
+step-residual-column-branch = branch
+step-residual-column-sum = sum
 step-residual-note = Numbers: skip, branch and sum side by side for every feature (skip + branch = sum in every row).
 step-residual-note-positions = Numbers: skip, branch and sum side by side for the first { $positions } of { $of_positions } positions (skip + branch = sum in every row).
 step-residual-note-features = Numbers: skip, branch and sum side by side for the first { $features } of { $of_features } features (skip + branch = sum in every row).

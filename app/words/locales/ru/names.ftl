@@ -198,3 +198,21 @@ names-axis-rows-more-note = Показано строк: { $shown } из { $tota
 names-axis-lookup-rows-note = Показаны ненулевые строки ({ $shown }), строки токенов, которые выбрал этот шаг; остальные строки словаря ({ $rest } из { $total }) в точности равны нулю.
 names-axis-gradient-rows-note = Показано строк: { $shown } из { $total }. Сначала токены и цели пакета, затем строки с наибольшим |градиентом|. Ненулевых строк: { $nonzero }; не показанные строки опущены.
 names-axis-gradient-rows-zero-note = Показано строк: { $shown } из { $total }. Сначала токены и цели пакета, затем строки с наибольшим |градиентом|. Ненулевых строк: { $nonzero }, остальные ({ $zero }) в точности равны нулю; не показанные строки опущены.
+
+## Элементы записанного тензора на цветовой шкале, оси значений и во всплывающей подсказке
+## (app/steps/axes.py value_name): символы формул шага (docs/notation.md), а не английские слова
+
+names-value-q-rot = q̃
+names-value-k-rot = k̃
+names-value-scores = S
+names-value-heads = o
+names-value-concat = o
+names-value-attention = attn
+names-value-gate = a
+names-value-up = u
+names-value-swiglu = s
+names-value-gelu = gelu
+names-value-feed-forward = ffn
+names-value-logit = z
+names-value-loss = L
+names-index-sequence = последовательность { $index }

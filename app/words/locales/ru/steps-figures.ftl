@@ -21,22 +21,25 @@ step-note-masked = Замаскированные (будущие) ключи с
 
 ## Обратный проход сложения остаточной связи: остаточная связь, ветвь и сумма рядом
 
-step-residual-note = Числа: остаточная связь (skip), ветвь (branch) и сумма (sum) рядом для каждого признака (skip + branch = sum в каждой строке).
-step-residual-note-positions = Числа: остаточная связь (skip), ветвь (branch) и сумма (sum) рядом для первых { $positions } из { $of_positions } { $of_positions ->
+step-residual-column-skip = обход
+step-residual-column-branch = ветвь
+step-residual-column-sum = сумма
+step-residual-note = Числа: пришедшее по остаточной связи (обход), ветвь и сумма рядом для каждого признака (обход + ветвь = сумма в каждой строке).
+step-residual-note-positions = Числа: пришедшее по остаточной связи (обход), ветвь и сумма рядом для первых { $positions } из { $of_positions } { $of_positions ->
         [one] позиции
        *[other] позиций
-    } (skip + branch = sum в каждой строке).
-step-residual-note-features = Числа: остаточная связь (skip), ветвь (branch) и сумма (sum) рядом для первых { $features } из { $of_features } { $of_features ->
+    } (обход + ветвь = сумма в каждой строке).
+step-residual-note-features = Числа: пришедшее по остаточной связи (обход), ветвь и сумма рядом для первых { $features } из { $of_features } { $of_features ->
         [one] признака
        *[other] признаков
-    } (skip + branch = sum в каждой строке).
-step-residual-note-positions-features = Числа: остаточная связь (skip), ветвь (branch) и сумма (sum) рядом для первых { $positions } из { $of_positions } { $of_positions ->
+    } (обход + ветвь = сумма в каждой строке).
+step-residual-note-positions-features = Числа: пришедшее по остаточной связи (обход), ветвь и сумма рядом для первых { $positions } из { $of_positions } { $of_positions ->
         [one] позиции
        *[other] позиций
     } и { $features } из { $of_features } { $of_features ->
         [one] признака
        *[other] признаков
-    } (skip + branch = sum в каждой строке).
+    } (обход + ветвь = сумма в каждой строке).
 
 ## Тождество выходного softmax (p − onehot)/N и якобиан строки softmax
 
