@@ -90,3 +90,33 @@ def test_a_phone_gets_the_enlarged_head_before_a_lazy_figure_and_loses_it_with_t
     page.wait_for_selector(f"#lesson-panel[data-drawn='{STOP}']")
     api(server, f"/api/sessions/{code}", key=key, method="DELETE")
     assert errors == []
+
+
+def test_a_lesson_export_asks_its_host_for_no_step_it_left_out(browser, tmp_path):
+    """A lesson's exported directory holds its stops only: the page's prefetch of the steps beside
+    a stop never reaches the host (a 404 in the console), and a step left out says so at once."""
+    from app.export import export
+    from tests.helpers.export import LESSON as TOUR
+    from tests.helpers.export import StaticServer, settings_with_lesson
+
+    export(lesson=TOUR, out=tmp_path / "tour", settings=settings_with_lesson(tmp_path))
+    host = StaticServer(tmp_path / "tour")
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        missing, errors = [], []
+        page.on("response", lambda r: r.status == 404 and missing.append(r.url))
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.goto(f"{host.base}/index.html")
+        page.wait_for_selector("#lesson-panel[data-drawn='0']")
+        page.locator("#lesson-panel button", has_text="Next ▶").click()
+        page.wait_for_selector("#lesson-panel[data-drawn='1']")
+        left_out = page.evaluate(
+            """() => import("./static/js/lib/static_source.js").then(({ staticRequest }) =>
+                 staticRequest("/api/traces/x/steps/1?seq=0").then(() => 200, (e) => e.status))"""
+        )
+        assert left_out == 404  # the embedding is stop 0; step 1 is no stop of the tour
+        assert missing == [] and errors == [], (missing, errors)
+    finally:
+        context.close()
+        host.stop()
