@@ -217,6 +217,13 @@ def _public_origin(args, machine: str) -> str | None:
     return None
 
 
+def _open_line(args) -> str:
+    """What a server on loopback tells its person to open: its home page, which starts on the
+    first --model served (app.spec.form.first_walk), else on the first demo model."""
+    chosen = f"{Path(args.model[0]).name} preselected" if args.model else "demo model preselected"
+    return f"xt: open http://{args.host}:{args.port}/ ({chosen})"
+
+
 def _serve(args) -> int:
     import os
 
@@ -239,8 +246,8 @@ def _serve(args) -> int:
         print("xt: uploads, training and presenting need the admin key; open this once in your browser:")
         for origin in dict.fromkeys((public, f"http://127.0.0.1:{args.port}")):
             print(f"    {origin}/?key={key}")
-    elif args.demo:
-        print(f"xt: open http://{args.host}:{args.port}/ (demo model preselected)")
+    else:
+        print(_open_line(args))
     from app.connections import uvicorn_options  # the open-file limit, the caps, the timeouts
 
     options, caps = uvicorn_options(args.host, args.port, args.forwarded_allow_ips, GRACEFUL_SHUTDOWN_S)

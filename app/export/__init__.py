@@ -90,7 +90,9 @@ def _collect(
 
         sealed.seal(client, collected)
     first = steps[0] if steps else 0
-    manifest = {"trace": collected.trace_id, "lesson": lesson, "quiz": quiz, "step": first}
+    # `steps`: the steps whose views it holds (null: every one), so the page never asks the host
+    # for another (a prefetch of the next step: a 404 in the console of a lesson's export)
+    manifest = {"trace": collected.trace_id, "lesson": lesson, "quiz": quiz, "step": first, "steps": steps}
     return collected, manifest
 
 

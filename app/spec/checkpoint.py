@@ -10,6 +10,7 @@ from app.checkpoints.registry import ModelInfo, check_limits, registry
 from app.errors import SpecError
 from app.settings import Settings
 from app.spec.core_words import core_said
+from app.spec.schema import DEFAULT_TEXT
 from app.words.said import Grouped, Said, said_of
 from xt_core.checkpoint import CheckpointError
 from xt_core.config import Config
@@ -45,6 +46,15 @@ def resolve_checkpoint(model: str | None, given_config: dict, settings: Settings
                 Said("error-model-fixes-config", model=repr(model), field=field, value=str(config[field])),
             )
     return info, cfg
+
+
+def own_example(checkpoint: tuple[ModelInfo, Config] | None, settings: Settings) -> str:
+    """The text of a spec that gives neither text nor tokens: a checkpoint's own first example
+    (a char model knows only its alphabet: a text of another would be refused), else DEFAULT_TEXT."""
+    if checkpoint is None:
+        return DEFAULT_TEXT
+    examples = registry(settings).summary(checkpoint[0]).meta.get("examples") or []
+    return examples[0] if examples else DEFAULT_TEXT
 
 
 def check_text_length(text: str, most_positions: int, max_token_chars: int, whose: Said) -> None:

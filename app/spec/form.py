@@ -12,7 +12,7 @@ from app.checkpoints.formats import upload_formats, upload_suffixes
 from app.checkpoints.registry import DEMO_ORDER, model_settings, registry
 from app.errors import SpecError
 from app.settings import Settings
-from app.spec import CONFIG_FIELDS, ResolvedSpec
+from app.spec import CONFIG_FIELDS, DEFAULT_TEXT, ResolvedSpec
 from app.spec.preview import tokenize_preview
 from app.spec.training import (
     DEFAULT_OPTIMIZER_NAME,
@@ -29,19 +29,36 @@ TRAINING_FIELDS = ("optimizer", "train_steps", *OPTIMIZER_FIELDS)
 TRAIN_MORE = (10, 100)  # the walk page's "train N steps" buttons
 
 
+# The first walk's optimizer on a demo model: plain SGD, w ← w − lr·g, the update a first reader
+# can check by eye after the backward pass.
+FIRST_OPTIMIZER = "sgd"
+
+
+def first_walk(models: list[dict]) -> dict[str, str] | None:
+    """The walkthrough a newcomer starts on, the same from the home page's hero button and from
+    the form's Start (issue 34): the model `xt serve --model` served (the one its person came to
+    see), else the first demo model; its first example text; on a demo model, the SGD update.
+    None when there is neither (the form is the way in then)."""
+    served = next((m for m in models if m["kind"] == "served" and m["tokenizer"]), None)  # one that reads text
+    demo = next((m for m in models if m["shipped"] and m["name"] in DEMO_ORDER), None)
+    chosen = served or demo
+    if chosen is None:
+        return None
+    walk = {"model": chosen["name"], "text": chosen["examples"][0] if chosen["examples"] else DEFAULT_TEXT}
+    return walk | ({"optimizer": FIRST_OPTIMIZER} if chosen is demo else {})
+
+
 def home_context(params: dict[str, str], values: dict[str, str], settings: Settings) -> dict:
     """The checkpoints for the model list; with a bare home page (no query), the form starts
-    on the first demo model with its first example text."""
+    on the first walk (first_walk), as the hero button above it does."""
     models = registry(settings).listing()
     fetchable = registry(settings).absent()  # known real models not fetched: the page says how
-    if not params:
-        demo = next((m for m in models if m["shipped"] and m["name"] in DEMO_ORDER), None)
-        if demo is not None:
-            values["model"] = demo["name"]
-            if demo["examples"]:
-                values["text"] = demo["examples"][0]
-            if demo["tokenizer"]:
-                values["tokenizer"] = demo["tokenizer"]
+    first = first_walk(models) if not params.keys() - {"lang"} else None  # a bare home page, in any language
+    if first is not None:
+        values.update(first)
+        tokenizer = next(m["tokenizer"] for m in models if m["name"] == first["model"])
+        if tokenizer:
+            values["tokenizer"] = tokenizer
     values.setdefault("lr", "")
     values.setdefault("train_steps", "0")
     chosen = next((m for m in models if m["name"] == values.get("model")), None)

@@ -16,11 +16,11 @@ import numpy as np
 from app.checkpoints.registry import NORM_EPS_RANGE, ROPE_THETA_RANGE, ModelInfo, model_settings
 from app.errors import SpecError, check_between, shown_number
 from app.settings import Settings
-from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, resolve_checkpoint
+from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, own_example, resolve_checkpoint
 from app.spec.core_words import core_said
 from app.spec.cost import build_cost
 from app.spec.faults import resolve_faults
-from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, TraceSpec
+from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, TraceSpec
 from app.spec.training import resolve_training
 from app.words.said import Grouped, Said
 from xt_core import Config
@@ -207,7 +207,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     check_between(("body", "seed"), spec.seed, 0, settings.max_seed)
     if spec.text is not None and spec.tokens is not None:
         raise SpecError(("body", "tokens"), Said("error-text-and-tokens"))
-    text = spec.text if spec.text is not None or spec.tokens is not None else DEFAULT_TEXT
+    text = spec.text if spec.text is not None or spec.tokens is not None else own_example(checkpoint, settings)
     if spec.tokens is None and checkpoint is None:
         check_text_length(text, settings.max_seq_len, 1, _random_init_takes(settings))
     tokenizer, tokenizer_name = _resolve_tokenizer(spec, text, checkpoint, settings)

@@ -99,6 +99,7 @@ def test_smollm2_counts_its_bpe_tokens_and_states_its_own_limits(smollm2_server,
     session.goto("/")
     page.wait_for_selector("#start-form[data-models-loaded]")
     page.select_option("#f-model", SMOLLM2)
+    page.select_option("#f-optimizer", "")  # the first walk's SGD off: training without one uses AdamW
     page.fill("#f-text", EXAMPLE)
     count = page.locator("#text-count")
     expect(count).to_contain_text("14 tokens → 13 positions")
@@ -188,6 +189,8 @@ LATIN_ALLOWED |= {
     "u",
     "a",
 }
+# The lessons' summaries (the home page's lesson list, issue 34) write the notation (docs/notation.md).
+LATIN_ALLOWED |= {"N", "S", "i", "m", "onehot", "p", "v"}
 
 RUSSIAN_TEXT = """() => {
   const inRussian = (node) => node.closest("[lang]")?.lang === "ru" && !node.closest("code, [translate=no]");
@@ -220,7 +223,7 @@ def test_the_home_page_in_russian_has_no_english_word_and_fits_a_phone(browser, 
             page.select_option("#f-optimizer", "adamw")
             page.select_option("#f-faults", "quiz")
             expect(page.locator("#faults-help")).to_contain_text("Сервер выберет")
-            expect(page.locator("#text-count")).to_contain_text("токенов →")  # written by words.js
+            expect(page.locator("#text-count")).to_contain_text(re.compile(r"\d+ токен(а|ов)? →"))  # words.js
             text = page.evaluate(RUSSIAN_TEXT)
             latin = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
             names = {part for name in ZOO for part in latin.findall(name)}  # "smollm2-135m": smollm2, m

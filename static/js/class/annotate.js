@@ -9,11 +9,12 @@ import { shownFigureCard } from "./hooks.js";
 const MARK = "lesson-mark";
 const COLOUR = "#ff6f00";
 
-/** Resolves once the plot div has been drawn by Plotly (cards below the fold draw when scrolled near). */
+/** Resolves once the plot div has been drawn by Plotly (cards below the fold draw when scrolled
+ * near, maybe minutes later: a student scrolls down when they do); gives up after ten minutes. */
 function whenDrawn(plot) {
   if (plot.calcdata) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish(false), 15_000);
+    const timer = setTimeout(() => finish(false), 600_000);
     const observer = new MutationObserver(() => plot.calcdata && finish(true));
     const finish = (drawn) => {
       clearTimeout(timer);
@@ -159,8 +160,9 @@ export async function clearAnnotations() {
 
 /** Draws a lesson step's annotations on the shown step (call once it is rendered); on a wide
  * screen the first annotated figure is scrolled into view if it is not (a phone stays at the
- * step's title: the figure follows it). */
-export async function drawAnnotations(annotations) {
+ * step's title: the figure follows it). A figure below the fold is marked once it is drawn,
+ * unless `isCurrent()` has turned false by then (the page moved to another lesson stop). */
+export async function drawAnnotations(annotations, isCurrent = () => true) {
   const byFigure = new Map();
   for (const note of annotations || []) {
     if (!byFigure.has(note.figure)) byFigure.set(note.figure, []);
@@ -172,6 +174,6 @@ export async function drawAnnotations(annotations) {
     if (!found?.plot) continue;
     if (first && window.innerWidth > 900) found.card.scrollIntoView({ behavior: "smooth", block: "nearest" });
     first = false;
-    if (await whenDrawn(found.plot)) await annotate(found.plot, notes);
+    if ((await whenDrawn(found.plot)) && isCurrent()) await annotate(found.plot, notes);
   }
 }

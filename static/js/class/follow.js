@@ -5,7 +5,15 @@
 import { h } from "../lib/dom.js";
 import { t } from "../lib/words.js";
 import { followEvents, getSession } from "./api.js";
-import { jacobianShown, onStepChange, setFragment, showHead, showJacobian, whenRendered } from "./hooks.js";
+import {
+  jacobianShown,
+  onStepChange,
+  revealJacobian,
+  setFragment,
+  showHead,
+  showJacobian,
+  whenRendered,
+} from "./hooks.js";
 import { revealStart } from "./lesson.js";
 import { createStudentPoll } from "./poll.js";
 
@@ -83,13 +91,16 @@ function followerButtons() {
   ];
 }
 
-/** Shows the presenter's step (and lesson step) of `state`; resolves once it is drawn. */
+/** Shows the presenter's step (and lesson step) of `state`; resolves once the step is drawn,
+ * not waiting for the lesson's marks: a marked figure below the fold draws only when scrolled
+ * near, and the presenter's enlarged head or Jacobian row must not wait for that (issue 34). */
 async function moveTo(page, follower, state, playLesson) {
   const lesson = state.lesson ? await playLesson(state.lesson, { follower: true }) : null;
   follower.player = lesson;
   const k = state.lesson_step;
   follower.expected = state.step;
-  if (lesson && k !== null && lesson.stepIndex(k) === state.step) await lesson.player.show(k);
+  if (lesson && k !== null && lesson.stepIndex(k) === state.step)
+    lesson.player.show(k); // marks: later
   else if (state.step !== page.state.index) page.go(state.step);
   return whenRendered(page.state, state.step);
 }
@@ -122,7 +133,10 @@ function endedNotice(code) {
 
 /** The presenter's Jacobian row and enlarged head, where they changed. */
 function showPanels(follower, state) {
-  if (state.jacobian && !sameRow(jacobianShown(), state.jacobian)) showJacobian(state.jacobian);
+  if (state.jacobian && !sameRow(jacobianShown(), state.jacobian)) {
+    showJacobian(state.jacobian);
+    revealJacobian(); // on a phone the panel lies far below the fold: bring it to the student
+  }
   const head = JSON.stringify(state.head);
   if (head !== follower.head) {
     follower.head = head;

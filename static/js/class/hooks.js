@@ -80,6 +80,11 @@ export function showJacobian({ head, pos }) {
   controls.button.click();
 }
 
+/** Scrolls the Jacobian panel's heading to the top of the screen. */
+export function revealJacobian() {
+  document.getElementById("jacobian")?.scrollIntoView({ behavior: "instant", block: "start" });
+}
+
 /** callback(row) each time the panel loads a row (its heading changes as it starts). */
 export function onJacobian(callback) {
   let watched = null;

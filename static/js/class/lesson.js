@@ -74,7 +74,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     panel.classList.toggle("open", open);
     more.setAttribute("aria-expanded", String(open));
   });
-  const state = { k: 0, timer: null };
+  const state = { k: 0, timer: null, shown: 0 };
 
   /** Each claim the server checked against the trace, with what it measured (app/lessons/claims.py). */
   function showClaims(list) {
@@ -108,13 +108,14 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   /** Shows lesson step k: moves the page there, then draws its annotations. */
   async function show(k) {
     state.k = Math.max(0, Math.min(lesson.steps.length - 1, k));
+    const ticket = ++state.shown; // a later show's marks replace these, even if drawn first
     render(state.k);
     const step = lesson.steps[state.k];
     if (page.state.index !== step.index) page.go(step.index);
     if (await whenRendered(page.state, step.index)) {
       await clearAnnotations();
-      await drawAnnotations(step.annotations);
-      panel.dataset.drawn = String(state.k);
+      await drawAnnotations(step.annotations, () => ticket === state.shown);
+      if (ticket === state.shown) panel.dataset.drawn = String(state.k);
     }
   }
 

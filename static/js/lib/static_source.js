@@ -11,7 +11,7 @@ import { say } from "./say.js";
 import { sealedQuiz } from "./static_quiz.js";
 
 const node = document.getElementById("xt-export");
-/** The export's manifest {trace, lesson, quiz, step, answers}, or null: the page has a server. */
+/** The export's manifest {trace, lesson, quiz, step, steps, answers}, or null: the page has a server. */
 export const exported = node ? JSON.parse(node.textContent) : null;
 
 export class StaticError extends Error {
@@ -84,8 +84,18 @@ async function readFile(name) {
 
 const bundles = new Map(); // bundle key -> its answers (a promise), read once
 
+const STEP_KEY = /^trace\/steps\/(\d+)(?:[/?]|$)/;
+
+/** False for an answer of a step the export left out (a lesson's export holds its stops only,
+ * manifest `steps`): never asked of the host, whose 404 would show in the console. */
+function holds(key) {
+  const step = key.match(STEP_KEY);
+  return !step || !exported.steps || exported.steps.includes(Number(step[1]));
+}
+
 /** The exported answer of `key`, or null when the export does not hold it. */
 async function load(key) {
+  if (!holds(key)) return null;
   if (exported.answers === "inline") return (await inlineAnswers()).get(key) ?? null;
   const bundle = bundleOf(key);
   if (!bundle) return readFile(key);

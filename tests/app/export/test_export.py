@@ -98,6 +98,7 @@ def test_a_lesson_exports_its_steps_only_and_tensors_as_npy(tmp_path, monkeypatc
         re.search(r'id="xt-export">([^<]+)<', (tmp_path / "lesson" / "index.html").read_text()).group(1)
     )
     assert manifest["lesson"] == LESSON and manifest["step"] == lesson["steps"][0]["index"]
+    assert manifest["steps"] == [step["index"] for step in lesson["steps"]]  # the page asks for no other
 
 
 def test_a_quiz_export_names_no_fault_and_shows_no_verdict(quiz_export):

@@ -16,8 +16,6 @@ home-way-join-code = code
 home-way-join-button = Join
 home-way-quiz = <strong>Quiz:</strong> find the bug
 home-way-real = <strong>Real model:</strong> { $model }
-home-way-real-fetch = <strong>Real model:</strong> <code>{ $command }</code>
-    .title = { $model } is not installed here: this command fetches it ({ $size_mb } MB, once)
 
 ## The text, the model, the seed, the tokenizer, the precision
 

@@ -16,8 +16,6 @@ home-way-join-code = код
 home-way-join-button = Войти
 home-way-quiz = <strong>Викторина:</strong> найдите ошибку
 home-way-real = <strong>Настоящая модель:</strong> { $model }
-home-way-real-fetch = <strong>Настоящая модель:</strong> <code>{ $command }</code>
-    .title = { $model } на этом сервере не установлена: эта команда скачает её ({ $size_mb } МБ, один раз)
 
 ## Текст, модель, зерно, токенизатор, точность
 
