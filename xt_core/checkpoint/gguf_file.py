@@ -27,6 +27,7 @@ import numpy as np
 
 from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits
 from xt_core.checkpoint.gguf_arch import ARCHITECTURES, GLOBAL_TENSORS, LAYER_TENSORS, rotated_heads, unrotated, xt_name
+from xt_core.checkpoint.gguf_bounds import check_gguf_header
 from xt_core.config import Config
 from xt_core.model import param_shapes
 from xt_core.text.bpe import BPETokenizer
@@ -245,6 +246,7 @@ def _reader(path: Path, limits: GGUFLimits):
         raise CheckpointError(f"cannot read ({exc.strerror})") from None
     if limits.max_file_bytes is not None and size > limits.max_file_bytes:
         raise CheckpointError(f"{size} bytes, more than the limit of {limits.max_file_bytes}")
+    check_gguf_header(path)  # every declared count against the file's size, before GGUFReader allocates
     try:
         return open_reader(path)
     except (ValueError, KeyError, IndexError, OSError, UnicodeDecodeError) as exc:
