@@ -15,7 +15,7 @@ Guard, in order (docs/api.md, "Security"):
   from Content-Length before a byte is read, else as soon as it passes while it arrives.
 Who may write (uploads, training, presenting) on a server with an admin key: check_writer. The
 admin cookie holds a random token of this process (never the key); wrong admin keys, presenter
-keys (PresenterKeyGuesses) and join codes are throttled per address and overall (GuessLimiter).
+keys (PresenterKeyGuesses) and join codes are throttled per address, never overall (GuessLimiter).
 
 What the pages need (checked in chromium, no CSP violation in the console):
 * scripts: ES modules from /static/js/, Plotly from /assets/plotly-*.min.js, and data-only
@@ -187,7 +187,6 @@ def check_writer(request: Request, settings: Settings) -> None:
         address = request.client.host if request.client else ""
         guesses.check(address)
         if key_matches(key, settings):
-            guesses.succeeded(address)
             return
         guesses.failed(address)
     raise HTTPException(403, detail=Said("error-admin-key-needed"))
@@ -212,7 +211,7 @@ class Guard:
         self.app = app
         self.settings = settings
         self.admin_token = admin_token  # the admin cookie's value (never the key)
-        self.guesses = guesses or GuessLimiter("error-guess-admin-keys", settings.key_failures_per_minute, 1 << 30)
+        self.guesses = guesses or GuessLimiter("error-guess-admin-keys", settings.key_failures_per_minute)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
@@ -272,7 +271,6 @@ class Guard:
         if not key_matches(keys[0], self.settings):
             self.guesses.failed(address)
             return _answer(403, Said("error-admin-key-wrong"), scope=scope)
-        self.guesses.succeeded(address)
         rest = urlencode([(name, value) for name, value in query if name != "key"])
         location = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
         cookie = f"{ADMIN_COOKIE}={self.admin_token}; Path=/; HttpOnly; SameSite=Strict"

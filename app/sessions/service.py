@@ -19,7 +19,7 @@ import anyio
 from fastapi import HTTPException
 from sse_starlette import ServerSentEvent
 
-from app.guesses import GuessLimiter
+from app.guesses import client_of
 from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
 from app.sessions.hub import ENDED, Listener, encode
 from app.sessions.rules import walkthrough_id
@@ -43,7 +43,6 @@ class Sessions:
         self.store = make_store(settings.redis_url)
         self.process = secrets.token_hex(4)  # names this process's streams in the store
         self._later: dict[str, asyncio.Task] = {}
-        self.join_guesses = GuessLimiter("error-guess-session-codes", 0, settings.join_failures_per_second)
         self.on_reveal = on_reveal
         self.store.hub.on_state = self._delivered
 
@@ -93,9 +92,11 @@ class Sessions:
         )
 
     async def find(self, code_text: str, client: str) -> dict:
-        """The session's fields. An unknown code counts as a failed join for this client; past
-        settings.join_failures_per_minute every lookup from it is a 429 until the minute ends."""
+        """The session's fields. An unknown code counts as a failed join for this client (an
+        address, an IPv6 /64: app.guesses.client_of); past settings.join_failures_per_minute every
+        lookup from it is a 429 until the minute ends. Nothing counts over all clients together."""
         limit = self.settings.join_failures_per_minute
+        client = client_of(client)
         if await self.store.failures(client) >= limit:
             raise HTTPException(
                 429,
@@ -103,7 +104,7 @@ class Sessions:
                 headers={"Retry-After": "60"},
             )
         code = normalize_code(code_text)
-        fields = await self.join_guesses.screen(client, self.store.load(code) if code else None, code or "")
+        fields = await self.store.load(code) if code else None
         if fields is None:
             await self.store.add_failure(client)
             raise HTTPException(404, detail=Said("error-no-session", code=repr(code_text[:12])))
