@@ -109,6 +109,10 @@ class Settings:
     # A JSON body (413 beyond). The largest spec is ~12 kB (4 rows of 257 ids, 512 escaped
     # characters); parsing holds the GIL whatever thread does it (~50 ms a MB on a busy core).
     max_body_bytes: int = 256 << 10
+    # A body must arrive within body_timeout_seconds plus a second for every min_body_bytes_per_second
+    # received (app/bodies.py; uvicorn times out headers only): else a 408 and the connection closes.
+    body_timeout_seconds: float = 10.0
+    min_body_bytes_per_second: int = 4096
     max_query_bytes: int = 16 << 10  # a query string (a /walk permalink is a few kB; 414 beyond)
     # Host headers this server answers (any port; 400 otherwise: DNS rebinding). `xt serve
     # --allowed-host NAME` adds the classroom's name for the machine.
