@@ -122,7 +122,8 @@ class Sessions:
 
     async def compose(self, fields: dict) -> dict:
         code = fields["code"]
-        return compose(fields, await self.store.answers(code), await self.store.followers(code))
+        answers, by_address = await self.store.answers(code), await self.store.answers_by_address(code)
+        return compose(fields, answers, await self.store.followers(code), by_address)
 
     async def view(self, fields: dict, presenter: bool) -> dict:
         state = await self.compose(fields)
@@ -138,8 +139,12 @@ class Sessions:
         return state
 
     async def answer(self, fields: dict, voter: str, address: str, step: int) -> None:
-        """One learner's vote (changed if they voted already): 409 when the poll is full, or when
+        """One learner's vote (changed if they voted already): 409 unless `voter` (a seat, a learner
+        identity) has a stream following the class right now (a client's votes are at most the
+        streams it holds: app.sessions.voters), when the poll is full, or when
         session_answers_per_address other learners already voted from this address."""
+        if not await self.store.following(fields["code"], voter):
+            raise HTTPException(409, detail=Said("net-follow-to-answer"))
         s = self.settings
         vote = Vote(voter, address, step, s.max_session_answers, s.session_answers_per_address)
         outcome = await self.store.answer(fields["code"], vote, s.session_idle_seconds)
