@@ -176,13 +176,15 @@ def _serve_settings(args) -> tuple[list[str], str]:
     """(allowed Host names, admin key or ""), also exported as XT_ALLOWED_HOSTS / XT_ADMIN_KEY
     for the app that uvicorn imports. Beyond loopback: the bound address, the machine's name
     and every --allowed-host are allowed, writes need an admin key (XT_ADMIN_KEY or new), and
-    XT_PUBLIC_URL (unless set) is the origin students type (_public_origin)."""
+    XT_PUBLIC_URL (unless set) is the origin students type (_public_origin). On loopback an
+    XT_ADMIN_KEY set is kept (a rehearsal of a class: the presenter's requests then use the
+    connections kept in reserve, app/reserve.py); none is made up."""
     import os
     import secrets
     import socket
 
     hosts = list(LOOPBACK_HOSTS)
-    key = ""
+    key = os.environ.get("XT_ADMIN_KEY", "")
     if not _is_loopback(args.host):
         if args.host not in ("0.0.0.0", "::"):
             hosts.append(args.host)
@@ -192,7 +194,7 @@ def _serve_settings(args) -> tuple[list[str], str]:
     hosts = list(dict.fromkeys(hosts))
     os.environ["XT_ALLOWED_HOSTS"] = ",".join(hosts)
     os.environ["XT_ADMIN_KEY"] = key
-    public = _public_origin(args, socket.gethostname().lower()) if key else None
+    public = None if _is_loopback(args.host) else _public_origin(args, socket.gethostname().lower())
     if public and not os.environ.get("XT_PUBLIC_URL"):
         # the class's join URL and QR code: the name students type, even where the presenter's
         # own browser opened http://127.0.0.1 (which their phones cannot)
@@ -234,7 +236,7 @@ def _serve(args) -> int:
         from app.checkpoints.served import announce
 
         announce(args.model)
-    if key:
+    if key and not _is_loopback(args.host):
         public = os.environ.get("XT_PUBLIC_URL")
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
         if public:

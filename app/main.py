@@ -160,9 +160,7 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     app.state.services = Services(settings)
     # the admin cookie's value: this process's own unless the settings share one among workers
     app.state.admin_token = settings.admin_token or secrets.token_urlsafe(32)
-    app.state.key_guesses = GuessLimiter(
-        "error-guess-keys", settings.key_failures_per_minute, settings.key_failures_per_second
-    )
+    app.state.key_guesses = GuessLimiter("error-guess-keys", settings.key_failures_per_minute)
     app.state.caps = Caps.of(settings)
     _add_error_handlers(app)
     for router in ROUTERS:

@@ -12,10 +12,11 @@ Guard, in order (docs/api.md, "Security"):
   server's own origin: `Sec-Fetch-Site` same-origin (or none) and `Origin` equal to the Host
   (403 otherwise; a script's request, with neither header, passes);
 * a body longer than its limit (settings.max_body_bytes; uploads max_upload_bytes) is a 413,
-  from Content-Length before a byte is read, else as soon as it passes while it arrives.
+  from Content-Length before a byte is read, else as soon as it passes while it arrives; a body
+  that arrives too slowly (app/bodies.py) is a 408 that closes the connection.
 Who may write (uploads, training, presenting) on a server with an admin key: check_writer. The
 admin cookie holds a random token of this process (never the key); wrong admin keys, presenter
-keys (PresenterKeyGuesses) and join codes are throttled per address and overall (GuessLimiter).
+keys (PresenterKeyGuesses) and join codes are throttled per address, never overall (GuessLimiter).
 
 What the pages need (checked in chromium, no CSP violation in the console):
 * scripts: ES modules from /static/js/, Plotly from /assets/plotly-*.min.js, and data-only
@@ -42,6 +43,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.bodies import BodyDeadline, BodyTooSlow
 from app.guesses import UNSAFE_METHODS, GuessLimiter, TooManyGuesses
 from app.settings import Settings
 from app.timing import with_default_headers
@@ -187,7 +189,6 @@ def check_writer(request: Request, settings: Settings) -> None:
         address = request.client.host if request.client else ""
         guesses.check(address)
         if key_matches(key, settings):
-            guesses.succeeded(address)
             return
         guesses.failed(address)
     raise HTTPException(403, detail=Said("error-admin-key-needed"))
@@ -212,7 +213,7 @@ class Guard:
         self.app = app
         self.settings = settings
         self.admin_token = admin_token  # the admin cookie's value (never the key)
-        self.guesses = guesses or GuessLimiter("error-guess-admin-keys", settings.key_failures_per_minute, 1 << 30)
+        self.guesses = guesses or GuessLimiter("error-guess-admin-keys", settings.key_failures_per_minute)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":  # the same Host and origin rules; refused before the handshake
@@ -272,7 +273,6 @@ class Guard:
         if not key_matches(keys[0], self.settings):
             self.guesses.failed(address)
             return _answer(403, Said("error-admin-key-wrong"), scope=scope)
-        self.guesses.succeeded(address)
         rest = urlencode([(name, value) for name, value in query if name != "key"])
         location = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
         cookie = f"{ADMIN_COOKIE}={self.admin_token}; Path=/; HttpOnly; SameSite=Strict"
@@ -290,14 +290,20 @@ class Guard:
         )
         declared = headers.get("content-length", "")
         size = int(declared) if declared.isdigit() else 0
+        paced = BodyDeadline.of(receive, self.settings)  # a body that stops coming: 408 (app/bodies.py)
         if size > limit or multipart:  # an upload streams on to its route, which counts it too
             if size > limit:
                 await self._too_large(send, size, limit, name, scope)
                 return None
-            return receive
+            return paced
         chunks, total = [], 0
         while True:
-            message = await receive()
+            try:
+                message = await paced()
+            except BodyTooSlow as slow:
+                for answer in _answer(408, slow.detail, ((b"connection", b"close"),), scope):
+                    await send(answer)
+                return None
             if message["type"] != "http.request":
                 return _replay(b"", receive)  # the client left: the app sees the disconnect
             chunks.append(message.get("body", b""))

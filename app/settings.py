@@ -109,6 +109,10 @@ class Settings:
     # A JSON body (413 beyond). The largest spec is ~12 kB (4 rows of 257 ids, 512 escaped
     # characters); parsing holds the GIL whatever thread does it (~50 ms a MB on a busy core).
     max_body_bytes: int = 256 << 10
+    # A body must arrive within body_timeout_seconds plus a second for every min_body_bytes_per_second
+    # received (app/bodies.py; uvicorn times out headers only): else a 408 and the connection closes.
+    body_timeout_seconds: float = 10.0
+    min_body_bytes_per_second: int = 4096
     max_query_bytes: int = 16 << 10  # a query string (a /walk permalink is a few kB; 414 beyond)
     # Host headers this server answers (any port; 400 otherwise: DNS rebinding). `xt serve
     # --allowed-host NAME` adds the classroom's name for the machine.
@@ -119,13 +123,11 @@ class Settings:
     # The admin cookie's value: a random token, never the key itself. Empty: the app makes one
     # when it starts (so a restart signs every browser out); `xt serve` makes one for its workers.
     admin_token: str = ""
-    # Wrong admin or presenter keys (app.security.GuessLimiter): per client address and minute,
-    # and from all addresses together per second; beyond either, a key is a 429 (Retry-After)
-    # before it is compared. An address that gave a right key stays exempt from the overall one.
+    # Wrong admin or presenter keys (app.guesses.GuessLimiter) per client address (an IPv6 /64) and
+    # minute; beyond, a key from that address is a 429 (Retry-After) before it is compared. Nothing
+    # is counted over all addresses together (a flood would fill it and refuse the teacher): the
+    # keys are too long to guess at this rate from any number of addresses (docs/lessons.md).
     key_failures_per_minute: int = 10
-    key_failures_per_second: int = 3
-    # Unknown join codes from all addresses together per second (per address: join_failures_per_minute).
-    join_failures_per_second: int = 5
     # ---- connections (app/connections.py; `xt serve` raises the open-file limit first)
     # Open connections and open event streams in all, 0: from the open-file limit (docs/lessons.md,
     # "Serving a class"); and per client address. Beyond a client's share: 429, beyond the total: 503.
@@ -158,8 +160,10 @@ class Settings:
     public_url: str = ""
     max_sessions: int = 200  # open sessions at once (a new one beyond: 503)
     session_idle_seconds: int = 4 * 3600  # a session nobody touched (presenter move, open stream) for this long is gone
-    # Lookups of an unknown join code per client IP and minute; beyond, every lookup from that
-    # IP is a 429 until the minute ends: guessing one of max_sessions codes among 31^6 takes years.
+    # Lookups of an unknown join code per client (an address, an IPv6 /64) and minute; beyond, every
+    # lookup from it is a 429 until the minute ends. No bound over all clients together: a code has
+    # 31^10 values, so 65,536 addresses guessing at this rate for a 4-hour class find one of
+    # max_sessions codes with probability 7.7e-5 (docs/lessons.md, "Guessing: the arithmetic").
     join_failures_per_minute: int = 20
     max_session_answers: int = 1000  # poll answers kept per session (one per learner identity)
     # ... of which one client address gives at most this many (a class behind one NAT address

@@ -49,7 +49,7 @@ from app.sessions import rules
 from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
 from app.sessions.store import StoreUnavailable
-from app.sessions.voters import client_address, remember
+from app.sessions.voters import client_address, remember, remember_seat, seated
 from app.spec import resolve, spec_to_query
 from app.spec.faults import new_class_quiz
 from app.words import choice
@@ -203,14 +203,19 @@ EVENTS = {
 async def session_events(
     request: Request, code: str, sessions: SessionsDep, services: ServicesDep, key: PresenterKey = None
 ) -> Response:
-    """A student's stream counts as one follower per learner identity, or per address without one."""
+    """A student's stream counts as one follower per seat in the class (app.sessions.voters: the
+    join gave it, else this stream does, as the `xt_seat` cookie); a seat votes while it follows."""
     fields = await _session(request, sessions, code)
-    follower = None if sessions.is_presenter(fields, key) else services.voters.follower(request)
+    presenter = sessions.is_presenter(fields, key)
+    seat = None if presenter else services.voters.seat_of(request, fields["code"])
+    new_seat = None if presenter or seat else services.voters.new_seat(fields["code"])
+    follower = None if presenter else seated(seat or new_seat)
     stream = sessions.events(fields, follower)
     # sse-starlette's own ping is a fallback: the stream sends its keep-alive every sse_ping_seconds
-    return EventSourceResponse(
+    response = EventSourceResponse(
         stream, ping=4 * sessions.settings.sse_ping_seconds, headers={"Cache-Control": "no-store"}
     )
+    return remember_seat(response, fields["code"], new_seat) if new_seat else response
 
 
 @router.post(
@@ -302,15 +307,19 @@ async def set_poll(
 async def answer_poll(
     request: Request, code: str, body: AnswerBody, sessions: SessionsDep, services: ServicesDep
 ) -> Response:
-    """One answer per learner identity (app.sessions.voters: issued by the server, bounded per
-    address; the cookie, or X-Voter from the answer's `voter`): answering again changes it."""
+    """One answer per seat in the class (app.sessions.voters: the `xt_seat` cookie or X-Seat),
+    else per learner identity (the cookie, or X-Voter from the answer's `voter`), counted only
+    while a stream of it follows the class: answering again changes it."""
     fields = await _session(request, sessions, code)
     if fields["poll"]["status"] != "open":
         return _conflict(in_language(Said("error-poll-not-open"), chosen_language(request)))
     rules.check_answer(body.step, fields)
-    voter = services.voters.identify(request)
+    seat = services.voters.seat_of(request, fields["code"])
+    voter = seated(seat) if seat else services.voters.identify(request)
     await sessions.answer(fields, voter, client_address(request), body.step)
-    return remember(JSONResponse({"step": body.step, "voter": voter}), voter)
+    identity = services.voters.of(request) or (None if seat else voter)
+    answered = JSONResponse({"step": body.step, "voter": identity or seat})
+    return remember(answered, identity) if identity else answered
 
 
 SVG = {200: {"description": "the join URL as a QR code", "content": {"image/svg+xml": {}}}}
@@ -414,6 +423,8 @@ async def join(request: Request, code: str, sessions: SessionsDep, services: Ser
     elif choice.asked_language(request):
         query |= {choice.QUERY_KEY: choice.asked_language(request)}
     response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
+    if services.voters.seat_of(request, fields["code"]) is None:
+        remember_seat(response, fields["code"], services.voters.new_seat(fields["code"]))
     if services.voters.of(request) is None:
         with contextlib.suppress(HTTPException):
             remember(response, services.voters.issue(client_address(request)))

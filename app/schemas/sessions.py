@@ -37,6 +37,11 @@ class Poll(Answer):
     counts: dict[str, int] = Field(
         None, description="answers per step index (the presenter's, or everyone's once revealed)"
     )
+    by_address: dict[str, int] = Field(
+        None,
+        description="the presenter's only: students who answered, per client address (a class behind one router "
+        "is one address; one client answering for many shows as an address with more answers than students there)",
+    )
 
 
 class SessionState(Answer):

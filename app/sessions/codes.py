@@ -1,8 +1,12 @@
 """Join codes and presenter keys.
 
-A join code is short enough to read off a projector and type on a phone: six characters from
-an alphabet without look-alikes (no 0/O, 1/I/L), 31^6 ≈ 8.9e8 codes. Guessing is bounded by
-the per-IP limit on failed lookups (settings.join_failures_per_minute), not by the length.
+A join code is ten characters from an alphabet without look-alikes (no 0/O, 1/I/L), 31^10 ≈
+8.2e14 codes: students scan the QR code or open the join link, and can still type it (a hyphen
+or spaces anywhere are ignored). The length is what makes guessing hopeless: failed lookups are
+bounded per client only (settings.join_failures_per_minute), never over all clients together,
+so a flood of guesses refuses no real student (issue 35, finding 5; the arithmetic:
+docs/lessons.md, "Guessing: the arithmetic"). Six characters (8.9e8) were guessable from a few
+hundred addresses without a server-wide bound, and that bound locked the class out.
 
 The presenter key is a random token that only the presenter's browser holds; the server keeps
 its SHA-256 and compares digests in constant time.
@@ -15,7 +19,7 @@ import hmac
 import secrets
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 6
+CODE_LENGTH = 10
 
 
 def new_code() -> str:

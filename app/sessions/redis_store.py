@@ -224,6 +224,18 @@ class RedisStore:
         return int(await self._followers(keys=[_key(code, "streams")], args=[time.time()]))
 
     @_unavailable
+    async def following(self, code: str, follower: str) -> bool:
+        now = time.time()
+        async for _, until in self.client.zscan_iter(_key(code, "streams"), match=f"{follower}|*"):
+            if until > now:
+                return True
+        return False
+
+    @_unavailable
+    async def answers_by_address(self, code: str) -> dict[str, int]:
+        return {a: int(n) for a, n in (await self.client.hgetall(_key(code, "addresses"))).items() if int(n) > 0}
+
+    @_unavailable
     async def publish(self, code: str, state: dict) -> None:
         await self.client.publish(CHANNEL_PREFIX + code, json.dumps(state, separators=(",", ":")))
 

@@ -19,7 +19,7 @@ import anyio
 from fastapi import HTTPException
 from sse_starlette import ServerSentEvent
 
-from app.guesses import GuessLimiter
+from app.guesses import client_of
 from app.sessions.codes import key_digest, key_matches, new_code, new_presenter_key, normalize_code
 from app.sessions.hub import ENDED, Listener, encode
 from app.sessions.rules import walkthrough_id
@@ -43,7 +43,6 @@ class Sessions:
         self.store = make_store(settings.redis_url)
         self.process = secrets.token_hex(4)  # names this process's streams in the store
         self._later: dict[str, asyncio.Task] = {}
-        self.join_guesses = GuessLimiter("error-guess-session-codes", 0, settings.join_failures_per_second)
         self.on_reveal = on_reveal
         self.store.hub.on_state = self._delivered
 
@@ -93,9 +92,11 @@ class Sessions:
         )
 
     async def find(self, code_text: str, client: str) -> dict:
-        """The session's fields. An unknown code counts as a failed join for this client; past
-        settings.join_failures_per_minute every lookup from it is a 429 until the minute ends."""
+        """The session's fields. An unknown code counts as a failed join for this client (an
+        address, an IPv6 /64: app.guesses.client_of); past settings.join_failures_per_minute every
+        lookup from it is a 429 until the minute ends. Nothing counts over all clients together."""
         limit = self.settings.join_failures_per_minute
+        client = client_of(client)
         if await self.store.failures(client) >= limit:
             raise HTTPException(
                 429,
@@ -103,7 +104,7 @@ class Sessions:
                 headers={"Retry-After": "60"},
             )
         code = normalize_code(code_text)
-        fields = await self.join_guesses.screen(client, self.store.load(code) if code else None, code or "")
+        fields = await self.store.load(code) if code else None
         if fields is None:
             await self.store.add_failure(client)
             raise HTTPException(404, detail=Said("error-no-session", code=repr(code_text[:12])))
@@ -121,7 +122,8 @@ class Sessions:
 
     async def compose(self, fields: dict) -> dict:
         code = fields["code"]
-        return compose(fields, await self.store.answers(code), await self.store.followers(code))
+        answers, by_address = await self.store.answers(code), await self.store.answers_by_address(code)
+        return compose(fields, answers, await self.store.followers(code), by_address)
 
     async def view(self, fields: dict, presenter: bool) -> dict:
         state = await self.compose(fields)
@@ -137,8 +139,12 @@ class Sessions:
         return state
 
     async def answer(self, fields: dict, voter: str, address: str, step: int) -> None:
-        """One learner's vote (changed if they voted already): 409 when the poll is full, or when
+        """One learner's vote (changed if they voted already): 409 unless `voter` (a seat, a learner
+        identity) has a stream following the class right now (a client's votes are at most the
+        streams it holds: app.sessions.voters), when the poll is full, or when
         session_answers_per_address other learners already voted from this address."""
+        if not await self.store.following(fields["code"], voter):
+            raise HTTPException(409, detail=Said("net-follow-to-answer"))
         s = self.settings
         vote = Vote(voter, address, step, s.max_session_answers, s.session_answers_per_address)
         outcome = await self.store.answer(fields["code"], vote, s.session_idle_seconds)

@@ -86,11 +86,14 @@ def closed_poll(lang: str = words.DEFAULT) -> dict:
     return {"status": "closed", "question": words.t(lang, POLL_QUESTION), "reveal": None}
 
 
-def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
+def compose(fields: dict, answers: dict[str, int], followers: int, by_address: dict[str, int] | None = None) -> dict:
     """The presenter's view of a session: every field but the key, the number following, and
-    the poll with its histogram (answers per step index)."""
+    the poll with its histogram (answers per step index) and the answers per client address
+    (`by_address`, most first: a class behind one router is one address; one client voting
+    many times shows as an address with more votes than the students there)."""
     counts = Counter(answers.values())
     poll = {**fields["poll"], "answers": len(answers), "counts": {str(k): v for k, v in sorted(counts.items())}}
+    poll["by_address"] = dict(sorted((by_address or {}).items(), key=lambda item: (-item[1], item[0])))
     return {
         "code": fields["code"],
         "lang": fields.get("lang", words.DEFAULT),  # a session stored before it had a language: English
@@ -111,8 +114,7 @@ def compose(fields: dict, answers: dict[str, int], followers: int) -> dict:
 
 def student_view(state: dict) -> dict:
     """A student's view: the histogram stays with the presenter until the reveal (seeing the
-    class's answers would steer theirs)."""
+    class's answers would steer theirs); the classmates' addresses stay with the presenter."""
     poll = state["poll"]
-    if poll["status"] == "revealed":
-        return state
-    return {**state, "poll": {k: v for k, v in poll.items() if k != "counts"}}
+    hidden = ("by_address",) if poll["status"] == "revealed" else ("by_address", "counts")
+    return {**state, "poll": {k: v for k, v in poll.items() if k not in hidden}}

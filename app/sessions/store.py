@@ -11,6 +11,7 @@ dicts, the Redis store awaits redis-py's asyncio client).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -78,6 +79,12 @@ class SessionStore(Protocol):
 
     async def followers(self, code: str) -> int:
         """Distinct followers (the part of a stream's name before "|") with an open stream, across processes."""
+
+    async def following(self, code: str, follower: str) -> bool:
+        """Whether `follower` has an open stream of the session (in any process)."""
+
+    async def answers_by_address(self, code: str) -> dict[str, int]:
+        """Learners who answered the poll, per client address they answered from."""
 
     async def publish(self, code: str, state: dict) -> None:
         """Delivers the state to every process's hub (this one's included)."""
@@ -188,6 +195,13 @@ class MemoryStore:
     async def followers(self, code: str) -> int:
         now = time.monotonic()
         return len({follower_of(s) for s, until in self._streams.get(code, {}).items() if until > now})
+
+    async def following(self, code: str, follower: str) -> bool:
+        now = time.monotonic()
+        return any(follower_of(s) == follower and until > now for s, until in self._streams.get(code, {}).items())
+
+    async def answers_by_address(self, code: str) -> dict[str, int]:
+        return dict(Counter(self._addresses.get(code, {}).values())) if self._alive(code) else {}
 
     async def publish(self, code: str, state: dict) -> None:
         self.hub.deliver(code, state)

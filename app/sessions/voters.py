@@ -10,6 +10,16 @@ address and settings.voter_window_seconds (counted in this process; the poll's p
 cap in the session store holds across workers). Dropping the cookie only asks for another
 identity, and past the bound there is none: 300 cookie-less answers from one address are at
 most that many votes.
+
+A class's poll counts seats instead (issue 35, finding 6): a seat is one student's place in one
+class, a token bound to the session's code (`xt_seat`, an HttpOnly cookie scoped to the session's
+API path, or `X-Seat`), issued by the join and by the event stream of a student who has none,
+without a per-address bound, so one classmate using up the address's identities locks nobody out.
+What bounds a client is the live stream: a seat votes only while a stream of it follows the
+class (Sessions.answer), and streams are capped per address (app.connections.StreamCap). One
+client's votes are at most the streams it holds (16 from one address by default: never 40 in a
+class of 30), and the presenter sees the votes of every address (the poll's `by_address`). A seat
+is no learner identity: it buys no quiz probes.
 """
 
 from __future__ import annotations
@@ -30,6 +40,9 @@ from app.words.said import Said
 VOTER_COOKIE = "xt_voter"
 VOTER_HEADER = "X-Voter"
 VOTER_MAX_AGE_S = 30 * 86400
+SEAT_COOKIE = "xt_seat"
+SEAT_HEADER = "X-Seat"
+SEAT_MAX_AGE_S = 12 * 3600  # longer than a class's session stays open (settings.session_idle_seconds)
 TOKEN = re.compile(r"^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{16})$")
 MAX_TRACKED_ADDRESSES = 100_000  # issuance counters kept; swept of past windows beyond this
 
@@ -83,10 +96,36 @@ class Voters:
         """The request's identity, or a new one issued to its address (429 past the bound)."""
         return self.of(request) or self.issue(client_address(request))
 
+    def new_seat(self, code: str) -> str:
+        """A seat in the class `code` (any number of them: the live stream is what bounds a client)."""
+        nonce = secrets.token_urlsafe(12)
+        return f"{nonce}.{self._tag(f'seat {code} {nonce}')}"
+
+    def seat_of(self, request: Request, code: str) -> str | None:
+        """The request's seat in the class `code` (X-Seat, else the cookie), None without a valid one."""
+        for token in (request.headers.get(SEAT_HEADER), request.cookies.get(SEAT_COOKIE)):
+            match = TOKEN.match(token or "")
+            if match is not None and hmac.compare_digest(self._tag(f"seat {code} {match[1]}"), match[2]):
+                return token
+        return None
+
     def follower(self, request: Request) -> str:
         """Who an event stream counts as: its identity, or its address (one follower however
         many streams a client without an identity opens)."""
         return self.of(request) or f"address {client_address(request)}"
+
+
+def seated(seat: str) -> str:
+    """The follower (and voter) a seat counts as in its class."""
+    return f"seat {seat}"
+
+
+def remember_seat(response: Response, code: str, seat: str) -> Response:
+    """Sets the seat's cookie on `response`, sent only to the class's own API (its streams, its answers)."""
+    response.set_cookie(
+        SEAT_COOKIE, seat, max_age=SEAT_MAX_AGE_S, httponly=True, samesite="strict", path=f"/api/sessions/{code}/"
+    )
+    return response
 
 
 def remember(response: Response, voter: str) -> Response:

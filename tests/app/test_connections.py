@@ -91,20 +91,25 @@ def test_request_headers_that_never_finish_are_closed():
         assert HEADER_TIMEOUT_S - 0.5 < elapsed < HEADER_TIMEOUT_S + 3, elapsed
 
 
-def test_past_the_total_a_connection_is_answered_503():
-    """Past the total (XT_MAX_CONNECTIONS: 8, all held by the hostile client), another address's
-    connection is answered 503."""
+def test_past_the_total_a_connection_is_answered_503_but_the_reserve_serves_healthz():
+    """Past the total (XT_MAX_CONNECTIONS: 8, 4 of them the reserve, all held by the hostile
+    client's idle sockets), another address's request for anything but the presenter, /healthz
+    or a join is answered 503; its /healthz takes the place of an idle socket in the reserve."""
     env = {"XT_MAX_CONNECTIONS": "8", "XT_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT_S)}
     with xt_serve(env, open_files=4096) as server:
 
         async def scenario():
             idle, _ = await hold(server.port, None, 8)
             try:
-                request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                _, answered = await open_from(server.port, request, source=HOST)
+                lessons = b"GET /api/lessons HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                refused, refused_status = await open_from(server.port, lessons, source=HOST)
+                close_all([refused] if refused else [])
+                healthz = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                served, served_status = await open_from(server.port, healthz, source=HOST)
+                close_all([served] if served else [])
             finally:
                 close_all(idle)
-            return answered
+            return refused_status, served_status
 
-        assert run_async(scenario()) == 503
+        assert run_async(scenario()) == (503, 200)
         wait_ready(server, timeout=10)  # the held ones gone, it answers again

@@ -51,10 +51,7 @@ WRITER = {"X-Admin-Key": ADMIN_KEY}
 # random session codes and presenter keys would be 429s with Retry-After, which schemathesis waits
 # out (minutes of the CLI run), and even a real code would be refused. The limits are lifted in both
 # runs; tests/app/test_guessing.py holds them.
-GUESSES_UNLIMITED = dict(
-    join_failures_per_minute=10**9, join_failures_per_second=10**9, key_failures_per_minute=10**9,
-    key_failures_per_second=10**9,
-)  # fmt: skip
+GUESSES_UNLIMITED = dict(join_failures_per_minute=10**9, key_failures_per_minute=10**9)
 client = make_client(**SMALL_LIMITS, **GUESSES_UNLIMITED, admin_key=ADMIN_KEY)
 client.headers.update(WRITER)
 CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")  # expected statuses (by check, by route), and why

@@ -83,6 +83,21 @@ function histogram(poll, trace) {
     }),
     h("ol", { className: "poll-columns" }, columns),
     answeredList(counts, trace, reveal),
+    answersByAddress(poll.by_address),
+  );
+}
+
+/** The presenter's answers per client address, most first (the server's order): a class behind one
+ * router is one address, and one client voting from many streams shows as more answers there than
+ * students. Shown once an address has given more than one answer. */
+function answersByAddress(byAddress) {
+  const entries = Object.entries(byAddress || {});
+  if (!entries.some(([, count]) => count > 1)) return null;
+  return h(
+    "p",
+    { className: "poll-addresses", id: "poll-addresses" },
+    h("strong", { text: `${t("js-poll-by-address")} ` }),
+    entries.map(([address, count]) => t("js-poll-address", { address, count })).join(" · "),
   );
 }
 

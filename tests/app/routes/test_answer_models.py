@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from app.schemas import buglab, checkpoints, sessions, traces, training
+from tests.helpers.asgi import following
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import BATCH_SPEC, SMALL_CONFIG, SMALL_SPEC
 
@@ -74,6 +75,8 @@ def test_a_session_polled_and_revealed(client):
     code, key = opened["code"], {"X-Presenter-Key": opened["presenter_key"]}
     conforms(client.post(f"/api/sessions/{code}/poll", json={"action": "open"}, headers=key), sessions.SessionState)
     step = next(s["index"] for s in post_trace(client, FAULTY)["steps"] if s["phase"] == "backward")
+    client.get(f"/join/{code}", follow_redirects=False)  # the student's seat in the class
+    following(client.app, code, client.cookies.get("xt_seat", path=f"/api/sessions/{code}/"))
     conforms(client.post(f"/api/sessions/{code}/answers", json={"step": step}), sessions.Answered)
     conforms(client.post(f"/api/sessions/{code}/state", json={"step": step}, headers=key), sessions.SessionState)
     assert "counts" not in conforms(client.get(f"/api/sessions/{code}"), sessions.SessionState)["poll"]

@@ -32,9 +32,7 @@ error-voters-limited = this address has been given { $most } learner identities 
 
 error-guess-keys = wrong keys
 error-guess-admin-keys = wrong admin keys
-error-guess-session-codes = unknown session codes
 error-guesses-per-address = too many { $what } from this address (limit { $most } a minute): wait a minute
-error-guesses-overall = too many { $what } on this server just now (limit { $most } a second from all addresses together): retry in a second
 
 ## The guard in front of every route (app/security.py)
 

@@ -66,3 +66,8 @@ js-classroom-no-lesson = none: the full walkthrough
 js-classroom-others = other models and texts
 js-classroom-session-failed = Could not open a session: { $error }
 js-classroom-failed = The classroom tools could not start: { $error }
+js-poll-by-address = Answers per address (a class behind one router is one address):
+js-poll-address = { $address } — { $count } { $count ->
+        [one] answer
+       *[other] answers
+    }

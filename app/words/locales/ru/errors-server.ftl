@@ -39,9 +39,7 @@ error-voters-limited = этому адресу уже выдано удосто�
 
 error-guess-keys = неверных ключей
 error-guess-admin-keys = неверных ключей администратора
-error-guess-session-codes = неизвестных кодов занятий
 error-guesses-per-address = слишком много { $what } с этого адреса (предел — { $most } в минуту): подождите минуту
-error-guesses-overall = слишком много { $what } на этом сервере прямо сейчас (предел — { $most } в секунду со всех адресов вместе): повторите через секунду
 
 ## Охрана перед всеми маршрутами (app/security.py)
 

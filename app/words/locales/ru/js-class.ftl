@@ -79,3 +79,9 @@ js-classroom-no-lesson = нет: весь проход
 js-classroom-others = другие модели и тексты
 js-classroom-session-failed = Не удалось открыть сессию: { $error }
 js-classroom-failed = Инструменты класса не запустились: { $error }
+js-poll-by-address = Ответы по адресам (класс за одним роутером — один адрес):
+js-poll-address = { $address } — { $count } { $count ->
+        [one] ответ
+        [few] ответа
+       *[many] ответов
+    }
