@@ -31,7 +31,7 @@ from app.steps.context import TraceContext
 from app.traces.admission import Admission, Overloaded
 from app.traces.cache import LRU
 from app.traces.checks import ChecksRunner
-from app.traces.pool import BUILDS, LIGHT, VIEWS, DaemonPool
+from app.traces.pool import BUILDS, LIGHT, SMALL, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
 from app.words.said import Said
 from xt_core import Trace
@@ -81,6 +81,7 @@ class Services:
             BUILDS: self.executor,
             VIEWS: DaemonPool(1, "xt-worker-views"),
             LIGHT: DaemonPool(1, "xt-worker-light"),
+            SMALL: DaemonPool(1, "xt-worker-small"),  # the small builds' lane (app.traces.admission)
         }
         self.store.progress.stop.clear()
         if hasattr(self, "checks"):
@@ -131,6 +132,7 @@ class Services:
                     spec,
                     ticket.reservation,
                     ticket.joined,
+                    pool=ticket.pool,
                     request=request,
                     on_done=partial(self.admission.release, ticket),
                 )
