@@ -13,6 +13,10 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              way or queued (a build cannot be interrupted: a NumPy call runs to its end). It
              overtakes the queue's head, which waits at most one small build's bytes longer
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
+    working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
+             while it is built: twin_build_bytes) is held in the same budget
+             (`hold`) before the work starts, ahead of the builds waiting (its end frees traces in
+             use); with nothing else running it starts whatever its size
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -31,19 +35,35 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
-from app.spec.cost import Cost, spec_cost
+from app.spec.cost import Cost, largest_param_bytes, spec_cost
 from app.traces.pool import BUILDS, LIGHT, SMALL
 from app.traces.store import NotBuilt, Reservation, TraceStore
 from app.words.said import Fixed, Said
+from xt_core.checks.twin import KEPT_FORWARD_BYTES
+from xt_core.config import Config
+from xt_core.names import estimate_build_bytes
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
 MAX_RETRY_AFTER_S = 120
+
+
+def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
+    """The most a float32 trace's float64 twin holds while it is built (xt_core.checks.twin), beyond
+    the boundaries Trace.nbytes counts up front: its latest segments' forward up to
+    KEPT_FORWARD_BYTES, three segments' worth more for its backward, and a float64 copy of the
+    largest parameter. What a first gradient check holds (Admission.hold). SmolLM2: 32 positions
+    442 MiB (tracemalloc peak 356 MB, docs/performance.md), 256 positions 700 MiB (peak 670 MB)."""
+    forward = estimate_build_bytes(cfg, n_seq, T, 8, shared_params=True)
+    segment = forward // max(1, cfg.n_layer)
+    return min(forward, KEPT_FORWARD_BYTES + 3 * segment) + largest_param_bytes(cfg, 8)
 
 
 class Overloaded(HTTPException):
@@ -100,6 +120,8 @@ class Admission:
         self.running: dict[str, Ticket] = {}  # spec id -> its started build
         self.queues: OrderedDict[str, deque[Ticket]] = OrderedDict()  # client -> its waiting builds; turn order
         self._recheck_due: asyncio.AbstractEventLoop | None = None  # the loop a recheck is due on
+        self.working: deque[Ticket] = deque()  # working memory waiting to be held (hold), in order
+        self.holding = 0  # working memory held, not yet let go
 
     @property
     def waiting(self) -> int:
@@ -168,8 +190,11 @@ class Admission:
 
     def _start_next(self) -> None:
         """Starts builds in turn while fewer than worker_threads run and the head's bytes fit, then
-        small builds in the small lane's slot; while builds still wait, a recheck is due."""
-        while self.queues and self.builds < max(1, self.settings.worker_threads):
+        small builds in the small lane's slot; while builds still wait, a recheck is due. Working
+        memory waiting goes first, and no build starts before it (nor takes its bytes)."""
+        while self.working and self._hold(self.working[0]):
+            self.working.popleft()
+        while self.queues and not self.working and self.builds < max(1, self.settings.worker_threads):
             head = next(iter(self.queues.values()))[0]
             if not self._start(head, BUILDS):
                 break  # nobody overtakes the head (but in the small lane): it starts once room is made
@@ -205,13 +230,49 @@ class Admission:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self.queues and self._recheck_due is not loop:  # a loop that has ended runs no timer: anew
+        if (self.queues or self.working) and self._recheck_due is not loop:  # a loop that has ended runs no timer: anew
             self._recheck_due = loop
             loop.call_later(RECHECK_S, self.recheck)
 
     def recheck(self) -> None:
         """Starts what now fits: traces collected since freed their bytes without a release."""
         self._recheck_due = None
+        self._start_next()
+
+    async def hold(self, nbytes: int) -> Callable[[], None]:
+        """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
+        returns what lets them go (idempotent). Cancelled while waiting: nothing is held."""
+        ticket = Ticket(Cost(nbytes, 0.0), None)
+        self.working.append(ticket)
+        self._start_next()
+        try:
+            await self.wait(ticket)
+        except BaseException:
+            self._let_go(ticket)
+            raise
+        return partial(self._let_go, ticket)
+
+    def _hold(self, ticket: Ticket) -> bool:
+        """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
+        reservation = self.store.reserve(ticket.cost.nbytes)
+        if reservation is None and not (self.builds or self.small_builds or self.holding):
+            reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
+        if reservation is None:
+            return False
+        ticket.reservation = reservation
+        self.holding += 1
+        ticket.started.set()
+        return True
+
+    def _let_go(self, ticket: Ticket) -> None:
+        if ticket.released:
+            return
+        ticket.released = True
+        if ticket in self.working:
+            self.working.remove(ticket)
+        elif ticket.reservation is not None:
+            self.store.release(ticket.reservation)
+            self.holding -= 1
         self._start_next()
 
     def release(self, ticket: Ticket) -> None:
