@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -49,9 +50,8 @@ from xt_core.trace import Record
 Encoded = tuple[bytes, bytes | None]  # an answer's JSON, and the same gzipped (None when too short to gain)
 Prepare = Callable[[TraceContext], Awaitable[Callable[[], object]]]
 
-# A tensor's JSON up to this many entries is encoded in the light thread (~0.1 s with gzip); a
-# bigger one (up to settings.max_json_tensor_entries, 4×: ~0.5 s) waits in the worker pool. A .npy
-# answer is streamed from the array's memory whatever its size.
+# A tensor's JSON up to this many entries is encoded in the light thread (~0.1 s with gzip); a bigger
+# one (up to settings.max_json_tensor_entries, 4×: ~0.5 s) in the worker pool. A .npy answer streams.
 LIGHT_TENSOR_ENTRIES = 1 << 16
 MAX_ANSWERS = 100_000  # entries of the answer cache (its bytes are the real bound)
 
@@ -94,6 +94,7 @@ class Answers:
         gradchecks: LRU[StepCheck],
         quiz_ledger: QuizLedger,
         voters: Voters,
+        twin_room: Callable[..., AbstractAsyncContextManager],
     ):
         self.store = store  # the specs of the ids handed out
         self.trace = trace  # a known id's trace, through admission, rebuilt if evicted; 404 if unknown
@@ -102,6 +103,7 @@ class Answers:
         self.gradchecks = gradchecks  # a step's gradient check, by (trace id, step)
         self.quiz_ledger = quiz_ledger  # a quiz's probes and answer, per trace and learner
         self.voters = voters  # the learner identities a quiz counts by
+        self.twin_room = twin_room  # holds a float32 trace's twin's bytes while a check may build it
         self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
 
     # ------------------------------------------------------------------ the one path
@@ -118,18 +120,19 @@ class Answers:
         seal: Callable[[dict], dict] | None = None,
         ctx: TraceContext | None = None,
         pool: str = VIEWS,
+        twin: bool = False,
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
         against it and returns the blocking builder, which runs in `pool` (app.traces.pool: an
         answer made from a built trace, in the views pool by default); a sealed key's answer goes
-        through `seal` before it is encoded."""
-        hit = self._hit(request, key)
-        if hit is not None:
+        through `seal` before it is encoded. `twin`: a float32 trace's twin's bytes held (Services.twin_room)."""
+        if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = ctx or await self.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
-        encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
+        async with self.twin_room(ctx.trace) if twin else nullcontext():
+            encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
     def sealed(self, request: Request, trace_id: str, index: int | None = None) -> bool:
@@ -167,8 +170,7 @@ class Answers:
     async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int, lang: str = "en") -> Response:
         """A step's view (app.steps.view) with its check, or pending where the trace defers it."""
         key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index), lang)
-        hit = self._hit(request, key)
-        if hit is not None:
+        if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = await self.trace(trace_id, request)
         record = record_at(ctx, index)
@@ -195,7 +197,7 @@ class Answers:
             return partial(self._check_body, ctx, record, index, lang)
 
         # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
-        return await self._answer(request, key, prepare, pool=BUILDS)
+        return await self._answer(request, key, prepare, pool=BUILDS, twin=not key.sealed)
 
     def _check_body(self, ctx: TraceContext, record: Record, index: int, lang: str) -> dict:
         check = self.check_of(ctx, index)

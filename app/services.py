@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from functools import partial
 
+import numpy as np
 from fastapi import HTTPException, Request
 
 from app import security
@@ -28,16 +29,18 @@ from app.sessions.voters import Voters
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.steps.context import TraceContext
-from app.traces.admission import Admission, Overloaded
+from app.traces import freed
+from app.traces.admission import Admission, Overloaded, twin_build_bytes
 from app.traces.cache import LRU
 from app.traces.checks import ChecksRunner
-from app.traces.pool import BUILDS, LIGHT, VIEWS, DaemonPool
+from app.traces.pool import BUILDS, LIGHT, SMALL, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
 from app.words.said import Said
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck
 
 JOIN_TRIES = 3  # admissions of one request whose joined build keeps being evicted before it runs
+TWIN_POLL_S = 0.25  # a check job's twin is looked for this often, to let its held bytes go
 
 
 class ClientGone(HTTPException):
@@ -62,6 +65,7 @@ class Services:
         self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace and learner
         self.voters = Voters(settings)  # the learner identities the quiz and the polls count by
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
+        self._watchers: set[asyncio.Task] = set()  # hold_until_twin's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
@@ -72,6 +76,7 @@ class Services:
             gradchecks=self.gradchecks,
             quiz_ledger=self.quiz,
             voters=self.voters,
+            twin_room=self.twin_room,
         )
 
     def start(self) -> None:
@@ -81,6 +86,7 @@ class Services:
             BUILDS: self.executor,
             VIEWS: DaemonPool(1, "xt-worker-views"),
             LIGHT: DaemonPool(1, "xt-worker-light"),
+            SMALL: DaemonPool(1, "xt-worker-small"),  # the small builds' lane (app.traces.admission)
         }
         self.store.progress.stop.clear()
         if hasattr(self, "checks"):
@@ -109,6 +115,8 @@ class Services:
         finally:
             self.pending -= 1
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
+            if pool != LIGHT and self.running:  # its freed memory back to the kernel, when worth it
+                self.pools[LIGHT].submit(freed.give_back, idle=self.pending == 0)
 
     async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
         """The spec's trace, from the cache or built in its turn (app.traces.admission: a fair queue;
@@ -131,6 +139,7 @@ class Services:
                     spec,
                     ticket.reservation,
                     ticket.joined,
+                    pool=ticket.pool,
                     request=request,
                     on_done=partial(self.admission.release, ticket),
                 )
@@ -141,6 +150,38 @@ class Services:
                 self.admission.release(ticket)
                 continue  # the build it joined finished and was evicted, or left the queue: admit its own
         raise Overloaded(Said("error-busy-evicted", trace=spec.id, times=JOIN_TRIES))
+
+    @contextlib.asynccontextmanager
+    async def twin_room(self, trace: Trace) -> AsyncIterator[None]:
+        """Holds the bytes a float32 trace's float64 twin takes while it is built (its first gradient
+        check's: app.traces.admission.twin_build_bytes) in the one budget for the block, waiting its turn
+        (app.traces.admission: hold). Nothing to hold once it is built, nor for a float64 trace."""
+        let_go = await self.hold_twin(trace)
+        try:
+            yield
+        finally:
+            let_go()
+
+    async def hold_twin(self, trace: Trace) -> Callable[[], None]:
+        """twin_room's bytes held until the returned callable lets them go."""
+        if trace.dtype != np.float32 or trace.float64_twin is not None:
+            return _nothing_held
+        n_seq, T = trace.tokens.shape
+        return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T))
+
+    def hold_until_twin(self, trace: Trace, job: Future, let_go: Callable[[], None]) -> None:
+        """Lets a check job's twin_room go once the trace's twin is built (its kept part counted by
+        Trace.nbytes from the start) or the job has ended (the twin's build failed)."""
+
+        async def watch() -> None:
+            try:
+                while trace.float64_twin is None and not job.done():
+                    await asyncio.sleep(TWIN_POLL_S)
+            finally:
+                let_go()
+
+        self._watchers.add(task := asyncio.ensure_future(watch()))
+        task.add_done_callback(self._watchers.discard)
 
     def client_key(self, request: Request | None) -> str:
         """Whose build a request asks for, for the queue's fairness: the learner identity the server
@@ -172,6 +213,10 @@ class Services:
     @property
     def running(self) -> bool:
         return not any(executor.is_shutdown for executor in self.pools.values())
+
+
+def _nothing_held() -> None:
+    pass
 
 
 def _call_on_loop_when_done(job: Future, callback: Callable[[], None]) -> None:

@@ -102,6 +102,11 @@ class Settings:
     max_queued_builds: int = 128
     max_queued_per_client: int = 3
     max_queued_per_address: int = 32  # requests without a learner identity: maybe a class behind one router
+    # A build estimated within both is small: it may also take the small lane's own worker slot, so a
+    # classmate's tiny spec never waits out a SmolLM2 build (seconds). The class preset is ~0.23 s
+    # and 48 MB; SmolLM2's shortest text is over a second.
+    small_build_seconds: float = 0.5
+    small_build_bytes: int = 64 << 20
     # One spec's training (train_steps of it) estimated by the cost model calibrated on this class
     # of machine (benchmarks/cost_model.py): the README's "about 20 s of work" at most.
     max_train_seconds: float = 20.0

@@ -104,9 +104,12 @@ async def get_checks(
             trace = (await services.trace(trace_id, request)).trace
             if not services.running:  # a cached trace skipped the pool: it may have ended with a lifespan
                 services.start()
-            job = services.checks.start(trace_id, trace)
+            let_go = await services.hold_twin(trace)  # its first check builds the float64 twin
+            job = services.checks.get(trace_id) or services.checks.start(trace_id, trace)
         except ChecksBusy as exc:
+            let_go()
             raise Overloaded(exc.running) from None
+        services.hold_until_twin(trace, job.finished, let_go)
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)), pool=VIEWS)

@@ -6,8 +6,17 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              second; at most settings.worker_threads builds are started and unfinished at once
     bytes    the build at the head of the queue starts once TraceStore.reserve makes room for its
              estimated bytes (evicting cached traces) within settings.cache_bytes; until then no
-             build behind it starts, so a big build is never starved by a stream of small ones
+             build behind it starts, so a big build is never starved by a stream of large ones
+    lane     a small build (estimated within settings.small_build_seconds and small_build_bytes:
+             a tiny spec, the class preset) also has a lane of its own, one more worker slot that
+             only small builds take (the SMALL pool), so it never waits out a SmolLM2 build under
+             way or queued (a build cannot be interrupted: a NumPy call runs to its end). It
+             overtakes the queue's head, which waits at most one small build's bytes longer
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
+    working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
+             while it is built: twin_build_bytes) is held in the same budget
+             (`hold`) before the work starts, ahead of the builds waiting (its end frees traces in
+             use); with nothing else running it starts whatever its size
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -15,7 +24,10 @@ the queue being full, past settings.max_queued_builds builds waiting or their es
 seconds with the builds under way past settings.max_queued_seconds (503 + Retry-After). A
 request for a spec whose build is under way or waiting waits for that build at no cost.
 GET /api/traces/{id}/queue answers where a build waits (Admission.where). Only the event loop
-calls admit, wait, release and where (like Services.pending): no lock.
+calls admit, wait, release and where (like Services.pending): no lock. A waiting build is started
+by whatever frees its room: a release, or (a collected trace frees bytes unannounced) the
+admission's own recheck every RECHECK_S while builds wait; a waiter only awaits its ticket's
+event, never a timeout of its own (one racing with the turn it waits for).
 """
 
 from __future__ import annotations
@@ -23,18 +35,35 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
-from app.spec.cost import Cost, spec_cost
+from app.spec.cost import Cost, largest_param_bytes, spec_cost
+from app.traces.pool import BUILDS, LIGHT, SMALL
 from app.traces.store import NotBuilt, Reservation, TraceStore
 from app.words.said import Fixed, Said
+from xt_core.checks.twin import KEPT_FORWARD_BYTES
+from xt_core.config import Config
+from xt_core.names import estimate_build_bytes
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
 MAX_RETRY_AFTER_S = 120
+
+
+def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
+    """The most a float32 trace's float64 twin holds while it is built (xt_core.checks.twin), beyond
+    the boundaries Trace.nbytes counts up front: its latest segments' forward up to
+    KEPT_FORWARD_BYTES, three segments' worth more for its backward, and a float64 copy of the
+    largest parameter. What a first gradient check holds (Admission.hold). SmolLM2: 32 positions
+    442 MiB (tracemalloc peak 356 MB, docs/performance.md), 256 positions 700 MiB (peak 670 MB)."""
+    forward = estimate_build_bytes(cfg, n_seq, T, 8, shared_params=True)
+    segment = forward // max(1, cfg.n_layer)
+    return min(forward, KEPT_FORWARD_BYTES + 3 * segment) + largest_param_bytes(cfg, 8)
 
 
 class Overloaded(HTTPException):
@@ -59,12 +88,14 @@ class TooManyQueued(HTTPException):
         )
 
 
-RECHECK_S = 0.25  # a waiting head re-asks for its bytes this often (a collected trace frees them unannounced)
+RECHECK_S = 0.25  # builds waiting for bytes are retried this often (a collected trace frees them unannounced)
+SMALL_SLOTS = 1  # builds the small lane runs at once, beside settings.worker_threads
 
 
 @dataclass(eq=False)  # a place in the queue is itself, whatever its fields
 class Ticket:
-    """A build's place: its estimate, the bytes it holds in the store once started, its client."""
+    """A build's place: its estimate, the bytes it holds in the store once started, its client,
+    and the worker pool its build runs in (app.traces.pool)."""
 
     cost: Cost
     reservation: Reservation | None
@@ -72,8 +103,11 @@ class Ticket:
     released: bool = False
     spec_id: str = ""
     client: str = ""
+    small: bool = False  # within the small lane's estimate: it may take that lane's slot
+    pool: str = BUILDS
     started: asyncio.Event = field(default_factory=asyncio.Event)  # its turn came (its bytes reserved)
-    behind: Ticket | None = None  # the queued build of the same spec it waits for
+    finished: asyncio.Event = field(default_factory=asyncio.Event)  # released: built, failed or gone
+    behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
 
 
 class Admission:
@@ -81,8 +115,13 @@ class Admission:
         self.settings = settings
         self.store = store
         self.queued_seconds = 0.0  # estimated seconds of the started builds not yet finished
-        self.builds = 0  # started builds not yet finished
+        self.builds = 0  # started builds not yet finished, in the builds pool
+        self.small_builds = 0  # ... in the small lane's
+        self.running: dict[str, Ticket] = {}  # spec id -> its started build
         self.queues: OrderedDict[str, deque[Ticket]] = OrderedDict()  # client -> its waiting builds; turn order
+        self._recheck_due: asyncio.AbstractEventLoop | None = None  # the loop a recheck is due on
+        self.working: deque[Ticket] = deque()  # working memory waiting to be held (hold), in order
+        self.holding = 0  # working memory held, not yet let go
 
     @property
     def waiting(self) -> int:
@@ -91,21 +130,26 @@ class Admission:
     def admit(self, spec: ResolvedSpec, client: str = "") -> Ticket:
         """A place in the queue for building `spec` (await wait(ticket) for its turn), or refused when
         the queue is full (Overloaded, 503) or the client has its share queued (TooManyQueued, 429)."""
-        if self.store.building(spec.id):
-            return self._joined(None)  # it waits for the build already under way
+        running = self.running.get(spec.id)
+        if running is not None or self.store.building(spec.id):
+            return self._joined(running)  # it waits for the build already under way
         queued = next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)
         if queued is not None:
             return self._joined(queued)
         cost = spec_cost(spec)
         self._check_room(cost, client)
-        ticket = Ticket(cost, None, spec_id=spec.id, client=client)
+        small = cost.seconds <= self.settings.small_build_seconds and cost.nbytes <= self.settings.small_build_bytes
+        ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small)
         self.queues.setdefault(client, deque()).append(ticket)
         self._start_next()
         return ticket
 
     def _joined(self, behind: Ticket | None) -> Ticket:
-        ticket = Ticket(Cost(0, 0.0), None, joined=True, behind=behind)
-        if behind is None or behind.started.is_set():
+        """A ticket at no cost: once the build it joined has finished, its trace is a cache hit (read
+        in the light pool), or NotBuilt. A build under way that admission did not start (behind
+        None) is waited for on its build lock, in the builds pool."""
+        ticket = Ticket(Cost(0, 0.0), None, joined=True, behind=behind, pool=BUILDS if behind is None else LIGHT)
+        if behind is None:
             ticket.started.set()
         return ticket
 
@@ -133,33 +177,103 @@ class Admission:
             raise Overloaded(queued, ahead)
 
     async def wait(self, ticket: Ticket) -> None:
-        """Returns once the ticket's build may start (its bytes reserved), or the build it joined has."""
-        awaited = ticket.behind if ticket.behind is not None else ticket
-        while not awaited.started.is_set():
-            if awaited.released:  # the build it joined left the queue: its request must be admitted again
-                raise NotBuilt(awaited.spec_id)
-            try:
-                await asyncio.wait_for(awaited.started.wait(), RECHECK_S)
-            except TimeoutError:
-                self._start_next()
+        """Returns once the ticket's build may start (its bytes reserved), or the build it joined
+        has finished; NotBuilt when that build left the queue unbuilt (admit the request again)."""
+        if ticket.behind is not None:
+            await ticket.behind.finished.wait()
+            if ticket.behind.reservation is None:  # it never started: its client left
+                raise NotBuilt(ticket.behind.spec_id)
+        else:
+            self._recheck_soon()  # due on this loop while it waits (admitted maybe where none ran)
+            await ticket.started.wait()  # set by _start_next: on admission, a release or a recheck
         ticket.started.set()
 
     def _start_next(self) -> None:
-        """Starts builds in turn while fewer than worker_threads run and the head's bytes fit."""
-        while self.queues and self.builds < max(1, self.settings.worker_threads):
-            client, queue = next(iter(self.queues.items()))
-            head = queue[0]
-            reservation = self.store.reserve(head.cost.nbytes)
-            if reservation is None:
-                return  # nobody overtakes the head: it starts once room is made
-            queue.popleft()
-            del self.queues[client]
-            if queue:
-                self.queues[client] = queue  # its next build waits behind every other client's first
-            head.reservation = reservation
-            self.queued_seconds += head.cost.seconds
+        """Starts builds in turn while fewer than worker_threads run and the head's bytes fit, then
+        small builds in the small lane's slot; while builds still wait, a recheck is due. Working
+        memory waiting goes first, and no build starts before it (nor takes its bytes)."""
+        while self.working and self._hold(self.working[0]):
+            self.working.popleft()
+        while self.queues and not self.working and self.builds < max(1, self.settings.worker_threads):
+            head = next(iter(self.queues.values()))[0]
+            if not self._start(head, BUILDS):
+                break  # nobody overtakes the head (but in the small lane): it starts once room is made
+        while self.small_builds < SMALL_SLOTS:
+            small = next((t for t in self.order() if t.small), None)
+            if small is None or not self._start(small, SMALL):
+                break
+        self._recheck_soon()
+
+    def _start(self, ticket: Ticket, pool: str) -> bool:
+        """Starts a waiting build in `pool` if its bytes fit; False, reserving nothing, if not."""
+        reservation = self.store.reserve(ticket.cost.nbytes)
+        if reservation is None:
+            return False
+        queue = self.queues.pop(ticket.client)
+        queue.remove(ticket)
+        if queue:
+            self.queues[ticket.client] = queue  # its next build waits behind every other client's first
+        ticket.reservation, ticket.pool = reservation, pool
+        self.queued_seconds += ticket.cost.seconds
+        if pool == SMALL:
+            self.small_builds += 1
+        else:
             self.builds += 1
-            head.started.set()
+        self.running[ticket.spec_id] = ticket
+        ticket.started.set()
+        return True
+
+    def _recheck_soon(self) -> None:
+        """A recheck in RECHECK_S while builds wait and none is due (only with a running loop: without
+        one, nothing awaits a ticket)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if (self.queues or self.working) and self._recheck_due is not loop:  # a loop that has ended runs no timer: anew
+            self._recheck_due = loop
+            loop.call_later(RECHECK_S, self.recheck)
+
+    def recheck(self) -> None:
+        """Starts what now fits: traces collected since freed their bytes without a release."""
+        self._recheck_due = None
+        self._start_next()
+
+    async def hold(self, nbytes: int) -> Callable[[], None]:
+        """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
+        returns what lets them go (idempotent). Cancelled while waiting: nothing is held."""
+        ticket = Ticket(Cost(nbytes, 0.0), None)
+        self.working.append(ticket)
+        self._start_next()
+        try:
+            await self.wait(ticket)
+        except BaseException:
+            self._let_go(ticket)
+            raise
+        return partial(self._let_go, ticket)
+
+    def _hold(self, ticket: Ticket) -> bool:
+        """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
+        reservation = self.store.reserve(ticket.cost.nbytes)
+        if reservation is None and not (self.builds or self.small_builds or self.holding):
+            reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
+        if reservation is None:
+            return False
+        ticket.reservation = reservation
+        self.holding += 1
+        ticket.started.set()
+        return True
+
+    def _let_go(self, ticket: Ticket) -> None:
+        if ticket.released:
+            return
+        ticket.released = True
+        if ticket in self.working:
+            self.working.remove(ticket)
+        elif ticket.reservation is not None:
+            self.store.release(ticket.reservation)
+            self.holding -= 1
+        self._start_next()
 
     def release(self, ticket: Ticket) -> None:
         """The build finished, failed or was cancelled, or left the queue: its budget and its place
@@ -175,7 +289,13 @@ class Admission:
         elif ticket.reservation is not None:
             self.store.release(ticket.reservation)
             self.queued_seconds = max(0.0, self.queued_seconds - ticket.cost.seconds)
-            self.builds -= 1
+            if ticket.pool == SMALL:
+                self.small_builds -= 1
+            else:
+                self.builds -= 1
+            if self.running.get(ticket.spec_id) is ticket:
+                del self.running[ticket.spec_id]
+        ticket.finished.set()
         self._start_next()
 
     def order(self) -> list[Ticket]:
@@ -201,6 +321,6 @@ class Admission:
                 "ahead_seconds": round(self._seconds_ahead(index), 1),
                 "seconds": round(order[index].cost.seconds, 1),
             }
-        elif self.store.building(trace_id):
+        elif trace_id in self.running or self.store.building(trace_id):
             answer["state"] = "building"
         return {**answer, "waiting": len(order)}

@@ -20,7 +20,9 @@ from concurrent.futures import Executor, Future
 #           a head, a Jacobian, a diff, an update, a slice: one thread, so a class's views never
 #           wait behind the build under way (on 2 cores: one core builds, the other answers)
 #   light   jobs known to take milliseconds (a cached trace's tensor, the model listing)
-BUILDS, VIEWS, LIGHT = "builds", "views", "light"
+#   small   the small lane's trace builds (app.traces.admission: a tiny spec, the class preset's):
+#           one thread, so a classmate's tiny build never waits out a SmolLM2 build
+BUILDS, VIEWS, LIGHT, SMALL = "builds", "views", "light", "small"
 
 
 class DaemonPool(Executor):

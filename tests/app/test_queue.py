@@ -96,7 +96,7 @@ def test_a_request_whose_client_disconnects_while_queued_leaves_the_queue():
         from app.spec import TraceSpec, resolve
         from tests.helpers.specs import SMALL_SPEC
 
-        settings = Settings()
+        settings = Settings(small_build_seconds=0.0)  # no small lane: the tiny spec waits behind the blocker
         services = Services(settings)
         blocker = services.admission.admit(SimpleNamespace(id="x", cost=Cost(0, 1.0)), "someone")
         assert blocker.started.is_set()  # stands for a build running on the one worker

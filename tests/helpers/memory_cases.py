@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 
@@ -86,27 +88,36 @@ def run_case(name: str) -> dict:
     server = start_server({"XT_MODELS_DIR": "data/models"})
     try:
         wait_ready(server, 120)
-        peak, stop = [rss_mb(server.pid) or 0.0], threading.Event()
-
-        def poll():
-            while not stop.is_set():
-                peak.append(rss_mb(server.pid) or 0.0)
-                time.sleep(0.05)
-
-        poller = threading.Thread(target=poll)
-        poller.start()
-        try:
-            result = asyncio.run(_with_client(server.base, CASES[name]))
-        finally:
-            time.sleep(2.0)
-            stop.set()
-            poller.join()
+        with rss_polled(server.pid) as peak:
+            try:
+                result = asyncio.run(_with_client(server.base, CASES[name]))
+            finally:
+                time.sleep(2.0)
         idle = rss_mb(server.pid)
     finally:
         stop_server(server)
     weights = 0 if name == "diff" else SMOLLM2_WEIGHTS_MB
     bound = Settings().cache_bytes / MB + 512 + weights
     return {"result": result, "peak": max(peak), "idle": idle, "bound": bound}
+
+
+@contextmanager
+def rss_polled(pid: int) -> Iterator[list[float]]:
+    """The RSS samples (MB) of process `pid`, one every 50 ms while the block runs."""
+    samples, stop = [rss_mb(pid) or 0.0], threading.Event()
+
+    def poll():
+        while not stop.is_set():
+            samples.append(rss_mb(pid) or 0.0)
+            time.sleep(0.05)
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    try:
+        yield samples
+    finally:
+        stop.set()
+        poller.join()
 
 
 async def _with_client(base: str, case) -> dict:

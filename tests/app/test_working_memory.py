@@ -1,0 +1,90 @@
+"""Memory beyond the traces held within the stated bound (issue 35, finding 7): a first gradient
+check's float64 twin is held in the one budget before it is built, and waits (with the builds
+behind it) while the budget has no room for it; freed memory goes back to the kernel once idle."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.services import Services
+from app.settings import Settings
+from app.spec import TraceSpec, resolve
+from app.traces import freed
+from app.traces.admission import twin_build_bytes
+from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
+from tests.helpers.aio import run_async
+from tests.helpers.specs import SMALL_SPEC
+
+MB = 1 << 20
+
+
+def test_working_memory_waits_for_room_and_the_builds_wait_behind_it(costs):  # noqa: F811
+    async def scenario():
+        q = queue()  # 100 MB
+        running = q.admit(costs("smollm2", 70 * MB, 10.0), "a")
+        twin = asyncio.ensure_future(q.hold(50 * MB))  # 70 + 50 > 100: it waits
+        await asyncio.sleep(0)
+        assert not twin.done() and q.store.reserved == 70 * MB
+        behind = q.admit(costs("next", 10 * MB, 1.0), "b")  # it would fit, but the twin goes first
+        assert not behind.started.is_set()
+        q.release(running)
+        let_go = await twin
+        assert q.holding == 1 and q.store.reserved == 60 * MB and behind.started.is_set()
+        let_go()
+        let_go()  # idempotent
+        assert q.holding == 0 and q.store.reserved == 10 * MB
+
+    run_async(scenario())
+
+
+def test_a_hold_past_the_budget_runs_once_alone_and_a_cancelled_one_holds_nothing(costs):  # noqa: F811
+    async def scenario():
+        q = queue()
+        running = q.admit(costs("a", 90 * MB), "a")
+        huge, gone = (asyncio.ensure_future(q.hold(n * MB)) for n in (500, 50))
+        await asyncio.sleep(0)
+        assert not huge.done() and not gone.done()
+        gone.cancel()  # its request left while it waited
+        await asyncio.gather(gone, return_exceptions=True)
+        assert len(q.working) == 1 and q.holding == 0
+        q.release(running)
+        let_go = await huge  # alone, it runs: refusing it would refuse the check for good
+        assert q.holding == 1
+        let_go()
+        assert q.holding == 0 and q.store.reserved == 0 and not q.working
+
+    run_async(scenario())
+
+
+def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
+    async def scenario():
+        settings = Settings()
+        services = Services(settings)
+        spec = resolve(TraceSpec.model_validate(SMALL_SPEC), settings)
+        trace = await services.build(spec)
+        n_seq, T = trace.tokens.shape
+        async with services.twin_room(trace):
+            assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T) > 0
+        assert services.store.reserved == 0
+        trace.float64_twin = object()  # built: nothing more to hold
+        (await services.hold_twin(trace))()
+        assert services.store.reserved == 0
+        f64 = await services.build(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))
+        async with services.twin_room(f64):
+            services.shutdown()
+
+    run_async(scenario())
+
+
+def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
+    trims, rss = [], [0]
+    monkeypatch.setattr(freed, "_malloc_trim", lambda: trims.append)
+    monkeypatch.setattr(freed, "rss_bytes", lambda: rss[0])
+    monkeypatch.setattr(freed, "_after_last_trim", [1000 * MB])
+    rss[0] = 1100 * MB  # busy, grown 100 MB: kept for the next step
+    assert not freed.give_back(idle=False) and trims == []
+    assert freed.give_back(idle=True) and trims == [0]  # idle: given back
+    rss[0] = 1200 * MB
+    assert not freed.give_back(idle=False)  # 100 MB over the last trim's RSS (1,100): not yet
+    rss[0] = 1500 * MB
+    assert freed.give_back(idle=False) and len(trims) == 2  # busy but 300 MB grown
