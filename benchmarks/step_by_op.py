@@ -1,5 +1,6 @@
 """Where SmolLM2's recorded step spends its time, op by op and matmul by matmul, against PyTorch
-autograd's profiler on the same weights and tokens (32 positions, float32, one BLAS/torch thread).
+autograd's profiler on the same weights and tokens (32 positions, float32, one BLAS/torch thread),
+xt's step making every weight's gradient as torch's does (keep_param_grads=True).
 Not part of the test run; needs the fetched model (`make real-model`):
 
     .venv/bin/python benchmarks/step_by_op.py [--models-dir DIR] [--repeats 7] [--no-torch]
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint  # noqa: E402
+from benchmarks.machine import cpu_name  # noqa: E402
 from benchmarks.real_model import T, fetched, token_ids  # noqa: E402
 from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
@@ -144,13 +146,18 @@ def main(argv=None) -> int:
     ids = token_ids(settings, info)
     cfg, params, inputs, targets = checkpoint.cfg, checkpoint.params, np.array([ids[:-1]]), np.array([ids[1:]])
     instrument()
-    xt_core.forward_backward(cfg, params, inputs, targets)
+    # every weight's gradient made, as torch's backward makes them: like for like
+    xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
     spent.clear()
     start = time.thread_time()
     for _ in range(args.repeats):
-        xt_core.forward_backward(cfg, params, inputs, targets)
-    print(f"load average {os.getloadavg()[0]:.1f}; xt: {(time.thread_time() - start) / args.repeats * 1e3:.0f} ms per step "
-          f"(thread CPU, timers included)")  # fmt: skip
+        xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
+    step_ms = (time.thread_time() - start) / args.repeats * 1e3
+    print(f"CPU: {cpu_name()}; load average {os.getloadavg()[0]:.1f}; xt: {step_ms:.0f} ms per step with every "
+          f"weight's gradient (thread CPU, timers included)")  # fmt: skip
+    gemm_ms = sum(v for k, v in spent.items() if not isinstance(k[1], str)) / args.repeats * 1e3
+    print(f"xt: GEMMs of the linear and LM-head ops {gemm_ms:.0f} ms; outside them {step_ms - gemm_ms:.0f} ms, "
+          f"{100 * (1 - gemm_ms / step_ms):.0f}% of the step")  # fmt: skip
     theirs = {} if args.no_torch else torch_matmuls(cfg, params, inputs, targets, args.repeats)
     report(cfg, theirs, args.repeats)
     return 0

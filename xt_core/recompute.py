@@ -120,28 +120,68 @@ class Replayed:
 
     def nbytes(self, held: Callable[[np.ndarray], bool] = lambda a: False) -> int:
         """Bytes of its arrays, each once, but those `held` (a trace's boundaries, borrowed weights)."""
-        seen: dict[int, np.ndarray] = {}
-        for a in itertools.chain(
+        arrays = itertools.chain(
             self.values.values(), self.grads.values(), *map(dict.values, self.contributions.values())
-        ):
-            if isinstance(a, np.ndarray) and id(a) not in seen and a.flags.writeable and not held(a):
-                seen[id(a)] = a
-        return sum(a.nbytes for a in seen.values())
+        )
+        return _bytes_once(arrays, held)
 
 
-def replay(nodes: list[Node], span: range, env: Mapping, arriving: dict, override=None) -> Replayed:
+@dataclass
+class Forwarded:
+    """One segment's forward run again: its ops' outputs, and the caches its backward would read. A
+    read of a value needs no backward (a third of a replay's work); a later read of a gradient runs
+    the backward from these caches (replay(forwarded=)) instead of the forward again."""
+
+    values: dict[str, np.ndarray]
+    caches: dict[int, object]
+
+    def nbytes(self, held: Callable[[np.ndarray], bool] = lambda a: False) -> int:
+        """Bytes of its values and of the arrays its caches hold, each once, but those `held`."""
+        return _bytes_once(itertools.chain(self.values.values(), _arrays_in(list(self.caches.values()))), held)
+
+
+def _arrays_in(cache) -> Iterator:
+    """Every array in an op's cache (a tuple, list or dict of arrays and numbers, nested)."""
+    if isinstance(cache, np.ndarray):
+        yield cache
+    elif isinstance(cache, (tuple, list)):
+        for item in cache:
+            yield from _arrays_in(item)
+    elif isinstance(cache, dict):
+        yield from _arrays_in(list(cache.values()))
+
+
+def _bytes_once(arrays, held: Callable[[np.ndarray], bool]) -> int:
+    seen: dict[int, np.ndarray] = {}
+    for a in arrays:
+        if isinstance(a, np.ndarray) and id(a) not in seen and a.flags.writeable and not held(a):
+            seen[id(a)] = a
+    return sum(a.nbytes for a in seen.values())
+
+
+def replay_forward(nodes: list[Node], span: range, env: Mapping) -> Forwarded:
     """nodes[span] run forward on `env` (the segment's inputs: parameters, ids, the previous
-    segment's output), then backward from `arriving` (dL/d its output) by tape.run_backward,
-    recording every gradient and contribution."""
+    segment's output): the same calls on the same arrays as the step's, so the same bits."""
     values: dict[str, np.ndarray] = {}
     caches = {}
     for i in span:
         node = nodes[i]
         out, caches[i] = node.run([values[n] if n in values else env[n] for n in node.inputs])
         values[node.name] = out
+    return Forwarded(values, caches)
+
+
+def replay(
+    nodes: list[Node], span: range, env: Mapping, arriving: dict, override=None, forwarded: Forwarded | None = None
+) -> Replayed:
+    """nodes[span] run forward (or `forwarded`, that forward already run: its caches are used up),
+    then backward from `arriving` (dL/d its output) by tape.run_backward, recording every gradient
+    and contribution."""
+    if forwarded is None:
+        forwarded = replay_forward(nodes, span, env)
     keep = EveryGradient(span)
-    grads, contributions = run_backward(nodes, caches, arriving, override, keep, Span(span))
-    return Replayed(values, grads, contributions, keep.rows)
+    grads, contributions = run_backward(nodes, dict(forwarded.caches), arriving, override, keep, Span(span))
+    return Replayed(forwarded.values, grads, contributions, keep.rows)
 
 
 def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Callable[[int], Replayed]):
@@ -201,6 +241,20 @@ class RecomputeCache:
             with self._lock:
                 if self._computing.get(key) is lock:
                     del self._computing[key]
+
+    def peek(self, key: tuple):
+        """The entry for key if cached (counted as a hit, made the most recent), else None."""
+        return self._lookup(key)
+
+    def take(self, key: tuple):
+        """Removes the entry for key and returns it, or None: an entry that another one is made
+        from and then held by (a segment's forward, by its whole replay), so counted once."""
+        with self._lock:
+            hit = self._entries.pop(key, None)
+            if hit is None:
+                return None
+            self._bytes -= hit[1]
+            return hit[0]
 
     def _lookup(self, key: tuple):
         with self._lock:

@@ -14,7 +14,17 @@ import numpy as np
 from xt_core.config import DEFAULT_FAMILY, Config
 from xt_core.listing import Listed, listing
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS
-from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
+from xt_core.recompute import (
+    RECOMPUTED,
+    Forwarded,
+    LazyMap,
+    Replayed,
+    Segments,
+    new_owner,
+    replay,
+    replay_forward,
+    summed_param_grad,
+)
 from xt_core.tape import Node
 
 
@@ -162,15 +172,30 @@ class Trace:
     # ------------------------------------------------------------------ recomputation
 
     def _replayed(self, segment: int) -> Replayed:
-        """Segment `segment` recomputed (xt_core.recompute), from the process's cache when there."""
+        """Segment `segment` recomputed (xt_core.recompute), from the process's cache when there;
+        its forward taken from the cache if a read of a value ran it (only the backward runs)."""
 
         def compute():
             span = self._segs.spans[segment]
             out = self.nodes[span[-1]].name
-            done = replay(self.nodes, span, self._held, {out: self._boundary_grads[out]}, self.backward_override)
-            return done, done.nbytes(lambda a: id(a) in self._held_ids)
+            forwarded = RECOMPUTED.take((self._owner, "forward", segment))
+            arriving = {out: self._boundary_grads[out]}
+            done = replay(self.nodes, span, self._held, arriving, self.backward_override, forwarded)
+            return done, done.nbytes(self._is_held)
 
         return RECOMPUTED.get((self._owner, "segment", segment), compute)
+
+    def _forwarded(self, segment: int) -> Forwarded:
+        """Segment `segment`'s forward alone, run again (a read of a value needs no backward), cached."""
+
+        def compute():
+            done = replay_forward(self.nodes, self._segs.spans[segment], self._held)
+            return done, done.nbytes(self._is_held)
+
+        return RECOMPUTED.get((self._owner, "forward", segment), compute)
+
+    def _is_held(self, a: np.ndarray) -> bool:
+        return id(a) in self._held_ids
 
     def _summed_grad(self, name: str) -> np.ndarray:
         def compute():
@@ -182,7 +207,9 @@ class Trace:
     def _value(self, name: str) -> np.ndarray:
         if name in self._held:
             return self._held[name]
-        return self._replayed(self._segs.produced[name]).values[name]
+        segment = self._segs.produced[name]
+        whole = RECOMPUTED.peek((self._owner, "segment", segment))
+        return (whole if whole is not None else self._forwarded(segment)).values[name]
 
     def contributions(self, node_index: int) -> dict[str, np.ndarray]:
         """What node `node_index` alone adds to the gradient of each of its float inputs."""

@@ -24,7 +24,7 @@ from xt_core.checks.twin import F64, _args, twin_of
 from xt_core.lab import faults
 from xt_core.lab.faults import CATALOGUE
 from xt_core.model import build_tape
-from xt_core.recompute import RECOMPUTED, activation_of
+from xt_core.recompute import RECOMPUTED, Segments, activation_of, replay_forward
 from xt_core.tape import run_backward, run_backward_sparse, run_forward
 from xt_core.training.loop import train_step
 from xt_core.training.optim import AdamW
@@ -142,6 +142,31 @@ def test_a_training_step_replays_bit_for_bit_and_its_held_gradients_are_the_reco
     recomputed = xt_core.forward_backward(cfg, params, inputs, targets)
     for name in trace.param_names:
         assert same(held.grads[name], recomputed.grads[name]), name
+
+
+def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(monkeypatch):
+    """A value's read replays its segment's forward alone; the gradients' read runs the backward
+    from that forward's caches (cached, counted once), not the forward again: the same bits."""
+    from xt_core import trace as trace_module
+
+    forwards = []
+    monkeypatch.setattr(
+        trace_module,
+        "replay_forward",
+        lambda nodes, span, env: forwards.append(span) or replay_forward(nodes, span, env),
+    )
+    RECOMPUTED.resize(1 << 30)  # the whole trace's replays fit (the fixture restores the bound)
+    inputs, targets = make_batch(GQA, 1, 8, seed=5)
+    trace = xt_core.forward_backward(GQA, xt_core.init_params(GQA, seed=5), inputs, targets)
+    values, grads, _ = full_recording(trace)
+    for node in trace.nodes:
+        assert same(trace[node.name], values[node.name]), node.name
+    held = RECOMPUTED.nbytes
+    for node in trace.nodes[::-1]:
+        assert same(trace.grad(node.name), grads[node.name]), f"dL/d {node.name}"
+    spans = Segments.of(trace.nodes, trace.param_names).spans
+    assert sorted(forwards, key=lambda span: span[0]) == list(spans[1:])  # the embedding's one value is held
+    assert RECOMPUTED.nbytes > held  # each forward became its whole replay's, not held beside it
 
 
 def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_op():

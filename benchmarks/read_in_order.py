@@ -1,0 +1,135 @@
+"""Reading every value of a SmolLM2-135M step in order, xt against the hooks approach (issue 37):
+an engineer who wants every activation and its gradient either builds an xt trace and reads it, or
+runs transformers with a forward hook on every module that keeps its output and `retain_grad()`s
+it, then backward. Not part of the test run; needs the fetched model (`make real-model`), torch and
+transformers (a benchmark-only dependency: `pip install -e '.[reference]'`):
+
+    .venv/bin/python benchmarks/read_in_order.py [--positions 32 128 256] [--repeats 5]
+
+xt: forward_backward, then trace[name] for every recorded tensor in the tape's order, then
+trace.grad(name) in the backward's order (the walkthrough's records: forward steps, then backward
+steps), the process's cache of recomputed segments emptied first, at the server's bound
+(settings.recompute_bytes) and at one that holds the whole step. hooks: the model's forward with a
+hook on every module, the loss, backward, then every kept output and its .grad read. One BLAS/torch
+thread each, interleaved, medians; wall seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import xt_core  # noqa: E402
+from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from benchmarks.machine import cpu_name, load_average  # noqa: E402
+from xt_core.recompute import RECOMPUTED  # noqa: E402
+
+NAME = "smollm2-135m"
+WHOLE_STEP_BYTES = 8 << 30  # a bound every replay of one step fits under
+
+
+def xt_reading(cfg, params, tokens: np.ndarray, bound: int):
+    """Build the trace, then read every value in order, then every gradient in the backward's order."""
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+
+    def run() -> int:
+        RECOMPUTED.clear()
+        RECOMPUTED.resize(bound)
+        trace = xt_core.forward_backward(cfg, params, inputs, targets)
+        read = 0
+        for record in trace.records:
+            value = trace[record.name] if record.phase != "backward" else trace.grad(record.name)
+            read += value.size
+        return read
+
+    return run
+
+
+def hooks_reading(model, tokens: np.ndarray):
+    """transformers with a forward hook on every module: keep each output, retain its gradient."""
+    import torch
+
+    inputs, targets = torch.tensor(tokens[:, :-1]), torch.tensor(tokens[:, 1:])
+    kept: list = []
+
+    def keep(module, args, output):
+        out = output[0] if isinstance(output, tuple) else output
+        if isinstance(out, torch.Tensor) and out.requires_grad:
+            out.retain_grad()
+            kept.append(out)
+
+    for module in model.modules():
+        module.register_forward_hook(keep)
+
+    def run() -> int:
+        kept.clear()
+        model.zero_grad(set_to_none=True)
+        logits = model(inputs).logits
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        loss.backward()
+        read = 0
+        for out in kept:
+            read += out.detach().numpy().size + (out.grad.numpy().size if out.grad is not None else 0)
+        return read
+
+    return run
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, nargs="+", default=[32, 128, 256])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--models-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    import torch
+
+    from tests.helpers.hf_reference import load_hf
+
+    settings = Settings(models_dir=args.models_dir) if args.models_dir else Settings()
+    info = registry(settings).info(NAME)
+    checkpoint = load_checkpoint(info)
+    model = load_hf(Path(info.path))
+    torch.set_num_threads(1)
+    print(
+        f"CPU: {cpu_name()}; load average {load_average():.1f}; one BLAS/torch thread each; torch {torch.__version__}"
+    )
+    rng = np.random.default_rng(0)
+    for T in args.positions:
+        tokens = rng.integers(0, checkpoint.cfg.vocab_size, (1, T + 1))
+        runs = {
+            "xt, server's bound": xt_reading(checkpoint.cfg, checkpoint.params, tokens, settings.recompute_bytes),
+            "xt, whole step's bound": xt_reading(checkpoint.cfg, checkpoint.params, tokens, WHOLE_STEP_BYTES),
+            "hooks": hooks_reading(model, tokens),
+        }
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        with threadpool_limits(limits=1, user_api="blas"):
+            for fn in runs.values():
+                fn()
+            for _ in range(args.repeats):
+                for k, fn in runs.items():
+                    start = time.perf_counter()
+                    fn()
+                    times[k].append(time.perf_counter() - start)
+        hooks = statistics.median(times["hooks"])
+        for k, spent in times.items():
+            median = statistics.median(spent)
+            print(
+                f"T={T:4d} {k:24} {median:6.2f} s (range {min(spent):.2f}-{max(spent):.2f}), "
+                f"{median / hooks:4.2f}x hooks (target <= 1.2)"
+            )
+        print(f"        load average {load_average():.1f}")
+    RECOMPUTED.resize(settings.recompute_bytes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
