@@ -79,3 +79,22 @@ def test_the_new_ops_state_this_traces_numbers(trace):
         assert "Here the slope g′(a) ranges from" in _explained(trace, kind, "backward")
     if "qk_norm" in kinds:
         assert "RMS of the 2 heads before the norm ranges from" in _explained(trace, "qk_norm", "forward")
+
+
+def test_layernorm_without_its_mean_term_is_told_by_its_row_sums():
+    """The bug lab's layernorm_missing_mean: the explanation's numbers say dL/dx no longer sums to
+    zero over a position; sealed (a quiz's step), the same numbers without the verdict."""
+    from xt_core.lab.faults import overrides
+
+    cfg = CONFIGS["gpt2"]
+    faulty = xt_core.forward_backward(
+        cfg,
+        xt_core.init_params(cfg, seed=0),
+        TOKENS,
+        np.roll(TOKENS, -1, axis=1),
+        backward_override=overrides(cfg, ["layernorm_missing_mean"]),
+    )
+    record = next(r for r in faulty.records if r.name == "layers.0.ffn_norm.out" and r.phase == "backward")
+    assert "not zero, so this backward is not LayerNorm's" in explain.explanation(record, faulty)
+    sealed = explain.explanation(record, faulty, judge=False)
+    assert "Compare the two yourself" in sealed and "not zero" not in sealed and "up to round-off" not in sealed
