@@ -340,6 +340,7 @@ ON_THE_WORDS_LAYER = [
             "heads",
             "kind",
             "measured",
+            "measured_parts",
             "nonfinite",
             "stats",
             "summary",

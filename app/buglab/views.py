@@ -24,8 +24,8 @@ from xt_core.lab.faults import CATALOGUE
 # ---------------------------------------------------------------------- GET /api/faults
 
 
-def step_title(name: str, layer: int | None, phase: str = "backward") -> str:
-    return titles.title(SimpleNamespace(name=name, layer=layer, phase=phase))
+def step_title(name: str, layer: int | None, phase: str = "backward", family: str = "llama") -> str:
+    return titles.title(SimpleNamespace(name=name, layer=layer, phase=phase, family=family))
 
 
 def _op_layer(op: str, layer: int) -> int | None:
@@ -37,7 +37,7 @@ def catalogue(cfg: Config, layer: int, lang: str = words.DEFAULT) -> dict:
     faults = []
     for fault in CATALOGUE.values():
         op = fault.step_name(layer)
-        faults.append(fault_json(fault, cfg, layer, step_title(op, _op_layer(op, layer)), lang))
+        faults.append(fault_json(fault, cfg, layer, step_title(op, _op_layer(op, layer), family=fault.family), lang))
     return {"fault_layer": layer, "faults": faults}
 
 
@@ -47,7 +47,7 @@ def picker_options(lang: str = words.DEFAULT) -> list[dict]:
     options = []
     for fault in CATALOGUE.values():
         name = words.t(lang, fault_words(fault.name))
-        label = words.t(lang, "buglab-fault-option", fault=name, op=titles.op_words(fault.step, lang))
+        label = words.t(lang, "buglab-fault-option", fault=name, op=titles.op_words(fault.step, lang, fault.family))
         options.append({"name": fault.name, "label": label, "description": description(fault, lang), "lang": lang})
     return options
 
@@ -56,7 +56,7 @@ def _fault_entries(spec: ResolvedSpec, lang: str) -> list[dict]:
     entries = []
     for name in spec.faults:
         op = CATALOGUE[name].step_name(spec.fault_layer)
-        title = step_title(op, _op_layer(op, spec.fault_layer))
+        title = step_title(op, _op_layer(op, spec.fault_layer), family=CATALOGUE[name].family)
         entries.append(fault_json(CATALOGUE[name], spec.cfg, spec.fault_layer, title, lang))
     return entries
 

@@ -14,7 +14,12 @@ from app import words
 
 # A model's message in models.ftl by its name: its value is the description; a real model's
 # .tokenizer and .example-1, .example-2 attributes are its tokenizer's name and example texts.
-MODEL_MESSAGES = {"induction": "model-induction", "text": "model-text", "smollm2-135m": "model-smollm2-135m"}
+MODEL_MESSAGES = {
+    "induction": "model-induction",
+    "text": "model-text",
+    "gpt2-text": "model-gpt2-text",
+    "smollm2-135m": "model-smollm2-135m",
+}
 EXAMPLE_ATTRIBUTES = ("example-1", "example-2")
 
 

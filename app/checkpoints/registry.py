@@ -54,7 +54,7 @@ SHIPPED_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
 # listing can hold (an upload's sha256-<64 hex digits> is 71 characters, a shipped one at most 41).
 MAX_NAME_CHARS = 100
 # Demo models first, in teaching order; other shipped checkpoints follow alphabetically.
-DEMO_ORDER = ("induction", "text")
+DEMO_ORDER = ("induction", "text", "gpt2-text")
 PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<random>/: the staging directory of an upload being checked
 STALE_PARTIAL_S = 3600  # a staging directory without a lock file older than this is stale
 STAGING_LOCK = ".lock"  # inside a staging directory: flock-ed by the process staging the upload

@@ -33,6 +33,7 @@ from app.steps import glossary
 from app.words import choice
 from app.words import jinja as words_jinja
 from app.words.numbers import format_number
+from xt_core.config import FAMILY_PARTS
 
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("xt.pages")
@@ -81,7 +82,10 @@ CONFIG_FORM = [
     Field("rope_theta", help=True, kind="float", advanced=True),
     Field("norm_eps", kind="float", advanced=True),
 ]
-FORM_CONFIG_FIELDS = {f.name for f in CONFIG_FORM}
+# The model family a random init computes (issue 36: a select of its own, templates/_family_field.html;
+# a family's parts beyond it come from a permalink). Llama's is the default, left out of the spec.
+FAMILY_CHOICES = tuple(FAMILY_PARTS)
+FORM_CONFIG_FIELDS = {f.name for f in CONFIG_FORM} | {"family"}
 SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
 SPEC_FIELDS += model_form.TRAINING_FIELDS  # optimizer, lr, …, train_steps
 # The home form's bug-lab choice that asks for a quiz (no fault is named "quiz").
@@ -109,6 +113,7 @@ def _home_values(params: dict[str, str]) -> dict[str, str]:
     """What the home form shows: the defaults, overridden by whatever the query carried."""
     values = {name: _form_str(value) for name, value in DEFAULT_CONFIG.items()}
     values.update(text=DEFAULT_TEXT, tokenizer="char", seed="0", dtype="float32", model="", vocab_size="")
+    values.update(family=FAMILY_CHOICES[0])
     values.update({key: value for key, value in params.items() if key in SPEC_FIELDS})
     return values
 
@@ -145,6 +150,7 @@ def _render_home(request: Request, params: dict[str, str], errors: dict[str, str
         values=values,
         errors=errors,
         config_form=CONFIG_FORM,
+        family_choices=FAMILY_CHOICES,
         advanced_open=advanced_error,
         examples=_examples(choice.chosen_language(request)),
         fault_options=buglab_views.picker_options(choice.chosen_language(request)),

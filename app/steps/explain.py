@@ -7,7 +7,7 @@ it holds where they apply); numbers come from the trace (app.steps.measured), ne
 from __future__ import annotations
 
 import xt_core
-from app.steps import measured
+from app.steps import measured, measured_parts
 from app.steps.titles import about, local_name
 from app.steps.wording import num, t
 from xt_core import names
@@ -33,6 +33,14 @@ _FORWARD = {
     "unembed": "step-explain-forward-unembed",
     "token_loss": "step-explain-forward-token-loss",
     "mean": "step-explain-forward-mean",
+    # GPT-2's and Qwen's ops
+    "layernorm": "step-explain-forward-layernorm",
+    "positions": "step-explain-forward-positions",
+    "linear_bias": "step-explain-forward-linear-bias",
+    "gelu_tanh": "step-explain-forward-gelu-tanh",
+    "gelu": "step-explain-forward-gelu",
+    "bias": "step-explain-forward-bias",
+    "qk_norm": "step-explain-forward-qk-norm",
 }
 _BACKWARD = {
     "embedding": "step-explain-backward-embedding",
@@ -49,6 +57,35 @@ _BACKWARD = {
     "unembed": "step-explain-backward-unembed",
     "token_loss": "step-explain-backward-token-loss",
     "mean": "step-explain-backward-mean",
+    "layernorm": "step-explain-backward-layernorm",
+    "positions": "step-explain-backward-positions",
+    "linear_bias": "step-explain-backward-linear-bias",
+    "gelu_tanh": "step-explain-backward-gelu-tanh",
+    "gelu": "step-explain-backward-gelu",
+    "bias": "step-explain-backward-bias",
+    "qk_norm": "step-explain-backward-qk-norm",
+}
+# A family's own message where Llama's would say what it lacks (RoPE, RMSNorm, SwiGLU's gate).
+_FAMILY_MESSAGES = {
+    "gpt2": {
+        "step-explain-forward-embedding": "step-explain-gpt2-forward-embedding",
+        "step-explain-forward-scores": "step-explain-gpt2-forward-scores",
+        "step-explain-backward-scores": "step-explain-gpt2-backward-scores",
+        "step-explain-backward-residual": "step-explain-gpt2-backward-residual",
+        "step-stream-attention": "step-gpt2-stream-attention",
+        "step-stream-ffn": "step-gpt2-stream-ffn",
+        "step-norm-other-attention": "step-gpt2-norm-other-attention",
+        "step-norm-other-ffn": "step-gpt2-norm-other-ffn",
+        "step-role-feed-forward-up": "step-gpt2-role-feed-forward-up",
+        "step-extra-ffn-in": "step-gpt2-extra-ffn-in",
+    },
+}
+# The residual adds in symbols, by family: (the sum, its output, its skip).
+_FAMILY_RESIDUAL = {
+    "gpt2": {
+        "attention_residual": ("step-residual-sum-gpt2-attention", "h", "x"),
+        "ffn_residual": ("step-residual-sum-gpt2-ffn", "x′", "h"),
+    },
 }
 
 # What a linear map computes, by the tensor it makes (xt_core.names' local name).
@@ -114,11 +151,16 @@ def _tied(record: Record, cfg: xt_core.Config, lang: str) -> str:
     return t(lang, message) if message else ""
 
 
+def _in_family(message: str | None, family: str) -> str | None:
+    """`message`, or the model family's own in its place."""
+    return _FAMILY_MESSAGES.get(family, {}).get(message, message)
+
+
 def _about(lang: str, messages: dict, name: str, recorded, roles: tuple, otherwise: str, family: str) -> str:
     """What a linear computes, or what reads a norm (`messages`, by the tensor's local name); a
     tensor these messages do not name: what the names' catalogue says of it (a new family's rows)."""
     if name in messages:
-        return t(lang, messages[name])
+        return t(lang, _in_family(messages[name], family))
     said = about(recorded.name(0), lang, family) if recorded is not None and recorded.role in roles else None
     return said or t(lang, otherwise)
 
@@ -132,14 +174,15 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> di
     skip, branch = (record.inputs + ("", ""))[:2]
     recorded = names.lookup(record.name, cfg.family)
     role, block = (recorded.role, recorded.block) if recorded else ("", "")
-    residual_sum, out_symbol, skip_symbol = _RESIDUAL.get(name, ("step-residual-sum-other", "out", "skip"))
-    other = _NORM_OTHER.get(name) if record.kind == "rmsnorm" else None
+    residuals = _FAMILY_RESIDUAL.get(cfg.family, _RESIDUAL)
+    residual_sum, out_symbol, skip_symbol = residuals.get(name, ("step-residual-sum-other", "out", "skip"))
+    other = _in_family(_NORM_OTHER.get(name), cfg.family) if record.kind in ("rmsnorm", "layernorm") else None
     return {
         "role": _about(lang, _ROLE, name, recorded, ("projection", "branch out"), "step-role-other", cfg.family),
         "reader": _about(lang, _READER, name, recorded, ("norm out",), "step-reader-head", cfg.family),
         "hd": cfg.head_dim,
         "theta": num(cfg.rope_theta, "g", lang),
-        "stream": _optional(lang, _STREAM.get(name)),
+        "stream": _optional(lang, _in_family(_STREAM.get(name), cfg.family)),
         "other": _optional(lang, other, recorded=record.inputs[0]),
         "gqa": _gqa(record, cfg, lang),
         "tied": _tied(record, cfg, lang),
@@ -150,8 +193,10 @@ def _context(record: Record, trace: xt_core.Trace, judge: bool, lang: str) -> di
         "skip": skip,
         "branch": branch,
         "norm": "attention_norm" if name == "attention_residual" else "ffn_norm",
-        "extra": _optional(lang, _LINEAR_BACKWARD_EXTRA.get((role, block))),
+        "extra": _optional(lang, _in_family(_LINEAR_BACKWARD_EXTRA.get((role, block)), cfg.family)),
+        "eps": num(cfg.norm_eps, "g", lang),
         **measured.sentences(_explain_kind(record), record, trace, judge, lang),
+        **measured_parts.sentences(record, trace, judge, lang),
     }
 
 
@@ -159,10 +204,13 @@ def explanation(record: Record, trace: xt_core.Trace, judge: bool = True, lang: 
     """One paragraph of plain text in `lang`: what this step does and why, its numbers from
     `trace`; judge False (a sealed quiz's step): its numbers, never a verdict on them."""
     table = _BACKWARD if record.phase == "backward" else _FORWARD
-    message = table.get(_explain_kind(record))
+    message = _in_family(table.get(_explain_kind(record)), trace.cfg.family)
     if message is None:
         return t(lang, "step-explain-unknown", kind=record.kind, phase=record.phase)
-    return t(lang, message, **_context(record, trace, judge, lang))
+    context = _context(record, trace, judge, lang)
+    if record.kind == "linear_bias" and record.phase == "backward":  # a linear's backward, and its bias's
+        context["linear"] = t(lang, _BACKWARD["linear"], **context)
+    return t(lang, message, **context)
 
 
 def induction_note(ctx, record: Record, lang: str = "en") -> str:

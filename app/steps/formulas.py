@@ -81,6 +81,10 @@ _WORDS = (
     "step-formula-also",
     "step-formula-a-matrix",
     "step-formula-a-norm-gain",
+    # GPT-2 and Qwen: QK-norm's "(each head m of q or k)"
+    "step-formula-each-head",
+    "step-formula-of",
+    "step-formula-or",
 )
 _TEXT = re.compile(r"\\text\{([^{}]*)\}")
 

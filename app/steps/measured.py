@@ -41,13 +41,16 @@ def _row_label(index: tuple, shape: tuple, lang: str) -> str:
     return t(lang, "step-row-at-sequence", seq=index[0], where=where) if shape[0] > 1 else where
 
 
-def _row_sum_sentence(grad: np.ndarray, what: str, magnitude: float, judge: bool, lang: str) -> str:
+def row_sum_sentence(
+    grad: np.ndarray, what: str, magnitude: float, judge: bool, lang: str, not_zero: str = "step-row-sums-not-zero"
+) -> str:
     """How far the rows of a softmax's input gradient are from summing to zero, in this trace. Each row
     sum adds n terms whose sizes total at most `magnitude` (from the backward's inputs), so its round-off
     is below ε_mach·n·magnitude, ε_mach of the dtype the backward computed in: one scale for the
     whole tensor, since a row whose entries are all but zero (a softmax sure of one key) has a row sum
     of pure round-off that its own Σ|entries| cannot judge. The numbers reported are all of one row.
-    judge False (a sealed quiz's step): the same numbers, and no verdict on them."""
+    judge False (a sealed quiz's step): the same numbers, and no verdict on them. `not_zero`: the
+    message of a sum past round-off, which names the op whose backward this is not."""
     g = np.asarray(grad, dtype=np.float64)
     sums, sizes = np.abs(g.sum(axis=-1)), np.abs(g).sum(axis=-1)
     if not (np.isfinite(sums).all() and np.isfinite(sizes).all() and math.isfinite(magnitude)):
@@ -67,9 +70,7 @@ def _row_sum_sentence(grad: np.ndarray, what: str, magnitude: float, judge: bool
     times = num(largest / roundoff, ".2g", lang)
     size = num(float(sizes[row]), ".3g", lang)
     largest_text = num(largest, ".3g", lang)
-    return t(
-        lang, "step-row-sums-not-zero", largest=largest_text, size=size, times=times, dtype=str(grad.dtype), **values
-    )
+    return t(lang, not_zero, largest=largest_text, size=size, times=times, dtype=str(grad.dtype), **values)
 
 
 def _attention_magnitude(record: Record, trace: xt_core.Trace) -> float:
@@ -85,7 +86,7 @@ def _output_softmax(record: Record, trace: xt_core.Trace, judge: bool, lang: str
     N = trace.targets.size
     dlogits = trace.grad(record.inputs[0])
     largest = float(np.max(np.abs(dlogits)))
-    row_sums = _row_sum_sentence(dlogits, "dL/dlogits", 2 / N, judge, lang)
+    row_sums = row_sum_sentence(dlogits, "dL/dlogits", 2 / N, judge, lang)
     inverse, largest_text = num(1 / N, ".3g", lang), num(largest, ".3g", lang)
     facts = t(lang, "step-output-facts", n=N, inverse=inverse, largest=largest_text, row_sums=row_sums)
     # Σ_w e^(z_w − max z) = 1 / max_w p_w at every position
@@ -113,7 +114,7 @@ def sentences(kind: str, record: Record, trace: xt_core.Trace, judge: bool = Tru
     if kind == "softmax_attention" and record.phase == "backward":
         scores_grad = trace.grad(record.inputs[0])
         magnitude = _attention_magnitude(record, trace)
-        return {"row_sums": _row_sum_sentence(scores_grad, "dL/dS", magnitude, judge, lang)}
+        return {"row_sums": row_sum_sentence(scores_grad, "dL/dS", magnitude, judge, lang)}
     return {}
 
 

@@ -1,5 +1,7 @@
 """The bug lab: every catalogue fault is caught by the per-step check at exactly its own op."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -24,9 +26,20 @@ def first_failing_backward_step(trace):
 
 @pytest.fixture(scope="module")
 def setup():
-    cfg = xt_core.PRESETS["tiny"]  # tied and grouped-query: every fault applies
+    cfg = xt_core.PRESETS["tiny"]  # tied and grouped-query: every Llama fault applies
     inputs, targets = make_batch(cfg, 2, 10, seed=4)
     return cfg, inputs, targets
+
+
+# GPT-2's faults (xt_core/lab/faults_gpt2.py), on GPT-2 with every bias
+GPT2 = xt_core.PRESETS["gpt2-tiny"]
+
+
+def _model_of(name: str, setup):
+    """The tiny model a fault applies to, and its batch: Llama's, or GPT-2's for a GPT-2 fault."""
+    if CATALOGUE[name].family != "gpt2":
+        return setup
+    return (GPT2, *make_batch(GPT2, 2, 10, seed=4))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -39,7 +52,7 @@ def test_no_fault_every_step_passes(setup, dtype):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
 def test_fault_is_caught_at_its_own_op_and_the_loss_is_unchanged(setup, name, dtype):
-    cfg, inputs, targets = setup
+    cfg, inputs, targets = _model_of(name, setup)
     params = xt_core.init_params(cfg, dtype=dtype)
     clean = xt_core.forward_backward(cfg, params, inputs, targets)
     faulty = planted(cfg, params, inputs, targets, [name])
@@ -84,11 +97,33 @@ def test_an_override_that_is_no_table_of_this_models_steps_is_refused(setup):
 
 
 def test_catalogue_entries_are_documented():
-    cfg = xt_core.PRESETS["tiny"]
-    steps = set(tensor_names(cfg))
     for fault in CATALOGUE.values():
+        cfg = GPT2 if fault.family == "gpt2" else xt_core.PRESETS["tiny"]
         assert fault.correct and fault.faulty  # its words are the app's (app/words/locales/*/buglab.ftl)
-        assert fault.step_name(cfg.n_layer - 1) in steps
+        assert fault.step_name(cfg.n_layer - 1) in set(tensor_names(cfg))
+
+
+def test_faults_apply_to_the_family_whose_ops_they_rewrite():
+    llama, gpt2, bare_gpt2 = xt_core.PRESETS["tiny"], GPT2, replace(GPT2, qkv_bias=False, o_bias=False, mlp_bias=False)
+    on_llama = {name for name, fault in CATALOGUE.items() if fault.requires(llama) is None}
+    on_gpt2 = {name for name, fault in CATALOGUE.items() if fault.requires(gpt2) is None}
+    on_bare_gpt2 = {name for name, fault in CATALOGUE.items() if fault.requires(bare_gpt2) is None}
+    gpt2_only, llama_only = {"layernorm_missing_mean", "bias_grad_one_row"}, {
+        "rmsnorm_missing_projection", "rope_forward_rotation", "swiglu_silu_for_derivative"
+    }  # fmt: skip
+    assert gpt2_only <= on_gpt2 and not gpt2_only & on_llama
+    assert llama_only <= on_llama and not llama_only & (on_gpt2 | on_bare_gpt2)
+    unbiased = {"attention_out_reads_dres", "linear_dw_transposed"}  # a plain linear's backward
+    assert unbiased <= on_bare_gpt2 and not unbiased & on_gpt2
+    assert "bias_grad_one_row" not in on_bare_gpt2
+
+
+@pytest.mark.parametrize("name", ["attention_out_reads_dres", "linear_dw_transposed", "softmax_missing_sum_term"])
+def test_a_llama_fault_that_applies_to_gpt2_is_caught_at_its_op(name):
+    cfg = replace(GPT2, qkv_bias=False, o_bias=False)
+    inputs, targets = make_batch(cfg, 2, 10, seed=4)
+    trace = planted(cfg, xt_core.init_params(cfg), inputs, targets, [name])
+    assert first_failing_backward_step(trace).name == CATALOGUE[name].step_name(cfg.n_layer - 1)
 
 
 def test_the_gqa_fault_writes_heads_in_the_notation():

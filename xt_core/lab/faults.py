@@ -25,6 +25,7 @@ from functools import partial
 import numpy as np
 
 from xt_core.config import Config
+from xt_core.lab import faults_gpt2
 from xt_core.names import OUTPUT_PROBS, entry
 from xt_core.ops import OPS
 from xt_core.ops.attention import merge_kv, rope_forward
@@ -38,12 +39,13 @@ class Fault:
     faulty: str  # the line as the mistake writes it
     backward: Callable  # (dout, cache, grads, layer) -> gradients, like the op's backward
     requires: Callable[[Config], str | None] = lambda cfg: None  # why it cannot apply, or None
+    family: str = "llama"  # the model family whose table of recorded tensors names `step`
 
     def __post_init__(self):
-        entry(self.step)  # a step the table of recorded tensors does not know fails here, at import
+        entry(self.step, self.family)  # a step the family's table does not know fails here, at import
 
     def step_name(self, layer: int) -> str:
-        return entry(self.step).name(layer)
+        return entry(self.step, self.family).name(layer)
 
 
 def _softmax_ce_normalized_twice(dp, cache, grads, layer):
@@ -119,6 +121,17 @@ def _needs_gqa(cfg: Config) -> str | None:
     return None if cfg.n_kv_head < cfg.n_head else "needs grouped-query attention (n_kv_head < n_head)"
 
 
+def _needs_llama(cfg: Config) -> str | None:
+    """Faults on an op only Llama's script has (RMSNorm, RoPE, SwiGLU)."""
+    return None if cfg.family == "llama" else "needs the llama family (family = llama)"
+
+
+def _needs_unbiased_llama(cfg: Config) -> str | None:
+    """Faults that rewrite a plain linear's backward: Llama's projection, or GPT-2's without its bias."""
+    biased = cfg.family == "gpt2" and (cfg.o_bias or cfg.qkv_bias)
+    return "needs projections without biases (qkv_bias = o_bias = false)" if biased else None
+
+
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for f in (
@@ -135,6 +148,7 @@ CATALOGUE: dict[str, Fault] = {
             "dconcat, dWo = linear_backward(dh)",
             "dconcat, dWo = linear_backward(dres)",
             _attention_out_reads_dres,
+            _needs_unbiased_llama,
         ),
         Fault(
             "rope_forward_rotation",
@@ -142,6 +156,7 @@ CATALOGUE: dict[str, Fault] = {
             "dq = R(-angle) @ dq_rot",
             "dq = R(+angle) @ dq_rot",
             _rope_forward_rotation,
+            _needs_llama,
         ),
         Fault(
             "batch_mean_missing",
@@ -171,6 +186,7 @@ CATALOGUE: dict[str, Fault] = {
             "dx = r * (dxhat - xhat * mean(dxhat * xhat))",
             "dx = r * dxhat",
             _rmsnorm_missing_projection,
+            _needs_llama,
         ),
         Fault(
             "softmax_missing_sum_term",
@@ -192,6 +208,7 @@ CATALOGUE: dict[str, Fault] = {
             "dgate = ds * up * silu'(gate)",
             "dgate = ds * up * silu(gate)",
             _swiglu_silu_for_derivative,
+            _needs_llama,
         ),
         Fault(
             "gqa_kv_not_summed",
@@ -207,6 +224,26 @@ CATALOGUE: dict[str, Fault] = {
             "dWq = X^T @ dY",
             "dWq = dY^T @ X",
             _linear_dw_transposed,
+            _needs_unbiased_llama,
+        ),
+        # GPT-2's (xt_core/lab/faults_gpt2.py)
+        Fault(
+            "layernorm_missing_mean",
+            "layers.{L}.ffn_norm.out",
+            "dx = r * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))",
+            "dx = r * (dxhat - xhat * mean(dxhat * xhat))",
+            faults_gpt2.layernorm_missing_mean,
+            faults_gpt2.needs_gpt2,
+            family="gpt2",
+        ),
+        Fault(
+            "bias_grad_one_row",
+            "layers.{L}.feed_forward.out",
+            "db2 = sum over all B·T rows of dY",
+            "db2 = dY[last row]",
+            faults_gpt2.bias_grad_one_row,
+            faults_gpt2.needs_gpt2_mlp_bias,
+            family="gpt2",
         ),
     )
 }

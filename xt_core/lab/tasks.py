@@ -112,6 +112,14 @@ def _text(batch: int, seed: int):
     return cfg, tokenizer, text_batches(train_text, tokenizer, cfg.seq_len, batch, seed)
 
 
+def _gpt2_text(batch: int, seed: int):
+    """The text task on a GPT-2-style model (LayerNorm, GELU, learned positions, biases, tied head)
+    of the Llama text model's sizes: the two demo models of one corpus, side by side."""
+    cfg, tokenizer, batches = _text(batch, seed)
+    sizes = {k: v for k, v in cfg.to_dict().items() if k in ("vocab_size", "n_layer", "n_embd", "seq_len")}
+    return Config(**sizes, n_head=4, n_kv_head=4, ffn_hidden=4 * cfg.n_embd, family="gpt2"), tokenizer, batches
+
+
 def _measure_text(cfg: Config, params: dict, tokenizer) -> dict:
     train_text, held_text = corpus_split()
     return {
@@ -137,6 +145,13 @@ TASKS = {
         "(every 7th line held out to measure it)",
         ("the cat sat on the mat.", "the dog sat on the log. the cat saw the dog."),
         _text,
+        _measure_text,
+    ),
+    "gpt2-text": Task(
+        "a GPT-2-style model (LayerNorm, GELU, learned position embeddings, biases) of the same small corpus, "
+        "character-level, trained on the same 30 of its 35 lines as the text model",
+        ("the cat sat on the mat.", "the dog sat on the log. the cat saw the dog."),
+        _gpt2_text,
         _measure_text,
     ),
 }

@@ -53,6 +53,9 @@ def step_of(trace: dict, name: str, phase: str = "backward") -> int:
 # ---------------------------------------------------------------------- GET /api/faults
 
 
+GPT2_FAULTS = {name for name, fault in CATALOGUE.items() if fault.family == "gpt2"}
+
+
 def test_catalogue_lists_every_fault_with_the_step_it_breaks(client):
     body = client.get("/api/faults").json()
     assert body["fault_layer"] == 1  # the default config has 2 layers: the last one
@@ -60,7 +63,8 @@ def test_catalogue_lists_every_fault_with_the_step_it_breaks(client):
     assert set(faults) == set(CATALOGUE)
     for fault in faults.values():
         assert {"name", "op", "description", "correct", "faulty", "applies", "reason", "op_title"} <= set(fault)
-        assert fault["applies"] and fault["reason"] is None
+        on_llama = CATALOGUE[fault["name"]].family == "llama"
+        assert fault["applies"] == on_llama and (fault["reason"] is None) == on_llama
     assert faults["softmax_missing_sum_term"]["op"] == "layers.1.attention.probs"
     assert faults["softmax_missing_sum_term"]["op_title"] == "Layer 1 · Attention softmax over keys — backward"
     assert faults["batch_mean_missing"]["op"] == "loss"
@@ -71,8 +75,9 @@ def test_catalogue_says_which_faults_apply_to_a_config(client):
         "/api/faults", params={"n_head": 4, "n_kv_head": 4, "tie_embeddings": "false", "n_layer": 3}
     ).json()
     ruled_out = {f["name"]: f["reason"] for f in body["faults"] if not f["applies"]}
-    assert set(ruled_out) == {"gqa_kv_not_summed", "tied_embedding_one_contribution"}
+    assert set(ruled_out) == {"gqa_kv_not_summed", "tied_embedding_one_contribution", *GPT2_FAULTS}
     assert "grouped-query" in ruled_out["gqa_kv_not_summed"]
+    assert ruled_out["layernorm_missing_mean"] == "needs the GPT-2 family (family = gpt2)"
     chosen_layer = client.get("/api/faults", params={"n_layer": 3, "fault_layer": 0}).json()
     assert {f["name"]: f["op"] for f in chosen_layer["faults"]}["rope_forward_rotation"] == "layers.0.attention.q_rot"
 
@@ -237,9 +242,12 @@ def test_quiz_faults_fit_the_config_and_spread_over_the_catalogue():
     gqa_tied = Config(n_layer=1, n_head=4, n_kv_head=2, tie_embeddings=True)
     mha_untied = Config(n_layer=1, n_head=4, n_kv_head=4, tie_embeddings=False)
     settings = Settings(quiz_secret="one class")
-    assert {quiz_fault(seed, gqa_tied, settings)[0] for seed in range(300)} == set(CATALOGUE)
+    assert {quiz_fault(seed, gqa_tied, settings)[0] for seed in range(300)} == set(CATALOGUE) - GPT2_FAULTS
     picked = {quiz_fault(seed, mha_untied, settings)[0] for seed in range(300)}
-    assert picked == set(CATALOGUE) - {"gqa_kv_not_summed", "tied_embedding_one_contribution"}
+    assert picked == set(CATALOGUE) - {"gqa_kv_not_summed", "tied_embedding_one_contribution", *GPT2_FAULTS}
+    gpt2 = Config(n_layer=1, n_head=4, n_kv_head=4, tie_embeddings=True, family="gpt2")
+    on_gpt2 = {quiz_fault(seed, gpt2, settings)[0] for seed in range(300)}
+    assert on_gpt2 >= GPT2_FAULTS and not {"rmsnorm_missing_projection", "rope_forward_rotation"} & on_gpt2
     assert quiz_fault(7, gqa_tied, settings) == quiz_fault(7, gqa_tied, Settings(quiz_secret="one class"))
 
 
@@ -431,3 +439,30 @@ def test_a_hostile_fault_name_is_refused_and_shown_inert(client):
     assert response.status_code == 422
     assert hostile not in response.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
     assert 'id="error-faults"' in response.text  # the message sits next to the picker
+
+
+GPT2_SPEC = {**SMALL_SPEC, "config": {**SMALL_CONFIG, "n_kv_head": 4, "family": "gpt2"}}
+
+
+@pytest.mark.parametrize("fault", sorted(GPT2_FAULTS))
+def test_a_gpt2_quiz_hides_a_gpt2_fault_until_answered(client, fault):
+    """A GPT-2 quiz whose hidden fault is one of GPT-2's: every step sealed and explained without
+    naming it; once answered, the first failing step is the fault's op."""
+    client = TestClient(client.app)
+    settings = client.app.state.settings
+    cfg = resolve(TraceSpec.model_validate(GPT2_SPEC), settings).cfg
+    number = next(q for q in range(1000) if quiz_fault(q, cfg, settings)[0] == fault)
+    response = client.post("/api/traces", json={**GPT2_SPEC, "quiz": number})
+    assert response.status_code == 200, response.text
+    quiz = response.json()
+    assert_hides_the_fault(response.text)
+    for step in quiz["steps"]:
+        view = client.get(f"/api/traces/{quiz['id']}/steps/{step['index']}")
+        assert view.status_code == 200 and view.json()["gradcheck"] == {"sealed": True}, step
+        assert view.json()["explanation"], step
+        assert_hides_the_fault(view.text)
+    name, broken = hidden_step(client, quiz)
+    assert name == fault
+    answer = client.post(f"/api/traces/{quiz['id']}/quiz/answer", json={"step": broken})
+    assert answer.status_code == 200 and answer.json()["correct"]
+    assert checks(client, quiz["id"])["first_failing"] == broken

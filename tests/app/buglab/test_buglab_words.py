@@ -23,9 +23,10 @@ from tests.helpers.specs import SMALL_SPEC
 from xt_core import Config
 from xt_core.lab.faults import CATALOGUE
 
-NEITHER = Config(
-    vocab_size=8, n_layer=1, n_head=2, n_kv_head=2, n_embd=8, ffn_hidden=8, seq_len=4, tie_embeddings=False
-)
+SIZES = {"vocab_size": 8, "n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 8, "ffn_hidden": 8, "seq_len": 4}
+NEITHER = Config(**SIZES, tie_embeddings=False)
+# GPT-2 with every bias: where Llama's faults (RMSNorm, RoPE, SwiGLU, a plain linear) cannot apply
+NEITHER_GPT2 = Config(**SIZES, tie_embeddings=False, family="gpt2")
 
 
 @pytest.mark.parametrize("lang", words.LANGUAGES)
@@ -34,7 +35,8 @@ def test_every_fault_and_only_a_fault_has_its_words(lang):
     assert set(found) - {"buglab-fault-option"} == {fault_words(name) for name in CATALOGUE}
     for name, fault in CATALOGUE.items():
         attributes = {a.id.name for a in found[fault_words(name)].attributes}
-        assert attributes == ({"description", "reason"} if fault.requires(NEITHER) else {"description"}), name
+        refused = fault.requires(NEITHER) or fault.requires(NEITHER_GPT2)
+        assert attributes == ({"description", "reason"} if refused else {"description"}), name
 
 
 def test_english_reads_as_it_did():
@@ -71,6 +73,8 @@ ALLOWED = {
     "sqrt",
 }
 ALLOWED |= {"head", "silu", "gate", "dres", "dx", "dp", "dW", "dY", "wq", "rms", "hd", "kv", "true", "dL"}
+# GPT-2's faults: the family values and names a config writes, and the bias they break
+ALLOWED |= {"family", "llama", "gpt2", "GPT", "LayerNorm", "b2"}
 LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_'.]*[A-Za-z0-9_']|[A-Za-z]")  # a recorded name whole
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import pickle
 import re
 import zipfile
@@ -279,6 +280,11 @@ def _check_measured(client) -> None:
     found = models["induction"]["measured"]
     assert found["induction_score"] >= 0.8 and {"induction_layer", "induction_head"} <= set(found)
     assert models["text"]["measured"]["heldout_loss"] > 0 and models["text"]["measured"]["sample"]
+    gpt2 = models["gpt2-text"]  # the GPT-2-style demo: the text task's corpus, GPT-2's ops
+    assert gpt2["shipped"] and gpt2["config"]["family"] == "gpt2" and gpt2["tokenizer"] == "char"
+    assert 0 < gpt2["measured"]["heldout_loss"] < math.log(gpt2["config"]["vocab_size"])
+    walked = client.post("/api/traces", json={"model": "gpt2-text", "text": gpt2["examples"][0]}).json()
+    assert {"embedding_positions", "layers.1.feed_forward.gelu"} <= {s["name"] for s in walked["steps"]}
     trace = client.post("/api/traces", json={"model": "induction", "text": "abcabcabc"}).json()
     layer, head = found["induction_layer"], found["induction_head"]
     for step in trace["steps"]:

@@ -167,3 +167,11 @@ home-upload-busy = Uploading { $file }…
 home-upload-added = Added { $model }: it is selected in the model list above.
 home-upload-refused = Not accepted: { $error }
 home-upload-failed = Upload failed: { $error }
+
+## GPT-2 and Qwen
+# the model family a random init computes (templates/_family_field.html)
+
+home-field-family = Model family
+    .help = which ops the model is made of; the sizes are the same fields
+home-field-family-llama = Llama (RMSNorm, RoPE, SwiGLU)
+home-field-family-gpt2 = GPT-2 (LayerNorm, GELU, learned positions, biases)

@@ -25,3 +25,7 @@ model-preset-tiny-2 = tiny, 2 layers
 model-preset-class = class: 4 layers, width 256
     .description = 4 layers, 8 heads, width 256, byte tokenizer, up to 128 positions: the classroom demo.
     .text = Attention is all you need, they said. So the model looked back at every token it had seen, and learned.
+
+## GPT-2 and Qwen
+
+model-gpt2-text = a GPT-2-style model (LayerNorm, GELU, learned position embeddings, biases) of the same small corpus, character-level, trained on the same 30 of its 35 lines as the text model

@@ -8,3 +8,9 @@ step-formula-every = every
 step-formula-also = also
 step-formula-a-matrix = (a matrix)
 step-formula-a-norm-gain = (a norm gain)
+
+## GPT-2 and Qwen
+
+step-formula-each-head = each head
+step-formula-of = of
+step-formula-or = or

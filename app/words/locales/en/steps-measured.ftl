@@ -27,3 +27,28 @@ step-output-inv-sums = {" "}In this trace that sum ranges from { $low } to { $hi
 
 step-repeat-found = This text repeats: position { $pos } holds the token of position { $earlier }, and row { $pos } of head { $head } puts { $weight } of its weight on position { $after }, the token after it.
 step-repeat-none = Type a text that repeats to see its stripe.
+
+## GPT-2 and Qwen
+# The numbers of the ops GPT-2 and Qwen add (app/steps/measured_parts.py).
+
+step-row-sums-not-layernorm = {" "}In this trace the largest |row sum| of { $what } is { $largest } ({ $where }, whose entries add up to { $size } in |·|), { $times } times the { $dtype } round-off of such a sum ({ $roundoff }): not zero, so this backward is not LayerNorm's (its mean term is missing or wrong).
+step-measured-layernorm-forward = Here the positions' means of x range from { $low } to { $high } and their standard deviations from { $low_std } to { $high_std }; after the norm every x̂ has mean 0 and variance 1 (up to ε), before g and β.
+step-measured-positions-forward = This batch has T = { $t } positions, so it reads rows 0..{ $last } of the table's { $rows }.
+step-measured-positions-backward = Here B = { $b } { $b ->
+        [one] sequence
+       *[other] sequences
+    } of T = { $t } positions: rows 0..{ $last } each sum { $b } { $b ->
+        [one] gradient
+       *[other] gradients
+    }, and rows { $t }..{ $end } of the { $rows } were not read: their largest |dL/dP| is { $unused }.
+step-measured-positions-backward-all = Here B = { $b } { $b ->
+        [one] sequence
+       *[other] sequences
+    } of T = { $t } positions: every row 0..{ $last } of the table sums { $b } { $b ->
+        [one] gradient
+       *[other] gradients
+    }.
+step-measured-bias-backward = Here N = B·T = { $n } rows ({ $b } × { $t }) sum into db, whose largest entry is { $largest }.
+step-measured-gelu-forward = Here { $share }% of the { $count } pre-activations are negative; GELU's output never goes below about −0.17 (its minimum, at a ≈ −0.75), and the smallest here is { $smallest }.
+step-measured-gelu-backward = Here the slope g′(a) ranges from { $low } to { $high } (GELU's own lies between about −0.13 and 1.13: below 0 for a under about −0.75, where g decreases).
+step-measured-qk-norm-forward = Here the RMS of the { $heads } heads before the norm ranges from { $low } to { $high } over the positions; after it every head's x̂ has RMS 1 (up to ε).

@@ -186,3 +186,11 @@ home-upload-busy = Загрузка { $file }…
 home-upload-added = Добавлена модель { $model }: она выбрана в списке моделей выше.
 home-upload-refused = Не принято: { $error }
 home-upload-failed = Загрузка не удалась: { $error }
+
+## GPT-2 and Qwen
+# семейство модели, которое считает случайная инициализация (templates/_family_field.html)
+
+home-field-family = Семейство модели
+    .help = из каких операций состоит модель; размеры задаются теми же полями
+home-field-family-llama = Llama (RMSNorm, RoPE, SwiGLU)
+home-field-family-gpt2 = GPT-2 (LayerNorm, GELU, обучаемые позиции, смещения)

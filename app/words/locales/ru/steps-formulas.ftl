@@ -8,3 +8,9 @@ step-formula-every = любой
 step-formula-also = в том числе
 step-formula-a-matrix = (матрица)
 step-formula-a-norm-gain = (коэффициент нормы)
+
+## GPT-2 and Qwen
+
+step-formula-each-head = каждая голова
+step-formula-of = из
+step-formula-or = или
