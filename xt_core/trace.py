@@ -15,7 +15,7 @@ from xt_core.config import DEFAULT_FAMILY, Config
 from xt_core.listing import Listed, listing
 from xt_core.names import LOGITS, LOSS, OUTPUT_PROBS, TOKEN_IDS
 from xt_core.recompute import RECOMPUTED, LazyMap, Replayed, Segments, new_owner, replay, summed_param_grad
-from xt_core.tape import Node
+from xt_core.tape import Node, exact
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,10 @@ class Trace:
         param_grads: dict | None = None,
     ):
         self.cfg = cfg
-        self.nodes = nodes
+        # the ops as the step ran them (a low-precision step's consult its policy: recomputed layers
+        # round as the build did), and as the checks and the float64 twin run them: the exact math
+        self._tape, self.nodes = nodes, exact(nodes)
+        self.precision = nodes[0].precision if nodes else None  # xt_core.precision.Precision, or None
         self.param_names = list(param_names)
         # step name -> the rule its backward ran with instead of the op's (faults, exercises)
         self.backward_override = backward_override or {}
@@ -167,14 +170,14 @@ class Trace:
         def compute():
             span = self._segs.spans[segment]
             out = self.nodes[span[-1]].name
-            done = replay(self.nodes, span, self._held, {out: self._boundary_grads[out]}, self.backward_override)
+            done = replay(self._tape, span, self._held, {out: self._boundary_grads[out]}, self.backward_override)
             return done, done.nbytes(lambda a: id(a) in self._held_ids)
 
         return RECOMPUTED.get((self._owner, "segment", segment), compute)
 
     def _summed_grad(self, name: str) -> np.ndarray:
         def compute():
-            grad = summed_param_grad(self.nodes, self._segs, name, self._replayed)
+            grad = summed_param_grad(self._tape, self._segs, name, self._replayed)
             return grad, grad.nbytes
 
         return RECOMPUTED.get((self._owner, "param", name), compute)
