@@ -131,6 +131,7 @@ def forward_backward(
     targets,
     backward_override: Mapping[str, Callable] | None = None,
     keep_param_grads: bool = False,
+    precision=None,
 ) -> Trace:
     """One recorded training step: forward, loss, backward. The trace keeps what it cannot
     recompute (xt_core.recompute: each segment's output and its gradient, the parameters and the
@@ -143,13 +144,18 @@ def forward_backward(
     faults (xt_core.lab.faults.overrides) or an exercise's backward, handed in from outside.
     keep_param_grads: the parameters' gradients are made now and held (a training step's update
     reads them all; Trace.release_param_grads drops them), else only the activations' backward
-    runs here."""
+    runs here.
+    precision: a low-precision step's rounding model (xt_core.precision.Precision: bfloat16 or
+    float16 over float32 master weights, loss scaling), consulted by every op; None computes in
+    the parameters' dtype."""
     if not isinstance(cfg, Config):
         raise ValueError(f"cfg must be an xt_core.Config, got {type(cfg).__name__}")
     dtype = check_params(cfg, params)
+    if precision is not None and dtype != np.float32:
+        raise ValueError(f"a {precision.name} step keeps float32 master weights, got {dtype} params")
     tokens, targets = check_tokens(cfg, inputs, targets)
     keep_freed_memory()
-    nodes = build_tape(cfg)
+    nodes = build_tape(cfg) if precision is None else precision.bind(build_tape(cfg))
     backward_override = check_override(nodes, backward_override)
     env = {name: np.asarray(value) for name, value in params.items()}
     env["tokens"], env["targets"] = tokens, targets

@@ -9,6 +9,7 @@ parameters and every earlier output). Its name is the name of the tensor it prod
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -27,12 +28,17 @@ class Node:
     layer: int | None = None
     phase: str = "forward"  # "forward" or "loss"
     attrs: Mapping = field(default_factory=dict)
+    # how a low-precision step rounds this op, forward and backward (xt_core.precision.policy.Precision);
+    # None: the op computes in its inputs' dtype, as always
+    precision: object = None
 
     @property
     def op(self) -> Op:
         return OPS[self.kind]
 
     def run(self, args):
+        if self.precision is not None:
+            return self.precision.forward(self, args)
         return self.op.forward(*args, **self.attrs)
 
 
@@ -192,9 +198,18 @@ def node_backward(node: Node, cache, grads: Mapping[str, np.ndarray], backward_o
     backward without it (Op.input_backward)."""
     override = backward_override.get(node.name) if backward_override else None
     if override is not None:
-        return override(grads[node.name], cache, grads)
-    backward = node.op.input_backward if inputs_only and node.op.input_backward else node.op.backward
+        backward = lambda dout, cache: override(dout, cache, grads)  # noqa: E731
+    else:
+        backward = node.op.input_backward if inputs_only and node.op.input_backward else node.op.backward
+    if node.precision is not None:
+        return node.precision.backward(node, backward, grads[node.name], cache)
     return backward(grads[node.name], cache)
+
+
+def exact(nodes: list[Node]) -> list[Node]:
+    """The tape's nodes without a precision policy: the step's exact math (what its float64 twin and
+    its gradient checks run)."""
+    return [dataclasses.replace(node, precision=None) if node.precision is not None else node for node in nodes]
 
 
 def run_backward_sparse(nodes: list[Node], caches, seed_grad, wanted, backward_override=None) -> dict[str, np.ndarray]:

@@ -25,7 +25,7 @@ from xt_core.recompute import (
     replay_forward,
     summed_param_grad,
 )
-from xt_core.tape import Node
+from xt_core.tape import Node, exact
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,10 @@ class Trace:
         param_grads: dict | None = None,
     ):
         self.cfg = cfg
-        self.nodes = nodes
+        # the ops as the step ran them (a low-precision step's consult its policy: recomputed layers
+        # round as the build did), and as the checks and the float64 twin run them: the exact math
+        self._tape, self.nodes = nodes, exact(nodes)
+        self.precision = nodes[0].precision if nodes else None  # xt_core.precision.Precision, or None
         self.param_names = list(param_names)
         # step name -> the rule its backward ran with instead of the op's (faults, exercises)
         self.backward_override = backward_override or {}
@@ -180,7 +183,7 @@ class Trace:
             out = self.nodes[span[-1]].name
             forwarded = RECOMPUTED.take((self._owner, "forward", segment))
             arriving = {out: self._boundary_grads[out]}
-            done = replay(self.nodes, span, self._held, arriving, self.backward_override, forwarded)
+            done = replay(self._tape, span, self._held, arriving, self.backward_override, forwarded)
             return done, done.nbytes(self._is_held)
 
         return RECOMPUTED.get((self._owner, "segment", segment), compute)
@@ -189,7 +192,7 @@ class Trace:
         """Segment `segment`'s forward alone, run again (a read of a value needs no backward), cached."""
 
         def compute():
-            done = replay_forward(self.nodes, self._segs.spans[segment], self._held)
+            done = replay_forward(self._tape, self._segs.spans[segment], self._held)
             return done, done.nbytes(self._is_held)
 
         return RECOMPUTED.get((self._owner, "forward", segment), compute)
@@ -199,7 +202,7 @@ class Trace:
 
     def _summed_grad(self, name: str) -> np.ndarray:
         def compute():
-            grad = summed_param_grad(self.nodes, self._segs, name, self._replayed)
+            grad = summed_param_grad(self._tape, self._segs, name, self._replayed)
             return grad, grad.nbytes
 
         return RECOMPUTED.get((self._owner, "param", name), compute)

@@ -1,0 +1,85 @@
+"""Loss scaling and the update in low precision.
+
+A static scale S multiplies the loss before the backward (Precision.loss_scale: its gradients are
+rounded at S times their size, the update reads them unscaled). The dynamic scaler is the rule
+PyTorch's GradScaler and every mixed-precision trainer use: start high, halve the scale and skip
+the update on a step whose gradients hold an inf or NaN, double it after `growth_interval` clean
+steps in a row.
+
+The update's own rounding: ΔW added to float32 master weights keeps what a bfloat16 weight would
+lose, |ΔW| below half the spacing of the format at W (update_loss says how much).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from xt_core.model import forward_backward
+from xt_core.precision.formats import Format
+from xt_core.precision.policy import MAX_LOSS_SCALE_EXPONENT, Precision, check_loss_scale
+from xt_core.training.optim import apply_update
+
+MAX_GROWTH_INTERVAL = 100_000
+
+
+@dataclass(frozen=True)
+class DynamicLossScale:
+    """The scaler's state: the scale now and the clean steps since it last changed."""
+
+    scale: float = 2.0**16
+    growth_interval: int = 2000
+    clean_steps: int = 0
+
+    def __post_init__(self):
+        check_loss_scale(self.scale)
+        interval = self.growth_interval
+        if isinstance(interval, bool) or not isinstance(interval, int) or not 1 <= interval <= MAX_GROWTH_INTERVAL:
+            raise ValueError(f"growth_interval must be an integer in [1, {MAX_GROWTH_INTERVAL}], got {interval!r}")
+
+    def after(self, finite: bool) -> DynamicLossScale:
+        """The scaler after a step whose gradients were all finite (or not): halved (never below 1)
+        on inf/NaN, doubled (never past 2^MAX_LOSS_SCALE_EXPONENT) after growth_interval clean steps."""
+        if not finite:
+            return dataclasses.replace(self, scale=max(1.0, self.scale / 2), clean_steps=0)
+        if self.clean_steps + 1 >= self.growth_interval:
+            return dataclasses.replace(self, scale=min(2.0**MAX_LOSS_SCALE_EXPONENT, self.scale * 2), clean_steps=0)
+        return dataclasses.replace(self, clean_steps=self.clean_steps + 1)
+
+
+@dataclass(frozen=True)
+class ScaledStep:
+    """One step under a dynamic scaler: its trace, whether its update was skipped (a gradient not
+    finite), the parameters and optimizer state after it and the scaler for the next step."""
+
+    trace: object
+    skipped: bool
+    params: dict
+    state: dict
+    scaler: DynamicLossScale
+
+
+def scaled_step(cfg, params: dict, inputs, targets, optimizer, state: dict, precision: Precision, scaler) -> ScaledStep:
+    """The backward at the scaler's scale; the update (on the unscaled float32 gradients, to the
+    float32 master weights) only if every parameter's gradient is finite, else skipped."""
+    at_scale = dataclasses.replace(precision, loss_scale=scaler.scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is what this step looks for
+        trace = forward_backward(cfg, params, inputs, targets, keep_param_grads=True, precision=at_scale)
+    grads = {name: trace.grads[name] for name in trace.param_names}
+    finite = all(bool(np.isfinite(g).all()) for g in grads.values())
+    if finite:
+        update = apply_update(optimizer, params, grads, state, trace.loss)
+        params, state = dict(update.params), dict(update.state)
+    return ScaledStep(trace, not finite, params, state, scaler.after(finite))
+
+
+def update_loss(weight: np.ndarray, delta: np.ndarray, fmt: Format) -> float:
+    """The fraction of an update lost to rounding when ΔW is added to weights held in `fmt` (no
+    float32 master copy): ||(W_low + ΔW rounded) - W_low - ΔW|| / ||ΔW||, W_low the weights in the
+    format. 1: the whole update vanished; 0: none of it."""
+    low = fmt.round(weight)
+    applied = fmt.round(low + np.asarray(delta, dtype=np.float32)) - low
+    size = float(np.linalg.norm(np.asarray(delta, dtype=np.float64)))
+    return float(np.linalg.norm(applied.astype(np.float64) - delta)) / size if size else 0.0
