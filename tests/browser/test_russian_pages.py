@@ -5,7 +5,7 @@ lesson on a phone (390×844) and a wide screen (1440×900) with nothing wider th
 screen (Russian words run longer); axe-core's rules on a walk page and a lesson page.
 
 Every step's words are gathered by one evaluate (PAGE_WORDS): the visible text (the frame, the
-explanation, the check badges and their messages, the statistics), the titles and labels a
+explanation, the check badges and their messages, the statistics, the figures' numbers tables), the titles and labels a
 screen reader or a hover shows, and every figure's own words, drawn or not: its title, axis and
 colour-bar titles, trace names, annotations and hover templates. `make test` walks a sample of
 steps, one of each kind of figure; the whole walk (84 steps, about 25 s) is `make test-long`'s.
@@ -32,6 +32,8 @@ RUSSIAN_KEEPS = {
     # the formulas' functions and symbols (static/js, app/steps/formulas.py): silu(a), attn, ffn, ...
     *("softmax", "silu", "gelu", "exp", "log", "ln", "max", "min", "mean", "diag", "cos", "sin", "argmax"),
     *("attn", "ffn", "onehot", "inv", "mach", "dres"),  # p − onehot; ε_mach; the seed's inv, dres
+    # the two parameters whose names are one word (code: the final norm's gain, an untied LM head)
+    *("norm", "output"),
     # numbers and types: NumPy's dtype and its names, not-a-number and infinity
     *("dtype", "float32", "float64", "NaN", "inf", "char"),
     # file formats, keycaps, the brand, a QR code
@@ -39,7 +41,11 @@ RUSSIAN_KEEPS = {
 }
 LATIN = re.compile(r"[A-Za-z](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?")  # "np.add.at" is one (code)
 
-PAGE_WORDS = """() => {
+PAGE_WORDS = """async () => {
+  // the figures' numbers tables are read open, built on their toggle event (the whole tensor's
+  // pager asks the server: left shut)
+  for (const details of document.querySelectorAll("#step details:not(.numbers-whole)")) details.open = true;
+  await new Promise((done) => setTimeout(done, 0));
   const out = [];
   // a language's own name in the switch (lang="en") and code are not Russian text
   const skip = (el) =>
