@@ -30,7 +30,24 @@ RUSSIAN_KEEPS = {
     # model parts and methods, as Russian courses name them
     *("RMSNorm", "LayerNorm", "SwiGLU", "RoPE", "GQA", "LM", "FFN", "AdamW", "SGD", "GELU"),
     # the formulas' functions and symbols (static/js, app/steps/formulas.py): silu(a), attn, ffn, ...
-    *("softmax", "silu", "gelu", "exp", "log", "ln", "max", "min", "mean", "diag", "cos", "sin", "argmax"),
+    *(
+        "softmax",
+        "silu",
+        "gelu",
+        "exp",
+        "log",
+        "ln",
+        "max",
+        "min",
+        "mean",
+        "diag",
+        "cos",
+        "sin",
+        "argmax",
+        "sign",
+        "sum",
+    ),
+    *("RMS", "adam"),  # the update's RMS(ΔW)/RMS(W) and AdamW's ε_adam
     *("attn", "ffn", "onehot", "inv", "mach", "dres"),  # p − onehot; ε_mach; the seed's inv, dres
     # the two parameters whose names are one word (code: the final norm's gain, an untied LM head)
     *("norm", "output"),
@@ -161,6 +178,24 @@ def test_every_step_of_the_default_walk_in_russian_has_no_english_word(in_russia
     walk_in_russian(in_russian, {}, 1280, 720)
     count = in_russian.page.evaluate("window.xt.trace.steps.length")
     found = english_per_step(in_russian, range(count))
+    assert found == {}, f"English words on the Russian walk: {found}"
+    assert_clean(in_russian)
+
+
+@pytest.mark.long  # two more walks: one trained first, one with a planted bug
+def test_the_update_step_and_the_bug_labs_chart_in_russian_have_no_english_word(in_russian):
+    """The default walkthrough trained 2 AdamW steps first, on its update step (the last); and with
+    a planted bug, on its first backward step once the chart of every step's check is drawn."""
+    page = in_russian.page
+    walk_in_russian(in_russian, {"optimizer": "adamw", "train_steps": "2"}, 1280, 720)
+    last = page.evaluate("window.xt.trace.steps.length") - 1
+    found = english_per_step(in_russian, [last])
+    walk_in_russian(in_russian, {"faults": "softmax_missing_sum_term"}, 1280, 720)
+    page.wait_for_selector(
+        "#checks-plot.js-plotly-plot", state="attached", timeout=120_000
+    )  # checked in the background
+    backward = next(s["index"] for s in page.evaluate("window.xt.trace.steps") if s["phase"] == "backward")
+    found |= english_per_step(in_russian, [backward])
     assert found == {}, f"English words on the Russian walk: {found}"
     assert_clean(in_russian)
 
