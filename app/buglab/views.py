@@ -81,8 +81,8 @@ def page_info(spec: ResolvedSpec, query: dict[str, str], lang: str = words.DEFAU
 # ---------------------------------------------------------------------- GET .../checks
 
 
-def checks_view(job: ChecksJob) -> dict:
-    """Every step's check done so far, the first failing backward step and the chart."""
+def checks_view(job: ChecksJob, lang: str = "en") -> dict:
+    """Every step's check done so far, the first failing backward step and the chart, in `lang`."""
     results = job.results()
     first, final = job.first_failing()
     n = job.total
@@ -92,11 +92,11 @@ def checks_view(job: ChecksJob) -> dict:
         errors[r.index], passed[r.index] = r.max_rel_error, r.passed
     phases = [phase for _, _, phase in job.records]
     names = [
-        titles.title(SimpleNamespace(name=name, phase=phase, layer=layer, kind=kind))
+        titles.title(SimpleNamespace(name=name, phase=phase, layer=layer, kind=kind), lang)
         for (_, name, phase), (layer, kind) in zip(job.records, job.labels, strict=True)
     ]
     figure = check_errors_chart(
-        errors, passed, names, phases, tolerance=job.tolerance, first_failing=first if final else None
+        errors, passed, names, phases, tolerance=job.tolerance, first_failing=first if final else None, lang=lang
     )
     return {
         "id": job.trace_id,

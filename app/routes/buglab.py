@@ -91,6 +91,7 @@ async def get_checks(
     request: Request,
     services: ServicesDep,
     trace_id: str,
+    lang: LangDep,
     wait: bool = Query(False, description="answer only once every step is checked (else: progress so far)"),
 ) -> Response:
     if services.store.spec(trace_id) is not None and services.answers.sealed(request, trace_id):
@@ -112,9 +113,11 @@ async def get_checks(
         services.hold_until_twin(trace, job.finished, let_go)
     if wait:
         await asyncio.wrap_future(job.finished)
-    payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)), pool=VIEWS)
+    payload = job.final_views.get(lang) or await services.run(
+        lambda: json_safe(buglab_views.checks_view(job, lang)), pool=VIEWS
+    )
     if payload["complete"]:
-        job.final_view = payload  # nothing changes any more: draw the chart once
+        job.final_views[lang] = payload  # nothing changes any more: draw the chart once (per language)
     return json_response(request, payload)
 
 

@@ -245,5 +245,5 @@ def walk(request: Request) -> Response:
         buglab=buglab_views.page_info(resolved, query, choice.chosen_language(request)),
         quiz_probes=request.app.state.settings.quiz_probes,
         glossary=glossary.table(choice.chosen_language(request)),
-        **model_form.walk_context(resolved, query, request.app.state.settings),
+        **model_form.walk_context(resolved, query, request.app.state.settings, choice.chosen_language(request)),
     )

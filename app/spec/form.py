@@ -112,7 +112,7 @@ def normalise_form(spec: dict[str, str]) -> dict[str, str]:
     return spec
 
 
-def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settings) -> dict:
+def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settings, lang: str = "en") -> dict:
     """The walk page's summary facts and its training links."""
     steps = resolved.train_steps
     n_seq, T = resolved.inputs.shape
@@ -141,7 +141,7 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
         "trace_id": resolved.id,
         "training": {
             "steps": steps,
-            "optimizer": describe_optimizer(resolved.optimizer) if resolved.optimizer else None,
+            "optimizer": describe_optimizer(resolved.optimizer, lang) if resolved.optimizer else None,
             "links": links,
             "reset": reset,
             "max_steps": most,

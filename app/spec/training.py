@@ -10,6 +10,7 @@ from app.errors import SpecError, shown_number
 from app.settings import Settings
 from app.spec.core_words import core_said
 from app.spec.cost import max_steps_within, step_seconds
+from app.words.numbers import with_separator
 from app.words.said import Fixed, Grouped, Said, Short
 from xt_core.config import Config
 from xt_core.training.optim import OPTIMIZERS, make_optimizer, optimizer_dict
@@ -97,13 +98,14 @@ def _finite(field: str, value) -> float:
     return number
 
 
-def describe_optimizer(optimizer: dict | None) -> str:
-    """ "AdamW, lr 0.003" for the page."""
+def describe_optimizer(optimizer: dict | None, lang: str = "en") -> str:
+    """ "AdamW, lr 0.003" for the page (field names as they are, numbers with `lang`'s decimal mark:
+    «AdamW, lr 0,003» in Russian)."""
     if optimizer is None:
         return "none (forward and backward only)"
     label = OPTIMIZER_LABELS[optimizer["name"]]
-    extras = [f"{k} {optimizer[k]:g}" for k in ("momentum", "weight_decay") if optimizer.get(k)]
-    return ", ".join([f"{label}, lr {optimizer['lr']:g}", *extras])
+    fields = [(k, optimizer[k]) for k in ("lr", "momentum", "weight_decay") if k == "lr" or optimizer.get(k)]
+    return ", ".join([label, *(f"{k} {with_separator(f'{value:g}', lang)}" for k, value in fields)])
 
 
 def train_steps_limit(cfg: Config, n_seq: int, T: int, dtype: str, settings: Settings) -> int:

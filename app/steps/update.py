@@ -216,7 +216,7 @@ def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
         "warnings": _warnings(ctx, rows, lang),
         "update": {
             "optimizer": optimizer,
-            "optimizer_label": describe_optimizer(optimizer),
+            "optimizer_label": describe_optimizer(optimizer, lang),
             "loss_before": update.loss_before,
             "loss_after": update.loss_after,
             "grad_norm": update.grad_norm,
@@ -289,7 +289,7 @@ def training_summary(ctx: TraceContext, lang: str = "en") -> dict | None:
     optimizer = ctx.spec.optimizer
     return {
         "optimizer": optimizer,
-        "optimizer_label": describe_optimizer(optimizer),
+        "optimizer_label": describe_optimizer(optimizer, lang),
         "steps": len(losses),
         "first_loss": losses[0] if losses else None,
         "last_loss": losses[-1] if losses else None,

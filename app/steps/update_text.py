@@ -108,5 +108,5 @@ def explanation(
     ratio = _ratio_text(optimizer, n_train + 1, lang)
     sentences = [rule, ratio, t(lang, "step-update-common", large=num(large, "g", lang))]
     if n_train:
-        sentences.insert(0, t(lang, "step-update-trained", steps=n_train, optimizer=describe_optimizer(asked)))
+        sentences.insert(0, t(lang, "step-update-trained", steps=n_train, optimizer=describe_optimizer(asked, lang)))
     return " ".join(sentence for sentence in sentences if sentence)

@@ -55,7 +55,7 @@ class ChecksJob:
         self.nbytes = trace.nbytes()
         self.records = [(r.index, r.name, r.phase) for r in trace.records]
         self.labels = [(r.layer, r.kind) for r in trace.records]  # with name and phase: the step's title
-        self.final_view: dict | None = None  # the answer once complete (GET .../checks caches it here)
+        self.final_views: dict[str, dict] = {}  # the answer once complete, by language (GET .../checks caches it here)
         self.tolerance = FINITE_DIFFERENCES
         self.pending = check_order(trace)
         self.finished: Future = Future()  # resolves when every step is checked

@@ -5,7 +5,7 @@ lesson on a phone (390×844) and a wide screen (1440×900) with nothing wider th
 screen (Russian words run longer); axe-core's rules on a walk page and a lesson page.
 
 Every step's words are gathered by one evaluate (PAGE_WORDS): the visible text (the frame, the
-explanation, the check badges and their messages, the statistics), the titles and labels a
+explanation, the check badges and their messages, the statistics, the figures' numbers tables), the titles and labels a
 screen reader or a hover shows, and every figure's own words, drawn or not: its title, axis and
 colour-bar titles, trace names, annotations and hover templates. `make test` walks a sample of
 steps, one of each kind of figure; the whole walk (84 steps, about 25 s) is `make test-long`'s.
@@ -30,8 +30,27 @@ RUSSIAN_KEEPS = {
     # model parts and methods, as Russian courses name them
     *("RMSNorm", "LayerNorm", "SwiGLU", "RoPE", "GQA", "LM", "FFN", "AdamW", "SGD", "GELU"),
     # the formulas' functions and symbols (static/js, app/steps/formulas.py): silu(a), attn, ffn, ...
-    *("softmax", "silu", "gelu", "exp", "log", "ln", "max", "min", "mean", "diag", "cos", "sin", "argmax"),
+    *(
+        "softmax",
+        "silu",
+        "gelu",
+        "exp",
+        "log",
+        "ln",
+        "max",
+        "min",
+        "mean",
+        "diag",
+        "cos",
+        "sin",
+        "argmax",
+        "sign",
+        "sum",
+    ),
+    *("RMS", "adam"),  # the update's RMS(ΔW)/RMS(W) and AdamW's ε_adam
     *("attn", "ffn", "onehot", "inv", "mach", "dres"),  # p − onehot; ε_mach; the seed's inv, dres
+    # the two parameters whose names are one word (code: the final norm's gain, an untied LM head)
+    *("norm", "output"),
     # numbers and types: NumPy's dtype and its names, not-a-number and infinity
     *("dtype", "float32", "float64", "NaN", "inf", "char"),
     # file formats, keycaps, the brand, a QR code
@@ -39,7 +58,11 @@ RUSSIAN_KEEPS = {
 }
 LATIN = re.compile(r"[A-Za-z](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?")  # "np.add.at" is one (code)
 
-PAGE_WORDS = """() => {
+PAGE_WORDS = """async () => {
+  // the figures' numbers tables are read open, built on their toggle event (the whole tensor's
+  // pager asks the server: left shut)
+  for (const details of document.querySelectorAll("#step details:not(.numbers-whole)")) details.open = true;
+  await new Promise((done) => setTimeout(done, 0));
   const out = [];
   // a language's own name in the switch (lang="en") and code are not Russian text
   const skip = (el) =>
@@ -155,6 +178,24 @@ def test_every_step_of_the_default_walk_in_russian_has_no_english_word(in_russia
     walk_in_russian(in_russian, {}, 1280, 720)
     count = in_russian.page.evaluate("window.xt.trace.steps.length")
     found = english_per_step(in_russian, range(count))
+    assert found == {}, f"English words on the Russian walk: {found}"
+    assert_clean(in_russian)
+
+
+@pytest.mark.long  # two more walks: one trained first, one with a planted bug
+def test_the_update_step_and_the_bug_labs_chart_in_russian_have_no_english_word(in_russian):
+    """The default walkthrough trained 2 AdamW steps first, on its update step (the last); and with
+    a planted bug, on its first backward step once the chart of every step's check is drawn."""
+    page = in_russian.page
+    walk_in_russian(in_russian, {"optimizer": "adamw", "train_steps": "2"}, 1280, 720)
+    last = page.evaluate("window.xt.trace.steps.length") - 1
+    found = english_per_step(in_russian, [last])
+    walk_in_russian(in_russian, {"faults": "softmax_missing_sum_term"}, 1280, 720)
+    page.wait_for_selector(
+        "#checks-plot.js-plotly-plot", state="attached", timeout=120_000
+    )  # checked in the background
+    backward = next(s["index"] for s in page.evaluate("window.xt.trace.steps") if s["phase"] == "backward")
+    found |= english_per_step(in_russian, [backward])
     assert found == {}, f"English words on the Russian walk: {found}"
     assert_clean(in_russian)
 

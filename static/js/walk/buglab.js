@@ -93,7 +93,12 @@ export function createBugLab({ client, info, go, seq, rerender }) {
       { className: `quiz-verdict ${correct ? "right" : "wrong"}`, role: "status" },
       h("p", { className: "verdict-headline", text: headline }),
       probes ? h("p", { className: "verdict-probes", text: probesText(probes) }) : null,
-      h("p", {}, h("strong", { className: "fault-name" }, wrappable(fault.name)), `: ${fault.description}`),
+      h(
+        "p",
+        {},
+        h("strong", { className: "fault-name", translate: "no" }, wrappable(fault.name)),
+        `: ${fault.description}`,
+      ),
       codeLines(fault),
       correct || chosen.index === broken.index
         ? null
