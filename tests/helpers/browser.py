@@ -76,9 +76,11 @@ def open_session(context, base: str):
 def fill_home(session: Session, text: str, **config: str) -> None:
     page = session.page
     session.goto("/")
-    # The home page starts on a demo checkpoint when one is shipped: sizes need a random init.
+    # The home page starts on the first walk (a demo checkpoint, its SGD update): sizes need a
+    # random init, and the walks here end with the backward pass.
     page.wait_for_selector("#start-form[data-models-loaded]")
     page.select_option("#f-model", "")
+    page.select_option("#f-optimizer", "")
     page.fill("#f-text", text)
     for name, value in config.items():
         if name in ("vocab_size", "tie_embeddings", "rope_theta", "norm_eps"):

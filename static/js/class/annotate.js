@@ -8,6 +8,8 @@ import { shownFigureCard } from "./hooks.js";
 
 const MARK = "lesson-mark";
 const COLOUR = "#ff6f00";
+const LABEL_ROOM = 260; // px right of its arrow a label needs (about 24 characters at 15 px, Large type)
+const LABEL_RISE = 70; // px above its arrow a label takes
 
 /** Resolves once the plot div has been drawn by Plotly (cards below the fold draw when scrolled
  * near, maybe minutes later: a student scrolls down when they do); gives up after ten minutes. */
@@ -63,6 +65,21 @@ function domainFraction(plot, ref, letter, value) {
   return (value - range[0]) / (range[1] - range[0]);
 }
 
+/** Where a mark's label goes from the point it points at: up and to the right, unless the label
+ * would then leave the figure (a mark at the right edge or the top; Large type's larger label):
+ * then to the left, or below. Plotly clips what leaves the figure. */
+function labelSide(plot, at, xref, yref) {
+  const full = plot._fullLayout;
+  const xaxis = full?.[axisName(xref, "x")];
+  const yaxis = full?.[axisName(yref, "y")];
+  if (!xaxis?._length || !yaxis?._length) return { xanchor: "left", ax: 56, ay: -44 };
+  const arrowX = xaxis._offset + at.x * xaxis._length; // px from the figure's left
+  const arrowY = yaxis._offset + (1 - at.y) * yaxis._length; // px from its top
+  const left = full.width - arrowX < LABEL_ROOM && arrowX > full.width - arrowX;
+  const below = arrowY < LABEL_RISE;
+  return { xanchor: left ? "right" : "left", ax: left ? -56 : 56, ay: below ? 44 : -44 };
+}
+
 function marks(plot, note) {
   const shapes = [];
   const labels = [];
@@ -87,18 +104,19 @@ function marks(plot, note) {
       // label sits up and to the right (an attention map's masked corner), never on the axis labels.
       const points = note.polygons[0];
       const middle = [0, 1].map((k) => points.reduce((sum, p) => sum + p[k], 0) / points.length);
+      const at = {
+        x: domainFraction(plot, xref, "x", x(middle[0])),
+        y: note.bars ? 1 : domainFraction(plot, yref, "y", y(middle[1])),
+      };
       labels.push({
         name: MARK,
         text: note.label,
-        x: domainFraction(plot, xref, "x", x(middle[0])),
-        y: note.bars ? 1 : domainFraction(plot, yref, "y", y(middle[1])),
+        ...at,
         xref: `${xref} domain`,
         yref: `${yref} domain`,
         showarrow: true,
         arrowcolor: COLOUR,
-        xanchor: "left",
-        ax: 56,
-        ay: -44,
+        ...labelSide(plot, at, xref, yref),
         bgcolor: "#fff8e1",
         bordercolor: COLOUR,
         borderwidth: 2,

@@ -7,6 +7,7 @@
 //   figure.figure-card[data-figure=ID] .plot   a step's figures (lib/figures.js figureCard, findFigureCard)
 //   #jacobian .jacobian-controls select|button, #jacobian-heading   (walk/jacobian.js)
 //   #enlarge (dialog), #enlarge-title, .head-buttons button          (walk/enlarge.js, lib/figures.js)
+//   .navbar .present-tools     the sticky bar's Details and presenter-mode buttons (templates/walk.html)
 
 import { findFigureCard } from "../lib/figures.js";
 
@@ -151,6 +152,11 @@ export function showHead(ref) {
   const found = shownFigureCard(ref.figure);
   const button = found?.card.querySelectorAll(".head-buttons button")[ref.head];
   if (button) button.click();
+}
+
+/** The navigation bar's presenter tools (Details, the presenter-mode button): it sticks to the top. */
+export function presentToolsSlot() {
+  return document.querySelector(".navbar .present-tools");
 }
 
 /** Where the lesson panel goes: beside the step, in the diagram's column. */

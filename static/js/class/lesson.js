@@ -24,6 +24,8 @@ const DEFAULT_PACE = 30;
 export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = () => {} }) {
   const { walk, body } = lessonSlot();
   const position = h("span", { className: "lesson-position" });
+  // The step's own title: the page may scroll it away to the stop's marked figure (issue 34).
+  const stepTitle = h("p", { className: "lesson-step-title", id: "lesson-step-title" });
   const takeaway = h("h2", { className: "lesson-takeaway", id: "lesson-takeaway" });
   const narration = h("p", { className: "lesson-narration" });
   const claims = h("ul", { className: "lesson-claims", "aria-label": t("js-lesson-claims") });
@@ -62,6 +64,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     "aside",
     { className: "lesson-panel", id: "lesson-panel", "aria-label": t("js-lesson-label", { title: lesson.title }) },
     h("p", { className: "lesson-title" }, h("strong", { text: lesson.title }), " ", position),
+    stepTitle,
     takeaway,
     narration,
     claims,
@@ -94,6 +97,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   function render(k) {
     const step = lesson.steps[k];
     position.textContent = t("js-lesson-stop", { stop: k + 1, stops: lesson.steps.length }); // "step" is the trace's number
+    stepTitle.textContent = step.title;
     takeaway.textContent = step.takeaway;
     narration.textContent = step.narration;
     showClaims(step.claims ?? []);

@@ -8,7 +8,7 @@
 import { h } from "../lib/dom.js";
 import { t } from "../lib/words.js";
 import { createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
-import { onHead, onJacobian, onStepChange } from "./hooks.js";
+import { onHead, onJacobian, onStepChange, presentToolsSlot } from "./hooks.js";
 import { createPresenterPoll } from "./poll.js";
 
 const keyName = (code) => `xt.class.${code}`;
@@ -97,6 +97,15 @@ export function present(page, session, { lesson, onEnded }) {
     id: "class-followers",
     text: t("js-class-following", { count: 0 }),
   });
+  // Presenter mode keeps the class bar off the screen: its code and count ride in the sticky bar.
+  const mini = h("span", { className: "class-mini", id: "class-mini", role: "status" });
+  const showFollowers = (count) => {
+    followers.textContent = t("js-class-following", { count });
+    followers.dataset.count = String(count);
+    mini.textContent = `${t("js-class-badge", { code })} · ${followers.textContent}`;
+  };
+  showFollowers(0);
+  presentToolsSlot()?.prepend(mini);
   const keep = h("button", { type: "button", className: "button-quiet", id: "class-keep", text: t("js-class-keep") });
   const confirm = h(
     "span",
@@ -149,8 +158,7 @@ export function present(page, session, { lesson, onEnded }) {
 
   const stopEvents = presenterEvents(code, key, {
     onState: (state) => {
-      followers.textContent = t("js-class-following", { count: state.followers });
-      followers.dataset.count = String(state.followers);
+      showFollowers(state.followers);
       if (updatePoll) updatePoll(state.poll);
     },
     onEnded: () => {
@@ -180,6 +188,7 @@ export function present(page, session, { lesson, onEnded }) {
     presentMode.disconnect();
     stopEvents();
     tools.replaceChildren();
+    mini.remove();
     pollPanel.hidden = true;
     document.getElementById("class-present").hidden = false;
     const url = new URL(window.location.href);

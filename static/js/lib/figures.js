@@ -139,6 +139,17 @@ function sideTitles(layout, data) {
 }
 
 /** Draws `figure` ({data, layout}) into `div`; resolves once drawn. */
+// A drawn plot whose box changed width (presenter mode, the lesson panel beside it, Large type)
+// is laid out again at its new width: Plotly's own `responsive` follows the window only, and a
+// stale width draws a colour bar past the card's edge. Next frame: no ResizeObserver loop.
+const widthWatcher = new ResizeObserver((entries) => {
+  const stale = entries.map((entry) => entry.target).filter((div) => div._fullLayout);
+  requestAnimationFrame(() => {
+    for (const div of stale)
+      if (div.isConnected && Math.abs(div._fullLayout.width - div.clientWidth) > 1) window.Plotly.Plots.resize(div);
+  });
+});
+
 export async function plot(div, figure, onClick) {
   const baseFont = figure.layout?.font?.size || DEFAULT_FONT;
   div.dataset.baseFont = String(baseFont);
@@ -151,6 +162,7 @@ export async function plot(div, figure, onClick) {
   if (width < NARROW) ({ layout, data } = sideTitles(layout, data));
   if (stacked) div.style.minHeight = `${layout.height}px`;
   await window.Plotly.newPlot(div, data, layout, PLOT_CONFIG);
+  widthWatcher.observe(div);
   untab(div);
   div.on("plotly_afterplot", () => untab(div)); // a redraw may build the toolbar anew
   if (onClick) div.on("plotly_click", (event) => event?.points?.length && onClick(event.points[0]));

@@ -136,7 +136,8 @@ export function createBugLab({ client, info, go, seq, rerender }) {
             },
           })
         : null;
-    const probes = state.quiz?.probes;
+    // a probe unseals a backward step's check: a forward step's fails only from below (forwardNote)
+    const probes = step.phase === "backward" ? state.quiz?.probes : null;
     const probed = probes?.used.includes(step.index);
     let probe = null;
     if (probes && !probed && probes.left > 0) {
@@ -161,7 +162,12 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     } else if (probed) {
       probe = h("span", { className: "field-help", text: t("js-quiz-probed", { probes: probesText(probes) }) });
     }
-    return h("div", { className: "quiz-tools" }, answerButton, probe, status);
+    // ✗ on a probed step says the gradient is wrong here, not that this op is: it may come from above
+    const fromAbove =
+      probed && step.gradcheck?.passed === false
+        ? h("p", { className: "forward-note probe-note", text: t("flow-probe-from-above") })
+        : null;
+    return h("div", { className: "quiz-tools" }, answerButton, probe, status, fromAbove);
   }
 
   // ---- per-step tools
@@ -188,6 +194,8 @@ export function createBugLab({ client, info, go, seq, rerender }) {
   async function spendProbe(step) {
     const probe = await client.probeQuiz(step.index);
     state.quiz = { ...state.quiz, answered: probe.answered, probes: probe.probes };
+    // the probe button beside it counts this one at once, not after the next move
+    state.current?.container.querySelector(".quiz-tools")?.replaceWith(quizTools(step));
   }
 
   function diffTools(step) {

@@ -1,5 +1,5 @@
 // What a presentation clicker and a presenter's keyboard do beyond stepping (walk/navigation.js):
-// B blanks the screen (any key or click brings it back, as in PowerPoint), ? shows every key, and
+// B or . blanks the screen (any key or click brings it back, as in PowerPoint), ? shows every key, and
 // while a lesson plays (class/lesson.js sets the stop mover) →, Space and PageDown go to the
 // lesson's next stop, ← and PageUp to the previous one, instead of to the next op. A clicker
 // sends PageDown and PageUp (some → and ←).
@@ -9,6 +9,8 @@ import { t } from "../lib/words.js";
 
 const NEXT = new Set(["ArrowRight", "PageDown", " "]);
 const BACK = new Set(["ArrowLeft", "PageUp"]);
+// B, as in PowerPoint; "." is the key a clicker's black-screen button sends.
+const BLANK = new Set(["b", "B", "."]);
 // The keys as their keycaps read, and what they do (both from the catalogue, ids as written here).
 const KEYS = [
   ["js-keys-next", "js-keys-next.what"],
@@ -74,7 +76,7 @@ export function wireClicker() {
       }
       if (isTyping(event.target) || document.querySelector("dialog[open]")) return;
       let act = null;
-      if (event.key === "b" || event.key === "B") act = () => (blank.hidden = false);
+      if (BLANK.has(event.key)) act = () => (blank.hidden = false);
       else if (event.key === "?") act = () => help.showModal();
       else if (stopMover && !event.shiftKey && NEXT.has(event.key)) {
         if (event.key !== " " || !spaceActivates(event.target)) act = () => stopMover.next();

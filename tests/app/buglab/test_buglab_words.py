@@ -72,7 +72,7 @@ ALLOWED = {
     "diag",
     "sqrt",
 }
-ALLOWED |= {"head", "silu", "gate", "dres", "dx", "dp", "dW", "dY", "wq", "rms", "hd", "kv", "true", "dL"}
+ALLOWED |= {"head", "silu", "gate", "dres", "dx", "dh", "dp", "dW", "dY", "wq", "rms", "hd", "kv", "true", "dL"}
 # GPT-2's faults: the family values and names a config writes, and the bias they break
 ALLOWED |= {"family", "llama", "gpt2", "GPT", "LayerNorm", "b2"}
 LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_'.]*[A-Za-z0-9_']|[A-Za-z]")  # a recorded name whole
@@ -113,3 +113,19 @@ def test_the_comparison_with_the_correct_backward_in_both_languages():
         and "Numbers: faulty − correct." in en["figures"][1]["note"]
     )
     assert [f["table"] for f in ru["figures"]] == [f["table"] for f in en["figures"]]  # the same numbers
+
+
+def test_the_reveal_names_the_gradient_the_correct_line_reads():
+    """The reveal shows the correct line beside the description: both name one gradient (issue 34:
+    "(dres) instead of dx" beside `linear_backward(dh)`)."""
+    import re
+
+    from app import words
+    from app.buglab.catalogue import description
+    from xt_core.lab.faults import CATALOGUE
+
+    fault = CATALOGUE["attention_out_reads_dres"]
+    read = re.search(r"linear_backward\((\w+)\)", fault.correct).group(1)
+    for lang in words.LANGUAGES:
+        assert re.search(rf"\b{read}\b", description(fault, lang)), (lang, read)
+        assert "dx" not in description(fault, lang)

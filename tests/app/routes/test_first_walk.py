@@ -53,9 +53,14 @@ def test_the_lessons_say_what_each_is_and_how_long_in_both_languages(client):
 def test_the_real_model_is_explained_and_fetching_stays_a_command(tmp_path):
     with make_client(models_dir=tmp_path) as bare:  # no real model fetched here
         page = bare.get("/?lang=en").text
-    line = re.search(r'<p class="home-way field-help" id="home-real">(.*?)</p>', page, re.S).group(1)
-    assert "is not on this machine yet" in line and "xt models fetch smollm2-135m)</code>" in line
-    assert not line.strip().startswith("<strong>Real model:</strong> <code>")  # not a bare command
+    title, line = re.search(
+        r'<span class="home-way" id="home-real" title="([^"]*)">(.*?)</span>\s*\n', page, re.S
+    ).groups()
+    assert "how to fetch it" in line and "is not on this machine yet: a trained language model" in title
+    assert "<code>" not in line  # not a bare command: the command is in the paragraph it links to
+    anchor = re.search(r'href="#([^"]+)"', line).group(1)
+    fetch = re.search(rf'<p class="field-help model-fetchable"[^>]*id="{anchor}">(.*?)</p>', page, re.S).group(1)
+    assert "xt models fetch smollm2-135m" in fetch
 
 
 @pytest.fixture(scope="module")

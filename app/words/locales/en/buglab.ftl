@@ -6,7 +6,7 @@
 buglab-fault-softmax_ce_normalized_twice = softmax ce normalized twice
     .description = Softmax-CE gradient divided by the softmax denominator a second time, though p is already normalized.
 buglab-fault-attention_out_reads_dres = attention out reads dres
-    .description = The attention output projection reads the gradient of the layer's output (dres) instead of dx, which already holds the FFN branch's contribution.
+    .description = The attention output projection reads the gradient of the layer's output (dres) instead of dh, the gradient at h = x + attention, which already holds the FFN branch's contribution.
     .reason = needs projections without biases (qkv_bias = o_bias = false)
 buglab-fault-rope_forward_rotation = rope forward rotation
     .description = RoPE backward rotates by +angle (the forward rotation R) instead of applying its transpose R^T.

@@ -8,6 +8,12 @@ flow-lesson-length = { $stops } { $stops ->
         [one] stop
        *[other] stops
     } · about { $minutes } min
-flow-way-class = <strong>Teach a class:</strong> open a lesson, then press <em>Present to class</em>; students join with the code it shows. Their phones and laptops reach this server when it was started with <code>xt serve --host 0.0.0.0</code>.
+flow-way-class = <strong>Teach a class:</strong> open a lesson, press <em>Present to class</em>; students type its code. Serve with <code>xt serve --host 0.0.0.0</code> so their devices reach it.
 flow-way-trained-no-update = The model this server was started with, on its example text: every op of the forward, loss and backward, each gradient checked
-flow-way-real-fetch = <strong>Real model:</strong> { $model }, a trained language model people use (not a small demo), is not on this machine yet. Whoever runs xt fetches it once ({ $size_mb } MB) with <code>{ $command }</code>, then reloads this page.
+flow-way-real-fetch = <strong>Real model:</strong> <a href="#{ $anchor }">how to fetch it</a>
+    .title = { $model } is not on this machine yet: a trained language model people use, not a small demo; fetching it is one command, run by whoever runs xt
+
+## The quiz (static/js/walk/buglab.js)
+
+# Under a probed backward step whose check fails.
+flow-probe-from-above = ✗ says this step's gradient is wrong, not that its op is the broken one: the backward pass runs from the loss down, so a wrong gradient from the broken step above reaches every step after it. The first step that fails is the suspect; "Compare with the correct backward" tells whether this op itself is wrong.

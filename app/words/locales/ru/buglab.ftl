@@ -6,7 +6,7 @@
 buglab-fault-softmax_ce_normalized_twice = двойная нормировка в softmax-CE
     .description = Градиент softmax-CE ещё раз делится на знаменатель softmax, хотя p уже нормирована.
 buglab-fault-attention_out_reads_dres = выходная проекция внимания читает dres
-    .description = Выходная проекция внимания читает градиент выхода слоя (dres) вместо dx, в котором уже есть вклад ветви FFN.
+    .description = Выходная проекция внимания читает градиент выхода слоя (dres) вместо dh — градиента в h = x + внимание, в котором уже есть вклад ветви FFN.
     .reason = нужны проекции без смещений (qkv_bias = o_bias = false)
 buglab-fault-rope_forward_rotation = прямой поворот RoPE в обратном проходе
     .description = Обратный проход RoPE поворачивает на +угол (прямой поворот R) вместо транспонированного R^T.
