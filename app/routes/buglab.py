@@ -29,7 +29,7 @@ from app.errors import (
     not_a_boolean,
 )
 from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
-from app.sessions.voters import remember
+from app.sessions.voters import client_address, remember
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
 from app.spec.faults import default_fault_layer, is_class_quiz, new_quiz_seed
 from app.steps.context import TraceContext
@@ -165,7 +165,7 @@ async def answer_quiz(
             ("body", "step"), Said("error-quiz-not-backward", step=str(answer.step), phase=records[answer.step].phase)
         )
     learner = services.voters.identify(request)
-    state = services.quiz.answer(ctx.spec.id, learner)
+    state = await services.quiz.answer(ctx.spec.id, learner)
     verdict = buglab_views.quiz_answer(ctx, answer.step, lang) | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
@@ -179,14 +179,18 @@ def quiz_or_404(ctx: TraceContext) -> None:
     "/api/traces/{trace_id}/quiz",
     response_model=LearnerQuiz,
     responses=NOT_FOUND,
-    summary="The quiz's state: answered or not, the steps probed and the probes left",
+    summary="The quiz's state: answered or not, the steps probed and the probes left (quiz false: no quiz)",
 )
 async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> Response:
-    quiz_or_404(ctx)
+    """Every trace answers (a link from any trace's summary leads here): one that is no quiz
+    has no probe to spend and nothing to answer, and its probe and answer routes are a 404."""
+    if ctx.spec.quiz is None:
+        none = {"answered": False, "probes": {"used": [], "max": 0, "left": 0}, "class": False, "revealed": False}
+        return json_response(request, none | {"quiz": False})
     learner = services.voters.of(request)
-    state = services.quiz.state(ctx.spec.id, learner).json(services.quiz.max_probes)
+    state = (await services.quiz.refresh(ctx.spec.id, learner)).json(services.quiz.max_probes)
     revealed = not services.quiz.sealed(ctx.spec.id, learner) and not state["answered"]
-    return json_response(request, state | {"class": is_class_quiz(ctx.spec.quiz), "revealed": revealed})
+    return json_response(request, state | {"class": is_class_quiz(ctx.spec.quiz), "revealed": revealed, "quiz": True})
 
 
 @router.post(
@@ -205,7 +209,7 @@ async def probe_quiz(
     check_range_body(probe.step, len(ctx.trace.records))
     learner = services.voters.identify(request)
     try:
-        state = services.quiz.probe(ctx.spec.id, learner, probe.step)
+        state = await services.quiz.probe(ctx.spec.id, learner, client_address(request), probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=exc.words(lang)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)
