@@ -26,24 +26,25 @@ def _documented(client, path: str, method: str = "post") -> set[int]:
 
 @pytest.mark.parametrize("path", WRITES)
 def test_a_guessers_429_is_documented(path):
-    with make_client(admin_key=KEY, key_failures_per_minute=1, key_failures_per_second=100) as client:
-        wrong = {"X-Admin-Key": "wrong"}
-        assert client.post(path, headers=wrong, **WRITES[path]).status_code == 403
-        refused = client.post(path, headers=wrong, **WRITES[path])
-        assert refused.status_code == 429 and "Retry-After" in refused.headers, refused.text
-        assert {403, 429} <= _documented(client, path)
+    client = make_client(admin_key=KEY, key_failures_per_minute=1, key_failures_per_second=100)  # no lifespan
+    wrong = {"X-Admin-Key": "wrong"}
+    assert client.post(path, headers=wrong, **WRITES[path]).status_code == 403
+    refused = client.post(path, headers=wrong, **WRITES[path])
+    assert refused.status_code == 429 and "Retry-After" in refused.headers, refused.text
+    assert {403, 429} <= _documented(client, path)
 
 
-def test_the_503_at_max_sessions_is_documented():
-    with make_client(max_sessions=1) as client:
-        assert client.post("/api/sessions", json={"spec": SMALL_SPEC}).status_code == 201
-        full = client.post("/api/sessions", json={"spec": SMALL_SPEC})
-        assert full.status_code == 503, full.text
-        assert 503 in _documented(client, "/api/sessions")
+def test_the_503_at_max_sessions_is_documented(tmp_path):
+    client = make_client(max_sessions=1, lessons_dir=tmp_path)  # no lessons to check
+    assert client.post("/api/sessions", json={"spec": SMALL_SPEC}).status_code == 201
+    full = client.post("/api/sessions", json={"spec": SMALL_SPEC})
+    assert full.status_code == 503, full.text
+    assert 503 in _documented(client, "/api/sessions")
 
 
 def test_the_quiz_link_leads_to_an_answer_for_every_trace():
-    with make_client() as client:
+    client = make_client()
+    if client:
         links = client.get("/openapi.json").json()["paths"]["/api/traces"]["post"]["responses"]["200"]["links"]
         assert links["GetQuiz"]["operationId"] == "quiz_state_api_traces__trace_id__quiz_get"
         for spec in (SMALL_SPEC, {**SMALL_SPEC, "quiz": 3}):

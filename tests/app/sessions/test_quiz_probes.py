@@ -32,10 +32,11 @@ def _probe(learner: TestClient, trace_id: str, step: int) -> int:
 
 
 @pytest.fixture
-def workers(redis_url):
-    """Two apps of one class: one Redis, one quiz secret, each its own process state."""
+def workers(redis_url, tmp_path):
+    """Two apps of one class: one Redis, one quiz secret, each its own process state (no lessons to check)."""
+    settings = {"redis_url": redis_url, "quiz_secret": "probes", "lessons_dir": tmp_path}
     with ExitStack() as stack:
-        apps = [stack.enter_context(make_client(redis_url=redis_url, quiz_secret="probes")) for _ in range(2)]
+        apps = [stack.enter_context(make_client(**settings)) for _ in range(2)]
         trace = post_trace(apps[0], QUIZ)
         assert post_trace(apps[1], QUIZ)["id"] == trace["id"]
         yield apps, trace
@@ -73,7 +74,7 @@ def test_an_address_spends_one_learners_probes_however_many_identities(workers, 
 
 
 def test_without_redis_one_process_bounds_the_address_too():
-    with make_client(quiz_secret="probes") as client:
-        trace = post_trace(client, QUIZ)
-        codes = [_probe(_learner(client.app), trace["id"], step) for step in range(6)]
-        assert codes == [200, 200, 200, 409, 409, 409]
+    client = make_client(quiz_secret="probes")
+    trace = post_trace(client, QUIZ)
+    codes = [_probe(_learner(client.app), trace["id"], step) for step in range(6)]
+    assert codes == [200, 200, 200, 409, 409, 409]
