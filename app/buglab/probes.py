@@ -21,9 +21,13 @@ one Lua script, so two workers cannot both spend a learner's last probe; else in
 from __future__ import annotations
 
 import asyncio
+import functools
 from enum import IntEnum
 
+from fastapi import HTTPException
+
 from app.traces.cache import LRU
+from app.words.said import Said
 
 PROBES_TTL_S = 30 * 86400  # as long as an identity lives (app.sessions.voters.VOTER_MAX_AGE_S)
 REMEMBERED = 100_000  # in-process: (quiz, learner) and (quiz, address) entries
@@ -96,6 +100,23 @@ def _keys(trace_id: str, learner: str, address: str) -> list[str]:
     return [f"{base}:probed:{learner}", f"{base}:address:{address}", f"{base}:answered:{learner}"]
 
 
+def _answered_or_503(method):
+    """Redis down: a 503 naming the store (with Retry-After), nothing the learner did wrong."""
+
+    @functools.wraps(method)
+    async def wrapper(*args, **kwargs):
+        from redis.exceptions import RedisError
+
+        try:
+            return await method(*args, **kwargs)
+        except (RedisError, OSError) as exc:
+            raise HTTPException(
+                503, detail=Said("quiz-probes-store-down", reason=str(exc)), headers={"Retry-After": "5"}
+            ) from exc
+
+    return wrapper
+
+
 class RedisProbeCounts:
     """The counts in Redis (settings.redis_url): every worker of the class counts the same probes.
     Keys expire PROBES_TTL_S after their last probe. The client is made on first use, in the loop
@@ -114,6 +135,7 @@ class RedisProbeCounts:
             self._spend, self._loop = self._client.register_script(SPEND), loop
         return self._client
 
+    @_answered_or_503
     async def spend(
         self, trace_id: str, learner: str, address: str, step: int, most: int, most_per_address: int
     ) -> tuple[Spent, list[int]]:
@@ -122,9 +144,11 @@ class RedisProbeCounts:
         status, *probed = await self._spend(keys=_keys(trace_id, learner, address), args=args)
         return Spent(int(status)), [int(i) for i in probed]
 
+    @_answered_or_503
     async def answered(self, trace_id: str, learner: str) -> None:
         await self._redis().set(_keys(trace_id, learner, "")[2], 1, ex=PROBES_TTL_S)
 
+    @_answered_or_503
     async def load(self, trace_id: str, learner: str) -> tuple[list[int], bool]:
         probed_key, _, answered_key = _keys(trace_id, learner, "")
         probed = await self._redis().zrange(probed_key, 0, -1)

@@ -23,6 +23,7 @@ from app.errors import (
     CLASS_QUIZ,
     NOT_FOUND,
     PROBES_SPENT,
+    PROBES_STORE_DOWN,
     QUIZ_SEALED,
     VOTERS_LIMITED,
     PydanticSaid,
@@ -147,7 +148,7 @@ class QuizProbe(BaseModel):
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
     response_model=QuizVerdict,
-    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **PROBES_STORE_DOWN, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
 async def answer_quiz(
@@ -178,7 +179,7 @@ def quiz_or_404(ctx: TraceContext) -> None:
 @router.get(
     "/api/traces/{trace_id}/quiz",
     response_model=LearnerQuiz,
-    responses=NOT_FOUND,
+    responses={**NOT_FOUND, **PROBES_STORE_DOWN},
     summary="The quiz's state: answered or not, the steps probed and the probes left (quiz false: no quiz)",
 )
 async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> Response:
@@ -196,7 +197,7 @@ async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
     response_model=ProbeAnswer,
-    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **PROBES_STORE_DOWN, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
 async def probe_quiz(

@@ -78,3 +78,11 @@ def test_without_redis_one_process_bounds_the_address_too():
     trace = post_trace(client, QUIZ)
     codes = [_probe(_learner(client.app), trace["id"], step) for step in range(6)]
     assert codes == [200, 200, 200, 409, 409, 409]
+
+
+def test_a_store_that_does_not_answer_is_a_503(tmp_path):
+    with make_client(redis_url="redis://127.0.0.1:1/0", quiz_secret="probes", lessons_dir=tmp_path) as client:
+        trace = post_trace(client, QUIZ)
+        refused = _learner(client.app).post(f"/api/traces/{trace['id']}/quiz/probe", json={"step": 1})
+        assert refused.status_code == 503 and "Redis" in refused.json()["detail"], refused.text
+        assert refused.headers["Retry-After"] == "5"
