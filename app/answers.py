@@ -1,3 +1,4 @@
+# Over 350 lines: every answer built from a trace goes one way, and a quiz's seals (its verdict, its own weights) on that way.
 """Every answer built from a trace, made one way: a step's view, its gradient check, one enlarged
 head, a softmax row's Jacobian, a fault's diff, one parameter's update, the trace's summary and a
 recorded tensor.
@@ -63,6 +64,7 @@ class AnswerKey:
     args: tuple = ()  # the request's values the answer depends on
     sealed: bool = False  # a quiz's answer before its verdict is shown
     lang: str = "en"  # the language of the answer's words (app/words)
+    weights_hidden: bool = False  # a quiz's answer before its own weights may be shown (app.buglab.quiz)
 
 
 def encode(answer: object) -> Encoded:
@@ -147,6 +149,16 @@ class Answers:
             return False
         return self.quiz_ledger.sealed(trace_id, self.voters.of(request), index)
 
+    def weights_hidden(self, request: Request, spec: ResolvedSpec | None) -> bool:
+        """Whether the trace runs on a quiz's own weights hidden from the request's learner (until
+        they answered or their class's presenter revealed; a quiz's correct twin: always)."""
+        hidden = spec is not None and quiz.hides_weights(spec)
+        return hidden and (spec.quiz is None or self.sealed(request, spec.id))
+
+    def refuse_hidden_weights(self, request: Request, ctx: TraceContext, name: str, grad: bool) -> None:
+        if not grad and name in ctx.trace.param_names and self.weights_hidden(request, ctx.spec):
+            raise quiz.weights_refused(ctx.spec.id, name)  # a 403: its gradient passes
+
     def check_of(self, ctx: TraceContext, index: int) -> StepCheck:
         """Step `index`'s gradient check, computed once per trace (blocking: in the pool)."""
         return self.gradchecks.get_or_compute((ctx.spec.id, index), lambda: check_record(ctx.trace, index))
@@ -169,7 +181,8 @@ class Answers:
 
     async def step(self, request: Request, trace_id: str, index: int, seq: int, pos: int, lang: str = "en") -> Response:
         """A step's view (app.steps.view) with its check, or pending where the trace defers it."""
-        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index), lang)
+        hidden = self.weights_hidden(request, self.store.spec(trace_id))
+        key = AnswerKey("step", trace_id, (index, seq, pos), self.sealed(request, trace_id, index), lang, hidden)
         if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = await self.trace(trace_id, request)
@@ -182,8 +195,9 @@ class Answers:
 
     def _step_body(self, ctx: TraceContext, index: int, seq: int, pos: int, key: AnswerKey) -> bytes:
         check = None if key.sealed or view.check_deferred(ctx) else self.check_of(ctx, index)
-        seal = quiz.seal_step if key.sealed else None
-        return view.step_view_json(ctx, index, seq, pos, check, seal=seal, lang=key.lang)
+        hidden = quiz.hidden_figures(ctx) if key.weights_hidden else frozenset()
+        seal = partial(quiz.seal_step if key.sealed else quiz.without_figures, hidden=hidden)
+        return view.step_view_json(ctx, index, seq, pos, check, seal=seal, lang=key.lang, sealed=key.sealed)
 
     async def check(self, request: Request, trace_id: str, index: int, lang: str = "en") -> Response:
         """{index, gradcheck, warning}: the badge of a step view answered before its check, and
@@ -274,6 +288,8 @@ class Answers:
 
     async def update(self, request: Request, trace_id: str, param: str, lang: str = "en") -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
+        if self.weights_hidden(request, self.store.spec(trace_id)):  # with weight decay, ΔW beside g gives W
+            raise quiz.weights_refused(trace_id)
 
         async def prepare(ctx: TraceContext):
             if ctx.trace.update is None:
@@ -292,6 +308,7 @@ class Answers:
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
         Not cached: the trace holds the array already."""
         ctx = await self.trace(trace_id, request)
+        self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
             array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:

@@ -170,6 +170,13 @@ NOT_FOUND = {404: _answer("unknown trace id (POST its spec again), step out of r
 BAD_FIELD = {422: _answer("a bad field: `loc` names it, `msg` gives the rule", _FIELDS)}
 BAD_BODY = {400: _answer("the body could not be parsed")}
 QUIZ_SEALED = {403: _answer("a quiz not yet answered: its verdicts stay hidden (probe a step, or answer)")}
+QUIZ_WEIGHTS = {
+    403: _answer("a quiz runs on weights of its own: a parameter's value (or the update's ΔW) waits for the answer")
+}
+QUIZ_COMPARED = {403: _answer("a quiz's trace cannot be compared: the difference would point at its fault")}
+PROBES_STORE_DOWN = {
+    503: _answer("the store that counts a quiz's probes (Redis) did not answer: retry after Retry-After")
+}
 PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
 CLASS_QUIZ = {409: _answer("a class's quiz: its poll answers it and its presenter reveals it")}
 VOTERS_LIMITED = {429: _answer("this address was given voters_per_address learner identities this hour")}

@@ -138,7 +138,13 @@ BODY_REFUSED = {
     413: _documented("the body is larger than max_body_bytes"),
     415: _documented("the body was sent as another media type than application/json"),
 }
-WRITE_REFUSED = {403: _documented("from another site, or (a server bound beyond loopback) without the admin key")}
+WRITE_REFUSED = {
+    403: _documented("from another site, or (a server bound beyond loopback) without the admin key"),
+    429: _documented(
+        "too many wrong admin keys from this address (guessing is rate-limited), or, for a trace build, "
+        "max_queued_per_client builds of this client already waiting: retry after Retry-After"
+    ),
+}
 BUSY = {503: _documented("the queued work would pass its budgets (max_queued_seconds, cache_bytes): retry later")}
 
 

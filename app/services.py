@@ -24,6 +24,7 @@ from fastapi import HTTPException, Request
 
 from app import security
 from app.answers import Answers
+from app.buglab.probes import make_probe_counts
 from app.buglab.quiz import QuizLedger
 from app.sessions.voters import Voters
 from app.settings import Settings
@@ -62,7 +63,9 @@ class Services:
         self.checks = ChecksRunner(
             self.executor, self.gradchecks, max_running_bytes=settings.cache_bytes, ensure_running=self.ensure_running
         )
-        self.quiz = QuizLedger(settings.quiz_probes)  # a quiz's probes and answer, per trace and learner
+        # a quiz's probes and answer, per trace and learner (and address), counted with every worker's
+        counts = make_probe_counts(settings.redis_url)
+        self.quiz = QuizLedger(settings.quiz_probes, per_address=settings.quiz_probes_per_address, counts=counts)
         self.voters = Voters(settings)  # the learner identities the quiz and the polls count by
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self._watchers: set[asyncio.Task] = set()  # hold_until_twin's, kept from the collector

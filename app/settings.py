@@ -66,6 +66,10 @@ class Settings:
     # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
     quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
+    # New steps the learners of one client address may probe on one quiz together (app/buglab/probes.py):
+    # one learner's worth, so identities (60 an hour an address) do not multiply probes. A class
+    # behind one address (a NAT) sharing its class quiz raises it.
+    quiz_probes_per_address: int = 3
     # The secret that turns a quiz's number into its fault (app.spec.faults.quiz_key). Empty: one
     # derived from admin_key, else this process's own; several workers of one class share it.
     quiz_secret: str = ""

@@ -216,7 +216,7 @@ def diff_view(faulty: TraceContext, correct: TraceContext, index: int, seq: int,
         "index": index,
         "name": record.name,
         "title": titles.title(record),
-        "correct_id": correct.spec.id,
+        "correct_id": None if correct.spec.hidden_weights is not None else correct.spec.id,  # a quiz's twin: secret
         "verdict": _verdict(arriving, summary[1:], lang),
         "tensors": summary,
         "figures": figures,

@@ -44,7 +44,7 @@ def _client(settings=None):
     from app.main import create_app
     from app.settings import get_settings
 
-    settings = replace(settings or get_settings(), voters_per_address=1 << 30)
+    settings = replace(settings or get_settings(), voters_per_address=1 << 30, quiz_probes_per_address=1 << 30)
     return TestClient(create_app(settings, warm_up=False), base_url="http://127.0.0.1")
 
 

@@ -11,9 +11,10 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
 from app.answers import encode, record_at
+from app.buglab import quiz
 from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, StepIndex
 from app.encoding import encoded_response
-from app.errors import BAD_FIELD, NOT_FOUND, SpecError, check_range
+from app.errors import BAD_FIELD, NOT_FOUND, QUIZ_COMPARED, QUIZ_WEIGHTS, SpecError, check_range
 from app.schemas.bench import StepCompare, TensorSlice
 from app.spec.core_words import core_said
 from app.steps import compare, slices
@@ -29,6 +30,7 @@ MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at m
 @router.get(
     "/traces/{trace_id}/tensors/{name}/slice",
     response_model=TensorSlice,
+    responses=QUIZ_WEIGHTS,
     summary="One page of a recorded tensor (or its gradient): rows × columns of its last two axes",
 )
 async def get_slice(
@@ -46,6 +48,7 @@ async def get_slice(
     find_in: Literal["rows", "cols"] | None = Query(None, description="where to find it (default: rows, then columns)"),
 ) -> Response:
     ctx = await services.trace(trace_id, request)
+    services.answers.refuse_hidden_weights(request, ctx, name, grad)
 
     def cut() -> tuple[bytes, bytes | None]:  # a tensor inside a layer is recomputed with it (xt_core.recompute)
         array = tensors.tensor_array(ctx.trace, name, grad)
@@ -63,6 +66,7 @@ async def get_slice(
 @router.get(
     "/traces/{trace_id}/steps/{index}/compare/{b}",
     response_model=StepCompare,
+    responses=QUIZ_COMPARED,
     summary="The same step of two aligned traces: A, B and B − A with relative-difference stats",
 )
 async def get_compare(
@@ -79,7 +83,7 @@ async def get_compare(
 ) -> Response:
     first = await services.trace(trace_id, request)
     second = await services.trace(b, request)  # Services: admitted, the only way a trace is built
-    if first.spec.quiz is not None or second.spec.quiz is not None:
+    if any(ctx.spec.quiz is not None or quiz.hides_weights(ctx.spec) for ctx in (first, second)):
         raise HTTPException(403, detail=Said("error-compare-quiz"))
     compare.check_aligned(first, second)
     record_at(first, index)

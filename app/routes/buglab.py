@@ -23,13 +23,14 @@ from app.errors import (
     CLASS_QUIZ,
     NOT_FOUND,
     PROBES_SPENT,
+    PROBES_STORE_DOWN,
     QUIZ_SEALED,
     VOTERS_LIMITED,
     PydanticSaid,
     not_a_boolean,
 )
 from app.schemas.buglab import Catalogue, ChecksView, DiffView, LearnerQuiz, ProbeAnswer, QuizVerdict
-from app.sessions.voters import remember
+from app.sessions.voters import client_address, remember
 from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
 from app.spec.faults import default_fault_layer, is_class_quiz, new_quiz_seed
 from app.steps.context import TraceContext
@@ -153,7 +154,7 @@ class QuizProbe(BaseModel):
 @router.post(
     "/api/traces/{trace_id}/quiz/answer",
     response_model=QuizVerdict,
-    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **CLASS_QUIZ, **VOTERS_LIMITED, **PROBES_STORE_DOWN, **security.BODY_REFUSED},
     summary="The quiz: name the broken step, get the fault revealed",
 )
 async def answer_quiz(
@@ -171,7 +172,7 @@ async def answer_quiz(
             ("body", "step"), Said("error-quiz-not-backward", step=str(answer.step), phase=records[answer.step].phase)
         )
     learner = services.voters.identify(request)
-    state = services.quiz.answer(ctx.spec.id, learner)
+    state = await services.quiz.answer(ctx.spec.id, learner)
     verdict = buglab_views.quiz_answer(ctx, answer.step, lang) | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(verdict | {"voter": learner})), learner)
 
@@ -184,21 +185,25 @@ def quiz_or_404(ctx: TraceContext) -> None:
 @router.get(
     "/api/traces/{trace_id}/quiz",
     response_model=LearnerQuiz,
-    responses=NOT_FOUND,
-    summary="The quiz's state: answered or not, the steps probed and the probes left",
+    responses={**NOT_FOUND, **PROBES_STORE_DOWN},
+    summary="The quiz's state: answered or not, the steps probed and the probes left (quiz false: no quiz)",
 )
 async def quiz_state(request: Request, services: ServicesDep, ctx: TraceDep) -> Response:
-    quiz_or_404(ctx)
+    """Every trace answers (a link from any trace's summary leads here): one that is no quiz
+    has no probe to spend and nothing to answer, and its probe and answer routes are a 404."""
+    if ctx.spec.quiz is None:
+        none = {"answered": False, "probes": {"used": [], "max": 0, "left": 0}, "class": False, "revealed": False}
+        return json_response(request, none | {"quiz": False})
     learner = services.voters.of(request)
-    state = services.quiz.state(ctx.spec.id, learner).json(services.quiz.max_probes)
+    state = (await services.quiz.refresh(ctx.spec.id, learner)).json(services.quiz.max_probes)
     revealed = not services.quiz.sealed(ctx.spec.id, learner) and not state["answered"]
-    return json_response(request, state | {"class": is_class_quiz(ctx.spec.quiz), "revealed": revealed})
+    return json_response(request, state | {"class": is_class_quiz(ctx.spec.quiz), "revealed": revealed, "quiz": True})
 
 
 @router.post(
     "/api/traces/{trace_id}/quiz/probe",
     response_model=ProbeAnswer,
-    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **security.BODY_REFUSED},
+    responses={**NOT_FOUND, **BAD_BODY, **PROBES_SPENT, **VOTERS_LIMITED, **PROBES_STORE_DOWN, **security.BODY_REFUSED},
     summary="The quiz: spend a probe on one step and get its gradient check",
 )
 async def probe_quiz(
@@ -211,7 +216,7 @@ async def probe_quiz(
     check_range_body(probe.step, len(ctx.trace.records))
     learner = services.voters.identify(request)
     try:
-        state = services.quiz.probe(ctx.spec.id, learner, probe.step)
+        state = await services.quiz.probe(ctx.spec.id, learner, client_address(request), probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=exc.words(lang)) from None
     check = await services.run(services.answers.check_of, ctx, probe.step)

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 
 from app import security
 from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, SettingsDep, StepIndex
-from app.errors import BAD_FIELD, NOT_FOUND
+from app.errors import BAD_FIELD, NOT_FOUND, QUIZ_WEIGHTS
 from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
 
@@ -29,8 +29,9 @@ TENSOR_ANSWER = {
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 
 # The trace's id feeds the routes under /api/traces/{trace_id} (OpenAPI links: clients and
-# schemathesis' stateful phase follow them), with a second step and the logits as examples;
-# not the quiz's answer, which only a quiz trace has.
+# schemathesis' stateful phase follow them), with a second step and the logits as examples; the
+# quiz's state (every trace answers it: `quiz` false for one that hides no bug), not its probe or
+# answer, which only a quiz trace has.
 _ID = "$response.body#/id"
 _STEP = "$response.body#/steps/1/index"
 _TRACE_LINKS = {
@@ -46,6 +47,7 @@ _TRACE_LINKS = {
         ("GetChecks", "get_checks_api_traces__trace_id__checks_get", {}),
         ("GetDiff", "get_diff_api_traces__trace_id__steps__index__diff_get", {"index": _STEP}),
         ("GetStepCheck", "get_step_check_api_traces__trace_id__steps__index__check_get", {"index": _STEP}),
+        ("GetQuiz", "quiz_state_api_traces__trace_id__quiz_get", {}),
     )
 }
 
@@ -143,7 +145,7 @@ async def get_jacobian(
 @router.get(
     "/traces/{trace_id}/tensors/{name}",
     response_model=TensorJSON,
-    responses=TENSOR_ANSWER,
+    responses={**TENSOR_ANSWER, **QUIZ_WEIGHTS},
     summary="One recorded tensor or its gradient, as .npy or JSON",
 )
 async def get_tensor(

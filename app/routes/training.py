@@ -8,7 +8,7 @@ from fastapi.responses import Response
 
 from app.deps import LangDep, ServicesDep
 from app.encoding import json_safe
-from app.errors import BAD_FIELD, NOT_FOUND
+from app.errors import BAD_FIELD, NOT_FOUND, QUIZ_WEIGHTS
 from app.schemas.training import ParamUpdate, Progress, QueuePlace
 
 router = APIRouter(prefix="/api", tags=["training"])
@@ -35,7 +35,7 @@ async def queue_place(services: ServicesDep, trace_id: str) -> dict:
 @router.get(
     "/traces/{trace_id}/update",
     response_model=ParamUpdate,
-    responses={**NOT_FOUND, **BAD_FIELD},
+    responses={**NOT_FOUND, **BAD_FIELD, **QUIZ_WEIGHTS},
     summary="The update step for one parameter: ΔW beside its gradient",
 )
 async def update_parameter(

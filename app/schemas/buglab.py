@@ -51,7 +51,9 @@ class DiffView(Answer):
     index: int
     name: str
     title: str
-    correct_id: str = Field(description="the id of the same spec without faults")
+    correct_id: str | None = Field(
+        description="the id of the same spec without faults; null for a quiz (its twin runs on the quiz's hidden weights)"
+    )
     verdict: str = Field(
         None, description="whether this op is where the gradients start to differ (absent in a sealed quiz)"
     )
@@ -73,8 +75,10 @@ class QuizState(Answer):
 
 
 class LearnerQuiz(QuizState):
-    """GET .../quiz: the request's learner's state of the quiz."""
+    """GET .../quiz: the request's learner's state of the quiz (a trace without one: `quiz` false,
+    no probe to spend, nothing to answer)."""
 
+    quiz: bool = Field(True, description="whether the trace is a quiz (only a spec with `quiz` hides a bug)")
     class_quiz: bool = Field(alias="class", description="a class's quiz: its poll answers it, its presenter reveals it")
     revealed: bool = Field(description="the class's presenter revealed it: every verdict shows")
 

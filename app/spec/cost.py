@@ -322,7 +322,7 @@ def spec_cost(spec: ResolvedSpec) -> Cost:
     """What building a resolved spec's trace costs (a float32 trace borrows a checkpoint's weights
     unless training steps replace them, as app.spec.resolve.check_trace_bytes counts them)."""
     n_seq, T = spec.inputs.shape
-    borrowed = spec.checkpoint is not None and not spec.train_steps
+    borrowed = spec.checkpoint is not None and not spec.train_steps and spec.hidden_weights is None
     return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer, borrowed)
 
 

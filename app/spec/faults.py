@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 
 from app.errors import SpecError, check_between, shown_number
@@ -59,6 +60,15 @@ def quiz_fault(quiz: int, cfg: Config, settings: Settings) -> tuple[str, int]:
     layered = "{L}" in CATALOGUE[name].step
     layer = int.from_bytes(digest[8:16], "big") % cfg.n_layer if layered else default_fault_layer(cfg)
     return name, layer
+
+
+def quiz_weights_seed(canonical: dict, settings: Settings) -> int:
+    """The seed of a quiz trace's own weights (xt_core.lab.quiz_weights): the server's secret
+    (quiz_key) and the whole canonical spec, so another text, batch or quiz number of the same
+    model runs on other weights, and no spec a client can send runs on these."""
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    digest = hmac.new(quiz_key(settings), b"xt-quiz-weights:" + text.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def new_quiz_seed() -> int:

@@ -19,7 +19,7 @@ from app.settings import Settings
 from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, own_example, resolve_checkpoint
 from app.spec.core_words import core_said
 from app.spec.cost import build_cost
-from app.spec.faults import resolve_faults
+from app.spec.faults import quiz_weights_seed, resolve_faults
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, TraceSpec
 from app.spec.training import resolve_training
 from app.words.said import Grouped, Said
@@ -43,6 +43,10 @@ class ResolvedSpec:
     faults: tuple[str, ...] = ()
     fault_layer: int | None = None
     quiz: int | None = None
+    # A quiz's own weights (xt_core.lab.quiz_weights): the seed drawn from the server's secret and
+    # the canonical spec (app.spec.faults.quiz_weights_seed). Part of the spec, never sent: the
+    # canonical spec and the id leave it out; None for every other spec.
+    hidden_weights: int | None = None
     # Checkpoints and training (app.spec.checkpoint, app.spec.training): the checkpoint the weights come from (None:
     # a random init from the seed), the optimizer of the update step and the steps before it.
     checkpoint: ModelInfo | None = None
@@ -218,8 +222,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
     _check_token_rows(rows, cfg, field)
     ids = np.asarray(rows, dtype=np.int64)
-    # a float32 trace borrows a checkpoint's weights, unless training steps replace them by its own
-    shared = checkpoint is not None and not spec.train_steps
+    # a float32 trace borrows a checkpoint's weights, unless training steps or a quiz's own weights replace them
+    shared = checkpoint is not None and not spec.train_steps and spec.quiz is None
     check_trace_bytes(
         cfg,
         ids.shape[0],
@@ -252,6 +256,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     resolved = ResolvedSpec(
         spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
         faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
+        hidden_weights=None if spec.quiz is None else quiz_weights_seed(canonical, settings),
         checkpoint=checkpoint[0] if checkpoint is not None else None, optimizer=optimizer, train_steps=spec.train_steps,
     )  # fmt: skip
     # a checkpoint's sizes are fixed: then its text (or tokens) is what a learner can shorten
@@ -287,9 +292,12 @@ def spec_id(canonical: dict) -> str:
 
 
 def without_faults(spec: ResolvedSpec) -> ResolvedSpec:
-    """The same spec with the correct backward: the bug lab's reference trace."""
+    """The same spec with the correct backward: the bug lab's reference trace. A quiz's keeps the
+    quiz's own weights, and its id names them by their secret seed: no client can ask for it
+    (its diff does not send it: app.buglab.views.diff_view), and it is no trace of a public spec."""
     canonical = {**spec.canonical, "faults": [], "fault_layer": None, "quiz": None}
-    return replace(spec, id=spec_id(canonical), canonical=canonical, faults=(), fault_layer=None, quiz=None)
+    twin_id = canonical if spec.hidden_weights is None else {**canonical, "hidden_weights": spec.hidden_weights}
+    return replace(spec, id=spec_id(twin_id), canonical=canonical, faults=(), fault_layer=None, quiz=None)
 
 
 # ---------------------------------------------------------------------- query strings (/walk permalinks)

@@ -109,14 +109,17 @@ def step_view_json(
     check: StepCheck | None,
     seal: Callable[[dict], dict] | None = None,
     lang: str = "en",
+    sealed: bool | None = None,
 ) -> bytes:
     """The step view as compact JSON within settings.max_step_bytes (after `seal`, a quiz's:
-    app.buglab.quiz.seal_step): the cell budget keeps the usual view well inside; should long
+    app.buglab.quiz.seal_step; `sealed`, whether its explanation judges nothing, defaults to
+    whether there is a seal): the cell budget keeps the usual view well inside; should long
     labels push one over, its heatmaps get half the cells, then a quarter, ... (a few tries:
     the budget bounds the figures, not the text)."""
     cells = ctx.settings.max_step_cells
     for _ in range(4):
-        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=seal is not None, lang=lang)
+        judged = seal is None if sealed is None else not sealed
+        answer = step_view(ctx, index, seq, pos, check, max_cells=cells, sealed=not judged, lang=lang)
         body = compact_json(json_safe(seal(answer) if seal is not None else answer))
         if len(body) <= ctx.settings.max_step_bytes:
             break

@@ -18,6 +18,7 @@ import numpy as np
 
 from app.checkpoints.registry import load_checkpoint
 from xt_core.config import Config
+from xt_core.lab.quiz_weights import hidden_weights
 from xt_core.model import init_params
 from xt_core.trace import Trace
 from xt_core.training.loop import train, train_step
@@ -47,12 +48,16 @@ def run(
 def initial_params(spec) -> dict[str, np.ndarray]:
     """The weights a spec (app.spec.ResolvedSpec) starts from: its checkpoint's (the cached,
     read-only arrays themselves, shared by every trace of the model; converted when the spec's
-    dtype differs), or a seeded random init."""
+    dtype differs), or a seeded random init; a quiz's, moved by its secret seed."""
     dtype = np.dtype(spec.dtype)
     if spec.checkpoint is None:
-        return init_params(spec.cfg, seed=spec.seed, dtype=dtype)
-    checkpoint = load_checkpoint(spec.checkpoint)
-    return {name: np.asarray(value, dtype=dtype) for name, value in checkpoint.params.items()}
+        params = init_params(spec.cfg, seed=spec.seed, dtype=dtype)
+    else:
+        checkpoint = load_checkpoint(spec.checkpoint)
+        params = {name: np.asarray(value, dtype=dtype) for name, value in checkpoint.params.items()}
+    if spec.hidden_weights is not None:  # a quiz runs on weights of its own (xt_core.lab.quiz_weights)
+        params = hidden_weights(spec.cfg, params, spec.hidden_weights, random_init=spec.checkpoint is None)
+    return params
 
 
 def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None = None, **step_kwargs) -> Trace:

@@ -296,7 +296,8 @@ def test_the_quiz_never_names_its_fault_before_an_answer(client, trace):
     assert quiz.status_code == 200
     assert_hides_the_fault(quiz.text)
     body = quiz.json()
-    assert body["spec"]["faults"] == [] and body["spec"]["quiz"] == 11 and body["loss"] == trace["loss"]
+    assert body["spec"]["faults"] == [] and body["spec"]["quiz"] == 11
+    assert body["loss"] != trace["loss"]  # the quiz runs on weights of its own (tests/app/buglab/test_quiz_weights.py)
     assert_hides_the_fault(body["id"])
     page = client.get("/walk", params={**body["query"], "step": 0})
     assert page.status_code == 200
@@ -348,7 +349,13 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     quiz = post(client, quiz=23)
     base = f"/api/traces/{quiz['id']}"
     _, broken = hidden_step(client, quiz)
-    fresh = {"answered": False, "probes": {"used": [], "max": 3, "left": 3}, "class": False, "revealed": False}
+    fresh = {
+        "answered": False,
+        "probes": {"used": [], "max": 3, "left": 3},
+        "class": False,
+        "revealed": False,
+        "quiz": True,
+    }
     assert client.get(f"{base}/quiz").json() == fresh
     for step in quiz["steps"]:
         view = client.get(f"{base}/steps/{step['index']}").json()
@@ -386,7 +393,9 @@ def test_the_quiz_keeps_its_verdict_until_answered_except_where_probed(client):
     assert "ok" in client.get(f"{base}/jacobian", params={"layer": 0, "head": 1, "pos": 3}).json()
     not_a_quiz = post(client)
     assert client.post(f"/api/traces/{not_a_quiz['id']}/quiz/probe", json={"step": 1}).status_code == 404
-    assert client.get(f"/api/traces/{not_a_quiz['id']}/quiz").status_code == 404
+    # its state answers (every trace's summary links there: issue 35, finding 10): no quiz, no probe
+    none = {"answered": False, "probes": {"used": [], "max": 0, "left": 0}, "class": False, "revealed": False}
+    assert client.get(f"/api/traces/{not_a_quiz['id']}/quiz").json() == none | {"quiz": False}
 
 
 def test_answering_the_quiz_says_right_or_wrong_and_reveals_the_fault(client):
