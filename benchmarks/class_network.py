@@ -206,6 +206,15 @@ async def _open_poll(app) -> tuple[str, dict]:
     return created["code"], lambda: presenter.get(f"/api/sessions/{created['code']}", headers=headers).json()["poll"]
 
 
+async def _settled(result: dict) -> dict:
+    """The result, once every stream still open (and its publishing) has been cancelled."""
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+    return result
+
+
 def votes() -> dict:
     async def nat_class() -> dict:
         app = _app(max_client_streams=64)
@@ -216,7 +225,7 @@ def votes() -> dict:
             await spender.call("POST", f"/api/sessions/{code}/answers", {"step": 49})
         before = poll()["answers"]
         statuses = [await _student(app, code, "10.20.0.1", 50) for _ in range(5)]
-        return {"classmates' answers": statuses, "counted": poll()["answers"] - before}
+        return await _settled({"classmates' answers": statuses, "counted": poll()["answers"] - before})
 
     async def one_client() -> dict:
         app = _app()
