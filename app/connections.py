@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.guesses import client_of
 from app.reserve import MAX_HEAD_BYTES, Reserved, reserved_kind
@@ -288,13 +288,17 @@ def bounded_protocol(
 class StreamCap:
     """Pure ASGI middleware: the event streams (GET /api/sessions/{code}/events) open at once,
     per client address and in all, held to caps; one more is a 429 (the client's share) or a
-    503 (the total) with Retry-After, before the session is looked up."""
+    503 (the total) with Retry-After, before the session is looked up. With the total reached,
+    a newcomer holding fewer streams than the biggest holder by two or more takes the place of
+    that holder's oldest stream (told it is over: its client sees the stream end), so addresses
+    at their shares never shut out a new follower or the presenter (issue 35, finding 3)."""
 
     def __init__(self, app: ASGIApp, caps: Caps) -> None:
         self.app = app
         self.caps = caps
         self.by_client: Counter[str] = Counter()
         self.total = 0
+        self.held: dict[str, dict[object, asyncio.Event]] = {}  # per client, its streams' "leave" events, oldest first
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not STREAM_PATH.match(scope.get("path", "")):
@@ -302,21 +306,54 @@ class StreamCap:
             return
         client = client_of((scope.get("client") or ("",))[0])
         caps = self.caps
+        if self.total >= caps.streams:
+            self._make_room(client)
         refused = caps.refusal(self.by_client[client], self.total, caps.client_streams, caps.streams, "event streams")
         if refused is not None:
             status, detail = refused
             answer = JSONResponse({"detail": detail}, status, headers={"Retry-After": str(RETRY_AFTER_S)})
             await answer(scope, receive, send)
             return
+        stream, leave = object(), asyncio.Event()
+        self.held.setdefault(client, {})[stream] = leave
         self.by_client[client] += 1
         self.total += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, _until(leave, receive), send)
         finally:
-            self.total -= 1
-            self.by_client[client] -= 1
-            if self.by_client[client] <= 0:
-                del self.by_client[client]
+            if self.held.get(client, {}).pop(stream, None) is not None:
+                self._forget(client)
+
+    def _make_room(self, newcomer: str) -> None:
+        biggest = max(self.by_client, key=self.by_client.__getitem__, default=None)
+        if biggest is None or self.by_client[biggest] < self.by_client[newcomer] + 2:
+            return
+        stream, leave = next(iter(self.held[biggest].items()))
+        del self.held[biggest][stream]
+        leave.set()
+        self._forget(biggest)
+
+    def _forget(self, client: str) -> None:
+        self.total -= 1
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]
+            self.held.pop(client, None)
+
+
+def _until(leave: asyncio.Event, receive: Receive) -> Receive:
+    """A receive that answers http.disconnect once `leave` is set (the stream gave its place)."""
+
+    async def receiving() -> Message:
+        if leave.is_set():
+            return {"type": "http.disconnect"}
+        message, left = asyncio.ensure_future(receive()), asyncio.ensure_future(leave.wait())
+        done, pending = await asyncio.wait({message, left}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        return message.result() if message in done else {"type": "http.disconnect"}
+
+    return receiving
 
 
 # ---------------------------------------------------------------------- `xt serve`

@@ -135,6 +135,7 @@ def _documented(description: str) -> dict:
 # OpenAPI: what a route with a JSON body, a write, or a trace build may also answer.
 BODY_REFUSED = {
     400: _documented("the body is not JSON at all"),
+    408: _documented("the body arrived too slowly (body_timeout_seconds, min_body_bytes_per_second)"),
     413: _documented("the body is larger than max_body_bytes"),
     415: _documented("the body was sent as another media type than application/json"),
 }

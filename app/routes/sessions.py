@@ -95,7 +95,8 @@ def _answers(*codes: int) -> dict:
     text = {
         403: "the X-Presenter-Key header is missing or wrong: only the presenter moves the class",
         404: "no session with this code (it ended or is mistyped), or no such lesson",
-        409: "the poll is not open, this session's walkthrough plants no bug, or the poll is full",
+        409: "the poll is not open, this session's walkthrough plants no bug, the poll is full, or the "
+        "answer's seat has no stream following the class",
         429: "too many unknown codes from this address this minute (guessing is rate-limited)",
         503: "max_sessions sessions are open, or the session store (Redis) does not answer",
     }

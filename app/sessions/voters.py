@@ -109,11 +109,6 @@ class Voters:
                 return token
         return None
 
-    def follower(self, request: Request) -> str:
-        """Who an event stream counts as: its identity, or its address (one follower however
-        many streams a client without an identity opens)."""
-        return self.of(request) or f"address {client_address(request)}"
-
 
 def seated(seat: str) -> str:
     """The follower (and voter) a seat counts as in its class."""

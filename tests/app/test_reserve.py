@@ -160,4 +160,7 @@ def test_slow_bodies_and_addresses_at_their_caps_leave_the_reserve_to_the_class(
     assert seen["127.0.0.3"][0] == general - caps.client_connections, seen
     assert seen["127.0.0.4"][0] == 0 and seen["127.0.0.4"][1] == {503: 64}, seen
     assert seen["while held"] == [[], [], []], seen
-    assert seen["slow bodies"] == {408: general}, seen  # every trickling body answered 408, none kept
+    # every trickling body ended by the server: answered 408, or reset when the close found the
+    # client's trickled bytes unread (the kernel then drops the answer); none kept open
+    slow = seen["slow bodies"]
+    assert set(slow) <= {408, "reset"} and sum(slow.values()) == general and slow.get(408, 0) > 0, seen

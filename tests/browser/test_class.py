@@ -81,7 +81,7 @@ def _start_class(presenter_session) -> tuple[str, int]:
     presenter.click("#class-present:not([disabled])")
     presenter.wait_for_selector("#class-dialog[open]")
     code = presenter.text_content("#class-code").strip()
-    assert len(code) == 6
+    assert len(code) == 10  # app.sessions.codes.CODE_LENGTH: the QR code carries it
     assert presenter.locator("#class-qr").evaluate("img => img.decode().then(() => img.naturalWidth)") > 0
     presenter.screenshot(path=str(_artifact("class-join-dialog")))
     # this server listens on 127.0.0.1: the dialog says students cannot open that address

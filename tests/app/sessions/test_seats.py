@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from fastapi import HTTPException
+
 from app.main import create_app
+from app.sessions.service import Sessions
 from app.settings import Settings
+from app.spec import TraceSpec, resolve
 from tests.app.sessions.conftest import QUIZ_SPEC
 from tests.helpers.aio import run_async
 from tests.helpers.asgi import Asgi, open_poll, poll_of, seat_of, student
@@ -103,3 +108,28 @@ def test_a_seat_votes_only_while_it_follows_and_is_no_learner_identity():
     assert elsewhere == 409  # a seat is one class's: elsewhere it is nobody, and follows nothing
     assert "by_address" not in state["poll"]  # the classmates' addresses stay with the presenter
     assert a_learner is False  # a seat buys no quiz probes
+
+
+def test_a_vote_needs_a_live_stream_in_redis_too(redis_url):
+    """The Redis store: a vote counts while its seat's stream follows (in any process), and the
+    presenter's answers per address come from the store every worker shares."""
+
+    async def run():
+        sessions = Sessions(Settings(redis_url=redis_url))
+        try:
+            code, _ = await sessions.create(resolve(TraceSpec.model_validate(QUIZ_SPEC), Settings()), [], None, 0)
+            fields = await sessions.store.load(code)
+            with pytest.raises(HTTPException) as refused:
+                await sessions.answer(fields, "seat a", "10.50.0.1", 49)  # no stream of it yet
+            stream = sessions.events(fields, "seat a")
+            await anext(stream)
+            await sessions.answer(fields, "seat a", "10.50.0.1", 49)
+            state = await sessions.compose(fields)
+            await stream.aclose()
+            return refused.value.status_code, state["poll"], await sessions.store.following(code, "seat a")
+        finally:
+            await sessions.close()
+
+    refused, poll, still_following = run_async(run())
+    assert refused == 409 and poll["counts"] == {"49": 1} and poll["by_address"] == {"10.50.0.1": 1}
+    assert still_following is False
