@@ -109,7 +109,7 @@ async def get_checks(
         except ChecksBusy as exc:
             let_go()
             raise Overloaded(exc.running) from None
-        services.hold_until_twin(trace, job.finished, let_go)
+        services.hold_while_checking(job.finished, let_go)
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_view or await services.run(lambda: json_safe(buglab_views.checks_view(job)), pool=VIEWS)

@@ -5,6 +5,7 @@ behind it) while the budget has no room for it; freed memory goes back to the ke
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Future
 
 from app.services import Services
 from app.settings import Settings
@@ -72,6 +73,25 @@ def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
         f64 = await services.build(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))
         async with services.twin_room(f64):
             services.shutdown()
+
+    run_async(scenario())
+
+
+def test_a_check_job_holds_its_twins_bytes_until_it_ends():
+    async def scenario():
+        services = Services(Settings())
+        job, let_go = Future(), []
+        services.hold_while_checking(job, lambda: let_go.append("gone"))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert let_go == []  # the job runs: its bytes stay held
+        job.set_result(None)
+        for _ in range(100):
+            if let_go:
+                break
+            await asyncio.sleep(0)
+        assert let_go == ["gone"]
+        services.shutdown()
 
     run_async(scenario())
 
