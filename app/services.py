@@ -115,8 +115,8 @@ class Services:
         finally:
             self.pending -= 1
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
-            if pool != LIGHT and self.running:  # its freed memory back to the kernel, when worth it
-                self.pools[LIGHT].submit(freed.give_back, idle=self.pending == 0)
+            if pool != LIGHT and not self.pending and self.running:  # idle: freed memory back to the kernel
+                self.pools[LIGHT].submit(freed.give_back)
 
     async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
         """The spec's trace, from the cache or built in its turn (app.traces.admission: a fair queue;
@@ -179,7 +179,8 @@ class Services:
             ended.add_done_callback(lambda f: f.cancelled() or f.exception())  # the job's error is its own
             try:
                 while not ended.done():
-                    self.pools[LIGHT].submit(freed.give_back, idle=False)
+                    if not self.pending:  # beside a request's job, a trim would slow it (app.traces.freed)
+                        self.pools[LIGHT].submit(freed.give_back)
                     await asyncio.wait({ended}, timeout=CHECKS_TRIM_S)  # waits, cancels nothing
             finally:
                 let_go()

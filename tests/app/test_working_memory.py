@@ -101,10 +101,8 @@ def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
     monkeypatch.setattr(freed, "_malloc_trim", lambda: trims.append)
     monkeypatch.setattr(freed, "rss_bytes", lambda: rss[0])
     monkeypatch.setattr(freed, "_after_last_trim", [1000 * MB])
-    rss[0] = 1100 * MB  # busy, grown 100 MB: kept for the next step
-    assert not freed.give_back(idle=False) and trims == []
-    assert freed.give_back(idle=True) and trims == [0]  # idle: given back
-    rss[0] = 1200 * MB
-    assert not freed.give_back(idle=False)  # 100 MB over the last trim's RSS (1,100): not yet
-    rss[0] = 1500 * MB
-    assert freed.give_back(idle=False) and len(trims) == 2  # busy but 300 MB grown
+    rss[0] = 1010 * MB  # grown 10 MB: not worth a trim
+    assert not freed.give_back() and trims == []
+    rss[0] = 1100 * MB
+    assert freed.give_back() and trims == [0]
+    assert not freed.give_back() and trims == [0]  # nothing grew since
