@@ -41,7 +41,7 @@ from xt_core import Trace
 from xt_core.checks.directional import StepCheck
 
 JOIN_TRIES = 3  # admissions of one request whose joined build keeps being evicted before it runs
-TWIN_POLL_S = 0.25  # a check job's twin is looked for this often, to let its held bytes go
+CHECKS_TRIM_S = 1.0  # a running check job's freed memory is offered back to the kernel this often
 
 
 class ClientGone(HTTPException):
@@ -68,7 +68,7 @@ class Services:
         self.quiz = QuizLedger(settings.quiz_probes, per_address=settings.quiz_probes_per_address, counts=counts)
         self.voters = Voters(settings)  # the learner identities the quiz and the polls count by
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
-        self._watchers: set[asyncio.Task] = set()  # hold_until_twin's, kept from the collector
+        self._watchers: set[asyncio.Task] = set()  # hold_while_checking's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
@@ -118,8 +118,8 @@ class Services:
         finally:
             self.pending -= 1
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
-            if pool != LIGHT and self.running:  # its freed memory back to the kernel, when worth it
-                self.pools[LIGHT].submit(freed.give_back, idle=self.pending == 0)
+            if pool != LIGHT and not self.pending and self.running:  # idle: freed memory back to the kernel
+                self.pools[LIGHT].submit(freed.give_back)
 
     async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
         """The spec's trace, from the cache or built in its turn (app.traces.admission: a fair queue;
@@ -172,14 +172,19 @@ class Services:
         n_seq, T = trace.tokens.shape
         return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T))
 
-    def hold_until_twin(self, trace: Trace, job: Future, let_go: Callable[[], None]) -> None:
-        """Lets a check job's twin_room go once the trace's twin is built (its kept part counted by
-        Trace.nbytes from the start) or the job has ended (the twin's build failed)."""
+    def hold_while_checking(self, job: Future, let_go: Callable[[], None]) -> None:
+        """A check job (app.traces.checks) holds its twin_room until it ends: its first check builds
+        the twin, every other one replays float64 segments as large. Its steps run outside `run`,
+        so the job's freed memory is given back from here while it runs (app.traces.freed)."""
 
         async def watch() -> None:
+            ended = asyncio.wrap_future(job)
+            ended.add_done_callback(lambda f: f.cancelled() or f.exception())  # the job's error is its own
             try:
-                while trace.float64_twin is None and not job.done():
-                    await asyncio.sleep(TWIN_POLL_S)
+                while not ended.done():
+                    if not self.pending:  # beside a request's job, a trim would slow it (app.traces.freed)
+                        self.pools[LIGHT].submit(freed.give_back)
+                    await asyncio.wait({ended}, timeout=CHECKS_TRIM_S)  # waits, cancels nothing
             finally:
                 let_go()
 

@@ -111,7 +111,7 @@ async def get_checks(
         except ChecksBusy as exc:
             let_go()
             raise Overloaded(exc.running) from None
-        services.hold_until_twin(trace, job.finished, let_go)
+        services.hold_while_checking(job.finished, let_go)
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_views.get(lang) or await services.run(

@@ -3,9 +3,10 @@ holds: xt_core.memory keeps freed memory for the next step (a trim threshold up 
 step so far, per malloc arena: one for each worker thread), which is fast for one notebook but let
 a class's mix sit ~0.5-1 GB over the stated bound, and stay there idle (issue 35, finding 7).
 
-After each job of a worker pool (app.services.Services.run) the light pool calls give_back: it
-trims once the server is idle (no job pending) or the RSS grew by GROWTH_BYTES since the last trim
-(a busy server's arenas), and never more (the next build faults its pages in again, ~1 ms a MB).
+Once no job of a worker pool is pending (app.services.Services.run), and every second while a check
+job runs with none pending (its steps run outside `run`), the light pool calls give_back: it trims
+if the RSS grew by GROWTH_BYTES since the last trim. Never while a request's job runs: a trim
+beside a build takes the arenas' locks and hands back pages the build is about to reuse.
 Nothing happens outside glibc or Linux.
 """
 
@@ -16,8 +17,7 @@ import functools
 import os
 import threading
 
-GROWTH_BYTES = 256 << 20  # RSS grown past the last trim's by this much: trim even while busy
-IDLE_GROWTH_BYTES = 16 << 20  # ... once idle: this much is worth a trim
+GROWTH_BYTES = 16 << 20  # RSS grown past the last trim's by this much: worth a trim
 
 _lock = threading.Lock()
 _after_last_trim = [0]  # RSS right after the last trim
@@ -40,14 +40,13 @@ def rss_bytes() -> int:
         return 0
 
 
-def give_back(idle: bool) -> bool:
-    """Trims the malloc arenas if the RSS grew enough since the last trim (less once idle): whether it did."""
+def give_back() -> bool:
+    """Trims the malloc arenas if the RSS grew enough since the last trim: whether it did."""
     trim = _malloc_trim()
     if trim is None:
         return False
     with _lock:  # one trim at a time; a job ending meanwhile finds the RSS already down
-        grown = rss_bytes() - _after_last_trim[0]
-        if grown < (IDLE_GROWTH_BYTES if idle else GROWTH_BYTES):
+        if rss_bytes() - _after_last_trim[0] < GROWTH_BYTES:
             return False
         trim(0)
         _after_last_trim[0] = rss_bytes()

@@ -5,6 +5,7 @@ behind it) while the budget has no room for it; freed memory goes back to the ke
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Future
 
 from app.services import Services
 from app.settings import Settings
@@ -76,15 +77,32 @@ def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
     run_async(scenario())
 
 
+def test_a_check_job_holds_its_twins_bytes_until_it_ends():
+    async def scenario():
+        services = Services(Settings())
+        job, let_go = Future(), []
+        services.hold_while_checking(job, lambda: let_go.append("gone"))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert let_go == []  # the job runs: its bytes stay held
+        job.set_result(None)
+        for _ in range(100):
+            if let_go:
+                break
+            await asyncio.sleep(0)
+        assert let_go == ["gone"]
+        services.shutdown()
+
+    run_async(scenario())
+
+
 def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
     trims, rss = [], [0]
     monkeypatch.setattr(freed, "_malloc_trim", lambda: trims.append)
     monkeypatch.setattr(freed, "rss_bytes", lambda: rss[0])
     monkeypatch.setattr(freed, "_after_last_trim", [1000 * MB])
-    rss[0] = 1100 * MB  # busy, grown 100 MB: kept for the next step
-    assert not freed.give_back(idle=False) and trims == []
-    assert freed.give_back(idle=True) and trims == [0]  # idle: given back
-    rss[0] = 1200 * MB
-    assert not freed.give_back(idle=False)  # 100 MB over the last trim's RSS (1,100): not yet
-    rss[0] = 1500 * MB
-    assert freed.give_back(idle=False) and len(trims) == 2  # busy but 300 MB grown
+    rss[0] = 1010 * MB  # grown 10 MB: not worth a trim
+    assert not freed.give_back() and trims == []
+    rss[0] = 1100 * MB
+    assert freed.give_back() and trims == [0]
+    assert not freed.give_back() and trims == [0]  # nothing grew since
