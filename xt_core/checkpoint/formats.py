@@ -141,9 +141,18 @@ XT_FORMATS = (
     ),
     FileFormat("gguf", "GGUF", "llama.cpp", gguf_row.checkpoint_header, (".gguf",), b"GGUF", refuses=gguf_file.REFUSED),
 )
-# nanoGPT's ckpt.pt (torch.save's zip, read without torch or running pickled code) and its meta.pkl
+# nanoGPT's ckpt.pt (torch.save's zip, read without torch or running pickled code) and its meta.pkl;
+# uploadable: one file (an upload has no meta.pkl beside it: its model takes token ids)
 XT_FORMATS += (
-    FileFormat("nanogpt", "nanoGPT ckpt.pt", "nanoGPT", nanogpt.checkpoint_header, (".pt",), refuses=nanogpt.REFUSED),
+    FileFormat(
+        "nanogpt",
+        "nanoGPT ckpt.pt",
+        "nanoGPT",
+        nanogpt.checkpoint_header,
+        (".pt",),
+        refuses=nanogpt.REFUSED,
+        uploadable=True,
+    ),
 )
 for _row in XT_FORMATS:
     register(_row)

@@ -135,3 +135,23 @@ def test_a_gpt2_trains_and_its_update_step_checks():
         assert update["name"] == "update"
         view = client.get(f"/api/traces/{body['id']}/steps/{update['index']}").json()
         assert view["gradcheck"]["passed"] and "after 3 training steps" in view["figures"][0]["title"]
+
+
+@pytest.mark.torch
+def test_a_nanogpt_ckpt_is_uploaded_within_the_limits_and_walked(served_files):
+    """Uploads take nanoGPT's single-file ckpt.pt (no meta.pkl comes with an upload: token ids),
+    read without running its pickle, under today's size limit and the model limits."""
+    data = served_files[1].read_bytes()
+    with make_client() as client:
+        answer = client.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert answer.status_code == 201, answer.text
+        model = answer.json()["model"]
+        assert model["kind"] == "upload" and model["config"]["family"] == "gpt2"
+        assert model["config"]["activation"] == "gelu" and model["description"] == "nanoGPT ckpt.pt"
+        walk_every_step(client, {"model": answer.json()["name"], "tokens": [[1, 5, 9, 3, 3, 7]]})
+    with make_client(max_upload_bytes=len(data) - 1) as small:
+        too_big = small.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert too_big.status_code == 413
+    with make_client(max_n_layer=1) as narrow:
+        refused = narrow.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert refused.status_code == 422 and "n_layer" in refused.text
