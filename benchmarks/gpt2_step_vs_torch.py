@@ -107,6 +107,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1, help="BLAS and torch threads")
     parser.add_argument("--seq", type=int, default=64, help="positions (T) of the one sequence")
+    parser.add_argument("--models", default="gpt2,llama", help="which, in this order")
     args = parser.parse_args(argv)
     import torch
 
@@ -116,7 +117,8 @@ def main(argv=None) -> int:
     print(f"params: gpt2 {GPT2.n_params():,}, llama {LLAMA.n_params():,}; one sequence of T = {args.seq}")
     print(f"{'model':6} {'xt ms':>9} {'torch ms':>9} {'xt/torch':>9} {'trace MB':>9}")
     with threadpool_limits(limits=args.threads, user_api="blas"):
-        for name, make in (("gpt2", gpt2_pair), ("llama", llama_pair)):
+        for name in args.models.split(","):
+            make = {"gpt2": gpt2_pair, "llama": llama_pair}[name]
             xt_ms, torch_ms, trace_mb = measure(make(args.seq), args.repeats)
             print(f"{name:6} {xt_ms:9.1f} {torch_ms:9.1f} {xt_ms / torch_ms:9.2f} {trace_mb:9.1f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
