@@ -199,7 +199,7 @@ class ModelRegistry:
 
     def store_upload(self, data: bytes, suffix: str, filename: str, settings: Settings) -> str:
         """Validates an uploaded checkpoint (a file format's `uploadable` row: xt .safetensors or
-        .npz, or llama2.c .bin, by its suffix) whole, stores
+        .npz, llama2.c .bin or nanoGPT .pt, by its suffix) whole, stores
         it as sha256-<hex of the uploaded bytes>.safetensors and returns that name. Raises
         CheckpointError (the file is not a checkpoint xt can use, or passes this server's limits),
         UploadQuotaError (the uploads' quota or the disk is full: nothing stored)."""

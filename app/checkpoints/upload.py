@@ -2,9 +2,10 @@
 of a multipart/form-data body, and the checks before xt_core.checkpoint reads it.
 
 Nothing here unpickles: the accepted types are the uploadable rows of the file formats' table
-(app.checkpoints.formats): safetensors (raw arrays), .npz (read with allow_pickle=False) and
-llama2.c's raw float32 .bin; PyTorch's .pt/.pth (pickles) are refused by name before a byte of
-them is parsed.
+(app.checkpoints.formats): safetensors (raw arrays), .npz (read with allow_pickle=False),
+llama2.c's raw float32 .bin and nanoGPT's ckpt.pt (torch.save's zip, its pickle read by a reader
+that resolves tensors and plain containers only and never runs code: xt_core/checkpoint/torch_file.py);
+other PyTorch files (.pth, pickles) are refused by name before a byte of them is parsed.
 """
 
 from __future__ import annotations

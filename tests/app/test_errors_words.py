@@ -34,6 +34,7 @@ ALLOWED = {
     "SGD",
     "AdamW",
     "PyTorch",
+    "nanoGPT",
     "pickle",
     "induction",
     "null",
@@ -105,11 +106,12 @@ def test_the_example_of_the_home_form_a_char_model_refuses_names_its_alphabet_in
     ("filename", "data", "status", "english"),
     [
         (
-            "model.pt",
+            "model.pth",
             b"x",
             415,
-            "'model.pt' is not a checkpoint type xt reads: send one of xt .safetensors or .npz, or llama2.c .bin "
-            "(PyTorch .pt/.pth files are pickles and are never loaded)",
+            "'model.pth' is not a checkpoint type xt reads: send one of xt .safetensors or .npz, or llama2.c .bin, "
+            "or nanoGPT .pt (a nanoGPT .pt is read without running its pickled code; other PyTorch .pth files are "
+            "pickles and are never loaded)",
         ),
         ("big.safetensors", b"x" * 5000, 413, "the file is 0.0 MB; uploads are limited to 0.0 MB (max_upload_bytes)"),
     ],

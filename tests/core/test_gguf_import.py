@@ -216,11 +216,11 @@ def _tensors(cfg=SMALL, params=None, drop=(), extra=None):
 
 
 REFUSALS = {  # name: (kv, tensors, arch, what the message must say)
-    "architecture": (
-        {k.replace("llama.", "gpt2."): v for k, v in llama_kv(SMALL).items()},
+    "architecture": (  # gpt2 is read (tests/core/checkpoint/test_gguf_gpt2.py); falcon is not
+        {k.replace("llama.", "falcon."): v for k, v in llama_kv(SMALL).items()},
         None,
-        "gpt2",
-        "general.architecture = 'gpt2'",
+        "falcon",
+        "general.architecture = 'falcon'",
     ),
     "missing-eps": (_kv_without("llama.attention.layer_norm_rms_epsilon"), None, "llama", "rms_epsilon is missing"),
     "missing-layers": (_kv_without("llama.block_count"), None, "llama", "llama.block_count is missing"),

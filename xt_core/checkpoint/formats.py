@@ -13,7 +13,8 @@ own rows are added by `register`, the seam a format from elsewhere (a plugin, a 
 
 Each reader's config step is one function returning xt's Config (what a model family's fields
 are read by): xt's `metadata.parse_metadata`, `llama2c.config_from_header`, `hf.read_config`
-(key by key: `hf_config.config_fields`) and `gguf_file.config_from_metadata`.
+(key by key: `hf_config.config_fields`) and `gguf_file.config_from_metadata` (a gpt2 GGUF's:
+`gguf_gpt2.config_from_gpt2`).
 
 A file *format* is how the bytes are laid out; where a model came from (a demo, an upload, the
 zoo, a served path) is its *origin* (app.checkpoints.registry.ModelInfo.origin).
@@ -26,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xt_core.checkpoint import gguf_file, hf_config, hf_directory, llama2c, nanogpt, native
+from xt_core.checkpoint import gguf_file, gguf_row, hf_config, hf_directory, llama2c, nanogpt, native
 from xt_core.checkpoint.common import Checkpoint, Header, Limits
 
 MAGIC_BYTES = 8  # the most of a file's first bytes a row's `magic` may be
@@ -138,13 +139,20 @@ XT_FORMATS = (
         directory=True,
         refuses=hf_config.REFUSED,
     ),
-    FileFormat(
-        "gguf", "GGUF", "llama.cpp", gguf_file.checkpoint_header, (".gguf",), b"GGUF", refuses=gguf_file.REFUSED
-    ),
+    FileFormat("gguf", "GGUF", "llama.cpp", gguf_row.checkpoint_header, (".gguf",), b"GGUF", refuses=gguf_file.REFUSED),
 )
-# nanoGPT's ckpt.pt (torch.save's zip, read without torch or running pickled code) and its meta.pkl
+# nanoGPT's ckpt.pt (torch.save's zip, read without torch or running pickled code) and its meta.pkl;
+# uploadable: one file (an upload has no meta.pkl beside it: its model takes token ids)
 XT_FORMATS += (
-    FileFormat("nanogpt", "nanoGPT ckpt.pt", "nanoGPT", nanogpt.checkpoint_header, (".pt",), refuses=nanogpt.REFUSED),
+    FileFormat(
+        "nanogpt",
+        "nanoGPT ckpt.pt",
+        "nanoGPT",
+        nanogpt.checkpoint_header,
+        (".pt",),
+        refuses=nanogpt.REFUSED,
+        uploadable=True,
+    ),
 )
 for _row in XT_FORMATS:
     register(_row)

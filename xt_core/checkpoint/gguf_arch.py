@@ -32,6 +32,8 @@ ARCHITECTURES = {
     "llama": Architecture("llama", {}, rotate_half=False),
     "qwen2": Architecture("qwen2", {"qkv_bias": True}, rotate_half=True),
     "qwen3": Architecture("qwen3", {"qk_norm": True}, rotate_half=True),
+    # GPT-2: a family of its own, its tensors named its own way (read by gguf_gpt2.py)
+    "gpt2": Architecture("gpt2", {"family": "gpt2"}, rotate_half=False),
 }
 
 LAYER_TENSORS = {  # GGUF blk.{L}.<name>.weight -> (xt parameter, transposed to (in, out)?)

@@ -1,4 +1,5 @@
-"""GGUF import: a llama-, qwen2- or qwen3-architecture `.gguf` file (llama.cpp's format) as an xt
+"""GGUF import: a llama-, qwen2- or qwen3-architecture `.gguf` file (a gpt2 one: gguf_gpt2.py; the
+file format table's row reads either: gguf_row.py) (llama.cpp's format) as an xt
 Checkpoint (the architectures and their tensor names: gguf_arch.py).
 
 Read with the `gguf` package: GGUFReader for the header, gguf.quants.dequantize for the
@@ -65,7 +66,7 @@ REFUSED = {  # a metadata key's prefix -> why xt refuses it (the file format's r
 }
 
 
-def _scalar(fields, key: str, kind):
+def scalar(fields, key: str, kind):
     field = fields[key]
     from gguf import GGUFValueType
 
@@ -103,7 +104,7 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _architecture(fields) -> str:
+def architecture(fields) -> str:
     if "general.architecture" not in fields:
         raise CheckpointError("metadata general.architecture is missing: not a model GGUF")
     arch = fields["general.architecture"].contents()
@@ -116,17 +117,17 @@ def _architecture(fields) -> str:
 def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
     """The Config a llama, qwen2 or qwen3 GGUF header describes; any other architecture, a missing key or a
     setting xt's model does not have raises CheckpointError naming the key."""
-    arch = _architecture(fields)
-    if "split.count" in fields and _scalar(fields, "split.count", int) > 1:
+    arch = architecture(fields)
+    if "split.count" in fields and scalar(fields, "split.count", int) > 1:
         raise CheckpointError("metadata split.count > 1: a model split over several files is not supported")
     _refuse_unknown_keys(fields, arch)
     values: dict = dict(ARCHITECTURES[arch].parts)
     if f"{arch}.attention.key_length" in fields:  # a head width of its own (Qwen3's)
-        values["head_dim"] = _scalar(fields, f"{arch}.attention.key_length", int)
+        values["head_dim"] = scalar(fields, f"{arch}.attention.key_length", int)
     for short, (name, kind, default) in _CONFIG_KEYS.items():
         key = f"{arch}.{short}"
         if key in fields:
-            values[name] = _scalar(fields, key, kind)
+            values[name] = scalar(fields, key, kind)
         elif default is None:
             raise CheckpointError(f"metadata {key} is missing (xt needs it for {name})")
         else:
@@ -139,7 +140,7 @@ def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
     expected |= {"attention.key_length": cfg.head_dim, "attention.value_length": cfg.head_dim}
     for short, want in expected.items():
         key = f"{arch}.{short}"
-        if key in fields and _scalar(fields, key, int) != want:
+        if key in fields and scalar(fields, key, int) != want:
             raise CheckpointError(
                 f"metadata {key} = {fields[key].contents()} but xt needs {want} "
                 f"({'rows of token_embd.weight' if short == 'vocab_size' else 'head_dim'})"
@@ -152,13 +153,14 @@ def config_from_metadata(fields, vocab_size: int, tied: bool = True) -> Config:
 _LAYER_TENSORS, _GLOBAL_TENSORS = LAYER_TENSORS, GLOBAL_TENSORS  # the names tests/helpers/gguf_files.py writes
 
 
-def _inventory(reader) -> dict:
-    """xt name -> (reader tensor, transpose?); refuses tensors xt's model has no place for."""
+def inventory(reader, name_of=xt_name, model: str = "xt's Llama") -> dict:
+    """xt name -> (reader tensor, transpose?); refuses tensors xt's model has no place for.
+    `name_of`: a GGUF tensor's name -> (the name it is read under, transpose?) or None."""
     found = {}
     for tensor in reader.tensors:
-        mapped = xt_name(tensor.name)
+        mapped = name_of(tensor.name)
         if mapped is None:
-            raise CheckpointError(f"tensor {tensor.name} ({tensor.tensor_type.name}) has no place in xt's Llama")
+            raise CheckpointError(f"tensor {tensor.name} ({tensor.tensor_type.name}) has no place in {model}")
         if mapped[0] in found:
             raise CheckpointError(f"tensors {found[mapped[0]][0].name} and {tensor.name} are both {mapped[0]}")
         found[mapped[0]] = (tensor, mapped[1])
@@ -239,7 +241,7 @@ def open_reader(path):
     return plain_array_reader()(path)
 
 
-def _reader(path: Path, limits: GGUFLimits):
+def open_checked(path: Path, limits: GGUFLimits):
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -281,14 +283,15 @@ def import_gguf(path, limits: GGUFLimits | None = None) -> Checkpoint:
     return read_gguf_header(path, limits).checkpoint()
 
 
-def read_gguf_header(path, limits: GGUFLimits | None = None, check: Limits | None = None) -> GGUFHeader:
+def read_gguf_header(path, limits: GGUFLimits | None = None, check: Limits | None = None, reader=None) -> GGUFHeader:
     """A GGUF file's header, with every check import_gguf makes before it reads a weight (a
     model listing reads this much, in about a second, and no weight; its weights() follow).
-    `check(cfg)`, a caller's limits, runs once the config is read, before the tokenizer is."""
+    `check(cfg)`, a caller's limits, runs once the config is read, before the tokenizer is;
+    `reader`: the file's, already opened (gguf_row.py's)."""
     path = Path(path)
     limits = limits or GGUFLimits()
     try:
-        cfg, tokenizer, found, meta = _header(_reader(path, limits), limits, path.name, check)
+        cfg, tokenizer, found, meta = _header(reader or open_checked(path, limits), limits, path.name, check)
     except CheckpointError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from None
     return GGUFHeader(cfg, tokenizer, meta, path.name, found)
@@ -302,7 +305,7 @@ def checkpoint_header(path, limits: Limits | None = None) -> GGUFHeader:
 def _header(reader, limits: GGUFLimits, source: str, check: Limits | None = None):
     """(cfg, tokenizer, xt name -> (tensor, transpose?), meta), everything checked."""
     fields = reader.fields
-    found = _inventory(reader)
+    found = inventory(reader)
     embeddings = found.get("tok_embeddings", (None,))[0]
     if embeddings is None or len(embeddings.shape) != 2:
         raise CheckpointError("tensor token_embd.weight is missing or not 2-D")
@@ -315,7 +318,7 @@ def _header(reader, limits: GGUFLimits, source: str, check: Limits | None = None
     arch = ARCHITECTURES[fields["general.architecture"].contents()]
     _check_tensors(cfg, found, arch.name)
     found = {name: (*at, rotated_heads(arch, cfg, name)) for name, at in found.items()}
-    tokenizer = _tokenizer(fields, cfg)
+    tokenizer = tokenizer_of(fields, cfg)
     meta = {
         "imported_from": f"gguf {source}",
         "gguf_name": fields["general.name"].contents() if "general.name" in fields else None,
@@ -324,7 +327,7 @@ def _header(reader, limits: GGUFLimits, source: str, check: Limits | None = None
     return cfg, tokenizer, found, meta
 
 
-def _tokenizer(fields, cfg: Config):
+def tokenizer_of(fields, cfg: Config):
     if "tokenizer.ggml.model" not in fields:
         return None  # weights only: a spec gives token ids
     try:

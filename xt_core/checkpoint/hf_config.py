@@ -73,8 +73,14 @@ def _exactly(*allowed):
     return lambda v: any(type(v) is type(a) and v == a for a in allowed)
 
 
+# Every model_type a Hugging Face directory may have (hf_directory.py reads gpt2's with gpt2_files.py):
+# a refusal names them all, GPT-2's too, though this module reads the first three only.
+SUPPORTED_MODEL_TYPES = (*MODEL_TYPES, "gpt2")
 FIXED = {  # key -> (the only values xt computes, what xt computes instead)
-    "model_type": (_exactly(*MODEL_TYPES), "Llama, Qwen2 and Qwen3 models (" + ", ".join(map(repr, MODEL_TYPES)) + ")"),
+    "model_type": (
+        _exactly(*MODEL_TYPES),
+        "Llama, Qwen2, Qwen3 and GPT-2 models (" + ", ".join(map(repr, SUPPORTED_MODEL_TYPES)) + ")",
+    ),
     "hidden_act": (_exactly("silu"), "SwiGLU with silu"),
     "attention_bias": (_exactly(False), "attention projections without bias"),
     "mlp_bias": (_exactly(False), "feed-forward projections without bias"),

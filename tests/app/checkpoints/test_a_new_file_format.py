@@ -114,10 +114,12 @@ def test_a_registered_uploadable_format_is_uploaded_and_named_where_uploads_are(
         refused = upload(client, "biased.tiny", files["biased"].read_bytes())
         assert refused.status_code == 422 and "bias = true is not supported" in detail_msg(refused)
         wrong = upload(client, "model.ckpt", b"x")
-        assert "xt .safetensors or .npz, or llama2.c .bin, or tiny .tiny (PyTorch" in detail_msg(wrong)
+        assert "xt .safetensors or .npz, or llama2.c .bin, or nanoGPT .pt, or tiny .tiny (a nanoGPT" in detail_msg(
+            wrong
+        )
         home = client.get("/").text
     assert (
-        'accept=".safetensors,.npz,.bin,.tiny"' in home
+        'accept=".safetensors,.npz,.bin,.pt,.tiny"' in home
         and 'or a <span translate="no">tiny</span> <code>.tiny</code>' in home
     )
 

@@ -207,24 +207,38 @@ def test_pickles_are_never_loaded(client, tmp_path):
     response = upload(client, "evil.npz", buffer.getvalue())
     assert response.status_code == 422 and "pickle" in detail_msg(response).lower()
     assert not marker.exists()
-    for name in ("model.pt", "model.pth", "model.pkl"):
+    for name in ("model.pth", "model.pkl"):
         refused = upload(client, name, pickle.dumps(_Marker(marker)))
-        assert refused.status_code == 415 and ".pt/.pth" in detail_msg(refused)
+        assert refused.status_code == 415 and "PyTorch .pth files are pickles" in detail_msg(refused)
+    # nanoGPT's .pt is taken, and read without running its pickle (xt_core/checkpoint/torch_file.py)
+    bare = upload(client, "model.pt", pickle.dumps(_Marker(marker)))
+    assert bare.status_code == 422 and "not a torch.save" in detail_msg(bare)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:  # laid out as torch.save writes: ckpt/data.pkl
+        z.writestr("ckpt/data.pkl", pickle.dumps({"model": _Marker(marker), "model_args": {}}, protocol=2))
+        z.writestr("ckpt/byteorder", b"little")
+    evil = upload(client, "ckpt.pt", archive.getvalue())
+    assert evil.status_code == 422 and "never runs code" in detail_msg(evil) and "'io.open'" in detail_msg(evil)
     assert not marker.exists()
 
 
 def test_every_reader_of_the_upload_suffixes_names_the_same_ones(client):
     """The refusal, the OpenAPI text and the home page's file picker and help all say the one list."""
-    assert UPLOAD_SUFFIXES == (".safetensors", ".npz", ".bin")
+    assert UPLOAD_SUFFIXES == (".safetensors", ".npz", ".bin", ".pt")
     refused = detail_msg(upload(client, "model.ckpt", b"x"))
-    assert "send one of xt .safetensors or .npz, or llama2.c .bin (PyTorch" in refused
+    assert "send one of xt .safetensors or .npz, or llama2.c .bin, or nanoGPT .pt (a nanoGPT" in refused
     upload_doc = client.get("/openapi.json").json()["paths"]["/api/models"]["post"]
-    assert upload_doc["summary"] == "Upload a checkpoint (xt .safetensors or .npz, or llama2.c .bin); answers its name"
-    assert upload_doc["responses"]["415"]["description"].endswith("not a .safetensors / .npz / .bin file")
+    assert upload_doc["summary"] == (
+        "Upload a checkpoint (xt .safetensors or .npz, or llama2.c .bin, or nanoGPT .pt); answers its name"
+    )
+    assert upload_doc["responses"]["415"]["description"].endswith("not a .safetensors / .npz / .bin / .pt file")
     home = client.get("/").text
-    assert 'accept=".safetensors,.npz,.bin"' in home
+    assert 'accept=".safetensors,.npz,.bin,.pt"' in home
     shown = re.sub(r'<span translate="no">([^<]*)</span>', r"\1", home)  # format names are never translated
-    assert "An xt <code>.safetensors</code> or <code>.npz</code>, or a llama2.c <code>.bin</code>; at most" in shown
+    assert (
+        "An xt <code>.safetensors</code> or <code>.npz</code>, or a llama2.c <code>.bin</code>, "
+        "or a nanoGPT <code>.pt</code>; at most" in shown
+    )
 
 
 def test_an_npz_that_expands_past_the_limit_is_refused(client):

@@ -1,5 +1,5 @@
 """GPT-2 in the app: a random init of the gpt2 family (GPT-2's form and nanoGPT's bias-free exact
-GELU form), a Hugging Face GPT-2 directory and a nanoGPT ckpt.pt with its meta.pkl served by
+GELU form), a Hugging Face GPT-2 directory, a nanoGPT ckpt.pt with its meta.pkl and a GPT-2 GGUF served by
 `xt serve --model PATH`: each is built, and every one of its steps answers 200 over HTTP with a
 passing gradient check; the served nanoGPT model encodes text with meta.pkl's characters.
 
@@ -93,7 +93,9 @@ def served_files(tmp_path_factory):
     import transformers
 
     from tests.core import test_gpt2_reference as reference
+    from tests.core.checkpoint import test_gguf_gpt2 as gguf_files
     from tests.core.checkpoint import test_gpt2_files as files
+    from tests.helpers.gguf_files import TINY_VOCAB
 
     reference.torch, reference.transformers, files.torch, files.nn = torch, transformers, torch, torch.nn
     transformers.logging.set_verbosity_error()
@@ -104,7 +106,9 @@ def served_files(tmp_path_factory):
     files.save_nanogpt(root / "nano" / "ckpt.pt", model)
     meta = {"vocab_size": len(CHARS), "itos": dict(enumerate(CHARS)), "stoi": {c: i for i, c in enumerate(CHARS)}}
     (root / "nano" / "meta.pkl").write_bytes(pickle.dumps(meta))
-    return root / "tiny-gpt2", root / "nano" / "ckpt.pt"
+    gguf_model = reference.hf_gpt2({**reference.CASES["gpt2-gelu-new"], "vocab_size": TINY_VOCAB})
+    gguf_files.write_gpt2(root / "tiny-gpt2-gguf.gguf", gguf_model)  # as llama.cpp's converter writes GPT-2
+    return root / "tiny-gpt2", root / "nano" / "ckpt.pt", root / "tiny-gpt2-gguf.gguf"
 
 
 @pytest.mark.torch
@@ -117,6 +121,9 @@ def test_served_gpt2_files_are_listed_and_walked(served_files):
         walk_every_step(client, {"model": "tiny-gpt2", "tokens": [[1, 5, 9, 3, 3, 17, 39, 0]]})
         body = walk_every_step(client, {"model": nano["name"], "text": "to be or not"})
         assert "".join(body["tokens"]["input_labels"][0]).replace("␣", " ") == "to be or no"  # meta.pkl's chars
+        gguf = listing["tiny-gpt2-gguf.gguf"]
+        assert gguf["config"]["family"] == "gpt2" and gguf["tokenizer"] is not None
+        walk_every_step(client, {"model": "tiny-gpt2-gguf.gguf", "text": "the world in 12 worlds"})  # GPT-2's BPE
 
 
 def test_a_gpt2_trains_and_its_update_step_checks():
@@ -128,3 +135,24 @@ def test_a_gpt2_trains_and_its_update_step_checks():
         assert update["name"] == "update"
         view = client.get(f"/api/traces/{body['id']}/steps/{update['index']}").json()
         assert view["gradcheck"]["passed"] and "after 3 training steps" in view["figures"][0]["title"]
+
+
+@pytest.mark.torch
+def test_a_nanogpt_ckpt_is_uploaded_within_the_limits(served_files):
+    """Uploads take nanoGPT's single-file ckpt.pt (no meta.pkl comes with an upload: token ids),
+    read without running its pickle, under today's size limit and the model limits."""
+    data = served_files[1].read_bytes()
+    with make_client() as client:
+        answer = client.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert answer.status_code == 201, answer.text
+        model = answer.json()["model"]
+        assert model["kind"] == "upload" and model["config"]["family"] == "gpt2"
+        assert model["config"]["activation"] == "gelu" and model["description"] == "nanoGPT ckpt.pt"
+        trace = client.post("/api/traces", json={"model": answer.json()["name"], "tokens": [[1, 5, 9, 3, 3, 7]]})
+        assert trace.status_code == 200 and trace.json()["config"]["family"] == "gpt2"  # walked as served, above
+    with make_client(max_upload_bytes=len(data) - 1) as small:
+        too_big = small.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert too_big.status_code == 413
+    with make_client(max_n_layer=1) as narrow:
+        refused = narrow.post("/api/models", files={"file": ("ckpt.pt", data, "application/octet-stream")})
+        assert refused.status_code == 422 and "n_layer" in refused.text

@@ -62,7 +62,11 @@ REFUSED = {  # key: value -> the words of the refusal
     "mlp_bias": (True, "mlp_bias = True"),
     "hidden_act": ("gelu", "hidden_act = 'gelu': xt computes only SwiGLU with silu"),
     "attention_dropout": (0.1, "attention_dropout = 0.1"),
-    "model_type": ("mistral", "model_type = 'mistral'"),
+    "model_type": (
+        "mistral",
+        "model_type = 'mistral': xt computes only Llama, Qwen2, Qwen3 and GPT-2 models "
+        "('llama', 'qwen2', 'qwen3', 'gpt2')",
+    ),
     "pretraining_tp": (2, "pretraining_tp = 2"),
     "head_dim": (3, "head_dim = 3 must be even: RoPE rotates pairs"),
     "rope_scaling": ({"rope_type": "llama3", "factor": 8.0}, "rope_scaling = {'rope_type': 'llama3'"),
