@@ -49,10 +49,29 @@ def rows(repeats: int) -> list[tuple[str, float, float | None]]:
         ("cold: dx as xt takes it, (W @ dy^T)^T", lambda w: (w @ dy.T).T, weights),
         ("cold: reading the weight alone, W.sum()", lambda w: w.sum(), weights),
         ("LM head dx, 32x49152 @ 49152x576", lambda t: dlogits @ t, [table]),
+        *fusions(x, weights, rng),
     ]  # fmt: skip
     found = [(label, per_call_ms(fn, arrays, repeats)) for label, fn, arrays in ours]
     theirs = torch_rows(weights, x, dy, table, dlogits, repeats)
     return [(label, mine, theirs.get(label)) for label, mine in found]
+
+
+def fusions(x: np.ndarray, weights: list, rng) -> list:
+    """q/k/v and gate/up as separate GEMMs against one GEMM of the concatenated weight (cached
+    weights: the most a fusion could gain), with whether the fused product's column blocks hold the
+    same bits as the separate products (a fusion may land only if they do: the snapshot contract)."""
+    wq, wk, wv = (rng.standard_normal((C, n), dtype=np.float32) for n in (C, C // 3, C // 3))
+    w1, w3 = weights[0], weights[1]
+    qkv, gate_up = np.concatenate([wq, wk, wv], 1), np.concatenate([w1, w3], 1)
+    blocks = np.split(x @ qkv, [C, C + C // 3], axis=1) + np.split(x @ gate_up, [F], axis=1)
+    same = all(np.array_equal(b, x @ w) for b, w in zip(blocks, (wq, wk, wv, w1, w3), strict=True))
+    bits = "same bits" if same else "OTHER bits"
+    return [
+        ("q, k, v: three GEMMs, cached", lambda _: (x @ wq, x @ wk, x @ wv), [None] * WEIGHTS),
+        (f"q, k, v: one GEMM of [Wq Wk Wv], cached ({bits})", lambda _: x @ qkv, [None] * WEIGHTS),
+        ("gate, up: two GEMMs, cached", lambda _: (x @ w1, x @ w3), [None] * WEIGHTS),
+        (f"gate, up: one GEMM of [W1 W3], cached ({bits})", lambda _: x @ gate_up, [None] * WEIGHTS),
+    ]
 
 
 def torch_rows(weights, x, dy, table, dlogits, repeats: int) -> dict[str, float]:

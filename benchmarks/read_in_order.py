@@ -11,7 +11,7 @@ trace.grad(name) in the backward's order (the walkthrough's records: forward ste
 steps), the process's cache of recomputed segments emptied first, at the server's bound
 (settings.recompute_bytes) and at one that holds the whole step. hooks: the model's forward with a
 hook on every module, the loss, backward, then every kept output and its .grad read. One BLAS/torch
-thread each, interleaved, medians; wall seconds.
+thread each, interleaved, medians; wall and CPU seconds.
 """
 
 from __future__ import annotations
@@ -84,6 +84,18 @@ def hooks_reading(model, tokens: np.ndarray):
     return run
 
 
+def report(T: int, walls: dict[str, list[float]], cpus: dict[str, list[float]]) -> None:
+    """Medians, wall and CPU (this thread's: on a machine shared with other jobs wall time also
+    counts waiting for a core), each against the hooks'."""
+    hooks_wall, hooks_cpu = statistics.median(walls["hooks"]), statistics.median(cpus["hooks"])
+    for k in walls:
+        wall, cpu = statistics.median(walls[k]), statistics.median(cpus[k])
+        print(
+            f"T={T:4d} {k:24} {wall:6.2f} s wall (range {min(walls[k]):.2f}-{max(walls[k]):.2f}), "
+            f"{cpu:6.2f} s CPU; {wall / hooks_wall:4.2f}x hooks wall, {cpu / hooks_cpu:4.2f}x CPU (target <= 1.2)"
+        )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, nargs="+", default=[32, 128, 256])
@@ -110,22 +122,18 @@ def main(argv=None) -> int:
             "xt, whole step's bound": xt_reading(checkpoint.cfg, checkpoint.params, tokens, WHOLE_STEP_BYTES),
             "hooks": hooks_reading(model, tokens),
         }
-        times: dict[str, list[float]] = {k: [] for k in runs}
+        walls: dict[str, list[float]] = {k: [] for k in runs}
+        cpus: dict[str, list[float]] = {k: [] for k in runs}
         with threadpool_limits(limits=1, user_api="blas"):
             for fn in runs.values():
                 fn()
             for _ in range(args.repeats):
                 for k, fn in runs.items():
-                    start = time.perf_counter()
+                    wall, cpu = time.perf_counter(), time.thread_time()
                     fn()
-                    times[k].append(time.perf_counter() - start)
-        hooks = statistics.median(times["hooks"])
-        for k, spent in times.items():
-            median = statistics.median(spent)
-            print(
-                f"T={T:4d} {k:24} {median:6.2f} s (range {min(spent):.2f}-{max(spent):.2f}), "
-                f"{median / hooks:4.2f}x hooks (target <= 1.2)"
-            )
+                    walls[k].append(time.perf_counter() - wall)
+                    cpus[k].append(time.thread_time() - cpu)
+        report(T, walls, cpus)
         print(f"        load average {load_average():.1f}")
     RECOMPUTED.resize(settings.recompute_bytes)
     return 0

@@ -45,6 +45,7 @@ import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from benchmarks.machine import cpu_name  # noqa: E402
 from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.checks.gradcheck import check_record  # noqa: E402
 
@@ -210,10 +211,9 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     # torch makes every weight's gradient; a trace build makes only the activations' (a weight's
     # is recomputed with its layer when a view asks: xt_core.recompute). Both are timed: the
     # like-for-like ratio is the one with every weight's gradient.
+    like_for_like = "with every weight's gradient, as torch"
     builds = {
-        "with every weight's gradient, as torch": lambda: xt_core.forward_backward(
-            cfg, params, inputs, targets, keep_param_grads=True
-        ),
+        like_for_like: lambda: xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True),
         "activations' gradients only, as a trace build": lambda: xt_core.forward_backward(cfg, params, inputs, targets),
     }
     # One thread each, as the server runs a trace (settings.blas_threads); two each, both
@@ -224,10 +224,15 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
             with threadpool_limits(limits=threads, user_api="blas"):
                 wall, cpu = interleaved(ours, theirs, repeats)
             ratio = wall["xt"] / wall["torch"]
+            # only the step with every weight's gradient is held to the target: a build is not a step
+            held_to = (
+                f"target <= {TARGETS['vs_torch']}: {verdict(ratio, TARGETS['vs_torch'])}"
+                if what == like_for_like
+                else "a trace build, not a training step: no target"
+            )
             print(f"recorded step (T = {len(ids) - 1}, {threads} thread{'s' * (threads > 1)} each; xt {what}): "
                   f"xt {wall['xt']:.2f} s wall / {cpu['xt']:.2f} s CPU, torch {wall['torch']:.2f} s / {cpu['torch']:.2f} s; "
-                  f"xt/torch {ratio:.2f} wall, {cpu['xt'] / cpu['torch']:.2f} CPU "
-                  f"(target <= {TARGETS['vs_torch']}: {verdict(ratio, TARGETS['vs_torch'])})")  # fmt: skip
+                  f"xt/torch {ratio:.2f} wall, {cpu['xt'] / cpu['torch']:.2f} CPU ({held_to})")  # fmt: skip
     torch.set_num_threads(1)
 
 
@@ -301,7 +306,7 @@ def main(argv=None) -> int:
     settings, info = fetched(args.models_dir)
     if info is None:
         return 1
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; numpy {np.__version__}; one BLAS thread")
+    print(f"CPU: {cpu_name()}; load average {os.getloadavg()[0]:.1f}; numpy {np.__version__}; one BLAS thread")
     with Clock() as imported:
         checkpoint = load_checkpoint(info)
         ids = token_ids(settings, info)

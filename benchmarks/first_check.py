@@ -1,0 +1,80 @@
+"""The first gradient check a page shows for a step of SmolLM2-135M (issue 37: <= 3 s at 32 and 256
+positions, for an early, a middle and the last layer's steps). Not part of the test run; needs the
+fetched model (`make real-model`):
+
+    .venv/bin/python benchmarks/first_check.py [--positions 32 256] [--layers 0 15 29]
+
+Per length: the trace built, then for each layer's softmax backward step (layers.L.attention.probs)
+a fresh trace's first check (xt_core.checks.gradcheck.check_record: the float64 twin built, its
+segment replayed, both sides of the central difference replayed to the loss), as the server's first
+GET .../check runs it; split into the twin's build and the rest. Wall and CPU seconds of this
+thread (on a shared machine wall time also counts waiting for a core), one BLAS thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import xt_core  # noqa: E402
+from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from benchmarks.machine import cpu_name, load_average  # noqa: E402
+from xt_core.checks.gradcheck import check_record  # noqa: E402
+from xt_core.checks.twin import twin_of  # noqa: E402
+from xt_core.recompute import RECOMPUTED  # noqa: E402
+
+NAME = "smollm2-135m"
+TARGET = 3.0
+
+
+def clocked(fn) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.thread_time()
+    fn()
+    return time.perf_counter() - wall, time.thread_time() - cpu
+
+
+def first_check(cfg, params, tokens: np.ndarray, layer: int) -> str:
+    trace = xt_core.forward_backward(cfg, params, tokens[:, :-1], tokens[:, 1:])
+    index = next(
+        r.index for r in trace.records if r.phase == "backward" and r.name == f"layers.{layer}.attention.probs"
+    )
+    RECOMPUTED.clear()
+    twin = clocked(lambda: twin_of(trace))
+    rest = clocked(lambda: check_record(trace, index))
+    total = twin[0] + rest[0]
+    return (
+        f"layer {layer:2d}: first check {total:5.2f} s wall / {twin[1] + rest[1]:5.2f} s CPU "
+        f"(float64 twin {twin[0]:5.2f} / {twin[1]:5.2f}; the check on it {rest[0]:5.2f} / {rest[1]:5.2f}); "
+        f"target <= {TARGET} s: {'met' if total <= TARGET else 'NOT met'}"
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, nargs="+", default=[32, 256])
+    parser.add_argument("--layers", type=int, nargs="+", default=[0, 15, 29])
+    parser.add_argument("--models-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    settings = Settings(models_dir=args.models_dir) if args.models_dir else Settings()
+    checkpoint = load_checkpoint(registry(settings).info(NAME))
+    print(f"CPU: {cpu_name()}; load average {load_average():.1f}; one BLAS thread")
+    rng = np.random.default_rng(0)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for T in args.positions:
+            tokens = rng.integers(0, checkpoint.cfg.vocab_size, (1, T + 1))
+            for layer in args.layers:
+                print(f"T={T:4d} " + first_check(checkpoint.cfg, checkpoint.params, tokens, layer), flush=True)
+            print(f"        load average {load_average():.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
