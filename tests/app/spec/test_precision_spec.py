@@ -8,6 +8,7 @@ import pytest
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.query import spec_from_query, spec_to_query
+from app.traces.store import build_trace
 from tests.helpers.client import post_trace
 
 SMALL = {"n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 16}
@@ -114,3 +115,14 @@ def test_the_softmax_checks_allow_the_format_s_round_off(client, dtype):
     view = client.get(f"/api/traces/{summary['id']}/steps/{step['index']}").json()
     assert "identity" in [figure["id"] for figure in view["figures"]]
     assert not any("deviates" in warning for warning in map(str, view["warnings"])), view["warnings"]
+
+
+def test_a_step_compared_across_precisions_names_each_and_weighs_the_same(client):
+    """The same spec in float32 and bfloat16: compare aligns them and says each one's precision;
+    the low-precision trace is no larger than the float32 one (its arrays are float32)."""
+    spec = {"config": SMALL, "text": "the cat sat on"}
+    a, b = post_trace(client, {**spec, "dtype": "float32"}), post_trace(client, {**spec, "dtype": "bfloat16"})
+    answer = client.get(f"/api/traces/{a['id']}/steps/5/compare/{b['id']}").json()
+    assert (answer["a"]["dtype"], answer["b"]["dtype"]) == ("float32", "bfloat16")
+    float32, bfloat16 = (resolved(dtype=d) for d in ("float32", "bfloat16"))
+    assert build_trace(bfloat16).nbytes() <= build_trace(float32).nbytes()
