@@ -7,6 +7,7 @@
 | buglab | GET /api/faults, /api/traces/{id}/checks, .../steps/{i}/diff; GET .../quiz; POST .../quiz/probe, .../quiz/answer; GET /quiz |
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
+| precision | GET /api/traces/{id}/precision (a bfloat16 or float16 step's numbers' health) |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js, /assets/plotly-locale-{lang}.js (and /static, mounted by main) |
@@ -17,7 +18,20 @@
 
 from fastapi import APIRouter
 
-from app.routes import assets, bench, buglab, checkpoints, docs, meta, pages, sessions, traces, training, words
+from app.routes import (
+    assets,
+    bench,
+    buglab,
+    checkpoints,
+    docs,
+    meta,
+    pages,
+    precision,
+    sessions,
+    traces,
+    training,
+    words,
+)
 
 ROUTERS: list[APIRouter] = [
     meta.router,
@@ -26,6 +40,7 @@ ROUTERS: list[APIRouter] = [
     buglab.router,
     checkpoints.router,
     training.router,
+    precision.router,
     assets.router,
     pages.router,
     words.router,

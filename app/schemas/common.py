@@ -156,7 +156,11 @@ class CanonicalSpec(Answer):
     seed: int
     text: str | None
     tokens: list[int] | list[list[int]] | None = Field(description="token ids given directly (text null)")
-    dtype: Literal["float32", "float64"]
+    dtype: Literal["float32", "float64", "bfloat16", "float16"]
+    # a bfloat16 or float16 spec's only (app/spec/precision.py): absent from every other
+    loss_scale: float | None = Field(None, description="a low-precision step's loss scale (a power of two)")
+    loss_scale_growth: int | None = Field(None, description="the dynamic scaler's growth interval; null: static")
+    flush_to_zero: bool | None = Field(None, description="a low-precision step's subnormal results become 0")
     faults: list[str] = Field(description="bug-lab faults planted in the backward pass")
     fault_layer: int | None
     quiz: int | None = Field(description="a quiz's seed (its fault is resolved on the server)")

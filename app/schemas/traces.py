@@ -85,7 +85,7 @@ class TraceSummary(Answer):
     spec: CanonicalSpec
     query: dict[str, str] = Field(description="the spec as /walk's query string")
     config: ModelConfig
-    dtype: Literal["float32", "float64"]
+    dtype: Literal["float32", "float64", "bfloat16", "float16"]
     n_seq: int = Field(description="sequences in the batch")
     T: int = Field(description="positions per sequence")
     tokens: Tokens

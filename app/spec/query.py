@@ -9,12 +9,23 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.errors import PydanticSaid, SpecError
+from app.spec.precision import PRECISION_FIELDS, precision_to_query
 from app.spec.schema import CONFIG_FIELDS, TraceSpec
 from app.spec.training import OPTIMIZER_FIELDS
 from app.words.said import Said
 from xt_core.training.optim import OPTIMIZERS
 
-_QUERY_SCALARS = ("model", "tokenizer", "seed", "text", "dtype", "train_steps", "fault_layer", "quiz")
+_QUERY_SCALARS = (
+    "model",
+    "tokenizer",
+    "seed",
+    "text",
+    "dtype",
+    "train_steps",
+    "fault_layer",
+    "quiz",
+    *PRECISION_FIELDS,
+)
 
 
 def _tokens_from_query(value: str) -> list[int] | list[list[int]]:
@@ -72,6 +83,7 @@ def spec_to_query(canonical: dict) -> dict[str, str]:
             query[key] = canonical[key]
     query["seed"] = str(canonical["seed"])
     query["dtype"] = canonical["dtype"]
+    query.update(precision_to_query(canonical))
     if canonical.get("tokens") is not None:
         query["tokens"] = ";".join(",".join(map(str, row)) for row in canonical["tokens"])
     for key, value in (canonical["config"] or {}).items():  # None: the model's checkpoint fixes it

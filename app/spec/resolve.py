@@ -20,11 +20,13 @@ from app.spec.checkpoint import check_text_length, checkpoint_tokenizer, own_exa
 from app.spec.core_words import core_said
 from app.spec.cost import build_cost
 from app.spec.faults import quiz_weights_seed, resolve_faults
+from app.spec.precision import resolve_precision
 from app.spec.schema import CONFIG_FIELDS, DEFAULT_CONFIG, TraceSpec
 from app.spec.training import resolve_training
 from app.words.said import Grouped, Said
 from xt_core import Config
 from xt_core.names import estimate_build_bytes
+from xt_core.precision import Precision
 from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
 
 
@@ -52,6 +54,13 @@ class ResolvedSpec:
     checkpoint: ModelInfo | None = None
     optimizer: dict | None = None
     train_steps: int = 0
+    # a bfloat16 or float16 step's rounding model and loss scale (app.spec.precision); None: dtype's own
+    precision: Precision | None = None
+
+    @property
+    def loss_scale_growth(self) -> int | None:
+        """The dynamic scaler's growth interval over the training steps (None: a static scale)."""
+        return self.canonical.get("loss_scale_growth")
 
     def token_labels(self, ids) -> list[str]:
         if self.tokenizer is None:
@@ -222,6 +231,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     field = ("body", "tokens") if spec.tokens is not None else ("body", "text")
     _check_token_rows(rows, cfg, field)
     ids = np.asarray(rows, dtype=np.int64)
+    spec, precision_fields, precision = resolve_precision(spec)  # spec.dtype: what the arrays are held in
     # a float32 trace borrows a checkpoint's weights, unless training steps or a quiz's own weights replace them
     shared = checkpoint is not None and not spec.train_steps and spec.quiz is None
     check_trace_bytes(
@@ -246,7 +256,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
         "seed": 0 if checkpoint is not None else spec.seed,  # no random init: the seed plays no part
         "text": spec.text,
         "tokens": None if spec.tokens is None else ids.tolist(),
-        "dtype": spec.dtype,
+        **precision_fields,  # dtype, and a low-precision spec's loss scale: every other spec keeps its id
         "faults": [] if spec.quiz is not None else list(faults),
         "fault_layer": None if spec.quiz is not None else fault_layer,  # a quiz's layer is hidden too
         "quiz": spec.quiz,
@@ -255,7 +265,7 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     }
     resolved = ResolvedSpec(
         spec_id(canonical), canonical, cfg, tokenizer, ids[:, :-1], ids[:, 1:], spec.seed, spec.dtype,
-        faults=faults, fault_layer=fault_layer, quiz=spec.quiz,
+        faults=faults, fault_layer=fault_layer, quiz=spec.quiz, precision=precision,
         hidden_weights=None if spec.quiz is None else quiz_weights_seed(canonical, settings),
         checkpoint=checkpoint[0] if checkpoint is not None else None, optimizer=optimizer, train_steps=spec.train_steps,
     )  # fmt: skip

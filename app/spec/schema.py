@@ -92,7 +92,18 @@ class TraceSpec(BaseModel):
     tokens: TokenRow | Annotated[list[TokenRow], Field(max_length=MAX_ROWS)] | None = Field(
         None, description="token ids instead of text (one or several rows)"
     )
-    dtype: Literal["float32", "float64"] = "float32"
+    dtype: Literal["float32", "float64", "bfloat16", "float16"] = Field(
+        "float32", description='"bfloat16" and "float16": float32 master weights, each op rounded (docs/precision.md)'
+    )
+    loss_scale: float | None = Field(
+        None, description="a bfloat16/float16 step's loss scale: a power of two in [1, 2^32] (default 1)"
+    )
+    loss_scale_growth: int | None = Field(
+        None,
+        description="the dynamic scaler over the training steps: double the scale after this many clean steps, "
+        "halve it and skip the update on inf/NaN (null: a static scale)",
+    )
+    flush_to_zero: bool | None = Field(None, description="a bfloat16/float16 step's subnormal results become 0")
     faults: list[str] = Field(
         default_factory=list, description="bug-lab faults by name (GET /api/faults): each swaps one op's backward"
     )
@@ -107,7 +118,11 @@ class TraceSpec(BaseModel):
         description="optimizer steps on this batch before the shown one (AdamW at the model's default lr unless optimizer given: 3e-3 for a random init, a checkpoint's own, e.g. SmolLM2 3e-5)",
     )
 
-    _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", mode="before")(whole_number)
+    _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", "loss_scale_growth", mode="before")(
+        whole_number
+    )
+    _scale = field_validator("loss_scale", mode="before")(not_a_boolean)
+    _flush = field_validator("flush_to_zero", mode="before")(only_a_boolean)
     _optimizer = field_validator("optimizer", mode="before")(
         an_object_like({"name": "adamw", "lr": 0.003}, "error-hint-optimizer-name")
     )

@@ -214,7 +214,7 @@ def _side(ctx: TraceContext) -> dict:
     return {
         "id": ctx.spec.id,
         "query": spec_to_query(ctx.spec.canonical),
-        "dtype": ctx.spec.dtype,
+        "dtype": ctx.spec.canonical["dtype"],  # a low precision's name (its arrays: float32)
         "loss": loss if math.isfinite(loss) else None,
         "optimizer": ctx.spec.optimizer,
         "train_steps": ctx.spec.train_steps,

@@ -59,7 +59,7 @@ class SoftmaxIdentity(ChartFigure):
         scale = float(np.max(np.abs(trace[names.OUTPUT_PROBS]))) / trace.targets.size
         if not np.isfinite(error):
             return entry, [t(lang, "step-identity-not-finite")]
-        if not error <= SOFTMAX_IDENTITY.of(ctx.spec.dtype) * max(scale, 1e-30):
+        if not error <= SOFTMAX_IDENTITY.of(ctx.spec.canonical["dtype"]) * max(scale, 1e-30):
             return entry, [t(lang, "step-identity-deviates", error=num(error, ".3g", lang))]
         return entry, []
 

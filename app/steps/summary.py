@@ -20,7 +20,7 @@ def trace_summary(ctx: TraceContext, lang: str = "en") -> dict:
         "spec": spec.canonical,
         "query": spec_to_query(spec.canonical),
         "config": trace.cfg.to_dict(),
-        "dtype": spec.dtype,
+        "dtype": spec.canonical["dtype"],  # a low precision's name (its arrays are float32: spec.dtype)
         "n_seq": ctx.n_seq,
         "T": ctx.T,
         "tokens": {

@@ -22,6 +22,8 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
     params = training.initial_params(spec)  # the checkpoint's weights, or a seeded random init
     # the bug lab's faults, as the step takes them: step name -> the faulty backward rule
     planted = {"backward_override": faults.overrides(spec.cfg, spec.faults, spec.fault_layer)}
+    if spec.precision is not None:  # a bfloat16 or float16 step (app.spec.precision)
+        planted["precision"] = spec.precision
     if spec.optimizer is not None:  # a training step: spec.train_steps updates, then the recorded one
         return training.build(spec, params, progress, **planted)
     return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **planted)

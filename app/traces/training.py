@@ -20,6 +20,7 @@ from app.checkpoints.registry import load_checkpoint
 from xt_core.config import Config
 from xt_core.lab.quiz_weights import hidden_weights
 from xt_core.model import init_params
+from xt_core.precision.scaling import train_in_precision
 from xt_core.trace import Trace
 from xt_core.training.loop import train, train_step
 from xt_core.training.optim import make_optimizer
@@ -33,13 +34,21 @@ def run(
     optimizer: dict,
     steps: int,
     progress: Callable[[int, float], None] | None = None,
+    scale_growth: int | None = None,
     **step_kwargs,
 ) -> Trace:
     """`steps` optimizer steps on the batch, then the recorded training step (its last
     record is the update; step_kwargs, e.g. bug-lab faults, apply to it alone). The
-    trace's train_losses hold the loss of each earlier step."""
+    trace's train_losses hold the loss of each earlier step. A low-precision step
+    (step_kwargs["precision"]) trains in it, under the dynamic loss scaler given scale_growth."""
     opt = make_optimizer(optimizer)
-    params, state, losses = train(cfg, params, opt, itertools.repeat((inputs, targets)), steps, progress)
+    batches = itertools.repeat((inputs, targets))
+    precision = step_kwargs.get("precision")
+    if precision is None:
+        params, state, losses = train(cfg, params, opt, batches, steps, progress)
+    else:
+        trained = train_in_precision(cfg, params, opt, batches, steps, precision, scale_growth, progress)
+        params, state, losses, step_kwargs["precision"] = trained
     trace = train_step(cfg, params, inputs, targets, opt, state, **step_kwargs)
     trace.train_losses = [float(x) for x in losses]
     return trace
@@ -65,8 +74,9 @@ def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None
     report = progress.reporter(spec.id, spec.train_steps) if progress is not None and spec.train_steps else None
     try:
         trace = run(
-            spec.cfg, params, spec.inputs, spec.targets, spec.optimizer, spec.train_steps, report, **step_kwargs
-        )
+            spec.cfg, params, spec.inputs, spec.targets, spec.optimizer, spec.train_steps, report,
+            spec.loss_scale_growth, **step_kwargs,
+        )  # fmt: skip
     except BaseException:
         if report is not None:
             progress.finish(spec.id, failed=True)

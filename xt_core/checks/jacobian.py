@@ -47,14 +47,15 @@ class JacobianCheck:
     recorded: np.ndarray  # dL/dscores from the backward pass
     max_abs_error: float  # over the whole row, even when restricted for display
     max_rel_error: float
+    computed_in: str = ""  # the precision the recorded gradients were computed in (default: their dtype)
 
     @property
     def ok(self) -> bool:
-        return self.max_rel_error <= CHAIN_RULE.of(self.recorded.dtype)
+        return self.max_rel_error <= CHAIN_RULE.of(self.computed_in or self.recorded.dtype)
 
 
 def check_softmax_row(
-    p: np.ndarray, dprobs: np.ndarray, recorded: np.ndarray, shown: np.ndarray | None = None
+    p: np.ndarray, dprobs: np.ndarray, recorded: np.ndarray, shown: np.ndarray | None = None, computed_in: str = ""
 ) -> JacobianCheck:
     """The chain-rule check J @ dL/dp == recorded over the whole row (N,), in O(N) memory; J and
     the vectors kept on `shown` (sorted entry indices, default every entry): len(shown)² cells."""
@@ -72,6 +73,7 @@ def check_softmax_row(
         recorded=recorded[indices],
         max_abs_error=float(err.max()),
         max_rel_error=float(err.max() / scale),
+        computed_in=computed_in,
     )
 
 
@@ -91,6 +93,7 @@ def attention_jacobian(trace: Trace, layer: int, head: int, seq: int, pos: int) 
         trace[probs][seq, head, pos, keys],
         trace.grad(probs)[seq, head, pos, keys],
         trace.grad(scores)[seq, head, pos, keys],
+        computed_in=_computed_in(trace),
     )
 
 
@@ -105,7 +108,14 @@ def output_jacobian(trace: Trace, seq: int, pos: int, top_k: int | None = None) 
         raise ValueError(f"top_k must be at least 1, got {top_k}")
     p = trace[OUTPUT_PROBS][seq, pos]
     shown = None if top_k is None else np.sort(top_tokens(p, int(trace.targets[seq, pos]), top_k))
-    return check_softmax_row(p, trace.grad(OUTPUT_PROBS)[seq, pos], trace.grad(LOGITS)[seq, pos], shown)
+    return check_softmax_row(
+        p, trace.grad(OUTPUT_PROBS)[seq, pos], trace.grad(LOGITS)[seq, pos], shown, _computed_in(trace)
+    )
+
+
+def _computed_in(trace: Trace) -> str:
+    """A low-precision trace's format (its float32 arrays hold that format's numbers), else ""."""
+    return trace.precision.name if trace.precision is not None else ""
 
 
 def _check_index(name: str, value, size: int) -> None:

@@ -19,9 +19,13 @@ class ByDtype:
 
     float32: float
     float64: float
+    # a bfloat16 or float16 step (xt_core.precision): its gradients rounded to the format, whose unit
+    # round-off is 2^-8 and 2^-11
+    bfloat16: float = 2e-2
+    float16: float = 3e-3
 
     def of(self, dtype) -> float:
-        return getattr(self, np.dtype(dtype).name)
+        return getattr(self, dtype if dtype in ("bfloat16", "float16") else np.dtype(dtype).name)
 
 
 # A gradient against float64 central differences of the true loss (truncation and round-off

@@ -68,10 +68,22 @@ def _round_bfloat16(x: np.ndarray) -> np.ndarray:
 
 
 def _round_float16(x: np.ndarray) -> np.ndarray:
-    """NumPy's float32 -> float16 conversion rounds to nearest even with IEEE subnormals (its own
-    C code, npy_floatbits_to_halfbits), and back to float32 is exact."""
-    with np.errstate(over="ignore"):
-        return x.astype(np.float16).astype(F32)
+    """float16 keeps 10 of float32's 23 fraction bits: normal numbers round as bfloat16's do, on 13
+    dropped bits (a carry past 65,504 reaches 65,536: inf); below 2^-14 its spacing is a fixed 2^-24,
+    so x · 2^24 (exact) rounds to the nearest even integer (np.rint) and back (exact). NumPy's own
+    float32 -> float16 cast rounds the same way but takes ~30x longer on a step's values."""
+    bits = x.view(np.uint32)
+    kept_last = (bits >> np.uint32(13)) & np.uint32(1)
+    rounded = ((bits + np.uint32(0xFFF) + kept_last) & np.uint32(0xFFFFE000)).view(F32)
+    small = np.abs(x) < F32.type(2.0**-14)
+    if small.any():
+        with np.errstate(over="ignore", invalid="ignore"):  # the large entries' products, not taken
+            rounded = np.where(small, np.rint(x * F32.type(2.0**24)) * F32.type(2.0**-24), rounded)
+    past = np.abs(rounded) > F32.type(65504.0)
+    if past.any():
+        rounded = np.where(past & ~np.isnan(x), np.copysign(F32.type(np.inf), x), rounded)
+    nan = np.isnan(x)
+    return np.where(nan, x, rounded) if nan.any() else rounded
 
 
 _ROUNDERS = {"bfloat16": _round_bfloat16, "float16": _round_float16, "float32": lambda x: x}

@@ -83,3 +83,30 @@ def update_loss(weight: np.ndarray, delta: np.ndarray, fmt: Format) -> float:
     applied = fmt.round(low + np.asarray(delta, dtype=np.float32)) - low
     size = float(np.linalg.norm(np.asarray(delta, dtype=np.float64)))
     return float(np.linalg.norm(applied.astype(np.float64) - delta)) / size if size else 0.0
+
+
+def train_in_precision(
+    cfg, params: dict, optimizer, batches, steps: int, precision: Precision, growth=None, progress=None
+):
+    """`steps` updates in `precision` (xt_core.training.loop.train's, each step's backward rounded):
+    at its static loss scale, or with `growth` (an interval) under the dynamic scaler starting at
+    that scale, a step whose gradients are not all finite skipped. Returns (params, optimizer state,
+    losses, the precision at the scale the next step runs at)."""
+    scaler = DynamicLossScale(precision.loss_scale, growth) if growth is not None else None
+    state: dict = {}
+    losses = []
+    for step in range(steps):
+        inputs, targets = next(batches)
+        if scaler is None:
+            trace = forward_backward(cfg, params, inputs, targets, keep_param_grads=True, precision=precision)
+            update = apply_update(optimizer, params, {n: trace.grads[n] for n in trace.param_names}, state, trace.loss)
+            params, state = dict(update.params), dict(update.state)
+        else:
+            done = scaled_step(cfg, params, inputs, targets, optimizer, state, precision, scaler)
+            trace, params, state, scaler = done.trace, done.params, done.state, done.scaler
+        losses.append(trace.loss)
+        if progress:
+            progress(step, trace.loss)
+        del trace
+    at_scale = precision if scaler is None else dataclasses.replace(precision, loss_scale=scaler.scale)
+    return params, state, losses, at_scale

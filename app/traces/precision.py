@@ -1,0 +1,31 @@
+"""The numbers' health of a bfloat16 or float16 trace as JSON (GET /api/traces/{id}/precision): its
+rounding model (which op runs in which precision, forward and backward), the loss scale, the rule for
+losing information, and each recorded tensor's and gradient's health against the float64 twin
+(xt_core.precision.health). Structure only: the page words it from app/words/locales/*/precision.ftl."""
+
+from __future__ import annotations
+
+from xt_core.precision import OP_PRECISION
+from xt_core.precision.health import LOSES_INFORMATION_FLUSHED, LOSES_INFORMATION_ROUNDOFFS, first_losing, trace_health
+
+
+def precision_json(trace) -> dict:
+    """The answer for a low-precision trace (the caller refuses any other)."""
+    policy = trace.precision
+    summary = trace_health(trace)
+    first = first_losing(summary)
+    kinds = sorted({node.kind for node in trace.nodes})
+    return {
+        "dtype": policy.name,
+        "loss_scale": policy.loss_scale,
+        "flush_to_zero": policy.flush_to_zero,
+        "unit_roundoff": policy.format.unit_roundoff,
+        "rule": {"roundoffs": LOSES_INFORMATION_ROUNDOFFS, "flushed": LOSES_INFORMATION_FLUSHED},
+        # "rounded" or "float32", forward and backward alike (docs/precision.md says what each does)
+        "ops": [{"kind": kind, "precision": OP_PRECISION[kind]} for kind in kinds],
+        "first_losing": None if first is None else {"name": first[0], "which": first[1]},
+        "tensors": [
+            {"name": name, "value": health["value"].as_json(), "grad": health["grad"].as_json()}
+            for name, health in summary.items()
+        ],
+    }
