@@ -234,16 +234,8 @@ def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     spec, precision_fields, precision = resolve_precision(spec)  # spec.dtype: what the arrays are held in
     # a float32 trace borrows a checkpoint's weights, unless training steps or a quiz's own weights replace them
     shared = checkpoint is not None and not spec.train_steps and spec.quiz is None
-    check_trace_bytes(
-        cfg,
-        ids.shape[0],
-        ids.shape[1] - 1,
-        spec.dtype,
-        settings,
-        shared,
-        checkpoint is not None,
-        spec.tokens is not None,
-    )
+    given = (shared, checkpoint is not None, spec.tokens is not None)  # borrowed, a checkpoint's, token ids
+    check_trace_bytes(cfg, ids.shape[0], ids.shape[1] - 1, spec.dtype, settings, *given)
     faults, fault_layer = resolve_faults(spec, cfg, settings)
     model = checkpoint[0].name if checkpoint is not None else None
     optimizer = resolve_training(

@@ -169,6 +169,8 @@ LATIN_ALLOWED = {
 LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE", "Q4_1", "Q8_0"}
 # The served models' group names the command that serves them (an optgroup's label holds no <code>).
 LATIN_ALLOWED |= {"serve", "model"}
+# GPT-2's demo, family and faults: the family's name and its ops' names as Russian texts write them, and symbols.
+LATIN_ALLOWED |= {"GPT", "GELU", "LayerNorm", "W2", "b2"}
 # The bug lab's names of its bugs quote the seed's code and the notation: tensors and ops as written there.
 LATIN_ALLOWED |= {
     "dres",

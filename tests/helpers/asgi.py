@@ -4,6 +4,7 @@ TestClient waits for a response's end, which a class's stream never reaches."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 from http.cookies import SimpleCookie
 
@@ -103,4 +104,7 @@ def following(app, code: str, seat: str) -> None:
     from app.sessions.voters import seated
 
     store = app.state.sessions.store
-    asyncio.run(store.join(code, f"{seated(seat)}|test:{len(seat)}", 60))
+    joined = store.join(code, f"{seated(seat)}|test:{len(seat)}", 60)
+    # a test that ran before in this worker may have left its loop set as running in this thread
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, joined).result()

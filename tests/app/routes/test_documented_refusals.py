@@ -26,7 +26,7 @@ def _documented(client, path: str, method: str = "post") -> set[int]:
 
 @pytest.mark.parametrize("path", WRITES)
 def test_a_guessers_429_is_documented(path):
-    client = make_client(admin_key=KEY, key_failures_per_minute=1, key_failures_per_second=100)  # no lifespan
+    client = make_client(admin_key=KEY, key_failures_per_minute=1)  # no lifespan
     wrong = {"X-Admin-Key": "wrong"}
     assert client.post(path, headers=wrong, **WRITES[path]).status_code == 403
     refused = client.post(path, headers=wrong, **WRITES[path])

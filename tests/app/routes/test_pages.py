@@ -122,7 +122,7 @@ def test_walk_without_a_step_lands_on_step_one(client):
         ("text=", "text", "empty"),
         ("text=a", "text", "at least 2 tokens"),
         ("tokenizer=byte&vocab_size=100", "vocab_size", "256"),
-        ("dtype=float16", "dtype", "dtype"),
+        ("dtype=int8", "dtype", "dtype"),
     ],
 )
 def test_an_invalid_spec_shows_the_form_with_the_message_by_its_field(client, query, field, words):
