@@ -136,7 +136,13 @@ def live_server(live_models_dir) -> Server:
     """One `uvicorn app.main:app` on 127.0.0.1 with default settings for the run (browser,
     load and determinism tests), always stopped. Uploads made by the tests go to a fresh
     directory, never to the repo's data/models. Its quiz secret is known (LIVE_QUIZ_SECRET):
-    a test picks the fault its quiz hides."""
-    env = {"XT_MODELS_DIR": str(live_models_dir), "XT_QUIZ_SECRET": LIVE_QUIZ_SECRET}
+    a test picks the fault its quiz hides. Every browser test is a learner of its own at one
+    address, 127.0.0.1, so the address's share of a quiz's probes is lifted (a class behind one
+    router does the same: XT_QUIZ_PROBES_PER_ADDRESS); tests/app/sessions/test_quiz_probes.py holds it."""
+    env = {
+        "XT_MODELS_DIR": str(live_models_dir),
+        "XT_QUIZ_SECRET": LIVE_QUIZ_SECRET,
+        "XT_QUIZ_PROBES_PER_ADDRESS": "1000",
+    }
     with running_server(env) as server:
         yield server
