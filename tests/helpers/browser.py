@@ -52,7 +52,10 @@ class Session:
 def open_session(context, base: str):
     """A new page of `context` on the server at `base`, recording what the browser reports
     (console errors, page errors, dialogs, requests to anywhere but that server: the app is
-    offline); closed afterwards, its localStorage cleared."""
+    offline); closed afterwards, its localStorage cleared. Each test is a learner of its own: the
+    profile is the run's, but its cookies (the learner's and the seat's, app.sessions.voters) are not,
+    or a quiz's probes one test spent would be gone from the next test that opens the same quiz."""
+    context.clear_cookies()
     page = context.new_page()
     page.set_default_timeout(20_000)
     state = Session(page, base)
