@@ -66,13 +66,13 @@ loadbench: $(STAMP)
 
 # 50 concurrent clients for 45 s (new specs and cached views, tensors, pages mixed) while /healthz is
 # probed every 20 ms: fails unless there are zero errors and every probe answers under 100 ms.
-# Then the long versions of the system tests `make test` runs short (XT_LONG_TESTS=1): SmolLM2's memory
+# Then the long versions of the system tests (XT_LOADTEST=1 sizes; XT_LONG_TESTS=1 the tests marked long): SmolLM2's memory
 # cases against the stated bound (tests/app/test_memory_cases.py), 1,000 specs
 # against the cache bounds, 300 fuzzed examples an operation, every step of the class trace
 # (a few minutes on 2 cores).
 loadtest: $(STAMP)
 	$(BIN)/python benchmarks/loadtest.py --clients 50 --seconds 45
-	XT_LONG_TESTS=1 $(BIN)/python -m pytest -q tests/app/test_memory.py tests/app/test_memory_cases.py tests/app/test_fuzz.py tests/app/steps/test_payload.py
+	XT_LONG_TESTS=1 XT_LOADTEST=1 XT_FUZZ_CLI_EXAMPLES=100 $(BIN)/python -m pytest -q tests/app/test_memory.py tests/app/test_memory_cases.py tests/app/test_fuzz.py tests/app/steps/test_payload.py
 
 # How soon the step-through page draws in a fresh browser (chromium): first figure and step to step,
 # beside the full plotly.js bundle; never part of `make test`.

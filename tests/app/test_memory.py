@@ -12,8 +12,7 @@ bytes are fewer), the step views (XT_STEP_CACHE_BYTES) and small bounded things:
 specs (~2 KB each), 64 gradient checks, allocator pages kept after frees, the recomputed layers'
 cache. Each trace here holds ~1.3 MB (its weights), so a missing bound shows within a hundred specs.
 
-`make test` posts 100 specs; the long version (1,000 specs) runs in `make loadtest`
-(XT_LONG_TESTS=1)."""
+`make test-long` posts 100 specs; the longer version (1,000 specs) runs in `make loadtest`."""
 
 from __future__ import annotations
 
@@ -146,6 +145,7 @@ def runs() -> dict[str, Run]:
         yield {"bounded": bounded, "lifted": lifted}
 
 
+@pytest.mark.long  # two servers given 100 specs each: 14 CPU-s
 def test_rss_stays_under_the_bounds_and_would_not_without_them(runs):
     bounded, lifted = runs["bounded"], runs["lifted"]
     assert len(set(bounded.ids)) == N_SPECS and bounded.ids == lifted.ids  # distinct specs, same traces
@@ -158,6 +158,7 @@ def test_rss_stays_under_the_bounds_and_would_not_without_them(runs):
     assert lifted.growth_mb > limit_mb  # without the bounds this run fails the assertion above
 
 
+@pytest.mark.long
 def test_the_spec_registry_is_bounded(runs):
     """Only the latest MAX_SPECS ids are remembered: the first one is a 404 that says what to
     do, and POSTing its spec again brings it back (same id)."""

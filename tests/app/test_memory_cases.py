@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.env import long_run
+from tests.helpers.env import required
 from tests.helpers.memory_cases import CASES, run_case
 from tests.helpers.real_model import require_smollm2
 
 pytestmark = [
     pytest.mark.server,
-    pytest.mark.skipif(not long_run(), reason="a minute of SmolLM2 builds: XT_LONG_TESTS=1 (make loadtest)"),
+    pytest.mark.skipif(not required("XT_LOADTEST"), reason="a minute of SmolLM2 builds: XT_LOADTEST=1 (make loadtest)"),
 ]
 
 

@@ -13,7 +13,6 @@ its page after the class ended (390×844)."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -127,12 +126,11 @@ def _poll(presenter, follower) -> None:
 
 
 def _end(presenter, follower, code: str) -> None:
-    """End class: "Class ended" on the phone within a second; a later key moves nobody."""
+    """End class: "Class ended" on the phone (how soon is benchmarks/follower_lag.py's); a later
+    key moves nobody."""
     at = _step(follower)
-    sent = time.perf_counter()
     presenter.click("#class-end")
-    follower.wait_for_selector("#class-status:has-text('Class ended')", timeout=3000)
-    assert time.perf_counter() - sent < 1.0
+    follower.wait_for_selector("#class-status:has-text('Class ended')")
     assert follower.get_attribute("#walk", "data-following") is None
     assert presenter.text_content("#class-status").startswith(f"Class {code} ended")
     presenter.keyboard.press("ArrowRight")  # the lesson's next stop on the presenter's screen only

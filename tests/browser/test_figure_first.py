@@ -3,7 +3,7 @@ output, where it has one) are on screen, on every step of the default walkthroug
 presenter mode, with and without Large type; every figure has a download link that answers; and
 on the same page a clicker's keys: ? lists them, B blanks the screen until any key.
 
-Cheap: one page; each mode walks every step by its timeline cell and measures once the step's
+Cheap: one page; each mode walks every step (every fourth in `make test`) by its timeline cell and measures once the step's
 text is laid out, with Plotly's drawing left out meanwhile: a plot's box is reserved at its
 height before it draws (presenter mode's fitted height is the one walk/present.js gives it), so
 the layout is the drawn page's."""
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pytest
+
 from tests.browser.test_present import DEFAULT_WALK
 from tests.helpers.browser import assert_clean, wait_rendered
 
@@ -19,7 +21,7 @@ FIGURE_FIRST = 300
 
 # For every step: [px of the first plot on screen (under the sticky bar), the plot's own height],
 # and the download links of every figure card.
-WALK = """async () => {
+WALK = """async (stride) => {
   const { firstFigureHeight, presenting, showFirstFigure } = await import("/static/js/walk/present.js");
   const view = document.getElementById("step");
   const shown = (i) => new Promise((resolve) => {
@@ -45,7 +47,7 @@ WALK = """async () => {
   // Layout only: each plot's box is reserved before it draws (lib/figures.js plot() then wires events).
   window.Plotly.newPlot = async (div) => Object.assign(div, { on: () => {} });
   const out = [];
-  for (let i = 0; i < window.xt.trace.steps.length; i++) {
+  for (let i = 0; i < window.xt.trace.steps.length; i += stride) {
     document.querySelector(`#timeline .cell[data-index="${i}"]`).click();
     await shown(i);
     // The four modes in a Gray code (presenter mode, Large type, presenter mode toggled): three
@@ -82,12 +84,14 @@ def _short(results: list[dict]) -> dict[str, list]:
     return short
 
 
-def test_the_first_figure_is_on_screen_in_every_mode_and_every_figure_downloads(session):
+@pytest.mark.parametrize("stride", [pytest.param(4), pytest.param(1, marks=pytest.mark.long)])
+def test_the_first_figure_is_on_screen_in_every_mode_and_every_figure_downloads(session, stride):
+    """`make test` measures every fourth step and downloads their figures; `make test-long` every step."""
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})
     session.goto("/walk?" + urlencode({**DEFAULT_WALK, "step": "1"}))
     wait_rendered(session, 0)
-    results = page.evaluate(WALK)
+    results = page.evaluate(WALK, stride)
     assert all(len(r["seen"]) == 4 for r in results), results[0]["seen"]  # the four modes, every step
     short = _short(results)
     assert not short, f"steps whose first figure has < {FIGURE_FIRST} px on screen: {short}"

@@ -16,14 +16,15 @@ def required(flag: str) -> bool:
 
 
 def long_run() -> bool:
-    """XT_LONG_TESTS=1 (`make loadtest`): the system tests run their long versions (more specs,
-    examples, steps) with the same assertions; `make test` runs the short ones."""
+    """XT_LONG_TESTS=1 (`make test-long`, `make loadtest`): the tests marked long run too (sweeps
+    and system tests past `make test`'s budget); `make test` skips them."""
     return required("XT_LONG_TESTS")
 
 
 def sized(short, long):
-    """`long` under XT_LONG_TESTS=1, else `short`: one size, two run lengths."""
-    return long if long_run() else short
+    """`long` under XT_LOADTEST=1 (`make loadtest`), else `short`: one size, two run lengths.
+    Not XT_LONG_TESTS: `make test-long` runs the tests marked long at their short sizes."""
+    return long if required("XT_LOADTEST") else short
 
 
 def skip_unless_installed(*modules: str, hint: str) -> None:

@@ -4,7 +4,7 @@ head grids a downsampled overview, and one head's every value on demand from the
 
 The layers repeat one another's shapes, so `make test` views one step per op and phase (49 of
 the 157: every op, the update step, and every layer among them); the long version views all
-157 in `make loadtest` (XT_LONG_TESTS=1). `make loadbench` prints every kind's size, raw and
+157 in `make loadtest` (XT_LOADTEST=1). `make loadbench` prints every kind's size, raw and
 gzipped, over HTTP (benchmarks/load.py)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from app.steps import view as views
 from app.steps.context import TraceContext
 from app.steps.kind import split_budget
 from tests.helpers.client import post_trace
-from tests.helpers.env import long_run
+from tests.helpers.env import sized
 from tests.helpers.specs import class_spec
 from xt_core.checks.directional import DirectionCheck, StepCheck
 
@@ -77,7 +77,7 @@ def one_step_per_op(steps: list[dict], n_layer: int) -> list[dict]:
 
 def test_every_kind_of_step_view_is_under_300_kb(ctx, trace):
     assert len(trace["steps"]) == 157 and trace["steps"][-1]["phase"] == "update"
-    shown = trace["steps"] if long_run() else one_step_per_op(trace["steps"], 4)
+    shown = sized(one_step_per_op(trace["steps"], 4), trace["steps"])
     assert {op_of(s) for s in shown} == {op_of(s) for s in trace["steps"]}  # every op, phase and layer
     assert {s["layer"] for s in shown} == {None, 0, 1, 2, 3}
     sizes, kinds = {}, set()
