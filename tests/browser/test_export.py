@@ -1,6 +1,6 @@
 """An exported walkthrough in Chromium (app/export, static/js/lib/static_source.js): the directory
 served by `python -m http.server` with every request outside it refused, and the single file from
-file:// with the network off, each walked with the keyboard (the directory through every step), a
+file:// with the network off, each walked with the keyboard (every step under `make test-long`), a
 head enlarged, a Jacobian row opened and the lesson's narration shown; the sealed quiz's verdict only
 after an answer."""
 
@@ -95,13 +95,21 @@ def lesson_played(page) -> None:
     assert page.locator("#jacobian tbody tr").count() == 6  # keys 0..5
 
 
-def test_the_exported_directory_on_a_static_server(browser, served, axe):
-    """Every step with the keyboard (each its own file from the server), a head enlarged, the
-    lesson's narration and a Jacobian row; axe on that page (figures, lesson panel, Jacobian)."""
+@pytest.mark.parametrize("walked", [pytest.param("sampled"), pytest.param("every step", marks=pytest.mark.long)])
+def test_the_exported_directory_on_a_static_server(browser, served, axe, walked):
+    """Every step's answer read as the page reads it (each its own file from the server); the
+    first steps with the keyboard and the last (`make test-long`: every step with the keyboard), a
+    head enlarged, the lesson's narration and a Jacobian row; axe on that page (figures, lesson
+    panel, Jacobian)."""
     with guarded(browser, (served.base + "/",)) as (page, outside, errors):
         page.goto(f"{served.base}/index.html")
         rendered(page, 0)
-        step_by_step(page, page.evaluate("window.xt.trace.steps.length"))
+        count = page.evaluate("window.xt.trace.steps.length")
+        module = f"{served.base}/static/js/lib/static_source.js"
+        assert page.evaluate(EVERY_STEP, [module, count]) == [True] * count
+        step_by_step(page, count if walked == "every step" else 6)
+        page.keyboard.press("End")
+        rendered(page, count - 1)
         head_enlarged(page)
         assert page.locator("#class-present").is_hidden()  # presenting needs the app's server
         assert page.locator(".export-note").is_visible()
@@ -110,10 +118,10 @@ def test_the_exported_directory_on_a_static_server(browser, served, axe):
         assert outside == [] and errors == []
 
 
-# Every step's answer as the page's own static client reads it from the single file (its modules
-# are data: URLs behind the import map): found, decoded, none a refusal.
-EVERY_STEP = """async (count) => {
-  const { staticRequest } = await import("xt/js/lib/static_source.js");
+# Every step's answer as the page's own static client reads it (from the single file, its modules
+# data: URLs behind the import map; or the directory's files): found, decoded, none a refusal.
+EVERY_STEP = """async ([module, count]) => {
+  const { staticRequest } = await import(module);
   const found = [];
   for (let i = 0; i < count; i++) {
     const step = await staticRequest(`/api/traces/x/steps/${i}?seq=0`);
@@ -131,7 +139,7 @@ def test_the_single_file_with_the_network_off(browser, small_export):
         page.goto(small_export.single.as_uri())
         rendered(page, 0)
         count = page.evaluate("window.xt.trace.steps.length")
-        assert page.evaluate(EVERY_STEP, count) == [True] * count
+        assert page.evaluate(EVERY_STEP, ["xt/js/lib/static_source.js", count]) == [True] * count
         step_by_step(page, 4)
         page.keyboard.press("End")
         rendered(page, count - 1)

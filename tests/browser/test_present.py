@@ -99,7 +99,7 @@ def intersects(a: dict, b: dict) -> bool:
 
 @pytest.mark.parametrize("visited", [pytest.param("sampled"), pytest.param("every kind", marks=pytest.mark.long)])
 def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(session, visited):
-    """`make test` visits every fifth kind of step and the three shot (about a quarter of the
+    """`make test` visits every eighth kind of step and the ones shot (about a fifth of the
     sweep's 25 CPU-s); `make test-long` every kind, and Large type on every pair of rules."""
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})
@@ -122,7 +122,7 @@ def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(sess
     }
     if visited == "sampled":
         kept = {*shots, softmax_backward, swept[-1]["index"]}  # the last: Shift+Space steps back from it
-        swept = [s for i, s in enumerate(swept) if i % 5 == 0 or s["index"] in kept]
+        swept = [s for i, s in enumerate(swept) if i % 8 == 0 or s["index"] in kept]
     problems, formulas = sweep(session, swept, shots, jacobian_at=softmax_backward)
     assert not problems, f"at 1280×720 in presenter mode: {problems}"
     page.keyboard.press("Shift+Space")
@@ -142,7 +142,7 @@ def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(sess
     # Large type, outside presenter mode (both rules shown once unfolded, the formulas' boxes
     # narrowest): every pair of rules the walkthrough showed, on the first step that showed it.
     page.click("#type-size")
-    assert len(formulas) >= (10 if visited == "every kind" else 4), formulas
+    assert len(formulas) >= (10 if visited == "every kind" else 3), formulas
     overflowing = {}
     for index in formulas.values():
         page.locator(f'#timeline .cell[data-index="{index}"]').click()
