@@ -52,6 +52,16 @@ SHARED_GROUPS = dict.fromkeys(
         "tests/core/test_gguf_import.py",
         "tests/core/test_bpe.py",
         "tests/core/test_torch_parity.py",
+        # and every other module that builds torch or transformers models (4.4 CPU-s of imports a worker)
+        "tests/app/checkpoints/test_served_gpt2.py",
+        "tests/app/test_qwen_walk.py",
+        "tests/core/test_gpt2_reference.py",
+        "tests/core/precision/test_against_torch.py",
+        "tests/core/test_qwen_parity.py",
+        "tests/core/checkpoint/test_gguf_gpt2.py",
+        "tests/core/checkpoint/test_gpt2_files.py",
+        "tests/core/checkpoint/test_hf_qwen.py",
+        "tests/core/test_gpt2_ops.py",
     ),
     "reference",
 )

@@ -57,7 +57,7 @@ names-figure-residual-sum-short = сумма
 names-figure-update-delta-title = Обновление ΔW: { $label }
 names-figure-update-grad-title = Градиент g: { $label }
 
-## Якобиан строки софтмакса (app/steps/jacobian.py) и тождество выходного софтмакса (app/steps/output_softmax.py)
+## Якобиан строки softmax (app/steps/jacobian.py) и тождество выходного softmax (app/steps/output_softmax.py)
 
 names-jacobian-output-where = выходной софтмакс, позиция { $pos } ({ $label })
 names-jacobian-attention-where = слой { $layer }, голова { $head }, запрос { $query }
