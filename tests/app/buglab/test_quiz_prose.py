@@ -6,7 +6,8 @@ sentence that says whether they are right. A verdict computed from the hidden fa
 ("not zero, so this backward is not the softmax's") would name the broken step before the
 answer (issue 32, finding 6). Once answered, the verdict may speak. In English for every fault; in
 Russian for the faults whose quiz seals every backward step (the loss's) and the two softmaxes'
-(whose explanations state measured row sums)."""
+(whose explanations state measured row sums). The GPT-2 family's own faults on a GPT-2 spec, in both
+languages."""
 
 from __future__ import annotations
 
@@ -33,16 +34,23 @@ def app_client():
         yield c
 
 
-@pytest.fixture(scope="module")
-def correct(app_client) -> dict:
-    return post_trace(app_client, SMALL_SPEC)
+GPT2_SPEC = {**SMALL_SPEC, "config": {**SMALL_SPEC["config"], "n_kv_head": 4, "family": "gpt2"}}
+SPECS = {"llama": SMALL_SPEC, "gpt2": GPT2_SPEC}
 
 
 @pytest.fixture(scope="module")
-def correct_ctx(app_client) -> TraceContext:
-    settings = app_client.app.state.settings
-    spec = resolve(TraceSpec.model_validate(SMALL_SPEC), settings)
-    return TraceContext(spec, build_trace(spec), settings)
+def corrects(app_client) -> dict:
+    """Per family, the correct trace's summary and context: built when a case first asks."""
+    made = {}
+
+    def of(family: str) -> tuple[dict, TraceContext]:
+        if family not in made:
+            settings = app_client.app.state.settings
+            spec = resolve(TraceSpec.model_validate(SPECS[family]), settings)
+            made[family] = post_trace(app_client, SPECS[family]), TraceContext(spec, build_trace(spec), settings)
+        return made[family]
+
+    return of
 
 
 def _sealed_view(ctx: TraceContext, index: int, lang: str) -> dict:
@@ -51,9 +59,9 @@ def _sealed_view(ctx: TraceContext, index: int, lang: str) -> dict:
     return json.loads(answer.replace(ctx.spec.id, "ID"))
 
 
-def _quiz_hiding(client, fault: str) -> tuple[int, int]:
+def _quiz_hiding(client, fault: str, spec: dict) -> tuple[int, int]:
     settings = client.app.state.settings
-    cfg = resolve(TraceSpec.model_validate(SMALL_SPEC), settings).cfg
+    cfg = resolve(TraceSpec.model_validate(spec), settings).cfg
     return next((q, layer) for q in range(1000) for name, layer in [quiz_fault(q, cfg, settings)] if name == fault)
 
 
@@ -114,21 +122,28 @@ FIRST = RUSSIAN
 
 
 def _cases() -> list:
-    # the faults a quiz on SMALL_SPEC's (Llama) config can draw; GPT-2's two need a GPT-2 spec,
-    # which this module's correct trace is not (tests/app/buglab/test_buglab.py seals a GPT-2 quiz)
+    """The faults a quiz on SMALL_SPEC's (Llama) config can draw; the GPT-2 family's own on GPT2_SPEC
+    (the faults both families share are asked on Llama's), one of them in make test."""
     from app.settings import Settings
 
     cfg = resolve(TraceSpec.model_validate(SMALL_SPEC), Settings()).cfg
     drawn = sorted(f for f in CATALOGUE if not CATALOGUE[f].requires(cfg))
-    english = [pytest.param(f, "en", marks=() if f in FIRST else pytest.mark.long) for f in drawn]
-    return english + [(fault, "ru") for fault in RUSSIAN]
+    english = [pytest.param(f, "en", "llama", marks=() if f in FIRST else pytest.mark.long) for f in drawn]
+    gpt2 = sorted(f for f in CATALOGUE if CATALOGUE[f].family == "gpt2")
+    on_gpt2 = [
+        pytest.param(f, lang, "gpt2", marks=() if (f, lang) == (gpt2[0], "en") else pytest.mark.long)
+        for f in gpt2
+        for lang in ("en", "ru")
+    ]
+    return english + [(fault, "ru", "llama") for fault in RUSSIAN] + on_gpt2
 
 
-@pytest.mark.parametrize(("fault", "lang"), _cases())
-def test_no_sealed_step_of_a_quiz_judges_its_numbers(app_client, correct, correct_ctx, fault, lang):
+@pytest.mark.parametrize(("fault", "lang", "family"), _cases())
+def test_no_sealed_step_of_a_quiz_judges_its_numbers(app_client, corrects, fault, lang, family):
+    correct, correct_ctx = corrects(family)
     learner = TestClient(app_client.app)  # a learner of its own: nothing answered, nothing probed
-    number, layer = _quiz_hiding(learner, fault)
-    hidden = post_trace(learner, {**SMALL_SPEC, "quiz": number})
+    number, layer = _quiz_hiding(learner, fault, SPECS[family])
+    hidden = post_trace(learner, {**SPECS[family], "quiz": number})
     name = CATALOGUE[fault].step_name(layer)
     hidden["broken"] = next(s["index"] for s in hidden["steps"] if s["name"] == name and s["phase"] == "backward")
     leaks = _sealed_words_that_differ(learner, hidden, correct_ctx, correct, layer or 0, lang)
