@@ -62,7 +62,7 @@ _DERIVED_KEYS = ("vocab_size", "rope.dimension_count", "attention.key_length", "
 REFUSED = {  # a metadata key's prefix -> why xt refuses it (the file format's refusals)
     "rope.scaling": "xt's RoPE has no scaling (its angle is pos * theta^(-2i/hd))",
     "expert": "xt's feed-forward is one SwiGLU, not a mixture of experts",
-    "attention.layer_norm_epsilon": "xt normalizes with RMSNorm, not LayerNorm",
+    "attention.layer_norm_epsilon": "a llama GGUF normalizes with RMSNorm; LayerNorm models are xt's GPT-2 family (architecture gpt2)",
 }
 
 
