@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from app.schemas.common import Answer, ModelConfig
@@ -64,6 +66,7 @@ class PresetConfig(Answer):
     rope_theta: float
     norm_eps: float
     vocab_size: int | None
+    family: Literal["llama"] = Field(description="every preset is Llama's: choosing one resets the form's family")
 
 
 class Preset(Answer):

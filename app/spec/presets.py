@@ -12,8 +12,9 @@ def presets(lang: str = words.DEFAULT) -> list[dict]:
     """The random-init presets the home page offers. Char-tokenizer presets leave
     vocab_size null: it is then the text's alphabet size. The class preset's byte tokenizer
     takes any alphabet: its text is in the page's language (at most 128 bytes, its positions)."""
-    tiny = {**DEFAULT_CONFIG, "vocab_size": None}
-    class_cfg = xt_core.PRESETS["class"].to_dict()
+    # The family said outright: a preset chosen after a GPT-2 checkpoint resets the form's family.
+    tiny = {**DEFAULT_CONFIG, "vocab_size": None, "family": "llama"}
+    class_cfg = {**xt_core.PRESETS["class"].to_dict(), "family": "llama"}
     return [
         {
             "name": "tiny-1",

@@ -308,8 +308,10 @@ def test_a_preset_fills_in_the_sizes(session):
     page.wait_for_selector('#f-model optgroup[label="Random init: presets"] option', state="attached")
     options = page.eval_on_selector_all("#f-model option", "os => os.map(o => o.value)")
     one_layer = next(v for v in options if v.startswith("preset:") and "1" in v)
-    page.select_option("#f-model", one_layer)
-    assert page.input_value("#f-n_layer") == "1"
+    page.select_option("#f-model", "gpt2-text")  # a GPT-2 checkpoint first: the family field says gpt2
+    assert page.input_value("#f-family") == "gpt2"
+    page.select_option("#f-model", one_layer)  # a preset is Llama's: the family goes back with its sizes
+    assert page.input_value("#f-n_layer") == "1" and page.input_value("#f-family") == "llama"
     page.fill("#f-n_layer", "3")  # editing a size leaves the preset
     assert page.input_value("#f-model") == ""
     assert_clean(session)
