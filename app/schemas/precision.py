@@ -38,6 +38,16 @@ class TensorHealth(Answer):
     grad: Health
 
 
+class ParamHealth(Answer):
+    name: str
+    grad: Health = Field(description="its gradient against one float64 step's (the same weights, tokens, rules)")
+
+
+class UpdateLoss(Answer):
+    name: str
+    lost: float = Field(description="share of ||ΔW|| lost were ΔW added to weights held in the format (not float32)")
+
+
 class OpPrecision(Answer):
     kind: str
     precision: Literal["rounded", "float32"] = Field(
@@ -67,3 +77,5 @@ class PrecisionHealth(Answer):
     ops: list[OpPrecision]
     first_losing: FirstLosing | None = Field(description="the first tensor in the step's order past the rule")
     tensors: list[TensorHealth]
+    params: list[ParamHealth] = Field(description="every parameter's gradient")
+    update: list[UpdateLoss] | None = Field(description="a training step's update, per parameter; null: none")

@@ -6,7 +6,14 @@ losing information, and each recorded tensor's and gradient's health against the
 from __future__ import annotations
 
 from xt_core.precision import OP_PRECISION
-from xt_core.precision.health import LOSES_INFORMATION_FLUSHED, LOSES_INFORMATION_ROUNDOFFS, first_losing, trace_health
+from xt_core.precision.health import (
+    LOSES_INFORMATION_FLUSHED,
+    LOSES_INFORMATION_ROUNDOFFS,
+    first_losing,
+    param_health,
+    trace_health,
+    update_losses,
+)
 
 
 def precision_json(trace) -> dict:
@@ -15,6 +22,7 @@ def precision_json(trace) -> dict:
     summary = trace_health(trace)
     first = first_losing(summary)
     kinds = sorted({node.kind for node in trace.nodes})
+    lost = update_losses(trace)
     return {
         "dtype": policy.name,
         "loss_scale": policy.loss_scale,
@@ -28,4 +36,7 @@ def precision_json(trace) -> dict:
             {"name": name, "value": health["value"].as_json(), "grad": health["grad"].as_json()}
             for name, health in summary.items()
         ],
+        "params": [{"name": name, "grad": health.as_json()} for name, health in param_health(trace).items()],
+        # a training step's: the share of each parameter's ||ΔW|| weights held in the format would lose
+        "update": None if lost is None else [{"name": name, "lost": share} for name, share in lost.items()],
     }

@@ -14,6 +14,8 @@ import numpy as np
 
 from xt_core.checks.twin import twin_of
 from xt_core.precision.formats import FLOAT32, Format
+from xt_core.precision.policy import OP_PRECISION, ROUNDED
+from xt_core.precision.scaling import update_loss
 
 LOSES_INFORMATION_ROUNDOFFS = 10  # relative error past this many unit round-offs of the held format
 LOSES_INFORMATION_FLUSHED = 0.01  # or more than this fraction of entries flushed to zero
@@ -114,3 +116,38 @@ def first_losing(summary: dict[str, dict[str, Health]]) -> tuple[str, str] | Non
         if summary[name][which].loses_information:
             return name, which
     return None
+
+
+def param_health(trace) -> dict[str, Health]:
+    """{parameter: Health of its gradient} against the exact gradient: one float64 forward and
+    backward of its own from the same float32 master weights, tokens and backward rules (the
+    twin keeps no parameter gradients). A parameter some rounded op reads (a matrix, a table, a
+    bias) has its gradient's contributions rounded to the step's format; a norm's gain, read by a
+    float32 op alone, has a float32 gradient."""
+    if trace.precision is None:
+        raise ValueError("the parameters' health compares a low-precision step with float64: this step is not one")
+    from xt_core.model import forward_backward  # the step itself, in float64 (model imports none of this)
+
+    names = trace.param_names
+    params64 = {name: np.asarray(trace[name], dtype=np.float64) for name in names}
+    exact = forward_backward(
+        trace.cfg, params64, trace.tokens, trace.targets, backward_override=trace.backward_override,
+        keep_param_grads=True,
+    )  # fmt: skip
+    step_format = trace.precision.format
+    rounded = {name for node in trace.nodes if OP_PRECISION[node.kind] == ROUNDED for name in node.inputs}
+    return {
+        name: health(trace.grads[name], exact.grads[name], step_format if name in rounded else FLOAT32, step_format)
+        for name in names
+    }
+
+
+def update_losses(trace) -> dict[str, float] | None:
+    """{parameter: the share of its update ||ΔW|| lost had ΔW been added to weights held in the
+    step's format instead of float32 master weights} (xt_core.precision.scaling.update_loss), for
+    a training step; None for a step without an update."""
+    update = trace.update
+    if update is None or trace.precision is None:
+        return None
+    fmt = trace.precision.format
+    return {name: update_loss(trace[name], p.delta, fmt) for name, p in update.per_param.items()}

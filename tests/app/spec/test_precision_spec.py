@@ -66,6 +66,12 @@ def test_a_float16_training_under_the_dynamic_scaler_skips_the_steps_that_overfl
     too_high = post_trace(client, {**spec, "loss_scale": 2.0**32, "loss_scale_growth": 1, "train_steps": 3})
     assert too_high["dtype"] == "float16"
     assert too_high["training"]["first_loss"] == too_high["training"]["last_loss"]
+    # the recorded step overflows too: its update is skipped, said so, and moves nothing
+    update = client.get(f"/api/traces/{too_high['id']}/steps/{len(too_high['steps']) - 1}").json()
+    assert update["update"]["skipped"] is True
+    assert update["update"]["loss_after"] == update["update"]["loss_before"]
+    assert all(row["update_rms"] == 0 for row in update["update"]["params"])
+    assert any("update was skipped" in warning and "2^28" in warning for warning in update["warnings"])
     fitting = post_trace(client, {**spec, "loss_scale": 2.0**8, "train_steps": 3})
     assert fitting["training"]["last_loss"] < fitting["training"]["first_loss"]
 
@@ -77,6 +83,8 @@ def test_a_low_precision_step_s_views_and_checks(client):
         for index in (3, len(summary["steps"]) - 2):
             view = client.get(f"/api/traces/{summary['id']}/steps/{index}").json()
             assert view["gradcheck"]["passed"], (dtype, index)
+            # the gradient on screen is the format's: its round-off is reported under its name
+            assert view["gradcheck"][f"{dtype}_roundoff"] > 0 and "float32_roundoff" not in view["gradcheck"]
     faulty = post_trace(
         client, {"config": SMALL, "text": "the cat sat", "dtype": "bfloat16", "faults": ["softmax_missing_sum_term"]}
     )
@@ -95,6 +103,10 @@ def test_the_numbers_health_route(client):
     assert probs["value"]["held_in"] == "float32"
     assert 0 < probs["value"]["rel_error"] < 10 * 2.0**-11
     assert answer["first_losing"] is None or answer["first_losing"]["which"] in ("value", "grad")
+    params = {param["name"]: param["grad"] for param in answer["params"]}
+    assert params["layers.0.attention.wq"]["held_in"] == "float16" and params["norm"]["held_in"] == "float32"
+    assert all(0 < grad["rel_error"] < 10 * 2.0**-11 for grad in params.values())
+    assert answer["update"] is None  # no training step
     float32 = post_trace(client, {"config": SMALL, "text": "the cat sat"})
     refused = client.get(f"/api/traces/{float32['id']}/precision")
     assert refused.status_code == 422
