@@ -73,6 +73,9 @@ class PrecisionHealth(Answer):
     loss_scale: float
     flush_to_zero: bool
     unit_roundoff: float
+    formats: dict[str, FormatRange] = Field(
+        description="bfloat16's and float16's exponents (any step's histogram marks both)"
+    )
     rule: Rule
     ops: list[OpPrecision]
     first_losing: FirstLosing | None = Field(description="the first tensor in the step's order past the rule")

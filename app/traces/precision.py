@@ -5,7 +5,7 @@ losing information, and each recorded tensor's and gradient's health against the
 
 from __future__ import annotations
 
-from xt_core.precision import OP_PRECISION
+from xt_core.precision import FORMATS, OP_PRECISION
 from xt_core.precision.health import (
     LOSES_INFORMATION_FLUSHED,
     LOSES_INFORMATION_ROUNDOFFS,
@@ -28,6 +28,15 @@ def precision_json(trace) -> dict:
         "loss_scale": policy.loss_scale,
         "flush_to_zero": policy.flush_to_zero,
         "unit_roundoff": policy.format.unit_roundoff,
+        # every low format's exponents, for a histogram that marks them side by side
+        "formats": {
+            fmt.name: {
+                "subnormal": fmt.min_exponent - fmt.mantissa,
+                "normal": fmt.min_exponent,
+                "largest": fmt.max_exponent,
+            }
+            for fmt in FORMATS.values()
+        },
         "rule": {"roundoffs": LOSES_INFORMATION_ROUNDOFFS, "flushed": LOSES_INFORMATION_FLUSHED},
         # "rounded" or "float32", forward and backward alike (docs/precision.md says what each does)
         "ops": [{"kind": kind, "precision": OP_PRECISION[kind]} for kind in kinds],
