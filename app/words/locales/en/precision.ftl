@@ -45,3 +45,11 @@ js-precision-update-axis = share of ‖ΔW‖ lost
 js-precision-update-text = Added to weights held in { $dtype } instead of float32 master weights, this update would lose up to { $lost } of its norm ({ $param }): why the optimizer keeps a float32 copy.
 js-precision-compare-other = the same step in { $dtype }
 js-precision-compare-float32 = the same step in float32 (no rounding)
+
+# The home form's loss-scale fields (templates/_precision_fields.html, static/js/home/precision.js)
+home-precision-scaling = Loss scaling (bfloat16, float16)
+home-precision-loss-scale = Loss scale S
+home-precision-loss-scale-help = A power of two, 1 to 2^32: the backward runs on S·L. Blank: 1, no scaling.
+home-precision-growth = Growth interval
+home-precision-growth-help = The dynamic scaler: double S after this many clean steps (1–100,000), halve it and skip the update on inf/NaN. Blank: a static S.
+home-precision-flush = Flush subnormals to zero

@@ -45,3 +45,11 @@ js-precision-update-axis = доля ‖ΔW‖, которая теряется
 js-precision-update-text = Если прибавить это обновление к весам в { $dtype }, а не к мастер-весам во float32, оно потеряет до { $lost } своей нормы ({ $param }): поэтому оптимизатор хранит копию весов во float32.
 js-precision-compare-other = тот же шаг в { $dtype }
 js-precision-compare-float32 = тот же шаг во float32 (без округления)
+
+# The home form's loss-scale fields (templates/_precision_fields.html, static/js/home/precision.js)
+home-precision-scaling = Масштабирование функции потерь (bfloat16, float16)
+home-precision-loss-scale = Масштаб S
+home-precision-loss-scale-help = Степень двойки от 1 до 2^32: обратный проход идёт по S·L. Пусто: 1, без масштабирования.
+home-precision-growth = Интервал роста
+home-precision-growth-help = Динамический масштаб: удвоить S после стольких шагов без переполнения (1–100 000), при inf/NaN уменьшить вдвое и пропустить обновление. Пусто: постоянный S.
+home-precision-flush = Обнулять субнормальные числа
