@@ -84,7 +84,7 @@ def trace_health(trace, names=None) -> dict[str, dict[str, Health]]:
     """{name: {"value": Health, "grad": Health}} for every recorded tensor (or those `names`) of a
     low-precision trace, against its float64 twin. A tensor a rounded op made is held in the step's
     format, its gradient too (several contributions, summed in float32, as its op reads them:
-    rounded); a reduction's output and gradient are float32."""
+    rounded; counted as held, times the loss scale); a reduction's output and gradient are float32."""
     if trace.precision is None:
         raise ValueError(
             "the numbers' health compares a low-precision step with its float64 twin: this step is not one"
@@ -93,14 +93,21 @@ def trace_health(trace, names=None) -> dict[str, dict[str, Health]]:
     low = trace.precision.low
     chosen = [node.name for node in trace.nodes] if names is None else list(names)
     summary = {}
+    step_format, scale = trace.precision.format, _held_scale(trace)
     for name in chosen:
-        step_format = trace.precision.format
-        fmt = step_format if name in low else FLOAT32
+        fmt, times = (step_format, scale) if name in low else (FLOAT32, 1.0)
         summary[name] = {
             "value": health(trace[name], twin.values[name], fmt, step_format),
-            "grad": health(_as_read(trace, name), twin.grad(name), fmt, step_format),
+            "grad": health(_as_read(trace, name) * times, twin.grad(name) * times, fmt, step_format),
         }
     return summary
+
+
+def _held_scale(trace) -> float:
+    """A low-precision gradient is held as S·g (the loss scale S, a power of two: exact): its
+    subnormal share and exponents are counted there, against the format's range; its relative
+    error and flushed share are the same either way."""
+    return trace.precision.loss_scale
 
 
 def _as_read(trace, name: str) -> np.ndarray:
@@ -136,10 +143,12 @@ def param_health(trace) -> dict[str, Health]:
     )  # fmt: skip
     step_format = trace.precision.format
     rounded = {name for node in trace.nodes if OP_PRECISION[node.kind] == ROUNDED for name in node.inputs}
-    return {
-        name: health(trace.grads[name], exact.grads[name], step_format if name in rounded else FLOAT32, step_format)
-        for name in names
-    }
+    scale = _held_scale(trace)
+    out = {}
+    for name in names:
+        fmt, times = (step_format, scale) if name in rounded else (FLOAT32, 1.0)
+        out[name] = health(trace.grads[name] * times, exact.grads[name] * times, fmt, step_format)
+    return out
 
 
 def update_losses(trace) -> dict[str, float] | None:

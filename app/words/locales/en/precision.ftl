@@ -53,3 +53,17 @@ home-precision-loss-scale-help = A power of two, 1 to 2^32: the backward runs on
 home-precision-growth = Growth interval
 home-precision-growth-help = The dynamic scaler: double S after this many clean steps (1–100,000), halve it and skip the update on inf/NaN. Blank: a static S.
 home-precision-flush = Flush subnormals to zero
+
+# A lesson's claims about a low-precision step (app/lessons/claims.py: precision, first_losing)
+lesson-claim-precision-rel_error = the relative error of { $name } against the float64 twin is { $condition }
+lesson-claim-precision-flushed = the share of { $name } flushed to zero is { $condition }
+lesson-claim-precision-subnormal = the share of { $name } held as subnormal numbers is { $condition }
+lesson-claim-precision-overflowed = the share of { $name } overflowed to inf is { $condition }
+lesson-claim-first-losing-value = the first tensor of the step to lose information is { $name }
+lesson-claim-first-losing-grad = the first tensor of the step to lose information is dL/d{ $name }
+lesson-claim-first-losing-none = no tensor of the step loses information
+lesson-measured-first-losing-value = the first is { $name }
+lesson-measured-first-losing-grad = the first is dL/d{ $name }
+lesson-measured-first-losing-none = none does
+lesson-against-precision = this trace's spec in { $dtype } at loss scale { $scale }
+lesson-against-loss-scale = this trace's spec at loss scale { $scale }

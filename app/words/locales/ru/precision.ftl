@@ -53,3 +53,17 @@ home-precision-loss-scale-help = Степень двойки от 1 до 2^32: �
 home-precision-growth = Интервал роста
 home-precision-growth-help = Динамический масштаб: удвоить S после стольких шагов без переполнения (1–100 000), при inf/NaN уменьшить вдвое и пропустить обновление. Пусто: постоянный S.
 home-precision-flush = Обнулять субнормальные числа
+
+# A lesson's claims about a low-precision step (app/lessons/claims.py: precision, first_losing)
+lesson-claim-precision-rel_error = относительная ошибка { $name } по сравнению с двойником во float64 — { $condition }
+lesson-claim-precision-flushed = доля обнулённых элементов { $name } — { $condition }
+lesson-claim-precision-subnormal = доля элементов { $name }, хранимых субнормальными числами, — { $condition }
+lesson-claim-precision-overflowed = доля элементов { $name }, переполненных до inf, — { $condition }
+lesson-claim-first-losing-value = первым на шаге информацию теряет тензор { $name }
+lesson-claim-first-losing-grad = первым на шаге информацию теряет градиент dL/d{ $name }
+lesson-claim-first-losing-none = ни один тензор шага не теряет информацию
+lesson-measured-first-losing-value = первым теряет { $name }
+lesson-measured-first-losing-grad = первым теряет dL/d{ $name }
+lesson-measured-first-losing-none = ни один не теряет
+lesson-against-precision = спецификация этой трассы в { $dtype } с масштабом функции потерь { $scale }
+lesson-against-loss-scale = спецификация этой трассы с масштабом функции потерь { $scale }
