@@ -80,5 +80,7 @@ class PrecisionHealth(Answer):
     ops: list[OpPrecision]
     first_losing: FirstLosing | None = Field(description="the first tensor in the step's order past the rule")
     tensors: list[TensorHealth]
-    params: list[ParamHealth] = Field(description="every parameter's gradient")
+    params: list[ParamHealth] | None = Field(
+        description="every parameter's gradient; null past 20M parameters (a float64 copy of them all)"
+    )
     update: list[UpdateLoss] | None = Field(description="a training step's update, per parameter; null: none")

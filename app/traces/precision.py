@@ -15,6 +15,11 @@ from xt_core.precision.health import (
     update_losses,
 )
 
+# The parameters' gradients are compared with one float64 step of their own, holding a float64 copy
+# of the weights and their gradients: 16 bytes a parameter (SmolLM2-135M: 2.2 GB). Past this many
+# parameters (a real model) the answer leaves them out (`params`: null).
+PARAM_HEALTH_MAX_PARAMS = 20_000_000
+
 
 def precision_json(trace) -> dict:
     """The answer for a low-precision trace (the caller refuses any other)."""
@@ -45,7 +50,13 @@ def precision_json(trace) -> dict:
             {"name": name, "value": health["value"].as_json(), "grad": health["grad"].as_json()}
             for name, health in summary.items()
         ],
-        "params": [{"name": name, "grad": health.as_json()} for name, health in param_health(trace).items()],
+        "params": _params(trace),
         # a training step's: the share of each parameter's ||ΔW|| weights held in the format would lose
         "update": None if lost is None else [{"name": name, "lost": share} for name, share in lost.items()],
     }
+
+
+def _params(trace) -> list[dict] | None:
+    if trace.cfg.n_params() > PARAM_HEALTH_MAX_PARAMS:
+        return None
+    return [{"name": name, "grad": health.as_json()} for name, health in param_health(trace).items()]

@@ -187,7 +187,7 @@ function histogram(answer, label, health) {
 /** The update step: per parameter, the share of ‖ΔW‖ weights held in the format would lose,
  * with its gradient's health (the table). */
 function updateFigure(answer) {
-  const grads = new Map(answer.params.map((p) => [p.name, p.grad]));
+  const grads = new Map((answer.params || []).map((p) => [p.name, p.grad])); // null: a real model's
   const names = answer.update.map((u) => u.name);
   const lost = answer.update.map((u) => u.lost);
   return {

@@ -138,3 +138,13 @@ def test_a_step_compared_across_precisions_names_each_and_weighs_the_same(client
     assert (answer["a"]["dtype"], answer["b"]["dtype"]) == ("float32", "bfloat16")
     float32, bfloat16 = (resolved(dtype=d) for d in ("float32", "bfloat16"))
     assert build_trace(bfloat16).nbytes() <= build_trace(float32).nbytes()
+
+
+def test_a_real_model_s_parameter_gradients_are_left_out(monkeypatch):
+    """Their comparison holds a float64 copy of every weight and gradient: past the bound, null."""
+    from app.traces import precision
+
+    trace = build_trace(resolved(dtype="bfloat16"))
+    assert len(precision.precision_json(trace)["params"]) == len(trace.param_names)
+    monkeypatch.setattr(precision, "PARAM_HEALTH_MAX_PARAMS", trace.cfg.n_params() - 1)
+    assert precision.precision_json(trace)["params"] is None
