@@ -237,7 +237,7 @@ function panelParts(answer, tensors, step) {
 
 /** `client` the page's TraceClient, `spec` its canonical spec. */
 export function createPrecision({ client, spec }) {
-  const low = LOW.has(spec.dtype);
+  const low = LOW.has(spec.dtype) && !spec.quiz; // a quiz's overflows could point at its fault (a 403)
   let loaded = null;
   const load = () => {
     loaded ||= client.call("/precision").then((answer) => ({

@@ -113,6 +113,9 @@ def test_the_numbers_health_route(client):
     assert refused.json()["detail"][0]["loc"] == ["path", "trace_id"]
     assert "is a float32 step" in refused.json()["detail"][0]["msg"]
     assert client.get("/api/traces/0123456789abcdef0123/precision").status_code == 404
+    quiz = post_trace(client, {"config": SMALL, "text": "the cat sat", "dtype": "float16", "quiz": 3})
+    refused = client.get(f"/api/traces/{quiz['id']}/precision")
+    assert refused.status_code == 403 and "quiz" in refused.json()["detail"]
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

@@ -67,3 +67,4 @@ lesson-measured-first-losing-grad = the first is dL/d{ $name }
 lesson-measured-first-losing-none = none does
 lesson-against-precision = this trace's spec in { $dtype } at loss scale { $scale }
 lesson-against-loss-scale = this trace's spec at loss scale { $scale }
+error-precision-quiz = a quiz's numbers' health is not shown: where a gradient overflows or flushes could point at its fault

@@ -67,3 +67,4 @@ lesson-measured-first-losing-grad = первым теряет dL/d{ $name }
 lesson-measured-first-losing-none = ни один не теряет
 lesson-against-precision = спецификация этой трассы в { $dtype } с масштабом функции потерь { $scale }
 lesson-against-loss-scale = спецификация этой трассы с масштабом функции потерь { $scale }
+error-precision-quiz = здоровье чисел квиза не показывается: место, где градиент переполняется или обнуляется, может указать на ошибку
