@@ -141,7 +141,7 @@ function rangeShapes(range, name, band, [lo, hi]) {
 
 /** The exponents of a tensor's nonzero finite entries, coloured by where the held format puts
  * them, below bfloat16's and float16's ranges. */
-function histogram(answer, label, health) {
+function histogram(answer, label, health, scaled) {
   const { lowest, counts } = health.exponents;
   const exponents = counts.map((_, i) => lowest + i);
   const held = health.range;
@@ -153,7 +153,10 @@ function histogram(answer, label, health) {
   return {
     id: "precision.exponents",
     title,
-    note: t("js-precision-histogram-note", { dtype: health.held_in }),
+    note: [
+      t("js-precision-histogram-note", { dtype: health.held_in }),
+      scaled ? t("js-precision-histogram-scaled", { scale: answer.loss_scale }) : "",
+    ].join(" "),
     figure: {
       data: [
         {
@@ -226,7 +229,10 @@ function panelParts(answer, tensors, step) {
       [`dL/d${step.name}`, tensor.grad],
     ];
     parts.push(healthTable(shown.which === "grad" ? rows.reverse() : rows));
-    return { parts, figure: histogram(answer, shown.which === "grad" ? `dL/d${step.name}` : step.name, shown.health) };
+    const grad = shown.which === "grad";
+    // a low-precision gradient is counted as the scaled backward holds it (S·g: xt_core/precision/health.py)
+    const scaled = grad && shown.health.held_in === answer.dtype && answer.loss_scale !== 1;
+    return { parts, figure: histogram(answer, grad ? `dL/d${step.name}` : step.name, shown.health, scaled) };
   }
   if (step.phase === "update" && answer.update?.length) {
     parts.push(h("p", { className: "precision-update-text", text: updateText(answer) }));

@@ -36,6 +36,7 @@ js-precision-cell = { $label } · loses information in { $dtype }
 js-precision-histogram-title = Exponents of { $name } (held in { $dtype }) beside the formats' ranges
 js-precision-histogram-note = Entries counted by ⌊log₂|x|⌋ (zeros and inf left out): green within { $dtype }'s normal range, amber below it (subnormal or flushed), red past its largest number. The bars above: each format's range, subnormal light, normal dark.
 js-precision-histogram-hover = 2^{ $x }: { $y } entries
+js-precision-histogram-scaled = This gradient is counted as the scaled backward holds it: S·g, S = { $scale } (its share flushed and its error are the same either way).
 js-precision-axis-exponent = exponent ⌊log₂|x|⌋
 js-precision-axis-count = entries
 js-precision-range = { $dtype }: 2^{ $subnormal } … 2^{ $normal } … 2^{ $largest }

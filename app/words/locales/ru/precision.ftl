@@ -36,6 +36,7 @@ js-precision-cell = { $label } · теряет информацию в { $dtype 
 js-precision-histogram-title = Порядки { $name } (хранится в { $dtype }) рядом с диапазонами форматов
 js-precision-histogram-note = Элементы по ⌊log₂|x|⌋ (нули и inf не учтены): зелёные — в нормальном диапазоне { $dtype }, жёлтые — ниже него (субнормальные или обнулённые), красные — больше его наибольшего числа. Полосы сверху — диапазоны форматов: светлая часть — субнормальные числа, тёмная — нормальные.
 js-precision-histogram-hover = 2^{ $x }: элементов — { $y }
+js-precision-histogram-scaled = Градиент учтён так, как его хранит масштабированный обратный проход: S·g, S = { $scale } (доля обнулённых и ошибка от этого не меняются).
 js-precision-axis-exponent = порядок ⌊log₂|x|⌋
 js-precision-axis-count = элементов
 js-precision-range = { $dtype }: 2^{ $subnormal } … 2^{ $normal } … 2^{ $largest }
