@@ -37,6 +37,9 @@ def test_the_permalink_carries_the_precision():
     query = spec_to_query(spec.canonical)
     assert (query["dtype"], query["loss_scale"], query["flush_to_zero"]) == ("bfloat16", "65536", "true")
     assert resolve(spec_from_query(query), Settings()).id == spec.id
+    largest = resolved(dtype="float16", loss_scale=2.0**32, loss_scale_growth=1)
+    assert spec_to_query(largest.canonical)["loss_scale"] == "4294967296"  # whole: not %g's 4.29497e+09
+    assert resolve(spec_from_query(spec_to_query(largest.canonical)), Settings()).id == largest.id
 
 
 @pytest.mark.parametrize(
