@@ -216,7 +216,7 @@ class Answers:
     def _check_body(self, ctx: TraceContext, record: Record, index: int, lang: str) -> dict:
         check = self.check_of(ctx, index)
         warning = view.failed_check_warning(ctx, record, check, lang)
-        return {"index": index, "gradcheck": gradcheck_json(check), "warning": warning}
+        return {"index": index, "gradcheck": gradcheck_json(check, ctx.spec.canonical["dtype"]), "warning": warning}
 
     async def head(
         self, request: Request, trace_id: str, index: int, figure: str | None, head: int, seq: int, lang: str = "en"

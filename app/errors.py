@@ -174,6 +174,7 @@ QUIZ_WEIGHTS = {
     403: _answer("a quiz runs on weights of its own: a parameter's value (or the update's ΔW) waits for the answer")
 }
 QUIZ_COMPARED = {403: _answer("a quiz's trace cannot be compared: the difference would point at its fault")}
+QUIZ_HEALTH = {403: _answer("a quiz's trace: where its numbers overflow could point at its fault")}
 PROBES_STORE_DOWN = {
     503: _answer("the store that counts a quiz's probes (Redis) did not answer: retry after Retry-After")
 }

@@ -14,6 +14,7 @@ byte for byte what the server sends. What the page asks for is read from the ans
       its positions GET .../steps/{i}?seq&pos          the output softmax's identity figure per position
       its update    GET .../update?param               every parameter of the update step
     the checks      GET .../checks                     the chart of every step's check (not a lesson's)
+    the precision   GET .../precision                  a bfloat16 or float16 step's numbers' health
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ def collect(
     for done, url in enumerate(derived):
         app.get(url, refusable=True)
         _tell(progress, len(views) + done + 1, len(views) + len(derived) + 1, url.rsplit("/", 1)[-1][:40])
+    if summary["dtype"] in ("bfloat16", "float16"):  # the numbers' health the walk page's panels read
+        app.get(f"{base}/precision", refusable=True)  # a quiz's is refused, and stays so
     if steps is None:  # the chart of every step's check (a lesson's export holds its steps' checks only)
         app.get(f"{base}/checks", asked=f"{base}/checks?wait=true", refusable=True)  # complete, not "so far"
     else:

@@ -222,15 +222,19 @@ class _Claims:
         self.said: list[list[tuple]] = []  # each step's (claim, measured, against)
 
     def _context(self, claim) -> TraceContext:
+        variant = {k: v for k, v in (("dtype", claim.dtype), ("loss_scale", claim.loss_scale)) if v is not None}
         if claim.faults is None:
             if self.lesson.spec.get("quiz") is not None:
                 raise claims.ClaimError(
                     "a quiz lesson's claims name their faults (faults = [] for the correct backward): "
                     "a claim about the hidden fault's trace would give the answer away"
                 )
-            return self.ctx
-        spec = {k: v for k, v in self.lesson.spec.items() if k not in ("quiz", "faults", "fault_layer")}
-        spec["faults"] = list(claim.faults)
+            if not variant:
+                return self.ctx
+        drop = ("quiz", "faults", "fault_layer") if claim.faults is not None else ("quiz",)
+        spec = {k: v for k, v in self.lesson.spec.items() if k not in drop} | variant
+        if claim.faults is not None:
+            spec["faults"] = list(claim.faults)
         if claim.fault_layer is not None:
             spec["fault_layer"] = claim.fault_layer
         try:
@@ -259,7 +263,7 @@ class _Claims:
                 except claims.ClaimError as exc:
                     problems.append(f"{where}: {exc}")
                     continue
-                against = sentences.about(claim.faults)
+                against = sentences.against(claim)
                 if not measured.ok:
                     problems.append(
                         f"{where} is false against {against.text(LOG)}: claimed {measured.claimed.text(LOG)}; "

@@ -21,6 +21,8 @@ from app.steps.context import TraceContext
 from app.traces.tensors import tensor_array
 from xt_core import check_record
 from xt_core.names import OUTPUT_PROBS
+from xt_core.precision.health import first_losing as first_losing_of
+from xt_core.precision.health import trace_health
 
 
 class ClaimError(ValueError):
@@ -258,6 +260,51 @@ def argmax(claim: schema.ArgmaxClaim, cc: ClaimContext) -> Measured:
     )
 
 
+def _health(cc: ClaimContext, names=None) -> dict:
+    if cc.ctx.trace.precision is None:
+        raise ClaimError(f"a {cc.ctx.spec.dtype} step: the numbers' health is a bfloat16 or float16 step's")
+    try:
+        return trace_health(cc.ctx.trace, names)
+    except KeyError as exc:
+        raise ClaimError(f"no recorded tensor {exc.args[0]!r}") from None
+
+
+def precision(claim: schema.PrecisionClaim, cc: ClaimContext) -> Measured:
+    x = float(getattr(_health(cc, [claim.tensor])[claim.tensor][claim.of], claim.measure))
+    name = f"dL/d{claim.tensor}" if claim.of == "grad" else claim.tensor
+    condition = sentences.bounds(claim.min, claim.max)
+    return Measured(
+        _within(x, claim.min, claim.max),
+        {"value": x, "percent": 100 * x},
+        "value",
+        sentences.Said(sentences.PRECISION_CLAIMED[claim.measure], {"name": name, "condition": condition}),
+        sentences.Said("lesson-measured-value", {"value": x}),
+    )
+
+
+def first_losing(claim: schema.FirstLosingClaim, cc: ClaimContext) -> Measured:
+    summary = _health(cc)
+    if claim.first != "none" and claim.first not in summary:
+        raise ClaimError(f"no recorded tensor {claim.first!r}")
+    found = first_losing_of(summary)
+    name, which = found if found else ("none", claim.which)
+    health = summary[name][which] if found else None
+    said = "lesson-claim-first-losing-none" if claim.first == "none" else sentences.FIRST_LOSING_CLAIMED[claim.which]
+    told = sentences.FIRST_LOSING_MEASURED[which] if found else "lesson-measured-first-losing-none"
+    return Measured(
+        (name, which) == (claim.first, claim.which) if found else claim.first == "none",
+        {
+            "first": name,
+            "flushed": 100 * health.flushed if health else 0.0,
+            "subnormal": 100 * health.subnormal if health else 0.0,
+            "rel_error": health.rel_error if health else 0.0,
+        },
+        "first",
+        sentences.Said(said, {"name": claim.first}),
+        sentences.Said(told, {"name": name}),
+    )
+
+
 KINDS: dict[type, Callable[..., Measured]] = {
     schema.StripeClaim: stripe,
     schema.TargetProbabilityClaim: target_probability,
@@ -266,6 +313,8 @@ KINDS: dict[type, Callable[..., Measured]] = {
     schema.IdentityClaim: identity,
     schema.ValueClaim: value,
     schema.ArgmaxClaim: argmax,
+    schema.PrecisionClaim: precision,
+    schema.FirstLosingClaim: first_losing,
 }
 
 

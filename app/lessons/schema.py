@@ -75,6 +75,10 @@ class ClaimBase(BaseModel):
         None, max_length=4, description="check against the lesson's spec with these faults ([]: the correct backward)"
     )
     fault_layer: int | None = Field(None, ge=0)
+    # a low-precision variant of the lesson's spec (docs/precision.md): the claim is about the same
+    # walkthrough in this precision, or at this loss scale
+    dtype: Literal["bfloat16", "float16"] | None = Field(None, description="check against the spec in this precision")
+    loss_scale: float | None = Field(None, ge=1, description="check against the spec at this loss scale (2^k)")
 
 
 class StripeClaim(ClaimBase):
@@ -157,6 +161,29 @@ class ArgmaxClaim(ClaimBase):
     equals: int | str
 
 
+class PrecisionClaim(ClaimBase):
+    """A low-precision step's tensor (or its gradient) against the float64 twin: its relative error,
+    or the share of its entries flushed to zero, held as subnormal numbers or overflowed."""
+
+    kind: Literal["precision"]
+    tensor: str
+    of: Literal["value", "grad"] = "grad"
+    measure: Literal["rel_error", "flushed", "subnormal", "overflowed"]
+    min: float | None = Field(None, ge=0)
+    max: float | None = Field(None, ge=0)
+
+    _bound = model_validator(mode="after")(lambda self: _some_bound(self, ("min", "max")))
+
+
+class FirstLosingClaim(ClaimBase):
+    """The first tensor of a low-precision step, in its order (the forward, then the gradients from
+    the loss back), to lose information by the rule of docs/precision.md; "none" when none does."""
+
+    kind: Literal["first_losing"]
+    first: str = Field(description='a recorded name, or "none"')
+    which: Literal["value", "grad"] = "grad"
+
+
 Claim = Annotated[
     StripeClaim
     | TargetProbabilityClaim
@@ -164,7 +191,9 @@ Claim = Annotated[
     | FailingStepsClaim
     | IdentityClaim
     | ValueClaim
-    | ArgmaxClaim,
+    | ArgmaxClaim
+    | PrecisionClaim
+    | FirstLosingClaim,
     Field(discriminator="kind"),
 ]
 

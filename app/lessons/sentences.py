@@ -74,6 +74,16 @@ ARGMAX_CLAIMED = {
     ("entries", "contribution"): "lesson-claim-entries-contribution",
 }
 
+# A precision claim's sentence by what it measures; a first_losing claim's by value or gradient.
+PRECISION_CLAIMED = {
+    "rel_error": "lesson-claim-precision-rel_error",
+    "flushed": "lesson-claim-precision-flushed",
+    "subnormal": "lesson-claim-precision-subnormal",
+    "overflowed": "lesson-claim-precision-overflowed",
+}
+FIRST_LOSING_CLAIMED = {"value": "lesson-claim-first-losing-value", "grad": "lesson-claim-first-losing-grad"}
+FIRST_LOSING_MEASURED = {"value": "lesson-measured-first-losing-value", "grad": "lesson-measured-first-losing-grad"}
+
 
 def failing(claim: schema.FailingStepsClaim, failing: list[tuple[str, float]]) -> tuple[Said, Said]:
     """What a failing_steps claim says, and what was measured (every failing step, or the first)."""
@@ -95,6 +105,14 @@ def failing(claim: schema.FailingStepsClaim, failing: list[tuple[str, float]]) -
         return claimed, Said("lesson-measured-failing", {"steps": ", ".join(names), "error": error})
     more = {"steps": ", ".join(names[:3]), "more": len(names) - 3, "error": error}
     return claimed, Said("lesson-measured-failing-more", more)
+
+
+def against(claim) -> Said:
+    """Which trace a claim was checked against, in words: its faults', or a precision variant's."""
+    if claim.dtype is None and claim.loss_scale is None:
+        return about(claim.faults)
+    values = {"dtype": claim.dtype or "", "scale": claim.loss_scale or 1.0}
+    return Said("lesson-against-precision" if claim.dtype else "lesson-against-loss-scale", values)
 
 
 def about(faults: list[str] | None) -> Said:

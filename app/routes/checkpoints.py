@@ -18,6 +18,7 @@ from app.encoding import json_safe
 from app.errors import BAD_FIELD, UPLOAD_REFUSED, SpecError
 from app.schemas.checkpoints import ModelListing, TokenizePreview, Uploaded
 from app.spec import preview
+from app.spec.precision import storage_dtype
 from app.spec.presets import presets
 from app.traces.pool import BUILDS, LIGHT
 from app.words.choice import chosen_language
@@ -70,12 +71,15 @@ async def tokenize(
     settings: SettingsDep,
     model: str = Query(max_length=MAX_NAME_CHARS, description="a checkpoint's name, as GET /api/models lists it"),
     text: str = Query("", description="a text no longer than the model's positions (the spec's own limit)"),
-    dtype: Literal["float32", "float64"] = Query("float32", description="the precision training would run in"),
+    dtype: Literal["float32", "float64", "bfloat16", "float16"] = Query(
+        "float32", description="the precision training would run in (bfloat16, float16: float32 arrays, its limits)"
+    ),
 ) -> dict:
     info = registry(settings).info(model)
     # the first read of a real model's tokenizer (~1 s) is not a millisecond job
     pool = LIGHT if info is None or registry(settings).ready(info) else BUILDS
-    answer = await services.run(preview.tokenize_preview, model, text, dtype, settings, pool=pool)
+    held = storage_dtype(dtype)  # a low-precision step's arrays are float32 (app.spec.precision)
+    answer = await services.run(preview.tokenize_preview, model, text, held, settings, pool=pool)
     if answer["tokenizer_label"] is not None:  # a real model's own tokenizer, named in the page's language
         answer["tokenizer_label"] = model_words.tokenizer_label(answer["model"], chosen_language(request))
     return json_safe(answer)

@@ -29,6 +29,7 @@ from app.settings import Settings
 from app.spec import CONFIG_FIELDS, DEFAULT_CONFIG, DEFAULT_TEXT, SpecError, resolve, spec_from_query, spec_to_query
 from app.spec import form as model_form
 from app.spec.faults import new_quiz_seed
+from app.spec.precision import PRECISION_FIELDS
 from app.steps import glossary
 from app.words import choice
 from app.words import jinja as words_jinja
@@ -88,6 +89,7 @@ FAMILY_CHOICES = tuple(FAMILY_PARTS)
 FORM_CONFIG_FIELDS = {f.name for f in CONFIG_FORM} | {"family"}
 SPEC_FIELDS = ("model", "text", "tokens", "tokenizer", "seed", "dtype", "faults", "fault_layer", "quiz", *CONFIG_FIELDS)
 SPEC_FIELDS += model_form.TRAINING_FIELDS  # optimizer, lr, …, train_steps
+SPEC_FIELDS += PRECISION_FIELDS  # a bfloat16 or float16 step's loss scaling
 # The home form's bug-lab choice that asks for a quiz (no fault is named "quiz").
 QUIZ_CHOICE = "quiz"
 

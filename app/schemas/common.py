@@ -98,8 +98,13 @@ class GradCheck(Answer):
     max_rel_error: float | None = Field(description="the largest rel_error of its checks")
     tolerance: float = Field(description="float64's tolerance the error is judged against")
     floor: float = Field(description="rel error = |analytic − numeric| / max(|analytic|, |numeric|, floor)")
-    float32_roundoff: float | None = Field(description="how far the float32 gradient on screen sits from its twin")
-    float32_nonfinite: bool = Field(description="the rule checked fine but the float32 values overflowed")
+    # a float32 or float64 trace's (float64: roundoff null); a bfloat16 or float16 trace's are named for it
+    float32_roundoff: float | None = Field(None, description="how far the float32 gradient shown sits from its twin")
+    float32_nonfinite: bool | None = Field(None, description="the rule checked fine but the float32 values overflowed")
+    bfloat16_roundoff: float | None = Field(None, description="a bfloat16 step's float32_roundoff")
+    bfloat16_nonfinite: bool | None = Field(None, description="a bfloat16 step's float32_nonfinite")
+    float16_roundoff: float | None = Field(None, description="a float16 step's float32_roundoff")
+    float16_nonfinite: bool | None = Field(None, description="a float16 step's float32_nonfinite")
     resolution: float = Field(description="the coarsest resolution of its checks (0: all exact differences)")
     error_bound: float | None = Field(description="rel_error + resolution: the most the checks vouch for")
     checks: list[TensorCheck]

@@ -38,6 +38,16 @@ class TensorHealth(Answer):
     grad: Health
 
 
+class ParamHealth(Answer):
+    name: str
+    grad: Health = Field(description="its gradient against one float64 step's (the same weights, tokens, rules)")
+
+
+class UpdateLoss(Answer):
+    name: str
+    lost: float = Field(description="share of ||ΔW|| lost were ΔW added to weights held in the format (not float32)")
+
+
 class OpPrecision(Answer):
     kind: str
     precision: Literal["rounded", "float32"] = Field(
@@ -63,7 +73,14 @@ class PrecisionHealth(Answer):
     loss_scale: float
     flush_to_zero: bool
     unit_roundoff: float
+    formats: dict[str, FormatRange] = Field(
+        description="bfloat16's and float16's exponents (any step's histogram marks both)"
+    )
     rule: Rule
     ops: list[OpPrecision]
     first_losing: FirstLosing | None = Field(description="the first tensor in the step's order past the rule")
     tensors: list[TensorHealth]
+    params: list[ParamHealth] | None = Field(
+        description="every parameter's gradient; null past 20M parameters (a float64 copy of them all)"
+    )
+    update: list[UpdateLoss] | None = Field(description="a training step's update, per parameter; null: none")

@@ -144,6 +144,7 @@ class UpdateStep(Answer):
     params: list[ParamRow]
     shown: str = Field(description="the parameter whose ΔW the figures show (GET .../update?param= for another)")
     line_search: LineSearch | None = Field(description="SGD only")
+    skipped: bool | None = Field(None, description="present (true) when the dynamic loss scaler skipped it: ΔW = 0")
 
 
 class StepView(StepSummary):

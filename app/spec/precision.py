@@ -64,5 +64,10 @@ def precision_to_query(canonical: dict) -> dict[str, str]:
     for key in PRECISION_FIELDS:
         value = canonical.get(key)
         if value is not None:
-            query[key] = str(value).lower() if isinstance(value, bool) else f"{value:g}"
+            query[key] = str(value).lower() if isinstance(value, bool) else _exact(value)
     return query
+
+
+def _exact(value: float) -> str:
+    """A number as a permalink keeps it whole: 2^32 is 4294967296, not "%g"'s 4.29497e+09 (no power of two)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -5,13 +5,17 @@ from __future__ import annotations
 from app.steps.wording import num, t
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.tolerances import FLOOR
+from xt_core.precision import FORMATS
 
 # A view answered before its check (settings.view_check_max_params): the page asks
 # GET /api/traces/{id}/steps/{index}/check and shows the badge when it comes.
 PENDING_CHECK = {"pending": True}
 
 
-def gradcheck_json(check: StepCheck) -> dict:
+def gradcheck_json(check: StepCheck, dtype: str = "float32") -> dict:
+    """The badge's JSON; `dtype`: the canonical spec's (a bfloat16 or float16 step's gradients on
+    screen are that format's numbers, and their round-off is reported under its name)."""
+    held = dtype if dtype in FORMATS else "float32"
     return {
         "passed": check.passed,
         "max_rel_error": check.max_rel_error,
@@ -20,10 +24,10 @@ def gradcheck_json(check: StepCheck) -> dict:
         "floor": FLOOR,
         # float32 traces are checked through their float64 twin; this is how far the float32
         # gradient on screen sits from it (round-off, not a wrong backward)
-        "float32_roundoff": check.float32_roundoff,
+        f"{held}_roundoff": check.float32_roundoff,
         # the float64 twin checked fine but the float32 values on screen overflowed: the rule
         # is right, the numbers are not (a diverged run); the badge must not look all green
-        "float32_nonfinite": check.float32_nonfinite,
+        f"{held}_nonfinite": check.float32_nonfinite,
         # > 0: some check's finite difference was extrapolated and resolves the gradient only to
         # this (relative); error_bound = rel_error + resolution, the most the checks vouch for
         "resolution": check.resolution,

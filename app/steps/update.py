@@ -128,8 +128,17 @@ def _param_rows(ctx: TraceContext) -> list[dict]:
     ]
 
 
+def _skipped(ctx: TraceContext, lang: str) -> list[str]:
+    """The dynamic loss scaler skipped this update (xt_core.precision.scaling.recorded_scaled_step)."""
+    if not ctx.trace.update.skipped:
+        return []
+    policy = ctx.trace.precision
+    exponent = round(math.log2(policy.loss_scale))
+    return [t(lang, "precision-update-skipped", dtype=policy.name, exponent=exponent, next=max(0, exponent - 1))]
+
+
 def _warnings(ctx: TraceContext, rows: list[dict], lang: str) -> list[str]:
-    update, out = ctx.trace.update, []
+    update, out = ctx.trace.update, _skipped(ctx, lang)
     after = update.loss_after
     if after is not None and not math.isfinite(after):
         out.append(t(lang, "step-update-diverged"))
@@ -224,6 +233,7 @@ def step_view(ctx: TraceContext, record, lang: str = "en") -> dict:
             "params": rows,
             "shown": shown,
             "line_search": search,
+            **({"skipped": True} if update.skipped else {}),  # by the loss scaler: ΔW = 0
         },
     }
 

@@ -78,7 +78,7 @@ def step_view(
         "formula": own.pop("formula"),
         "shapes": own.pop("shapes"),
         "figures": own.pop("figures"),
-        "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check),
+        "gradcheck": PENDING_CHECK if check is None else gradcheck_json(check, ctx.spec.canonical["dtype"]),
         "jacobian": _jacobian_ref(ctx, record),
         "warnings": warnings,
         **own,  # the kind's fields of its own (the update's `update`)

@@ -20,7 +20,7 @@ from app.checkpoints.registry import load_checkpoint
 from xt_core.config import Config
 from xt_core.lab.quiz_weights import hidden_weights
 from xt_core.model import init_params
-from xt_core.precision.scaling import train_in_precision
+from xt_core.precision.scaling import recorded_scaled_step, train_in_precision
 from xt_core.trace import Trace
 from xt_core.training.loop import train, train_step
 from xt_core.training.optim import make_optimizer
@@ -40,7 +40,8 @@ def run(
     """`steps` optimizer steps on the batch, then the recorded training step (its last
     record is the update; step_kwargs, e.g. bug-lab faults, apply to it alone). The
     trace's train_losses hold the loss of each earlier step. A low-precision step
-    (step_kwargs["precision"]) trains in it, under the dynamic loss scaler given scale_growth."""
+    (step_kwargs["precision"]) trains in it, under the dynamic loss scaler given scale_growth
+    (which skips the recorded step's update too, should its gradients overflow)."""
     opt = make_optimizer(optimizer)
     batches = itertools.repeat((inputs, targets))
     precision = step_kwargs.get("precision")
@@ -49,7 +50,10 @@ def run(
     else:
         trained = train_in_precision(cfg, params, opt, batches, steps, precision, scale_growth, progress)
         params, state, losses, step_kwargs["precision"] = trained
-    trace = train_step(cfg, params, inputs, targets, opt, state, **step_kwargs)
+    if precision is not None and scale_growth is not None:
+        trace = recorded_scaled_step(cfg, params, inputs, targets, opt, state, **step_kwargs)
+    else:
+        trace = train_step(cfg, params, inputs, targets, opt, state, **step_kwargs)
     trace.train_losses = [float(x) for x in losses]
     return trace
 

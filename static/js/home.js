@@ -4,6 +4,7 @@
 
 import { wireBuglabPicker } from "./home/buglab_picker.js";
 import { wireModelList } from "./home/model_list.js";
+import { wirePrecisionFields } from "./home/precision.js";
 import { createTextField } from "./home/text.js";
 import { wireTrainingFields } from "./home/training.js";
 import { wireUpload } from "./home/upload.js";
@@ -18,3 +19,4 @@ const text = createTextField(form, checkpointOf, training.setLimit);
 wireModelList(form, { checkpoints, text });
 wireUpload();
 wireBuglabPicker();
+wirePrecisionFields();

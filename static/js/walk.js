@@ -16,6 +16,7 @@ import { showDivergence } from "./walk/divergence.js";
 import { wireEnlargeDialog } from "./walk/enlarge.js";
 import { wireStepFinder } from "./walk/find.js";
 import { createNavigation } from "./walk/navigation.js";
+import { createPrecision } from "./walk/precision.js";
 import { firstFigureHeight, revealTitle, showFirstFigure, wirePresenter } from "./walk/present.js";
 import { renderStep } from "./walk/step_view.js";
 import { drawTokenStrip, setupSequences } from "./walk/tokens.js";
@@ -41,6 +42,7 @@ const buglab = createBugLab({
 });
 const training = startTraining(client, spec);
 const compare = createCompare({ client, spec, seq: () => state.seq });
+const precision = createPrecision({ client, spec }); // a bfloat16 or float16 step's numbers' health
 
 function rememberInUrl() {
   const url = new URL(window.location.href);
@@ -75,6 +77,7 @@ async function show(index) {
       firstHeight: firstFigureHeight,
     });
     if (!isCurrent()) return;
+    precision.decorateStep(stepView, step, isCurrent); // drawn as its answer comes
     compare.decorateStep(stepView, index); // "Compare with…" (and the comparison the URL names)
     stepView.dataset.rendered = String(index); // "this step is fully drawn" (the browser tests wait on it)
     client.prefetch(index + 1, state.seq);
@@ -130,6 +133,7 @@ async function start() {
     go(state.index);
   });
   state.update = createNavigation(trace, go);
+  precision.start(trace).catch(() => {}); // the timeline's marks (each step's panel says a failure)
   wireStepFinder(trace, go, () => state.index);
   showDivergence(trace, go);
   buglab.start(trace);

@@ -174,6 +174,8 @@ LATIN_ALLOWED |= {"SmolLM2", "M", "Instruct", "Hugging", "Face", "Llama", "BPE",
 LATIN_ALLOWED |= {"serve", "model"}
 # GPT-2's demo, family and faults: the family's name and its ops' names as Russian texts write them, and symbols.
 LATIN_ALLOWED |= {"GPT", "GELU", "LayerNorm", "W2", "b2"}
+# The low precisions the form offers (their names, as float32's), and the loss scale's symbols.
+LATIN_ALLOWED |= {"bfloat16", "float16", "S", "L", "inf", "NaN"}
 # The bug lab's names of its bugs quote the seed's code and the notation: tensors and ops as written there.
 LATIN_ALLOWED |= {
     "dres",

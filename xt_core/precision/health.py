@@ -14,6 +14,8 @@ import numpy as np
 
 from xt_core.checks.twin import twin_of
 from xt_core.precision.formats import FLOAT32, Format
+from xt_core.precision.policy import OP_PRECISION, ROUNDED
+from xt_core.precision.scaling import update_loss
 
 LOSES_INFORMATION_ROUNDOFFS = 10  # relative error past this many unit round-offs of the held format
 LOSES_INFORMATION_FLUSHED = 0.01  # or more than this fraction of entries flushed to zero
@@ -82,7 +84,7 @@ def trace_health(trace, names=None) -> dict[str, dict[str, Health]]:
     """{name: {"value": Health, "grad": Health}} for every recorded tensor (or those `names`) of a
     low-precision trace, against its float64 twin. A tensor a rounded op made is held in the step's
     format, its gradient too (several contributions, summed in float32, as its op reads them:
-    rounded); a reduction's output and gradient are float32."""
+    rounded; counted as held, times the loss scale); a reduction's output and gradient are float32."""
     if trace.precision is None:
         raise ValueError(
             "the numbers' health compares a low-precision step with its float64 twin: this step is not one"
@@ -91,14 +93,21 @@ def trace_health(trace, names=None) -> dict[str, dict[str, Health]]:
     low = trace.precision.low
     chosen = [node.name for node in trace.nodes] if names is None else list(names)
     summary = {}
+    step_format, scale = trace.precision.format, _held_scale(trace)
     for name in chosen:
-        step_format = trace.precision.format
-        fmt = step_format if name in low else FLOAT32
+        fmt, times = (step_format, scale) if name in low else (FLOAT32, 1.0)
         summary[name] = {
             "value": health(trace[name], twin.values[name], fmt, step_format),
-            "grad": health(_as_read(trace, name), twin.grad(name), fmt, step_format),
+            "grad": health(_as_read(trace, name) * times, twin.grad(name) * times, fmt, step_format),
         }
     return summary
+
+
+def _held_scale(trace) -> float:
+    """A low-precision gradient is held as S·g (the loss scale S, a power of two: exact): its
+    subnormal share and exponents are counted there, against the format's range; its relative
+    error and flushed share are the same either way."""
+    return trace.precision.loss_scale
 
 
 def _as_read(trace, name: str) -> np.ndarray:
@@ -114,3 +123,40 @@ def first_losing(summary: dict[str, dict[str, Health]]) -> tuple[str, str] | Non
         if summary[name][which].loses_information:
             return name, which
     return None
+
+
+def param_health(trace) -> dict[str, Health]:
+    """{parameter: Health of its gradient} against the exact gradient: one float64 forward and
+    backward of its own from the same float32 master weights, tokens and backward rules (the
+    twin keeps no parameter gradients). A parameter some rounded op reads (a matrix, a table, a
+    bias) has its gradient's contributions rounded to the step's format; a norm's gain, read by a
+    float32 op alone, has a float32 gradient."""
+    if trace.precision is None:
+        raise ValueError("the parameters' health compares a low-precision step with float64: this step is not one")
+    from xt_core.model import forward_backward  # the step itself, in float64 (model imports none of this)
+
+    names = trace.param_names
+    params64 = {name: np.asarray(trace[name], dtype=np.float64) for name in names}
+    exact = forward_backward(
+        trace.cfg, params64, trace.tokens, trace.targets, backward_override=trace.backward_override,
+        keep_param_grads=True,
+    )  # fmt: skip
+    step_format = trace.precision.format
+    rounded = {name for node in trace.nodes if OP_PRECISION[node.kind] == ROUNDED for name in node.inputs}
+    scale = _held_scale(trace)
+    out = {}
+    for name in names:
+        fmt, times = (step_format, scale) if name in rounded else (FLOAT32, 1.0)
+        out[name] = health(trace.grads[name] * times, exact.grads[name] * times, fmt, step_format)
+    return out
+
+
+def update_losses(trace) -> dict[str, float] | None:
+    """{parameter: the share of its update ||ΔW|| lost had ΔW been added to weights held in the
+    step's format instead of float32 master weights} (xt_core.precision.scaling.update_loss), for
+    a training step; None for a step without an update."""
+    update = trace.update
+    if update is None or trace.precision is None:
+        return None
+    fmt = trace.precision.format
+    return {name: update_loss(trace[name], p.delta, fmt) for name, p in update.per_param.items()}

@@ -13,6 +13,7 @@ lose, |ΔW| below half the spacing of the format at W (update_loss says how much
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,8 @@ import numpy as np
 from xt_core.model import forward_backward
 from xt_core.precision.formats import Format
 from xt_core.precision.policy import MAX_LOSS_SCALE_EXPONENT, Precision, check_loss_scale
-from xt_core.training.optim import apply_update
+from xt_core.training.loop import train_step
+from xt_core.training.optim import PerParam, Update, apply_update
 
 MAX_GROWTH_INTERVAL = 100_000
 
@@ -73,6 +75,40 @@ def scaled_step(cfg, params: dict, inputs, targets, optimizer, state: dict, prec
         update = apply_update(optimizer, params, grads, state, trace.loss)
         params, state = dict(update.params), dict(update.state)
     return ScaledStep(trace, not finite, params, state, scaler.after(finite))
+
+
+def recorded_scaled_step(cfg, params: dict, inputs, targets, optimizer, state: dict, precision: Precision, **kwargs):
+    """The recorded training step (xt_core.training.loop.train_step) under the dynamic scaler, at
+    precision's scale: if a parameter's gradient overflowed, its update is skipped as scaled_step
+    skips it, recorded as such (Update.skipped: ΔW = 0, the weights and optimizer state as they
+    were, the loss after = the loss before). kwargs: train_step's (a bug-lab fault)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is what this step looks for
+        trace = train_step(cfg, params, inputs, targets, optimizer, state, precision=precision, **kwargs)
+    update = trace.update
+    if all(math.isfinite(p.grad_norm) for p in update.per_param.values()):
+        return trace
+    trace.update = skipped_update(update, params, state)
+    return trace
+
+
+def skipped_update(update: Update, params: dict, state: dict) -> Update:
+    """`update` as a loss scaler records it when it skips it: nothing moved (its gradient norms kept)."""
+    per_param = {
+        name: dataclasses.replace(
+            p, update_rms=0.0, new_nonfinite=0, _delta=(lambda w: lambda: np.zeros_like(w))(params[name])
+        )
+        for name, p in update.per_param.items()
+    }
+    before = PerParam(params, lambda name: dict(state.get(name, {})))
+    return dataclasses.replace(
+        update,
+        params=PerParam(params, params.__getitem__),
+        state=before,
+        per_param=per_param,
+        loss_after=update.loss_before,
+        held=False,
+        skipped=True,
+    )
 
 
 def update_loss(weight: np.ndarray, delta: np.ndarray, fmt: Format) -> float:

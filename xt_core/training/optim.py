@@ -171,6 +171,7 @@ class Update:
     loss_before: float
     loss_after: float | None = None  # same batch, after the step (filled by the caller)
     held: bool = True  # False: params, state and every ΔW are recomputed on demand, never held
+    skipped: bool = False  # a loss scaler skipped it (a gradient overflowed): ΔW = 0, nothing moved
 
     def nbytes(self) -> int:
         """Bytes of the new weights, ΔW and optimizer state this update holds."""

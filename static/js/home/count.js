@@ -30,7 +30,9 @@ function positionLimit(checkpoint, form, dtype, optimizer) {
     const seqLen = Number(form.querySelector("[data-config=seq_len]")?.value);
     return seqLen ? { most: seqLen, over: t("home-count-over-seq-len", { count: seqLen }) } : null;
   }
-  const limits = checkpoint.max_positions?.[dtype];
+  // a bfloat16 or float16 step holds float32 arrays (master weights): float32's limits (app/spec/precision.py)
+  const held = dtype === "bfloat16" || dtype === "float16" ? "float32" : dtype;
+  const limits = checkpoint.max_positions?.[held];
   if (!limits) return null;
   const most = optimizer ? limits.training[optimizer] : limits.step;
   const when = optimizer

@@ -11,6 +11,18 @@ import { local, t } from "../lib/words.js";
 
 const KEY = "compare";
 const OTHER_OPTIMIZER = { sgd: "adamw", adamw: "sgd" };
+// A bfloat16 step beside the same in float16 (and back); its loss-scale fields go with it.
+const OTHER_LOW = { bfloat16: "float16", float16: "bfloat16" };
+const LOW_FIELDS = ["loss_scale", "loss_scale_growth", "flush_to_zero"];
+
+/** B's dtype for the "dtype" and "float32" presets: a low precision's other one, or float32 (its
+ * loss-scale fields dropped); float32 and float64 swap. */
+function dtypeSpec(spec, preset) {
+  if (preset === "dtype" && OTHER_LOW[spec.dtype]) return { ...spec, dtype: OTHER_LOW[spec.dtype] };
+  if (preset === "float32")
+    return { ...Object.fromEntries(Object.entries(spec).filter(([k]) => !LOW_FIELDS.includes(k))), dtype: "float32" };
+  return { ...spec, dtype: spec.dtype === "float64" ? "float32" : "float64" };
+}
 
 function fragment() {
   return new URLSearchParams(window.location.hash.slice(1));
@@ -28,7 +40,7 @@ function rememberB(specB) {
 /** B's spec for a preset of A's (`value`: the preset's input, N or a text); null with the reason. */
 export function presetSpec(spec, preset, value) {
   const trains = spec.optimizer !== null && spec.optimizer !== undefined;
-  if (preset === "dtype") return { spec: { ...spec, dtype: spec.dtype === "float64" ? "float32" : "float64" } };
+  if (preset === "dtype" || preset === "float32") return { spec: dtypeSpec(spec, preset) };
   if (preset === "text") {
     if (spec.text === null) return { reason: t("js-compare-no-text") };
     return value ? { spec: { ...spec, text: value } } : { reason: t("js-compare-type-text") };
@@ -117,7 +129,12 @@ export function createCompare({ client, spec, seq }) {
       "select",
       { "aria-label": t("js-compare-with"), className: "compare-preset" },
       [
-        ["dtype", t(spec.dtype === "float64" ? "js-compare-float32" : "js-compare-float64")],
+        ...(OTHER_LOW[spec.dtype]
+          ? [
+              ["dtype", t("js-precision-compare-other", { dtype: OTHER_LOW[spec.dtype] })],
+              ["float32", t("js-precision-compare-float32")],
+            ]
+          : [["dtype", t(spec.dtype === "float64" ? "js-compare-float32" : "js-compare-float64")]]),
         ["steps", t("js-compare-steps")],
         ["optimizer", t("js-compare-other-optimizer")],
         ["text", t("js-compare-other-text")],

@@ -60,13 +60,16 @@ export function gradcheckBadge(check, phase = "forward") {
       title: t("js-check-sealed.title"),
     });
   const passed = Boolean(check.passed);
-  const broken = passed && Boolean(check.float32_nonfinite);
+  const held = heldIn(check);
+  const broken = passed && Boolean(check[`${held}_nonfinite`]);
   const verdict = broken ? t("js-check-verdict-float64") : passed ? "✓" : "✗";
   const resolution = passed ? check.resolution : worstResolution(check);
   const error = errorText(check.max_rel_error, resolution, passed, check.error_bound);
   const what = covers(phase);
   const values = { what: what.short, verdict, error: local(error), tolerance: said(check.tolerance) };
-  const text = t(broken ? "js-check-badge-broken" : "js-check-badge", values);
+  const text = broken
+    ? t(held === "float32" ? "js-check-badge-broken" : "js-precision-check-badge-broken", { ...values, dtype: held })
+    : t("js-check-badge", values);
   return h("span", {
     className: badgeClass(broken ? "badge-warn" : passed ? "badge-ok" : "badge-bad", "gradcheck"),
     role: "status",
@@ -75,16 +78,25 @@ export function gradcheckBadge(check, phase = "forward") {
   });
 }
 
+/** The format of the gradient on screen: float32 (a float64 trace's too), or a bfloat16 or
+ * float16 step's, whose check reports its round-off under that format's name. */
+function heldIn(check) {
+  return ["bfloat16", "float16"].find((dtype) => `${dtype}_nonfinite` in check) || "float32";
+}
+
 function roundoffNote(check) {
-  if (check.float32_nonfinite)
+  const held = heldIn(check);
+  const low = held !== "float32";
+  if (check[`${held}_nonfinite`])
     return h("p", {
       className: "field-help",
-      text: t("js-check-overflowed"),
+      text: low ? t("js-precision-check-overflowed", { dtype: held }) : t("js-check-overflowed"),
     });
-  if (typeof check.float32_roundoff !== "number") return "";
+  const roundoff = check[`${held}_roundoff`];
+  if (typeof roundoff !== "number") return "";
   return h("p", {
     className: "field-help",
-    text: t("js-check-roundoff", { roundoff: said(check.float32_roundoff) }),
+    text: t(low ? "js-precision-check-roundoff" : "js-check-roundoff", { roundoff: said(roundoff), dtype: held }),
   });
 }
 

@@ -174,3 +174,14 @@ def test_show_in_a_notebook_passes_its_language_to_the_export(monkeypatch):
     monkeypatch.setattr(app.export, "export", export)
     assert notebook.show({"text": "ab"}, lang="ru").page == "<p>page</p>"
     assert asked["lang"] == "ru" and notebook.show({"text": "ab"}) and asked["lang"] == "en"
+
+
+def test_a_low_precision_export_holds_its_numbers_health(tmp_path):
+    """The walk page's precision panels read GET .../precision: the export answers it too."""
+    from app.export import export
+
+    config = {"n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 16}
+    done = export(spec={"config": config, "text": "the cat sat", "dtype": "bfloat16"}, out=tmp_path / "bf16")
+    held = json.loads(gzip.decompress((tmp_path / "bf16" / "answers" / "trace_2Fprecision.json.gz").read_bytes()))
+    assert held["dtype"] == "bfloat16" and held["tensors"] and held["first_losing"] is None
+    assert "xt_export_refused" not in held and done.left_out == []

@@ -19,6 +19,8 @@ from xt_cli import main
 ROOT = Path(__file__).resolve().parents[3]
 INDUCTION = 'model = "induction"\ntext = "xkqvbmxkqvbmxkqvbmxkqvbm"'
 TEXT = 'model = "text"\ntext = "the cat sat on the mat."'
+TEXT16 = 'model = "text"\ntext = "the cat sat on the mat. the dog sat on the log."\ndtype = "float16"'
+SCORES = 'tensor = "layers.1.attention.scores"\n  '
 
 
 def lesson(spec: str, name: str, phase: str, claim: str, narration: str = "measured {c}") -> str:
@@ -99,6 +101,23 @@ KINDS = {
         "it is 0.0357",
     ),
     "value": (TEXT, "logits", "backward", VALUE_L + "min = 0.145", VALUE_L + "max = 0.1", "it is 0.149"),
+    # float16 without a loss scale: the first tensor past the rule, 1.25 % of it flushed to zero
+    "precision": (
+        TEXT16,
+        "layers.1.attention.scores",
+        "backward",
+        'kind = "precision"\n  ' + SCORES + 'measure = "flushed"\n  min = 0.01',
+        'kind = "precision"\n  ' + SCORES + 'measure = "flushed"\n  max = 0.01',
+        "it is 0.0125",
+    ),
+    "first_losing": (
+        TEXT16,
+        "layers.1.attention.scores",
+        "backward",
+        'kind = "first_losing"\n  first = "layers.1.attention.scores"',
+        'kind = "first_losing"\n  first = "none"',
+        "the first is dL/dlayers.1.attention.scores",
+    ),
 }
 
 
@@ -218,6 +237,19 @@ def test_the_shipped_lessons_claims_hold_and_fill_their_text():
         assert sum(len(step["claims"]) for step in lesson.steps) >= 3, lesson.name
         texts = [lesson.summary, *(s[k] for s in lesson.steps for k in ("takeaway", "narration", "next"))]
         assert not any("{" in text or "}" in text for text in texts), lesson.name
+
+
+def test_a_precision_claim_may_be_about_the_spec_at_another_scale_or_precision(tmp_path):
+    """2^8 lifts the scores' gradients back into float16's range; bfloat16 needs no scale; a
+    float32 walkthrough has no numbers' health to claim."""
+    scaled = 'kind = "precision"\n  ' + SCORES + 'measure = "flushed"\n  loss_scale = 256\n  max = 0.001'
+    [shown] = checked(tmp_path, lesson(TEXT16, "layers.1.attention.scores", "backward", scaled)).steps[0]["claims"]
+    assert shown["against"] == "this trace's spec at loss scale 256" and shown["values"]["value"] < 0.001
+    bf16 = 'kind = "first_losing"\n  first = "none"\n  dtype = "bfloat16"'
+    [shown] = checked(tmp_path, lesson(TEXT16, "logits", "backward", bf16)).steps[0]["claims"]
+    assert shown["against"].startswith("this trace's spec in bfloat16") and shown["values"]["first"] == "none"
+    with pytest.raises(LessonError, match="a float32 step: the numbers' health is a bfloat16 or float16 step's"):
+        checked(tmp_path, lesson(TEXT, "logits", "backward", 'kind = "first_losing"\n  first = "none"'))
 
 
 def _step(lesson, name: str, phase: str = "backward", k: int = 0) -> dict:

@@ -64,6 +64,8 @@ ALLOWED = {
     *("dheads", "dprobs", "Wk", "Wo", "Wq", "Wv", "j′", "x′"),
     # gpt2-and-llama: the model families' and their ops' names, the feed-forward's weight and bias
     *("GPT", "Llama", "LayerNorm", "GELU", "W1", "W3", "b1", "db2", "dW2", "g′"),
+    # float16-loss-scaling: the number formats' names, a float's infinity
+    *("float16", "bfloat16", "float32", "float64", "inf", "dgate", "dembedding"),
 }
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_′]*(?:\.[A-Za-z0-9_]+)*")
 
@@ -88,7 +90,15 @@ def english_words(text: str, recorded: set[str]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "name", ["forward-in-ten", "backprop-attention", "loss-and-first-gradient", "find-the-bug", "gpt2-and-llama"]
+    "name",
+    [
+        "forward-in-ten",
+        "backprop-attention",
+        "loss-and-first-gradient",
+        "find-the-bug",
+        "gpt2-and-llama",
+        "float16-loss-scaling",
+    ],
 )
 def test_every_russian_stop_is_russian(lessons, name):
     lesson = lessons[name]

@@ -96,6 +96,23 @@ def test_form_submission_redirects_to_a_canonical_permalink(client):
     assert 'id="xt-spec"' in page.text and 'type="module"' in page.text
 
 
+def test_the_form_offers_every_precision_and_a_low_one_s_loss_scaling(client):
+    home = client.get("/").text
+    assert re.findall(
+        r'<option value="(\w+)"[^>]*>\w+</option>', home.split('id="f-dtype"')[1].split("</select>")[0]
+    ) == [
+        "float32",
+        "float64",
+        "bfloat16",
+        "float16",
+    ]
+    assert re.search(r'<fieldset[^>]*id="precision-fields"\s+hidden disabled>', home)  # float32: not sent
+    query = f"form=home&text=the+cat&{ONE_LAYER}&dtype=float16&loss_scale=1024&loss_scale_growth=&flush_to_zero=true"
+    params = parse_qs(urlsplit(canonical_walk(client, query)).query)
+    assert (params["dtype"], params["loss_scale"], params["flush_to_zero"]) == (["float16"], ["1024"], ["true"])
+    assert "loss_scale_growth" not in params  # blank: a static scale
+
+
 def test_walk_keeps_step_and_seq_and_embeds_the_spec_safely(client):
     location = canonical_walk(client, ONE_LAYER + "&text=" + "%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E")
     page = client.get(location.replace("step=1", "step=8") + "&seq=0").text
@@ -123,6 +140,9 @@ def test_walk_without_a_step_lands_on_step_one(client):
         ("text=a", "text", "at least 2 tokens"),
         ("tokenizer=byte&vocab_size=100", "vocab_size", "256"),
         ("dtype=int8", "dtype", "dtype"),
+        ("dtype=float16&loss_scale=3", "loss_scale", "a power of two"),
+        ("dtype=float32&loss_scale=8", "loss_scale", "applies to a bfloat16 or float16 step"),
+        ("dtype=bfloat16&loss_scale_growth=0", "loss_scale_growth", "between 1 and 100000"),
     ],
 )
 def test_an_invalid_spec_shows_the_form_with_the_message_by_its_field(client, query, field, words):
@@ -131,7 +151,7 @@ def test_an_invalid_spec_shows_the_form_with_the_message_by_its_field(client, qu
     message = field_error(response.text, field)
     assert message is not None, f"no message next to {field}"
     assert words in message
-    assert f'aria-describedby="error-{field}"' in response.text
+    assert re.search(f'aria-describedby="error-{field}[" ]', response.text)  # its help may follow
     assert "Traceback" not in response.text
 
 

@@ -66,7 +66,7 @@ def test_a_demo_models_char_tokenizer_is_counted_too(client):
         ({"model": "nope", "text": TEXT}, "model"),
         ({"text": TEXT}, "model"),
         ({"model": NAME, "text": "x" * (CFG.seq_len + 2)}, "text"),
-        ({"model": NAME, "text": TEXT, "dtype": "float16"}, "dtype"),
+        ({"model": NAME, "text": TEXT, "dtype": "float8"}, "dtype"),
     ],
 )
 def test_refusals_name_the_field(client, params, field):
@@ -264,3 +264,13 @@ def test_past_the_models_seq_len_both_refuse_the_text_even_where_bytes_allow_flo
         posted = refused_field(c.post("/api/traces", json={"model": "induction", "text": text, "dtype": "float64"}))
         previewed = c.get("/api/tokenize", params={"model": "induction", "text": text, "dtype": "float64"})
         assert posted == refused_field(previewed) == "text" and "seq_len" in previewed.json()["detail"][0]["msg"]
+
+
+def test_a_low_precision_asks_the_limits_of_its_float32_arrays(tight):
+    """The home form's count for bfloat16 or float16: the limits a float32 step has (its arrays)."""
+    client, model = tight
+    params = {"model": "text", "text": char_text(model, 2)}
+    float32 = client.get("/api/tokenize", params={**params, "dtype": "float32"}).json()
+    for dtype in ("bfloat16", "float16"):
+        low = client.get("/api/tokenize", params={**params, "dtype": dtype})
+        assert low.status_code == 200 and low.json() == float32

@@ -37,6 +37,9 @@ def test_the_permalink_carries_the_precision():
     query = spec_to_query(spec.canonical)
     assert (query["dtype"], query["loss_scale"], query["flush_to_zero"]) == ("bfloat16", "65536", "true")
     assert resolve(spec_from_query(query), Settings()).id == spec.id
+    largest = resolved(dtype="float16", loss_scale=2.0**32, loss_scale_growth=1)
+    assert spec_to_query(largest.canonical)["loss_scale"] == "4294967296"  # whole: not %g's 4.29497e+09
+    assert resolve(spec_from_query(spec_to_query(largest.canonical)), Settings()).id == largest.id
 
 
 @pytest.mark.parametrize(
@@ -66,6 +69,12 @@ def test_a_float16_training_under_the_dynamic_scaler_skips_the_steps_that_overfl
     too_high = post_trace(client, {**spec, "loss_scale": 2.0**32, "loss_scale_growth": 1, "train_steps": 3})
     assert too_high["dtype"] == "float16"
     assert too_high["training"]["first_loss"] == too_high["training"]["last_loss"]
+    # the recorded step overflows too: its update is skipped, said so, and moves nothing
+    update = client.get(f"/api/traces/{too_high['id']}/steps/{len(too_high['steps']) - 1}").json()
+    assert update["update"]["skipped"] is True
+    assert update["update"]["loss_after"] == update["update"]["loss_before"]
+    assert all(row["update_rms"] == 0 for row in update["update"]["params"])
+    assert any("update was skipped" in warning and "2^28" in warning for warning in update["warnings"])
     fitting = post_trace(client, {**spec, "loss_scale": 2.0**8, "train_steps": 3})
     assert fitting["training"]["last_loss"] < fitting["training"]["first_loss"]
 
@@ -77,6 +86,8 @@ def test_a_low_precision_step_s_views_and_checks(client):
         for index in (3, len(summary["steps"]) - 2):
             view = client.get(f"/api/traces/{summary['id']}/steps/{index}").json()
             assert view["gradcheck"]["passed"], (dtype, index)
+            # the gradient on screen is the format's: its round-off is reported under its name
+            assert view["gradcheck"][f"{dtype}_roundoff"] > 0 and "float32_roundoff" not in view["gradcheck"]
     faulty = post_trace(
         client, {"config": SMALL, "text": "the cat sat", "dtype": "bfloat16", "faults": ["softmax_missing_sum_term"]}
     )
@@ -95,12 +106,19 @@ def test_the_numbers_health_route(client):
     assert probs["value"]["held_in"] == "float32"
     assert 0 < probs["value"]["rel_error"] < 10 * 2.0**-11
     assert answer["first_losing"] is None or answer["first_losing"]["which"] in ("value", "grad")
+    params = {param["name"]: param["grad"] for param in answer["params"]}
+    assert params["layers.0.attention.wq"]["held_in"] == "float16" and params["norm"]["held_in"] == "float32"
+    assert all(0 < grad["rel_error"] < 10 * 2.0**-11 for grad in params.values())
+    assert answer["update"] is None  # no training step
     float32 = post_trace(client, {"config": SMALL, "text": "the cat sat"})
     refused = client.get(f"/api/traces/{float32['id']}/precision")
     assert refused.status_code == 422
     assert refused.json()["detail"][0]["loc"] == ["path", "trace_id"]
     assert "is a float32 step" in refused.json()["detail"][0]["msg"]
     assert client.get("/api/traces/0123456789abcdef0123/precision").status_code == 404
+    quiz = post_trace(client, {"config": SMALL, "text": "the cat sat", "dtype": "float16", "quiz": 3})
+    refused = client.get(f"/api/traces/{quiz['id']}/precision")
+    assert refused.status_code == 403 and "quiz" in refused.json()["detail"]
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -126,3 +144,13 @@ def test_a_step_compared_across_precisions_names_each_and_weighs_the_same(client
     assert (answer["a"]["dtype"], answer["b"]["dtype"]) == ("float32", "bfloat16")
     float32, bfloat16 = (resolved(dtype=d) for d in ("float32", "bfloat16"))
     assert build_trace(bfloat16).nbytes() <= build_trace(float32).nbytes()
+
+
+def test_a_real_model_s_parameter_gradients_are_left_out(monkeypatch):
+    """Their comparison holds a float64 copy of every weight and gradient: past the bound, null."""
+    from app.traces import precision
+
+    trace = build_trace(resolved(dtype="bfloat16"))
+    assert len(precision.precision_json(trace)["params"]) == len(trace.param_names)
+    monkeypatch.setattr(precision, "PARAM_HEALTH_MAX_PARAMS", trace.cfg.n_params() - 1)
+    assert precision.precision_json(trace)["params"] is None

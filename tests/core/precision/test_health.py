@@ -6,9 +6,12 @@ import pytest
 
 import xt_core
 from tests.helpers.specs import make_batch
-from xt_core.precision import FLOAT16, Precision
+from xt_core.precision import BFLOAT16, FLOAT16, Precision
 from xt_core.precision.formats import FLOAT32
-from xt_core.precision.health import first_losing, health, trace_health
+from xt_core.precision.health import first_losing, health, param_health, trace_health, update_losses
+from xt_core.precision.scaling import update_loss
+from xt_core.training.loop import train_step
+from xt_core.training.optim import SGD
 
 CFG = xt_core.Config(vocab_size=40, n_layer=1, n_head=2, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=8)
 
@@ -57,7 +60,31 @@ def test_a_float16_step_first_loses_information_where_its_gradients_flush(batch)
     assert trace_health(scaled, ["layers.0.ffn_residual"])["layers.0.ffn_residual"]["grad"].flushed == 0.0
 
 
+def test_the_parameters_gradients_flush_with_the_activations_and_the_gains_keep_float32(batch):
+    params = xt_core.init_params(CFG, seed=1)
+    params["norm"] = np.full_like(params["norm"], 1e-9)
+    grads = param_health(xt_core.forward_backward(CFG, params, *batch, precision=Precision.of("float16")))
+    assert set(grads) == set(params)
+    assert grads["layers.0.feed_forward.w2"].held_in == "float16"
+    assert grads["layers.0.feed_forward.w2"].flushed == 1.0  # every entry, as its activations' gradients
+    assert grads["norm"].held_in == "float32" and grads["norm"].flushed == 0.0  # a float32 reduction's gain
+
+
+def test_the_update_s_share_lost_in_bfloat16_weights(batch):
+    """A step of SGD at a learning rate so small that ΔW sits below half bfloat16's spacing at
+    most weights: most of each matrix's update would be lost; the master weights keep it."""
+    params = xt_core.init_params(CFG, seed=1)
+    trace = train_step(CFG, params, *batch, SGD(lr=1e-4), precision=Precision.of("bfloat16"))
+    lost = update_losses(trace)
+    assert set(lost) == set(params)
+    w2 = "layers.0.feed_forward.w2"
+    assert lost[w2] == update_loss(params[w2], trace.update.per_param[w2].delta, BFLOAT16) > 0.5
+    assert update_losses(xt_core.forward_backward(CFG, params, *batch, precision=Precision.of("bfloat16"))) is None
+
+
 def test_health_is_of_a_low_precision_step(batch):
     trace = xt_core.forward_backward(CFG, xt_core.init_params(CFG, seed=1), *batch)
     with pytest.raises(ValueError, match="this step is not one"):
         trace_health(trace)
+    with pytest.raises(ValueError, match="this step is not one"):
+        param_health(trace)

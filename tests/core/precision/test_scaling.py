@@ -8,7 +8,7 @@ import pytest
 import xt_core
 from tests.helpers.specs import make_batch
 from xt_core.precision import BFLOAT16, FLOAT16, Precision
-from xt_core.precision.scaling import DynamicLossScale, scaled_step, update_loss
+from xt_core.precision.scaling import DynamicLossScale, recorded_scaled_step, scaled_step, update_loss
 from xt_core.training.optim import SGD
 
 CFG = xt_core.Config(vocab_size=40, n_layer=1, n_head=2, n_kv_head=2, n_embd=16, ffn_hidden=24, seq_len=8)
@@ -70,6 +70,19 @@ def test_the_dynamic_scaler_halves_on_overflow_and_skips_the_update():
     assert not fine.skipped
     assert fine.scaler.scale == 2.0**9  # the third clean step in a row doubles it
     assert not np.array_equal(fine.params["layers.0.feed_forward.w2"], params["layers.0.feed_forward.w2"])
+
+
+def test_the_recorded_step_skips_an_update_that_overflowed():
+    params = xt_core.init_params(CFG, seed=1)
+    inputs, targets = make_batch(CFG, 2, 8, seed=2)
+    trace = recorded_scaled_step(CFG, params, inputs, targets, SGD(lr=0.1), {}, Precision.of("float16", 2.0**30))
+    update = trace.update
+    assert update.skipped and update.loss_after == update.loss_before
+    assert all(update.params[name] is params[name] for name in params)
+    assert all(not np.any(p.delta) and p.update_rms == 0 for p in update.per_param.values())
+    assert not np.isfinite(update.grad_norm)  # what made the scaler skip it
+    fine = recorded_scaled_step(CFG, params, inputs, targets, SGD(lr=0.1), {}, Precision.of("float16", 2.0**8))
+    assert not fine.update.skipped and fine.update.loss_after < fine.update.loss_before
 
 
 def test_the_scaler_s_rule():
