@@ -330,6 +330,7 @@ ON_THE_WORDS_LAYER = [
     ROOT / "app" / "checkpoints" / "upload.py",
     ROOT / "app" / "checkpoints" / "model_words.py",
     ROOT / "app" / "guesses.py",
+    ROOT / "app" / "films" / "runs.py",  # a recorded run's refusals (film.ftl)
     # the step views' prose (app/words/locales/*/steps*.ftl); the rest of app/steps still holds
     # figure titles (the names' catalogue), 4xx messages and the glossary
     *(

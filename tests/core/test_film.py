@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import xt_core
+from tests.helpers.film import small_plan
 from xt_core.film.files import (
     RunError,
     checkpoint_path,
@@ -15,18 +16,11 @@ from xt_core.film.files import (
     read_run,
     write_checkpoint,
 )
-from xt_core.film.plan import PROBE_SEED, RunPlan, RunTooLarge
+from xt_core.film.plan import PROBE_SEED, RunTooLarge
 from xt_core.film.rebuild import rebuild_step, replay
 from xt_core.film.record import dense_steps, record, steepest
 from xt_core.lab.probes import induction_scores, previous_token_scores
 from xt_core.training.loop import lr_schedule
-
-SMALL = {"n_embd": 16, "ffn_hidden": 32, "n_head": 2, "n_kv_head": 2}
-
-
-def small_plan(**changes) -> RunPlan:
-    settings = dict(steps=24, batch=4, every=8, dense=2, probe_seqs=4, sizes=SMALL, warmup=4, decay="cosine")
-    return RunPlan(**(settings | changes))
 
 
 @pytest.fixture(scope="module")

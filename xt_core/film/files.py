@@ -70,6 +70,17 @@ class Run:
     steepest: dict  # {"step", "drop", "window"}: where the smoothed loss fell fastest
     log: StepLog
 
+    def summary(self) -> dict:
+        """Everything but the steps' arrays, JSON-able (run.json's keys)."""
+        return {
+            "plan": self.plan.to_dict(),
+            "config": self.cfg.to_dict(),
+            "params": self.names,
+            "checkpoints": self.checkpoints,
+            "dense": self.dense,
+            "steepest": self.steepest,
+        }
+
 
 def digest(params: dict[str, np.ndarray]) -> int:
     """64 bits of BLAKE2b over every parameter's bytes in order: equal digests, the same weights."""
@@ -119,17 +130,7 @@ def _read(npz, key: str, shape, dtype) -> np.ndarray:
 
 def write_run(run: Run, estimated: int) -> None:
     np.savez(Path(run.folder) / "steps.npz", **run.log.arrays())
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "plan": run.plan.to_dict(),
-        "config": run.cfg.to_dict(),
-        "params": run.names,
-        "checkpoints": run.checkpoints,
-        "dense": run.dense,
-        "steepest": run.steepest,
-        "estimated_bytes": estimated,
-    }
+    meta = {"format": FORMAT, "version": VERSION, **run.summary(), "estimated_bytes": estimated}
     text = json.dumps(meta, indent=1)
     if len(text) > META_BYTES:
         raise RunError(f"run.json would take {len(text)} bytes, over {META_BYTES}")

@@ -1,0 +1,69 @@
+"""GET /api/runs and /api/runs/{name}: the recorded runs of settings.runs_dir, a stretch of a run's
+steps at a time, every refusal naming its field and limit (in the request's language)."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.helpers.client import make_client
+from tests.helpers.film import small_plan
+from xt_core.film.files import folder_bytes
+from xt_core.film.record import record
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    runs_dir = tmp_path_factory.mktemp("runs")
+    run = record(small_plan(), runs_dir / "small")
+    shutil.copytree(run.folder, runs_dir / "damaged")
+    (runs_dir / "damaged" / "steps.npz").write_bytes(b"not a zip")
+    with make_client(runs_dir=runs_dir, max_run_points=10) as client:
+        yield client, run
+
+
+def test_the_runs_are_listed_without_the_damaged_one(served):
+    client, run = served
+    answer = client.get("/api/runs").json()
+    assert answer == {"runs": [{"name": "small", "task": "induction", "steps": 24, "bytes": folder_bytes(run.folder)}]}
+
+
+def test_a_run_answers_its_steps_within_the_points_limit(served):
+    client, run = served
+    answer = client.get("/api/runs/small").json()
+    assert answer["shown"] == {"start": 0, "stop": 24, "stride": 3}  # 24 steps in at most 10 points
+    assert answer["step"] == list(range(0, 24, 3))
+    assert answer["loss"] == run.log.loss[::3].tolist()
+    assert np.array_equal(np.float32(answer["previous"]), run.log.previous[::3])
+    assert answer["checkpoints"] == run.checkpoints and answer["steepest"] == run.steepest
+    assert answer["bytes"] <= answer["max_bytes"] == run.plan.max_bytes
+    part = client.get("/api/runs/small", params={"start": 5, "stop": 9, "stride": 1}).json()
+    assert part["step"] == [5, 6, 7, 8] and np.array_equal(np.float32(part["grad_norm"]), run.log.grad_norm[5:9])
+
+
+@pytest.mark.parametrize(
+    "query,field,words",
+    [
+        ({"stride": 1}, "stride", "stride must be at least 3 to show the steps from 0 up to 24, not included"),
+        ({"start": 24}, "start", "start must be between 0 and 23, got 24"),
+        ({"start": 4, "stop": 4}, "stop", "stop must be between 5 and 24, got 4"),
+    ],
+)
+def test_a_stretch_out_of_bounds_names_its_field_and_limit(served, query, field, words):
+    client, _ = served
+    response = client.get("/api/runs/small", params=query)
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["query", field] and words in error["msg"]
+
+
+def test_unknown_and_damaged_runs_are_404s_in_the_request_language(served):
+    client, _ = served
+    response = client.get("/api/runs/nothing", params={"lang": "ru"})
+    assert (
+        response.status_code == 404
+        and "нет записанного прогона nothing (есть прогоны: damaged, small)" in response.text
+    )
+    response = client.get("/api/runs/damaged")
+    assert response.status_code == 404 and "cannot be read" in response.json()["detail"]
+    assert client.get("/api/runs/..%2Fsmall").status_code in (404, 422)
