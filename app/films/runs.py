@@ -28,15 +28,30 @@ def run_names(settings: Settings) -> list[str]:
     return names[:MAX_LISTED]
 
 
-def opened(settings: Settings, name: str) -> Run:
-    """The run `name`, or a 404 saying which runs there are (or that it cannot be read, and why not in words)."""
+class RunNotOpened(Exception):
+    """The run is not on this server, or cannot be read: `said` says which (the route's 404, a spec's 422)."""
+
+    def __init__(self, said: Said):
+        super().__init__(said)
+        self.said = said
+
+
+def open_run(settings: Settings, name: str) -> Run:
+    """The run `name` of settings.runs_dir, read and checked (RunNotOpened naming the runs there are)."""
     if name not in run_names(settings):
         known = ", ".join(run_names(settings)) or "-"
-        raise HTTPException(404, detail=Said("film-error-unknown-run", name=name, known=known))
+        raise RunNotOpened(Said("film-error-unknown-run", name=name, known=known))
     try:
         return read_run(Path(settings.runs_dir) / name)
     except (RunError, RunTooLarge, OSError, ValueError) as exc:
-        raise HTTPException(404, detail=Said("film-error-unreadable-run", name=name)) from exc
+        raise RunNotOpened(Said("film-error-unreadable-run", name=name)) from exc
+
+
+def opened(settings: Settings, name: str) -> Run:
+    try:
+        return open_run(settings, name)
+    except RunNotOpened as exc:
+        raise HTTPException(404, detail=exc.said) from exc
 
 
 def listing(settings: Settings) -> dict:

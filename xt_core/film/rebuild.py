@@ -38,20 +38,18 @@ def _norm(a: np.ndarray) -> float:
     return float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
 
 
-def replay(run: Run, stop: int, on_step: Callable[[int, dict, dict], None] | None = None):
+def replay(run: Run, stop: int, progress: Callable[[int, float], None] | None = None):
     """(weights, optimizer state, batch) before step `stop`, replayed from the nearest checkpoint at
-    or before it; on_step(s, weights, state) sees each step reached on the way (s > the checkpoint's).
+    or before it; progress(i, loss) after the i-th step replayed (0, 1, ...: replayed_steps of them).
     The weights are checked against the digest recorded at `stop`: RunError if a bit differs."""
-    if isinstance(stop, bool) or not isinstance(stop, (int, np.integer)) or not 0 <= stop < run.plan.steps:
-        raise RunError(f"step must be an integer in [0, {run.plan.steps}), got {stop!r}")
-    start = max(c for c in run.checkpoints if c <= stop)
+    start = stop - replayed_steps(run, stop)
     params, state = read_checkpoint(run, start)
     batches = run.plan.batches_from(start)
     for step in range(start, stop):
         inputs, targets = next(batches)
-        params, state, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(step), inputs, targets)
-        if on_step:
-            on_step(step + 1, params, state)
+        params, state, loss, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(step), inputs, targets)
+        if progress:
+            progress(step - start, loss)
     if digest(params) != int(run.log.digest[stop]):
         raise RunError(
             f"step {stop} rebuilt from checkpoint {start} differs from the recorded weights "
@@ -60,8 +58,16 @@ def replay(run: Run, stop: int, on_step: Callable[[int, dict, dict], None] | Non
     return params, state, next(batches)
 
 
-def rebuild_step(run: Run, step: int) -> Trace:
+def replayed_steps(run: Run, step: int) -> int:
+    """The training steps rebuilding `step` replays: from the last checkpoint at or before it."""
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or not 0 <= step < run.plan.steps:
+        raise RunError(f"step must be an integer in [0, {run.plan.steps}), got {step!r}")
+    return int(step) - max(c for c in run.checkpoints if c <= step)
+
+
+def rebuild_step(run: Run, step: int, progress: Callable[[int, float], None] | None = None) -> Trace:
     """train_step's full Trace of `step`: the weights the recorded training held before it, its batch,
-    its learning rate and optimizer state (the trace's update leads to the weights before step + 1)."""
-    params, state, (inputs, targets) = replay(run, step)
+    its learning rate and optimizer state (the trace's update leads to the weights before step + 1).
+    progress: replay's, for the steps replayed before it."""
+    params, state, (inputs, targets) = replay(run, step, progress)
     return train_step(run.cfg, params, inputs, targets, run.plan.optimizer_at(step), state)

@@ -5,3 +5,7 @@ film-error-stride = чтобы показать шаги от { $start } до { 
         [one] шага
        *[other] шагов
     }), а получено { $value }
+# A recorded run's step as a spec (app/spec/run_step.py: {"run": NAME, "run_step": s})
+film-error-run-alone = { $field } нельзя задавать вместе с run: шаг записанного прогона задаётся только полями run и run_step (прогон сам определяет модель, веса, батч и оптимизатор)
+film-error-run-missing = для run_step нужен run — имя записанного прогона (GET /api/runs)
+film-error-run-step-missing = для run нужен run_step — номер открываемого шага, от 0 до { $last }
