@@ -136,7 +136,7 @@ def _train_record(args) -> int:
 
     from xt_core.film.files import folder_bytes
     from xt_core.film.plan import RunPlan, RunTooLarge
-    from xt_core.film.record import record
+    from xt_core.film.record import new_folder, record
 
     console = Console(width=max(Console().width, 100))
     try:
@@ -154,7 +154,8 @@ def _train_record(args) -> int:
             max_bytes=int(args.max_mb * 1e6),
         )
         plan.check_bound()
-    except (ValueError, RunTooLarge) as exc:
+        new_folder(args.record)
+    except (ValueError, RunTooLarge, FileExistsError) as exc:
         Console(stderr=True).print(f"[bold red]xt train:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("loss {task.fields[loss]:.4f}"))

@@ -149,3 +149,5 @@ def _record_from_the_command_line(main, tmp_path, capsys):
     assert main([*argv[:-1], str(tmp_path / "other"), "--max-mb", "0.1"]) == 2
     assert "over its limit max_bytes = 100,000" in capsys.readouterr().err
     assert not (tmp_path / "other").exists()
+    assert main(argv) == 2  # the folder holds a run: never written over
+    assert "exists and is not empty" in capsys.readouterr().err

@@ -35,9 +35,7 @@ STEEPEST_WINDOW = 20  # the loss is smoothed over steps / this many steps to fin
 def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None = None) -> Run:
     """Trains `plan` and writes the run to `folder` (new or empty); progress(step, loss) after each step."""
     need = plan.check_bound()
-    folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise FileExistsError(f"{folder} exists and is not empty: a run is never written over another")
+    folder = new_folder(folder)
     cfg = plan.config()
     params = init_params(cfg, seed=plan.seed, dtype=PARAM_DTYPE)
     log = StepLog.empty(plan.steps, len(params), cfg)
@@ -55,6 +53,14 @@ def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None 
     if size > need:  # the estimate is an upper bound by construction: this is a bug, never a user's error
         raise RunError(f"{folder}: {size:,} bytes written, over the {need:,} estimated")
     return run
+
+
+def new_folder(folder) -> Path:
+    """`folder` as a Path, if it is absent or an empty directory (FileExistsError otherwise)."""
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise FileExistsError(f"{folder} exists and is not empty: a run is never written over another")
+    return folder
 
 
 def _train(run: Run, params: dict, progress) -> None:
