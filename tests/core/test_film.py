@@ -139,6 +139,19 @@ def test_xt_train_records_a_run(tmp_path, capsys):
     assert threadpool_info() == before
 
 
+def test_xt_serve_offers_the_runs_of_a_folder(tmp_path, monkeypatch):
+    import uvicorn
+
+    from app.settings import Settings
+    from xt_cli import main
+
+    for key in ("XT_RUNS_DIR", "XT_ALLOWED_HOSTS", "XT_ADMIN_KEY"):
+        monkeypatch.delenv(key, raising=False)  # and each set by `xt serve` is unset after the test
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    assert main(["serve", "--runs", str(tmp_path)]) == 0
+    assert Settings.from_env().runs_dir == tmp_path.resolve()
+
+
 def _record_from_the_command_line(main, tmp_path, capsys):
     folder = tmp_path / "cli-run"
     argv = ["train", "--task", "induction", "--steps", "6", "--batch", "2", "--every", "3", "--record", str(folder)]
