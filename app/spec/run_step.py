@@ -13,7 +13,7 @@ from app.spec.resolve import RecordedStep, ResolvedSpec, check_build_bytes, chec
 from app.spec.schema import TraceSpec
 from app.spec.training import canonical_optimizer
 from app.words.said import Said
-from xt_core.film.rebuild import replayed_steps
+from xt_core.film.rebuild import batch_at, replayed_steps
 from xt_core.lab.tasks import TASKS
 from xt_core.training.optim import optimizer_dict
 
@@ -40,7 +40,7 @@ def resolve_run_step(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     step = spec.run_step
     check_between(("body", "run_step"), step, 0, run.plan.steps - 1)
     _, tokenizer, _ = TASKS[run.plan.task].setup(batch=1, seed=0)
-    inputs, targets = next(run.plan.batches_from(step))
+    inputs, targets = batch_at(run, step)
     n_seq, T = inputs.shape
     optimizer = canonical_optimizer(optimizer_dict(run.plan.optimizer_at(step)), 0)
     replayed = replayed_steps(run, step)

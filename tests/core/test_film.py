@@ -2,6 +2,8 @@
 recorded agree with the probes run on its checkpoints, and a run over its bound is refused before
 anything is written. One small run (the induction task at a few widths) recorded per module."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -17,9 +19,10 @@ from xt_core.film.files import (
     write_checkpoint,
 )
 from xt_core.film.plan import PROBE_SEED, RunTooLarge
-from xt_core.film.rebuild import rebuild_step, replay
+from xt_core.film.rebuild import batch_at, rebuild_step, replay, replayed_steps
 from xt_core.film.record import dense_steps, record, steepest
 from xt_core.lab.probes import induction_scores, previous_token_scores
+from xt_core.lab.tasks import TASKS
 from xt_core.training.loop import lr_schedule
 
 
@@ -37,7 +40,8 @@ def test_the_run_is_the_training_xt_train_does(run):
     plan = run.plan
     params = xt_core.init_params(run.cfg, seed=plan.seed, dtype=np.float32)
     lr_at = lr_schedule(plan.lr, plan.steps, plan.warmup, plan.decay)
-    trained, _, losses = xt_core.train(run.cfg, params, plan.optimizer(), plan.batches_from(0), plan.steps, lr_at=lr_at)
+    _, _, batches = TASKS[plan.task].setup(plan.batch, plan.seed)  # the stream `xt train` trains on
+    trained, _, losses = xt_core.train(run.cfg, params, plan.optimizer(), batches, plan.steps, lr_at=lr_at)
     assert losses == run.log.loss.tolist()
     assert digest(trained) == int(run.log.digest[-1])
 
@@ -59,14 +63,24 @@ def test_the_dense_checkpoints_lie_where_the_loss_fell_fastest(run):
     assert all(abs(s - fastest["step"]) <= fastest["window"] for s in run.dense)
     assert run.checkpoints == sorted({*run.plan.checkpoint_steps(), *run.dense})
     for step in run.checkpoints:
-        params, _ = read_checkpoint(run, step)
+        params, _, _ = read_checkpoint(run, step)
         assert digest(params) == int(run.log.digest[step])
+    after = run.dense[-1] + 1  # rebuilt from the last dense checkpoint: its weights, state and batch stream
+    assert replayed_steps(run, after) == 1 and rebuild_step(run, after).loss == run.log.loss[after]
+
+
+def test_a_steps_batch_is_the_streams_resumed_at_the_checkpoint_before_it(run):
+    _, _, batches = TASKS[run.plan.task].setup(run.plan.batch, run.plan.seed)
+    stream = list(itertools.islice(batches, run.plan.steps))
+    for step in (0, 7, 9, 23):
+        inputs, targets = batch_at(run, step)
+        assert np.array_equal(inputs, stream[step][0]) and np.array_equal(targets, stream[step][1])
 
 
 def test_the_recorded_scores_are_the_probes_on_the_checkpoints(run):
     plan = run.plan
     for step in run.checkpoints:
-        params, _ = read_checkpoint(run, step)
+        params, _, _ = read_checkpoint(run, step)
         ind = induction_scores(run.cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED).attention
         prev = previous_token_scores(run.cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED)
         assert np.array_equal(np.float32(ind), run.log.induction[step])
@@ -108,14 +122,14 @@ def test_a_changed_checkpoint_or_a_grown_folder_is_refused(run, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(run.folder, copy)
     moved = read_run(copy)
-    params, state = read_checkpoint(moved, 8)
+    params, state, rng = read_checkpoint(moved, 8)
     params["norm"] = params["norm"] + np.float32(1e-3)
     checkpoint_path(copy, 8).unlink()
-    write_checkpoint(copy, 8, params, state)
+    write_checkpoint(copy, 8, params, state, rng)
     with pytest.raises(RunError, match="step 9 rebuilt from checkpoint 8 differs from the recorded weights"):
         replay(moved, 9)
     checkpoint_path(copy, 8).unlink()
-    write_checkpoint(copy, 8, params, {})  # its optimizer state lost
+    write_checkpoint(copy, 8, params, {}, rng)  # its optimizer state lost
     with pytest.raises(RunError, match="m.tok_embeddings is missing"):
         replay(moved, 9)
     (copy / "padding.bin").write_bytes(b"\0" * run.plan.max_bytes)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.film.plan import ADAMW_SLOTS, META_BYTES, PARAM_DTYPE, RunPlan, RunTooLarge
+from xt_core.film.plan import ADAMW_SLOTS, META_BYTES, PARAM_DTYPE, STREAM_BYTES, RunPlan, RunTooLarge
 from xt_core.model import param_shapes
 
 FORMAT, VERSION = "xt-run", 1
@@ -95,18 +95,26 @@ def checkpoint_path(folder: Path, step: int) -> Path:
     return Path(folder) / "checkpoints" / f"step-{step:06d}.npz"
 
 
-def write_checkpoint(folder: Path, step: int, params: dict, state: dict) -> None:
+def write_checkpoint(folder: Path, step: int, params: dict, state: dict, rng: np.random.Generator) -> None:
+    """The weights and optimizer state before `step`, and the batch stream's generator about to draw
+    step's batch (so a replay resumes the stream here instead of drawing every batch before it)."""
+    stream = json.dumps(rng.bit_generator.state).encode()
+    if len(stream) > STREAM_BYTES:
+        raise RunError(f"the batch stream's state takes {len(stream)} bytes, over {STREAM_BYTES}")
     arrays = {f"w.{name}": p for name, p in params.items()}
+    arrays["batches"] = np.frombuffer(stream, np.uint8)
     for name, slot in state.items():
         arrays |= {f"{key}.{name}": np.asarray(slot[key]) for key in (*ADAMW_SLOTS, "t")}
     np.savez(checkpoint_path(folder, step), **arrays)
 
 
-def read_checkpoint(run: Run, step: int) -> tuple[dict, dict]:
-    """(weights, optimizer state) before `step`, each array's name, dtype and shape checked."""
+def read_checkpoint(run: Run, step: int) -> tuple[dict, dict, np.random.Generator]:
+    """(weights, optimizer state, the batch stream's generator) before `step`, each array's name,
+    dtype and shape checked."""
     shapes = param_shapes(run.cfg)
     with np.load(checkpoint_path(run.folder, step), allow_pickle=False) as npz:
-        held = set(npz.files)
+        rng = _stream_of(npz)
+        held = set(npz.files) - {"batches"}
         params = {name: _read(npz, f"w.{name}", shapes[name], PARAM_DTYPE) for name in run.names}
         state = {}
         if step > 0:
@@ -116,7 +124,27 @@ def read_checkpoint(run: Run, step: int) -> tuple[dict, dict]:
         extra = held - {f"w.{n}" for n in run.names} - {f"{k}.{n}" for n in state for k in (*ADAMW_SLOTS, "t")}
     if extra:
         raise RunError(f"checkpoint {step}: unexpected arrays {sorted(extra)[:3]}")
-    return params, state
+    return params, state, rng
+
+
+def read_stream(run: Run, step: int) -> np.random.Generator:
+    """The batch stream's generator of checkpoint `step` alone (its weights not read)."""
+    with np.load(checkpoint_path(run.folder, step), allow_pickle=False) as npz:
+        return _stream_of(npz)
+
+
+def _stream_of(npz) -> np.random.Generator:
+    if "batches" not in npz.files:
+        raise RunError("batches is missing")
+    raw = npz["batches"]
+    if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > STREAM_BYTES:
+        raise RunError(f"batches: {raw.dtype}{list(raw.shape)}, expected at most {STREAM_BYTES} uint8")
+    rng = np.random.default_rng()
+    try:
+        rng.bit_generator.state = json.loads(raw.tobytes())
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RunError(f"batches: not a generator's state ({exc})") from exc
+    return rng
 
 
 def _read(npz, key: str, shape, dtype) -> np.ndarray:

@@ -9,7 +9,6 @@ need = plan.estimated_bytes()   # an upper bound of the folder's size; > plan.ma
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -36,6 +35,7 @@ WIDTHS = ("n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden")
 PARAM_DTYPE = np.float32
 ADAMW_SLOTS = ("m", "v")  # the optimizer state's arrays per parameter; "t" a scalar beside them
 PROBE_SEED = 0  # every step's heads are probed on the same sequences, so their curves are smooth
+STREAM_BYTES = 1024  # a checkpoint's batch stream state (its generator's, as JSON) at most this
 
 
 class RunTooLarge(ValueError):
@@ -88,10 +88,13 @@ class RunPlan:
         cfg, _, _ = TASKS[self.task].setup(batch=1, seed=0)
         return Config.from_dict({**cfg.to_dict(), **self.sizes})  # head_dim follows the new widths
 
-    def batches_from(self, step: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """The task's batch stream from `step` on: regenerated from its seed, the first `step` skipped."""
-        _, _, batches = TASKS[self.task].setup(batch=self.batch, seed=self.seed)
-        return itertools.islice(batches, step, None)
+    def stream(self, start: int, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The task's batches from `start` on, drawn from `rng` in the state the stream left it after
+        `start` batches (a checkpoint keeps it); from 0, rng = first_rng() (the stream `xt train` trains on)."""
+        return TASKS[self.task].resume(self.batch, rng, start)
+
+    def first_rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
 
     def optimizer(self) -> AdamW:
         return AdamW(lr=self.lr, weight_decay=self.weight_decay)
@@ -129,6 +132,7 @@ class RunPlan:
             size = int(np.prod(shape)) * np.dtype(PARAM_DTYPE).itemsize
             weights.append((f"w.{name}", size))
             state += [(f"t.{name}", 8)] + [(f"{slot}.{name}", size) for slot in ADAMW_SLOTS]
+        weights.append(("batches", STREAM_BYTES))
         with_state = len(self.checkpoint_steps()) - 1 + self.dense  # step 0's has no optimizer state yet
         return META_BYTES + _npz_bytes(log) + _npz_bytes(weights) + with_state * _npz_bytes(weights + state)
 

@@ -45,8 +45,8 @@ def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None 
     run.steepest = steepest(log.loss)
     run.dense = dense_steps(plan, run.steepest, run.checkpoints)
     for step in run.dense:  # the second pass: each replayed from the checkpoint before it, digest checked
-        weights, state, _ = replay(run, step)
-        write_checkpoint(folder, step, weights, state)
+        weights, state, rng, _ = replay(run, step)
+        write_checkpoint(folder, step, weights, state, rng)
         run.checkpoints = sorted({*run.checkpoints, step})
     write_run(run, need)
     size = folder_bytes(folder)
@@ -66,11 +66,12 @@ def new_folder(folder) -> Path:
 def _train(run: Run, params: dict, progress) -> None:
     plan, cfg, log = run.plan, run.cfg, run.log
     regular = set(run.checkpoints)
-    batches = plan.batches_from(0)
+    rng = plan.first_rng()
+    batches = plan.stream(0, rng)
     state: dict = {}
     for step in range(plan.steps):
         if step in regular:
-            write_checkpoint(run.folder, step, params, state)
+            write_checkpoint(run.folder, step, params, state, rng)  # rng: about to draw step's batch
         log.digest[step] = digest(params)
         log.induction[step], log.previous[step] = head_scores(
             cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED
