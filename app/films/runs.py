@@ -13,7 +13,7 @@ from fastapi import HTTPException
 from app.errors import SpecError, check_between
 from app.settings import Settings
 from app.words.said import Said
-from xt_core.film.files import Run, RunError, folder_bytes, read_run
+from xt_core.film.files import Run, RunError, folder_bytes, read_meta, read_run
 from xt_core.film.plan import RunTooLarge
 
 RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a folder's name: no path, never a dot-name
@@ -39,7 +39,7 @@ class RunNotOpened(Exception):
 def open_run(settings: Settings, name: str) -> Run:
     """The run `name` of settings.runs_dir, read and checked (RunNotOpened naming the runs there are)."""
     if name not in run_names(settings):
-        known = ", ".join(run_names(settings)) or "-"
+        known = ", ".join(entry["name"] for entry in listing(settings)["runs"]) or "-"
         raise RunNotOpened(Said("film-error-unknown-run", name=name, known=known))
     try:
         return read_run(Path(settings.runs_dir) / name)
@@ -58,7 +58,7 @@ def listing(settings: Settings) -> dict:
     runs = []
     for name in run_names(settings):
         try:
-            run = read_run(Path(settings.runs_dir) / name)
+            run = read_meta(Path(settings.runs_dir) / name)  # run.json and the size: no arrays read
         except (RunError, RunTooLarge, OSError, ValueError):
             continue  # a damaged run is not offered; GET /api/runs/{name} says it cannot be read
         runs.append({"name": name, "task": run.plan.task, "steps": run.plan.steps, "bytes": folder_bytes(run.folder)})

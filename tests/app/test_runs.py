@@ -20,14 +20,18 @@ def served(tmp_path_factory):
     run = record(small_plan(), runs_dir / "small")
     shutil.copytree(run.folder, runs_dir / "damaged")
     (runs_dir / "damaged" / "steps.npz").write_bytes(b"not a zip")
+    shutil.copytree(run.folder, runs_dir / "unlisted")
+    (runs_dir / "unlisted" / "run.json").write_text('{"format": "xt-run", "version": 1, "plan": {"steps": -1}}')
     with make_client(runs_dir=runs_dir, max_run_points=10) as client:
         yield client, run
 
 
-def test_the_runs_are_listed_without_the_damaged_one(served):
+def test_the_runs_are_listed_from_their_run_json_alone(served):
+    """A damaged steps.npz is found when the run is opened; a run.json that cannot be read is not listed."""
     client, run = served
-    answer = client.get("/api/runs").json()
-    assert answer == {"runs": [{"name": "small", "task": "induction", "steps": 24, "bytes": folder_bytes(run.folder)}]}
+    listed = client.get("/api/runs").json()["runs"]
+    assert [entry["name"] for entry in listed] == ["damaged", "small"]
+    assert listed[1] == {"name": "small", "task": "induction", "steps": 24, "bytes": folder_bytes(run.folder)}
 
 
 def test_a_run_answers_its_steps_within_the_points_limit(served):

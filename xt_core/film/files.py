@@ -68,7 +68,7 @@ class Run:
     checkpoints: list[int]  # every step with a checkpoint, sorted (regular and dense)
     dense: list[int]
     steepest: dict  # {"step", "drop", "window"}: where the smoothed loss fell fastest
-    log: StepLog
+    log: StepLog | None  # None: read_meta's run, its steps not read
 
     def summary(self) -> dict:
         """Everything but the steps' arrays, JSON-able (run.json's keys)."""
@@ -170,7 +170,16 @@ def folder_bytes(folder: Path) -> int:
 
 
 def read_run(folder) -> Run:
-    """The run in `folder`: its size checked against its plan's bound first, then every array."""
+    """The run in `folder`: run.json and the folder's size against its plan's bound first (read_meta),
+    then every array of steps.npz."""
+    run = read_meta(folder)
+    run.log = _read_log(run.folder, run.plan, run.cfg, len(run.names))
+    return run
+
+
+def read_meta(folder) -> Run:
+    """The run in `folder` without its steps' arrays (run.log is None): run.json checked, and the
+    folder's size against the plan's bound (RunTooLarge)."""
     folder = Path(folder)
     meta_path = folder / "run.json"
     if not meta_path.is_file() or meta_path.stat().st_size > META_BYTES:
@@ -180,19 +189,18 @@ def read_run(folder) -> Run:
         if meta.get("format") != FORMAT or meta.get("version") != VERSION:
             raise RunError(f"{folder.name}: not an {FORMAT} version {VERSION} folder")
         plan, cfg = RunPlan.from_dict(meta["plan"]), Config.from_dict(meta["config"])
+        checkpoints = sorted(int(s) for s in meta["checkpoints"])
+        dense, steepest, names = [int(s) for s in meta["dense"]], dict(meta["steepest"]), list(meta["params"])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise RunError(f"{folder.name}: run.json: {exc}") from exc
     size = folder_bytes(folder)
     if size > plan.max_bytes:
         raise RunTooLarge(f"{folder.name}: {size:,} bytes on disk, over its limit max_bytes = {plan.max_bytes:,}")
-    if cfg != plan.config() or meta["params"] != list(param_shapes(cfg)):
+    if cfg != plan.config() or names != list(param_shapes(cfg)):
         raise RunError(f"{folder.name}: the config or parameters differ from the plan's task model")
-    log = _read_log(folder, plan, cfg, len(meta["params"]))
-    checkpoints = sorted(int(s) for s in meta["checkpoints"])
     if not checkpoints or checkpoints[0] != 0 or checkpoints[-1] >= plan.steps:
         raise RunError(f"{folder.name}: checkpoints must start at step 0 and lie before step {plan.steps}")
-    dense = [int(s) for s in meta["dense"]]
-    return Run(folder, plan, cfg, list(meta["params"]), checkpoints, dense, dict(meta["steepest"]), log)
+    return Run(folder, plan, cfg, names, checkpoints, dense, steepest, None)
 
 
 def _read_log(folder: Path, plan: RunPlan, cfg: Config, n_params: int) -> StepLog:
