@@ -63,13 +63,13 @@ def test_the_dense_checkpoints_lie_where_the_loss_fell_fastest(run):
     assert all(abs(s - fastest["step"]) <= fastest["window"] for s in run.dense)
     assert run.checkpoints == sorted({*run.plan.checkpoint_steps(), *run.dense})
     for step in run.checkpoints:
-        params, _, _ = read_checkpoint(run, step)
+        params, _ = read_checkpoint(run, step)
         assert digest(params) == int(run.log.digest[step])
     after = run.dense[-1] + 1  # rebuilt from the last dense checkpoint: its weights, state and batch stream
     assert replayed_steps(run, after) == 1 and rebuild_step(run, after).loss == run.log.loss[after]
 
 
-def test_a_steps_batch_is_the_streams_resumed_at_the_checkpoint_before_it(run):
+def test_a_steps_batch_is_the_streams_resumed_at_that_step(run):
     _, _, batches = TASKS[run.plan.task].setup(run.plan.batch, run.plan.seed)
     stream = list(itertools.islice(batches, run.plan.steps))
     for step in (0, 7, 9, 23):
@@ -80,7 +80,7 @@ def test_a_steps_batch_is_the_streams_resumed_at_the_checkpoint_before_it(run):
 def test_the_recorded_scores_are_the_probes_on_the_checkpoints(run):
     plan = run.plan
     for step in run.checkpoints:
-        params, _, _ = read_checkpoint(run, step)
+        params, _ = read_checkpoint(run, step)
         ind = induction_scores(run.cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED).attention
         prev = previous_token_scores(run.cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED)
         assert np.array_equal(np.float32(ind), run.log.induction[step])
@@ -122,14 +122,14 @@ def test_a_changed_checkpoint_or_a_grown_folder_is_refused(run, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(run.folder, copy)
     moved = read_run(copy)
-    params, state, rng = read_checkpoint(moved, 8)
+    params, state = read_checkpoint(moved, 8)
     params["norm"] = params["norm"] + np.float32(1e-3)
     checkpoint_path(copy, 8).unlink()
-    write_checkpoint(copy, 8, params, state, rng)
+    write_checkpoint(copy, 8, params, state)
     with pytest.raises(RunError, match="step 9 rebuilt from checkpoint 8 differs from the recorded weights"):
         replay(moved, 9)
     checkpoint_path(copy, 8).unlink()
-    write_checkpoint(copy, 8, params, {}, rng)  # its optimizer state lost
+    write_checkpoint(copy, 8, params, {})  # its optimizer state lost
     with pytest.raises(RunError, match="m.tok_embeddings is missing"):
         replay(moved, 9)
     (copy / "padding.bin").write_bytes(b"\0" * run.plan.max_bytes)

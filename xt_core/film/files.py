@@ -3,7 +3,8 @@
     run.json                 {"format": "xt-run", "version": 1, "plan", "config", "params", "checkpoints",
                              "dense", "steepest", "estimated_bytes"}
     steps.npz                per step s in [0, steps): loss, grad_norm and update_norm (s, parameter),
-                             induction and previous (s, layer, head); digest (steps + 1) of the weights
+                             induction and previous (s, layer, head); stream (s, 6): the batch stream's
+                             generator before each step's batch; digest (steps + 1) of the weights
                              before each step and after the last
     checkpoints/step-SSSSSS.npz   the weights before step S (w.NAME) and the optimizer's state (m.NAME,
                              v.NAME, t.NAME; none before step 0)
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.film.plan import ADAMW_SLOTS, META_BYTES, PARAM_DTYPE, STREAM_BYTES, RunPlan, RunTooLarge
+from xt_core.film.plan import ADAMW_SLOTS, META_BYTES, PARAM_DTYPE, RunPlan, RunTooLarge
 from xt_core.model import param_shapes
 
 FORMAT, VERSION = "xt-run", 1
@@ -42,6 +43,7 @@ class StepLog:
     induction: np.ndarray
     previous: np.ndarray
     digest: np.ndarray
+    stream: np.ndarray  # (steps, 6) uint64: the batch stream's generator before each step's batch (stream_row)
 
     @classmethod
     def empty(cls, steps: int, n_params: int, cfg: Config) -> StepLog:
@@ -53,6 +55,7 @@ class StepLog:
             np.zeros(heads, np.float32),
             np.zeros(heads, np.float32),
             np.zeros(steps + 1, np.uint64),
+            np.zeros((steps, 6), np.uint64),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -95,26 +98,18 @@ def checkpoint_path(folder: Path, step: int) -> Path:
     return Path(folder) / "checkpoints" / f"step-{step:06d}.npz"
 
 
-def write_checkpoint(folder: Path, step: int, params: dict, state: dict, rng: np.random.Generator) -> None:
-    """The weights and optimizer state before `step`, and the batch stream's generator about to draw
-    step's batch (so a replay resumes the stream here instead of drawing every batch before it)."""
-    stream = json.dumps(rng.bit_generator.state).encode()
-    if len(stream) > STREAM_BYTES:
-        raise RunError(f"the batch stream's state takes {len(stream)} bytes, over {STREAM_BYTES}")
+def write_checkpoint(folder: Path, step: int, params: dict, state: dict) -> None:
     arrays = {f"w.{name}": p for name, p in params.items()}
-    arrays["batches"] = np.frombuffer(stream, np.uint8)
     for name, slot in state.items():
         arrays |= {f"{key}.{name}": np.asarray(slot[key]) for key in (*ADAMW_SLOTS, "t")}
     np.savez(checkpoint_path(folder, step), **arrays)
 
 
-def read_checkpoint(run: Run, step: int) -> tuple[dict, dict, np.random.Generator]:
-    """(weights, optimizer state, the batch stream's generator) before `step`, each array's name,
-    dtype and shape checked."""
+def read_checkpoint(run: Run, step: int) -> tuple[dict, dict]:
+    """(weights, optimizer state) before `step`, each array's name, dtype and shape checked."""
     shapes = param_shapes(run.cfg)
     with np.load(checkpoint_path(run.folder, step), allow_pickle=False) as npz:
-        rng = _stream_of(npz)
-        held = set(npz.files) - {"batches"}
+        held = set(npz.files)
         params = {name: _read(npz, f"w.{name}", shapes[name], PARAM_DTYPE) for name in run.names}
         state = {}
         if step > 0:
@@ -124,27 +119,36 @@ def read_checkpoint(run: Run, step: int) -> tuple[dict, dict, np.random.Generato
         extra = held - {f"w.{n}" for n in run.names} - {f"{k}.{n}" for n in state for k in (*ADAMW_SLOTS, "t")}
     if extra:
         raise RunError(f"checkpoint {step}: unexpected arrays {sorted(extra)[:3]}")
-    return params, state, rng
+    return params, state
 
 
-def read_stream(run: Run, step: int) -> np.random.Generator:
-    """The batch stream's generator of checkpoint `step` alone (its weights not read)."""
-    with np.load(checkpoint_path(run.folder, step), allow_pickle=False) as npz:
-        return _stream_of(npz)
+def stream_row(rng: np.random.Generator) -> np.ndarray:
+    """A PCG64 generator's state as 6 uint64 (its 128-bit state and increment in halves, the buffered
+    32 bits): what the batch stream's generator holds before it draws a step's batch."""
+    held = rng.bit_generator.state
+    if held["bit_generator"] != "PCG64":
+        raise RunError(f"the batch stream draws from {held['bit_generator']}, not PCG64")
+    state, inc = held["state"]["state"], held["state"]["inc"]
+    return np.array([state & _LOW, state >> 64, inc & _LOW, inc >> 64, held["has_uint32"], held["uinteger"]], np.uint64)
 
 
-def _stream_of(npz) -> np.random.Generator:
-    if "batches" not in npz.files:
-        raise RunError("batches is missing")
-    raw = npz["batches"]
-    if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > STREAM_BYTES:
-        raise RunError(f"batches: {raw.dtype}{list(raw.shape)}, expected at most {STREAM_BYTES} uint8")
+def stream_at(run: Run, step: int) -> np.random.Generator:
+    """The batch stream's generator about to draw step's batch (run.log.stream[step])."""
+    row = [int(v) for v in run.log.stream[step]]
     rng = np.random.default_rng()
     try:
-        rng.bit_generator.state = json.loads(raw.tobytes())
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RunError(f"batches: not a generator's state ({exc})") from exc
+        rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": row[0] | row[1] << 64, "inc": row[2] | row[3] << 64},
+            "has_uint32": row[4],
+            "uinteger": row[5],
+        }
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise RunError(f"stream[{step}]: not a PCG64 state ({exc})") from exc
     return rng
+
+
+_LOW = (1 << 64) - 1
 
 
 def _read(npz, key: str, shape, dtype) -> np.ndarray:

@@ -35,7 +35,6 @@ WIDTHS = ("n_layer", "n_head", "n_kv_head", "n_embd", "ffn_hidden")
 PARAM_DTYPE = np.float32
 ADAMW_SLOTS = ("m", "v")  # the optimizer state's arrays per parameter; "t" a scalar beside them
 PROBE_SEED = 0  # every step's heads are probed on the same sequences, so their curves are smooth
-STREAM_BYTES = 1024  # a checkpoint's batch stream state (its generator's, as JSON) at most this
 
 
 class RunTooLarge(ValueError):
@@ -90,7 +89,7 @@ class RunPlan:
 
     def stream(self, start: int, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The task's batches from `start` on, drawn from `rng` in the state the stream left it after
-        `start` batches (a checkpoint keeps it); from 0, rng = first_rng() (the stream `xt train` trains on)."""
+        `start` batches (a run keeps it for every step); from 0, first_rng() (the stream `xt train` trains on)."""
         return TASKS[self.task].resume(self.batch, rng, start)
 
     def first_rng(self) -> np.random.Generator:
@@ -126,13 +125,12 @@ class RunPlan:
         shapes = param_shapes(cfg)
         n, p, heads = self.steps, len(shapes), cfg.n_layer * cfg.n_head
         log = [("loss", 8 * n), ("digest", 8 * (n + 1)), ("grad_norm", 4 * n * p), ("update_norm", 4 * n * p)]
-        log += [("induction", 4 * n * heads), ("previous", 4 * n * heads)]
+        log += [("induction", 4 * n * heads), ("previous", 4 * n * heads), ("stream", 48 * n)]
         weights, state = [], []
         for name, shape in shapes.items():
             size = int(np.prod(shape)) * np.dtype(PARAM_DTYPE).itemsize
             weights.append((f"w.{name}", size))
             state += [(f"t.{name}", 8)] + [(f"{slot}.{name}", size) for slot in ADAMW_SLOTS]
-        weights.append(("batches", STREAM_BYTES))
         with_state = len(self.checkpoint_steps()) - 1 + self.dense  # step 0's has no optimizer state yet
         return META_BYTES + _npz_bytes(log) + _npz_bytes(weights) + with_state * _npz_bytes(weights + state)
 

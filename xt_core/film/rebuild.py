@@ -7,13 +7,12 @@ trace = rebuild_step(read_run(folder), 120)   # train_step's Trace at step 120, 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import numpy as np
 
 from xt_core.config import Config
-from xt_core.film.files import Run, RunError, digest, read_checkpoint, read_stream
+from xt_core.film.files import Run, RunError, digest, read_checkpoint, stream_at
 from xt_core.model import forward_backward
 from xt_core.trace import Trace
 from xt_core.training.loop import train_step
@@ -40,13 +39,12 @@ def _norm(a: np.ndarray) -> float:
 
 
 def replay(run: Run, stop: int, progress: Callable[[int, float], None] | None = None):
-    """(weights, optimizer state, the batch stream's generator about to draw its batch, that batch) of
-    step `stop`, replayed from the nearest checkpoint at or before it; progress(i, loss) after the
-    i-th step replayed (0, 1, ...: replayed_steps of them).
+    """(weights, optimizer state, batch) of step `stop`, replayed from the nearest checkpoint at or
+    before it; progress(i, loss) after the i-th step replayed (0, 1, ...: replayed_steps of them).
     The weights are checked against the digest recorded at `stop`: RunError if a bit differs."""
     start = stop - replayed_steps(run, stop)
-    params, state, rng = read_checkpoint(run, start)
-    batches = run.plan.stream(start, rng)
+    params, state = read_checkpoint(run, start)
+    batches = run.plan.stream(start, stream_at(run, start))
     for step in range(start, stop):
         inputs, targets = next(batches)
         params, state, loss, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(step), inputs, targets)
@@ -57,16 +55,13 @@ def replay(run: Run, stop: int, progress: Callable[[int, float], None] | None = 
             f"step {stop} rebuilt from checkpoint {start} differs from the recorded weights "
             "(another machine's arithmetic? a run is rebuilt exactly on the machine that recorded it)"
         )
-    before = np.random.default_rng()
-    before.bit_generator.state = rng.bit_generator.state  # before the stream draws step stop's batch
-    return params, state, before, next(batches)
+    return params, state, next(batches)
 
 
 def batch_at(run: Run, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """Step's (inputs, targets): the batch stream resumed at the checkpoint before it, no weights read."""
-    start = step - replayed_steps(run, step)
-    batches = run.plan.stream(start, read_stream(run, start))
-    return next(itertools.islice(batches, step - start, None))
+    """Step's (inputs, targets): the batch stream resumed at that step (no batch before it drawn)."""
+    replayed_steps(run, step)  # the step checked
+    return next(run.plan.stream(step, stream_at(run, step)))
 
 
 def replayed_steps(run: Run, step: int) -> int:
@@ -80,5 +75,5 @@ def rebuild_step(run: Run, step: int, progress: Callable[[int, float], None] | N
     """train_step's full Trace of `step`: the weights the recorded training held before it, its batch,
     its learning rate and optimizer state (the trace's update leads to the weights before step + 1).
     progress: replay's, for the steps replayed before it."""
-    params, state, _, (inputs, targets) = replay(run, step, progress)
+    params, state, (inputs, targets) = replay(run, step, progress)
     return train_step(run.cfg, params, inputs, targets, run.plan.optimizer_at(step), state)

@@ -21,6 +21,7 @@ from xt_core.film.files import (
     StepLog,
     digest,
     folder_bytes,
+    stream_row,
     write_checkpoint,
     write_run,
 )
@@ -45,8 +46,8 @@ def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None 
     run.steepest = steepest(log.loss)
     run.dense = dense_steps(plan, run.steepest, run.checkpoints)
     for step in run.dense:  # the second pass: each replayed from the checkpoint before it, digest checked
-        weights, state, rng, _ = replay(run, step)
-        write_checkpoint(folder, step, weights, state, rng)
+        weights, state, _ = replay(run, step)
+        write_checkpoint(folder, step, weights, state)
         run.checkpoints = sorted({*run.checkpoints, step})
     write_run(run, need)
     size = folder_bytes(folder)
@@ -71,11 +72,12 @@ def _train(run: Run, params: dict, progress) -> None:
     state: dict = {}
     for step in range(plan.steps):
         if step in regular:
-            write_checkpoint(run.folder, step, params, state, rng)  # rng: about to draw step's batch
+            write_checkpoint(run.folder, step, params, state)
         log.digest[step] = digest(params)
         log.induction[step], log.previous[step] = head_scores(
             cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED
         )
+        log.stream[step] = stream_row(rng)  # before it draws step's batch
         inputs, targets = next(batches)
         params, state, log.loss[step], log.grad_norm[step], log.update_norm[step] = advance(
             cfg, params, state, plan.optimizer_at(step), inputs, targets
