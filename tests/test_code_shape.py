@@ -325,7 +325,7 @@ ON_THE_WORDS_LAYER = [
     # the refusals a page shows (errors.ftl, errors-server.ftl) and the models' words (models.ftl)
     *(
         ROOT / "app" / "spec" / f"{name}.py"
-        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets")
+        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets", "run_step")
     ),
     ROOT / "app" / "checkpoints" / "upload.py",
     ROOT / "app" / "checkpoints" / "model_words.py",
