@@ -178,3 +178,31 @@ def _record_from_the_command_line(main, tmp_path, capsys):
     assert not (tmp_path / "other").exists()
     assert main(argv) == 2  # the folder holds a run: never written over
     assert "exists and is not empty" in capsys.readouterr().err
+
+
+def test_the_gradient_of_wq_and_wk_splits_exactly_by_the_writes_it_reads():
+    """Σ_c G_c = dL/dW (float64: to rounding), one part per write of layer 1's residual stream."""
+    from xt_core.film.composition import gradient_parts, shares
+
+    cfg = small_plan().config()
+    params = xt_core.init_params(cfg, seed=1, dtype=np.float64)
+    tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, (2, 17))
+    trace = xt_core.forward_backward(cfg, params, tokens[:, :-1], tokens[:, 1:], keep_param_grads=True)
+    parts = gradient_parts(cfg, params, trace, layer=1, projections=("wq", "wk", "wv"))
+    for projection, split in parts.items():
+        assert list(split) == ["embedding", "L0.head0", "L0.head1", "L0.ffn"]
+        whole = trace.grads[f"layers.1.attention.{projection}"]
+        np.testing.assert_allclose(sum(split.values()), whole, rtol=0, atol=1e-12 * np.abs(whole).max())
+        assert sum(shares(split).values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_split_on_a_run_measures_each_write_against_the_weights_change(run):
+    from xt_core.film.composition import composition_at
+
+    found = composition_at(run, 9, layer=1, ahead=4)
+    wk = found["projections"]["wk"]
+    assert set(wk["writes"]) == {"embedding", "L0.head0", "L0.head1", "L0.ffn"}
+    assert sum(w["share"] for w in wk["writes"].values()) == pytest.approx(1.0, abs=1e-9)
+    assert all(-1 <= w["cosine_with_change"] <= 1 for w in wk["writes"].values())
+    with pytest.raises(ValueError, match=r"ahead must be an integer in \[1, 15\)"):
+        composition_at(run, 9, ahead=15)
