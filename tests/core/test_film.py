@@ -200,9 +200,14 @@ def test_the_split_on_a_run_measures_each_write_against_the_weights_change(run):
     from xt_core.film.composition import composition_at
 
     found = composition_at(run, 9, layer=1, ahead=4)
-    wk = found["projections"]["wk"]
-    assert set(wk["writes"]) == {"embedding", "L0.head0", "L0.head1", "L0.ffn"}
-    assert sum(w["share"] for w in wk["writes"].values()) == pytest.approx(1.0, abs=1e-9)
-    assert all(-1 <= w["cosine_with_change"] <= 1 for w in wk["writes"].values())
+    for measured in found["projections"]["wk"].values():  # one step's gradient, and the 4 steps' summed
+        assert set(measured["writes"]) == {"embedding", "L0.head0", "L0.head1", "L0.ffn"}
+        assert sum(w["share"] for w in measured["writes"].values()) == pytest.approx(1.0, abs=1e-9)
+        assert all(-1 <= w["cosine_with_change"] <= 1 for w in measured["writes"].values())
+    # AdamW's first step moves each entry by -lr sign(g): its cosine with -G is ||G||_1 / (sqrt(n) ||G||_2)
+    grad = np.asarray(rebuild_step(run, 0).grads["layers.1.attention.wk"], np.float64)
+    expected = np.abs(grad).sum() / (np.sqrt(grad.size) * np.linalg.norm(grad))
+    first = composition_at(run, 0, ahead=1)["projections"]["wk"]["one_step"]["cosine_with_change"]
+    assert first == pytest.approx(expected, rel=1e-3)
     with pytest.raises(ValueError, match=r"ahead must be an integer in \[1, 15\)"):
         composition_at(run, 9, ahead=15)

@@ -81,28 +81,46 @@ def _check(cfg: Config, layer: int) -> None:
 
 
 def composition_at(run, step: int, layer: int = 1, ahead: int = 100) -> dict:
-    """At `step` of a recorded run (xt_core.film.files.Run): for W_Q and W_K of `layer`, each write's
-    share of the gradient and the cosine of its descent direction −G_c with the change of the weight over
-    the next `ahead` steps (W at step + ahead minus W at step, both rebuilt from the run); also the
-    whole gradient's. JSON-able."""
-    from xt_core.film.rebuild import rebuild_step, replay  # the run's side: this module reads traces
+    """At `step` of a recorded run (xt_core.film.files.Run), for W_Q and W_K of `layer`: each write's
+    share of the gradient and the cosine of its descent direction −G_c with the weight's change over
+    the next `ahead` steps (W at step + ahead minus W at step), for step's own gradient ("one_step")
+    and for the gradients of the `ahead` steps summed ("summed", each at its own weights): the run
+    replayed from the checkpoint before step, its weights checked against the recorded digests. JSON-able."""
+    from xt_core.film.files import RunError, digest, stream_at  # the run's side: the split reads traces
+    from xt_core.film.rebuild import advance, replay
 
     if isinstance(ahead, bool) or not isinstance(ahead, int) or not 1 <= ahead < run.plan.steps - step:
         raise ValueError(f"ahead must be an integer in [1, {run.plan.steps - step}), got {ahead!r}")
-    trace = rebuild_step(run, step)
-    before, _, _ = replay(run, step)
-    after, _, _ = replay(run, step + ahead)
-    parts = gradient_parts(run.cfg, before, trace, layer)
+    params, state, _ = replay(run, step)
+    before, batches, split = params, run.plan.stream(step, stream_at(run, step)), []
+    for s in range(step, step + ahead):
+        inputs, targets = next(batches)
+
+        def seen(trace, weights=params):
+            split.append(gradient_parts(run.cfg, weights, trace, layer))
+
+        params, state, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(s), inputs, targets, seen)
+    if digest(params) != int(run.log.digest[step + ahead]):
+        raise RunError(f"step {step + ahead} replayed from step {step} differs from the recorded weights")
     answer = {"step": step, "layer": layer, "ahead": ahead, "projections": {}}
-    for projection, split in parts.items():
+    for projection in split[0]:
         name = f"layers.{layer}.attention.{projection}"
-        change = np.asarray(after[name], np.float64) - np.asarray(before[name], np.float64)
-        whole = sum(split.values())
+        change = np.asarray(params[name], np.float64) - np.asarray(before[name], np.float64)
+        summed = {write: sum(parts[projection][write] for parts in split) for write in split[0][projection]}
         answer["projections"][projection] = {
-            "cosine_with_change": cosine(-whole, change),
-            "writes": {
-                write: {"share": share, "cosine_with_change": cosine(-split[write], change)}
-                for write, share in shares(split).items()
-            },
+            "one_step": _against(split[0][projection], change),
+            "summed": _against(summed, change),
         }
     return answer
+
+
+def _against(parts: dict[str, np.ndarray], change: np.ndarray) -> dict:
+    """The whole gradient's cosine with the change, and each part's share and cosine (descent: −G)."""
+    whole = sum(parts.values())
+    return {
+        "cosine_with_change": cosine(-whole, change),
+        "writes": {
+            write: {"share": share, "cosine_with_change": cosine(-parts[write], change)}
+            for write, share in shares(parts).items()
+        },
+    }

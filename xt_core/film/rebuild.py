@@ -19,11 +19,14 @@ from xt_core.training.loop import train_step
 from xt_core.training.optim import param_step
 
 
-def advance(cfg: Config, params: dict, state: dict, optimizer, inputs, targets):
+def advance(cfg: Config, params: dict, state: dict, optimizer, inputs, targets, seen: Callable | None = None):
     """One training step, as xt_core.training.loop.train makes it (the same ops in the same order:
     the same bits): (new weights, new state, loss, per-parameter ||g|| and ||ΔW||, in float64).
-    The caller's dicts are not changed."""
+    seen(trace) reads the step's trace before the update takes its gradients. The caller's dicts
+    are not changed."""
     trace = forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
+    if seen is not None:
+        seen(trace)
     new_params, new_state, grad_norms, update_norms = {}, {}, [], []
     for name, p in params.items():
         g = trace.hand_over_param(name)
