@@ -122,3 +122,13 @@ def test_a_bad_run_step_names_its_field(served, spec, field, words):
     assert response.status_code == 422, response.text
     (error,) = response.json()["detail"]
     assert error["loc"] == ["body", field] and words in error["msg"]
+
+
+def test_two_steps_of_a_run_compare_on_any_op(served):
+    client, _ = served
+    before, after = (post_trace(client, {"run": "small", "run_step": s}) for s in (2, 20))
+    probs = next(s["index"] for s in before["steps"] if s["name"] == "layers.1.attention.probs")
+    answer = client.get(f"/api/traces/{before['id']}/steps/{probs}/compare/{after['id']}")
+    assert answer.status_code == 200, answer.text[:300]
+    sides = answer.json()
+    assert sides["a"]["query"] == {"run": "small", "run_step": "2"} and sides["b"]["query"]["run_step"] == "20"
