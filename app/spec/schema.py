@@ -116,6 +116,11 @@ class TraceSpec(BaseModel):
         None, max_length=64, description="a recorded run's name (GET /api/runs): its step run_step, and no other field"
     )
     run_step: int | None = Field(None, description="the step of `run` the trace rebuilds (docs/film.md)")
+    run_digest: str | None = Field(
+        None,
+        max_length=16,
+        description="the run's weights before the step (its canonical spec's): refused if recorded again",
+    )
     train_steps: int = Field(
         0,
         ge=0,

@@ -89,6 +89,14 @@ def test_a_run_step_is_a_trace_with_the_recorded_bits(served):
     assert trace.tokens.shape == (small_plan().batch, run.cfg.seq_len)
 
 
+def test_a_run_steps_canonical_spec_posted_back_is_the_same_trace(served):
+    """The walk page posts its canonical spec: every field at the run's own value is accepted."""
+    client, _ = served
+    summary = post_trace(client, {"run": "small", "run_step": 7})
+    again = post_trace(client, summary["spec"])
+    assert again["id"] == summary["id"] and again["spec"] == summary["spec"]
+
+
 def test_the_walkthrough_opens_a_run_step_by_its_permalink(served):
     client, _ = served
     from app.spec.query import spec_to_query
@@ -112,8 +120,10 @@ def test_the_walkthrough_opens_a_run_step_by_its_permalink(served):
             "run",
             "no recorded run named other on this server (its runs: damaged, small)",
         ),
-        ({"run": "small", "run_step": 3, "seed": 2}, "seed", "seed cannot be given with run"),
-        ({"run": "small", "run_step": 3, "dtype": "float64"}, "dtype", "dtype cannot be given with run"),
+        ({"run": "small", "run_step": 3, "seed": 2}, "seed", "seed cannot be changed with run"),
+        ({"run": "small", "run_step": 3, "dtype": "float64"}, "dtype", "dtype cannot be changed with run"),
+        ({"run": "small", "run_step": 3, "run_digest": "0" * 16}, "run_digest", "the run small was recorded again"),
+        ({"run": "small", "run_step": 3, "optimizer": {"name": "sgd"}}, "optimizer", "optimizer cannot be changed"),
     ],
 )
 def test_a_bad_run_step_names_its_field(served, spec, field, words):
