@@ -105,6 +105,7 @@ def test_the_walkthrough_opens_a_run_step_by_its_permalink(served):
     assert spec_to_query(summary["spec"]) == {"run": "small", "run_step": "5"}
     page = client.get("/walk", params={"run": "small", "run_step": 5})
     assert page.status_code == 200 and summary["id"] in page.text
+    assert "step 5 of the recorded run small" in page.text  # not "random init"
     update = client.get(f"/api/traces/{summary['id']}/steps/{summary['steps'][-1]['index']}")
     assert update.status_code == 200 and update.json()["update"]["train_steps"] == 0
 

@@ -7,3 +7,5 @@ film-error-run-alone = { $field } cannot be changed with run: a recorded run's s
 film-error-run-changed = the run { $run } was recorded again since this page was made: its step { $step } holds other weights now (open it again from the run)
 film-error-run-missing = run_step needs run: the name of a recorded run (GET /api/runs)
 film-error-run-step-missing = run needs run_step: the step to open, from 0 to { $last }
+# The walk page's summary of a run's step (templates/_walk_summary.html)
+film-summary-run = step { $step } of the recorded run { $run }

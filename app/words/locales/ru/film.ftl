@@ -10,3 +10,5 @@ film-error-run-alone = { $field } нельзя менять вместе с run:
 film-error-run-changed = прогон { $run } записали заново после того, как открыли эту страницу: на шаге { $step } теперь другие веса (откройте его из прогона ещё раз)
 film-error-run-missing = для run_step нужен run — имя записанного прогона (GET /api/runs)
 film-error-run-step-missing = для run нужен run_step — номер открываемого шага, от 0 до { $last }
+# The walk page's summary of a run's step (templates/_walk_summary.html)
+film-summary-run = шаг { $step } записанного прогона { $run }
