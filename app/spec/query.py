@@ -25,6 +25,8 @@ _QUERY_SCALARS = (
     "fault_layer",
     "quiz",
     *PRECISION_FIELDS,
+    "run",
+    "run_step",
 )
 
 
@@ -77,6 +79,8 @@ def spec_from_query(params: Mapping[str, str]) -> TraceSpec:
 
 def spec_to_query(canonical: dict) -> dict[str, str]:
     """The inverse of spec_from_query for a canonical spec: a flat, complete permalink."""
+    if canonical.get("run") is not None:  # a recorded run's step: the run fixes every other field
+        return {"run": canonical["run"], "run_step": str(canonical["run_step"])}
     query: dict[str, str] = {}
     for key in ("model", "tokenizer", "text"):
         if canonical.get(key) is not None:

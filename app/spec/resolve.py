@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +29,15 @@ from xt_core import Config
 from xt_core.names import estimate_build_bytes
 from xt_core.precision import Precision
 from xt_core.text.byte_char import ByteTokenizer, CharTokenizer, make_tokenizer
+
+
+@dataclass(frozen=True)
+class RecordedStep:
+    """A recorded run's step (app.spec.run_step): its run's folder, the step, the steps its rebuild replays."""
+
+    folder: Path
+    step: int
+    replayed: int
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,8 @@ class ResolvedSpec:
     train_steps: int = 0
     # a bfloat16 or float16 step's rounding model and loss scale (app.spec.precision); None: dtype's own
     precision: Precision | None = None
+    # a recorded run's step (app.spec.run_step): rebuilt from the run's checkpoint, not built from the fields above
+    run: RecordedStep | None = None
 
     @property
     def loss_scale_growth(self) -> int | None:
@@ -214,6 +226,10 @@ def _random_init_takes(settings: Settings) -> Said:
 
 def resolve(spec: TraceSpec, settings: Settings) -> ResolvedSpec:
     """Validates a spec against the limits and resolves it; raises SpecError."""
+    from app.spec import run_step  # it builds on this module's checks
+
+    if run_step.is_run_step(spec):
+        return run_step.resolve_run_step(spec, settings)
     given_config = spec.config.model_dump(exclude_none=True) if spec.config else {}
     checkpoint = resolve_checkpoint(spec.model, given_config, settings)  # (info, cfg) or None
     settings = model_settings(checkpoint[0], settings) if checkpoint is not None else settings  # a real model's limits

@@ -112,22 +112,31 @@ class TraceSpec(BaseModel):
     optimizer: dict[str, Any] | None = Field(
         None, description='{"name": "adamw"|"sgd", "lr": ..., ...}: the trace ends with this update step'
     )
+    run: str | None = Field(
+        None, max_length=64, description="a recorded run's name (GET /api/runs): its step run_step, and no other field"
+    )
+    run_step: int | None = Field(None, description="the step of `run` the trace rebuilds (docs/film.md)")
+    run_digest: str | None = Field(
+        None,
+        max_length=16,
+        description="the run's weights before the step (its canonical spec's): refused if recorded again",
+    )
     train_steps: int = Field(
         0,
         ge=0,
         description="optimizer steps on this batch before the shown one (AdamW at the model's default lr unless optimizer given: 3e-3 for a random init, a checkpoint's own, e.g. SmolLM2 3e-5)",
     )
 
-    _integers = field_validator("seed", "fault_layer", "quiz", "train_steps", "loss_scale_growth", mode="before")(
-        whole_number
-    )
+    _integers = field_validator(
+        "seed", "fault_layer", "quiz", "train_steps", "loss_scale_growth", "run_step", mode="before"
+    )(whole_number)
     _scale = field_validator("loss_scale", mode="before")(not_a_boolean)
     _flush = field_validator("flush_to_zero", mode="before")(only_a_boolean)
     _optimizer = field_validator("optimizer", mode="before")(
         an_object_like({"name": "adamw", "lr": 0.003}, "error-hint-optimizer-name")
     )
 
-    @field_validator("text", "model")
+    @field_validator("text", "model", "run")
     @classmethod
     def _whole_characters(cls, value: str | None) -> str | None:
         """JSON may escape half a UTF-16 pair ("\\ud800"): no tokenizer can encode that."""

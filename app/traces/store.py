@@ -19,6 +19,8 @@ from xt_core.recompute import RECOMPUTED
 
 
 def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None = None) -> xt_core.Trace:
+    if spec.run is not None:  # a recorded run's step: its weights from the run's checkpoint, replayed
+        return training.rebuild(spec, progress)
     params = training.initial_params(spec)  # the checkpoint's weights, or a seeded random init
     # the bug lab's faults, as the step takes them: step name -> the faulty backward rule
     planted = {"backward_override": faults.overrides(spec.cfg, spec.faults, spec.fault_layer)}

@@ -18,6 +18,8 @@ import numpy as np
 
 from app.checkpoints.registry import load_checkpoint
 from xt_core.config import Config
+from xt_core.film.files import read_run
+from xt_core.film.rebuild import rebuild_step
 from xt_core.lab.quiz_weights import hidden_weights
 from xt_core.model import init_params
 from xt_core.precision.scaling import recorded_scaled_step, train_in_precision
@@ -75,18 +77,32 @@ def initial_params(spec) -> dict[str, np.ndarray]:
 
 def build(spec, params: dict[str, np.ndarray], progress: TrainingProgress | None = None, **step_kwargs) -> Trace:
     """A spec's training step, reporting the training before it to `progress`."""
-    report = progress.reporter(spec.id, spec.train_steps) if progress is not None and spec.train_steps else None
-    try:
-        trace = run(
+    return _reported(
+        spec.id, spec.train_steps, progress,
+        lambda report: run(
             spec.cfg, params, spec.inputs, spec.targets, spec.optimizer, spec.train_steps, report,
             spec.loss_scale_growth, **step_kwargs,
-        )  # fmt: skip
+        ),
+    )  # fmt: skip
+
+
+def rebuild(spec, progress: TrainingProgress | None = None) -> Trace:
+    """A recorded run's step (app.spec.run_step), reporting the steps replayed before it to `progress`."""
+    recorded = read_run(spec.run.folder)
+    return _reported(spec.id, spec.run.replayed, progress, lambda report: rebuild_step(recorded, spec.run.step, report))
+
+
+def _reported(trace_id: str, steps: int, progress: TrainingProgress | None, work: Callable) -> Trace:
+    """work(report): report(i, loss) after each of `steps` training steps, told to `progress` (None: untold)."""
+    report = progress.reporter(trace_id, steps) if progress is not None and steps else None
+    try:
+        trace = work(report)
     except BaseException:
         if report is not None:
-            progress.finish(spec.id, failed=True)
+            progress.finish(trace_id, failed=True)
         raise
     if report is not None:
-        progress.finish(spec.id)
+        progress.finish(trace_id)
     return trace
 
 

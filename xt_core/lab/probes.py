@@ -4,6 +4,7 @@ held-out text are in xt_core/lab/generation.py.
 
 scores = induction_scores(cfg, params, period=8)   # per (layer, head) attention to the induction targets
 best = best_induction_head(cfg, params)            # {"layer", "head", "score", "periods": [...]}, JSON-able
+previous = previous_token_scores(cfg, params, period=8)  # per (layer, head) attention to the token before
 """
 
 from __future__ import annotations
@@ -72,11 +73,45 @@ def induction_scores(cfg: Config, params: dict, period: int, n_seq: int = 16, se
     probs[:, h, t, :] summed over the targets (any earlier copy); latest[L, h]: the same for
     t - period + 1 alone (a head that always reads the nearest copy scores the same in both).
     `loss` is the mean token loss over the same positions."""
+    return _induction_of(cfg, _probe_forward(cfg, params, period, n_seq, seed), period)
+
+
+def previous_token_scores(cfg: Config, params: dict, period: int, n_seq: int = 16, seed: int = 0) -> np.ndarray:
+    """(n_layer, n_head): each head's mean attention from position t to t - 1, over every t in
+    [1, T) of the same n_seq seeded repeated sequences induction_scores reads (a previous-token
+    head scores near 1; one spread evenly over the t + 1 keys it sees, the mean of 1 / (t + 1)). On repeated tokens the two scores part:
+    an induction head attends to t - period + 1, never to t - 1 (period > 2 keeps them apart)."""
+    return _previous_of(cfg, _probe_forward(cfg, params, period, n_seq, seed))
+
+
+def head_scores(
+    cfg: Config, params: dict, period: int, n_seq: int = 16, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(induction_scores(...).attention, previous_token_scores(...)) from one forward: the same bits."""
+    env = _probe_forward(cfg, params, period, n_seq, seed)
+    return _induction_of(cfg, env, period).attention, _previous_of(cfg, env)
+
+
+def _probe_forward(cfg: Config, params: dict, period: int, n_seq: int, seed: int) -> dict[str, np.ndarray]:
     T = cfg.seq_len
     if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or not 1 <= period < T:
         raise ValueError(f"period must be an integer in [1, seq_len = {T}), got {period!r}")
     tokens = repeated_random_tokens(cfg.vocab_size, period, n_seq, T + 1, seed)
-    env = run_forward_only(cfg, params, tokens[:, :-1], tokens[:, 1:])
+    return run_forward_only(cfg, params, tokens[:, :-1], tokens[:, 1:])
+
+
+def _previous_of(cfg: Config, env: dict[str, np.ndarray]) -> np.ndarray:
+    queries = np.arange(1, cfg.seq_len)
+    return np.stack(
+        [
+            env[f"layers.{L}.attention.probs"][:, :, queries, queries - 1].mean(axis=(0, 2), dtype=np.float64)
+            for L in range(cfg.n_layer)
+        ]
+    )
+
+
+def _induction_of(cfg: Config, env: dict[str, np.ndarray], period: int) -> InductionScores:
+    T = cfg.seq_len
     queries = np.arange(period, T)
     keys = np.arange(T)
     # (Tq, T): key j is a target of query t when j <= t and t + 1 - j is a positive multiple of the period

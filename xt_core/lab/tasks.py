@@ -20,11 +20,16 @@ from xt_core.text.corpus import corpus_text, induction_tokenizer, text_batches
 class Task:
     description: str
     examples: tuple[str, ...]  # texts that show what the model learned
-    make: Callable  # (batch, seed) -> (cfg, tokenizer, batches)
+    make: Callable  # (batch, seed, start=0, rng=None) -> (cfg, tokenizer, batches)
     measure: Callable  # (cfg, params, tokenizer) -> dict for the checkpoint's metadata
 
     def setup(self, batch: int, seed: int):
         return self.make(batch, seed)
+
+    def resume(self, batch: int, rng: np.random.Generator, start: int):
+        """The batches of setup(batch, seed) from batch `start` on, `rng` in the state setup's stream
+        left its own after `start` batches (a recorded run keeps it with each checkpoint: xt_core/film)."""
+        return self.make(batch, None, start, rng)[2]
 
 
 # ---------------------------------------------------------------------- induction
@@ -35,7 +40,9 @@ INDUCTION_DISTINCT_BATCHES = 2000  # curriculum: the first batches' segments hol
 INDUCTION_MUTATION = 0.3  # from the second copy on, a row's chance that a token is fresh: uniform in [0, this)
 
 
-def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def induction_batches(
+    vocab_size: int, seq_len: int, batch: int, seed: int | None, start: int = 0, rng: np.random.Generator | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Rows of up to INDUCTION_PREFIX random tokens, a segment of `period` random tokens (3 to 18),
     then copies: each token copies the one `period` back. The first copy is exact; from the second
     copy on, each token is, with the row's mutation rate (uniform in [0, 0.3)), a fresh random token
@@ -45,11 +52,12 @@ def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> I
     Curriculum: the first INDUCTION_DISTINCT_BATCHES batches draw segments without replacement
     (the earlier occurrence is unique: the induction head forms there); later batches draw with
     replacement, the classic test, where a token can occur twice in a segment.
-    Yields (inputs, targets), each (batch, seq_len)."""
-    rng = np.random.default_rng(seed)
+    Yields (inputs, targets), each (batch, seq_len). `rng` (default: one from `seed`) and `start` resume
+    a stream: rng in the state the stream left it after `start` batches, the same batches follow."""
+    rng = np.random.default_rng(seed) if rng is None else rng
     n, rows = seq_len + 1, np.arange(batch)
     low, high = INDUCTION_PERIODS
-    for index in itertools.count():
+    for index in itertools.count(start):
         ids = rng.integers(0, vocab_size, size=(batch, n))
         periods = rng.integers(low, high + 1, size=batch)
         starts = rng.integers(0, INDUCTION_PREFIX + 1, size=batch) + periods  # first copied position
@@ -65,9 +73,9 @@ def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> I
         yield ids[:, :-1], ids[:, 1:]
 
 
-def _induction(batch: int, seed: int):
+def _induction(batch: int, seed: int | None, start: int = 0, rng=None):
     cfg = Config(vocab_size=26, n_layer=2, n_head=4, n_kv_head=4, n_embd=64, ffn_hidden=172, seq_len=32)
-    return cfg, induction_tokenizer(), induction_batches(cfg.vocab_size, cfg.seq_len, batch, seed)
+    return cfg, induction_tokenizer(), induction_batches(cfg.vocab_size, cfg.seq_len, batch, seed, start, rng)
 
 
 def _measure_induction(cfg: Config, params: dict, tokenizer) -> dict:
@@ -102,20 +110,24 @@ TEXT_SAMPLE_PROMPT = "the "
 TEXT_SAMPLE_TOKENS = 120
 
 
-def _text(batch: int, seed: int):
+def _text(batch: int, seed: int | None, start: int = 0, rng=None):
     train_text, _ = corpus_split()
     # the alphabet of the whole corpus (the same characters as the training lines': held-out text encodes)
     tokenizer = CharTokenizer.from_text(corpus_text())
     cfg = Config(
         vocab_size=tokenizer.vocab_size, n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=172, seq_len=64
     )
-    return cfg, tokenizer, text_batches(train_text, tokenizer, cfg.seq_len, batch, seed)
+    return (
+        cfg,
+        tokenizer,
+        text_batches(train_text, tokenizer, cfg.seq_len, batch, seed, rng),
+    )  # every batch alike: no start
 
 
-def _gpt2_text(batch: int, seed: int):
+def _gpt2_text(batch: int, seed: int | None, start: int = 0, rng=None):
     """The text task on a GPT-2-style model (LayerNorm, GELU, learned positions, biases, tied head)
     of the Llama text model's sizes: the two demo models of one corpus, side by side."""
-    cfg, tokenizer, batches = _text(batch, seed)
+    cfg, tokenizer, batches = _text(batch, seed, start, rng)
     sizes = {k: v for k, v in cfg.to_dict().items() if k in ("vocab_size", "n_layer", "n_embd", "seq_len")}
     return Config(**sizes, n_head=4, n_kv_head=4, ffn_hidden=4 * cfg.n_embd, family="gpt2"), tokenizer, batches
 

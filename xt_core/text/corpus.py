@@ -43,12 +43,15 @@ def induction_batches(vocab_size: int, seq_len: int, batch: int, seed: int) -> I
         yield ids[:, :-1], ids[:, 1:]
 
 
-def text_batches(text: str, tokenizer, seq_len: int, batch: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Random windows of seq_len + 1 tokens from the text. Yields (inputs, targets)."""
+def text_batches(
+    text: str, tokenizer, seq_len: int, batch: int, seed: int | None, rng: np.random.Generator | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Random windows of seq_len + 1 tokens from the text. Yields (inputs, targets). `rng` (default:
+    one from `seed`) resumes a stream: given in the state a stream left it, the same batches follow."""
     ids = np.asarray(tokenizer.encode(text), dtype=np.int64)
     if ids.size < seq_len + 2:
         raise ValueError(f"text has {ids.size} tokens; need at least seq_len + 2 = {seq_len + 2}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed) if rng is None else rng
     while True:
         starts = rng.integers(0, ids.size - seq_len - 1, size=batch)
         windows = ids[starts[:, None] + np.arange(seq_len + 1)]
