@@ -197,6 +197,12 @@ class Trace:
 
         return RECOMPUTED.get((self._owner, "forward", segment), compute)
 
+    def hold_forwards(self, forwards: list[tuple[int, Forwarded, int]]) -> None:
+        """The build's forward of its first segments (recompute.built_forwards) into the process's
+        cache, as if a read of a value had replayed each."""
+        for segment, forwarded, size in forwards:
+            RECOMPUTED.get((self._owner, "forward", segment), lambda f=forwarded, n=size: (f, n))
+
     def _is_held(self, a: np.ndarray) -> bool:
         return id(a) in self._held_ids
 
