@@ -234,3 +234,18 @@ def test_a_drop_run_by_a_finalizer_inside_another_drop_does_not_hang():
     dropping.join(timeout=10)
     assert not dropping.is_alive(), "the nested drop waited for the lock its own thread holds"
     assert len(cache) == 0 and cache.nbytes == 0
+
+
+def test_the_cache_evicts_a_forward_waiting_for_its_backward_after_the_replays_already_read():
+    """Oldest first, the newest kept; a segment's forward alone only when nothing else is left but
+    the newest (reading in order: the gradients' reads still need the forwards the values' left)."""
+    from xt_core.recompute import RecomputeCache
+
+    cache = RecomputeCache(300)
+    for key, size in [(("t", "forward", 1), 100), (("t", "segment", 3), 100), (("t", "forward", 2), 100)]:
+        cache.get(key, lambda size=size: (object(), size))
+    cache.get(("t", "segment", 2), lambda: (object(), 100))  # over the bound: the older replay goes
+    assert cache.peek(("t", "segment", 3)) is None and cache.nbytes == 300
+    assert cache.peek(("t", "forward", 1)) is not None and cache.peek(("t", "forward", 2)) is not None
+    cache.get(("t", "segment", 1), lambda: (object(), 250))  # then the forwards, oldest first
+    assert cache.peek(("t", "segment", 2)) is None and len(cache) == 1 and cache.nbytes == 250
