@@ -191,6 +191,18 @@ def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_o
     assert check_record(faulty, index - 1).passed
 
 
+def test_a_wrong_backward_in_a_later_layer_fails_the_checks_of_the_earlier_layers_too():
+    """The guarantee a step's check gives (docs/performance.md, the first check): its far end is
+    the loss, so the gradient arriving from a faulty later layer fails an earlier layer's check; a
+    check replaying only the step's own layer from the twin's gradient at its output would pass."""
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 6, seed=2)
+    planted = faults.overrides(cfg, ["softmax_missing_sum_term"], cfg.n_layer - 1)
+    faulty = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, backward_override=planted)
+    earlier = [r for r in faulty.records if r.phase == "backward" and r.layer == 0]
+    assert earlier and not any(check_record(faulty, r.index).passed for r in earlier[::4])
+
+
 def test_a_trace_holds_its_boundaries_only_and_is_freed_without_a_garbage_collection():
     cfg = xt_core.PRESETS["tiny"]
     inputs, targets = make_batch(cfg, 1, 16, seed=0)
