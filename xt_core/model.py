@@ -170,7 +170,8 @@ def forward_backward(
     sink = None if param_grads is None else partial(accumulate, param_grads)
     keep = KeepOnly(activation_of(params), sink, check_finite=True)
     segs = Segments.of(nodes, params)
-    forwards = _forwards_to_hold(nodes, segs, env, caches, params, plain=precision is None and not backward_override)
+    plain = precision is None and not backward_override and not keep_param_grads
+    forwards = _forwards_to_hold(nodes, segs, env, caches, params, plain)
     at_boundaries = Boundaries(nodes, segs, env)
     boundary_grads, _ = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override, keep, at_boundaries)
     finite &= keep.finite
@@ -185,7 +186,8 @@ def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list
     (recompute.built_forwards) in its free room, up to half its bound: reading the step in order
     then replays none of their forwards, and no other trace's entry is evicted for them. Not for
     a low-precision step or an overridden backward (a fault's or an exercise's rule, a rounding
-    policy: none is held to leave its cache unwritten)."""
+    policy: none is held to leave its cache unwritten), nor for a training step (its caches hold
+    the weights its update frees one by one: xt_core.training.loop)."""
     if not plain:
         return []
     room = min(RECOMPUTED.max_bytes // 2, RECOMPUTED.max_bytes - RECOMPUTED.nbytes)
