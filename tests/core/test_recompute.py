@@ -261,3 +261,17 @@ def test_the_cache_evicts_a_forward_waiting_for_its_backward_after_the_replays_a
     assert cache.peek(("t", "forward", 1)) is not None and cache.peek(("t", "forward", 2)) is not None
     cache.get(("t", "segment", 1), lambda: (object(), 250))  # then the forwards, oldest first
     assert cache.peek(("t", "segment", 2)) is None and len(cache) == 1 and cache.nbytes == 250
+
+
+def test_a_late_layers_check_runs_the_twins_backward_down_to_its_layer_only():
+    """The float64 twin's backward runs down from the loss as far as a check needs (the rest when
+    an earlier step is checked), in parts with the bits of one whole backward."""
+    inputs, targets = make_batch(GQA, 1, 8, seed=5)
+    trace = xt_core.forward_backward(GQA, xt_core.init_params(GQA, seed=5), inputs, targets)
+    last = next(r for r in trace.records if r.phase == "backward" and r.name == "layers.2.attention.probs")
+    assert check_record(trace, last.index).passed
+    segs = Segments.of(trace.nodes, trace.param_names)
+    assert twin_of(trace)._pending.done == segs.produced[last.name] + 1  # layer 2's is the last layer's segment
+    _, whole = full_twin(trace)
+    for node in trace.nodes:
+        assert same(twin_of(trace).grad(node.name), whole[node.name]), node.name
