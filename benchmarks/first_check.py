@@ -7,7 +7,8 @@ fetched model (`make real-model`):
 Per length: the trace built, then for each layer's softmax backward step (layers.L.attention.probs)
 a fresh trace's first check (xt_core.checks.gradcheck.check_record: the float64 twin built, its
 segment replayed, both sides of the central difference replayed to the loss), as the server's first
-GET .../check runs it; split into the twin's build and the rest. Wall and CPU seconds of this
+GET .../check runs it; split into the twin's build (its forward: its backward runs down from the
+loss as far as the check needs, inside the check) and the rest. Wall and CPU seconds of this
 thread (on a shared machine wall time also counts waiting for a core), one BLAS thread.
 """
 
@@ -52,7 +53,8 @@ def first_check(cfg, params, tokens: np.ndarray, layer: int) -> str:
     total = twin[0] + rest[0]
     return (
         f"layer {layer:2d}: first check {total:5.2f} s wall / {twin[1] + rest[1]:5.2f} s CPU "
-        f"(float64 twin {twin[0]:5.2f} / {twin[1]:5.2f}; the check on it {rest[0]:5.2f} / {rest[1]:5.2f}); "
+        f"(float64 twin's forward {twin[0]:5.2f} / {twin[1]:5.2f}; its backward down to the layer and "
+        f"the check {rest[0]:5.2f} / {rest[1]:5.2f}); "
         f"target <= {TARGET} s: {'met' if total <= TARGET else 'NOT met'}"
     )
 

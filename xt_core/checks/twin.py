@@ -12,7 +12,9 @@ gradients alone are 2 GB in float64. So the twin holds only what the checks read
   recomputed when a check asks: that op's forward (for its cache) and its backward, from the
   values and gradients above.
 
-It is built the first time a check needs it (twin_of), and kept on the trace. A float64 trace
+It is built the first time a check needs it (twin_of), and kept on the trace: its forward at once,
+its backward down from the loss as far as the checks so far needed (a late layer's check waits for no
+earlier layer's backward). A float64 trace
 is its own twin.
 The update's check needs none of it: param_grad_dot runs one float64 forward and backward
 of its own, dotting each parameter gradient with a Direction as it is made.
@@ -85,6 +87,12 @@ class Float64Step:
         step = cls(nodes, values, {nodes[-1].name: np.ones((), dtype=F64)}, param_names, backward_override)
         step._pending = _Backward(nodes, segs, values, caches, replay, resident)
         return step
+
+    @property
+    def backward_pending(self) -> bool:
+        """Whether part of the build's backward is still to run (a check of an earlier step runs
+        it: as much memory again as the build's backward, app.services.hold_twin holds it)."""
+        return self._pending is not None and self._pending.done > 1
 
     def _backward_to(self, segment: int) -> None:
         """Runs the build's backward (down from the loss) until dL/d segment `segment`'s output is
