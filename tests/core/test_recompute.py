@@ -272,6 +272,8 @@ def test_a_late_layers_check_runs_the_twins_backward_down_to_its_layer_only():
     assert check_record(trace, last.index).passed
     segs = Segments.of(trace.nodes, trace.param_names)
     assert twin_of(trace)._pending.done == segs.produced[last.name] + 1  # layer 2's is the last layer's segment
+    assert twin_of(trace).backward_pending  # a check job holds the twin's room while so (app.services)
     _, whole = full_twin(trace)
     for node in trace.nodes:
         assert same(twin_of(trace).grad(node.name), whole[node.name]), node.name
+    assert not twin_of(trace).backward_pending
