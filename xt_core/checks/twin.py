@@ -124,8 +124,9 @@ class Float64Step:
         return name in self._values or name in self._segs.produced
 
     def _value(self, name: str) -> np.ndarray:
-        if name in self._values:
-            return self._values[name]
+        held = self._values.get(name)  # one read: a part of the backward run by another check adds and drops values
+        if held is not None:
+            return held
         return self._replayed(self._segs.produced[name])[0][name]
 
     def _replayed(self, segment: int) -> tuple[dict, dict]:
