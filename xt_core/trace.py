@@ -320,14 +320,15 @@ class Trace:
 
     def twin_nbytes(self) -> int:
         """The float64 twin's bytes: measured once built whole, else 2 x the float32 boundaries and
-        their gradients (what it will hold; a twin whose backward is still to run holds fewer)."""
+        their gradients (what it will hold). A twin whose backward is still to run holds fewer once a
+        check has read it; between its build and that read (one check job, which holds the twin's
+        build bytes: app.services.hold_twin), its kept forward too."""
         if self.dtype == np.float64:
             return 0
         if self.float64_twin is not None and not self.float64_twin.backward_pending:
             return self.float64_twin.nbytes()
         names = self._segs.boundaries(self.nodes)
-        ahead = 2 * sum(self._held[n].nbytes + self._boundary_grads[n].nbytes for n in names)
-        return ahead if self.float64_twin is None else max(ahead, self.float64_twin.nbytes())
+        return 2 * sum(self._held[n].nbytes + self._boundary_grads[n].nbytes for n in names)
 
     def logits_identity_error(self) -> float:
         """max |dL/dlogits - (p - onehot)/N| over every position: the seed's fused rule."""

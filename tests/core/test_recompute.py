@@ -271,7 +271,7 @@ def test_a_late_layers_check_runs_the_twins_backward_down_to_its_layer_only():
     last = next(r for r in trace.records if r.phase == "backward" and r.name == "layers.2.attention.probs")
     assert check_record(trace, last.index).passed
     segs = Segments.of(trace.nodes, trace.param_names)
-    assert twin_of(trace)._pending.done == segs.produced[last.name] + 1  # layer 2's is the last layer's segment
+    assert twin_of(trace)._pending.done == segs.produced[last.name]  # layer 2's: the last layer's segment
     assert twin_of(trace).backward_pending  # a check job holds the twin's room while so (app.services)
     _, whole = full_twin(trace)
     for node in trace.nodes:

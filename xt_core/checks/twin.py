@@ -92,17 +92,18 @@ class Float64Step:
     def backward_pending(self) -> bool:
         """Whether part of the build's backward is still to run (a check of an earlier step runs
         it: as much memory again as the build's backward, app.services.hold_twin holds it)."""
-        return self._pending is not None and self._pending.done > 1
+        return self._pending is not None and self._pending.done > 0
 
     def _backward_to(self, segment: int) -> None:
-        """Runs the build's backward (down from the loss) until dL/d segment `segment`'s output is
-        made: a check of a late layer's step waits for no earlier layer's backward. The same loop
-        over the same caches in the same order as one whole backward, in parts, so the same bits."""
-        if self._pending is None or self._pending.done <= segment + 1:
+        """Runs the build's backward (down from the loss) through segment `segment` (dL/d its output
+        and its input made): a check of a late layer's step waits for no earlier layer's backward.
+        The same loop over the same caches in the same order as one whole backward, in parts, so the
+        same bits. The kept forward below is let go: after a check the twin holds its boundaries."""
+        if self._pending is None or self._pending.done <= segment:
             return
         with self._pending_lock:
-            if self._pending.done > segment + 1:
-                self._grads = self._pending.run_to(segment + 1, self._grads, self.param_names, self.backward_override)
+            if self._pending.done > segment:
+                self._grads = self._pending.run_to(segment, self._grads, self.param_names, self.backward_override)
 
     @property
     def values(self) -> Mapping:
