@@ -62,8 +62,8 @@ def first_check(cfg, params, tokens: np.ndarray, layer: int, whole_twin: bool = 
 def compared(cfg, params, tokens: np.ndarray, layer: int, repeats: int) -> str:
     """The first check as it runs now against the twin built whole first, interleaved: medians."""
     runs: dict[bool, list] = {False: [], True: []}
-    for _ in range(repeats):
-        for whole in (True, False):
+    for r in range(repeats):
+        for whole in (True, False) if r % 2 == 0 else (False, True):  # the second of a pair finds memory freed
             runs[whole].append(first_check(cfg, params, tokens, layer, whole))
     now, before = ([statistics.median(r[i] for r in runs[w]) for i in range(3)] for w in (False, True))
     return (
