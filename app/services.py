@@ -158,7 +158,7 @@ class Services:
     async def twin_room(self, trace: Trace) -> AsyncIterator[None]:
         """Holds the bytes a float32 trace's float64 twin takes while it is built (its first gradient
         check's: app.traces.admission.twin_build_bytes) in the one budget for the block, waiting its turn
-        (app.traces.admission: hold). Nothing to hold once it is built, nor for a float64 trace."""
+        (app.traces.admission: hold). Nothing to hold once it is built whole, nor for a float64 trace."""
         let_go = await self.hold_twin(trace)
         try:
             yield
@@ -166,8 +166,9 @@ class Services:
             let_go()
 
     async def hold_twin(self, trace: Trace) -> Callable[[], None]:
-        """twin_room's bytes held until the returned callable lets them go."""
-        if trace.dtype != np.float32 or trace.float64_twin is not None:
+        """twin_room's bytes held until the returned callable lets them go (also while part of the
+        twin's backward is still to run: a check of an earlier step runs it)."""
+        if trace.dtype != np.float32 or (trace.float64_twin is not None and not trace.float64_twin.backward_pending):
             return _nothing_held
         n_seq, T = trace.tokens.shape
         return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T))

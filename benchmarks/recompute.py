@@ -56,13 +56,14 @@ def reading(trace, record) -> None:
 
 
 def twin_build(trace, params) -> None:
-    """Prints the seconds of building the trace's float64 twin (twin_of, the first check's), then
-    the peak bytes of building another (tracemalloc: the arrays it makes, the weights borrowed)."""
+    """Prints the seconds of building the trace's float64 twin whole (twin_of, then its backward down
+    to the first layer, as a check of an early step runs it), then the peak bytes of building another
+    (tracemalloc: the arrays it makes, the weights borrowed)."""
     start = time.perf_counter()
-    twin_of(trace)  # built on first use
+    twin_of(trace).grad(trace.nodes[0].name)  # built on first use; dL/d the first op's output: the whole backward
     seconds = time.perf_counter() - start
     tracemalloc.start()
-    Float64Step.build(trace.nodes, params, trace.tokens, trace.targets, trace.param_names)
+    Float64Step.build(trace.nodes, params, trace.tokens, trace.targets, trace.param_names).grad(trace.nodes[0].name)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(f"        float64 twin: built in {seconds:5.2f} s, the build's peak {peak / MB:,.0f} MB (a second build)")

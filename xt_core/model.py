@@ -16,7 +16,8 @@ import numpy as np
 from xt_core.config import Config
 from xt_core.families.registry import family_of
 from xt_core.memory import keep_freed_memory
-from xt_core.recompute import Boundaries, Segments, activation_of, forward_finite
+from xt_core.names import TOKEN_IDS
+from xt_core.recompute import RECOMPUTED, Boundaries, Segments, activation_of, built_forwards, forward_finite
 from xt_core.tape import KeepOnly, Node, accumulate, run_backward, run_forward
 from xt_core.trace import Trace
 
@@ -168,18 +169,27 @@ def forward_backward(
     # time, keeping dL/d each layer's output (xt_core.recompute.Boundaries)
     sink = None if param_grads is None else partial(accumulate, param_grads)
     keep = KeepOnly(activation_of(params), sink, check_finite=True)
-    at_boundaries = Boundaries(nodes, Segments.of(nodes, params), env)
+    segs = Segments.of(nodes, params)
+    plain = precision is None and not backward_override and not keep_param_grads
+    forwards = _forwards_to_hold(nodes, segs, env, caches, params, plain)
+    at_boundaries = Boundaries(nodes, segs, env)
     boundary_grads, _ = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override, keep, at_boundaries)
     finite &= keep.finite
-    trace = Trace(
-        cfg=cfg,
-        nodes=nodes,
-        held=env,
-        boundary_grads=boundary_grads,
-        shapes=shapes,
-        param_names=list(params),
-        backward_override=backward_override,
-        param_grads=param_grads,
-    )
+    trace = Trace(cfg, nodes, env, boundary_grads, shapes, list(params), backward_override, param_grads)
     trace.all_finite = finite  # every value and activation gradient (app.steps.nonfinite reads it)
+    trace.hold_forwards(forwards)
     return trace
+
+
+def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list, params, plain: bool) -> list:
+    """The build's forward of its first segments, handed to the cache of recomputed segments
+    (recompute.built_forwards) in its free room, up to half its bound: reading the step in order
+    then replays none of their forwards, and no other trace's entry is evicted for them. Not for
+    a low-precision step or an overridden backward (a fault's or an exercise's rule, a rounding
+    policy: none is held to leave its cache unwritten), nor for a training step (its caches hold
+    the weights its update frees one by one: xt_core.training.loop)."""
+    if not plain:
+        return []
+    room = min(RECOMPUTED.max_bytes // 2, RECOMPUTED.max_bytes - RECOMPUTED.nbytes)
+    ids = {id(env[name]) for name in (*params, *TOKEN_IDS, *segs.boundaries(nodes))}  # what the trace holds
+    return built_forwards(nodes, segs, env, caches, room, lambda a: id(a) in ids)

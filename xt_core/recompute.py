@@ -21,15 +21,16 @@ apart from the traces (app.traces.store: its budget is part of cache_bytes).
 from __future__ import annotations
 
 import itertools
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from xt_core.names import TOKEN_IDS
+
+# the cache of recomputed segments, read from here by the traces, the twin and the trace store
+from xt_core.recompute_cache import RECOMPUTE_BYTES, RECOMPUTED, RecomputeCache, new_owner  # noqa: F401
 from xt_core.tape import EveryGradient, Node, Span, accumulate, run_backward
 
 
@@ -137,18 +138,18 @@ class Forwarded:
 
     def nbytes(self, held: Callable[[np.ndarray], bool] = lambda a: False) -> int:
         """Bytes of its values and of the arrays its caches hold, each once, but those `held`."""
-        return _bytes_once(itertools.chain(self.values.values(), _arrays_in(list(self.caches.values()))), held)
+        return _bytes_once(itertools.chain(self.values.values(), arrays_in(list(self.caches.values()))), held)
 
 
-def _arrays_in(cache) -> Iterator:
+def arrays_in(cache) -> Iterator:
     """Every array in an op's cache (a tuple, list or dict of arrays and numbers, nested)."""
     if isinstance(cache, np.ndarray):
         yield cache
     elif isinstance(cache, (tuple, list)):
         for item in cache:
-            yield from _arrays_in(item)
+            yield from arrays_in(item)
     elif isinstance(cache, dict):
-        yield from _arrays_in(list(cache.values()))
+        yield from arrays_in(list(cache.values()))
 
 
 def _bytes_once(arrays, held: Callable[[np.ndarray], bool]) -> int:
@@ -169,6 +170,26 @@ def replay_forward(nodes: list[Node], span: range, env: Mapping) -> Forwarded:
         out, caches[i] = node.run([values[n] if n in values else env[n] for n in node.inputs])
         values[node.name] = out
     return Forwarded(values, caches)
+
+
+def built_forwards(
+    nodes: list[Node], segs: Segments, env: Mapping, caches: list, room: int, held: Callable[[np.ndarray], bool]
+) -> list[tuple[int, Forwarded, int]]:
+    """The build's own forward of its first segments, as a value's read would replay it
+    (replay_forward): (segment, its outputs and caches, their bytes but those `held`), from the
+    first segment on while they fit in `room` bytes. Nothing is computed or copied: the build's
+    values and caches are those arrays, and no backward writes into its op's cache
+    (tests/core/test_ops_inplace.py), so a later backward from them gives the bits a replay's does.
+    Reading a step in order starts there, and the build's backward leaves those segments last."""
+    kept = []
+    for s, span in enumerate(segs.spans):
+        forwarded = Forwarded({nodes[i].name: env[nodes[i].name] for i in span}, {i: caches[i] for i in span})
+        size = forwarded.nbytes(held)
+        if size > room:
+            break
+        room -= size
+        kept.append((s, forwarded, size))
+    return kept
 
 
 def replay(
@@ -194,115 +215,6 @@ def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Ca
             if name in part.contributions[i]:
                 accumulate(grads, name, part.contributions[i][name], lambda i=i, part=part: part.rows.get(i))
     return grads[name]
-
-
-class RecomputeCache:
-    """Recomputed segments by (trace, kind, segment) in an LRU bounded by bytes (max_bytes), the most
-    recent always kept (one segment may be larger than the bound: it is still served). Concurrent
-    requests for one entry compute it once."""
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
-        self._bytes = 0
-        # reentrant: a trace's finalizer drops its entries (Trace, Float64Step), and it may run
-        # while this thread holds the lock (an entry freed, or a garbage collection, inside drop)
-        self._lock = threading.RLock()
-        self._computing: dict[tuple, threading.Lock] = {}
-        self.hits = self.misses = 0
-
-    @property
-    def nbytes(self) -> int:
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, key: tuple, compute: Callable[[], tuple[object, int]]):
-        """The entry for key, or compute() -> (entry, its bytes), cached."""
-        hit = self._lookup(key)
-        if hit is not None:
-            return hit
-        with self._lock:
-            lock = self._computing.setdefault(key, threading.Lock())
-        try:
-            with lock:
-                hit = self._lookup(key)
-                if hit is not None:
-                    return hit
-                entry, size = compute()
-                with self._lock:
-                    self.misses += 1
-                    self._entries[key] = (entry, size)
-                    self._bytes += size
-                    self._shrink()
-                return entry
-        finally:
-            with self._lock:
-                if self._computing.get(key) is lock:
-                    del self._computing[key]
-
-    def peek(self, key: tuple):
-        """The entry for key if cached (counted as a hit, made the most recent), else None."""
-        return self._lookup(key)
-
-    def take(self, key: tuple):
-        """Removes the entry for key and returns it, or None: an entry that another one is made
-        from and then held by (a segment's forward, by its whole replay), so counted once."""
-        with self._lock:
-            hit = self._entries.pop(key, None)
-            if hit is None:
-                return None
-            self._bytes -= hit[1]
-            return hit[0]
-
-    def _lookup(self, key: tuple):
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is None:
-                return None
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return hit[0]
-
-    def _shrink(self) -> None:  # with self._lock held
-        while self._bytes > self.max_bytes and len(self._entries) > 1:
-            _, (_, size) = self._entries.popitem(last=False)
-            self._bytes -= size
-
-    def trim(self, room: int) -> None:
-        """Evicts the oldest entries until they hold at most `room` bytes (a build needs the rest)."""
-        with self._lock:
-            while self._bytes > max(0, room) and self._entries:
-                _, (_, size) = self._entries.popitem(last=False)
-                self._bytes -= size
-
-    def resize(self, max_bytes: int) -> None:
-        with self._lock:
-            self.max_bytes = max_bytes
-            self._shrink()
-
-    def drop(self, owner: int) -> None:
-        """Forgets every entry of one trace (it was collected)."""
-        with self._lock:
-            gone = [self._entries.pop(k) for k in [k for k in self._entries if k[0] == owner]]
-            self._bytes -= sum(size for _, size in gone)
-        del gone  # freed with the lock released: a finalizer their freeing runs may drop another trace's
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
-
-
-RECOMPUTE_BYTES = 256 << 20  # the default bound; the server sets its own (settings.recompute_bytes)
-RECOMPUTED = RecomputeCache(RECOMPUTE_BYTES)
-_owners = itertools.count()
-
-
-def new_owner() -> int:
-    """A key no other trace of this process has had (ids of collected objects are reused)."""
-    return next(_owners)
 
 
 class LazyMap(Mapping):

@@ -197,6 +197,12 @@ class Trace:
 
         return RECOMPUTED.get((self._owner, "forward", segment), compute)
 
+    def hold_forwards(self, forwards: list[tuple[int, Forwarded, int]]) -> None:
+        """The build's forward of its first segments (recompute.built_forwards) into the process's
+        cache, as if a read of a value had replayed each."""
+        for segment, forwarded, size in forwards:
+            RECOMPUTED.get((self._owner, "forward", segment), lambda f=forwarded, n=size: (f, n))
+
     def _is_held(self, a: np.ndarray) -> bool:
         return id(a) in self._held_ids
 
@@ -313,11 +319,13 @@ class Trace:
         return total + self.twin_nbytes()
 
     def twin_nbytes(self) -> int:
-        """The float64 twin's bytes: measured once built, else 2 x the float32 boundaries and their
-        gradients (what it will hold)."""
+        """The float64 twin's bytes: measured once built whole, else 2 x the float32 boundaries and
+        their gradients (what it will hold). A twin whose backward is still to run holds fewer once a
+        check has read it; between its build and that read (one check job, which holds the twin's
+        build bytes: app.services.hold_twin), its kept forward too."""
         if self.dtype == np.float64:
             return 0
-        if self.float64_twin is not None:
+        if self.float64_twin is not None and not self.float64_twin.backward_pending:
             return self.float64_twin.nbytes()
         names = self._segs.boundaries(self.nodes)
         return 2 * sum(self._held[n].nbytes + self._boundary_grads[n].nbytes for n in names)

@@ -15,6 +15,7 @@ from app.traces.admission import twin_build_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
 from tests.helpers.specs import SMALL_SPEC
+from xt_core.checks.twin import twin_of
 
 MB = 1 << 20
 
@@ -67,7 +68,11 @@ def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
         async with services.twin_room(trace):
             assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T) > 0
         assert services.store.reserved == 0
-        trace.float64_twin = object()  # built: nothing more to hold
+        twin = twin_of(trace)  # built, its backward still to run (a check of an earlier step runs it)
+        let_go = await services.hold_twin(trace)
+        assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T)
+        let_go()
+        twin.grad(trace.nodes[0].name)  # its backward run whole: nothing more to hold
         (await services.hold_twin(trace))()
         assert services.store.reserved == 0
         f64 = await services.build(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))

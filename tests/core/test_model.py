@@ -260,7 +260,9 @@ def test_nbytes_counts_every_held_array_once_and_the_float64_twin(tiny):
     assert counted == params + ids + held + trace.twin_nbytes()
     full = sum(np.asarray(v).nbytes for v in trace.values.values()) + sum(g.nbytes for g in trace.all_grads.values())
     assert counted - params < (full - params) / 10  # everything else is recomputed when read
-    twin = twin_of(trace)  # built now: what nbytes counted up front is what it holds
+    twin = twin_of(trace)  # built now; once its backward has run whole, what nbytes counted up front is what it holds
+    assert twin.backward_pending and trace.nbytes() == counted
+    twin.grad(trace.nodes[0].name)
     assert twin.nbytes() == 2 * (held - 2 * trace["loss"].nbytes) + 2 * 8 and trace.nbytes() == counted
     assert twin.values["layers.0.attention.probs"].dtype == np.float64
     assert all(twin.values[name] is trace[name] for name in trace.param_names)  # the weights are not copied

@@ -7,6 +7,7 @@ import pytest
 import xt_core
 from xt_core.memory import keep_freed_memory
 from xt_core.ops import OPS
+from xt_core.recompute import arrays_in
 from xt_core.tape import run_backward, run_forward
 
 from .test_ops import CASES, randn
@@ -23,11 +24,18 @@ def _frozen(value):
 @pytest.mark.parametrize("kind", sorted(CASES))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_forward_and_backward_leave_their_inputs_alone(kind, dtype):
+    """...and backward leaves its cache alone: a build hands its forward's caches to the cache of
+    recomputed segments after its backward read them (xt_core.recompute.built_forwards)."""
     inputs, attrs = CASES[kind]
     inputs = [_frozen(x.astype(dtype) if x.dtype.kind == "f" else x) for x in inputs]
     out, cache = OPS[kind].forward(*inputs, **attrs)
+    before = [a.copy() for a in arrays_in(cache)]
     dout = _frozen(np.asarray(randn(*np.shape(out)), dtype=dtype))
     OPS[kind].backward(dout, cache)  # raises "assignment destination is read-only" on a write
+    after = list(arrays_in(cache))
+    assert len(after) == len(before) and all(
+        np.array_equal(a, b, equal_nan=True) for a, b in zip(after, before, strict=True)
+    )
 
 
 def test_rope_takes_strided_input():

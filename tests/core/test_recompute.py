@@ -145,9 +145,12 @@ def test_a_training_step_replays_bit_for_bit_and_its_held_gradients_are_the_reco
         assert same(held.grads[name], recomputed.grads[name]), name
 
 
-def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(monkeypatch):
-    """A value's read replays its segment's forward alone; the gradients' read runs the backward
-    from that forward's caches (cached, counted once), not the forward again: the same bits."""
+@pytest.mark.parametrize("bound", [1 << 30, 100_000])  # 100 KB: two of three layers' 22 KB forwards
+def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(monkeypatch, bound):
+    """The build hands its first segments' forward to the cache (as much as half the bound holds:
+    all of this step's under the large bound, some under the small one); a value's read replays the
+    forward of the others alone; the gradients' read runs the backward from those caches (cached,
+    counted once), not the forward again: the same bits."""
     from xt_core import trace as trace_module
 
     forwards = []
@@ -156,7 +159,8 @@ def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(
         "replay_forward",
         lambda nodes, span, env: forwards.append(span) or replay_forward(nodes, span, env),
     )
-    RECOMPUTED.resize(1 << 30)  # the whole trace's replays fit (the fixture restores the bound)
+    RECOMPUTED.clear()
+    RECOMPUTED.resize(bound)  # the fixture restores the bound
     inputs, targets = make_batch(GQA, 1, 8, seed=5)
     trace = xt_core.forward_backward(GQA, xt_core.init_params(GQA, seed=5), inputs, targets)
     values, grads, _ = full_recording(trace)
@@ -166,8 +170,12 @@ def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(
     for node in trace.nodes[::-1]:
         assert same(trace.grad(node.name), grads[node.name]), f"dL/d {node.name}"
     spans = Segments.of(trace.nodes, trace.param_names).spans
-    assert sorted(forwards, key=lambda span: span[0]) == list(spans[1:])  # the embedding's one value is held
-    assert RECOMPUTED.nbytes > held  # each forward became its whole replay's, not held beside it
+    replayed = sorted(forwards, key=lambda span: span[0])
+    if bound > 1 << 20:
+        assert replayed == []  # every forward was the build's
+        assert RECOMPUTED.nbytes > held  # each forward became its whole replay's, not held beside it
+    else:  # the first ones were the build's (the embedding's at least), the rest replayed in order
+        assert 0 < len(replayed) < len(spans) - 1 and replayed == list(spans[len(spans) - len(replayed) :])
 
 
 def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_op():
@@ -181,6 +189,18 @@ def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_o
     index = next(r.index for r in faulty.records if r.phase == "backward" and r.name == "layers.0.attention.probs")
     assert not check_record(faulty, index).passed
     assert check_record(faulty, index - 1).passed
+
+
+def test_a_wrong_backward_in_a_later_layer_fails_the_checks_of_the_earlier_layers_too():
+    """The guarantee a step's check gives (docs/performance.md, the first check): its far end is
+    the loss, so the gradient arriving from a faulty later layer fails an earlier layer's check; a
+    check replaying only the step's own layer from the twin's gradient at its output would pass."""
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 6, seed=2)
+    planted = faults.overrides(cfg, ["softmax_missing_sum_term"], cfg.n_layer - 1)
+    faulty = xt_core.forward_backward(cfg, xt_core.init_params(cfg), inputs, targets, backward_override=planted)
+    earlier = [r for r in faulty.records if r.phase == "backward" and r.layer == 0]
+    assert earlier and not any(check_record(faulty, r.index).passed for r in earlier[::4])
 
 
 def test_a_trace_holds_its_boundaries_only_and_is_freed_without_a_garbage_collection():
@@ -226,3 +246,34 @@ def test_a_drop_run_by_a_finalizer_inside_another_drop_does_not_hang():
     dropping.join(timeout=10)
     assert not dropping.is_alive(), "the nested drop waited for the lock its own thread holds"
     assert len(cache) == 0 and cache.nbytes == 0
+
+
+def test_the_cache_evicts_a_forward_waiting_for_its_backward_after_the_replays_already_read():
+    """Oldest first, the newest kept; a segment's forward alone only when nothing else is left but
+    the newest (reading in order: the gradients' reads still need the forwards the values' left)."""
+    from xt_core.recompute import RecomputeCache
+
+    cache = RecomputeCache(300)
+    for key, size in [(("t", "forward", 1), 100), (("t", "segment", 3), 100), (("t", "forward", 2), 100)]:
+        cache.get(key, lambda size=size: (object(), size))
+    cache.get(("t", "segment", 2), lambda: (object(), 100))  # over the bound: the older replay goes
+    assert cache.peek(("t", "segment", 3)) is None and cache.nbytes == 300
+    assert cache.peek(("t", "forward", 1)) is not None and cache.peek(("t", "forward", 2)) is not None
+    cache.get(("t", "segment", 1), lambda: (object(), 250))  # then the forwards, oldest first
+    assert cache.peek(("t", "segment", 2)) is None and len(cache) == 1 and cache.nbytes == 250
+
+
+def test_a_late_layers_check_runs_the_twins_backward_down_to_its_layer_only():
+    """The float64 twin's backward runs down from the loss as far as a check needs (the rest when
+    an earlier step is checked), in parts with the bits of one whole backward."""
+    inputs, targets = make_batch(GQA, 1, 8, seed=5)
+    trace = xt_core.forward_backward(GQA, xt_core.init_params(GQA, seed=5), inputs, targets)
+    last = next(r for r in trace.records if r.phase == "backward" and r.name == "layers.2.attention.probs")
+    assert check_record(trace, last.index).passed
+    segs = Segments.of(trace.nodes, trace.param_names)
+    assert twin_of(trace)._pending.done == segs.produced[last.name]  # layer 2's: the last layer's segment
+    assert twin_of(trace).backward_pending  # a check job holds the twin's room while so (app.services)
+    _, whole = full_twin(trace)
+    for node in trace.nodes:
+        assert same(twin_of(trace).grad(node.name), whole[node.name]), node.name
+    assert not twin_of(trace).backward_pending

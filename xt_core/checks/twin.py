@@ -12,7 +12,9 @@ gradients alone are 2 GB in float64. So the twin holds only what the checks read
   recomputed when a check asks: that op's forward (for its cache) and its backward, from the
   values and gradients above.
 
-It is built the first time a check needs it (twin_of), and kept on the trace. A float64 trace
+It is built the first time a check needs it (twin_of), and kept on the trace: its forward at once,
+its backward down from the loss as far as the checks so far needed (a late layer's check waits for no
+earlier layer's backward). A float64 trace
 is its own twin.
 The update's check needs none of it: param_grad_dot runs one float64 forward and backward
 of its own, dotting each parameter gradient with a Direction as it is made.
@@ -24,9 +26,10 @@ keeping the activations' gradients only (tape.KeepOnly), a segment at a time
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import ChainMap
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 import numpy as np
 
@@ -59,6 +62,8 @@ class Float64Step:
         self._recorded = records  # a float64 trace's own records: their contributions are exact
         self._segs = None if records is not None else Segments.of(nodes, self.param_names)
         self._owner = new_owner()
+        self._pending = None  # the backward still to run below the segments done (Float64Step.build)
+        self._pending_lock = threading.Lock()  # concurrent checks run each part of it once
         if records is None:
             weakref.finalize(self, RECOMPUTED.drop, self._owner)
 
@@ -78,10 +83,27 @@ class Float64Step:
         them first) and only the outputs of the others, whose forward the backward runs again for
         their caches. The same ops on the same arrays give the same bits either way."""
         segs = Segments.of(nodes, param_names)
-        values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
-        keep, at_boundaries = KeepOnly(activation_of(param_names)), Boundaries(nodes, segs, values, replay)
-        grads, _ = run_backward(nodes, caches, np.ones((), dtype=F64), backward_override, keep, at_boundaries)
-        return cls(nodes, values, grads, param_names, backward_override)
+        values, caches, replay, resident = _forward_kept(nodes, segs, params, tokens, targets)
+        step = cls(nodes, values, {nodes[-1].name: np.ones((), dtype=F64)}, param_names, backward_override)
+        step._pending = _Backward(nodes, segs, values, caches, replay, resident)
+        return step
+
+    @property
+    def backward_pending(self) -> bool:
+        """Whether part of the build's backward is still to run (a check of an earlier step runs
+        it: as much memory again as the build's backward, app.services.hold_twin holds it)."""
+        return self._pending is not None and self._pending.done > 0
+
+    def _backward_to(self, segment: int) -> None:
+        """Runs the build's backward (down from the loss) through segment `segment` (dL/d its output
+        and its input made): a check of a late layer's step waits for no earlier layer's backward.
+        The same loop over the same caches in the same order as one whole backward, in parts, so the
+        same bits. The kept forward below is let go: after a check the twin holds its boundaries."""
+        if self._pending is None or self._pending.done <= segment:
+            return
+        with self._pending_lock:
+            if self._pending.done > segment:
+                self._grads = self._pending.run_to(segment, self._grads, self.param_names, self.backward_override)
 
     @property
     def values(self) -> Mapping:
@@ -103,13 +125,16 @@ class Float64Step:
         return name in self._values or name in self._segs.produced
 
     def _value(self, name: str) -> np.ndarray:
-        if name in self._values:
-            return self._values[name]
+        held = self._values.get(name)  # one read: a part of the backward run by another check adds and drops values
+        if held is not None:
+            return held
         return self._replayed(self._segs.produced[name])[0][name]
 
     def _replayed(self, segment: int) -> tuple[dict, dict]:
         """One segment's float64 values and activation gradients, recomputed from the boundaries as
         the build computed them (the same ops on the same arrays, so the same bits)."""
+
+        self._backward_to(segment)
 
         def compute():
             span = self._segs.spans[segment]
@@ -132,6 +157,9 @@ class Float64Step:
     def grad(self, name: str) -> np.ndarray:
         """dL/d(name) in float64 for an activation (or, in a float64 trace, a parameter)."""
         if self._segs is None or name in self._grads:
+            return self._grads[name]
+        self._backward_to(self._segs.produced[name])
+        if name in self._grads:  # a segment's output
             return self._grads[name]
         return self._replayed(self._segs.produced[name])[1][name]
 
@@ -192,7 +220,7 @@ def param_grad_dot(
     With `shown` (the float32 trace's parameter gradients), also <shown, u> from the same u.
     dotted(name), if given, is called as each parameter gradient has been dotted."""
     segs = Segments.of(nodes, list(params))
-    values, caches, replay = _forward_kept(nodes, segs, params, tokens, targets)
+    values, caches, replay, _ = _forward_kept(nodes, segs, params, tokens, targets)
     total, on_screen = 0.0, {}
 
     def take(name: str, grad: np.ndarray, rows) -> None:
@@ -214,10 +242,11 @@ def param_grad_dot(
     return total, sum(on_screen[n] if n in on_screen else direction.dots(n, shown[n])[0] for n in params)
 
 
-def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targets) -> tuple[dict, list, Callable]:
+def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targets) -> tuple:
     """The step's forward in float64 from the float32 parameters, keeping the latest segments'
     values and caches up to KEPT_FORWARD_BYTES and only the output of the others: (values,
-    caches, replay(span): a dropped segment's forward run again, its values and caches back)."""
+    caches, replay(span): a dropped segment's forward run again, its values and caches back,
+    resident: segment -> the bytes kept of it)."""
     values: dict = {**params, "tokens": tokens, "targets": targets}
     caches: list = [None] * len(nodes)
     resident: dict[int, int] = {}  # segment -> bytes of its values and caches held, oldest first
@@ -232,7 +261,30 @@ def _forward_kept(nodes: list[Node], segs: Segments, params: dict, tokens, targe
         if segs.of_node[span[0]] not in resident:
             _run_span(nodes, span, values, caches)
 
-    return values, caches, replay
+    return values, caches, replay, resident
+
+
+class _Backward:
+    """The float64 build's backward still to run: segments[:done] (the forward's kept segments and
+    the boundaries it holds, the others' forward run again as the backward reaches them)."""
+
+    def __init__(self, nodes: list[Node], segs: Segments, values: dict, caches: list, replay, resident: dict):
+        self.nodes, self.segs, self.values, self.caches, self.replay = nodes, segs, values, caches, replay
+        self.resident, self.done = resident, len(segs.spans)
+
+    def run_to(self, stop: int, grads: dict, param_names, backward_override) -> dict:
+        """The backward of segments[stop:done], last first, from `grads` (those made so far); then
+        the kept forward of the segments below is let go (run again when the backward reaches them):
+        between checks the twin holds its boundaries only."""
+        at_boundaries = Boundaries(self.nodes, self.segs, self.values, self.replay)
+        at_boundaries.spans = self.segs.spans[stop : self.done]
+        keep = KeepOnly(activation_of(param_names))
+        grads, _ = run_backward(self.nodes, self.caches, grads, backward_override, keep, at_boundaries)
+        self.done = stop
+        for s in [s for s in self.resident if s < stop]:
+            del self.resident[s]
+            _drop_span(self.nodes, self.segs.spans[s], self.values, self.caches)
+        return grads
 
 
 def _run_span(nodes: list[Node], span: range, values: MutableMapping, caches: list | dict) -> int:
