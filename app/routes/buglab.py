@@ -219,7 +219,8 @@ async def probe_quiz(
         state = await services.quiz.probe(ctx.spec.id, learner, client_address(request), probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=exc.words(lang)) from None
-    check = await services.run(services.answers.check_of, ctx, probe.step)
+    async with services.twin_room(ctx.trace):  # its check may build the float64 twin
+        check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)
 

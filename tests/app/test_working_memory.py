@@ -14,6 +14,7 @@ from app.traces import freed
 from app.traces.admission import twin_build_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
+from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
 
 MB = 1 << 20
@@ -75,6 +76,23 @@ def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
             services.shutdown()
 
     run_async(scenario())
+
+
+def test_a_quiz_probe_holds_its_twins_bytes_while_its_check_builds_it(monkeypatch):
+    with make_client() as client:
+        services = client.app.state.services
+        quiz = post_trace(client, {**SMALL_SPEC, "quiz": 23})
+        seen, check_of = [], services.answers.check_of
+
+        def check_seeing_the_budget(ctx, index):
+            seen.append((services.admission.holding, services.store.reserved, ctx.trace.float64_twin is None))
+            return check_of(ctx, index)
+
+        monkeypatch.setattr(services.answers, "check_of", check_seeing_the_budget)
+        assert client.post(f"/api/traces/{quiz['id']}/quiz/probe", json={"step": 1}).status_code == 200
+        trace = services.store.get(services.store.spec(quiz["id"]))
+        assert seen == [(1, twin_build_bytes(trace.cfg, *trace.tokens.shape), True)]  # held while it built the twin
+        assert services.admission.holding == 0 and services.store.reserved == 0 and trace.float64_twin is not None
 
 
 def test_a_check_job_holds_its_twins_bytes_until_it_ends():
