@@ -14,9 +14,10 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              overtakes the queue's head, which waits at most one small build's bytes longer
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
     working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
-             while it is built: twin_build_bytes) is held in the same budget
-             (`hold`) before the work starts, ahead of the builds waiting (its end frees traces in
-             use); with nothing else running it starts whatever its size
+             while it is built: twin_build_bytes) is held in the same budget (`hold`) before the
+             work starts, ahead of the builds waiting (its end frees traces in use); with nothing
+             else running it starts whatever its size. A check job makes way between its steps
+             while something waits for bytes (`wants_room`; app.traces.check_room)
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -33,6 +34,7 @@ event, never a timeout of its own (one racing with the turn it waits for).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -108,6 +110,8 @@ class Ticket:
     started: asyncio.Event = field(default_factory=asyncio.Event)  # its turn came (its bytes reserved)
     finished: asyncio.Event = field(default_factory=asyncio.Event)  # released: built, failed or gone
     behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
+    seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds waiting before it
+    after_builds: bool = False
 
 
 class Admission:
@@ -122,6 +126,8 @@ class Admission:
         self._recheck_due: asyncio.AbstractEventLoop | None = None  # the loop a recheck is due on
         self.working: deque[Ticket] = deque()  # working memory waiting to be held (hold), in order
         self.holding = 0  # working memory held, not yet let go
+        self.wants_room = False  # what waits its turn (a build, a hold) waits for bytes; read by check jobs
+        self._seq = itertools.count()
 
     @property
     def waiting(self) -> int:
@@ -139,7 +145,7 @@ class Admission:
         cost = spec_cost(spec)
         self._check_room(cost, client)
         small = cost.seconds <= self.settings.small_build_seconds and cost.nbytes <= self.settings.small_build_bytes
-        ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small)
+        ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small, seq=next(self._seq))
         self.queues.setdefault(client, deque()).append(ticket)
         self._start_next()
         return ticket
@@ -191,18 +197,35 @@ class Admission:
     def _start_next(self) -> None:
         """Starts builds in turn while fewer than worker_threads run and the head's bytes fit, then
         small builds in the small lane's slot; while builds still wait, a recheck is due. Working
-        memory waiting goes first, and no build starts before it (nor takes its bytes)."""
-        while self.working and self._hold(self.working[0]):
-            self.working.popleft()
-        while self.queues and not self.working and self.builds < max(1, self.settings.worker_threads):
+        memory waiting its turn goes first, and no build starts before it (nor takes its bytes); a
+        hold after_builds waits for the builds admitted before it, unless nothing else runs."""
+        self.wants_room = not self._take_holds()
+        slots = max(1, self.settings.worker_threads)
+        while self.queues and self.builds < slots and not any(map(self._turn, self.working)):
             head = next(iter(self.queues.values()))[0]
             if not self._start(head, BUILDS):
+                self.wants_room = True
                 break  # nobody overtakes the head (but in the small lane): it starts once room is made
         while self.small_builds < SMALL_SLOTS:
             small = next((t for t in self.order() if t.small), None)
             if small is None or not self._start(small, SMALL):
                 break
+        if self.working and not (self.builds or self.small_builds or self.holding):
+            self._take_holds(alone=True)  # the builds it waits for wait for bytes that nothing running frees
         self._recheck_soon()
+
+    def _turn(self, ticket: Ticket) -> bool:
+        return not ticket.after_builds or not any(t.seq < ticket.seq for q in self.queues.values() for t in q)
+
+    def _take_holds(self, alone: bool = False) -> bool:
+        """Holds, in order, the waiting holds whose turn it is (alone: the first anyway); False at one not fitting."""
+        for ticket in list(self.working):
+            if alone or self._turn(ticket):
+                if not self._hold(ticket):
+                    return False
+                self.working.remove(ticket)
+                alone = False
+        return True
 
     def _start(self, ticket: Ticket, pool: str) -> bool:
         """Starts a waiting build in `pool` if its bytes fit; False, reserving nothing, if not."""
@@ -239,10 +262,11 @@ class Admission:
         self._recheck_due = None
         self._start_next()
 
-    async def hold(self, nbytes: int) -> Callable[[], None]:
+    async def hold(self, nbytes: int, after_builds: bool = False) -> Callable[[], None]:
         """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
-        returns what lets them go (idempotent). Cancelled while waiting: nothing is held."""
-        ticket = Ticket(Cost(nbytes, 0.0), None)
+        returns what lets them go (idempotent). Cancelled while waiting: nothing is held.
+        `after_builds`: its turn comes after the builds waiting now (a check job's next step)."""
+        ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds)
         self.working.append(ticket)
         self._start_next()
         try:
