@@ -66,15 +66,35 @@ NUMBERS = """() => [document.getElementById("counter").textContent.match(/step (
   new URL(location.href).searchParams.get("step")]"""
 
 
+# Where the step's title, formula and first figure are on screen (px from the top; the bar: the
+# bottom of the sticky navigation bar).
+FIRST_FIGURE = """() => {
+  const box = (s) => document.querySelector(s).getBoundingClientRect();
+  return {bar: box(".navbar").bottom, title: box("#step .step-header").top,
+          formula: box("#step .rule.primary").bottom, figure: box("#step .figures > .figure-card .plot").top};
+}"""
+FIGURE_TOP = 360  # px at 1280×720: beside the lesson's panel it was 420-500 (issue 34)
+
+
+def _figure_high(presenter, stop: int) -> None:
+    """The stop's first figure starts high on the screen, under its title and formula."""
+    seen = presenter.evaluate(FIRST_FIGURE)
+    assert seen["bar"] - 1 <= seen["title"] and seen["formula"] <= seen["figure"] <= FIGURE_TOP, (stop, seen)
+
+
 def _start_class(presenter_session) -> tuple[str, int]:
-    """The presenter plays find-the-bug, steps by a clicker's keys, presents: (code, step index)."""
+    """The presenter plays find-the-bug, steps by a clicker's keys, presents: (code, step index).
+    Each stop (outside presenter mode) shows its title, its formula and, high, its first figure."""
     presenter = presenter_session.page
     presenter_session.goto("/lessons/find-the-bug")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
+    _figure_high(presenter, 0)
     first = _step(presenter)
     presenter.keyboard.press("PageDown")  # a clicker: the lesson's next stop, not the next op
-    presenter.wait_for_selector("#lesson-panel[data-lesson-step='1']")
+    presenter.wait_for_selector("#lesson-panel[data-drawn='1']")
     assert _step(presenter) != first + 1 or presenter.locator(".lesson-off-path").is_hidden()
+    _figure_high(presenter, 1)  # a quiz's tools follow the figure
+    assert presenter.locator("#step .figures > .figure-card + .buglab-step").count() == 1
     presenter.keyboard.press("PageUp")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
     assert _step(presenter) == first
