@@ -11,7 +11,7 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              a tiny spec, the class preset) also has a lane of its own, one more worker slot that
              only small builds take (the SMALL pool), so it never waits out a SmolLM2 build under
              way or queued (a build cannot be interrupted: a NumPy call runs to its end). It
-             overtakes the queue's head, which waits at most one small build's bytes longer
+             overtakes the queue's head, which leaves small_build_bytes free for it (`_kept`)
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
     working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
              while it is built: twin_build_bytes) is held in the same budget (`hold`) before the
@@ -110,7 +110,7 @@ class Ticket:
     started: asyncio.Event = field(default_factory=asyncio.Event)  # its turn came (its bytes reserved)
     finished: asyncio.Event = field(default_factory=asyncio.Event)  # released: built, failed or gone
     behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
-    seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds waiting before it
+    seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds admitted before it
     after_builds: bool = False
 
 
@@ -139,8 +139,7 @@ class Admission:
         running = self.running.get(spec.id)
         if running is not None or self.store.building(spec.id):
             return self._joined(running)  # it waits for the build already under way
-        queued = next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)
-        if queued is not None:
+        if (queued := next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)) is not None:
             return self._joined(queued)
         cost = spec_cost(spec)
         self._check_room(cost, client)
@@ -151,9 +150,8 @@ class Admission:
         return ticket
 
     def _joined(self, behind: Ticket | None) -> Ticket:
-        """A ticket at no cost: once the build it joined has finished, its trace is a cache hit (read
-        in the light pool), or NotBuilt. A build under way that admission did not start (behind
-        None) is waited for on its build lock, in the builds pool."""
+        """A ticket at no cost: once the build it joined has finished, its trace is a cache hit (light pool),
+        or NotBuilt. A build admission did not start (behind None) is waited for on its lock (builds pool)."""
         ticket = Ticket(Cost(0, 0.0), None, joined=True, behind=behind, pool=BUILDS if behind is None else LIGHT)
         if behind is None:
             ticket.started.set()
@@ -174,13 +172,8 @@ class Admission:
             raise Overloaded(Said("error-busy-queue-full", builds=waiting), ahead)
         budget = self.settings.max_queued_seconds
         if (self.builds or waiting) and ahead + cost.seconds > budget:
-            queued = Said(
-                "error-busy-queued-seconds",
-                queued=Fixed(ahead, 0),
-                adds=Fixed(cost.seconds, 1),
-                most=Fixed(budget, 0),
-            )
-            raise Overloaded(queued, ahead)
+            seconds = {"queued": Fixed(ahead, 0), "adds": Fixed(cost.seconds, 1), "most": Fixed(budget, 0)}
+            raise Overloaded(Said("error-busy-queued-seconds", **seconds), ahead)
 
     async def wait(self, ticket: Ticket) -> None:
         """Returns once the ticket's build may start (its bytes reserved), or the build it joined
@@ -229,7 +222,7 @@ class Admission:
 
     def _start(self, ticket: Ticket, pool: str) -> bool:
         """Starts a waiting build in `pool` if its bytes fit; False, reserving nothing, if not."""
-        reservation = self.store.reserve(ticket.cost.nbytes)
+        reservation = self.store.reserve(ticket.cost.nbytes, self._kept(ticket.cost.nbytes) if pool == BUILDS else 0)
         if reservation is None:
             return False
         queue = self.queues.pop(ticket.client)
@@ -278,7 +271,7 @@ class Admission:
 
     def _hold(self, ticket: Ticket) -> bool:
         """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
-        reservation = self.store.reserve(ticket.cost.nbytes)
+        reservation = self.store.reserve(ticket.cost.nbytes, self._kept(ticket.cost.nbytes))
         if reservation is None and not (self.builds or self.small_builds or self.holding):
             reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
         if reservation is None:
@@ -287,6 +280,12 @@ class Admission:
         self.holding += 1
         ticket.started.set()
         return True
+
+    def _kept(self, nbytes: int) -> int:
+        """Bytes a build or a hold leaves free for the small lane while it is idle: a tiny spec never
+        waits for a float64 SmolLM2 build's bytes (issue 35, finding 8; a build as large as the budget keeps none)."""
+        kept = self.settings.small_build_bytes if self.small_builds < SMALL_SLOTS else 0
+        return kept if nbytes + kept <= self.settings.cache_bytes else 0
 
     def _let_go(self, ticket: Ticket) -> None:
         if ticket.released:
