@@ -17,24 +17,17 @@ import time
 
 import pytest
 
-from tests.helpers.browser import ARTIFACTS, assert_clean, axe_violations, open_step, open_walk
+from tests.helpers.browser import ARTIFACTS, assert_clean, axe_violations, next_stops, open_step, open_walk, phone_page
 from xt_core.lab.faults import CATALOGUE
 
 VIEWPORT = {"width": 1280, "height": 720}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
 def follower(browser, server):
     """A second machine, a phone: a fresh context of its own (no storage shared with the presenter's)."""
-    context = browser.new_context(viewport=PHONE, base_url=server, has_touch=True)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    yield page, errors
-    context.close()
+    with phone_page(browser, server) as phone:
+        yield phone
 
 
 @pytest.fixture
@@ -244,9 +237,7 @@ def test_a_lesson_step_draws_its_annotation(presenter_session):
     page = presenter_session.page
     presenter_session.goto("/lessons/forward-in-ten")
     page.wait_for_selector("#lesson-panel[data-drawn='0']")
-    for k in range(1, 5):
-        page.click("#lesson-panel button:has-text('Next')")
-        page.wait_for_selector(f"#lesson-panel[data-drawn='{k}']")
+    next_stops(page, 4)
     plot = "figure.figure-card[data-figure='output.layers.1.attention.probs'] .plot"
     marks = page.eval_on_selector(plot, "p => p.layout.shapes.filter(s => s.name === 'lesson-mark').length")
     assert marks == 4  # the stripe on each of the four heads
