@@ -33,7 +33,8 @@ from app.steps.context import TraceContext
 from app.traces import freed
 from app.traces.admission import Admission, Overloaded, twin_build_bytes
 from app.traces.cache import LRU
-from app.traces.checks import ChecksRunner
+from app.traces.check_room import CheckRoom
+from app.traces.checks import ChecksBusy, ChecksJob, ChecksRunner
 from app.traces.pool import BUILDS, LIGHT, SMALL, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
 from app.words.said import Said
@@ -173,10 +174,46 @@ class Services:
         n_seq, T = trace.tokens.shape
         return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T))
 
+    async def checks_job(self, trace_id: str, request: Request | None = None) -> ChecksJob:
+        """The trace's job of every step's check (app.traces.checks): running or done, or started now
+        (its trace rebuilt if evicted; 404 if unknown) holding the bytes its checks replay in, in the one
+        budget, until it ends (hold_while_checking); 503 while running jobs hold what they may."""
+        job = self.checks.get(trace_id)
+        if job is not None:
+            return job
+        trace = (await self.trace(trace_id, request)).trace
+        self.ensure_running()  # a cached trace skipped the pool: it may have ended with a lifespan
+        let_go = await self.hold_checking(trace)
+        if (job := self.checks.get(trace_id)) is not None:  # a request started it while this one waited
+            let_go()
+            return job
+        room = CheckRoom(lambda: self.admission.wants_room, self._retake, self._hold_after_builds, let_go)
+        try:
+            job = self.checks.start(trace_id, trace, room)
+        except ChecksBusy as exc:
+            let_go()
+            raise Overloaded(exc.running) from None
+        self.hold_while_checking(job.finished, room.end)
+        return job
+
+    async def hold_checking(self, trace: Trace, after_builds: bool = False) -> Callable[[], None]:
+        """The bytes a float32 trace's check job replays in (its first check builds the twin, every
+        other one replays float64 segments as large: twin_build_bytes), held (Admission.hold)."""
+        if trace.dtype != np.float32:
+            return _nothing_held
+        n_seq, T = trace.tokens.shape
+        return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T), after_builds=after_builds)
+
+    async def _retake(self, trace_id: str) -> Trace:
+        return (await self.trace(trace_id)).trace
+
+    async def _hold_after_builds(self, trace: Trace) -> Callable[[], None]:
+        return await self.hold_checking(trace, after_builds=True)
+
     def hold_while_checking(self, job: Future, let_go: Callable[[], None]) -> None:
-        """A check job (app.traces.checks) holds its twin_room until it ends: its first check builds
-        the twin, every other one replays float64 segments as large. Its steps run outside `run`,
-        so the job's freed memory is given back from here while it runs (app.traces.freed)."""
+        """A check job (app.traces.checks) holds its room until it ends (app.traces.check_room: let go
+        and taken again while it makes way). Its steps run outside `run`, so the job's freed memory is
+        given back from here while it runs (app.traces.freed)."""
 
         async def watch() -> None:
             ended = asyncio.wrap_future(job)

@@ -35,8 +35,6 @@ from app.spec import CONFIG_FIELDS, SpecError, TraceSpec, resolve
 from app.spec.faults import default_fault_layer, is_class_quiz, new_quiz_seed
 from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
-from app.traces.admission import Overloaded
-from app.traces.checks import ChecksBusy
 from app.traces.pool import VIEWS
 from app.words.said import Said
 
@@ -100,18 +98,7 @@ async def get_checks(
             403,
             detail=Said("error-quiz-sealed", probes=services.quiz.max_probes, trace_id=trace_id),
         )
-    job = services.checks.get(trace_id)
-    if job is None:  # the trace (rebuilt if evicted; 404 if unknown) only to start a job
-        try:
-            trace = (await services.trace(trace_id, request)).trace
-            if not services.running:  # a cached trace skipped the pool: it may have ended with a lifespan
-                services.start()
-            let_go = await services.hold_twin(trace)  # its first check builds the float64 twin
-            job = services.checks.get(trace_id) or services.checks.start(trace_id, trace)
-        except ChecksBusy as exc:
-            let_go()
-            raise Overloaded(exc.running) from None
-        services.hold_while_checking(job.finished, let_go)
+    job = await services.checks_job(trace_id, request)  # no trace held here: the job makes way without it
     if wait:
         await asyncio.wrap_future(job.finished)
     payload = job.final_views.get(lang) or await services.run(
@@ -219,7 +206,8 @@ async def probe_quiz(
         state = await services.quiz.probe(ctx.spec.id, learner, client_address(request), probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=exc.words(lang)) from None
-    check = await services.run(services.answers.check_of, ctx, probe.step)
+    async with services.twin_room(ctx.trace):  # its check may build the float64 twin
+        check = await services.run(services.answers.check_of, ctx, probe.step)
     payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)
 

@@ -262,7 +262,7 @@ async def _reveal(services, settings, fields: dict) -> dict:
     spec = resolve(SessionCreate.model_validate({"spec": fields["spec"]}).spec, settings)
     ctx = await services.context(spec)  # admitted, as every trace build
     services.quiz.reveal(spec.id)  # every learner of the class's trace sees every verdict
-    job = services.checks.get(spec.id) or services.checks.start(spec.id, ctx.trace)
+    job = await services.checks_job(spec.id)  # holding its room, as every check job
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)

@@ -11,12 +11,13 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              a tiny spec, the class preset) also has a lane of its own, one more worker slot that
              only small builds take (the SMALL pool), so it never waits out a SmolLM2 build under
              way or queued (a build cannot be interrupted: a NumPy call runs to its end). It
-             overtakes the queue's head, which waits at most one small build's bytes longer
+             overtakes the queue's head, which leaves small_build_bytes free for it (`_kept`)
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
     working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
-             while it is built: twin_build_bytes) is held in the same budget
-             (`hold`) before the work starts, ahead of the builds waiting (its end frees traces in
-             use); with nothing else running it starts whatever its size
+             while it is built: twin_build_bytes) is held in the same budget (`hold`) before the
+             work starts, ahead of the builds waiting (its end frees traces in use); with nothing
+             else running it starts whatever its size. A check job makes way between its steps
+             while something waits for bytes (`wants_room`; app.traces.check_room)
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -33,6 +34,7 @@ event, never a timeout of its own (one racing with the turn it waits for).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -108,6 +110,8 @@ class Ticket:
     started: asyncio.Event = field(default_factory=asyncio.Event)  # its turn came (its bytes reserved)
     finished: asyncio.Event = field(default_factory=asyncio.Event)  # released: built, failed or gone
     behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
+    seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds admitted before it
+    after_builds: bool = False
 
 
 class Admission:
@@ -122,6 +126,8 @@ class Admission:
         self._recheck_due: asyncio.AbstractEventLoop | None = None  # the loop a recheck is due on
         self.working: deque[Ticket] = deque()  # working memory waiting to be held (hold), in order
         self.holding = 0  # working memory held, not yet let go
+        self.wants_room = False  # what waits its turn (a build, a hold) waits for bytes; read by check jobs
+        self._seq = itertools.count()
 
     @property
     def waiting(self) -> int:
@@ -133,21 +139,19 @@ class Admission:
         running = self.running.get(spec.id)
         if running is not None or self.store.building(spec.id):
             return self._joined(running)  # it waits for the build already under way
-        queued = next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)
-        if queued is not None:
+        if (queued := next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)) is not None:
             return self._joined(queued)
         cost = spec_cost(spec)
         self._check_room(cost, client)
         small = cost.seconds <= self.settings.small_build_seconds and cost.nbytes <= self.settings.small_build_bytes
-        ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small)
+        ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small, seq=next(self._seq))
         self.queues.setdefault(client, deque()).append(ticket)
         self._start_next()
         return ticket
 
     def _joined(self, behind: Ticket | None) -> Ticket:
-        """A ticket at no cost: once the build it joined has finished, its trace is a cache hit (read
-        in the light pool), or NotBuilt. A build under way that admission did not start (behind
-        None) is waited for on its build lock, in the builds pool."""
+        """A ticket at no cost: once the build it joined has finished, its trace is a cache hit (light pool),
+        or NotBuilt. A build admission did not start (behind None) is waited for on its lock (builds pool)."""
         ticket = Ticket(Cost(0, 0.0), None, joined=True, behind=behind, pool=BUILDS if behind is None else LIGHT)
         if behind is None:
             ticket.started.set()
@@ -168,13 +172,8 @@ class Admission:
             raise Overloaded(Said("error-busy-queue-full", builds=waiting), ahead)
         budget = self.settings.max_queued_seconds
         if (self.builds or waiting) and ahead + cost.seconds > budget:
-            queued = Said(
-                "error-busy-queued-seconds",
-                queued=Fixed(ahead, 0),
-                adds=Fixed(cost.seconds, 1),
-                most=Fixed(budget, 0),
-            )
-            raise Overloaded(queued, ahead)
+            seconds = {"queued": Fixed(ahead, 0), "adds": Fixed(cost.seconds, 1), "most": Fixed(budget, 0)}
+            raise Overloaded(Said("error-busy-queued-seconds", **seconds), ahead)
 
     async def wait(self, ticket: Ticket) -> None:
         """Returns once the ticket's build may start (its bytes reserved), or the build it joined
@@ -191,22 +190,39 @@ class Admission:
     def _start_next(self) -> None:
         """Starts builds in turn while fewer than worker_threads run and the head's bytes fit, then
         small builds in the small lane's slot; while builds still wait, a recheck is due. Working
-        memory waiting goes first, and no build starts before it (nor takes its bytes)."""
-        while self.working and self._hold(self.working[0]):
-            self.working.popleft()
-        while self.queues and not self.working and self.builds < max(1, self.settings.worker_threads):
+        memory waiting its turn goes first, and no build starts before it (nor takes its bytes); a
+        hold after_builds waits for the builds admitted before it, unless nothing else runs."""
+        self.wants_room = not self._take_holds()
+        slots = max(1, self.settings.worker_threads)
+        while self.queues and self.builds < slots and not any(map(self._turn, self.working)):
             head = next(iter(self.queues.values()))[0]
             if not self._start(head, BUILDS):
+                self.wants_room = True
                 break  # nobody overtakes the head (but in the small lane): it starts once room is made
         while self.small_builds < SMALL_SLOTS:
             small = next((t for t in self.order() if t.small), None)
             if small is None or not self._start(small, SMALL):
                 break
+        if self.working and not (self.builds or self.small_builds or self.holding):
+            self._take_holds(alone=True)  # the builds it waits for wait for bytes that nothing running frees
         self._recheck_soon()
+
+    def _turn(self, ticket: Ticket) -> bool:
+        return not ticket.after_builds or not any(t.seq < ticket.seq for q in self.queues.values() for t in q)
+
+    def _take_holds(self, alone: bool = False) -> bool:
+        """Holds, in order, the waiting holds whose turn it is (alone: the first anyway); False at one not fitting."""
+        for ticket in list(self.working):
+            if alone or self._turn(ticket):
+                if not self._hold(ticket):
+                    return False
+                self.working.remove(ticket)
+                alone = False
+        return True
 
     def _start(self, ticket: Ticket, pool: str) -> bool:
         """Starts a waiting build in `pool` if its bytes fit; False, reserving nothing, if not."""
-        reservation = self.store.reserve(ticket.cost.nbytes)
+        reservation = self.store.reserve(ticket.cost.nbytes, self._kept(ticket.cost.nbytes) if pool == BUILDS else 0)
         if reservation is None:
             return False
         queue = self.queues.pop(ticket.client)
@@ -239,10 +255,11 @@ class Admission:
         self._recheck_due = None
         self._start_next()
 
-    async def hold(self, nbytes: int) -> Callable[[], None]:
+    async def hold(self, nbytes: int, after_builds: bool = False) -> Callable[[], None]:
         """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
-        returns what lets them go (idempotent). Cancelled while waiting: nothing is held."""
-        ticket = Ticket(Cost(nbytes, 0.0), None)
+        returns what lets them go (idempotent). Cancelled while waiting: nothing is held.
+        `after_builds`: its turn comes after the builds waiting now (a check job's next step)."""
+        ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds)
         self.working.append(ticket)
         self._start_next()
         try:
@@ -254,7 +271,7 @@ class Admission:
 
     def _hold(self, ticket: Ticket) -> bool:
         """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
-        reservation = self.store.reserve(ticket.cost.nbytes)
+        reservation = self.store.reserve(ticket.cost.nbytes, self._kept(ticket.cost.nbytes))
         if reservation is None and not (self.builds or self.small_builds or self.holding):
             reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
         if reservation is None:
@@ -263,6 +280,12 @@ class Admission:
         self.holding += 1
         ticket.started.set()
         return True
+
+    def _kept(self, nbytes: int) -> int:
+        """Bytes a build or a hold leaves free for the small lane while it is idle: a tiny spec never
+        waits for a float64 SmolLM2 build's bytes (issue 35, finding 8; a build as large as the budget keeps none)."""
+        kept = self.settings.small_build_bytes if self.small_builds < SMALL_SLOTS else 0
+        return kept if nbytes + kept <= self.settings.cache_bytes else 0
 
     def _let_go(self, ticket: Ticket) -> None:
         if ticket.released:

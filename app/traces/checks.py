@@ -59,6 +59,7 @@ class ChecksJob:
         self.tolerance = FINITE_DIFFERENCES
         self.pending = check_order(trace)
         self.finished: Future = Future()  # resolves when every step is checked
+        self.room = None  # what the job holds in the memory budget (app.traces.check_room), if anything
         self._results: dict[int, StepResult] = {}
         self._lock = threading.Lock()
 
@@ -125,9 +126,9 @@ class ChecksRunner:
     def get(self, trace_id: str) -> ChecksJob | None:
         return self._jobs.get(trace_id)
 
-    def start(self, trace_id: str, trace: xt_core.Trace) -> ChecksJob:
-        """The trace's job: started now, or the one a concurrent request started first.
-        Raises ChecksBusy when running jobs already hold max_running_bytes."""
+    def start(self, trace_id: str, trace: xt_core.Trace, room=None) -> ChecksJob:
+        """The trace's job: started now (holding `room`: app.traces.check_room), or the one a concurrent
+        request started first. Raises ChecksBusy when running jobs already hold max_running_bytes."""
         if self.ensure_running is not None:
             self.ensure_running()
         with self._lock:
@@ -137,9 +138,10 @@ class ChecksRunner:
                 if self._running and held + trace.nbytes() > self.max_running_bytes:
                     raise ChecksBusy(len(self._running))
                 job = ChecksJob(trace_id, trace)
+                job.room = room
                 self._jobs.put(trace_id, job)
                 self._running[trace_id] = job
-                self._submit_next(job)
+                self._submit_next(job, may_pause=False)
         return job
 
     def _finish(self, job: ChecksJob, error: BaseException | None = None) -> None:
@@ -152,19 +154,36 @@ class ChecksRunner:
             else:
                 job.finished.set_exception(error)
 
-    def _submit_next(self, job: ChecksJob) -> None:
+    def _submit_next(self, job: ChecksJob, may_pause: bool = True) -> None:
+        """The job's next step, submitted; first, between two steps, the job may make way for work
+        waiting for memory (app.traces.check_room) and go on once it has."""
         if not job.pending:
             self._finish(job)
+            return
+        resumed = job.room.between_steps(job) if may_pause and job.room is not None else None
+        if resumed is not None:
+            resumed.add_done_callback(lambda made_way: self._resume(job, made_way))
             return
         index = job.pending.pop(0)
         try:
             task = self.executor.submit(self._check_one, job, index)
         except RuntimeError:  # the pool is shut down (the lifespan ended): the job stops where it is
             job.pending.insert(0, index)
-            self._jobs.pop(job.trace_id)  # forgotten: the next request starts it again, on new pools
-            self._finish(job)  # waiters get the progress so far (complete: false), never an error
+            self._stop(job)
             return
         task.add_done_callback(lambda _: self._submit_next(job))
+
+    def _resume(self, job: ChecksJob, made_way: Future) -> None:
+        if made_way.cancelled() or made_way.exception() is not None:  # its trace is gone, or the server stops
+            if not made_way.cancelled():
+                log.warning("checks of trace %s stopped: %r", job.trace_id, made_way.exception())
+            self._stop(job)
+        else:
+            self._submit_next(job, may_pause=False)
+
+    def _stop(self, job: ChecksJob) -> None:
+        self._jobs.pop(job.trace_id)  # forgotten: the next request starts it again, on new pools
+        self._finish(job)  # waiters get the progress so far (complete: false), never an error
 
     def _check_one(self, job: ChecksJob, index: int) -> None:
         _, name, phase = job.records[index]

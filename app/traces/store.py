@@ -116,12 +116,12 @@ class TraceStore:
     def reserved(self) -> int:
         return self._reserved
 
-    def reserve(self, nbytes: int) -> Reservation | None:
+    def reserve(self, nbytes: int, kept: int = 0) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
         traces nobody else holds; None, evicting nothing, when the traces in use and the builds
-        already admitted leave too little."""
+        already admitted leave too little, or less than `kept` bytes beside it (the small lane's)."""
         with self._lock:
-            if self._live - self._freeable() + self._reserved + nbytes > self.settings.cache_bytes:
+            if self._live - self._freeable() + self._reserved + nbytes + kept > self.settings.cache_bytes:
                 return None
             RECOMPUTED.trim(self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes))
             self._evict(keep=0, room=nbytes, only_free=True)

@@ -39,6 +39,21 @@ def test_a_tiny_build_takes_the_small_lane_ahead_of_a_queued_heavy_one(costs):  
     assert queued.started.is_set() and q.builds == 1  # the heavy one keeps its turn in the builds lane
 
 
+def test_a_heavy_build_leaves_the_idle_lanes_bytes_free_so_a_tiny_one_never_waits_for_its_bytes(costs):  # noqa: F811
+    q = queue(worker_threads=2, small_build_bytes=8 * MB)  # 100 MB
+    first = q.admit(costs("smollm2", 40 * MB, 10.0), "a")
+    float64 = q.admit(costs("float64", 55 * MB, 10.0), "b")  # 40 + 55 fits, but not with the lane's 8
+    assert first.started.is_set() and not float64.started.is_set() and q.wants_room
+    tiny = q.admit(costs("tiny", MB // 8, 0.004), "c")
+    assert tiny.started.is_set() and tiny.pool == SMALL  # its bytes were there
+    q.release(tiny)
+    q.release(first)
+    assert float64.started.is_set()
+    whole = q.admit(costs("as-large-as-the-budget", 96 * MB, 10.0), "d")  # keeps nothing: it could never start
+    q.release(float64)
+    assert whole.started.is_set()
+
+
 def test_a_second_tiny_build_waits_for_the_lanes_slot_not_for_the_heavy_build(costs):  # noqa: F811
     q = queue()
     q.admit(costs("smollm2", 40 * MB, 10.0), "a")
@@ -53,7 +68,9 @@ def test_the_recheck_hands_a_build_its_turn_once_room_is_freed_unannounced(costs
         q = queue()
         room = {"free": False}
         reserve = q.store.reserve
-        q.store.reserve = lambda nbytes: reserve(nbytes) if room["free"] else None  # a trace in use holds it
+        q.store.reserve = lambda nbytes, kept=0: (
+            reserve(nbytes, kept) if room["free"] else None
+        )  # a trace in use holds it
         ticket = q.admit(costs("big", 90 * MB, 5.0), "a")
         assert q._recheck_due is asyncio.get_running_loop()  # a recheck is due while it waits
         waiter = asyncio.ensure_future(q.wait(ticket))

@@ -32,7 +32,9 @@ def costs(monkeypatch):
 
 
 def queue(**settings) -> Admission:
-    chosen = Settings(**{"cache_bytes": 100 * MB, "recompute_bytes": 0, "max_queued_seconds": 1e6, **settings})
+    # the small lane's bytes (kept free for it) in proportion to the 100 MB budget
+    defaults = {"cache_bytes": 100 * MB, "recompute_bytes": 0, "max_queued_seconds": 1e6, "small_build_bytes": 2 * MB}
+    chosen = Settings(**{**defaults, **settings})
     return Admission(chosen, TraceStore(chosen))
 
 

@@ -9,12 +9,14 @@ from concurrent.futures import Future
 
 from app.services import Services
 from app.settings import Settings
-from app.spec import TraceSpec, resolve
+from app.spec import ResolvedSpec, TraceSpec, resolve
 from app.traces import freed
 from app.traces.admission import twin_build_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
+from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
+from xt_core import Trace
 from xt_core.checks.twin import twin_of
 
 MB = 1 << 20
@@ -58,12 +60,17 @@ def test_a_hold_past_the_budget_runs_once_alone_and_a_cancelled_one_holds_nothin
     run_async(scenario())
 
 
+async def services_with_a_small_trace() -> tuple[Services, ResolvedSpec, Trace]:
+    """New services (default settings) and SMALL_SPEC's trace, built through them."""
+    services = Services(Settings())
+    spec = resolve(TraceSpec.model_validate(SMALL_SPEC), services.settings)
+    return services, spec, await services.build(spec)
+
+
 def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
     async def scenario():
-        settings = Settings()
-        services = Services(settings)
-        spec = resolve(TraceSpec.model_validate(SMALL_SPEC), settings)
-        trace = await services.build(spec)
+        services, _, trace = await services_with_a_small_trace()
+        settings = services.settings
         n_seq, T = trace.tokens.shape
         async with services.twin_room(trace):
             assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T) > 0
@@ -80,6 +87,23 @@ def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
             services.shutdown()
 
     run_async(scenario())
+
+
+def test_a_quiz_probe_holds_its_twins_bytes_while_its_check_builds_it(monkeypatch):
+    with make_client() as client:
+        services = client.app.state.services
+        quiz = post_trace(client, {**SMALL_SPEC, "quiz": 23})
+        seen, check_of = [], services.answers.check_of
+
+        def check_seeing_the_budget(ctx, index):
+            seen.append((services.admission.holding, services.store.reserved, ctx.trace.float64_twin is None))
+            return check_of(ctx, index)
+
+        monkeypatch.setattr(services.answers, "check_of", check_seeing_the_budget)
+        assert client.post(f"/api/traces/{quiz['id']}/quiz/probe", json={"step": 1}).status_code == 200
+        trace = services.store.get(services.store.spec(quiz["id"]))
+        assert seen == [(1, twin_build_bytes(trace.cfg, *trace.tokens.shape), True)]  # held while it built the twin
+        assert services.admission.holding == 0 and services.store.reserved == 0 and trace.float64_twin is not None
 
 
 def test_a_check_job_holds_its_twins_bytes_until_it_ends():

@@ -16,24 +16,17 @@ import re
 
 import pytest
 
-from tests.helpers.browser import ARTIFACTS, assert_clean, axe_violations, open_step, open_walk
+from tests.helpers.browser import ARTIFACTS, assert_clean, axe_violations, next_stops, open_step, open_walk, phone_page
 from xt_core.lab.faults import CATALOGUE
 
 VIEWPORT = {"width": 1280, "height": 720}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
 def follower(browser, server):
     """A second machine, a phone: a fresh context of its own (no storage shared with the presenter's)."""
-    context = browser.new_context(viewport=PHONE, base_url=server, has_touch=True)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    yield page, errors
-    context.close()
+    with phone_page(browser, server) as phone:
+        yield phone
 
 
 @pytest.fixture
@@ -65,15 +58,35 @@ NUMBERS = """() => [document.getElementById("counter").textContent.match(/step (
   new URL(location.href).searchParams.get("step")]"""
 
 
+# Where the step's title, formula and first figure are on screen (px from the top; the bar: the
+# bottom of the sticky navigation bar).
+FIRST_FIGURE = """() => {
+  const box = (s) => document.querySelector(s).getBoundingClientRect();
+  return {bar: box(".navbar").bottom, title: box("#step .step-header").top,
+          formula: box("#step .rule.primary").bottom, figure: box("#step .figures > .figure-card .plot").top};
+}"""
+FIGURE_TOP = 360  # px at 1280×720: beside the lesson's panel it was 420-500 (issue 34)
+
+
+def _figure_high(presenter, stop: int) -> None:
+    """The stop's first figure starts high on the screen, under its title and formula."""
+    seen = presenter.evaluate(FIRST_FIGURE)
+    assert seen["bar"] - 1 <= seen["title"] and seen["formula"] <= seen["figure"] <= FIGURE_TOP, (stop, seen)
+
+
 def _start_class(presenter_session) -> tuple[str, int]:
-    """The presenter plays find-the-bug, steps by a clicker's keys, presents: (code, step index)."""
+    """The presenter plays find-the-bug, steps by a clicker's keys, presents: (code, step index).
+    Each stop (outside presenter mode) shows its title, its formula and, high, its first figure."""
     presenter = presenter_session.page
     presenter_session.goto("/lessons/find-the-bug")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
+    _figure_high(presenter, 0)
     first = _step(presenter)
     presenter.keyboard.press("PageDown")  # a clicker: the lesson's next stop, not the next op
-    presenter.wait_for_selector("#lesson-panel[data-lesson-step='1']")
+    presenter.wait_for_selector("#lesson-panel[data-drawn='1']")
     assert _step(presenter) != first + 1 or presenter.locator(".lesson-off-path").is_hidden()
+    _figure_high(presenter, 1)  # a quiz's tools follow the figure
+    assert presenter.locator("#step .figures > .figure-card + .buglab-step").count() == 1
     presenter.keyboard.press("PageUp")
     presenter.wait_for_selector("#lesson-panel[data-drawn='0']")
     assert _step(presenter) == first
@@ -222,9 +235,7 @@ def test_a_lesson_step_draws_its_annotation(presenter_session):
     page = presenter_session.page
     presenter_session.goto("/lessons/forward-in-ten")
     page.wait_for_selector("#lesson-panel[data-drawn='0']")
-    for k in range(1, 5):
-        page.click("#lesson-panel button:has-text('Next')")
-        page.wait_for_selector(f"#lesson-panel[data-drawn='{k}']")
+    next_stops(page, 4)
     plot = "figure.figure-card[data-figure='output.layers.1.attention.probs'] .plot"
     marks = page.eval_on_selector(plot, "p => p.layout.shapes.filter(s => s.name === 'lesson-mark').length")
     assert marks == 4  # the stripe on each of the four heads

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.browser import assert_clean
+from tests.helpers.browser import assert_clean, next_stops, phone_page
 
-PHONE = {"width": 390, "height": 844}
 LESSON = "backprop-attention"
 STOP = 4  # dL/dprobs of layer 1: the Jacobian's step; it marks the contribution to dscores
 GRID = "arriving.layers.1.attention.probs"  # the step's first figure: four heads
@@ -31,14 +30,8 @@ def api(base: str, path: str, body: dict | None = None, key: str | None = None, 
 
 @pytest.fixture
 def phone(browser, server):
-    context = browser.new_context(viewport=PHONE, base_url=server, has_touch=True)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    yield page, errors
-    context.close()
+    with phone_page(browser, server) as page_and_errors:
+        yield page_and_errors
 
 
 # Records, each time #enlarge opens or closes, whether the lesson's marked figure had been drawn
@@ -197,9 +190,7 @@ def test_large_type_keeps_a_marks_label_inside_its_figure(session):
     page.wait_for_selector("#lesson-panel[data-drawn='0']")
     page.click("#type-size")
     page.wait_for_selector("html.large-type")
-    for k in range(1, 5):
-        page.click("#lesson-panel button:has-text('Next')")
-        page.wait_for_selector(f"#lesson-panel[data-drawn='{k}']")
+    next_stops(page, 4)
     plot = "figure.figure-card[data-figure='output.layers.1.attention.probs'] .plot"
     inside = page.eval_on_selector(
         plot,

@@ -5,21 +5,14 @@ import numpy as np
 import pytest
 
 import xt_core
-from tests.helpers.env import skip_unless_installed
+from tests.helpers.env import TORCH_HINT, imported_when_run, skip_unless_installed
 from tests.helpers.specs import make_batch
 from xt_core.names import tensor_names
 
 pytestmark = pytest.mark.torch
-skip_unless_installed("torch", hint="optional extra: pip install torch==2.13.0")
+skip_unless_installed("torch", hint=TORCH_HINT)
 torch = torch_step = None  # imported by load_torch, when this module's tests run
-
-
-@pytest.fixture(autouse=True, scope="module")
-def load_torch():
-    global torch, torch_step
-    import torch
-
-    from tests.helpers.torch_reference import torch_step
+load_torch = imported_when_run(torch="torch", torch_step="tests.helpers.torch_reference:torch_step")
 
 
 CONFIGS = {

@@ -76,6 +76,32 @@ def open_session(context, base: str):
         page.close()
 
 
+PHONE = {"width": 390, "height": 844}
+
+
+@contextmanager
+def phone_page(browser, base: str):
+    """A student's phone: a page of a fresh context of its own (no storage shared with another
+    machine's), touch, 390×844; yields (page, errors: its console and page errors); closed after."""
+    context = browser.new_context(viewport=PHONE, base_url=base, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    try:
+        yield page, errors
+    finally:
+        context.close()
+
+
+def next_stops(page, last: int) -> None:
+    """From a lesson's first stop to stop `last` by the panel's Next, each drawn (its marks on)."""
+    for k in range(1, last + 1):
+        page.click("#lesson-panel button:has-text('Next')")
+        page.wait_for_selector(f"#lesson-panel[data-drawn='{k}']")
+
+
 def fill_home(session: Session, text: str, **config: str) -> None:
     page = session.page
     session.goto("/")

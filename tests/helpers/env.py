@@ -39,6 +39,24 @@ def skip_unless_installed(*modules: str, hint: str) -> None:
         pytest.skip(f"{', '.join(missing)} is not installed ({hint})", allow_module_level=True)
 
 
+TORCH_HINT = "optional extra: pip install torch==2.13.0"
+
+
+def imported_when_run(**names: str):
+    """A module-scoped autouse fixture (assign it to a name in the test module) that imports each
+    name="module" or name="module:attribute" into the module's globals once its tests run (its
+    skip_unless_installed found them without importing them)."""
+
+    @pytest.fixture(autouse=True, scope="module")
+    def imported(request):
+        for name, where in names.items():
+            module, _, attribute = where.partition(":")
+            value = importlib.import_module(module)
+            setattr(request.module, name, getattr(value, attribute) if attribute else value)
+
+    return imported
+
+
 # A float32 number measured when a shipped checkpoint was made, recomputed on a machine whose BLAS
 # kernels differ (OpenBLAS picks them by CPU, and a machine may pin them): the same to this
 # relative round-off, not to the bit.

@@ -191,18 +191,23 @@ def _check_tensors(cfg: Config, found: dict, arch: str) -> None:
     if extra:
         raise CheckpointError(f"tensors beyond the config ({arch}, {cfg.n_layer} layers): {', '.join(extra[:8])}")
     for name, shape in expected.items():
-        tensor, transpose = found[name]
-        stored = tuple(int(d) for d in reversed(tensor.shape.tolist()))  # ne [in, out] -> (out, in)
-        if (stored[::-1] if transpose else stored) != shape:
-            need = shape[::-1] if transpose else shape
-            raise CheckpointError(f"tensor {tensor.name} has shape {stored}; the config needs {need}")
-        if not can_dequantize(tensor.tensor_type):
-            raise CheckpointError(
-                f"tensor {tensor.name} has type {tensor.tensor_type.name}, which the gguf package cannot dequantize"
-            )
+        check_tensor(*found[name], shape)
 
 
-def _dequantized(tensor, transpose: bool, heads: int | None = None) -> np.ndarray:
+def check_tensor(tensor, transpose: bool, shape: tuple, needed: tuple | None = None) -> None:
+    """A tensor that reads as `shape` (once transposed if `transpose`), in a type the gguf package
+    dequantizes; else a CheckpointError naming the stored shape it should have (or `needed`)."""
+    stored = tuple(int(d) for d in reversed(tensor.shape.tolist()))  # ne [in, out] -> (out, in)
+    if (stored[::-1] if transpose else stored) != shape:
+        need = needed if needed is not None else (shape[::-1] if transpose else shape)
+        raise CheckpointError(f"tensor {tensor.name} has shape {stored}; the config needs {need}")
+    if not can_dequantize(tensor.tensor_type):
+        raise CheckpointError(
+            f"tensor {tensor.name} has type {tensor.tensor_type.name}, which the gguf package cannot dequantize"
+        )
+
+
+def dequantized(tensor, transpose: bool, heads: int | None = None) -> np.ndarray:
     """float32 in xt's layout: rows of `heads` heads from rotate-half order to pairs, then transposed."""
     from gguf.quants import dequantize
 
@@ -269,7 +274,7 @@ class GGUFHeader:
     def weights(self) -> dict[str, np.ndarray]:
         """Every parameter dequantized to float32, in xt's layout."""
         try:
-            return {name: _dequantized(*self.tensors[name]) for name in param_shapes(self.cfg)}
+            return {name: dequantized(*self.tensors[name]) for name in param_shapes(self.cfg)}
         except CheckpointError as exc:
             raise CheckpointError(f"{self.source}: {exc}") from None
 

@@ -113,26 +113,8 @@ def config_from_gpt2(fields, found: dict) -> Config:
 def _check_tensors(cfg: Config, found: dict, names: dict) -> None:
     check_names(names, found, "the file")
     for name, xt in names.items():
-        tensor, transposed = found[name]
-        stored = tuple(int(d) for d in reversed(tensor.shape.tolist()))  # ne reversed: row-major shape
         need = stored_shape(cfg, xt)
-        if (stored[::-1] if transposed else stored) != need:
-            raise CheckpointError(f"tensor {tensor.name} has shape {stored}; the config needs {need}")
-        if not gguf_file.can_dequantize(tensor.tensor_type):
-            raise CheckpointError(
-                f"tensor {tensor.name} has type {tensor.tensor_type.name}, which the gguf package cannot dequantize"
-            )
-
-
-def _read(found: dict, name: str) -> np.ndarray:
-    from gguf.quants import dequantize
-
-    tensor, transposed = found[name]
-    shape = tuple(int(d) for d in reversed(tensor.shape.tolist()))
-    values = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32).reshape(shape)
-    if not np.all(np.isfinite(values)):
-        raise CheckpointError(f"tensor {tensor.name} holds NaN or inf")
-    return np.array(values.T if transposed else values, dtype=np.float32, order="C")
+        gguf_file.check_tensor(*found[name], need, needed=need)
 
 
 def header(reader, limits, source: str, check: Limits | None = None) -> Header:
@@ -156,7 +138,9 @@ def header(reader, limits, source: str, check: Limits | None = None) -> Header:
 
     def read() -> Checkpoint:
         try:
-            return Checkpoint(cfg, to_params(cfg, names, lambda name: _read(found, name)), tokenizer, meta)
+            return Checkpoint(
+                cfg, to_params(cfg, names, lambda name: gguf_file.dequantized(*found[name])), tokenizer, meta
+            )
         except CheckpointError as exc:
             raise CheckpointError(f"{source}: {exc}") from None
 

@@ -4,7 +4,7 @@
 
 import { clear, h, setOptions } from "../lib/dom.js";
 import { t } from "../lib/words.js";
-import { revealTitle } from "../walk/present.js";
+import { revealTitle, showFirstFigure } from "../walk/present.js";
 import { clearAnnotations, drawAnnotations } from "./annotate.js";
 import { lessonSlot, whenRendered } from "./hooks.js";
 
@@ -15,7 +15,10 @@ const PACES = [10, 20, 30, 45, 60];
 export function revealStart() {
   const panel = document.getElementById("lesson-panel");
   if (panel && window.innerWidth <= 900) panel.scrollIntoView({ block: "start", behavior: "instant" });
-  else revealTitle();
+  else {
+    revealTitle();
+    showFirstFigure(); // the panel beside it came after the step was laid out
+  }
 }
 const DEFAULT_PACE = 30;
 
@@ -157,6 +160,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     panel.remove();
     walk.classList.remove("lesson-on");
     window.dispatchEvent(new Event("resize"));
+    document.dispatchEvent(new Event("xt:lesson"));
   }
 
   /** The page moved on its own (the learner clicked elsewhere): follow it when it lands on a
@@ -185,6 +189,7 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   body.prepend(panel);
   walk.classList.add("lesson-on");
   window.dispatchEvent(new Event("resize")); // the panel narrows the figures drawn before it: Plotly redraws them (responsive)
+  document.dispatchEvent(new Event("xt:lesson")); // a quiz's tools move below the first figure (walk/buglab.js)
   return {
     show,
     /** One stop on (delta 1) or back (−1), as Next and Prev (a clicker's keys: walk/clicker.js). */

@@ -12,6 +12,7 @@ import { figureCard } from "../lib/figures.js";
 import { stepNumber } from "../lib/numbering.js";
 import { t } from "../lib/words.js";
 import { createChecksChart, markCell, stepName } from "./checks_chart.js";
+import { lessonBeside } from "./present.js";
 
 function codeLines(fault) {
   return h(
@@ -254,7 +255,10 @@ export function createBugLab({ client, info, go, seq, rerender }) {
     if (!tools.length) return;
     const box = h("div", { className: "buglab-step" }, tools);
     const facts = container.querySelector(".step-facts");
-    if (facts) facts.after(box);
+    const firstCard = container.querySelector(".figures > .figure-card");
+    if (lessonBeside() && firstCard)
+      firstCard.after(box); // the figure first (walk/present.js)
+    else if (facts) facts.after(box);
     else container.prepend(box);
   }
 
@@ -280,6 +284,9 @@ export function createBugLab({ client, info, go, seq, rerender }) {
       decorate(state.current?.step); // the probes left, once known
     }
   }
+
+  // A lesson started or stopped beside the step: its tools go where the layout puts them.
+  document.addEventListener("xt:lesson", () => decorate(state.current?.step));
 
   return {
     start(trace) {

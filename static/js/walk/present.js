@@ -39,13 +39,19 @@ export function revealTitle() {
   window.scrollBy({ top: rect.top - top - 4, behavior: "instant" });
 }
 
+/** A lesson plays beside the step (class/lesson.js) on a wide screen: its panel narrows the step, so
+ * its title goes right under the bar, as in presenter mode, and a quiz's tools follow the first figure. */
+export function lessonBeside() {
+  return window.innerWidth > WIDE && document.querySelector(".walk.lesson-on") !== null;
+}
+
 const FIGURE_FIRST = 300; // px of the first figure on screen (issue 25), where the screen allows
 const WIDE = 900; // px: narrower is a phone or a narrow window, which opens at its top
 
 /** Figure first: once a step is laid out (before its figure draws), scroll down just enough for
  * FIGURE_FIRST px of its first plot to be on screen, never past the step's title (it stays
- * under the navigation bar); in presenter mode the title goes right under the bar, so the
- * fitted figure gets the most room. Phones and narrow windows are left where they are. */
+ * under the navigation bar); in presenter mode and beside a lesson the title goes right under
+ * the bar, so the figure gets the most room. Phones and narrow windows are left where they are. */
 export function showFirstFigure() {
   if (window.innerWidth <= WIDE) return;
   const header = document.querySelector("#step .step-header");
@@ -57,7 +63,7 @@ export function showFirstFigure() {
   const rect = plot.getBoundingClientRect();
   const want = Math.min(FIGURE_FIRST, rect.height);
   const seen = Math.min(window.innerHeight, rect.bottom) - Math.max(rect.top, top);
-  const by = presenting() ? room : Math.min(room, want - seen);
+  const by = presenting() || lessonBeside() ? room : Math.min(room, want - seen);
   if (by > 0) window.scrollBy({ top: by, behavior: "instant" });
 }
 

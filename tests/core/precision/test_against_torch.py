@@ -6,20 +6,14 @@ the one final rounding). Skips without torch, except in CI (XT_REQUIRE_TORCH=1).
 import numpy as np
 import pytest
 
-from tests.helpers.env import skip_unless_installed
+from tests.helpers.env import TORCH_HINT, imported_when_run, skip_unless_installed
 from xt_core.precision import FORMATS, Precision
 from xt_core.tape import Node
 
 pytestmark = pytest.mark.torch
-skip_unless_installed("torch", hint="optional extra: pip install torch==2.13.0")
+skip_unless_installed("torch", hint=TORCH_HINT)
 torch = F = None  # imported by load_torch, when this module's tests run
-
-
-@pytest.fixture(autouse=True, scope="module")
-def load_torch():
-    global torch, F
-    import torch
-    import torch.nn.functional as F
+load_torch = imported_when_run(torch="torch", F="torch.nn.functional")
 
 
 FORMAT_NAMES = ("bfloat16", "float16")
