@@ -106,6 +106,8 @@ def test_the_walkthrough_opens_a_run_step_by_its_permalink(served):
     page = client.get("/walk", params={"run": "small", "run_step": 5})
     assert page.status_code == 200 and summary["id"] in page.text
     assert "step 5 of the recorded run small" in page.text  # not "random init"
+    # the run fixes train_steps: no "train more" link (each would be refused), one back to the film
+    assert "train-link" not in page.text and 'href="/film?run=small&amp;step=5"' in page.text
     update = client.get(f"/api/traces/{summary['id']}/steps/{summary['steps'][-1]['index']}")
     assert update.status_code == 200 and update.json()["update"]["train_steps"] == 0
 
@@ -143,3 +145,15 @@ def test_two_steps_of_a_run_compare_on_any_op(served):
     assert answer.status_code == 200, answer.text[:300]
     sides = answer.json()
     assert sides["a"]["query"] == {"run": "small", "run_step": "2"} and sides["b"]["query"]["run_step"] == "20"
+
+
+def test_the_film_page_names_its_run_and_lists_the_others(served):
+    """GET /film?run=NAME draws the run (film.js reads GET /api/runs/{name}); an unknown run is a
+    404 page listing the runs there are, in the page's language; a step past the run's end is its last."""
+    client, _ = served
+    page = client.get("/film", params={"run": "small", "step": 99})
+    assert page.status_code == 200 and 'data-run="small" data-step="23"' in page.text
+    assert 'href="/walk?run=small&amp;run_step=23"' in page.text and "/static/js/film.js" in page.text
+    unknown = client.get("/film", params={"run": "other", "lang": "ru"})
+    assert unknown.status_code == 404 and "нет записанного прогона other" in unknown.text
+    assert 'href="/film?run=small"' in unknown.text and "film.js" not in unknown.text

@@ -1,0 +1,32 @@
+# The film of a recorded run (templates/film.html, static/js/film.js; docs/film.md)
+film-page-title = Обучение как фильм
+film-page-lede = Записанный прогон { $run }: { $steps } { $steps ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    } обучения. Сверху — лосс, под ним — induction score и previous-token score каждой головы на каждом шаге.
+film-page-scrub = Шаг
+film-page-loading = Читаем прогон…
+film-page-open = Открыть этот шаг в пошаговом разборе
+film-page-help = Двигайтесь по прогону клавишами ← и → (на шаг), PageUp и PageDown (на двадцатую часть прогона), Home и End или щёлкните по графику.
+film-page-plot = Лосс и оценки всех голов по шагам прогона { $run }; выбранный шаг отмечен вертикальной линией.
+film-page-attention = Паттерн внимания головы на любом шаге — в один щелчок: откройте шаг, а в нём операцию внимания нужного слоя. Шаг каждый раз восстанавливается от ближайшего предшествующего чекпоинта прогона, поэтому шаг с чекпоинтом открывается сразу, а далёкий от чекпоинта — дольше.
+film-page-choose = Выберите записанный прогон.
+film-page-run = { $run } ({ $task }, { $steps } { $steps ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    })
+film-page-none = На этом сервере нет записанных прогонов. Запишите прогон командой xt train --record RUN и откройте его через xt serve --runs DIR.
+# The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
+film-walk-back = Вернуться к фильму на шаге { $step }
+film-walk-fixed = Этот шаг взят из записанного прогона: обучение задано прогоном, дообучать здесь нечего.
+# The film's figure and readout (static/js/film.js, static/js/film/figure.js)
+js-film-loss = лосс
+js-film-induction = induction score
+js-film-previous = previous-token score
+js-film-step = шаг обучения
+js-film-head = слой { $layer }, голова { $head }
+js-film-readout = Шаг { $step }: лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-readout-checkpoint = Шаг { $step } (чекпоинт: открывается сразу): лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-failed = Прогон не удалось прочитать: { $error }
