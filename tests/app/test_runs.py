@@ -157,3 +157,18 @@ def test_the_film_page_names_its_run_and_lists_the_others(served):
     unknown = client.get("/film", params={"run": "other", "lang": "ru"})
     assert unknown.status_code == 404 and "нет записанного прогона other" in unknown.text
     assert 'href="/film?run=small"' in unknown.text and "film.js" not in unknown.text
+
+
+def test_the_shipped_run_is_the_home_pages_film(tmp_path):
+    """The shipped run (make demo-models; xt serve --demo offers it) reads within its 5 MB bound and the
+    home page links its film; a server without it offers no such link."""
+    from app.films.runs import DEMO_RUN, DEMO_RUNS
+    from app.routes.home_ways import ways
+    from app.settings import Settings
+    from xt_core.film.files import read_run
+
+    run = read_run(DEMO_RUNS / DEMO_RUN)
+    assert run.plan.max_bytes == 5_000_000 and folder_bytes(run.folder) <= run.plan.max_bytes
+    assert run.checkpoints == [0, 500, 769, 1000] and run.steepest["step"] == 769
+    assert ways(Settings(runs_dir=DEMO_RUNS), [])["film"] == "/film?run=induction"
+    assert ways(Settings(runs_dir=tmp_path), [])["film"] is None

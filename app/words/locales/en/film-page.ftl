@@ -28,3 +28,5 @@ js-film-head = layer { $layer }, head { $head }
 js-film-readout = Step { $step }: loss { $loss }; the best induction score { $induction } (layer { $inductionLayer }, head { $inductionHead }); the best previous-token score { $previous } (layer { $previousLayer }, head { $previousHead }).
 js-film-readout-checkpoint = Step { $step } (a checkpoint: it opens at once): loss { $loss }; the best induction score { $induction } (layer { $inductionLayer }, head { $inductionHead }); the best previous-token score { $previous } (layer { $previousLayer }, head { $previousHead }).
 js-film-failed = The run could not be read: { $error }
+# The home page's way to the shipped run's film (templates/_home_ways.html)
+film-home-way = Watch an induction head form

@@ -30,3 +30,5 @@ js-film-head = слой { $layer }, голова { $head }
 js-film-readout = Шаг { $step }: лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
 js-film-readout-checkpoint = Шаг { $step } (чекпоинт: открывается сразу): лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
 js-film-failed = Прогон не удалось прочитать: { $error }
+# The home page's way to the shipped run's film (templates/_home_ways.html)
+film-home-way = Посмотреть, как формируется индукционная голова
