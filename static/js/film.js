@@ -3,6 +3,7 @@
 // a twentieth of the run, Home/End its ends) or by a click on the figure, and "open this step" in
 // the walkthrough (/walk?run=&run_step=). The scrubbed step stays in the address (?step=).
 
+import { wireAttention } from "./film/attention.js";
 import { filmFigure, stepLine } from "./film/figure.js";
 import { request } from "./lib/api.js";
 import { formatNumber, isTyping } from "./lib/dom.js";
@@ -28,7 +29,7 @@ function describe(run, step) {
   const i = Math.min(run.step.length - 1, Math.round((step - run.shown.start) / run.shown.stride));
   const induction = bestHead(run.induction[i]);
   const previous = bestHead(run.previous[i]);
-  const checkpoint = run.checkpoints.includes(step) || run.dense.includes(step);
+  const checkpoint = run.checkpoints.includes(step);
   return t(checkpoint ? "js-film-readout-checkpoint" : "js-film-readout", {
     step,
     loss: local(formatNumber(run.loss[i])),
@@ -92,6 +93,8 @@ async function start() {
   }
   scrub.disabled = false;
   wireKeys(run);
+  const replayed = (at) => at - Math.max(...run.checkpoints.filter((c) => c <= at)); // dense ones among them
+  wireAttention(name, () => Number(scrub.value), replayed);
   show(run, step);
   film.dataset.ready = "1";
 }

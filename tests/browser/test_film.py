@@ -1,7 +1,7 @@
 """The film of a recorded run (issue 39, docs/film.md): the shipped run's loss and head scores
 scrubbed with the keyboard at 1280×720 and 390×844 (the line follows, nothing overflows), a
 step opened in the walkthrough (no "train more": the run fixes it) and the way back to the film at
-that step; axe finds nothing. Three page loads."""
+that step; every head's attention drawn on demand; axe finds nothing. Three page loads."""
 
 from __future__ import annotations
 
@@ -36,13 +36,17 @@ def test_the_film_scrubs_by_keyboard_and_opens_a_step_and_back(session, axe):
     assert _scrub(page, "End") == 1499 and _scrub(page, "Home") == 0
     assert _scrub(page, "PageUp", "PageUp") == 150  # a twentieth of 1,500 steps each
     assert _scrub(page, "ArrowLeft") == 149 and "?run=induction&step=149" in page.url
-    assert axe_violations(page, axe) == []
     _fits(page, 390)
     page.evaluate(
         "document.getElementById('film-scrub').value = 760; document.getElementById('film-scrub').dispatchEvent(new Event('input'))"
     )
     assert _scrub(page, *["ArrowRight"] * 9) == 769  # a checkpoint (the steepest fall): it opens at once
     assert "a checkpoint" in page.text_content("#film-readout")
+    page.click("#film-attention")  # on demand: the step rebuilt, each layer's heads drawn
+    page.wait_for_selector("#film-attention-figures .figure-card:nth-child(2) .js-plotly-plot")
+    assert "at step 769" in page.text_content("#film-attention-status")
+    assert axe_violations(page, axe) == []  # the figure, the scrubber and the heads' figures
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
 
     page.click("#film-open")  # the walkthrough of the run's step 769
     page.wait_for_selector("#step[data-rendered]")

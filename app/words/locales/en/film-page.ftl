@@ -9,7 +9,9 @@ film-page-loading = Reading the run…
 film-page-open = Open this step in the walkthrough
 film-page-help = Move through the run with ← and → (one step), PageUp and PageDown (a twentieth of the run), Home and End, or click the figure.
 film-page-plot = The loss and every head's scores over the steps of the run { $run }; the chosen step is marked by a vertical line.
-film-page-attention = A head's attention pattern at a step is one click away: open the step, then its layer's attention op. Each open rebuilds the step from the run's nearest checkpoint before it, so a checkpoint's step opens at once and a step far from one takes longer.
+film-page-attention = The run keeps only the scores: a head's attention pattern needs the step rebuilt from the run's checkpoint at or before it, at once at a checkpoint, about a second for every hundred steps past one. So it is drawn when you ask, for the step the scrubber is on (the walkthrough of the step shows it too, at its layer's attention op).
+film-page-attention-title = Every head's attention at the chosen step
+film-page-attention-show = Show the attention at this step
 film-page-choose = Choose a recorded run to watch.
 film-page-run = { $run } ({ $task }, { $steps ->
         [one] { $steps } step
@@ -27,6 +29,12 @@ js-film-step = training step
 js-film-head = layer { $layer }, head { $head }
 js-film-readout = Step { $step }: loss { $loss }; the best induction score { $induction } (layer { $inductionLayer }, head { $inductionHead }); the best previous-token score { $previous } (layer { $previousLayer }, head { $previousHead }).
 js-film-readout-checkpoint = Step { $step } (a checkpoint: it opens at once): loss { $loss }; the best induction score { $induction } (layer { $inductionLayer }, head { $inductionHead }); the best previous-token score { $previous } (layer { $previousLayer }, head { $previousHead }).
+js-film-attention-building = Rebuilding step { $step } ({ $replayed ->
+        [0] a checkpoint
+        [one] { $replayed } step replayed from the checkpoint before it
+       *[other] { $replayed } steps replayed from the checkpoint before it
+    })…
+js-film-attention-shown = The attention of every head at step { $step }, on the run's first sequence of that step's batch.
 js-film-failed = The run could not be read: { $error }
 # The home page's way to the shipped run's film (templates/_home_ways.html)
 film-home-way = Watch an induction head form

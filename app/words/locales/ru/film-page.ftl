@@ -10,7 +10,9 @@ film-page-loading = Читаем прогон…
 film-page-open = Открыть этот шаг в пошаговом разборе
 film-page-help = Двигайтесь по прогону клавишами ← и → (на шаг), PageUp и PageDown (на двадцатую часть прогона), Home и End или щёлкните по графику.
 film-page-plot = Лосс и оценки всех голов по шагам прогона { $run }; выбранный шаг отмечен вертикальной линией.
-film-page-attention = Паттерн внимания головы на любом шаге — в один щелчок: откройте шаг, а в нём операцию внимания нужного слоя. Шаг каждый раз восстанавливается от ближайшего предшествующего чекпоинта прогона, поэтому шаг с чекпоинтом открывается сразу, а далёкий от чекпоинта — дольше.
+film-page-attention = Прогон хранит только оценки: чтобы показать паттерн внимания головы, шаг нужно восстановить от чекпоинта прогона на этом шаге или перед ним — на чекпоинте сразу, иначе примерно секунда на каждые сто шагов после него. Поэтому он строится по запросу для шага, на котором стоит ползунок (его показывает и пошаговый разбор шага — в операции внимания нужного слоя).
+film-page-attention-title = Внимание всех голов на выбранном шаге
+film-page-attention-show = Показать внимание на этом шаге
 film-page-choose = Выберите записанный прогон.
 film-page-run = { $run } ({ $task }, { $steps } { $steps ->
         [one] шаг
@@ -29,6 +31,13 @@ js-film-step = шаг обучения
 js-film-head = слой { $layer }, голова { $head }
 js-film-readout = Шаг { $step }: лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
 js-film-readout-checkpoint = Шаг { $step } (чекпоинт: открывается сразу): лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-attention-building = Восстанавливаем шаг { $step } ({ $replayed ->
+        [0] это чекпоинт
+        [one] от предыдущего чекпоинта повторяется { $replayed } шаг
+        [few] от предыдущего чекпоинта повторяются { $replayed } шага
+       *[many] от предыдущего чекпоинта повторяются { $replayed } шагов
+    })…
+js-film-attention-shown = Внимание всех голов на шаге { $step }, на первой последовательности батча этого шага.
 js-film-failed = Прогон не удалось прочитать: { $error }
 # The home page's way to the shipped run's film (templates/_home_ways.html)
 film-home-way = Посмотреть, как формируется индукционная голова
