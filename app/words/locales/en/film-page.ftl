@@ -20,6 +20,11 @@ film-page-run = { $run } ({ $task }, { $steps ->
 film-page-none = This server offers no recorded runs. Record one with xt train --record RUN and serve it with xt serve --runs DIR.
 # The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
 film-walk-back = Back to the film at step { $step }
+film-walk-trained = { $steps ->
+        [0] the run's first step: its weights are the initial ones
+        [one] { $steps } step of the run's training before this one
+       *[other] { $steps } steps of the run's training before this one
+    }
 film-walk-fixed = This step belongs to a recorded run: the run fixes its training, so there is nothing to train more here.
 # The film's figure and readout (static/js/film.js, static/js/film/figure.js)
 js-film-loss = loss

@@ -22,6 +22,12 @@ film-page-run = { $run } ({ $task }, { $steps } { $steps ->
 film-page-none = На этом сервере нет записанных прогонов. Запишите прогон командой xt train --record RUN и откройте его через xt serve --runs DIR.
 # The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
 film-walk-back = Вернуться к фильму на шаге { $step }
+film-walk-trained = { $steps ->
+        [0] первый шаг прогона: веса ещё начальные
+        [one] до этого шага прогон обучался { $steps } шаг
+        [few] до этого шага прогон обучался { $steps } шага
+       *[many] до этого шага прогон обучался { $steps } шагов
+    }
 film-walk-fixed = Этот шаг взят из записанного прогона: обучение задано прогоном, дообучать здесь нечего.
 # The film's figure and readout (static/js/film.js, static/js/film/figure.js)
 js-film-loss = лосс
