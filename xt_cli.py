@@ -297,6 +297,11 @@ def _serve(args) -> int:
     if args.runs:  # the recorded runs the app offers (GET /api/runs, /walk?run=): its settings.runs_dir
         os.environ["XT_RUNS_DIR"] = str(Path(args.runs).expanduser().resolve())
         print(f"xt: recorded runs from {os.environ['XT_RUNS_DIR']} (docs/film.md)")
+    elif args.demo and not os.environ.get("XT_RUNS_DIR"):  # the shipped run: the home page's "watch a head form"
+        from app.films.runs import DEMO_RUNS
+
+        os.environ["XT_RUNS_DIR"] = str(DEMO_RUNS)
+        print(f"xt: the demo's recorded runs from {DEMO_RUNS} (docs/film.md)")
     if key and not _is_loopback(args.host):
         public = os.environ.get("XT_PUBLIC_URL")
         print(f"warning: serving on {args.host} exposes xt to other machines on the network", file=sys.stderr)
@@ -381,7 +386,8 @@ def _add_serve(sub) -> None:
 
     serve.add_argument("--model", action="append", default=[], metavar="PATH",
                        help=f"serve this model too (repeatable): {readable()}")  # fmt: skip
-    serve.add_argument("--runs", metavar="DIR", help="offer the recorded runs in this folder (xt train --record)")
+    serve.add_argument("--runs", metavar="DIR",
+                       help="offer the recorded runs in this folder (xt train --record); --demo alone: the shipped run")  # fmt: skip
     serve.add_argument(
         "--allowed-host",
         action="append",

@@ -142,7 +142,16 @@ def live_models_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def live_server(live_models_dir) -> Server:
+def live_runs_dir() -> Path:
+    """The live server's recorded runs: the shipped demo run (xt_core/checkpoint/demos/runs, docs/film.md),
+    read only: a test opens its checkpoint steps, which rebuild at once."""
+    from app.films.runs import DEMO_RUNS
+
+    return DEMO_RUNS
+
+
+@pytest.fixture(scope="session")
+def live_server(live_models_dir, live_runs_dir) -> Server:
     """One `uvicorn app.main:app` on 127.0.0.1 with default settings for the run (browser,
     load and determinism tests), always stopped. Uploads made by the tests go to a fresh
     directory, never to the repo's data/models. Its quiz secret is known (LIVE_QUIZ_SECRET):
@@ -151,6 +160,7 @@ def live_server(live_models_dir) -> Server:
     router does the same: XT_QUIZ_PROBES_PER_ADDRESS); tests/app/sessions/test_quiz_probes.py holds it."""
     env = {
         "XT_MODELS_DIR": str(live_models_dir),
+        "XT_RUNS_DIR": str(live_runs_dir),
         "XT_QUIZ_SECRET": LIVE_QUIZ_SECRET,
         "XT_QUIZ_PROBES_PER_ADDRESS": "1000",
     }

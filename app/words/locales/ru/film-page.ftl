@@ -1,0 +1,49 @@
+# The film of a recorded run (templates/film.html, static/js/film.js; docs/film.md)
+film-page-title = Обучение как фильм
+film-page-lede = Записанный прогон { $run }: { $steps } { $steps ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    } обучения. Сверху — лосс, под ним — induction score и previous-token score каждой головы на каждом шаге.
+film-page-scrub = Шаг
+film-page-loading = Читаем прогон…
+film-page-open = Открыть этот шаг в пошаговом разборе
+film-page-help = Двигайтесь по прогону клавишами ← и → (на шаг), PageUp и PageDown (на двадцатую часть прогона), Home и End или щёлкните по графику.
+film-page-plot = Лосс и оценки всех голов по шагам прогона { $run }; выбранный шаг отмечен вертикальной линией.
+film-page-attention = Прогон хранит только оценки: чтобы показать паттерн внимания головы, шаг нужно восстановить от чекпоинта прогона на этом шаге или перед ним — на чекпоинте сразу, иначе примерно секунда на каждые сто шагов после него. Поэтому он строится по запросу для шага, на котором стоит ползунок (его показывает и пошаговый разбор шага — в операции внимания нужного слоя).
+film-page-attention-title = Внимание всех голов на выбранном шаге
+film-page-attention-show = Показать внимание на этом шаге
+film-page-choose = Выберите записанный прогон.
+film-page-run = { $run } ({ $task }, { $steps } { $steps ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    })
+film-page-none = На этом сервере нет записанных прогонов. Запишите прогон командой xt train --record RUN и откройте его через xt serve --runs DIR.
+# The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
+film-walk-back = Вернуться к фильму на шаге { $step }
+film-walk-trained = { $steps ->
+        [0] первый шаг прогона: веса ещё начальные
+        [one] до этого шага прогон обучался { $steps } шаг
+        [few] до этого шага прогон обучался { $steps } шага
+       *[many] до этого шага прогон обучался { $steps } шагов
+    }
+film-walk-fixed = Этот шаг взят из записанного прогона: обучение задано прогоном, дообучать здесь нечего.
+# The film's figure and readout (static/js/film.js, static/js/film/figure.js)
+js-film-loss = лосс
+js-film-induction = induction score
+js-film-previous = previous-token score
+js-film-step = шаг обучения
+js-film-head = слой { $layer }, голова { $head }
+js-film-readout = Шаг { $step }: лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-readout-checkpoint = Шаг { $step } (чекпоинт: открывается сразу): лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-attention-building = Восстанавливаем шаг { $step } ({ $replayed ->
+        [0] это чекпоинт
+        [one] от предыдущего чекпоинта повторяется { $replayed } шаг
+        [few] от предыдущего чекпоинта повторяются { $replayed } шага
+       *[many] от предыдущего чекпоинта повторяются { $replayed } шагов
+    })…
+js-film-attention-shown = Внимание всех голов на шаге { $step }, на первой последовательности батча этого шага.
+js-film-failed = Прогон не удалось прочитать: { $error }
+# The home page's way to the shipped run's film (templates/_home_ways.html)
+film-home-way = Как формируется индукционная голова
