@@ -208,7 +208,8 @@ async def probe_quiz(
         raise HTTPException(409, detail=exc.words(lang)) from None
     async with services.twin_room(ctx.trace):  # its check may build the float64 twin
         check = await services.run(services.answers.check_of, ctx, probe.step)
-    payload = {"index": probe.step, "gradcheck": gradcheck_json(check)} | state.json(services.quiz.max_probes)
+    checked = gradcheck_json(check, ctx.spec.canonical["dtype"])
+    payload = {"index": probe.step, "gradcheck": checked} | state.json(services.quiz.max_probes)
     return remember(json_response(request, json_safe(payload | {"voter": learner})), learner)
 
 
