@@ -28,8 +28,9 @@ film-walk-trained = { $steps ->
 film-walk-fixed = This step belongs to a recorded run: the run fixes its training, so there is nothing to train more here.
 # The film's figure and readout (static/js/film.js, static/js/film/figure.js)
 js-film-loss = loss
-js-film-induction = induction score
-js-film-previous = previous-token score
+# the score panels' axis titles: short, a panel is about 120 px tall (the readout names the scores in full)
+js-film-induction = induction
+js-film-previous = previous token
 js-film-step = training step
 js-film-head = layer { $layer }, head { $head }
 js-film-readout = Step { $step }: loss { $loss }; the best induction score { $induction } (layer { $inductionLayer }, head { $inductionHead }); the best previous-token score { $previous } (layer { $previousLayer }, head { $previousHead }).

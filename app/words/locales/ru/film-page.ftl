@@ -4,13 +4,13 @@ film-page-lede = Записанный прогон { $run }: { $steps } { $steps
         [one] шаг
         [few] шага
        *[many] шагов
-    } обучения. Сверху — лосс, под ним — induction score и previous-token score каждой головы на каждом шаге.
+    } обучения. Сверху — значение функции потерь, под ним — индукционная оценка и оценка предыдущего токена каждой головы на каждом шаге.
 film-page-scrub = Шаг
 film-page-loading = Читаем прогон…
 film-page-open = Открыть этот шаг в пошаговом разборе
 film-page-help = Двигайтесь по прогону клавишами ← и → (на шаг), PageUp и PageDown (на двадцатую часть прогона), Home и End или щёлкните по графику.
-film-page-plot = Лосс и оценки всех голов по шагам прогона { $run }; выбранный шаг отмечен вертикальной линией.
-film-page-attention = Прогон хранит только оценки: чтобы показать паттерн внимания головы, шаг нужно восстановить от чекпоинта прогона на этом шаге или перед ним — на чекпоинте сразу, иначе примерно секунда на каждые сто шагов после него. Поэтому он строится по запросу для шага, на котором стоит ползунок (его показывает и пошаговый разбор шага — в операции внимания нужного слоя).
+film-page-plot = Значение функции потерь и оценки всех голов по шагам прогона { $run }; выбранный шаг отмечен вертикальной линией.
+film-page-attention = Прогон хранит только оценки: чтобы показать паттерн внимания головы, шаг нужно восстановить от контрольной точки прогона на этом шаге или перед ним — на контрольной точке сразу, иначе примерно секунда на каждые сто шагов после него. Поэтому он строится по запросу для шага, на котором стоит ползунок (его показывает и пошаговый разбор шага — в операции внимания нужного слоя).
 film-page-attention-title = Внимание всех голов на выбранном шаге
 film-page-attention-show = Показать внимание на этом шаге
 film-page-choose = Выберите записанный прогон.
@@ -30,18 +30,19 @@ film-walk-trained = { $steps ->
     }
 film-walk-fixed = Этот шаг взят из записанного прогона: обучение задано прогоном, дообучать здесь нечего.
 # The film's figure and readout (static/js/film.js, static/js/film/figure.js)
-js-film-loss = лосс
-js-film-induction = induction score
-js-film-previous = previous-token score
+js-film-loss = потери
+# the score panels' axis titles: short, a panel is about 120 px tall (the readout names the scores in full)
+js-film-induction = индукция
+js-film-previous = пред. токен
 js-film-step = шаг обучения
 js-film-head = слой { $layer }, голова { $head }
-js-film-readout = Шаг { $step }: лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
-js-film-readout-checkpoint = Шаг { $step } (чекпоинт: открывается сразу): лосс { $loss }; лучший induction score { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучший previous-token score { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-readout = Шаг { $step }: потери { $loss }; лучшая индукционная оценка { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучшая оценка предыдущего токена { $previous } (слой { $previousLayer }, голова { $previousHead }).
+js-film-readout-checkpoint = Шаг { $step } (контрольная точка: открывается сразу): потери { $loss }; лучшая индукционная оценка { $induction } (слой { $inductionLayer }, голова { $inductionHead }); лучшая оценка предыдущего токена { $previous } (слой { $previousLayer }, голова { $previousHead }).
 js-film-attention-building = Восстанавливаем шаг { $step } ({ $replayed ->
-        [0] это чекпоинт
-        [one] от предыдущего чекпоинта повторяется { $replayed } шаг
-        [few] от предыдущего чекпоинта повторяются { $replayed } шага
-       *[many] от предыдущего чекпоинта повторяются { $replayed } шагов
+        [0] это контрольная точка
+        [one] от предыдущей контрольной точки повторяется { $replayed } шаг
+        [few] от предыдущей контрольной точки повторяются { $replayed } шага
+       *[many] от предыдущей контрольной точки повторяются { $replayed } шагов
     })…
 js-film-attention-shown = Внимание всех голов на шаге { $step }, на первой последовательности батча этого шага.
 js-film-failed = Прогон не удалось прочитать: { $error }
