@@ -151,6 +151,7 @@ def _train_record(args) -> int:
             decay=args.decay,
             every=args.every or max(1, args.steps // 4),
             dense=args.dense,
+            attention_frames=args.attention_frames,
             max_bytes=int(args.max_mb * 1e6),
         )
         plan.check_bound()
@@ -373,6 +374,10 @@ def _add_train(sub) -> None:
     train.add_argument(
         "--dense", type=int, default=2, help="with --record: checkpoints added where the loss fell fastest"
     )
+    train.add_argument(
+        "--attention-frames", type=int, default=64,
+        help="with --record: steps whose attention on the probe sequence is kept (half where the loss fell fastest)",
+    )  # fmt: skip
     train.add_argument("--max-mb", type=float, default=5.0, help="with --record: the run's size limit on disk (MB)")
     train.set_defaults(run=_train_command)
 

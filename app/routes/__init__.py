@@ -10,6 +10,7 @@
 | precision | GET /api/traces/{id}/precision (a bfloat16 or float16 step's numbers' health) |
 | runs | GET /api/runs, /api/runs/{name} (recorded training runs: docs/film.md) |
 | film | GET /film (a recorded run as a film: its curves and a scrubber) |
+| film_api | GET /api/runs/{name}/attention, /api/runs/{name}/composition (the film's frames; which gradients build the head) |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |
 | pages | GET /, /walk |
 | assets | GET /assets/plotly-{version}-{hash}.min.js, /assets/plotly-locale-{lang}.js (and /static, mounted by main) |
@@ -27,6 +28,7 @@ from app.routes import (
     checkpoints,
     docs,
     film,
+    film_api,
     meta,
     pages,
     precision,
@@ -47,6 +49,7 @@ ROUTERS: list[APIRouter] = [
     precision.router,
     runs.router,
     film.router,
+    film_api.router,
     assets.router,
     pages.router,
     words.router,

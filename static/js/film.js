@@ -1,10 +1,14 @@
 // The film page (templates/film.html, docs/film.md): a recorded run's loss and head scores over
 // its steps (GET /api/runs/{name}), a scrubber moved by the keyboard (←/→ a step, PageUp/PageDown
 // a twentieth of the run, Home/End its ends) or by a click on the figure, and "open this step" in
-// the walkthrough (/walk?run=&run_step=). The scrubbed step stays in the address (?step=).
+// the walkthrough (/walk?run=&run_step=). The scrubbed step stays in the address (?step=). While it
+// moves, the chosen heads' attention on the probe sequence follows (film/frames.js); which gradients
+// build the head (film/composition.js) and the comparison with another step are one click away.
 
 import { wireAttention } from "./film/attention.js";
+import { wireComposition } from "./film/composition.js";
 import { filmFigure, stepLine } from "./film/figure.js";
+import { createFrames, firstHeads, loadFrames, wireHeads } from "./film/frames.js";
 import { request } from "./lib/api.js";
 import { formatNumber, isTyping } from "./lib/dom.js";
 import { local, t } from "./lib/words.js";
@@ -14,8 +18,11 @@ const scrub = document.getElementById("film-scrub");
 const readout = document.getElementById("film-readout");
 const openLink = document.getElementById("film-open");
 const plotDiv = document.getElementById("film-plot");
+const compareStep = document.getElementById("film-compare-step");
+const compareLink = document.getElementById("film-compare");
 const name = film.dataset.run;
 const last = Number(scrub.max);
+let frames = null; // the attention frames' painter, once the run's frames are read (none: null)
 
 /** The head with the highest of one step's scores (by layer, by head): {layer, head, score}. */
 function bestHead(scores) {
@@ -48,10 +55,36 @@ function show(run, step) {
   film.dataset.step = String(chosen);
   readout.textContent = describe(run, chosen);
   openLink.href = `/walk?run=${encodeURIComponent(name)}&run_step=${chosen}`;
+  compareLink.href = compareHref(chosen);
   const url = new URL(window.location.href);
   url.searchParams.set("step", String(chosen));
   window.history.replaceState(null, "", url);
   if (plotDiv._fullLayout) window.Plotly.relayout(plotDiv, { shapes: stepLine(chosen) });
+  frames?.draw(chosen);
+}
+
+/** The walkthrough of `step` compared with the step of the "compare with" field at every op
+ * (static/js/walk/compare.js reads B's spec from the fragment). */
+function compareHref(step) {
+  const other = Math.max(0, Math.min(last, Math.round(Number(compareStep.value) || 0)));
+  const b = JSON.stringify({ run: name, run_step: other });
+  return `/walk?run=${encodeURIComponent(name)}&run_step=${step}#compare=${encodeURIComponent(b)}`;
+}
+
+/** The frames panel: the probe's help, the heads' checkboxes and the painter (null: no frames). */
+function startFrames(run, answer, step) {
+  const help = document.getElementById("film-frames-help");
+  const panel = document.getElementById("film-frames");
+  if (answer === null) {
+    help.textContent = t("film-view-no-frames");
+    return null;
+  }
+  help.textContent = t("film-view-frames-help", { period: answer.probe.period, frames: answer.step.length });
+  const painter = createFrames(answer, panel, document.getElementById("film-frame-status"));
+  const heads = firstHeads(run);
+  wireHeads(document.getElementById("film-heads"), answer, painter, heads, () => Number(scrub.value));
+  painter.choose(heads, step);
+  return painter;
 }
 
 /** The step a key moves to, or null for a key the film does not take. */
@@ -77,10 +110,17 @@ function wireKeys(run) {
   });
 }
 
+/** A step on the other side of the steepest fall from `step`: the comparison's first offer. */
+function otherSide(run, step) {
+  const { step: fall, window } = run.steepest;
+  return Math.max(0, Math.min(last, step < fall ? fall + 2 * window : fall - 2 * window));
+}
+
 async function start() {
   let run;
+  let answer;
   try {
-    run = await request(`/api/runs/${encodeURIComponent(name)}`);
+    [run, answer] = await Promise.all([request(`/api/runs/${encodeURIComponent(name)}`), loadFrames(name)]);
   } catch (error) {
     readout.textContent = t("js-film-failed", { error: error.message });
     return;
@@ -95,6 +135,12 @@ async function start() {
   wireKeys(run);
   const replayed = (at) => at - Math.max(...run.checkpoints.filter((c) => c <= at)); // dense ones among them
   wireAttention(name, () => Number(scrub.value), replayed);
+  wireComposition(name, () => Number(scrub.value), replayed);
+  compareStep.value = String(otherSide(run, step));
+  compareStep.addEventListener("input", () => {
+    compareLink.href = compareHref(Number(scrub.value));
+  });
+  frames = startFrames(run, answer, step);
   show(run, step);
   film.dataset.ready = "1";
 }

@@ -211,3 +211,27 @@ def test_the_split_on_a_run_measures_each_write_against_the_weights_change(run):
     assert first == pytest.approx(expected, rel=1e-3)
     with pytest.raises(ValueError, match=r"ahead must be an integer in \[1, 15\)"):
         composition_at(run, 9, ahead=15)
+
+
+def test_the_attention_frames_are_the_probe_on_the_weights_of_their_steps(run):
+    """A frame is frame_of the weights the training held before its step (a regular frame taken while
+    training, a dense one by the second pass), on the first of the score probes' sequences."""
+    from xt_core.film import attention
+
+    frames = attention.read_frames(run.folder, run.plan, run.cfg)
+    assert frames.step.tolist() == list(range(24))  # 32 spread over 24 steps: every one
+    probe = attention.probe_tokens(run.plan, run.cfg)
+    for step in (0, 5, 17):
+        weights, _, _ = replay(run, step)
+        assert np.array_equal(frames.probs[step], attention.frame_of(run.cfg, weights, probe))
+    square = frames.square(frames.nearest(6), layer=1, head=0)
+    assert np.allclose(square.sum(axis=1), 1, atol=run.cfg.seq_len / 255) and not np.triu(square, 1).any()
+
+
+def test_the_frames_lie_spread_and_where_the_loss_fell_fastest():
+    from xt_core.film import attention
+
+    plan = small_plan(steps=200, every=100, attention_frames=7)
+    regular = attention.regular_steps(plan)
+    assert regular == [0, 66, 133, 199]
+    assert attention.dense_steps(plan, {"step": 100, "window": 10}, regular) == [90, 100, 110]

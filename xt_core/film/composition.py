@@ -92,26 +92,30 @@ def composition_at(run, step: int, layer: int = 1, ahead: int = 100) -> dict:
     if isinstance(ahead, bool) or not isinstance(ahead, int) or not 1 <= ahead < run.plan.steps - step:
         raise ValueError(f"ahead must be an integer in [1, {run.plan.steps - step}), got {ahead!r}")
     params, state, _ = replay(run, step)
-    before, batches, split = params, run.plan.stream(step, stream_at(run, step)), []
+    before, batches, held = params, run.plan.stream(step, stream_at(run, step)), {}
     for s in range(step, step + ahead):
         inputs, targets = next(batches)
 
         def seen(trace, weights=params):
-            split.append(gradient_parts(run.cfg, weights, trace, layer))
+            parts = gradient_parts(run.cfg, weights, trace, layer)
+            held.setdefault("one_step", parts)  # step's own; the rest only summed (no list of every step's)
+            held["summed"] = parts if "summed" not in held else _added(held["summed"], parts)
 
         params, state, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(s), inputs, targets, seen)
     if digest(params) != int(run.log.digest[step + ahead]):
         raise RunError(f"step {step + ahead} replayed from step {step} differs from the recorded weights")
     answer = {"step": step, "layer": layer, "ahead": ahead, "projections": {}}
-    for projection in split[0]:
+    for projection in held["one_step"]:
         name = f"layers.{layer}.attention.{projection}"
         change = np.asarray(params[name], np.float64) - np.asarray(before[name], np.float64)
-        summed = {write: sum(parts[projection][write] for parts in split) for write in split[0][projection]}
         answer["projections"][projection] = {
-            "one_step": _against(split[0][projection], change),
-            "summed": _against(summed, change),
+            kind: _against(held[kind][projection], change) for kind in ("one_step", "summed")
         }
     return answer
+
+
+def _added(total: dict, parts: dict) -> dict:
+    return {p: {w: total[p][w] + g for w, g in split.items()} for p, split in parts.items()}
 
 
 def _against(parts: dict[str, np.ndarray], change: np.ndarray) -> dict:

@@ -1,13 +1,14 @@
 """A recorded run on disk, a folder:
 
-    run.json                 {"format": "xt-run", "version": 1, "plan", "config", "params", "checkpoints",
-                             "dense", "steepest", "estimated_bytes"}
+    run.json                 {"format": "xt-run", "version": 2, "plan", "config", "params", "checkpoints",
+                             "dense", "steepest", "estimated_bytes"} (version 1, still read: no attention.npz)
     steps.npz                per step s in [0, steps): loss, grad_norm and update_norm (s, parameter),
                              induction and previous (s, layer, head); stream (s, 6): the batch stream's
                              generator before each step's batch; digest (steps + 1) of the weights
                              before each step and after the last
     checkpoints/step-SSSSSS.npz   the weights before step S (w.NAME) and the optimizer's state (m.NAME,
                              v.NAME, t.NAME; none before step 0)
+    attention.npz            every head's attention on the probe sequence at some steps (xt_core/film/attention.py)
 
 Reading checks the folder's size against the plan's bound before any array is read, every
 array's name, dtype and shape, and never unpickles.
@@ -26,7 +27,8 @@ from xt_core.config import Config
 from xt_core.film.plan import ADAMW_SLOTS, META_BYTES, PARAM_DTYPE, RunPlan, RunTooLarge
 from xt_core.model import param_shapes
 
-FORMAT, VERSION = "xt-run", 1
+FORMAT, VERSION = "xt-run", 2
+READABLE = (1, 2)  # version 1: no attention frames (its plan has no attention_frames: read as 0)
 
 
 class RunError(ValueError):
@@ -190,9 +192,12 @@ def read_meta(folder) -> Run:
         raise RunError(f"{folder.name}: no run.json (of at most {META_BYTES} bytes)")
     try:
         meta = json.loads(meta_path.read_text())
-        if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-            raise RunError(f"{folder.name}: not an {FORMAT} version {VERSION} folder")
-        plan, cfg = RunPlan.from_dict(meta["plan"]), Config.from_dict(meta["config"])
+        if meta.get("format") != FORMAT or meta.get("version") not in READABLE:
+            raise RunError(f"{folder.name}: not an {FORMAT} folder of version {' or '.join(map(str, READABLE))}")
+        if meta["version"] == 1 and "attention_frames" in meta["plan"]:
+            raise RunError(f"{folder.name}: a version 1 run keeps no attention frames")
+        plan_fields = meta["plan"] if meta["version"] > 1 else {**meta["plan"], "attention_frames": 0}
+        plan, cfg = RunPlan.from_dict(plan_fields), Config.from_dict(meta["config"])
         checkpoints = sorted(int(s) for s in meta["checkpoints"])
         dense, steepest, names = [int(s) for s in meta["dense"]], dict(meta["steepest"]), list(meta["params"])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

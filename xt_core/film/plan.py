@@ -25,6 +25,7 @@ RUN_CEILING_BYTES = 1 << 30  # no plan may state a bound above this
 MAX_STEPS = 100_000
 MAX_CHECKPOINTS = 256  # regular and dense together: run.json lists them
 MAX_DENSE = 16
+MAX_ATTENTION_FRAMES = 256  # the probe's attention kept at this many steps at most (xt_core/film/attention.py)
 # An .npz member's bytes beyond its data: the zip's local and central headers (zip64 extras
 # included) and the npy header, at most this plus twice the member's name (it is in both headers).
 MEMBER_OVERHEAD = 512
@@ -60,6 +61,7 @@ class RunPlan:
     dense: int = 2  # checkpoints added after the run where the loss fell fastest
     probe_period: int = 8  # the induction probe's period (xt_core/lab/probes.py)
     probe_seqs: int = 8  # sequences the heads are probed on, every step
+    attention_frames: int = 64  # steps whose attention on the probe is kept (half where the loss fell fastest)
     sizes: dict = field(default_factory=dict)  # the task model's widths changed (WIDTHS)
     max_bytes: int = RUN_MAX_BYTES
 
@@ -72,6 +74,7 @@ class RunPlan:
         _check_int("every", self.every, 1, self.steps)
         _check_int("dense", self.dense, 0, MAX_DENSE)
         _check_int("probe_seqs", self.probe_seqs, 1, 64)
+        _check_int("attention_frames", self.attention_frames, 0, MAX_ATTENTION_FRAMES)
         _check_int("max_bytes", self.max_bytes, 1, RUN_CEILING_BYTES)
         unknown = sorted(set(self.sizes) - set(WIDTHS))
         if unknown:
@@ -120,7 +123,7 @@ class RunPlan:
         return cls(**data)
 
     def estimated_bytes(self) -> int:
-        """An upper bound of the run folder's bytes (run.json, steps.npz and every checkpoint)."""
+        """An upper bound of the run folder's bytes (run.json, steps.npz, every checkpoint, attention.npz)."""
         cfg = self.config()
         shapes = param_shapes(cfg)
         n, p, heads = self.steps, len(shapes), cfg.n_layer * cfg.n_head
@@ -132,7 +135,14 @@ class RunPlan:
             weights.append((f"w.{name}", size))
             state += [(f"t.{name}", 8)] + [(f"{slot}.{name}", size) for slot in ADAMW_SLOTS]
         with_state = len(self.checkpoint_steps()) - 1 + self.dense  # step 0's has no optimizer state yet
-        return META_BYTES + _npz_bytes(log) + _npz_bytes(weights) + with_state * _npz_bytes(weights + state)
+        frames = _npz_bytes(self.frame_members(cfg)) if self.attention_frames else 0
+        return META_BYTES + _npz_bytes(log) + _npz_bytes(weights) + with_state * _npz_bytes(weights + state) + frames
+
+    def frame_members(self, cfg: Config) -> list[tuple[str, int]]:
+        """attention.npz's members at their largest (every frame distinct; xt_core/film/attention.py)."""
+        frames, T = min(self.attention_frames, self.steps), cfg.seq_len
+        probs = frames * cfg.n_layer * cfg.n_head * T * (T + 1) // 2  # one byte each, the lower triangle
+        return [("step", 8 * frames), ("probs", probs), ("tokens", 8 * T)]
 
     def check_bound(self) -> int:
         """estimated_bytes(), or RunTooLarge naming the bound (before anything is trained or written)."""

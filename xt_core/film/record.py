@@ -15,12 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
+from xt_core.film import attention
 from xt_core.film.files import (
     Run,
     RunError,
     StepLog,
     digest,
     folder_bytes,
+    read_checkpoint,
+    stream_at,
     stream_row,
     write_checkpoint,
     write_run,
@@ -42,13 +45,17 @@ def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None 
     log = StepLog.empty(plan.steps, len(params), cfg)
     run = Run(folder, plan, cfg, list(params), plan.checkpoint_steps(), [], {}, log)
     (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
-    _train(run, params, progress)
+    probe = attention.probe_tokens(plan, cfg)
+    frames = _train(run, params, progress, probe)
     run.steepest = steepest(log.loss)
     run.dense = dense_steps(plan, run.steepest, run.checkpoints)
     for step in run.dense:  # the second pass: each replayed from the checkpoint before it, digest checked
         weights, state, _ = replay(run, step)
         write_checkpoint(folder, step, weights, state)
         run.checkpoints = sorted({*run.checkpoints, step})
+    if plan.attention_frames:
+        frames |= _dense_frames(run, attention.dense_steps(plan, run.steepest, sorted(frames)), probe)
+        attention.write_frames(folder, frames, probe[0][0])
     write_run(run, need)
     size = folder_bytes(folder)
     if size > need:  # the estimate is an upper bound by construction: this is a bug, never a user's error
@@ -64,9 +71,10 @@ def new_folder(folder) -> Path:
     return folder
 
 
-def _train(run: Run, params: dict, progress) -> None:
+def _train(run: Run, params: dict, progress, probe) -> dict[int, np.ndarray]:
+    """The run trained and logged; returns the attention frames taken on the way (attention.regular_steps)."""
     plan, cfg, log = run.plan, run.cfg, run.log
-    regular = set(run.checkpoints)
+    regular, framed, frames = set(run.checkpoints), set(attention.regular_steps(plan)), {}
     rng = plan.first_rng()
     batches = plan.stream(0, rng)
     state: dict = {}
@@ -77,6 +85,8 @@ def _train(run: Run, params: dict, progress) -> None:
         log.induction[step], log.previous[step] = head_scores(
             cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED
         )
+        if step in framed:
+            frames[step] = attention.frame_of(cfg, params, probe)
         log.stream[step] = stream_row(rng)  # before it draws step's batch
         inputs, targets = next(batches)
         params, state, log.loss[step], log.grad_norm[step], log.update_norm[step] = advance(
@@ -85,6 +95,26 @@ def _train(run: Run, params: dict, progress) -> None:
         if progress:
             progress(step, float(log.loss[step]))
     log.digest[plan.steps] = digest(params)
+    return frames
+
+
+def _dense_frames(run: Run, steps: list[int], probe) -> dict[int, np.ndarray]:
+    """The frames at `steps` (sorted), in one replay from the last checkpoint at or before the first,
+    each frame's weights checked against the recorded digest."""
+    if not steps:
+        return {}
+    start = max(c for c in run.checkpoints if c <= steps[0])
+    params, state = read_checkpoint(run, start)
+    batches, frames = run.plan.stream(start, stream_at(run, start)), {}
+    for step in range(start, steps[-1] + 1):
+        if step in steps:
+            if digest(params) != int(run.log.digest[step]):
+                raise RunError(f"step {step} replayed from checkpoint {start} differs from the recorded weights")
+            frames[step] = attention.frame_of(run.cfg, params, probe)
+        if step < steps[-1]:
+            inputs, targets = next(batches)
+            params, state, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(step), inputs, targets)
+    return frames
 
 
 def steepest(loss: np.ndarray) -> dict:

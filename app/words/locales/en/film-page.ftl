@@ -10,7 +10,6 @@ film-page-open = Open this step in the walkthrough
 film-page-help = Move through the run with ← and → (one step), PageUp and PageDown (a twentieth of the run), Home and End, or click the figure.
 film-page-plot = The loss and every head's scores over the steps of the run { $run }; the chosen step is marked by a vertical line.
 film-page-attention = The run keeps only the scores: a head's attention pattern needs the step rebuilt from the run's checkpoint at or before it, at once at a checkpoint, about a second for every hundred steps past one. So it is drawn when you ask, for the step the scrubber is on (the walkthrough of the step shows it too, at its layer's attention op).
-film-page-attention-title = Every head's attention at the chosen step
 film-page-attention-show = Show the attention at this step
 film-page-choose = Choose a recorded run to watch.
 film-page-run = { $run } ({ $task }, { $steps ->
