@@ -1,7 +1,10 @@
 """The film of a recorded run (issue 39, docs/film.md): the shipped run's loss and head scores
 scrubbed with the keyboard at 1280×720 and 390×844 (the line follows, nothing overflows), a
 step opened in the walkthrough (no "train more": the run fixes it) and the way back to the film at
-that step; every head's attention drawn on demand; axe finds nothing. Three page loads."""
+that step; the chosen heads' attention on the probe sequence following the scrubber (the recorded step
+nearest), every head's attention on the step's own batch drawn on demand, which gradients build the
+head measured at a step, and the walkthrough of a step compared with another step of the run; axe
+finds nothing. Three page loads."""
 
 from __future__ import annotations
 
@@ -42,15 +45,29 @@ def test_the_film_scrubs_by_keyboard_and_opens_a_step_and_back(session, axe):
     )
     assert _scrub(page, *["ArrowRight"] * 9) == 769  # a checkpoint (the steepest fall): it opens at once
     assert "a checkpoint" in page.text_content("#film-readout")
+    # the probe's attention follows the scrubber: 767 and 771 are recorded, as near; the earlier is drawn
+    assert page.get_attribute("#film-frames", "data-frame") == "767"
+    assert "recorded at step 767, the nearest to step 769" in page.text_content("#film-frame-status")
+    assert page.locator("#film-frames canvas").count() == 2  # layer 0's previous-token, layer 1's induction head
+    page.check("#film-heads input[value='1.2']")
+    assert page.locator("#film-frames canvas").count() == 3
+    page.fill("#film-ahead", "5")
+    page.click("#film-composition")  # a checkpoint and 5 steps replayed
+    page.wait_for_selector("#film-composition-plot[data-step='769'] .main-svg")
+    assert "Step 769, layer 1: over the next 5 steps" in page.text_content("#film-composition-status")
     page.click("#film-attention")  # on demand: the step rebuilt, each layer's heads drawn
     page.wait_for_selector("#film-attention-figures .figure-card:nth-child(2) .js-plotly-plot")
     assert "at step 769" in page.text_content("#film-attention-status")
     assert axe_violations(page, axe) == []  # the figure, the scrubber and the heads' figures
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
 
-    page.click("#film-open")  # the walkthrough of the run's step 769
+    assert page.get_attribute("#film-open", "href") == "/walk?run=induction&run_step=769"
+    page.fill("#film-compare-step", "1000")
+    page.click("#film-compare")  # the walkthrough of the run's step 769, compared with step 1000 at every op
     page.wait_for_selector("#step[data-rendered]")
     assert "step 769 of the recorded run induction" in page.text_content(".summary")
+    page.wait_for_selector(".compare-result[data-compared]")
+    assert "B: step 1000 of the recorded run induction" in page.text_content(".compare-result")
     assert page.locator(".train-link").count() == 0 and page.locator("#film-back").is_visible()
     page.click("#film-back")
     page.wait_for_selector("#film[data-ready]")

@@ -69,6 +69,7 @@ export function wireComposition(name, chosen, replayed) {
   const ahead = document.getElementById("film-ahead");
   const status = document.getElementById("film-composition-status");
   const plotDiv = document.getElementById("film-composition-plot");
+  const caption = document.getElementById("film-composition-caption");
   button.addEventListener("click", async () => {
     const step = chosen();
     const steps = Number(ahead.value);
@@ -79,7 +80,7 @@ export function wireComposition(name, chosen, replayed) {
       const answer = await request(`/api/runs/${encodeURIComponent(name)}/composition?${query}`);
       const figure = compositionFigure(answer, plotDiv.clientWidth || window.innerWidth);
       await window.Plotly.react(plotDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
-      plotDiv.setAttribute("aria-label", t("film-view-js-plot", { layer: 1, step, ahead: answer.ahead }));
+      caption.textContent = t("film-view-js-plot", { layer: 1, step, ahead: answer.ahead });
       status.textContent = measuredText(answer);
       plotDiv.dataset.step = String(step);
     } catch (error) {

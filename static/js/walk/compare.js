@@ -1,7 +1,8 @@
 // "Compare with…": the same step of another trace whose step list aligns with this one, drawn
 // A | B | B − A with how far B is from A (GET /api/traces/{a}/steps/{index}/compare/{b}).
 // Presets build B's spec from this page's: the other precision, N more training steps, the
-// other optimizer, another text. B's spec rides in the URL's fragment (#compare=<JSON>), so
+// other optimizer, another text; on a recorded run's step, another step of the run (the run fixes
+// every other field; docs/film.md). B's spec rides in the URL's fragment (#compare=<JSON>), so
 // the page's link carries both specs and reopens the comparison on whatever step it shows.
 
 import { request, TraceClient } from "../lib/api.js";
@@ -24,6 +25,21 @@ function dtypeSpec(spec, preset) {
   return { ...spec, dtype: spec.dtype === "float64" ? "float32" : "float64" };
 }
 
+/** The presets' [value, label] pairs for a spec built from fields (a run's step has its own). */
+function presets(spec) {
+  return [
+    ...(OTHER_LOW[spec.dtype]
+      ? [
+          ["dtype", t("js-precision-compare-other", { dtype: OTHER_LOW[spec.dtype] })],
+          ["float32", t("js-precision-compare-float32")],
+        ]
+      : [["dtype", t(spec.dtype === "float64" ? "js-compare-float32" : "js-compare-float64")]]),
+    ["steps", t("js-compare-steps")],
+    ["optimizer", t("js-compare-other-optimizer")],
+    ["text", t("js-compare-other-text")],
+  ];
+}
+
 function fragment() {
   return new URLSearchParams(window.location.hash.slice(1));
 }
@@ -40,6 +56,11 @@ function rememberB(specB) {
 /** B's spec for a preset of A's (`value`: the preset's input, N or a text); null with the reason. */
 export function presetSpec(spec, preset, value) {
   const trains = spec.optimizer !== null && spec.optimizer !== undefined;
+  if (preset === "run_step") {
+    const n = Number.parseInt(value, 10);
+    if (!(n >= 0)) return { reason: t("film-view-js-compare-give-step") };
+    return { spec: { run: spec.run, run_step: n } };
+  }
   if (preset === "dtype" || preset === "float32") return { spec: dtypeSpec(spec, preset) };
   if (preset === "text") {
     if (spec.text === null) return { reason: t("js-compare-no-text") };
@@ -69,6 +90,10 @@ function differenceText(tensor) {
 }
 
 function sideText(name, side) {
+  if (side.query.run) {
+    const loss = side.loss === null ? t("js-numbers-not-finite") : local(side.loss.toPrecision(6));
+    return t("film-view-js-compare-side", { name, run: side.query.run, step: Number(side.query.run_step), loss });
+  }
   const optimizer = side.optimizer
     ? t("js-compare-optimizer", { name: side.optimizer.name, lr: local(String(side.optimizer.lr)) })
     : t("js-compare-no-optimizer");
@@ -128,17 +153,9 @@ export function createCompare({ client, spec, seq }) {
     const preset = h(
       "select",
       { "aria-label": t("js-compare-with"), className: "compare-preset" },
-      [
-        ...(OTHER_LOW[spec.dtype]
-          ? [
-              ["dtype", t("js-precision-compare-other", { dtype: OTHER_LOW[spec.dtype] })],
-              ["float32", t("js-precision-compare-float32")],
-            ]
-          : [["dtype", t(spec.dtype === "float64" ? "js-compare-float32" : "js-compare-float64")]]),
-        ["steps", t("js-compare-steps")],
-        ["optimizer", t("js-compare-other-optimizer")],
-        ["text", t("js-compare-other-text")],
-      ].map(([value, text]) => h("option", { value, text })),
+      (spec.run ? [["run_step", t("film-view-js-compare-run-step")]] : presets(spec)).map(([value, text]) =>
+        h("option", { value, text }),
+      ),
     );
     const input = h("input", {
       type: "text",

@@ -40,3 +40,7 @@ film-view-js-series = { $projection }, summed over the next steps ({ $ahead })
 film-view-js-plot = Each write's share of layer { $layer }'s W_K and W_Q gradients at step { $step }, and the cosine of its part with the weights' change over the next { $ahead } steps.
 film-view-js-failed = Not measured: { $error }
 film-view-js-cached = (kept from an earlier measure)
+# static/js/walk/compare.js on a recorded run's step
+film-view-js-compare-run-step = another step of this run (type its number)
+film-view-js-compare-give-step = Type the step of the run to compare with: a whole number from 0.
+film-view-js-compare-side = { $name }: step { $step } of the recorded run { $run }, on its own batch, loss { $loss }

@@ -45,3 +45,7 @@ film-view-js-series = { $projection }, сумма по следующим шаг
 film-view-js-plot = Доля каждого вклада в градиентах W_K и W_Q слоя { $layer } на шаге { $step } и косинус его части с изменением весов за следующие шаги ({ $ahead }).
 film-view-js-failed = Не измерено: { $error }
 film-view-js-cached = (взято из прежнего измерения)
+# static/js/walk/compare.js on a recorded run's step
+film-view-js-compare-run-step = другой шаг этого прогона (введите его номер)
+film-view-js-compare-give-step = Введите шаг прогона для сравнения: целое число от 0.
+film-view-js-compare-side = { $name }: шаг { $step } записанного прогона { $run }, на собственном батче, потери { $loss }
