@@ -49,16 +49,31 @@ function describe(run, step) {
   });
 }
 
-function show(run, step) {
+// A drag sends an input event per frame; browsers refuse more than about 100 history changes in a few
+// seconds (Firefox throws), so a dragged step reaches the address once the drag rests.
+const ADDRESS_REST_MS = 250;
+let addressTimer = null;
+
+function remember(step) {
+  clearTimeout(addressTimer);
+  addressTimer = null;
+  const url = new URL(window.location.href);
+  url.searchParams.set("step", String(step));
+  window.history.replaceState(null, "", url);
+}
+
+/** Shows `step` everywhere; `dragged`: its address waits until the drag rests. */
+function show(run, step, dragged = false) {
   const chosen = Math.max(0, Math.min(last, Math.round(step)));
   scrub.value = String(chosen);
   film.dataset.step = String(chosen);
   readout.textContent = describe(run, chosen);
   openLink.href = `/walk?run=${encodeURIComponent(name)}&run_step=${chosen}`;
   compareLink.href = compareHref(chosen);
-  const url = new URL(window.location.href);
-  url.searchParams.set("step", String(chosen));
-  window.history.replaceState(null, "", url);
+  if (dragged) {
+    clearTimeout(addressTimer);
+    addressTimer = setTimeout(() => remember(chosen), ADDRESS_REST_MS);
+  } else remember(chosen);
   if (plotDiv._fullLayout) window.Plotly.relayout(plotDiv, { shapes: stepLine(chosen) });
   frames?.draw(chosen);
 }
@@ -98,7 +113,7 @@ function keyedStep(key, step) {
 }
 
 function wireKeys(run) {
-  scrub.addEventListener("input", () => show(run, Number(scrub.value)));
+  scrub.addEventListener("input", () => show(run, Number(scrub.value), true));
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (isTyping(event.target) && event.target !== scrub) return;
