@@ -123,12 +123,16 @@ def main() -> None:
         bare = rates["bare"]["fps"]
         for label, rate in rates.items():
             ratio = rate["fps"] / bare
-            print(f"{label:12s} {rate['fps']:6.1f} frames/s ({ratio:.2f} of the bare page), {rate['painted']:5.1f} attention frames painted/s")
+            print(
+                f"{label:12s} {rate['fps']:6.1f} frames/s ({ratio:.2f} of the bare page), {rate['painted']:5.1f} attention frames painted/s"
+            )
         for step in (1000, 760):
             visits = [film_opened(browser, server.base, step) for _ in range(args.visits)]
             figure = statistics.median(v[0] for v in visits)
             frame = statistics.median(v[1] for v in visits)
-            print(f"film at step {step}: its figure {figure:.2f} s, its attention frame {frame:.2f} s (median of {args.visits})")
+            print(
+                f"film at step {step}: its figure {figure:.2f} s, its attention frame {frame:.2f} s (median of {args.visits})"
+            )
         for step in (1000, 800):
             first, *again = [walk_opened(browser, server.base, step) for _ in range(args.visits)]
             cached = f", {statistics.median(again):.2f} s again (the trace cached)" if again else ""
