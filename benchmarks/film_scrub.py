@@ -14,6 +14,8 @@ first and with all 8. Opening a step: a fresh browser context each visit (an emp
 navigation to the film's figure drawn and to the step's attention frame painted; and the walkthrough
 of a step (/walk?run=&run_step=, what "open this step" does) to its first figure, at a checkpoint and
 at a step replayed from one (the trace built on the first visit is cached by the server after).
+Last, which gradients build the head (GET /api/runs/induction/composition) at a checkpoint, near the
+fall and at the step farthest from a checkpoint, each asked twice (the second answered from the cache).
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import argparse
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -109,6 +114,22 @@ def walk_opened(browser, base: str, step: int) -> float:
     return seconds
 
 
+def composition_times(base: str) -> None:
+    for step, ahead in ((1000, 50), (760, 50), (499, 100)):
+        seconds = []
+        for _ in range(2):
+            started = time.perf_counter()
+            answer = httpx.get(
+                f"{base}/api/runs/induction/composition", params={"step": step, "ahead": ahead}, timeout=600
+            )
+            answer.raise_for_status()
+            seconds.append(time.perf_counter() - started)
+        replayed = answer.json()["replayed"]
+        print(
+            f"composition at step {step} ({replayed} replayed, {ahead} ahead): {seconds[0]:.2f} s, again {seconds[1]:.3f} s"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="seconds each frame rate is counted (default 4)")
@@ -138,6 +159,7 @@ def main() -> None:
             cached = f", {statistics.median(again):.2f} s again (the trace cached)" if again else ""
             print(f"walkthrough of step {step}: first figure {first:.2f} s on the first visit{cached}")
         browser.close()
+        composition_times(server.base)
 
 
 if __name__ == "__main__":
