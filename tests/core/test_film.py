@@ -235,3 +235,6 @@ def test_the_frames_lie_spread_and_where_the_loss_fell_fastest():
     regular = attention.regular_steps(plan)
     assert regular == [0, 66, 133, 199]
     assert attention.dense_steps(plan, {"step": 100, "window": 10}, regular) == [90, 100, 110]
+    with pytest.raises(ValueError, match=r"attention_frames must be an integer in \[0, 256\], got 257"):
+        small_plan(attention_frames=257)
+    assert small_plan(attention_frames=0).estimated_bytes() < small_plan().estimated_bytes()

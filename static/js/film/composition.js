@@ -11,13 +11,16 @@ import { local, t } from "../lib/words.js";
 const COLOURS = { wk: "#d62728", wq: "#1f77b4" };
 const WRITE = /^L(\d+)\.(?:head(\d+)|ffn)$/;
 
-/** A write's label: "embedding", "L0 head 1", "L0 feed-forward". */
-export function writeLabel(write) {
+/** A write's label: "embedding", "L0 head 1<br>previous token 0.63", "L0 feed-forward"; `previous`
+ * (layer, head) the heads' previous-token scores at the step. */
+export function writeLabel(write, previous) {
   if (write === "embedding") return t("film-view-js-write-embedding");
   const [, layer, head] = write.match(WRITE) || [];
   if (layer === undefined) return write;
   if (head === undefined) return t("film-view-js-write-ffn", { layer: Number(layer) });
-  return t("film-view-js-write-head", { layer: Number(layer), head: Number(head) });
+  const score = local(previous[Number(layer)][Number(head)].toFixed(2));
+  const name = t("film-view-js-write-head", { layer: Number(layer), head: Number(head) });
+  return `${name}<br>${t("film-view-js-write-previous", { score })}`; // Plotly breaks a tick label at <br>
 }
 
 /** The figure ({data, layout}) of a composition answer: shares on the left, cosines on the right. */
@@ -27,7 +30,7 @@ export function compositionFigure(answer, width) {
   for (const projection of ["wk", "wq"]) {
     const summed = answer.projections[projection].summed;
     const writes = Object.keys(summed.writes);
-    const labels = writes.map(writeLabel);
+    const labels = writes.map((write) => writeLabel(write, answer.previous));
     const name = t("film-view-js-series", { projection: projection === "wk" ? "W_K" : "W_Q", ahead: answer.ahead });
     const common = { type: "bar", x: labels, name, legendgroup: projection, marker: { color: COLOURS[projection] } };
     data.push({ ...common, y: writes.map((w) => summed.writes[w].share), xaxis: "x", yaxis: "y" });
@@ -35,14 +38,14 @@ export function compositionFigure(answer, width) {
     data.push({ ...common, y: cosines, xaxis: "x2", yaxis: "y2", showlegend: false });
   }
   const layout = {
-    height: narrow ? 560 : 340,
-    margin: { l: 52, r: 12, t: 28, b: 8 },
+    height: narrow ? 760 : 360,
+    margin: { l: 52, r: 12, t: 40, b: 8 },
     barmode: "group",
-    legend: { orientation: "h", y: narrow ? -0.12 : -0.3 },
+    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
     xaxis: { domain: narrow ? [0, 1] : [0, 0.46], anchor: "y", automargin: true },
-    yaxis: { domain: narrow ? [0.58, 1] : [0, 1], anchor: "x", title: { text: t("film-view-js-share") } },
+    yaxis: { domain: narrow ? [0.64, 1] : [0, 1], anchor: "x", title: { text: t("film-view-js-share") } },
     xaxis2: { domain: narrow ? [0, 1] : [0.54, 1], anchor: "y2", automargin: true },
-    yaxis2: { domain: narrow ? [0, 0.38] : [0, 1], anchor: "x2", title: { text: t("film-view-js-cosine") } },
+    yaxis2: { domain: narrow ? [0, 0.3] : [0, 1], anchor: "x2", title: { text: t("film-view-js-cosine") } },
   };
   return { data, layout };
 }

@@ -35,6 +35,7 @@ film-view-js-share = share of the gradient
 film-view-js-cosine = cosine with the change
 film-view-js-write-embedding = embedding
 film-view-js-write-head = L{ $layer } head { $head }
+film-view-js-write-previous = previous token { $score }
 film-view-js-write-ffn = L{ $layer } feed-forward
 film-view-js-series = { $projection }, summed over the next steps ({ $ahead })
 film-view-js-plot = Each write's share of layer { $layer }'s W_K and W_Q gradients at step { $step }, and the cosine of its part with the weights' change over the next { $ahead } steps.

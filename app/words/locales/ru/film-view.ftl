@@ -40,6 +40,7 @@ film-view-js-share = доля в градиенте
 film-view-js-cosine = косинус с изменением
 film-view-js-write-embedding = эмбеддинг
 film-view-js-write-head = слой { $layer }, голова { $head }
+film-view-js-write-previous = пред. токен { $score }
 film-view-js-write-ffn = слой { $layer }, FFN
 film-view-js-series = { $projection }, сумма по следующим шагам ({ $ahead })
 film-view-js-plot = Доля каждого вклада в градиентах W_K и W_Q слоя { $layer } на шаге { $step } и косинус его части с изменением весов за следующие шаги ({ $ahead }).
