@@ -1,7 +1,8 @@
 """What the film draws beyond a run's curves (docs/film.md): the attention frames on the probe sequence
 (a bounded stretch, read from attention.npz: milliseconds) and which gradients build the head at a step
 (xt_core.film.composition.composition_at: a replay, seconds; bounded by MAX_AHEAD and the run's
-checkpoints, each answer kept in a small cache)."""
+checkpoints, one at a time in the process (another asked meanwhile is a 503 to retry), each answer kept
+in a small cache)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from xt_core.lab.tasks import TASKS
 MAX_FRAMES = 256  # frames one answer holds at most (a plan keeps at most MAX_ATTENTION_FRAMES: all of them)
 MAX_AHEAD = 100  # the steps after `step` a composition answer replays and sums at most
 CACHED = 32  # composition answers kept (each a few kB)
+BUSY_RETRY_S = 5  # a composition asked while another replays: retry after this
 
 
 def frames_answer(settings: Settings, name: str, start: int, stop: int | None) -> dict:
@@ -59,6 +61,7 @@ def frames_answer(settings: Settings, name: str, start: int, stop: int | None) -
 
 _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
+_measuring = threading.Semaphore(1)  # a replay of up to 600 steps holds a build worker: one at a time
 
 
 def composition_answer(settings: Settings, name: str, step: int, layer: int, ahead: int) -> dict:
@@ -71,11 +74,16 @@ def composition_answer(settings: Settings, name: str, step: int, layer: int, ahe
         if key in _cache:
             _cache.move_to_end(key)
             return {**_cache[key], "cached": True}
+    if not _measuring.acquire(blocking=False):
+        said = Said("film-view-error-busy", seconds=BUSY_RETRY_S)  # as app.traces.admission.Overloaded answers
+        raise HTTPException(503, detail=said, headers={"Retry-After": str(BUSY_RETRY_S)})
     began = time.perf_counter()
     try:
         found = composition_at(run, step, layer, ahead)
     except RunError as exc:
         raise HTTPException(409, detail=Said("film-view-error-replay", name=name, step=step)) from exc
+    finally:
+        _measuring.release()
     found |= {
         "name": name,
         "replayed": replayed_steps(run, step),

@@ -21,6 +21,9 @@ from app.traces.pool import BUILDS, LIGHT
 router = APIRouter(prefix="/api", tags=["runs"])
 RunName = Annotated[str, Path(pattern=runs.RUN_NAME, description="a run's name, as GET /api/runs lists it")]
 REPLAY_DIFFERS = {409: {**NOT_FOUND[404], "description": "the step replayed differs from the recorded weights"}}
+MEASURING = {
+    503: {**NOT_FOUND[404], "description": "another composition is replaying its run: retry after Retry-After"}
+}
 
 
 @router.get(
@@ -44,7 +47,7 @@ async def read_frames(
 @router.get(
     "/runs/{name}/composition",
     response_model=CompositionAnswer,
-    responses={**NOT_FOUND, **BAD_FIELD, **REPLAY_DIFFERS},
+    responses={**NOT_FOUND, **BAD_FIELD, **REPLAY_DIFFERS, **MEASURING},
     summary="Layer's dL/dW_Q and dL/dW_K at a step split by what wrote the residual stream (a replay, seconds)",
 )
 async def read_composition(

@@ -62,6 +62,20 @@ def test_the_split_at_a_step_is_composition_at_and_cached(served):
     assert first["replayed"] == 1 and first["previous"] == run.log.previous[9, :1].tolist()
 
 
+def test_a_second_measure_while_one_replays_is_told_to_retry(served):
+    from app.films import views
+
+    client, _ = served
+    assert views._measuring.acquire(blocking=False)  # as a replay under way holds it
+    try:
+        busy = client.get("/api/runs/small/composition", params={"step": 4, "ahead": 2})
+    finally:
+        views._measuring.release()
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
+    assert "is replaying its run (one at a time)" in busy.json()["detail"]
+    assert client.get("/api/runs/small/composition", params={"step": 4, "ahead": 2}).status_code == 200
+
+
 @pytest.mark.parametrize(
     "query,field,words",
     [

@@ -45,3 +45,4 @@ film-view-js-cached = (kept from an earlier measure)
 film-view-js-compare-run-step = another step of this run (type its number)
 film-view-js-compare-give-step = Type the step of the run to compare with: a whole number from 0.
 film-view-js-compare-side = { $name }: step { $step } of the recorded run { $run }, on its own batch, loss { $loss }
+film-view-error-busy = another measure of which gradients build the head is replaying its run (one at a time): retry in { $seconds } s
