@@ -5,4 +5,6 @@ plan.py     RunPlan: the task, optimizer, checkpoints, probes, and the run's siz
 files.py    the run folder: run.json, steps.npz, checkpoints/; reading it checked (read_run)
 record.py   record(plan, folder): the training recorded, then the checkpoints where the loss fell fastest
 rebuild.py  replay and rebuild_step(run, s): step s's full Trace, the same bits as the recorded training
+attention.py  the attention frames: every head's attention on the probe sequence at some steps (the film's)
+composition.py  which gradients build the head: layer L's dL/dW_Q and dL/dW_K split by the writes they read
 """
