@@ -4,6 +4,7 @@
 // the walkthrough (/walk?run=&run_step=). The scrubbed step stays in the address (?step=).
 
 import { wireAttention } from "./film/attention.js";
+import { filmExported, openingStep, pointOpen } from "./film/exported.js";
 import { filmFigure, stepLine } from "./film/figure.js";
 import { request } from "./lib/api.js";
 import { formatNumber, isTyping } from "./lib/dom.js";
@@ -47,7 +48,7 @@ function show(run, step) {
   scrub.value = String(chosen);
   film.dataset.step = String(chosen);
   readout.textContent = describe(run, chosen);
-  openLink.href = `/walk?run=${encodeURIComponent(name)}&run_step=${chosen}`;
+  pointOpen(openLink, name, chosen); // the server's walkthrough, or an export's page (film/exported.js)
   const url = new URL(window.location.href);
   url.searchParams.set("step", String(chosen));
   window.history.replaceState(null, "", url);
@@ -85,7 +86,7 @@ async function start() {
     readout.textContent = t("js-film-failed", { error: error.message });
     return;
   }
-  const step = Number(film.dataset.step);
+  const step = openingStep(Number(film.dataset.step));
   if (window.Plotly) {
     const figure = filmFigure(run, step, plotDiv.clientWidth || window.innerWidth);
     await window.Plotly.newPlot(plotDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
@@ -94,7 +95,7 @@ async function start() {
   scrub.disabled = false;
   wireKeys(run);
   const replayed = (at) => at - Math.max(...run.checkpoints.filter((c) => c <= at)); // dense ones among them
-  wireAttention(name, () => Number(scrub.value), replayed);
+  if (!filmExported) wireAttention(name, () => Number(scrub.value), replayed);
   show(run, step);
   film.dataset.ready = "1";
 }
