@@ -12,10 +12,9 @@ import re
 
 import pytest
 
-from app.export import ExportError
+from app.export import ExportError, app_client
 from app.export.film import MAX_FILM_STEPS, carry_film, chosen_steps, export_film
 from app.export.keys import file_name
-from tests.helpers.client import make_client
 from tests.helpers.export import FILM_RUN, FILM_STEP, film_settings
 
 STEP_PAGE = f"film-{FILM_RUN}-step-{FILM_STEP:06d}.html"
@@ -45,7 +44,7 @@ def test_the_directory_holds_the_film_its_run_and_a_steps_walkthrough(film_expor
     assert "The walkthrough of one step opens from it: step 8." in film
     assert 'class="static-export film-page"' in film and _server_urls(film) == []
     # the run's answer, whole: the bytes the app sends (whatever it comes to hold, the page gets)
-    with make_client(runs_dir=film_export.runs_dir) as client:
+    with app_client(film_settings(film_export.runs_dir)) as client:  # the app the export drives, no warm-up
         served = client.get(f"/api/runs/{FILM_RUN}?lang=en").content
     assert _gunzipped(directory / "answers" / f"{file_name(f'runs/{FILM_RUN}')}.json.gz") == served
 
@@ -92,7 +91,6 @@ def test_the_steps_an_export_holds_are_bounded_and_checked():
 def test_a_film_carried_opens_the_steps_its_export_holds_and_is_deterministic(film_export, tmp_path):
     """A walkthrough of a run's step carries its run's film (app.export.export): the film opens that
     step at the walkthrough's own page; two exports of a film are the same bytes."""
-    from app.export import app_client
     from app.export.page import made_static
 
     settings = film_settings(film_export.runs_dir)
