@@ -176,7 +176,7 @@ def export_film(
         if out is not None:
             exported = replaced(Path(out), lambda staging: _carried(client, run, staging, lang, steps, progress))
         if single is not None:
-            answer, answers = run_answer(client, run, lang)
+            _, answers = run_answer(client, run, lang)
             manifest = {"answers": "inline", "film": _film_manifest(run, {})}
             html = _film_page(client, run, lang, manifest, _film_note(lang, run, {}, single=True))
             Path(single).write_text(page.single_file(html, client.app.state.settings.static_dir, answers), "utf-8")
