@@ -8,7 +8,7 @@ from _pytest.nodeid import NodeId
 
 import xt_core
 from tests.helpers.env import long_run
-from tests.helpers.export import quiz_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
+from tests.helpers.export import film_export, quiz_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import LIVE_QUIZ_SECRET, Server, running_server
 
@@ -67,7 +67,13 @@ SHARED_GROUPS = dict.fromkeys(
 )
 # The export's tests share the exports made once a run (tests/helpers/export.py) and one browser.
 SHARED_GROUPS |= dict.fromkeys(
-    ("tests/browser/test_export.py", "tests/browser/test_notebook.py", "tests/app/export/test_export.py"), "export"
+    (
+        "tests/browser/test_export.py",
+        "tests/browser/test_notebook.py",
+        "tests/app/export/test_export.py",
+        "tests/app/export/test_film_export.py",
+    ),
+    "export",
 )
 
 

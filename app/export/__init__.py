@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from app.export import page
+from app.export import film, page
 from app.export.answers import MAX_JACOBIAN_ROWS, MAX_SEQS, AppAnswers, Collected, ExportError, Progress, collect
 from app.export.keys import answer_key
 
 __all__ = ["MAX_JACOBIAN_ROWS", "MAX_SEQS", "ExportError", "Exported", "export"]
 
+T = TypeVar("T")
 FULL_APP = "the full app (`make run` in a checkout of xt)"
 
 
@@ -31,9 +34,10 @@ class Exported:
     answers: int  # answers written
     left_out: list[str] = field(default_factory=list)
     html: str = ""  # the page (the single file's, when one was asked for)
+    films: list[film.FilmExported] = field(default_factory=list)  # the films the directory carries
 
 
-def _client(settings=None):
+def app_client(settings=None):
     """The app, driven in process, without a server's warm-up (a few seconds of batch work: its
     first requests load what they need). A sealed quiz asks as a new learner for every probe and
     answer (app.export.sealed): the identities one address may get are not bounded here."""
@@ -75,14 +79,21 @@ def _add_lessons(client, collected: Collected, only: str | None, handed_over: bo
     collected.answers[answer_key("/api/lessons")] = json.dumps({"lessons": mine}, sort_keys=True).encode()
 
 
-def _collect(
-    client, spec: dict | None, lesson: str | None, progress: Progress | None, handed_over: bool = False, lang="en"
+def collect_walk(
+    client,
+    spec: dict | None,
+    lesson: str | None,
+    progress: Progress | None,
+    lang="en",
+    max_seqs: int = MAX_SEQS,
+    handed_over: bool = False,
 ) -> tuple[Collected, dict]:
-    """The answers and the page's manifest of `spec` or of the lesson named `lesson`, in `lang`."""
+    """The answers and the page's manifest of `spec` or of the lesson named `lesson`, in `lang`
+    (the batch's first `max_seqs` sequences)."""
     lesson_json = None if lesson is None else _lesson(client, lesson)
     spec = spec if lesson_json is None else lesson_json["spec"]
     steps = None if lesson_json is None else [s["index"] for s in lesson_json["steps"]]
-    collected = collect(client, spec, steps, progress, lang)
+    collected = collect(client, spec, steps, progress, lang, max_seqs)
     _add_lessons(client, collected, lesson, handed_over)
     quiz = collected.summary["spec"].get("quiz") is not None
     if quiz:
@@ -107,38 +118,57 @@ def export(
     trace=None,
     tensors: bool = False,
     lang: str = "en",
+    films: dict[str, list[int] | None] | None = None,
 ) -> Exported:
     """Writes the export of `spec` (or of the lesson named `lesson`) to the directory `out`
     and/or the single HTML file `single`; `want_html` keeps the single file's page in the answer.
     `trace`: the trace of `spec` already built (a notebook's, app.notebook), used as it is;
     `tensors`: the directory also holds every tensor a step names, and its gradient, as .npy;
-    `lang`: the page's language (app.words.LANGUAGES), its catalogue carried in the page."""
-    from app.words import LANGUAGES
-
+    `lang`: the page's language (app.words.LANGUAGES), its catalogue carried in the page;
+    `films`: the runs whose films the directory carries (app.export.film.carry_film), each with the
+    steps whose walkthroughs it holds (None: the run's checkpoints). A trace that is a run's step
+    carries its run's film unasked, no other step's walkthrough in it (its own: this page)."""
     if (spec is None) == (lesson is None):
         raise ExportError("export one thing: a spec or a lesson")
-    if lang not in LANGUAGES:
-        raise ExportError(f"no language {lang!r}: xt speaks {', '.join(LANGUAGES)}")
-    with _client(settings) as client:  # one event loop for every request (and the app's lifespan)
+    check_language(lang)
+    with app_client(settings) as client:  # one event loop for every request (and the app's lifespan)
         if trace is not None:
             _hand_over(client, spec, trace)
-        collected = _collect(client, spec, lesson, progress, handed_over=trace is not None, lang=lang)
-        return _write(client, *collected, out, single, want_html, tensors)
+        collected = collect_walk(client, spec, lesson, progress, lang, handed_over=trace is not None)
+        return _write(client, *collected, out, single, want_html, tensors, films)
 
 
-def _write(client, collected: Collected, manifest: dict, out, single, want_html: bool, tensors: bool) -> Exported:
+def check_language(lang: str) -> None:
+    from app.words import LANGUAGES
+
+    if lang not in LANGUAGES:
+        raise ExportError(f"no language {lang!r}: xt speaks {', '.join(LANGUAGES)}")
+
+
+def _write(client, collected: Collected, manifest: dict, out, single, want_html, tensors, films=None) -> Exported:
     static_dir = client.app.state.settings.static_dir
+    carried = film.carried_films(collected.summary, films)
+    if carried and single is not None:
+        collected.left_out.append(f"the film of the run {', '.join(carried)} (an export as a directory carries it)")
     note = _note(collected, manifest["quiz"])
 
     def render(mode: str) -> str:
         chosen = {} if collected.lang == "en" else {"lang": collected.lang}  # English: the page as it was
         query = collected.summary["query"] | chosen
-        return page.render(client, query, manifest["step"], manifest | {"answers": mode}, note)
+        pages = {run: film.film_page_name(run) for run in carried} if mode == "files" else {}
+        shown = manifest | {"answers": mode, "films": pages}
+        return page.render(client, query, manifest["step"], shown, note, films=pages)
 
     exported = Exported(collected.trace_id, len(collected.summary["steps"]), len(collected.answers), collected.left_out)
     if out is not None:
         arrays = _tensors(client, collected) if tensors else {}
-        _replace_directory(Path(out), render("files"), static_dir, collected.answers, arrays, collected.lang)
+
+        def write(staging: Path) -> None:
+            _write_directory(staging, render("files"), static_dir, collected.answers, arrays, collected.lang)
+            for run, (steps, opened) in carried.items():
+                exported.films.append(film.carry_film(client, run, staging, collected.lang, steps, opened))
+
+        replaced(Path(out), write)
     if single is not None or want_html:
         exported.html = page.single_file(render("inline"), static_dir, collected.answers)
     if single is not None:
@@ -170,20 +200,25 @@ def _tensors(client, collected: Collected) -> dict[str, bytes]:
     return arrays
 
 
-def _replace_directory(
+def _write_directory(
     out: Path, base: str, static_dir: Path, answers: dict[str, bytes], arrays: dict, lang: str = "en"
 ) -> None:
-    """Writes the directory beside `out`, then swaps it in: an old export's files never linger."""
+    page.write_directory(out, base, static_dir, answers, lang)
+    if arrays:
+        (out / "tensors").mkdir()
+        for name, data in arrays.items():
+            (out / "tensors" / name).write_bytes(data)
+
+
+def replaced(out: Path, write: Callable[[Path], T]) -> T:
+    """`write(staging)` beside `out`, then swapped in: an old export's files never linger."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        page.write_directory(staging, base, static_dir, answers, lang)
-        if arrays:
-            (staging / "tensors").mkdir()
-            for name, data in arrays.items():
-                (staging / "tensors" / name).write_bytes(data)
+        written = write(staging)
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
+        return written
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -98,17 +98,23 @@ def _detail(response) -> str:
 
 
 def collect(
-    client, spec: dict, steps: list[int] | None = None, progress: Progress | None = None, lang: str = "en"
+    client,
+    spec: dict,
+    steps: list[int] | None = None,
+    progress: Progress | None = None,
+    lang: str = "en",
+    max_seqs: int = MAX_SEQS,
 ) -> Collected:
-    """Every answer of the walk page of `spec` (only `steps`' views when given: a lesson's), in `lang`."""
+    """Every answer of the walk page of `spec` (only `steps`' views when given: a lesson's), in `lang`,
+    of the batch's first `max_seqs` sequences (a run's step in its film's export: one)."""
     collected = Collected({}, lang=lang)
     app = AppAnswers(client, collected)
     summary = collected.summary = app.post("/api/traces", spec)
     base = f"/api/traces/{collected.trace_id}"
     indices = list(range(len(summary["steps"]))) if steps is None else sorted(set(steps))
-    seqs = range(min(summary["n_seq"], MAX_SEQS))
-    if summary["n_seq"] > MAX_SEQS:
-        collected.left_out.append(f"sequences {MAX_SEQS} to {summary['n_seq'] - 1} of the batch")
+    seqs = range(min(summary["n_seq"], max_seqs))
+    if summary["n_seq"] > max_seqs:
+        collected.left_out.append(f"sequences {max_seqs} to {summary['n_seq'] - 1} of the batch")
     if steps is not None:
         collected.left_out.append(f"the views of the {len(summary['steps']) - len(indices)} steps the lesson skips")
     views = [(index, seq) for seq in seqs for index in indices]

@@ -1,5 +1,5 @@
-"""`xt export` (xt_cli.py registers it): a walkthrough or a lesson as a static directory or one
-HTML file, with a progress bar (docs/export.md)."""
+"""`xt export` (xt_cli.py registers it): a walkthrough, a lesson or a recorded run's film as a static
+directory or one HTML file, with a progress bar (docs/export.md)."""
 
 from __future__ import annotations
 
@@ -10,21 +10,22 @@ from pathlib import Path
 
 
 def add_export(sub) -> None:
-    export = sub.add_parser("export", help="a walkthrough or lesson as static files any web host serves")
+    export = sub.add_parser("export", help="a walkthrough, lesson or run's film as static files any web host serves")
     what = export.add_mutually_exclusive_group(required=True)
     what.add_argument("--spec", help='the spec as JSON, e.g. \'{"model": "induction", "text": "abcabc"}\'')
     what.add_argument("--lesson", metavar="NAME", help="a lesson of the lessons directory (its steps only)")
+    what.add_argument("--run", dest="film_run", metavar="RUN", help="a recorded run's film: its folder (xt train --record), or its name in --runs")  # fmt: skip
     export.add_argument("--out", type=Path, metavar="DIR", help="write the export as a directory")
     export.add_argument("--single-file", type=Path, metavar="FILE.html", help="write the export as one HTML file")
     export.add_argument("--tensors", action="store_true", help="the directory also holds every tensor as .npy")
     export.add_argument("--lang", default="en", help="the page's language: en (default) or ru")
+    export.add_argument("--run-steps", metavar="S,S,...", help="with --run: the steps whose walkthroughs the directory holds (default: the run's checkpoints, at most 8; '' for none)")  # fmt: skip
+    export.add_argument("--runs", type=Path, metavar="DIR", help="the recorded runs' folder (default: XT_RUNS_DIR, else runs/)")  # fmt: skip
     export.set_defaults(run=run_export)
 
 
 def run_export(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from app.export import ExportError, export
+    from app.export import ExportError
 
     if args.out is None and args.single_file is None:
         print("xt export: give --out DIR, --single-file FILE.html or both", file=sys.stderr)
@@ -35,28 +36,86 @@ def run_export(args) -> int:
         print(f"xt export: --spec is not JSON: {exc}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    columns = (TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("answers", total=None)
-
-        def progress(done: int, total: int, what: str) -> None:
-            bar.update(task, completed=done, total=total, description=what)
-
-        try:
-            exported = export(
-                spec, args.lesson, args.out, args.single_file, progress, tensors=args.tensors, lang=args.lang
-            )
-        except ExportError as exc:
-            print(f"xt export: {exc}", file=sys.stderr)
-            return 1
-    seconds = time.perf_counter() - started
-    print(f"trace {exported.trace_id}: {exported.steps} steps, {exported.answers} answers in {seconds:.1f} s")
+    try:
+        with _progress() as progress:
+            said, left_out = _export_film(args, progress) if args.film_run else _export_walk(args, spec, progress)
+    except ExportError as exc:
+        print(f"xt export: {exc}", file=sys.stderr)
+        return 1
+    print(f"{said} in {time.perf_counter() - started:.1f} s")
     for target in (args.out, args.single_file):
         if target is not None:
             print(f"  {target}: {_size(target) / 1e6:.1f} MB")
-    for part in exported.left_out:
+    for part in left_out:
         print(f"  not in this export: {part}")
     return 0
+
+
+class _progress:
+    """A rich progress bar of the answers, as a callable (done, total, what)."""
+
+    def __enter__(self):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        columns = (TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self.bar = Progress(*columns, transient=True)
+        self.bar.__enter__()
+        self.task = self.bar.add_task("answers", total=None)
+        return self
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        self.bar.update(self.task, completed=done, total=total, description=what)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+
+def _settings(runs: Path | None):
+    """The app's settings, its runs_dir `runs` when given."""
+    from dataclasses import replace
+
+    from app.settings import get_settings
+
+    settings = get_settings()
+    return settings if runs is None else replace(settings, runs_dir=runs.expanduser().resolve())
+
+
+def _export_walk(args, spec, progress) -> tuple[str, list[str]]:
+    from app.export import export
+
+    exported = export(
+        spec,
+        args.lesson,
+        args.out,
+        args.single_file,
+        progress,
+        settings=_settings(args.runs),
+        tensors=args.tensors,
+        lang=args.lang,
+    )
+    return f"trace {exported.trace_id}: {exported.steps} steps, {exported.answers} answers", exported.left_out
+
+
+def _export_film(args, progress) -> tuple[str, list[str]]:
+    """--run: a folder holding run.json is that run (its parent the runs' folder); any other value is
+    a run's name in --runs (XT_RUNS_DIR, runs/)."""
+    from app.export import ExportError
+    from app.export.film import export_film
+
+    folder = Path(args.film_run).expanduser().resolve()
+    runs, name = (folder.parent, folder.name) if (folder / "run.json").is_file() else (args.runs, args.film_run)
+    if "/" in args.film_run and runs is args.runs:
+        raise ExportError(f"--run {args.film_run}: no run.json there (xt train --record writes a run's folder)")
+    try:
+        steps = None if args.run_steps is None else [int(s) for s in args.run_steps.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ExportError(f"--run-steps takes steps separated by commas, e.g. 0,500: {exc}") from exc
+    exported = export_film(name, args.out, args.single_file, steps, progress, _settings(runs), args.lang)
+    held = ", ".join(map(str, sorted(exported.pages))) or "none"
+    return (
+        f"the film of the run {name}: the walkthroughs of steps {held}, {exported.answers} answers",
+        exported.left_out,
+    )
 
 
 def _size(path: Path) -> int:

@@ -22,7 +22,7 @@ import html
 import json
 import re
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from app.export.keys import bundle_of, file_name
 from app.routes.assets import FLUENT_DIR, PLOTLY_JS, PLOTLY_LOCALES, RELATIVE_IMPORT, module_graph
@@ -36,6 +36,7 @@ _PLOTLY_LOCALE_TAG = re.compile(r'<script src="/assets/plotly-locale-([a-z]+)\.j
 EXPORT_CSS = "static/css/export.css"
 _PLOTLY_TAG = re.compile(r'<script src="/assets/plotly-[^"]+" defer></script>')
 _EDIT_LINK = re.compile(r'<a class="button-quiet edit-spec"[^>]*>.*?</a>', re.S)
+_FILM_HREF = re.compile(r'href="/film\?run=([^"&]+)((?:&amp;step=\d+)?)"')
 _PRELOAD = re.compile(r'<link rel="modulepreload" href="[^"]+">')
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="static/([^"]+)">')
 _CLASSIC = re.compile(r'<script src="static/([^"]+)"( defer)?></script>')
@@ -53,16 +54,24 @@ def answers_object(members: list[tuple[str, bytes]]) -> bytes:
     return b"{" + b",".join(json.dumps(key).encode() + b":" + answer for key, answer in members) + b"}"
 
 
-def render(client, query: dict, step: int, manifest: dict, note: str) -> str:
+def render(client, query: dict, step: int, manifest: dict, note: str, films: dict[str, str] | None = None) -> str:
     """The walk page of `query` at `step`, its URLs relative, with #xt-export and the note."""
     response = client.get("/walk?" + urlencode(query | {"step": str(step)}))
     if response.status_code != 200:
         raise ValueError(f"/walk answered {response.status_code}: {response.text[:300]}")
-    page = response.text
+    return made_static(client, response.text, manifest, note, films)
+
+
+def made_static(client, page: str, manifest: dict, note: str, films: dict[str, str] | None = None) -> str:
+    """A page the app rendered (the walk page, the film page), made static: its URLs relative,
+    #xt-export (`manifest`), its catalogue and the note. `films`: the runs whose films the export
+    carries, by name, each the file name of its film page: a link to one (GET /film?run=) leads
+    there, its step kept; a link to another of the server's pages that edits the spec goes."""
     # the locale first: its URL is /assets/plotly-locale-<lang>.js, which _PLOTLY_TAG matches too
     page = _PLOTLY_LOCALE_TAG.sub(lambda m: f'<script src="static/plotly-locale-{m.group(1)}.js" defer></script>', page)
     page = _PLOTLY_TAG.sub(f'<script src="{PLOTLY_FILE}" defer></script>', page)
-    page = _EDIT_LINK.sub("", page)
+    page = _film_links(page, films or {})
+    page = _EDIT_LINK.sub(lambda m: "" if 'href="/' in m.group(0) else m.group(0), page)  # the film's way back stays
     page = page.replace('href="/static/', 'href="static/').replace('src="/static/', 'src="static/')
     page = page.replace('href="/static/', 'href="static/').replace('<a class="brand" href="/">', '<a class="brand">')
     page = page.replace("</head>", f'  <link rel="stylesheet" href="{EXPORT_CSS}">\n</head>', 1)
@@ -75,6 +84,17 @@ def render(client, query: dict, step: int, manifest: dict, note: str) -> str:
         f"{_words_block(client, _page_lang(page))}\n{notice}",
         1,
     )
+
+
+def _film_links(page: str, films: dict[str, str]) -> str:
+    """Every link to the film of a run in `films` (GET /film?run=NAME[&step=S]) made a link to its
+    exported page (`films[NAME]`, ?step=S kept: the exported film opens there)."""
+
+    def carried(match: re.Match) -> str:
+        target = films.get(unquote(match.group(1)))
+        return match.group(0) if target is None else f'href="{target}{match.group(2).replace("&amp;", "?")}"'
+
+    return _FILM_HREF.sub(carried, page)
 
 
 def _page_lang(page: str) -> str:
@@ -97,30 +117,40 @@ def _fluent_map(page: str) -> str:
     return page.replace("<head>\n", f'<head>\n<script type="importmap">{import_map}</script>\n', 1)
 
 
-def write_directory(out: Path, page: str, static_dir: Path, answers: dict[str, bytes], lang: str = "en") -> None:
-    """index.html, the static files the page loads (Fluent's modules and Plotly's locale too) and
-    answers/<name>.json.gz (a bundle's: a JSON object of its answers by key, app.export.keys.bundle_of)."""
-    (out / "answers").mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(_fluent_map(page), encoding="utf-8")
-    (out / FLUENT_FILES).mkdir(parents=True)
+def write_directory(
+    out: Path,
+    page: str,
+    static_dir: Path,
+    answers: dict[str, bytes],
+    lang: str = "en",
+    name: str = "index.html",
+    folder: str = "answers",
+) -> None:
+    """index.html (or `name`), the static files the page loads (Fluent's modules and Plotly's locale
+    too) and answers/<name>.json.gz (a bundle's: a JSON object of its answers by key,
+    app.export.keys.bundle_of). Several pages may share a directory (a film and its steps'
+    walkthroughs: app.export.film), each its answers in a `folder` of its own (the manifest's)."""
+    (out / folder).mkdir(parents=True, exist_ok=True)
+    (out / name).write_text(_fluent_map(page), encoding="utf-8")
+    (out / FLUENT_FILES).mkdir(parents=True, exist_ok=True)
     for module in sorted(FLUENT_DIR.glob("*.js")):
         (out / FLUENT_FILES / module.name).write_bytes(module.read_bytes())
     if lang in PLOTLY_LOCALES:
         (out / "static" / PLOTLY_LOCALES[lang].name).write_bytes(PLOTLY_LOCALES[lang].read_bytes())
-    for name in _page_files(page, static_dir):
-        target = out / "static" / name
+    for loaded in _page_files(page, static_dir):
+        target = out / "static" / loaded
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((static_dir / name).read_bytes())
+        target.write_bytes((static_dir / loaded).read_bytes())
     (out / PLOTLY_FILE).write_bytes(PLOTLY_JS.read_bytes())
     files: dict[str, list[tuple[str, bytes]]] = {}
     for key, body in sorted(answers.items()):
         files.setdefault(bundle_of(key) or key, []).append((key, body))
-    for name, members in files.items():
-        if name.startswith("group:"):
+    for key, members in files.items():
+        if key.startswith("group:"):
             body = answers_object(members)
         else:
             [(_, body)] = members
-        (out / "answers" / f"{file_name(name)}.json.gz").write_bytes(gz(body))
+        (out / folder / f"{file_name(key)}.json.gz").write_bytes(gz(body))
 
 
 def _page_files(page: str, static_dir: Path) -> list[str]:

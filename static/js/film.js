@@ -7,6 +7,7 @@
 
 import { wireAttention } from "./film/attention.js";
 import { wireComposition } from "./film/composition.js";
+import { filmExported, openingStep, pointOpen } from "./film/exported.js";
 import { filmFigure, stepLine } from "./film/figure.js";
 import { createFrames, firstHeads, loadFrames, wireHeads } from "./film/frames.js";
 import { request } from "./lib/api.js";
@@ -68,7 +69,7 @@ function show(run, step, dragged = false) {
   scrub.value = String(chosen);
   film.dataset.step = String(chosen);
   readout.textContent = describe(run, chosen);
-  openLink.href = `/walk?run=${encodeURIComponent(name)}&run_step=${chosen}`;
+  pointOpen(openLink, name, chosen); // the server's walkthrough, or an export's page (film/exported.js)
   compareLink.href = compareHref(chosen);
   if (dragged) {
     clearTimeout(addressTimer);
@@ -140,7 +141,7 @@ async function start() {
     readout.textContent = t("js-film-failed", { error: error.message });
     return;
   }
-  const step = Number(film.dataset.step);
+  const step = openingStep(Number(film.dataset.step));
   if (window.Plotly) {
     const figure = filmFigure(run, step, plotDiv.clientWidth || window.innerWidth);
     await window.Plotly.newPlot(plotDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
@@ -149,8 +150,11 @@ async function start() {
   scrub.disabled = false;
   wireKeys(run);
   const replayed = (at) => at - Math.max(...run.checkpoints.filter((c) => c <= at)); // dense ones among them
-  wireAttention(name, () => Number(scrub.value), replayed);
-  wireComposition(name, () => Number(scrub.value), replayed);
+  if (!filmExported) {
+    // a replay on the server: an export has none (static/css/export.css hides these sections)
+    wireAttention(name, () => Number(scrub.value), replayed);
+    wireComposition(name, () => Number(scrub.value), replayed);
+  }
   compareStep.value = String(otherSide(run, step));
   compareStep.addEventListener("input", () => {
     compareLink.href = compareHref(Number(scrub.value));

@@ -2,7 +2,8 @@
 served by `python -m http.server` with every request outside it refused, and the single file from
 file:// with the network off, each walked with the keyboard (every step under `make test-long`), a
 head enlarged, a Jacobian row opened and the lesson's narration shown; the sealed quiz's verdict only
-after an answer."""
+after an answer; the film of a recorded run exported (`xt export --run`) played from its directory, scrubbed
+with the keyboard."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from tests.helpers.browser import axe_violations
-from tests.helpers.export import LESSON, StaticServer
+from tests.helpers.export import FILM_RUN, FILM_STEP, LESSON, StaticServer
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +193,45 @@ def test_a_sealed_quiz_shows_its_verdict_only_after_an_answer(browser, quiz_expo
         page.reload()  # the answer stays given (sessionStorage), the probe spent (localStorage)
         page.locator(".quiz-verdict").first.wait_for()
         assert outside == [] and errors == []
+
+
+FILM_LINE = "() => document.getElementById('film-plot').layout.shapes[0].x0"
+
+
+def _film_at(page, step: int) -> None:
+    """The scrubber, the figure's line and the address at `step`."""
+    assert int(page.input_value("#film-scrub")) == step and page.evaluate(FILM_LINE) == step
+    assert page.url.endswith(f"?step={step}")
+
+
+def test_the_exported_film_plays_offline(browser, film_export):
+    """The film's directory behind `python -m http.server`, every other request refused: the run read
+    from its file, the figure drawn (the loss, each head's two scores) at the step the address names,
+    scrubbed with the keyboard; "open this step" leads to the walkthrough of the step the export holds
+    (there on the host) and, on another step, the page says it is not in this export; the attention
+    on demand (a server's) is not offered. One page load."""
+    server = StaticServer(film_export.directory)
+    try:
+        with guarded(browser, (server.base + "/",)) as (page, outside, errors):
+            page.goto(f"{server.base}/index.html?step={FILM_STEP}")
+            page.wait_for_selector("#film[data-ready]")
+            assert page.evaluate("document.getElementById('film-plot').data.length") == 1 + 2 * 2
+            _film_at(page, FILM_STEP)
+            step_page = film_export.pages[FILM_STEP]
+            assert page.get_attribute("#film-open", "href") == step_page and page.is_visible("#film-open")
+            assert page.evaluate("(url) => fetch(url).then((r) => r.ok)", step_page)
+            page.focus("#film-scrub")
+            page.keyboard.press("End")
+            _film_at(page, 15)
+            assert page.is_hidden("#film-open")
+            said = page.text_content(".film-export-step")
+            assert said == f"Step 15 is not in this export: it holds the walkthrough of step {FILM_STEP} only. The full app opens every step."  # fmt: skip
+            page.keyboard.press("Home")
+            for _ in range(FILM_STEP):
+                page.keyboard.press("ArrowRight")
+            _film_at(page, FILM_STEP)
+            assert page.is_visible("#film-open") and page.text_content(".film-export-step") == ""
+            assert page.is_hidden(".film-attention") and f"film of the recorded run {FILM_RUN}" in page.text_content(".export-note")  # fmt: skip
+            assert outside == [] and errors == []
+    finally:
+        server.stop()

@@ -1,7 +1,8 @@
 """One small walkthrough exported by `xt export` (app/export), shared by the export's tests: a
 one-layer model of width 8 on 8 characters (every step a walkthrough has, each one cheap to draw),
-with a two-stop lesson of its own, as a directory and as one HTML file; and a sealed quiz of the
-same sizes. Made once a run (session fixtures; the export's test modules share one xdist group)."""
+with a two-stop lesson of its own, as a directory and as one HTML file; a sealed quiz of the
+same sizes; and the film of a tiny recorded run (app/export/film.py) with one step's walkthrough.
+Made once a run (session fixtures; the export's test modules share one xdist group)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,36 @@ def export_small(root: Path, spec: dict = SPEC, name: str = "walk") -> Export:
     return Export(directory, single, exported.trace_id, exported.steps, time.perf_counter() - started)
 
 
+# The tiny run whose film is exported: the induction task at one layer of width 8, 16 steps of batch 4,
+# checkpoints at 0 and 8 (and 2 where the loss fell fastest); step 8's walkthrough exported with it.
+FILM_RUN = "tiny"
+FILM_SIZES = {"n_layer": 1, "n_embd": 8, "ffn_hidden": 16, "n_head": 2, "n_kv_head": 1}
+FILM_STEP = 8
+
+
+@dataclass
+class FilmExport:
+    directory: Path
+    single: Path
+    runs_dir: Path
+    pages: dict[int, str]
+
+
+def film_settings(runs_dir: Path):
+    from app.settings import get_settings
+
+    return replace(get_settings(), runs_dir=runs_dir)
+
+
+def record_tiny_run(root: Path) -> Path:
+    """The runs' folder holding FILM_RUN, recorded (about 0.2 s)."""
+    from tests.helpers.film import small_plan
+    from xt_core.film.record import record
+
+    record(small_plan(steps=16, sizes=FILM_SIZES), root / "runs" / FILM_RUN)
+    return root / "runs"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -132,6 +163,17 @@ def russian_export(tmp_path_factory) -> Path:
     single = tmp_path_factory.mktemp("export-ru") / "walk-ru.html"
     assert xt_cli.main(["export", "--spec", json.dumps(SPEC), "--single-file", str(single), "--lang", "ru"]) == 0
     return single
+
+
+@pytest.fixture(scope="session")
+def film_export(tmp_path_factory) -> FilmExport:
+    from app.export.film import export_film
+
+    root = tmp_path_factory.mktemp("export-film")
+    runs_dir = record_tiny_run(root)
+    directory, single = root / "film", root / "film.html"
+    exported = export_film(FILM_RUN, directory, single, [FILM_STEP], settings=film_settings(runs_dir))
+    return FilmExport(directory, single, runs_dir, exported.pages)
 
 
 def exported_texts(export: Export) -> dict[str, str]:

@@ -6,6 +6,7 @@
 
 import { ApiError, request } from "../lib/api.js";
 import { h } from "../lib/dom.js";
+import { StaticError } from "../lib/static_source.js";
 import { t } from "../lib/words.js";
 
 const CELL = 8; // pixels per query × key cell
@@ -19,7 +20,8 @@ export async function loadFrames(name) {
   try {
     return await request(`/api/runs/${encodeURIComponent(name)}/attention`);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    // a run that keeps no frames: the server's 404, or an export's (lib/static_source.js StaticError)
+    if ((error instanceof ApiError || error instanceof StaticError) && error.status === 404) return null;
     throw error;
   }
 }

@@ -6,12 +6,15 @@
 //   "/api/" dropped, "traces/<id>" -> "trace", the query's pairs but `lang` sorted; then every byte outside
 //   [A-Za-z0-9.-] as _XX.
 // * A sealed quiz (app/export/sealed.py) answers its probes and its verdict by decrypting them.
+// * A film and the walkthroughs of its steps share a directory (app/export/film.py): each page's
+//   answers are in its manifest's `folder` (answers/ unless said), the run's (GET /api/runs/NAME) too.
 
 import { say } from "./say.js";
 import { sealedQuiz } from "./static_quiz.js";
 
 const node = document.getElementById("xt-export");
-/** The export's manifest {trace, lesson, quiz, step, steps, answers}, or null: the page has a server. */
+/** The export's manifest {trace, lesson, quiz, step, steps, answers, folder?, films?, film?}, or null:
+ * the page has a server. */
 export const exported = node ? JSON.parse(node.textContent) : null;
 
 export class StaticError extends Error {
@@ -77,7 +80,8 @@ function inlineAnswers() {
 }
 
 async function readFile(name) {
-  const response = await fetch(new URL(`answers/${fileName(name)}.json.gz`, document.baseURI));
+  const folder = exported.folder ?? "answers";
+  const response = await fetch(new URL(`${folder}/${fileName(name)}.json.gz`, document.baseURI));
   if (!response.ok) return null;
   return JSON.parse(await gunzipText(new Uint8Array(await response.arrayBuffer())));
 }
@@ -108,7 +112,7 @@ const quiz = exported?.quiz ? sealedQuiz(exported, load, StaticError, gunzipText
 /** lib/api.js's `request`, answered from the export. */
 export async function staticRequest(url, { method = "GET", json } = {}) {
   const key = answerKey(url);
-  if (!key.startsWith("trace") && !key.startsWith("lessons")) {
+  if (!["trace", "lessons", "runs/"].some((prefix) => key.startsWith(prefix))) {
     throw new StaticError(501, await say("js-export-no-server", { what: key.split("?")[0] }));
   }
   if (quiz && key.startsWith("trace/quiz")) return quiz.request(key, method, json);
@@ -117,6 +121,13 @@ export async function staticRequest(url, { method = "GET", json } = {}) {
   if (answer === null) throw new StaticError(404, await say("js-export-not-here", { key }));
   if (answer.xt_export_refused) throw new StaticError(answer.xt_export_refused, answer.detail);
   return answer;
+}
+
+/** The exported page of the film of `run` at `step` (a walkthrough's or lesson's export carries the
+ * film of its run: manifest `films`, app/export/film.py), or null when the export does not carry it. */
+export function filmPage(run, step) {
+  const page = exported?.films?.[run];
+  return page ? `${page}?step=${step}` : null;
 }
 
 // A lesson's export opens on its lesson (static/js/class/classroom.js reads the fragment).
