@@ -344,9 +344,10 @@ def _lesson_check(args) -> int:
         told = sum(len(step["claims"]) for step in lesson.steps)
         print(f"{path.name}: ok: {lesson.title!r}, {len(lesson.steps)} steps, {notes} annotations, {told} claims")
         for i, step in enumerate(lesson.steps):
+            stop = step["name"] or f"film {step['film']}"
             for claim in step["claims"]:
                 print(
-                    f"{path.name}: steps[{i}] ({step['name']}): true against {claim['against']}: {claim['claimed']}; {claim['measured']}"
+                    f"{path.name}: steps[{i}] ({stop}): true against {claim['against']}: {claim['claimed']}; {claim['measured']}"
                 )
         for warning in lesson.warnings:
             print(f"{path.name}: warning: {warning}")

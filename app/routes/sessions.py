@@ -380,6 +380,8 @@ async def play_lesson(request: Request, name: str, catalogue: CatalogueDep, lang
     if lesson is None:
         return JSONResponse({"detail": words.t(lang, "error-no-lesson-short", lesson=repr(name))}, status_code=404)
     asked = choice.asked_language(request)
+    if lesson.run is not None:  # a recorded run's lesson: its first stop's page (the film, or a run step)
+        return RedirectResponse(lesson.start_url(asked), 303)
     query = spec_to_query(lesson.spec.canonical) | ({choice.QUERY_KEY: asked} if asked else {})
     return RedirectResponse(_walk_url(query, lesson.steps[0]["index"], f"lesson={name}"), 303)
 
