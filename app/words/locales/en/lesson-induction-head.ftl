@@ -79,8 +79,8 @@ lesson-induction-head-step-769-backward-layers-1-attention-k =
     .takeaway = The gradient of layer 1's W_K reads the previous-token heads: K-composition.
     .narration =
         Layer 1's keys read the residual stream, the sum of what layer 0's heads and feed-forward wrote.
-        The gradient of W_K splits into one part per write (docs/film.md). Over steps { $kcomp-step } to
-        { $kcomp-step } + { $kcomp-ahead }, the parts reading layer 0's heads 0 and 1 carry a share of
+        The gradient of W_K splits into one part per write (docs/film.md). Over the { $kcomp-ahead } steps
+        from step { $kcomp-step }, the parts reading layer 0's heads 0 and 1 carry a share of
         { FORMAT($kcomp, spec: ".2f") }, and each points closer to where W_K actually moved (cosine at least
         { FORMAT($kcomp-cosine, spec: ".2f") }) than the other heads' parts (at most
         { FORMAT($kcomp-others, spec: ".2f") }): layer 1's keys learn to read the token before.

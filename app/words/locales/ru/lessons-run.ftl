@@ -23,8 +23,16 @@ lesson-run-claim-score-previous = оценка предыдущего токен
 lesson-run-claim-heads-induction = на шаге { $step } индукционная оценка выше { FORMAT($above, spec: ".3g") } у таких голов слоя { $layer }: { $heads }
 lesson-run-claim-heads-previous = на шаге { $step } оценка предыдущего токена выше { FORMAT($above, spec: ".3g") } у таких голов слоя { $layer }: { $heads }
 lesson-run-measured-heads = у голов: { $heads }
-lesson-run-claim-composition-summed = на шагах с { $step } по { $step } + { $ahead } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition }
-lesson-run-claim-composition-summed-best = на шагах с { $step } по { $step } + { $ahead } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition } и направлена ближе к изменению { $weight }, чем часть любой другой головы
+lesson-run-claim-composition-summed = за { $ahead } { $ahead ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    } начиная с шага { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition }
+lesson-run-claim-composition-summed-best = за { $ahead } { $ahead ->
+        [one] шаг
+        [few] шага
+       *[many] шагов
+    } начиная с шага { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition } и направлена ближе к изменению { $weight }, чем часть любой другой головы
 lesson-run-claim-composition-one-step = на шаге { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition }
 lesson-run-claim-composition-one-step-best = на шаге { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition } и направлена ближе к изменению { $weight } за следующие { $ahead } шагов, чем часть любой другой головы
 lesson-run-measured-composition = доля { FORMAT($share, spec: ".3g") }; косинус с изменением не меньше { FORMAT($cosine, spec: ".3g") }, у других голов не больше { FORMAT($others, spec: ".3g") }
