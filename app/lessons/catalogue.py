@@ -164,7 +164,7 @@ def _step_index(ctx: TraceContext, step: LessonStep) -> int:
     raise geometry.AnnotationError(f"no {step.phase} step named {step.name!r} in this lesson's walkthrough{hint}")
 
 
-def _check_step(ctx: TraceContext, step: LessonStep) -> dict:
+def check_step(ctx: TraceContext, step: LessonStep) -> dict:
     index = _step_index(ctx, step)
     figures = geometry.step_figures(ctx, index)
     annotations = []
@@ -207,12 +207,12 @@ def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
     steps, problems = [], []
     for i, step in enumerate(lesson.steps):
         try:
-            steps.append(_check_step(ctx, step))
+            steps.append(check_step(ctx, step))
         except geometry.AnnotationError as exc:
             problems.append(f"steps[{i}] ({stop_label(step)}): {exc}")
     if problems:
         raise LessonError(path, problems)
-    claims_of = _Claims(path, lesson, ctx, trace_for)
+    claims_of = ClaimsOf(path, lesson, ctx, trace_for)
     measured = claims_of.check(steps)
     return finish(path, lesson, spec, steps, {**walkthrough_values(ctx), **measured}, claims_of.said)
 
@@ -235,7 +235,7 @@ def finish(path: Path, lesson: LessonFile, spec: ResolvedSpec, steps: list[dict]
     return checked
 
 
-class _Claims:
+class ClaimsOf:
     """Every claim of one lesson measured against the trace it is about: the lesson's own, or
     the variant of its spec with the claim's faults (each variant built once)."""
 

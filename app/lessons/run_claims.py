@@ -11,7 +11,7 @@ from collections import OrderedDict
 import numpy as np
 
 from app.lessons import run_schema, sentences
-from app.lessons.claims import ClaimError, Measured, _within
+from app.lessons.claims import ClaimError, Measured, within
 from xt_core.film.composition import composition_at
 from xt_core.film.files import Run
 from xt_core.film.rebuild import replayed_steps
@@ -72,7 +72,7 @@ def plateau(claim: run_schema.PlateauClaim, run: Run) -> Measured:
     length = last - first + 1
     values = {"length": length, "first": first, "last": last, "loss": float(loss[first : last + 1].mean())}
     said = sentences.Said("lesson-run-measured-plateau", {"first": first, "last": last, "length": length})
-    return Measured(_within(length, claim.min, claim.max), values | {"steepest": steepest}, "length",
+    return Measured(within(length, claim.min, claim.max), values | {"steepest": steepest}, "length",
                     _plateau_claimed(claim), said)  # fmt: skip
 
 
@@ -88,7 +88,7 @@ def loss(claim: run_schema.LossClaim, run: Run) -> Measured:
     mean = float(np.mean(run.log.loss[claim.from_ : claim.to + 1], dtype=np.float64))
     said = {"first": claim.from_, "last": claim.to, "condition": sentences.bounds(claim.min, claim.max)}
     return Measured(
-        _within(mean, claim.min, claim.max),
+        within(mean, claim.min, claim.max),
         {"loss": mean, "from": claim.from_, "to": claim.to},
         "loss",
         sentences.Said("lesson-run-claim-loss", said),
@@ -108,7 +108,7 @@ def crossing(claim: run_schema.CrossingClaim, run: Run) -> Measured:
     head = int(np.argmax(scores[step]))
     values = {"step": step, "head": head, "score": float(scores[step, head])}
     told = sentences.Said("lesson-run-measured-crossing", values)
-    return Measured(_within(step, claim.min, claim.max), values, "step", claimed, told)
+    return Measured(within(step, claim.min, claim.max), values, "step", claimed, told)
 
 
 def score(claim: run_schema.ScoreClaim, run: Run) -> Measured:
@@ -118,7 +118,7 @@ def score(claim: run_schema.ScoreClaim, run: Run) -> Measured:
     x = float(scores[_step(run, claim.at, "at"), claim.head])
     said = {"layer": claim.layer, "head": claim.head, "step": claim.at}
     return Measured(
-        _within(x, claim.min, claim.max),
+        within(x, claim.min, claim.max),
         {"score": x},
         "score",
         sentences.Said(
@@ -207,7 +207,7 @@ def composition(claim: run_schema.CompositionClaim, run: Run) -> Measured:
         "condition": sentences.bounds(claim.min, claim.max),
     }  # fmt: skip
     return Measured(
-        _within(share, claim.min, claim.max) and (best or not claim.aligns_best),
+        within(share, claim.min, claim.max) and (best or not claim.aligns_best),
         values,
         "share",
         sentences.Said(COMPOSITION_CLAIMED[(claim.over, claim.aligns_best)], said),

@@ -67,15 +67,17 @@ def _stop(lesson: LessonFile, run: Run, step, contexts: dict[int, TraceContext])
             "title": "",
             "annotations": [],
             "film": step.film,
+            "run_step": None,
+            "trace_id": None,
             "url": url,
         }
     ctx = contexts[step.run_step]
-    out = cat._check_step(ctx, step)
+    out = cat.check_step(ctx, step)
     query = spec_to_query(ctx.spec.canonical) | {"step": str(out["index"] + 1)}
-    return out | {"run_step": step.run_step, "trace_id": ctx.spec.id, "url": "/walk?" + urlencode(query)}
+    return out | {"film": None, "run_step": step.run_step, "trace_id": ctx.spec.id, "url": "/walk?" + urlencode(query)}
 
 
-class _RunClaims(cat._Claims):
+class _RunClaims(cat.ClaimsOf):
     """A run lesson's claims: about the run (its log, or its steps replayed), or about the trace of
     the run step its stop opens (as recorded: no faults, precision or loss scale)."""
 

@@ -25,5 +25,4 @@ lesson-run-claim-composition-one-step = at step { $step }, the part of layer { $
 lesson-run-claim-composition-one-step-best = at step { $step }, the part of layer { $layer }'s gradient of { $weight } that reads heads { $heads } of layer { $before } has a share { $condition } of the gradient, and points closer to the change of { $weight } over the next { $ahead } steps than the part of any other head
 lesson-run-measured-composition = share { FORMAT($share, spec: ".3g") }; cosine with the change at least { FORMAT($cosine, spec: ".3g") }, the other heads' at most { FORMAT($others, spec: ".3g") }
 
-js-lesson-run-film = Open this step in the walkthrough
 js-lesson-run-going = Opening stop { $stop }…

@@ -37,5 +37,4 @@ lesson-run-claim-composition-one-step = на шаге { $step } часть гр�
 lesson-run-claim-composition-one-step-best = на шаге { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition } и направлена ближе к изменению { $weight } за следующие { $ahead } шагов, чем часть любой другой головы
 lesson-run-measured-composition = доля { FORMAT($share, spec: ".3g") }; косинус с изменением не меньше { FORMAT($cosine, spec: ".3g") }, у других голов не больше { FORMAT($others, spec: ".3g") }
 
-js-lesson-run-film = Открыть этот шаг в пошаговом разборе
 js-lesson-run-going = Открываем остановку { $stop }…
