@@ -327,7 +327,8 @@ def _serve(args) -> int:
 def _lesson_check(args) -> int:
     from pathlib import Path
 
-    from app.lessons import LessonError, check
+    from app.lessons import LessonError
+    from app.lessons.run_lesson import check_lesson
     from app.settings import get_settings
     from app.traces.store import build_trace
 
@@ -335,7 +336,7 @@ def _lesson_check(args) -> int:
     for name in args.files:
         path = Path(name)
         try:
-            lesson = check(path, get_settings(), build_trace)
+            lesson = check_lesson(path, get_settings(), build_trace)
         except LessonError as exc:
             failed += 1
             print(exc, file=sys.stderr)

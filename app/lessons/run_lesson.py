@@ -8,10 +8,11 @@ trace's id, so the player (static/js/class/lesson.js) knows when a stop takes it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlencode
 
-from app.films.runs import RunNotOpened, open_run, run_names
+from app.films.runs import DEMO_RUNS, RunNotOpened, open_run, run_names
 from app.lessons import catalogue as cat
 from app.lessons import claims, run_claims, run_schema, sentences
 from app.lessons.schema import LessonFile
@@ -128,3 +129,17 @@ def check(path: Path, lesson: LessonFile, settings: Settings, trace_for) -> cat.
     checked = cat.finish(path, lesson, first.spec, steps, values, claims_of.said)
     checked.run = lesson.run
     return checked
+
+
+def check_lesson(path: Path, settings: Settings, trace_for) -> cat.Lesson:
+    """`xt lesson check`'s check: a run lesson whose run is not in settings.runs_dir is checked against
+    the shipped runs (those `xt serve --demo` offers), saying so in a warning; RunAbsent if not there either."""
+    try:
+        return cat.check(path, settings, trace_for)
+    except RunAbsent:
+        if Path(settings.runs_dir).resolve() == DEMO_RUNS.resolve():
+            raise
+        shipped = replace(settings, runs_dir=DEMO_RUNS)
+        lesson = cat.check(path, shipped, trace_for)
+        lesson.warnings.append(f"its run is not in {settings.runs_dir}: checked against the shipped runs ({DEMO_RUNS})")
+        return lesson
