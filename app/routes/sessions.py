@@ -163,6 +163,8 @@ async def create_session(
         lesson = catalogue.lessons.get(body.lesson)
         if lesson is None:
             raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(body.lesson)))
+        if lesson.run is not None:  # its stops are on several pages; a class follows one walkthrough
+            raise SpecError(("body", "lesson"), Said("lesson-run-no-class", lesson=repr(body.lesson)))
         if rules.walkthrough_id(lesson.spec) != rules.walkthrough_id(spec):
             raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(body.lesson)))
     trace = await services.build(spec, request)  # admitted, as every trace build

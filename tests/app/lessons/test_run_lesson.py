@@ -186,9 +186,15 @@ def test_the_api_serves_the_player_its_pages(shipped, tmp_path):
         started = client.get("/lessons/induction-head", params={"lang": "ru"})
         lesson = client.get("/api/lessons/induction-head").json()
         listed = client.get("/api/lessons").json()["lessons"]
+        presented = client.post(
+            "/api/sessions", json={"spec": {"run": "induction", "run_step": 500}, "lesson": "induction-head"}
+        )
     assert started.status_code == 303
     assert started.headers["location"] == "/film?run=induction&step=0&lang=ru#lesson=induction-head"
     assert lesson["run"] == "induction" and lesson["steps"][2]["url"] == shipped.json()["steps"][2]["url"]
     assert "induction-head" in {entry["name"] for entry in listed}
+    assert presented.status_code == 422, presented.text  # a class follows one walkthrough: the lesson is refused
+    assert presented.json()["detail"][0]["loc"] == ["body", "lesson"]
+    assert "is about a recorded run" in presented.json()["detail"][0]["msg"]
     with make_client(runs_dir=tmp_path, lessons_dir=lessons) as client:  # a server without the run: not offered
         assert client.get("/api/lessons/induction-head").status_code == 404

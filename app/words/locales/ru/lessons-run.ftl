@@ -37,4 +37,6 @@ lesson-run-claim-composition-one-step = на шаге { $step } часть гр�
 lesson-run-claim-composition-one-step-best = на шаге { $step } часть градиента по { $weight } слоя { $layer }, которая читает выходы голов { $heads } слоя { $before }, составляет долю градиента { $condition } и направлена ближе к изменению { $weight } за следующие { $ahead } шагов, чем часть любой другой головы
 lesson-run-measured-composition = доля { FORMAT($share, spec: ".3g") }; косинус с изменением не меньше { FORMAT($cosine, spec: ".3g") }, у других голов не больше { FORMAT($others, spec: ".3g") }
 
+lesson-run-no-class = урок { $lesson } посвящён записанному прогону: его остановки — на странице записи обучения и на страницах нескольких шагов, а класс следует за одним пошаговым разбором (покажите один из его шагов без урока)
+
 js-lesson-run-going = Открываем остановку { $stop }…
