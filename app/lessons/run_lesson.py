@@ -101,6 +101,40 @@ class _RunClaims(cat.ClaimsOf):
         return sentences.Said("lesson-against-run-step", {"run": self.lesson.run, "step": out["run_step"]})
 
 
+def _mark(mark: run_schema.FilmMark, measured: dict[str, claims.Measured], lesson: LessonFile) -> dict:
+    """A film mark as the page draws it: {"kind": "steps", "from", "to", "label"} (ValueError: why not)."""
+    if mark.claim is None:
+        first, last = mark.from_, mark.to
+    else:
+        if mark.claim not in measured:
+            raise ValueError(f"claim: no claim named {mark.claim!r} in this lesson")
+        kind = next(c.kind for step in lesson.steps for c in step.claims if c.id == mark.claim)
+        if kind not in run_schema.MARKED_STEPS:
+            raise ValueError(
+                f"claim: a {kind} claim measures no steps (marks read {', '.join(run_schema.MARKED_STEPS)})"
+            )
+        first, last = (int(measured[mark.claim].values[key]) for key in run_schema.MARKED_STEPS[kind])
+        if first < 0:
+            raise ValueError(f"claim: {mark.claim!r} measured no step")
+    return {"kind": "steps", "from": first, "to": last, "label": mark.label}
+
+
+def _marks(path: Path, lesson: LessonFile, steps: list[dict], measured: dict, run: Run) -> None:
+    """Each film stop's marks, resolved into its annotations (the steps a claim measured: after the claims)."""
+    problems = []
+    for i, (step, out) in enumerate(zip(lesson.steps, steps, strict=True)):
+        for j, mark in enumerate(step.marks):
+            try:
+                out["annotations"].append(_mark(mark, measured, lesson))
+            except ValueError as exc:
+                problems.append(f"steps[{i}] ({cat.stop_label(step)}): marks[{j}].{exc}")
+                continue
+            if out["annotations"][-1]["to"] >= run.plan.steps:
+                problems.append(f"steps[{i}] ({cat.stop_label(step)}): marks[{j}]: past the run's last step")
+    if problems:
+        raise cat.LessonError(path, problems)
+
+
 def run_values(run: Run) -> dict[str, int | float]:
     """The numbers of the run a text may name beside its claims."""
     plan = run.plan
@@ -122,6 +156,7 @@ def check(path: Path, lesson: LessonFile, settings: Settings, trace_for) -> cat.
         raise cat.LessonError(path, problems)
     claims_of = _RunClaims(path, lesson, contexts, run, trace_for)
     measured = claims_of.check(steps)
+    _marks(path, lesson, steps, measured, run)
     first = next(iter(contexts.values()))
     # one step's loss is not the run's: a run lesson names the run's losses (its claims)
     walkthrough = {key: value for key, value in cat.walkthrough_values(first).items() if key != "loss"}

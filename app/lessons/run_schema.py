@@ -102,5 +102,29 @@ class CompositionClaim(_Bounded):
     aligns_best: bool = False
 
 
+class FilmMark(BaseModel):
+    """A film stop's mark: a stretch of steps shaded on the film, from `from` to `to`, or the steps a
+    claim of the lesson measured (`claim`: a plateau's first to last step, a loss claim's from to
+    to, a crossing's step); a label (in the catalogues: the stop's .mark-<j>)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    kind: Literal["steps"] = "steps"
+    claim: str | None = Field(None, pattern=r"^[a-z][a-z0-9_]{0,31}$", description="a claim id of the lesson")
+    from_: int | None = Field(None, alias="from", ge=0)
+    to: int | None = Field(None, ge=0)
+    label: str = Field("", max_length=120)
+
+    @model_validator(mode="after")
+    def _steps(self):
+        if (self.claim is None) == (self.from_ is None or self.to is None):
+            raise ValueError("a film mark names a claim, or from and to (not both)")
+        if self.to is not None and self.from_ is not None and self.to < self.from_:
+            raise ValueError(f"to ({self.to}) is before from ({self.from_})")
+        return self
+
+
+MARKED_STEPS = {"plateau": ("first", "last"), "loss": ("from", "to"), "crossing": ("step", "step")}
+
+
 RUN_CLAIMS = (PlateauClaim, LossClaim, CrossingClaim, ScoreClaim, HeadsClaim, CompositionClaim)
 RunClaim = PlateauClaim | LossClaim | CrossingClaim | ScoreClaim | HeadsClaim | CompositionClaim

@@ -214,6 +214,7 @@ class LessonStep(BaseModel):
     narration: str = Field("", max_length=1200, description="2–4 sentences: what to point at, what to say")
     next: str = Field("", max_length=200, description="the cue that leads to the next step")
     annotations: list[Annotation] = Field(default_factory=list, max_length=8)
+    marks: list[run_schema.FilmMark] = Field(default_factory=list, max_length=8, description="a film stop's marks")
     claims: list[Claim] = Field(default_factory=list, max_length=8)
 
     _takeaway = field_validator("takeaway", "next")(_one_line)
@@ -225,6 +226,8 @@ class LessonStep(BaseModel):
             if given or self.annotations:
                 raise ValueError(f"a film stop shows the run's curves: it has no {(given or ['annotations'])[0]}")
             return self
+        if self.marks:
+            raise ValueError("marks: a film stop's (film = S); an op's stop has annotations")
         if self.name is None or self.phase is None:
             raise ValueError(f"a stop names its op: {'name' if self.name is None else 'phase'} is missing")
         return self
@@ -283,7 +286,7 @@ class LessonFile(BaseModel):
         written = [f"steps[{i}].{key}" for i, step in enumerate(self.steps) for key in WORDS if getattr(step, key)] + [
             f"steps[{i}].annotations[{j}].label"
             for i, s in enumerate(self.steps)
-            for j, a in enumerate(s.annotations)
+            for j, a in enumerate(s.annotations or s.marks)
             if a.label
         ]
         if bool(self.title) == bool(self.words):

@@ -130,7 +130,8 @@ def from_file(lesson: LessonFile, steps: list[dict], values: dict) -> tuple[dict
             {key: filled(getattr(written, key), f"{where}.{key}") for key in ("takeaway", "narration", "next")}
             | {
                 "labels": [
-                    filled(note.label, f"{where}.annotations[{j}].label") for j, note in enumerate(written.annotations)
+                    filled(note.label, f"{where}.annotations[{j}].label")
+                    for j, note in enumerate(written.annotations or written.marks)  # a film stop's marks
                 ]
             }
         )

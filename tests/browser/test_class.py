@@ -336,6 +336,8 @@ def test_a_run_lesson_plays_on_the_film_and_on_its_steps_walk_pages(session, axe
     page.wait_for_selector("#lesson-panel[data-drawn='1']")
     assert page.input_value("#film-scrub") == "400" and "#lesson=induction-head&stop=1" in page.url
     assert "from step 100 to step 665" in page.text_content(".lesson-narration")
+    marked = "document.getElementById('film-plot').data.filter((t) => t.meta === 'lesson-mark').length"
+    assert page.evaluate(marked) == 3  # the plateau shaded across the film's three panels
     assert axe_violations(page, axe) == []
     page.keyboard.press("PageDown")  # step 500's walkthrough, at layer 0's attention
     page.wait_for_selector("#lesson-panel[data-drawn='2']")

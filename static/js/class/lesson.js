@@ -37,7 +37,7 @@ export function stopUrl(lesson, k) {
 export function walkStage(page) {
   return {
     holds: (step) => step.film == null && (step.trace_id == null || step.trace_id === page.trace.id),
-    film: async () => {},
+    film: async () => {}, // never: a film stop is not the walk page's
   };
 }
 
@@ -155,7 +155,7 @@ export function createLessonPlayer({
       return;
     }
     if (step.film != null) {
-      await stage.film(step.film);
+      await stage.film(step);
       panel.dataset.drawn = String(state.k);
       return;
     }

@@ -50,6 +50,11 @@ def test_the_shipped_run_lesson_holds_and_names_the_runs_numbers(shipped):
     texts = [en["summary"], *(s[k] for s in en["steps"] for k in ("takeaway", "narration"))]
     assert not any("{" in text for text in texts)
     assert "from step 100 to step 665" in en["steps"][1]["narration"]
+    # a film stop's marks: the steps its claims measured
+    assert en["steps"][1]["annotations"] == [{"kind": "steps", "from": 100, "to": 665, "label": "the plateau"}]
+    assert [(m["from"], m["to"]) for m in en["steps"][5]["annotations"]] == [(600, 700), (900, 1000)]
+    assert shipped.json("ru")["steps"][6]["annotations"][0] == {"kind": "steps", "from": 801, "to": 801,
+                                                                 "label": "индукционная оценка выше 0,5"}  # fmt: skip
 
 
 def test_the_shipped_run_lesson_speaks_russian(shipped):
@@ -161,6 +166,8 @@ def test_a_false_run_claim_refuses_the_lesson(tmp_path, shipped):
          "a recorded run's stop or claim needs the lesson's run (run = NAME)"),
         (ONE_STOP.replace("{claim}", CROSSING + "max = 9").replace("run_step = 1000\n", ""),
          "steps[1]: a run lesson's stop is a film step (film = S) or a run step (run_step = S)"),
+        (ONE_STOP.replace("{claim}", CROSSING + "max = 9") + "[[steps.marks]]\nfrom = 1\nto = 2\n",
+         "steps[1]: Value error, marks: a film stop's (film = S); an op's stop has annotations"),
         (ONE_STOP.replace("{claim}", 'kind = "identity"\n  max = 1'),
          "steps[0].claims: a film stop's claims are about the run (its log), not a trace"),
     ],
@@ -171,6 +178,18 @@ def test_the_files_shape_is_refused_naming_the_field(tmp_path, text, message):
     with pytest.raises(LessonError) as refused:
         read(path)
     assert message in str(refused.value)
+
+
+def test_a_film_mark_names_a_claim_that_measured_steps(tmp_path):
+    marked = ONE_STOP.replace("{claim}", CROSSING + "max = 900").replace(
+        "[[steps]]\nrun_step", "  [[steps.marks]]\n  claim = 'c'\n[[steps]]\nrun_step"
+    )
+    path = tmp_path / "marked.toml"
+    path.write_text(marked, encoding="utf-8")
+    assert check(path, SETTINGS, build_trace).json()["steps"][0]["annotations"][0]["from"] == 801
+    path.write_text(marked.replace("claim = 'c'\n", "claim = 'nope'\n"), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"steps\[0\] \(film 801\): marks\[0\].claim: no claim named 'nope'"):
+        check(path, SETTINGS, build_trace)
 
 
 def test_a_composition_replaying_too_far_is_refused(tmp_path):

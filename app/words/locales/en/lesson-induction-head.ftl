@@ -27,6 +27,7 @@ lesson-induction-head-film-400 =
         { FORMAT($plateau-loss, spec: ".2f") }: the model predicts the letters' frequencies and nothing of
         the repeats. Point at the two score panels: every line stays low.
     .next = Open step 500, on the plateau: what does layer 0's attention do?
+    .mark-0 = the plateau
 
 lesson-induction-head-step-500-forward-layers-0-attention-probs =
     .takeaway = On the plateau, no head of layer 0 looks at the previous token yet.
@@ -57,6 +58,7 @@ lesson-induction-head-film-746 =
         (head { $prev_rise-head }, { FORMAT($prev_rise-score, spec: ".2f") }). A head that copies the
         previous token into each position is what an induction head in layer 1 needs to read.
     .next = Now the loss.
+    .mark-0 = previous-token score past 0.3
 
 lesson-induction-head-film-769 =
     .takeaway = The drop: the loss falls fastest at step { $steepest }.
@@ -66,6 +68,8 @@ lesson-induction-head-film-769 =
         The fall is steepest at step { $steepest }, in the middle of the heads forming: the repeats become
         predictable.
     .next = When does layer 1's induction head appear?
+    .mark-0 = before
+    .mark-1 = after
 
 lesson-induction-head-film-801 =
     .takeaway = Layer 1's best induction score passes 0.5 at step { $passes }.
@@ -74,6 +78,7 @@ lesson-induction-head-film-801 =
         step { $passes } ({ FORMAT($passes-score, spec: ".2f") }), a few dozen steps after layer 0's
         previous-token head: the two heads form together, one reading the other.
     .next = Which gradient builds it? Open step { $steepest }'s backward.
+    .mark-0 = induction score past 0.5
 
 lesson-induction-head-step-769-backward-layers-1-attention-k =
     .takeaway = The gradient of layer 1's W_K reads the previous-token heads: K-composition.
