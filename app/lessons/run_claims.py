@@ -67,10 +67,12 @@ def plateau(claim: run_schema.PlateauClaim, run: Run) -> Measured:
     if not stretches:
         said = sentences.Said("lesson-run-measured-plateau-none", {"steepest": steepest})
         values = {"length": 0, "first": -1, "last": -1, "loss": float("nan"), "steepest": steepest}
+        values |= {"max_fall": claim.max_fall, "window": w}
         return Measured(False, values, "length", _plateau_claimed(claim), said)
     first, last = max(stretches, key=lambda s: s[1] - s[0])
     length = last - first + 1
     values = {"length": length, "first": first, "last": last, "loss": float(loss[first : last + 1].mean())}
+    values |= {"max_fall": claim.max_fall, "window": w}
     said = sentences.Said("lesson-run-measured-plateau", {"first": first, "last": last, "length": length})
     return Measured(within(length, claim.min, claim.max), values | {"steepest": steepest}, "length",
                     _plateau_claimed(claim), said)  # fmt: skip
@@ -102,12 +104,13 @@ def crossing(claim: run_schema.CrossingClaim, run: Run) -> Measured:
     said = {"layer": claim.layer, "above": claim.above, "condition": sentences.bounds(claim.min, claim.max)}
     claimed = sentences.Said(SCORE_CLAIMED[("crossing", claim.score)], said)
     if not past.size:
-        values = {"step": -1, "head": -1, "score": float(scores.max())}
+        values = {"step": -1, "head": -1, "score": float(scores.max()), "above": claim.above}
         return Measured(False, values, "step", claimed, sentences.Said("lesson-run-measured-crossing-never"))
     step = int(past[0])
     head = int(np.argmax(scores[step]))
     values = {"step": step, "head": head, "score": float(scores[step, head])}
-    told = sentences.Said("lesson-run-measured-crossing", values)
+    told = sentences.Said("lesson-run-measured-crossing", dict(values))
+    values["above"] = claim.above
     return Measured(within(step, claim.min, claim.max), values, "step", claimed, told)
 
 
@@ -119,7 +122,7 @@ def score(claim: run_schema.ScoreClaim, run: Run) -> Measured:
     said = {"layer": claim.layer, "head": claim.head, "step": claim.at}
     return Measured(
         within(x, claim.min, claim.max),
-        {"score": x},
+        {"score": x, "at": claim.at, "head": claim.head},
         "score",
         sentences.Said(
             SCORE_CLAIMED[("score", claim.score)], said | {"condition": sentences.bounds(claim.min, claim.max)}
@@ -141,6 +144,8 @@ def heads(claim: run_schema.HeadsClaim, run: Run) -> Measured:
         "count": len(above),
         "least": float(min(scores[above])) if above else float("nan"),
         "rest": max(rest) if rest else float("nan"),
+        "above": claim.above,
+        "at": claim.at,
     }
     said = {"layer": claim.layer, "step": claim.at, "above": claim.above, "heads": _listed(claim.equals)}
     return Measured(
@@ -200,6 +205,7 @@ def composition(claim: run_schema.CompositionClaim, run: Run) -> Measured:
     values = {
         "share": share, "cosine": min(cosines), "others": max(others, default=float("nan")),
         "step": claim.step, "ahead": claim.ahead, "exact": "yes" if answer["exact"] else "no",
+        "heads": ", ".join(map(str, claim.heads)),
     }  # fmt: skip
     said = {
         "step": claim.step, "layer": claim.layer, "before": before, "heads": _listed(claim.heads),
