@@ -18,9 +18,11 @@ from app.lessons import run_schema as rs
 from app.lessons.catalogue import read
 from app.lessons.claims import ClaimError
 from app.lessons.run_claims import measure
+from app.schemas import sessions
 from app.settings import Settings
 from app.traces.store import build_trace
 from tests.app.lessons.test_lesson_words import english_words
+from tests.app.routes.test_answer_models import conforms
 from tests.helpers.client import make_client
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -203,7 +205,7 @@ def test_the_api_serves_the_player_its_pages(shipped, tmp_path):
     (lessons / SHIPPED.name).write_bytes(SHIPPED.read_bytes())
     with make_client(runs_dir=DEMO_RUNS, lessons_dir=lessons, follow_redirects=False) as client:
         started = client.get("/lessons/induction-head", params={"lang": "ru"})
-        lesson = client.get("/api/lessons/induction-head").json()
+        lesson = conforms(client.get("/api/lessons/induction-head"), sessions.Lesson)  # its answer model
         listed = client.get("/api/lessons").json()["lessons"]
         presented = client.post(
             "/api/sessions", json={"spec": {"run": "induction", "run_step": 500}, "lesson": "induction-head"}
