@@ -328,7 +328,8 @@ def _serve(args) -> int:
 def _lesson_check(args) -> int:
     from pathlib import Path
 
-    from app.lessons import LessonError, check
+    from app.lessons import LessonError
+    from app.lessons.run_lesson import check_lesson
     from app.settings import get_settings
     from app.traces.store import build_trace
 
@@ -336,7 +337,7 @@ def _lesson_check(args) -> int:
     for name in args.files:
         path = Path(name)
         try:
-            lesson = check(path, get_settings(), build_trace)
+            lesson = check_lesson(path, get_settings(), build_trace)
         except LessonError as exc:
             failed += 1
             print(exc, file=sys.stderr)
@@ -345,9 +346,10 @@ def _lesson_check(args) -> int:
         told = sum(len(step["claims"]) for step in lesson.steps)
         print(f"{path.name}: ok: {lesson.title!r}, {len(lesson.steps)} steps, {notes} annotations, {told} claims")
         for i, step in enumerate(lesson.steps):
+            stop = step["name"] or f"film {step['film']}"
             for claim in step["claims"]:
                 print(
-                    f"{path.name}: steps[{i}] ({step['name']}): true against {claim['against']}: {claim['claimed']}; {claim['measured']}"
+                    f"{path.name}: steps[{i}] ({stop}): true against {claim['against']}: {claim['claimed']}; {claim['measured']}"
                 )
         for warning in lesson.warnings:
             print(f"{path.name}: warning: {warning}")

@@ -5,6 +5,7 @@ annotations and a cue to the next, as plain TOML files a teacher edits (docs/les
 reading and checking the files against the traces their specs build.
 """
 
-from app.lessons.catalogue import Catalogue, Lesson, LessonError, check, load_all
+from app.lessons.catalogue import Lesson, LessonError, check
+from app.lessons.loading import Catalogue, load_all
 
 __all__ = ["Catalogue", "Lesson", "LessonError", "check", "load_all"]

@@ -12,14 +12,13 @@ filled from those measurements.
 from __future__ import annotations
 
 import difflib
-import logging
 import math
 import re
-import threading
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
@@ -33,9 +32,7 @@ from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve, spec_to_query
 from app.steps.context import TraceContext
 from app.steps.titles import title
-from app.traces.store import build_trace
 
-log = logging.getLogger("xt.lessons")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SUGGESTED_STEPS = (8, 15)
 # what a text names beside its claims: the batch, the loss, the quiz and the model's widths
@@ -69,6 +66,7 @@ class Lesson:
     warnings: list[str] = field(default_factory=list)
     texts: dict[str, dict] = field(default_factory=dict)
     said: list[list[tuple]] = field(default_factory=list)
+    run: str | None = None  # a recorded run's lesson (app.lessons.run_lesson): `spec` is its first run step's
 
     def language(self, lang: str) -> str:
         """The language the lesson answers in when asked for `lang`: that one if it has it, else its first."""
@@ -102,7 +100,24 @@ class Lesson:
         }
 
     def json(self, lang: str = words.DEFAULT) -> dict:
-        return {**self.brief(lang), "spec": self.spec.canonical, "steps": self.in_language(lang)[2]}
+        run = {} if self.run is None else {"run": self.run}
+        return {**self.brief(lang), "spec": self.spec.canonical, "steps": self.in_language(lang)[2], **run}
+
+    def start_url(self, lang: str | None = None) -> str:
+        """A run lesson's first page: its first stop's (the film's or a run step's walk page), playing it."""
+        asked = "" if lang is None else f"&{urlencode({'lang': lang})}"
+        return f"{self.steps[0]['url']}{asked}#lesson={self.name}"
+
+
+def stop_label(step: LessonStep) -> str:
+    """How a problem names a stop: its op and phase (a run step's: its step too), or its film step."""
+    if step.film is not None:
+        return f"film {step.film}"
+    return (
+        f"{step.name}, {step.phase}"
+        if step.run_step is None
+        else f"run step {step.run_step}: {step.name}, {step.phase}"
+    )
 
 
 def _loc(parts) -> str:
@@ -149,7 +164,7 @@ def _step_index(ctx: TraceContext, step: LessonStep) -> int:
     raise geometry.AnnotationError(f"no {step.phase} step named {step.name!r} in this lesson's walkthrough{hint}")
 
 
-def _check_step(ctx: TraceContext, step: LessonStep) -> dict:
+def check_step(ctx: TraceContext, step: LessonStep) -> dict:
     index = _step_index(ctx, step)
     figures = geometry.step_figures(ctx, index)
     annotations = []
@@ -183,19 +198,27 @@ def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
             path, [f"the file name {name!r} must be lowercase letters, digits and dashes (it is the lesson's name)"]
         )
     lesson = read(path)
+    if lesson.run is not None:  # a recorded run's lesson: its stops open the run's film and steps
+        from app.lessons import run_lesson  # it builds on this module
+
+        return run_lesson.check(path, lesson, settings, trace_for)
     spec = resolve_spec(path, lesson.spec, settings)
     ctx = TraceContext(spec, trace_for(spec), settings)
     steps, problems = [], []
     for i, step in enumerate(lesson.steps):
         try:
-            steps.append(_check_step(ctx, step))
+            steps.append(check_step(ctx, step))
         except geometry.AnnotationError as exc:
-            problems.append(f"steps[{i}] ({step.name}, {step.phase}): {exc}")
+            problems.append(f"steps[{i}] ({stop_label(step)}): {exc}")
     if problems:
         raise LessonError(path, problems)
-    claims_of = _Claims(path, lesson, ctx, trace_for)
+    claims_of = ClaimsOf(path, lesson, ctx, trace_for)
     measured = claims_of.check(steps)
-    values = {**_walkthrough_values(ctx), **measured}
+    return finish(path, lesson, spec, steps, {**walkthrough_values(ctx), **measured}, claims_of.said)
+
+
+def finish(path: Path, lesson: LessonFile, spec: ResolvedSpec, steps: list[dict], values: dict, said) -> Lesson:
+    """The checked lesson: its words in every language, filled from `values` (LessonError if one is missing)."""
     texts, problems = (
         lesson_words.from_file(lesson, steps, values)
         if lesson.title
@@ -207,12 +230,12 @@ def check(path: Path, settings: Settings, trace_for: TraceFor) -> Lesson:
     warnings = (
         [] if low <= len(steps) <= high else [f"{len(steps)} steps: a lesson is a path of {low}–{high} key steps"]
     )
-    checked = Lesson(name, "", "", spec, steps, warnings, texts, claims_of.said)
+    checked = Lesson(path.stem, "", "", spec, steps, warnings, texts, said)
     checked.title, checked.summary, checked.steps = checked.in_language(words.DEFAULT)
     return checked
 
 
-class _Claims:
+class ClaimsOf:
     """Every claim of one lesson measured against the trace it is about: the lesson's own, or
     the variant of its spec with the claim's faults (each variant built once)."""
 
@@ -245,8 +268,11 @@ class _Claims:
             self.variants[resolved.id] = TraceContext(resolved, self.trace_for(resolved), self.ctx.settings)
         return self.variants[resolved.id]
 
-    def _one(self, claim, index: int) -> claims.Measured:
-        return claims.measure(claim, claims.ClaimContext(self._context(claim), index))
+    def _one(self, claim, out: dict) -> claims.Measured:
+        return claims.measure(claim, claims.ClaimContext(self._context(claim), out["index"]))
+
+    def _against(self, claim, out: dict) -> sentences.Said:  # noqa: ARG002 (a run lesson's reads the stop)
+        return sentences.against(claim)
 
     def check(self, steps: list[dict]) -> dict[str, claims.Measured]:
         """Each step's claims (JSON, into steps[i]["claims"]); the measured ones by id.
@@ -257,13 +283,13 @@ class _Claims:
             out["claims"], said = [], []
             self.said.append(said)
             for j, claim in enumerate(step.claims):
-                where = f"steps[{i}] ({step.name}, {step.phase}): claims[{j}] ({claim.kind}{_named(claim)})"
+                where = f"steps[{i}] ({stop_label(step)}): claims[{j}] ({claim.kind}{_named(claim)})"
                 try:
-                    measured = self._one(claim, out["index"])
+                    measured = self._one(claim, out)
                 except claims.ClaimError as exc:
                     problems.append(f"{where}: {exc}")
                     continue
-                against = sentences.against(claim)
+                against = self._against(claim, out)
                 if not measured.ok:
                     problems.append(
                         f"{where} is false against {against.text(LOG)}: claimed {measured.claimed.text(LOG)}; "
@@ -286,7 +312,7 @@ def _named(claim) -> str:
     return f" {claim.id!r}" if claim.id else ""
 
 
-def _walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
+def walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
     """The numbers of the walkthrough itself a lesson's text may name (app.lessons.template)."""
     targets, cfg = ctx.trace.targets, ctx.trace.cfg
     return {
@@ -305,41 +331,3 @@ def _walkthrough_values(ctx: TraceContext) -> dict[str, float | int]:
         "kv_dim": int(cfg.n_kv_head * cfg.head_dim),
         "sqrt_head_dim": math.sqrt(cfg.head_dim),
     }
-
-
-@dataclass
-class Catalogue:
-    """The lessons that checked out, by name, and the files that did not (each LessonError)."""
-
-    lessons: dict[str, Lesson] = field(default_factory=dict)
-    errors: list[LessonError] = field(default_factory=list)
-
-
-_cache: dict[tuple, Catalogue] = {}
-_lock = threading.Lock()
-
-
-def _signature(directory: Path) -> tuple:
-    files = sorted(directory.glob("*.toml")) if directory.is_dir() else []
-    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-
-
-def load_all(settings: Settings, trace_for: TraceFor = build_trace) -> Catalogue:
-    """Every lesson file of settings.lessons_dir, checked. Cached until a file changes (the
-    uploads directory aside, the settings are part of the key: limits decide what is valid)."""
-    key = (replace(settings, models_dir=Path()), _signature(settings.lessons_dir))
-    with _lock:
-        if key not in _cache:
-            catalogue = Catalogue()
-            for path in sorted(settings.lessons_dir.glob("*.toml")) if settings.lessons_dir.is_dir() else []:
-                try:
-                    catalogue.lessons[path.stem] = check(path, settings, trace_for)
-                except LessonError as exc:
-                    catalogue.errors.append(exc)
-                except Exception as exc:  # one file must never stop the server: it is left out
-                    log.exception("lesson %s could not be checked", path)
-                    catalogue.errors.append(LessonError(path, [f"could not be checked: {type(exc).__name__}: {exc}"]))
-            if len(_cache) > 16:
-                _cache.clear()
-            _cache[key] = catalogue
-        return _cache[key]

@@ -57,7 +57,7 @@ class ClaimContext:
     step_index: int
 
 
-def _within(x: float, low: float | None, high: float | None) -> bool:
+def within(x: float, low: float | None, high: float | None) -> bool:
     return bool(np.isfinite(x)) and (low is None or x >= low) and (high is None or x <= high)
 
 
@@ -207,7 +207,7 @@ def failing_steps(claim: schema.FailingStepsClaim, cc: ClaimContext) -> Measured
 def identity(claim: schema.IdentityClaim, cc: ClaimContext) -> Measured:
     deviation = float(cc.ctx.trace.logits_identity_error())
     return Measured(
-        _within(deviation, claim.min, claim.max),
+        within(deviation, claim.min, claim.max),
         {"deviation": deviation},
         "deviation",
         sentences.Said("lesson-claim-identity", {"condition": sentences.bounds(claim.min, claim.max)}),
@@ -229,7 +229,7 @@ def value(claim: schema.ValueClaim, cc: ClaimContext) -> Measured:
     if claim.reduce == "entry" and part.ndim:
         raise ClaimError(f"at names {part.ndim} axes too few for one entry: give reduce = sum, norm or max_abs")
     x = REDUCE[claim.reduce](part)
-    ok = _within(x, claim.min, claim.max) if claim.min is not None or claim.max is not None else True
+    ok = within(x, claim.min, claim.max) if claim.min is not None or claim.max is not None else True
     ok = ok and (claim.sign is None or bool(SIGNS[claim.sign](x)))
     condition = sentences.condition(claim.min, claim.max, claim.sign)
     claimed = sentences.Said(
@@ -274,7 +274,7 @@ def precision(claim: schema.PrecisionClaim, cc: ClaimContext) -> Measured:
     name = f"dL/d{claim.tensor}" if claim.of == "grad" else claim.tensor
     condition = sentences.bounds(claim.min, claim.max)
     return Measured(
-        _within(x, claim.min, claim.max),
+        within(x, claim.min, claim.max),
         {"value": x, "percent": 100 * x},
         "value",
         sentences.Said(sentences.PRECISION_CLAIMED[claim.measure], {"name": name, "condition": condition}),

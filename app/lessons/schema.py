@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.lessons import run_schema
+
 MAX_STEPS = 30  # a lesson is a path of 8–15 key steps; beyond 30 it is a walkthrough, not a path
 
 
@@ -193,22 +195,42 @@ Claim = Annotated[
     | ValueClaim
     | ArgmaxClaim
     | PrecisionClaim
-    | FirstLosingClaim,
+    | FirstLosingClaim
+    | run_schema.RunClaim,  # about a recorded run: a run lesson's (app/lessons/run_schema.py)
     Field(discriminator="kind"),
 ]
 
 
 class LessonStep(BaseModel):
+    """A stop: an op of the walkthrough (name, phase); in a lesson about a recorded run, an op of one
+    of its steps' walkthroughs (run_step, name, phase), or the run's film at a step (film)."""
+
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="the recorded name, e.g. layers.1.attention.probs")
-    phase: Literal["forward", "loss", "backward", "update"]
+    name: str | None = Field(None, description="the recorded name, e.g. layers.1.attention.probs")
+    phase: Literal["forward", "loss", "backward", "update"] | None = None
+    run_step: int | None = Field(None, ge=0, description="a run lesson's stop: this step of the run, opened")
+    film: int | None = Field(None, ge=0, description="a run lesson's stop: the run's film at this step")
     takeaway: str = Field("", max_length=200, description="one line: what to remember")
     narration: str = Field("", max_length=1200, description="2–4 sentences: what to point at, what to say")
     next: str = Field("", max_length=200, description="the cue that leads to the next step")
     annotations: list[Annotation] = Field(default_factory=list, max_length=8)
+    marks: list[run_schema.FilmMark] = Field(default_factory=list, max_length=8, description="a film stop's marks")
     claims: list[Claim] = Field(default_factory=list, max_length=8)
 
     _takeaway = field_validator("takeaway", "next")(_one_line)
+
+    @model_validator(mode="after")
+    def _a_stop(self) -> LessonStep:
+        if self.film is not None:
+            given = [key for key in ("name", "phase", "run_step") if getattr(self, key) is not None]
+            if given or self.annotations:
+                raise ValueError(f"a film stop shows the run's curves: it has no {(given or ['annotations'])[0]}")
+            return self
+        if self.marks:
+            raise ValueError("marks: a film stop's (film = S); an op's stop has annotations")
+        if self.name is None or self.phase is None:
+            raise ValueError(f"a stop names its op: {'name' if self.name is None else 'phase'} is missing")
+        return self
 
     @field_validator("narration")
     @classmethod
@@ -233,17 +255,38 @@ class LessonFile(BaseModel):
     )
     lang: str = Field("en", pattern=r"^[a-z]{2,3}$", description="the language of the words written in the file")
     summary: str = Field("", max_length=600)
-    spec: dict[str, Any] = Field(description="the walkthrough: as the body of POST /api/traces")
+    spec: dict[str, Any] | None = Field(None, description="the walkthrough: as the body of POST /api/traces")
+    run: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description="a recorded run (GET /api/runs): its lesson"
+    )
     steps: list[LessonStep] = Field(min_length=1, max_length=MAX_STEPS)
 
     _title = field_validator("title")(_one_line)
+
+    @model_validator(mode="after")
+    def _spec_or_run(self) -> LessonFile:
+        if (self.spec is None) == (self.run is None):
+            raise ValueError("a lesson has a [spec] (a walkthrough) or a run (a recorded run's lesson), one of them")
+        for i, step in enumerate(self.steps):
+            run_claims = [j for j, c in enumerate(step.claims) if isinstance(c, run_schema.RUN_CLAIMS)]
+            if self.run is None and (step.film is not None or step.run_step is not None or run_claims):
+                what = "film" if step.film is not None else "run_step" if step.run_step is not None else "claims"
+                where = f"steps[{i}].{what}" + (f"[{run_claims[0]}]" if what == "claims" else "")
+                raise ValueError(f"{where}: a recorded run's stop or claim needs the lesson's run (run = NAME)")
+            if self.run is not None and step.film is None and step.run_step is None:
+                raise ValueError(
+                    f"steps[{i}]: a run lesson's stop is a film step (film = S) or a run step (run_step = S)"
+                )
+            if step.film is not None and len(run_claims) != len(step.claims):
+                raise ValueError(f"steps[{i}].claims: a film stop's claims are about the run (its log), not a trace")
+        return self
 
     @model_validator(mode="after")
     def _words_in_one_place(self) -> LessonFile:
         written = [f"steps[{i}].{key}" for i, step in enumerate(self.steps) for key in WORDS if getattr(step, key)] + [
             f"steps[{i}].annotations[{j}].label"
             for i, s in enumerate(self.steps)
-            for j, a in enumerate(s.annotations)
+            for j, a in enumerate(s.annotations or s.marks)
             if a.label
         ]
         if bool(self.title) == bool(self.words):

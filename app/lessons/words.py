@@ -19,13 +19,22 @@ from app.lessons.schema import LessonFile
 from app.lessons.template import TemplateError, fill
 
 
+def _field(step, key: str):
+    return step.get(key) if isinstance(step, dict) else getattr(step, key, None)
+
+
 def stop_ids(name: str, steps) -> list[str]:
-    """Each stop's message id (schema.LessonStep or the checked dicts: name and phase)."""
+    """Each stop's message id (schema.LessonStep or the checked dicts: name and phase; a run lesson's
+    film stop `lesson-<name>-film-<S>`, its run step's stop `lesson-<name>-step-<S>-<phase>-<op>`)."""
     seen: dict[str, int] = {}
     ids = []
     for step in steps:
-        name_, phase = (step["name"], step["phase"]) if isinstance(step, dict) else (step.name, step.phase)
-        base = f"lesson-{name}-{phase}-{name_.replace('.', '-')}"
+        film, run_step = _field(step, "film"), _field(step, "run_step")
+        op = f"{_field(step, 'phase')}-{str(_field(step, 'name')).replace('.', '-')}"
+        if film is not None:
+            base = f"lesson-{name}-film-{film}"
+        else:
+            base = f"lesson-{name}-{op}" if run_step is None else f"lesson-{name}-step-{run_step}-{op}"
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
@@ -79,7 +88,7 @@ def from_catalogues(name: str, steps: list[dict], values: dict) -> tuple[dict[st
         out = {"title": title, "summary": read.text(f"lesson-{name}.summary", "summary", False) if title else ""}
         out["steps"] = []
         for i, (stop, step) in enumerate(zip(stop_ids(name, steps), steps, strict=True)):
-            where = f"steps[{i}] ({step['name']}, {step['phase']})"
+            where = f"steps[{i}] ({_label(step)})"
             out["steps"].append(
                 {
                     "takeaway": read.text(f"{stop}.takeaway", f"{where}.takeaway"),
@@ -96,6 +105,13 @@ def from_catalogues(name: str, steps: list[dict], values: dict) -> tuple[dict[st
     return texts, problems
 
 
+def _label(step: dict) -> str:
+    if step.get("film") is not None:
+        return f"film {step['film']}"
+    run = "" if step.get("run_step") is None else f"run step {step['run_step']}: "
+    return f"{run}{step['name']}, {step['phase']}"
+
+
 def from_file(lesson: LessonFile, steps: list[dict], values: dict) -> tuple[dict[str, dict], list[str]]:
     """The words the file writes (in its one language), filled from the measured values."""
     problems = []
@@ -109,12 +125,13 @@ def from_file(lesson: LessonFile, steps: list[dict], values: dict) -> tuple[dict
 
     out = {"title": lesson.title, "summary": filled(lesson.summary, "summary"), "steps": []}
     for i, (written, step) in enumerate(zip(lesson.steps, steps, strict=True)):
-        where = f"steps[{i}] ({step['name']}, {step['phase']})"
+        where = f"steps[{i}] ({_label(step)})"
         out["steps"].append(
             {key: filled(getattr(written, key), f"{where}.{key}") for key in ("takeaway", "narration", "next")}
             | {
                 "labels": [
-                    filled(note.label, f"{where}.annotations[{j}].label") for j, note in enumerate(written.annotations)
+                    filled(note.label, f"{where}.annotations[{j}].label")
+                    for j, note in enumerate(written.annotations or written.marks)  # a film stop's marks
                 ]
             }
         )
@@ -125,6 +142,8 @@ def with_words(step: dict, text: dict, said: list[tuple], lang: str) -> dict:
     """A checked step with its words (and its claims' sentences) in one language."""
     notes = [note | {"label": label} for note, label in zip(step["annotations"], text["labels"], strict=True)]
     claims_said = [measured.json(claim, against, lang) for claim, measured, against in said]
+    if step.get("film") is not None:  # a run lesson's film stop: its title says the step, in `lang`
+        step = step | {"title": words.t(lang, "lesson-run-film-title", step=step["film"])}
     return (
         step
         | {key: text[key] for key in ("takeaway", "narration", "next")}

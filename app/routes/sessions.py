@@ -163,6 +163,8 @@ async def create_session(
         lesson = catalogue.lessons.get(body.lesson)
         if lesson is None:
             raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(body.lesson)))
+        if lesson.run is not None:  # its stops are on several pages; a class follows one walkthrough
+            raise SpecError(("body", "lesson"), Said("lesson-run-no-class", lesson=repr(body.lesson)))
         if rules.walkthrough_id(lesson.spec) != rules.walkthrough_id(spec):
             raise SpecError(("body", "lesson"), Said("error-lesson-other-spec", lesson=repr(body.lesson)))
     trace = await services.build(spec, request)  # admitted, as every trace build
@@ -380,6 +382,8 @@ async def play_lesson(request: Request, name: str, catalogue: CatalogueDep, lang
     if lesson is None:
         return JSONResponse({"detail": words.t(lang, "error-no-lesson-short", lesson=repr(name))}, status_code=404)
     asked = choice.asked_language(request)
+    if lesson.run is not None:  # a recorded run's lesson: its first stop's page (the film, or a run step)
+        return RedirectResponse(lesson.start_url(asked), 303)
     query = spec_to_query(lesson.spec.canonical) | ({choice.QUERY_KEY: asked} if asked else {})
     return RedirectResponse(_walk_url(query, lesson.steps[0]["index"], f"lesson={name}"), 303)
 

@@ -119,9 +119,13 @@ class Claim(Answer):
 
 
 class LessonStep(Answer):
-    index: int = Field(description="the step of the trace")
-    name: str
-    phase: str
+    index: int | None = Field(description="the step of the trace (a run lesson's film stop: none)")
+    name: str | None
+    phase: str | None
+    film: int | None = Field(None, description="a run lesson's film stop: the run's step it shows")
+    run_step: int | None = Field(None, description="a run lesson's walkthrough stop: the run's step it opens")
+    trace_id: str | None = Field(None, description="a run lesson's walkthrough stop: its trace")
+    url: str | None = Field(None, description="a run lesson's stop: the page it plays on")
     title: str
     takeaway: str
     narration: str
@@ -137,3 +141,4 @@ class Lesson(LessonHead):
     url: str
     query: dict[str, str]
     spec: CanonicalSpec
+    run: str | None = Field(None, description="a recorded run's lesson: the run (GET /api/runs/{name})")

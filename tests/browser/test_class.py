@@ -321,3 +321,30 @@ def test_present_to_class_is_one_keypress_and_a_few_tabs_away(session):
 def _artifact(name: str):
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS / f"{name}.png"
+
+
+def test_a_run_lesson_plays_on_the_film_and_on_its_steps_walk_pages(session, axe):
+    """Watch an induction head form (docs/lessons.md, "A lesson about a recorded run"): its film stops
+    scrub the film beside the lesson's panel, a clicker's Page Down goes on to a run step's walk page
+    and Prev comes back to the film; at 1280×720 and at 390×844 nothing overflows; axe finds nothing."""
+    page = session.page
+    page.set_viewport_size(VIEWPORT)
+    session.goto("/lessons/induction-head")  # the first stop's page: the film at step 0
+    page.wait_for_selector("#lesson-panel[data-drawn='0']")
+    assert page.input_value("#film-scrub") == "0" and "stop 1 of 11" in page.text_content(".lesson-position")
+    page.keyboard.press("PageDown")  # a clicker: the next stop (not a twentieth of the run)
+    page.wait_for_selector("#lesson-panel[data-drawn='1']")
+    assert page.input_value("#film-scrub") == "400" and "#lesson=induction-head&stop=1" in page.url
+    assert "from step 100 to step 665" in page.text_content(".lesson-narration")
+    marked = "document.getElementById('film-plot').data.filter((t) => t.meta === 'lesson-mark').length"
+    assert page.evaluate(marked) == 3  # the plateau shaded across the film's three panels
+    assert axe_violations(page, axe) == []
+    page.keyboard.press("PageDown")  # step 500's walkthrough, at layer 0's attention
+    page.wait_for_selector("#lesson-panel[data-drawn='2']")
+    assert "run_step=500" in page.url and "Checked against the run induction" in page.text_content(".lesson-claims")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#lesson-panel .lesson-controls button >> nth=0")  # ◀: back to the film, at step 400
+    page.wait_for_selector("#lesson-panel[data-drawn='1']")
+    assert page.input_value("#film-scrub") == "400"
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert_clean(session)

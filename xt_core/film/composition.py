@@ -80,12 +80,15 @@ def _check(cfg: Config, layer: int) -> None:
         raise ValueError(f"layer must be an integer in [1, n_layer = {cfg.n_layer}), got {layer!r}")
 
 
-def composition_at(run, step: int, layer: int = 1, ahead: int = 100) -> dict:
+def composition_at(run, step: int, layer: int = 1, ahead: int = 100, verify: bool = True) -> dict:
     """At `step` of a recorded run (xt_core.film.files.Run), for W_Q and W_K of `layer`: each write's
     share of the gradient and the cosine of its descent direction −G_c with the weight's change over
     the next `ahead` steps (W at step + ahead minus W at step), for step's own gradient ("one_step")
     and for the gradients of the `ahead` steps summed ("summed", each at its own weights): the run
-    replayed from the checkpoint before step, its weights checked against the recorded digests. JSON-able."""
+    replayed from the checkpoint before step, its weights checked against the recorded digests. JSON-able.
+    verify=False: weights at step + ahead that differ from the recorded ones (the run recorded on
+    another CPU, whose BLAS rounds differently) are measured anyway, "exact" saying so (a lesson's
+    claim about a shipped run holds within its stated bounds, not to the bit)."""
     from xt_core.film.files import RunError, digest, stream_at  # the run's side: the split reads traces
     from xt_core.film.rebuild import advance, replay
 
@@ -102,9 +105,10 @@ def composition_at(run, step: int, layer: int = 1, ahead: int = 100) -> dict:
             held["summed"] = parts if "summed" not in held else _added(held["summed"], parts)
 
         params, state, *_ = advance(run.cfg, params, state, run.plan.optimizer_at(s), inputs, targets, seen)
-    if digest(params) != int(run.log.digest[step + ahead]):
+    exact = digest(params) == int(run.log.digest[step + ahead])
+    if verify and not exact:
         raise RunError(f"step {step + ahead} replayed from step {step} differs from the recorded weights")
-    answer = {"step": step, "layer": layer, "ahead": ahead, "projections": {}}
+    answer = {"step": step, "layer": layer, "ahead": ahead, "exact": exact, "projections": {}}
     for projection in held["one_step"]:
         name = f"layers.{layer}.attention.{projection}"
         change = np.asarray(params[name], np.float64) - np.asarray(before[name], np.float64)

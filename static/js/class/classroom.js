@@ -10,13 +10,28 @@ import { setStopMover } from "../walk/clicker.js";
 import { getLesson, getLessons, getSession } from "./api.js";
 import { follow } from "./follow.js";
 import { onStepChange, setFragment } from "./hooks.js";
-import { createLessonPlayer, revealStart } from "./lesson.js";
+import { createLessonPlayer, revealStart, walkStage } from "./lesson.js";
 import { openSession, present, showJoinDialog, storedKey, takeInvite, wireJoinDialog } from "./present.js";
 
 /** Whether `lesson` walks through this page's walkthrough: its trace, or (a class's quiz of it,
  * which hides its own bug) the walkthrough the page's class shares with it. */
 const isMine = (lesson, page) =>
-  lesson.trace_id === page.trace.id || (Boolean(page.walkthrough) && lesson.walkthrough === page.walkthrough);
+  lesson.trace_id === page.trace.id ||
+  (Boolean(page.walkthrough) && lesson.walkthrough === page.walkthrough) ||
+  (lesson.steps?.some?.((s) => s.trace_id === page.trace.id) ?? false); // a run lesson: one of its steps' traces
+
+/** The stop a lesson opens at on this page: the fragment's (#stop=k, a run lesson's stop this page
+ * holds), else the first stop on the page's step (else its first stop). */
+export function startStop(lesson, page, stage) {
+  const raw = new URLSearchParams(window.location.hash.slice(1)).get("stop");
+  const asked = raw === null ? Number.NaN : Number(raw);
+  const stops = lesson.steps;
+  if (Number.isInteger(asked) && asked >= 0 && asked < stops.length && stage.holds(stops[asked])) return asked;
+  return Math.max(
+    0,
+    stops.findIndex((s) => s.index === page.state.index && stage.holds(s)),
+  );
+}
 
 /** The walkthrough id of the class the fragment follows or presents (null without one). */
 async function classWalkthrough(fragment) {
@@ -45,7 +60,10 @@ function createLessons(page, select) {
     current.player = createLessonPlayer({
       lesson,
       page,
-      onMove: (k) => current.presenter?.send({ lesson: name, lesson_step: k }),
+      onMove: (k) => {
+        if (lesson.run) setFragment("stop", String(k)); // a reload, or the way back from another page, lands here
+        current.presenter?.send({ lesson: name, lesson_step: k });
+      },
       onLeave: () => stop(),
     });
     current.player.setControlsEnabled(!follower);
@@ -54,8 +72,7 @@ function createLessons(page, select) {
     select.value = name;
     if (!follower) {
       setFragment("lesson", name);
-      const here = lesson.steps.findIndex((s) => s.index === page.state.index);
-      const k = Math.max(0, here);
+      const k = startStop(lesson, page, walkStage(page));
       current.presenter?.send({ lesson: name, lesson_step: k });
       // A lesson opens at its first stop's title (a phone's page would open at its header).
       current.player.show(k).then(() => revealStart());
@@ -69,6 +86,7 @@ function createLessons(page, select) {
     current.name = current.lesson = current.player = null;
     select.value = "";
     setFragment("lesson", null);
+    setFragment("stop", null);
     current.presenter?.send({ lesson: null });
   }
 

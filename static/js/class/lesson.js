@@ -22,10 +22,37 @@ export function revealStart() {
 }
 const DEFAULT_PACE = 30;
 
+/** The page of a stop of a lesson about a recorded run (its `url`: the film, or a run step's
+ * walkthrough), playing the lesson from stop k; the page's own ?lang= goes along. */
+export function stopUrl(lesson, k) {
+  const url = new URL(lesson.steps[k].url, window.location.origin);
+  const asked = new URLSearchParams(window.location.search).get("lang");
+  if (asked) url.searchParams.set("lang", asked);
+  url.hash = new URLSearchParams({ lesson: lesson.name, stop: String(k) }).toString();
+  return url.toString();
+}
+
+/** The walk page as a lesson's stage: it shows a stop that is an op of its own trace; a film stop
+ * or another run step's op (a lesson about a recorded run) is another page. */
+export function walkStage(page) {
+  return {
+    holds: (step) => step.film == null && (step.trace_id == null || step.trace_id === page.trace.id),
+    film: async () => {}, // never: a film stop is not the walk page's
+  };
+}
+
 /** `lesson`: GET /api/lessons/{name}. `onMove(k)` is told each lesson step shown by this player's
- * own controls; `onLeave()` when the learner goes back to the full walkthrough. */
-export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = () => {} }) {
-  const { walk, body } = lessonSlot();
+ * own controls; `onLeave()` when the learner goes back to the full walkthrough. `stage` says which
+ * stops this page shows (walkStage; the film's: class/film_lesson.js), `slot` where the panel goes. */
+export function createLessonPlayer({
+  lesson,
+  page,
+  onMove = () => {},
+  onLeave = () => {},
+  stage = walkStage(page),
+  slot = lessonSlot(),
+}) {
+  const { walk, body } = slot;
   const position = h("span", { className: "lesson-position" });
   // The step's own title: the page may scroll it away to the stop's marked figure (issue 34).
   const stepTitle = h("p", { className: "lesson-step-title", id: "lesson-step-title" });
@@ -110,14 +137,28 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
     forward.disabled = k === lesson.steps.length - 1;
     offPath.hidden = true;
     panel.dataset.lessonStep = String(k);
+    panel.scrollTop = 0; // a stop reads from its top (the panel scrolls when it is taller than the screen)
   }
 
-  /** Shows lesson step k: moves the page there, then draws its annotations. */
+  /** Shows lesson step k: moves the page there (or, a stop of another page, goes to that page),
+   * then draws its annotations. */
   async function show(k) {
     state.k = Math.max(0, Math.min(lesson.steps.length - 1, k));
     const ticket = ++state.shown; // a later show's marks replace these, even if drawn first
     render(state.k);
     const step = lesson.steps[state.k];
+    if (!stage.holds(step)) {
+      stopPlaying();
+      offPath.hidden = false;
+      offPath.textContent = t("js-lesson-run-going", { stop: state.k + 1 });
+      window.location.assign(stopUrl(lesson, state.k));
+      return;
+    }
+    if (step.film != null) {
+      await stage.film(step);
+      panel.dataset.drawn = String(state.k);
+      return;
+    }
     if (page.state.index !== step.index) page.go(step.index);
     if (await whenRendered(page.state, step.index)) {
       await clearAnnotations();
@@ -166,8 +207,8 @@ export function createLessonPlayer({ lesson, page, onMove = () => {}, onLeave = 
   /** The page moved on its own (the learner clicked elsewhere): follow it when it lands on a
    * step of the lesson, else say how to get back. */
   function pageMoved(index) {
-    if (lesson.steps[state.k]?.index === index) return;
-    const k = lesson.steps.findIndex((s) => s.index === index);
+    if (lesson.steps[state.k]?.index === index && stage.holds(lesson.steps[state.k])) return;
+    const k = lesson.steps.findIndex((s) => s.index === index && stage.holds(s));
     if (k >= 0) {
       state.k = k;
       render(k);

@@ -143,7 +143,8 @@ def test_every_message_of_a_lesson_is_one_of_its_stops():
 
 class _Stop:
     def __init__(self, step: dict):
-        self.name, self.phase = step["name"], step["phase"]
+        self.name, self.phase = step.get("name"), step.get("phase")
+        self.film, self.run_step = step.get("film"), step.get("run_step")  # a run lesson's stops
 
 
 def test_the_api_answers_in_the_asked_language():

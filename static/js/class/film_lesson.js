@@ -1,0 +1,134 @@
+// A lesson about a recorded run on the film page (templates/film.html; docs/lessons.md): with
+// #lesson=NAME&stop=k in its address the page plays the lesson's film stops, the lesson's panel
+// beside the film. A film stop moves the film's scrubber to its step (film.js draws it as if the
+// learner had moved it); a stop that opens a run step's walkthrough is that walk page, where
+// class/classroom.js plays on. PageDown and PageUp (a clicker's keys) go to the next and previous stop.
+
+import { getLesson } from "./api.js";
+import { setFragment } from "./hooks.js";
+import { createLessonPlayer } from "./lesson.js";
+
+const film = document.getElementById("film");
+const scrub = document.getElementById("film-scrub");
+const plot = document.getElementById("film-plot");
+const MARKED = "lesson-mark"; // the traces a stop's marks add (meta), removed at the next stop
+const AXES = ["yaxis", "yaxis2", "yaxis3"]; // the film's panels: the loss, the induction and previous-token scores
+
+/** Resolves once film.js has read the run and wired its scrubber (#film[data-ready]). */
+function filmReady() {
+  return new Promise((resolve) => {
+    if (film.dataset.ready === "1") return resolve();
+    const observer = new MutationObserver(() => {
+      if (film.dataset.ready !== "1") return;
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe(film, { attributes: true, attributeFilter: ["data-ready"] });
+    return null;
+  });
+}
+
+/** The lowest and highest value the film's own traces draw on `yref` ("y": the loss): a band within
+ * them leaves the panel's range as film.js drew it. */
+function dataRange(yref) {
+  const values = plot.data.filter((t) => t.meta !== MARKED && (t.yaxis ?? "y") === yref).flatMap((t) => t.y);
+  const finite = values.filter(Number.isFinite);
+  return [Math.min(...finite), Math.max(...finite)];
+}
+
+/** One mark's traces: its steps shaded (one step: a dashed line) across every panel of the film.
+ * Traces, not shapes: film.js redraws the shapes (the step's line) at every move of the scrubber. */
+function markTraces(mark) {
+  const wide = mark.to > mark.from;
+  return AXES.filter((axis) => plot._fullLayout[axis]).map((axis) => {
+    const [low, high] = plot.layout[axis]?.range ?? dataRange(axis.replace("axis", ""));
+    const trace = {
+      type: "scatter",
+      mode: "lines",
+      meta: MARKED,
+      yaxis: axis.replace("axis", ""),
+      hoverinfo: "skip",
+      showlegend: false,
+      name: mark.label,
+    };
+    if (!wide) return { ...trace, x: [mark.from, mark.from], y: [low, high], line: { color: "#ff6f00", dash: "dash" } };
+    const x = [mark.from, mark.from, mark.to, mark.to, mark.from];
+    const y = [low, high, high, low, low];
+    return { ...trace, x, y, fill: "toself", fillcolor: "rgba(255, 111, 0, 0.14)", line: { width: 0 } };
+  });
+}
+
+/** A film stop's marks (app/lessons/run_lesson.py: {from, to, label}) on the film, the last stop's gone. */
+async function drawMarks(marks) {
+  const Plotly = window.Plotly;
+  if (!Plotly || !plot?._fullLayout) return;
+  const old = plot.data.flatMap((trace, i) => (trace.meta === MARKED ? [i] : []));
+  if (old.length) await Plotly.deleteTraces(plot, old);
+  const traces = marks.flatMap(markTraces);
+  if (traces.length) await Plotly.addTraces(plot, traces);
+  const labels = marks.map((mark) => ({
+    x: (mark.from + mark.to) / 2,
+    xref: "x",
+    y: 1,
+    yref: "paper",
+    yanchor: "bottom",
+    text: mark.label,
+    showarrow: false,
+    font: { color: "#b34700", size: 12 },
+  }));
+  await Plotly.relayout(plot, { annotations: labels });
+}
+
+/** The film as a lesson's stage: it shows the film stops of its own run, with their marks. */
+function filmStage(run) {
+  return {
+    holds: (step) => step.film != null && run === film.dataset.run,
+    film: async (step) => {
+      scrub.value = String(step.film);
+      scrub.dispatchEvent(new Event("input")); // film.js's own scrubbing: the line, the readout, ?step=
+      await drawMarks(step.annotations ?? []);
+    },
+  };
+}
+
+function wireClicker(player) {
+  const moves = { PageDown: 1, PageUp: -1 };
+  window.addEventListener(
+    "keydown",
+    (event) => {
+      if (!(event.key in moves) || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      event.stopPropagation(); // before film.js's PageUp/PageDown (a twentieth of the run)
+      player.stepBy(moves[event.key]);
+    },
+    { capture: true },
+  );
+}
+
+async function start() {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const name = fragment.get("lesson");
+  if (!film?.dataset.run || !scrub || !name) return;
+  const [lesson] = await Promise.all([getLesson(name), filmReady()]);
+  const stage = filmStage(lesson.run);
+  const asked = Number(fragment.get("stop") ?? Number.NaN);
+  const held = (k) => k >= 0 && k < lesson.steps.length && stage.holds(lesson.steps[k]);
+  const stop = held(asked) ? asked : lesson.steps.findIndex((s) => stage.holds(s));
+  if (stop < 0) return; // not a lesson of this film
+  const player = createLessonPlayer({
+    lesson,
+    page: null,
+    stage,
+    slot: { walk: film, body: film },
+    onMove: (k) => setFragment("stop", String(k)),
+    onLeave: () => {
+      drawMarks([]);
+      setFragment("lesson", null);
+      setFragment("stop", null);
+    },
+  });
+  wireClicker(player);
+  await player.show(stop);
+}
+
+start();
