@@ -52,6 +52,7 @@ class CompositionAnswer(Answer):
     layer: int
     ahead: int = Field(description="the steps after `step` whose weights' change the parts are measured against")
     projections: dict[str, ProjectionMeasures] = Field(description="wq and wk")
+    exact: bool = Field(description="the replay reached the recorded weights at step + ahead bit for bit")
     replayed: int = Field(description="training steps replayed from the checkpoint before step to reach it")
     seconds: float = Field(description="the wall time the answer took when first made")
     cached: bool = Field(description="answered from the cache (the same question asked before)")

@@ -72,7 +72,8 @@ def test_the_single_file_holds_the_film_alone_and_loads_nothing(film_export):
     assert _manifest(single)["film"]["pages"] == {} and _manifest(single)["answers"] == "inline"
     block = re.search(r'id="xt-export-answers">([^<]+)<', single).group(1)
     answers = json.loads(gzip.decompress(base64.b64decode(block)))
-    assert list(answers) == [f"runs/{FILM_RUN}"] and len(answers[f"runs/{FILM_RUN}"]["step"]) == 16
+    assert sorted(answers) == [f"runs/{FILM_RUN}", f"runs/{FILM_RUN}/attention"]  # the film and its frames
+    assert len(answers[f"runs/{FILM_RUN}"]["step"]) == 16
     assert "No step's walkthrough opens from this file" in single
 
 
