@@ -84,6 +84,9 @@ def pytest_collection_modifyitems(config, items):
     `server` (they measure a real server's latency or RSS) form one group, so no two of them
     run side by side. Each worker starts its own `live_server` when its tests need one."""
     name_operations_in_node_ids(items)
+    for item in items:
+        if in_long_tier(item):
+            item.add_marker(pytest.mark.long)
     if not long_run():
         skip = pytest.mark.skip(reason="a sweep past make test's budget: make test-long runs it")
         for item in items:
@@ -93,6 +96,22 @@ def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "loadgroup", False):  # an xdist worker (xdist sets it there only)
         for item in items:
             join_group(item, group_of(item))
+
+
+# Beside the sweeps (marked long), `make test` leaves to `make test-long` (.ci/run runs both) the two
+# kinds of test that cost the most for what they add to every run's check: the system tests that start
+# servers of their own and measure them (marked server: admission, memory, load, connections, guessing,
+# reserve, the Redis fan-out), and the tests of the fetched real model (SmolLM2: `make real-model`; its
+# fixtures below), each of which reads or steps a 135M-parameter model. The random-init GPT-2, Qwen
+# and Llama models checked against transformers stay in `make test`, through the same importers.
+REAL_MODEL_FIXTURES = ("smollm2_models_dir", "smollm2_server")
+
+
+def in_long_tier(item) -> bool:
+    """Whether `make test-long` runs the item rather than `make test` (the reason above)."""
+    if item.get_closest_marker("long") or item.get_closest_marker("server"):
+        return True
+    return any(name in getattr(item, "fixturenames", ()) for name in REAL_MODEL_FIXTURES)
 
 
 def group_of(item) -> str:

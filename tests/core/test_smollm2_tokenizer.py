@@ -10,7 +10,7 @@ from tests.helpers.env import required
 from tests.helpers.real_model import require_smollm2, skip_or_fail, transformers_reads_gguf_quickly
 from xt_core.checkpoint.gguf_file import read_gguf_header
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.long]  # the fetched real model: make test-long (tests/conftest.py)
 
 GGUF = require_smollm2(allow_module_level=True)
 TEXTS = [
