@@ -28,7 +28,8 @@ class Asgi:
         scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
                  "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
                  "root_path": "", "headers": raw, "client": (address, 40000), "server": ("127.0.0.1", 8000)}  # fmt: skip
-        leave, started, chunks = asyncio.Event(), asyncio.get_running_loop().create_future(), []
+        loop = asyncio.get_running_loop()
+        leave, started, first_chunk, chunks = asyncio.Event(), loop.create_future(), loop.create_future(), []
         first = True
 
         async def receive():
@@ -44,13 +45,16 @@ class Asgi:
                 started.set_result((message["status"], [(k.decode(), v.decode()) for k, v in message["headers"]]))
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
+                if chunks[-1] and not first_chunk.done():
+                    first_chunk.set_result(None)
 
         task = asyncio.create_task(self.app(scope, receive, send))
         self.leaving.append(leave)
         self.tasks.append(task)
         status, answer_headers = await started
         if dict(answer_headers).get("content-type", "").startswith("text/event-stream"):
-            await asyncio.sleep(0.05)  # its first state: the stream has joined the class
+            # its first state sent: the stream has joined the class (a deadline for a hung stream, not a measure)
+            await asyncio.wait_for(asyncio.shield(first_chunk), 10)
             return status, answer_headers, b""
         await task
         return status, answer_headers, b"".join(chunks)

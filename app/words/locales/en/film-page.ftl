@@ -42,4 +42,4 @@ js-film-attention-building = Rebuilding step { $step } ({ $replayed ->
 js-film-attention-shown = The attention of every head at step { $step }, on the run's first sequence of that step's batch.
 js-film-failed = The run could not be read: { $error }
 # The home page's way to the shipped run's film (templates/_home_ways.html)
-film-home-way = Watch an induction head form
+film-home-way = The film of a training run: scrub through it step by step

@@ -46,4 +46,4 @@ js-film-attention-building = Восстанавливаем шаг { $step } ({ 
 js-film-attention-shown = Внимание всех голов на шаге { $step }, на первой последовательности батча этого шага.
 js-film-failed = Прогон не удалось прочитать: { $error }
 # The home page's way to the shipped run's film (templates/_home_ways.html)
-film-home-way = Как формируется индукционная голова
+film-home-way = Фильм обучения: пролистайте его шаг за шагом
