@@ -32,10 +32,11 @@ TENSORS = [
 
 
 @pytest.fixture(scope="module")
-def servers(live_server):
-    """The run's server and a fresh one (always stopped): a client of each."""
+def servers(live_server, live_models_dir):
+    """The run's server and a fresh one with its models directory (always stopped: the data/models of a
+    checkout may hold a fetched real model, whose header alone takes a second to read): a client of each."""
     with (
-        running_server(timeout=120) as fresh,
+        running_server({"XT_MODELS_DIR": str(live_models_dir)}, timeout=120) as fresh,
         httpx.Client(base_url=live_server.base, timeout=120, trust_env=False) as first,
         httpx.Client(base_url=fresh.base, timeout=120, trust_env=False) as second,
     ):

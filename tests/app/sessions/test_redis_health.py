@@ -49,6 +49,7 @@ async def _new_session(sessions: Sessions) -> dict:
     return await sessions.store.load(code)
 
 
+@pytest.mark.long  # a worker process killed, heartbeats waited out in real time: make test-long
 def test_a_killed_workers_streams_stop_counting_within_two_heartbeats(redis_url):
     async def run() -> float:
         sessions = Sessions(Settings(redis_url=redis_url))
@@ -84,6 +85,7 @@ def _start_redis(port: int, workdir) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.long  # a Redis server of its own stopped and started again: make test-long
 @pytest.mark.skipif(shutil.which("redis-cli") is None, reason="needs redis-cli")
 def test_the_first_requests_after_a_redis_restart_are_answered(redis_url, tmp_path):
     port = _free_port()
