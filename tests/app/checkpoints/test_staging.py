@@ -91,9 +91,11 @@ def test_a_killed_uploads_staging_is_removed_though_its_pid_lives_on(tmp_path):
     assert models.remove_stale_partials() == [live]  # its process gone, the next start removes it
 
 
-def test_a_staging_directory_without_a_lock_is_removed_once_older_than_this_process(tmp_path):
+def test_a_staging_directory_without_a_lock_is_removed_once_older_than_this_process(tmp_path, monkeypatch):
     """Without a lock file (a process killed between making it and locking), a live PID is not
-    enough to keep it: made before this process started, it is stale."""
+    enough to keep it: made before this process started, it is stale. This process started 5 minutes
+    ago (a fake clock: a test worker of a long run may have started any time before)."""
+    monkeypatch.setattr(registry_module, "_process_start_time", lambda: time.time() - 300)
     models = ModelRegistry(tmp_path, tmp_path / "shipped")
     before = _staging(tmp_path, os.getppid(), with_lock=False)
     old = time.time() - 600
