@@ -24,17 +24,19 @@ $(NODE_STAMP): package.json package-lock.json
 run: $(STAMP)
 	$(BIN)/xt serve --demo
 
-# The whole suite (core, API, browser, torch parity, the short system tests) in two xdist
-# workers, a module at a time (tests/conftest.py: the tests that measure a real server run one
-# after another; the modules that load torch and transformers share a worker), the long ones first.
+# The suite (core, API, browser, torch and transformers parity on random-init models) in two xdist
+# workers, a module at a time (tests/conftest.py: the modules that load torch and transformers share
+# a worker), the long ones first; within a budget of 240 s on 2 cores (docs/performance.md).
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite
 # starts ~25 Python processes (workers, live servers, `xt serve`), each compiling the project's
 # modules again without it (~0.3 CPU-s each), and pytest rewrites every test module per worker.
 test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
 
-# The sweeps past make test's time budget (tests marked `long`, e.g. the quiz's sealed prose for
-# every fault), in the same two workers; .ci/run runs them after make test.
+# What is past make test's budget (tests/conftest.py in_long_tier): the sweeps (e.g. the quiz's sealed
+# prose for every fault), the system tests that start and measure servers of their own (one after
+# another), and the tests of the fetched real model (SmolLM2), in the same two workers; .ci/run runs
+# them after make test.
 test-long: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE XT_LONG_TESTS=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder -m long
 
