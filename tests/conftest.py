@@ -100,10 +100,12 @@ def pytest_collection_modifyitems(config, items):
 
 # Beside the sweeps (marked long), `make test` leaves to `make test-long` (.ci/run runs both) the two
 # kinds of test that cost the most for what they add to every run's check: the system tests that start
-# servers of their own and measure them (marked server: admission, memory, load, connections, guessing,
-# reserve, the Redis fan-out), and the tests of the fetched real model (SmolLM2: `make real-model`; its
-# fixtures below), each of which reads or steps a 135M-parameter model. The random-init GPT-2, Qwen
-# and Llama models checked against transformers stay in `make test`, through the same importers.
+# processes of their own beside the run's live server and browser (marked server when they measure a
+# server: admission, memory, load, connections, guessing, reserve, the Redis fan-out; marked long: a
+# second server for determinism or deferred checks, a Redis restarted, a Jupyter kernel), and the tests
+# of the fetched real model (SmolLM2: `make real-model`; its fixtures below), each of which reads or
+# steps a 135M-parameter model. The random-init GPT-2, Qwen and Llama models checked against
+# transformers stay in `make test`, through the same importers.
 REAL_MODEL_FIXTURES = ("smollm2_models_dir", "smollm2_server")
 
 

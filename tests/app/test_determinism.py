@@ -6,8 +6,9 @@ of the bug lab, a training run with its update step, float64, and a batch of tok
 A trace is a pure function of its spec (DESIGN.md): no hidden state (time, id(), hash
 randomisation, thread timing, BLAS threading, what the server did before) may leak into the
 numbers. One server is the run's (tests/conftest.py: live_server, which other tests may have
-used already), the other starts fresh for this module: one server start instead of two.
-Every spec and tensor is compared in `make test` too (a second or two once both are up)."""
+used already), the other starts fresh for this module: one server start instead of two. A server
+of its own: `make test-long` runs it (tests/conftest.py in_long_tier); within one process the same
+bits for the same spec are tests/core/test_recompute.py's and tests/app/steps/test_snapshot.py's."""
 
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def tensor(client: httpx.Client, trace_id: str, name: str, grad: bool) -> bytes:
     return response.content
 
 
+@pytest.mark.long  # a fresh server of its own beside the run's: make test-long (tests/conftest.py in_long_tier)
 @pytest.mark.parametrize(
     "label",
     ["tiny preset, seed 7", "demo model induction", "a bug-lab fault", "AdamW after 5 training steps", "float64",
@@ -97,6 +99,7 @@ def test_two_servers_answer_identical_bits(servers, label):
         assert tensor(first, one["id"], name, grad) == tensor(second, two["id"], name, grad), (name, grad)
 
 
+@pytest.mark.long
 def test_the_update_step_is_identical(servers):
     """The AdamW step itself (ΔW beside the gradient, figures as base64 float32) byte for byte."""
     spec = specs(servers[0])["AdamW after 5 training steps"]

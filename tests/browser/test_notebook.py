@@ -33,6 +33,7 @@ def _run_notebook():
     return notebook
 
 
+@pytest.mark.long  # a Jupyter kernel of its own: make test-long (tests/conftest.py in_long_tier)
 def test_the_notebook_shows_the_walk_page_inline(browser, tmp_path):
     notebook = _run_notebook()
     printed = notebook.cells[1].outputs[0]["text"]

@@ -22,6 +22,7 @@ def deferring(tmp_path_factory):
         yield server.base
 
 
+@pytest.mark.long  # a server of its own (checks deferred): make test-long (tests/conftest.py in_long_tier)
 def test_the_badge_waits_for_its_check_then_shows_the_verdict(context, deferring):
     with open_session(context, deferring) as session:
         page = session.page
