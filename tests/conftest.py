@@ -88,7 +88,9 @@ def pytest_collection_modifyitems(config, items):
         if in_long_tier(item):
             item.add_marker(pytest.mark.long)
     if not long_run():
-        skip = pytest.mark.skip(reason="past make test's budget (tests/conftest.py in_long_tier): make test-long runs it")
+        skip = pytest.mark.skip(
+            reason="past make test's budget (tests/conftest.py in_long_tier): make test-long runs it"
+        )
         for item in items:
             if item.get_closest_marker("long"):
                 item.add_marker(skip)
