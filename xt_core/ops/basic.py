@@ -75,10 +75,15 @@ def linear_forward(x: np.ndarray, weight: np.ndarray):
 
 def linear_backward(dy: np.ndarray, cache):
     """Forward: y = x @ weight.  dx = dy @ weight^T;  dweight = x^T @ dy (X first: (in, out))."""
-    x, weight = cache
     (dx, _) = linear_input_backward(dy, cache)
-    dweight = x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
-    return dx, dweight
+    return dx, linear_param_backward(dy, cache)[1]
+
+
+def linear_param_backward(dy: np.ndarray, cache):
+    """linear_backward's weight gradient alone: (None, dweight), the same product (the same bits).
+    Made when read where a replay leaves it out (xt_core.recompute.DeferredParams)."""
+    x = cache[0]
+    return None, x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
 
 
 def linear_input_backward(dy: np.ndarray, cache):
@@ -115,6 +120,11 @@ def linear_bias_backward(dy: np.ndarray, cache):
     return dx, dweight, np.sum(dy.reshape(-1, dy.shape[-1]), axis=0)
 
 
+def linear_bias_param_backward(dy: np.ndarray, cache):
+    """linear_bias_backward's parameter gradients alone: (None, dweight, dbias), the same bits."""
+    return None, linear_param_backward(dy, cache)[1], np.sum(dy.reshape(-1, dy.shape[-1]), axis=0)
+
+
 def linear_bias_input_backward(dy: np.ndarray, cache):
     """linear_bias_backward without the parameters' gradients: (dx, None, None)."""
     return linear_input_backward(dy, cache)[0], None, None
@@ -145,11 +155,16 @@ def unembed_forward(x: np.ndarray, weight: np.ndarray):
 
 def unembed_backward(dlogits: np.ndarray, cache):
     """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
-    x, weight = cache
     (dx, _) = unembed_input_backward(dlogits, cache)
+    return dx, unembed_param_backward(dlogits, cache)[1]
+
+
+def unembed_param_backward(dlogits: np.ndarray, cache):
+    """unembed_backward's weight gradient alone: (None, dweight), the same product (the same bits)."""
+    x, weight = cache
     dweight = reusable_empty(weight.shape, np.result_type(dlogits, x))  # (V, C): 113 MB for SmolLM2
     np.matmul(dlogits.reshape(-1, dlogits.shape[-1]).T, x.reshape(-1, x.shape[-1]), out=dweight)
-    return dx, dweight
+    return None, dweight
 
 
 def unembed_input_backward(dlogits: np.ndarray, cache):
