@@ -18,6 +18,7 @@ import numpy as np
 
 from xt_core.memory import LARGE_ARRAY_BYTES, reusable_empty
 from xt_core.ops import OPS, Op
+from xt_core.ops.basic import read_uncast
 
 
 @dataclass(frozen=True)
@@ -295,7 +296,10 @@ def replay_losses(
             if swap is not None and swap[0] == i:
                 args[swap[1]] = swap[2]
             if dtype is not None:
-                args = [_cast_once(a, dtype, shared, casts) for a in args]
+                args = [
+                    a if read_uncast(node.kind, k, a) else _cast_once(a, dtype, shared, casts)
+                    for k, a in enumerate(args)
+                ]
             local[node.name] = node.run(args)[0]
             del args  # a moved (V, C) weight is 226 MB in float64: freed before the next replay builds its own
             _drop_read(local, node, i, last_read)

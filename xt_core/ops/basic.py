@@ -139,6 +139,21 @@ UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial n} = \frac{\partial L}{\part
 VOCAB_BLOCK = 2048  # rows of the (V, C) weight per matmul in unembed_forward
 
 
+def unembed_blocks(weight: np.ndarray) -> bool:
+    """Whether unembed_forward multiplies `weight` a block of rows at a time (a real vocabulary).
+    Then a float32 weight in a float64 step is cast block by block inside each product, with the
+    bits of the weight cast whole first (and so is its backward's dlogits @ weight), without a
+    float64 (V, C) copy: 226 MB for SmolLM2, whose fresh pages cost 0.04 to 1.4 s on a loaded
+    machine (the float64 twin and every check's replays made one each)."""
+    return weight.shape[0] > VOCAB_BLOCK
+
+
+def read_uncast(kind: str, slot: int, a) -> bool:
+    """Whether a float64 replay (the twin, a check's) hands argument `slot` of an op of this kind to
+    it uncast: a real vocabulary's LM head weight (unembed_blocks), not copied whole to float64."""
+    return kind == "unembed" and slot == 1 and np.ndim(a) == 2 and unembed_blocks(a)
+
+
 def unembed_forward(x: np.ndarray, weight: np.ndarray):
     """x (B, T, C), weight (V, C) -> logits (B, T, V) = x @ weight^T.
     With tied embeddings `weight` is tok_embeddings, which then gets a second gradient."""
