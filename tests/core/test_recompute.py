@@ -116,8 +116,8 @@ def twin_keeps(request, monkeypatch):
 
 
 @TWIN_KEEPS
-def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit(twin_keeps):
-    for cfg, seed in ((GQA, 3), (STAND_IN, 7)):
+def test_a_gqa_config_the_smollm2_stand_in_and_gpt2_recompute_bit_for_bit(twin_keeps):
+    for cfg, seed in ((GQA, 3), (STAND_IN, 7), (xt_core.PRESETS["gpt2-tiny"], 1)):  # GPT-2: its biases' gradients
         inputs, targets = make_batch(cfg, 2 if cfg is GQA else 1, len(STAND_IN_TEXT) // 3, seed=seed)
         assert_bit_identical(xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=seed), inputs, targets))
 
