@@ -33,7 +33,8 @@ class Settings:
     cache_bytes: int = 3 << 29
     # of cache_bytes, what the process's cache of recomputed segments may hold (xt_core.recompute:
     # a trace keeps its layer boundaries and replays a layer when a view reads inside it); at
-    # most a quarter of cache_bytes. SmolLM2's layer at 32 positions is ~18 MB, its head ~140 MB.
+    # most a quarter of cache_bytes. SmolLM2's layer replayed at 32 positions is 3.2 MB, its head
+    # 24 MB (and 14 MB, 108 MB more once their weights' gradients are read); at 256, 33 and 194 MB.
     recompute_bytes: int = 256 << 20
     # ... and its bound on steps (sum of len(Trace.records)): each cached step is ~5.5 Python
     # objects (its record, its tape node, their closures), ~1 KB beside the arrays Trace.nbytes

@@ -2,7 +2,7 @@
 positions, for an early, a middle and the last layer's steps). Not part of the test run; needs the
 fetched model (`make real-model`):
 
-    .venv/bin/python benchmarks/first_check.py [--positions 32 256] [--layers 0 15 29] [--repeats 3]
+    .venv/bin/python benchmarks/first_check.py [--positions 32 256] [--layers 0 15 29] [--repeats 3] [--phases]
 
 Per length: the trace built, then for each layer's softmax backward step (layers.L.attention.probs)
 a fresh trace's first check (xt_core.checks.gradcheck.check_record: the float64 twin built, its
@@ -59,6 +59,31 @@ def first_check(cfg, params, tokens: np.ndarray, layer: int, whole_twin: bool = 
     return twin[0] + rest[0], twin[1] + rest[1], twin[1]
 
 
+def phases(cfg, params, tokens: np.ndarray, layer: int) -> str:
+    """Where a fresh trace's first check of layer `layer`'s softmax backward spends its CPU seconds:
+    the twin's float64 forward (keeping the latest segments' forward up to KEPT_FORWARD_BYTES), its
+    backward down from the loss through the layer (running again the forward of the segments it did
+    not keep), the step's segment replayed in float64 and its op's contribution, then the check
+    itself (the op's contribution again, and both sides of the central difference replayed in
+    float64 from the op to the loss, in lockstep)."""
+    trace = xt_core.forward_backward(cfg, params, tokens[:, :-1], tokens[:, 1:])
+    record = next(r for r in trace.records if r.phase == "backward" and r.name == f"layers.{layer}.attention.probs")
+    RECOMPUTED.clear()
+    forward = clocked(lambda: twin_of(trace))[1]
+    twin = twin_of(trace)
+    segment, kept = twin._segs.of_node[record.node], len(twin._pending.resident)
+    again = sum(1 for s in range(segment, twin._pending.done) if s not in twin._pending.resident)
+    backward = clocked(lambda: twin._backward_to(segment))[1]
+    contribution = clocked(lambda: twin.contributions(record.node))[1]
+    check = clocked(lambda: check_record(trace, record.index))[1]
+    total = forward + backward + contribution + check
+    return (
+        f"layer {layer:2d}: {total:5.2f} s CPU = the twin's forward {forward:5.2f} (kept: the last {kept} "
+        f"segments) + its backward to the layer {backward:5.2f} ({again} segments' forward run again) + the "
+        f"step's segment and contribution {contribution:5.2f} + the check (both sides to the loss) {check:5.2f}"
+    )
+
+
 def compared(cfg, params, tokens: np.ndarray, layer: int, repeats: int) -> str:
     """The first check as it runs now against the twin built whole first, interleaved: medians."""
     runs: dict[bool, list] = {False: [], True: []}
@@ -80,6 +105,7 @@ def main(argv=None) -> int:
     parser.add_argument("--layers", type=int, nargs="+", default=[0, 15, 29])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--models-dir", type=Path, default=None)
+    parser.add_argument("--phases", action="store_true", help="where one first check's seconds go, per layer")
     args = parser.parse_args(argv)
     settings = Settings(models_dir=args.models_dir) if args.models_dir else Settings()
     checkpoint = load_checkpoint(registry(settings).info(NAME))
@@ -89,7 +115,10 @@ def main(argv=None) -> int:
         for T in args.positions:
             tokens = rng.integers(0, checkpoint.cfg.vocab_size, (1, T + 1))
             for layer in args.layers:
-                line = compared(checkpoint.cfg, checkpoint.params, tokens, layer, args.repeats)
+                if args.phases:
+                    line = phases(checkpoint.cfg, checkpoint.params, tokens, layer)
+                else:
+                    line = compared(checkpoint.cfg, checkpoint.params, tokens, layer, args.repeats)
                 print(f"T={T:4d} " + line, flush=True)
             print(f"        load average {load_average():.1f}")
     return 0

@@ -183,13 +183,14 @@ def forward_backward(
 
 def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list, params, plain: bool) -> list:
     """The build's forward of its first segments, handed to the cache of recomputed segments
-    (recompute.built_forwards) in its free room, up to half its bound: reading the step in order
-    then replays none of their forwards, and no other trace's entry is evicted for them. Not for
+    (recompute.built_forwards) in its free room: reading the step in order then replays none of
+    their forwards (each is read before the next replay needs its room: an in-order read evicts
+    only forwards it has read), and no other trace's entry is evicted for them. Not for
     a low-precision step or an overridden backward (a fault's or an exercise's rule, a rounding
     policy: none is held to leave its cache unwritten), nor for a training step (its caches hold
     the weights its update frees one by one: xt_core.training.loop)."""
     if not plain:
         return []
-    room = min(RECOMPUTED.max_bytes // 2, RECOMPUTED.max_bytes - RECOMPUTED.nbytes)
+    room = RECOMPUTED.max_bytes - RECOMPUTED.nbytes
     ids = {id(env[name]) for name in (*params, *TOKEN_IDS, *segs.boundaries(nodes))}  # what the trace holds
     return built_forwards(nodes, segs, env, caches, room, lambda a: id(a) in ids)

@@ -21,6 +21,7 @@ apart from the traces (app.traces.store: its budget is part of cache_bytes).
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -112,12 +113,55 @@ def forward_finite(nodes: list[Node], env: Mapping) -> bool:
 class Replayed:
     """One segment recomputed: its ops' outputs, every gradient its backward makes (a parameter's
     only this segment's part), each op's contributions, and the rows an op's contribution is
-    nonzero in (Op.sparse_rows), for summing a parameter read by several segments."""
+    nonzero in (Op.sparse_rows), for summing a parameter read by several segments. A parameter
+    contribution its op can make apart (DeferredParams) is made when first read: read them by
+    contribution(i) and grad(name); `grew` is told the bytes each read made (the cache counts them)."""
 
     values: dict[str, np.ndarray]
     grads: dict[str, np.ndarray]
     contributions: dict[int, dict[str, np.ndarray]]
     rows: dict[int, np.ndarray | None] = field(default_factory=dict)
+    # node index -> (node, its cache, dL/d its output, the parameters it left out): DeferredParams
+    deferred: dict[int, tuple] = field(default_factory=dict)
+    grew: Callable[[int], None] = lambda size: None
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def __post_init__(self):
+        self._later = {name for *_, names in self.deferred.values() for name in names}
+        for name in self._later:  # summed when read, every contribution in the backward's order
+            self.grads.pop(name, None)
+
+    def contribution(self, i: int) -> dict[str, np.ndarray]:
+        """What node i alone added to each of its inputs' gradients (a left-out parameter's made now)."""
+        if i in self.deferred:
+            with self._lock:
+                later = self.deferred.get(i)
+                if later is not None:
+                    node, cache, dout, names = later
+                    made = dict(zip(node.inputs, node.op.param_backward(dout, cache), strict=True))
+                    merged = {**self.contributions[i], **{n: made[n] for n in names if made[n] is not None}}
+                    self.contributions[i] = {n: merged[n] for n in node.inputs if n in merged}
+                    del self.deferred[i]  # after: a reader that finds it gone finds the contribution made
+                    self.grew(sum(made[n].nbytes for n in names if made[n] is not None))
+        return self.contributions[i]
+
+    def grad(self, name: str) -> np.ndarray:
+        """dL/d name as this segment's backward makes it (a parameter's: this segment's part)."""
+        if name in self._later and name not in self.grads:
+            with self._lock:
+                if name not in self.grads:
+                    self.grads[name] = self._summed(name)
+        return self.grads[name]
+
+    def _summed(self, name: str) -> np.ndarray:
+        grads: dict[str, np.ndarray] = {}
+        for i in self.contributions:  # the backward's order (EveryGradient); only its readers' made
+            later = self.deferred.get(i)
+            if name in self.contributions[i] or (later is not None and name in later[3]):
+                accumulate(grads, name, self.contribution(i)[name], lambda i=i: self.rows.get(i))
+        parts = {id(c[name]) for c in self.contributions.values() if name in c}
+        self.grew(0 if id(grads[name]) in parts else grads[name].nbytes)  # a sum made here
+        return grads[name]
 
     def nbytes(self, held: Callable[[np.ndarray], bool] = lambda a: False) -> int:
         """Bytes of its arrays, each once, but those `held` (a trace's boundaries, borrowed weights)."""
@@ -193,16 +237,48 @@ def built_forwards(
 
 
 def replay(
-    nodes: list[Node], span: range, env: Mapping, arriving: dict, override=None, forwarded: Forwarded | None = None
+    nodes: list[Node],
+    span: range,
+    env: Mapping,
+    arriving: dict,
+    override=None,
+    forwarded: Forwarded | None = None,
+    is_param: Callable[[str], bool] | None = None,
 ) -> Replayed:
     """nodes[span] run forward (or `forwarded`, that forward already run: its caches are used up),
     then backward from `arriving` (dL/d its output) by tape.run_backward, recording every gradient
-    and contribution."""
+    and contribution; with is_param, the parameter gradients DeferredParams leaves out are made
+    when read."""
     if forwarded is None:
         forwarded = replay_forward(nodes, span, env)
-    keep = EveryGradient(span)
+    keep = EveryGradient(span) if is_param is None else DeferredParams(span, is_param, override)
     grads, contributions = run_backward(nodes, dict(forwarded.caches), arriving, override, keep, Span(span))
-    return Replayed(forwarded.values, grads, contributions, keep.rows)
+    return Replayed(forwarded.values, grads, contributions, keep.rows, getattr(keep, "deferred", {}))
+
+
+class DeferredParams(EveryGradient):
+    """EveryGradient, but the parameter gradients an op can make apart (Op.param_backward: a linear's
+    or the LM head's weight gradient, as costly as the rest of its backward) are left out of the
+    backward: the replay makes each when read (Replayed.contribution), from the op's cache and dL/d
+    its output, which the replay holds anyway. Reading a segment's values and activation gradients
+    then runs no weight-gradient product; a read of a parameter's gradient or of an op's
+    contributions makes it with the bits the backward would have (it calls the same function).
+    Not for an op with a precision policy (it rounds the backward whole) or a replaced backward (a
+    fault's, an exercise's: run whole, as recorded)."""
+
+    def __init__(self, span: range, is_param: Callable[[str], bool], override=None):
+        super().__init__(span)
+        self.is_param, self.replaced = is_param, set(override or ())
+        self.deferred: dict[int, tuple] = {}
+
+    def inputs_only(self, node: Node) -> bool:
+        apart = node.op.param_backward is not None and node.precision is None and node.name not in self.replaced
+        return apart and any(map(self.is_param, node.inputs))
+
+    def left_out(self, grads: dict, i: int, node: Node, cache, names: list[str]) -> None:
+        names = [name for name in names if self.is_param(name)]
+        if names:
+            self.deferred[i] = (node, cache, grads[node.name], names)
 
 
 def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Callable[[int], Replayed]):
@@ -212,8 +288,8 @@ def summed_param_grad(nodes: list[Node], segs: Segments, name: str, replayed: Ca
     for s in reversed(segs.readers[name]):
         part = replayed(s)
         for i in reversed(segs.spans[s]):
-            if name in part.contributions[i]:
-                accumulate(grads, name, part.contributions[i][name], lambda i=i, part=part: part.rows.get(i))
+            if name in part.contribution(i):
+                accumulate(grads, name, part.contribution(i)[name], lambda i=i, part=part: part.rows.get(i))
     return grads[name]
 
 

@@ -71,6 +71,18 @@ class RecomputeCache:
             self._bytes -= hit[1]
             return hit[0]
 
+    def grew(self, key: tuple, size: int) -> None:
+        """An entry made `size` bytes more after it was cached (a replay's parameter gradient made
+        when read: recompute.DeferredParams): counted, and the bound kept (the entry, just read, is
+        the newest). Nothing if it was evicted meanwhile (its reader holds it until done)."""
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or size <= 0:
+                return
+            self._entries[key] = (hit[0], hit[1] + size)
+            self._bytes += size
+            self._shrink()
+
     def _lookup(self, key: tuple):
         with self._lock:
             hit = self._entries.get(key)

@@ -18,6 +18,7 @@ import numpy as np
 
 from xt_core.memory import LARGE_ARRAY_BYTES, reusable_empty
 from xt_core.ops import OPS, Op
+from xt_core.ops.basic import read_uncast
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,13 @@ def backward_into(grads: dict, i: int, node: Node, cache, keep, backward_overrid
     """Node i's backward (run_backward's body), each gradient it makes handed to `keep`: summed
     into grads, recorded, sunk or dropped. Its own function so that what it made and `keep` did
     not hold is freed on return, before the loop's next segment replays its forward."""
-    in_grads = node_backward(node, cache, grads, backward_override, keep.inputs_only(node))
+    inputs_only = keep.inputs_only(node)
+    in_grads = node_backward(node, cache, grads, backward_override, inputs_only)
     for name, grad in zip(node.inputs, in_grads, strict=True):
         if grad is not None:
             keep.take(grads, i, name, grad, partial(sparse_rows, node, cache, name, backward_override))
+    if inputs_only:  # what the op left out, the policy may make later (xt_core.recompute.DeferredParams)
+        keep.left_out(grads, i, node, cache, [n for n, g in zip(node.inputs, in_grads, strict=True) if g is None])
 
 
 class EveryGradient:
@@ -106,6 +110,9 @@ class EveryGradient:
 
     def inputs_only(self, node: Node) -> bool:
         return False
+
+    def left_out(self, grads: dict, i: int, node: Node, cache, names: list[str]) -> None:
+        pass
 
     def take(self, grads: dict, i: int, name: str, grad: np.ndarray, rows: Callable) -> None:
         self.contributions.setdefault(i, {})[name] = grad
@@ -133,6 +140,9 @@ class KeepOnly:
 
     def inputs_only(self, node: Node) -> bool:
         return self.sink is None and not all(map(self.wanted, node.inputs))
+
+    def left_out(self, grads: dict, i: int, node: Node, cache, names: list[str]) -> None:
+        pass  # a gradient not wanted: never made
 
     def take(self, grads: dict, i: int, name: str, grad: np.ndarray, rows: Callable) -> None:
         if self.wanted(name):
@@ -286,7 +296,10 @@ def replay_losses(
             if swap is not None and swap[0] == i:
                 args[swap[1]] = swap[2]
             if dtype is not None:
-                args = [_cast_once(a, dtype, shared, casts) for a in args]
+                args = [
+                    a if read_uncast(node.kind, k, a) else _cast_once(a, dtype, shared, casts)
+                    for k, a in enumerate(args)
+                ]
             local[node.name] = node.run(args)[0]
             del args  # a moved (V, C) weight is 226 MB in float64: freed before the next replay builds its own
             _drop_read(local, node, i, last_read)

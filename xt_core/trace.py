@@ -178,15 +178,19 @@ class Trace:
         """Segment `segment` recomputed (xt_core.recompute), from the process's cache when there;
         its forward taken from the cache if a read of a value ran it (only the backward runs)."""
 
+        key = (self._owner, "segment", segment)
+
         def compute():
             span = self._segs.spans[segment]
             out = self.nodes[span[-1]].name
             forwarded = RECOMPUTED.take((self._owner, "forward", segment))
             arriving = {out: self._boundary_grads[out]}
-            done = replay(self._tape, span, self._held, arriving, self.backward_override, forwarded)
+            params = self._segs.readers.__contains__  # their weight gradients made when read
+            done = replay(self._tape, span, self._held, arriving, self.backward_override, forwarded, params)
+            done.grew = lambda size: RECOMPUTED.grew(key, size)
             return done, done.nbytes(self._is_held)
 
-        return RECOMPUTED.get((self._owner, "segment", segment), compute)
+        return RECOMPUTED.get(key, compute)
 
     def _forwarded(self, segment: int) -> Forwarded:
         """Segment `segment`'s forward alone, run again (a read of a value needs no backward), cached."""
@@ -222,7 +226,7 @@ class Trace:
 
     def contributions(self, node_index: int) -> dict[str, np.ndarray]:
         """What node `node_index` alone adds to the gradient of each of its float inputs."""
-        return self._replayed(self._segs.of_node[node_index]).contributions[node_index]
+        return self._replayed(self._segs.of_node[node_index]).contribution(node_index)
 
     def _contributions_of(self, node_index: int) -> LazyMap:
         return LazyMap(
@@ -281,9 +285,9 @@ class Trace:
             if self._param_grads is not None:
                 return self._param_grads[name]
             readers = self._segs.readers[name]
-            return self._replayed(readers[0]).grads[name] if len(readers) == 1 else self._summed_grad(name)
+            return self._replayed(readers[0]).grad(name) if len(readers) == 1 else self._summed_grad(name)
         if name in self._segs.produced:
-            return self._replayed(self._segs.produced[name]).grads[name]
+            return self._replayed(self._segs.produced[name]).grad(name)
         if name in TOKEN_IDS:
             raise KeyError(f"{name} are integer token ids: they have no gradient")
         raise self._unknown(name, self.all_grads)

@@ -4,6 +4,7 @@ is bit for bit what a full recording of the same step holds."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import threading
 import weakref
@@ -24,6 +25,7 @@ from xt_core.checks.twin import F64, _args, twin_of
 from xt_core.lab import faults
 from xt_core.lab.faults import CATALOGUE
 from xt_core.model import build_tape
+from xt_core.ops import OPS
 from xt_core.recompute import RECOMPUTED, Segments, activation_of, replay_forward
 from xt_core.tape import run_backward, run_backward_sparse, run_forward
 from xt_core.training.loop import train_step
@@ -114,8 +116,8 @@ def twin_keeps(request, monkeypatch):
 
 
 @TWIN_KEEPS
-def test_a_gqa_config_and_the_smollm2_stand_in_recompute_bit_for_bit(twin_keeps):
-    for cfg, seed in ((GQA, 3), (STAND_IN, 7)):
+def test_a_gqa_config_the_smollm2_stand_in_and_gpt2_recompute_bit_for_bit(twin_keeps):
+    for cfg, seed in ((GQA, 3), (STAND_IN, 7), (xt_core.PRESETS["gpt2-tiny"], 1)):  # GPT-2: its biases' gradients
         inputs, targets = make_batch(cfg, 2 if cfg is GQA else 1, len(STAND_IN_TEXT) // 3, seed=seed)
         assert_bit_identical(xt_core.forward_backward(cfg, xt_core.init_params(cfg, seed=seed), inputs, targets))
 
@@ -145,9 +147,9 @@ def test_a_training_step_replays_bit_for_bit_and_its_held_gradients_are_the_reco
         assert same(held.grads[name], recomputed.grads[name]), name
 
 
-@pytest.mark.parametrize("bound", [1 << 30, 100_000])  # 100 KB: two of three layers' 22 KB forwards
+@pytest.mark.parametrize("bound", [1 << 30, 50_000])  # 50 KB: two of three layers' 22 KB forwards
 def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(monkeypatch, bound):
-    """The build hands its first segments' forward to the cache (as much as half the bound holds:
+    """The build hands its first segments' forward to the cache (as much as its free room holds:
     all of this step's under the large bound, some under the small one); a value's read replays the
     forward of the others alone; the gradients' read runs the backward from those caches (cached,
     counted once), not the forward again: the same bits."""
@@ -176,6 +178,33 @@ def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(
         assert RECOMPUTED.nbytes > held  # each forward became its whole replay's, not held beside it
     else:  # the first ones were the build's (the embedding's at least), the rest replayed in order
         assert 0 < len(replayed) < len(spans) - 1 and replayed == list(spans[len(spans) - len(replayed) :])
+
+
+def test_a_replay_makes_a_weights_gradient_only_when_it_is_read(monkeypatch):
+    """Reading values and activation gradients runs no weight-gradient product (DeferredParams); a
+    contribution or a parameter's gradient read makes it once, with the full recording's bits, and
+    the cache counts its bytes."""
+    made = []
+    for kind in ("linear", "unembed"):
+        apart = OPS[kind].param_backward
+        spy = lambda dy, cache, apart=apart, kind=kind: made.append(kind) or apart(dy, cache)  # noqa: E731
+        monkeypatch.setitem(OPS, kind, dataclasses.replace(OPS[kind], param_backward=spy))
+    RECOMPUTED.clear()
+    RECOMPUTED.resize(1 << 30)  # nothing evicted: the fixture restores the bound
+    inputs, targets = make_batch(GQA, 1, 8, seed=5)
+    trace = xt_core.forward_backward(GQA, xt_core.init_params(GQA, seed=5), inputs, targets)
+    values, grads, contributions = full_recording(trace)
+    for node in trace.nodes[::-1]:
+        assert same(trace[node.name], values[node.name]) and same(trace.grad(node.name), grads[node.name])
+    assert made == []
+    held = RECOMPUTED.nbytes
+    q = next(r for r in trace.records if r.phase == "backward" and r.name == "layers.1.attention.q")
+    for _ in range(2):
+        assert same(q.contributions["layers.1.attention.wq"], contributions[q.node]["layers.1.attention.wq"])
+        assert same(trace.grads["layers.1.attention.wq"], grads["layers.1.attention.wq"])
+    assert made == ["linear"] and RECOMPUTED.nbytes == held + GQA.n_embd * GQA.n_embd * 4
+    assert same(trace.grads["tok_embeddings"], grads["tok_embeddings"])  # the tied head's part and the lookup's
+    assert made == ["linear", "unembed"]
 
 
 def test_checks_pass_on_recomputed_segments_and_a_fault_still_fails_at_its_own_op():

@@ -57,3 +57,30 @@ def test_lockstep_replays_of_one_readers_input_cast_each_weight_once_and_match_s
     assert lockstep == separate and separate[0] != separate[1]
     weights_read = sum(env[n].dtype == np.float32 for node in trace.nodes[start:] for n in node.inputs if n in env)
     assert casts.count(np.dtype(np.float32)) == weights_read  # once per op, for both replays
+
+
+def test_a_real_vocabularys_head_reads_its_float32_weight_uncast_with_the_bits_of_a_cast_one(monkeypatch):
+    """A vocabulary past VOCAB_BLOCK: the twin and the checks' replays hand the LM head its float32
+    weight (no float64 (V, C) copy); each block is cast inside its product, the same bits."""
+    from xt_core.checks.twin import _args
+    from xt_core.ops import basic
+
+    monkeypatch.setattr(basic, "VOCAB_BLOCK", 16)  # a "real" vocabulary of 65 rows: four blocks and a part
+    cfg = xt_core.PRESETS["tiny"]
+    inputs, targets = make_batch(cfg, 1, 6, seed=1)
+    trace = xt_core.forward_backward(cfg, xt_core.init_params(cfg, dtype=np.float32), inputs, targets)
+    head = next(node for node in trace.nodes if node.kind == "unembed")
+    args = _args(head, twin_of(trace).values)
+    assert args[0].dtype == np.float64 and args[1].dtype == np.float32
+    cast = [np.asarray(a, dtype=np.float64) for a in args]
+    logits, cache = basic.unembed_forward(*args)
+    assert np.array_equal(logits, basic.unembed_forward(*cast)[0])
+    dlogits = np.random.default_rng(0).standard_normal(logits.shape)
+    assert np.array_equal(
+        basic.unembed_input_backward(dlogits, cache)[0], basic.unembed_input_backward(dlogits, cast)[0]
+    )
+    start = trace.nodes.index(head)
+    env = twin_of(trace).values
+    uncast = replay_loss(trace.nodes, env, start, dtype=np.float64)
+    whole = {head.inputs[1]: cast[1]}  # the weight cast whole first
+    assert replay_loss(trace.nodes, env, start, replace=whole, dtype=np.float64) == uncast

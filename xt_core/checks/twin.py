@@ -35,14 +35,11 @@ import numpy as np
 
 from xt_core.checks.directions import Direction
 from xt_core.names import TOKEN_IDS
+from xt_core.ops.basic import read_uncast
 from xt_core.recompute import RECOMPUTED, Boundaries, LazyMap, Segments, activation_of, new_owner
 from xt_core.tape import KeepOnly, Node, Span, node_backward, run_backward
 
 F64 = np.dtype(np.float64)
-# numpy's mixed float64 @ float32 matmul against a *transposed* float32 weight is ~4x slower
-# than casting the weight first. The LM head reads its (V, C) weight transposed; its float64
-# cast (V*C*8 bytes) lives only until its backward, a few ops later.
-_CAST_WEIGHTS_FIRST = ("unembed",)
 # What the twin's forward keeps of its latest segments (Float64Step.build): the whole forward of a
 # toy model or of SmolLM2's head and last layers at 32 positions; past it, a segment is run again.
 KEPT_FORWARD_BYTES = 256 << 20
@@ -319,7 +316,11 @@ def _drop_span(nodes: list[Node], span: range, values: dict, caches: list) -> No
 
 
 def _args(node: Node, values: dict) -> list:
+    """A node's arguments in the twin: float32 parameters as they are (each op reads them in
+    float64, exactly), but a small vocabulary's LM head weight cast first: numpy's mixed float64 @
+    float32 product against a transposed float32 weight is ~4x slower than casting first. A real
+    vocabulary's is read block by block, uncast (ops.basic.read_uncast)."""
     args = [values[name] for name in node.inputs]
-    if node.kind in _CAST_WEIGHTS_FIRST:
-        args = [np.asarray(a, dtype=F64) if np.asarray(a).dtype.kind == "f" else a for a in args]
-    return args
+    if node.kind != "unembed":
+        return args
+    return [a if read_uncast(node.kind, slot, a) else np.asarray(a, dtype=F64) for slot, a in enumerate(args)]

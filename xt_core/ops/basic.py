@@ -75,10 +75,15 @@ def linear_forward(x: np.ndarray, weight: np.ndarray):
 
 def linear_backward(dy: np.ndarray, cache):
     """Forward: y = x @ weight.  dx = dy @ weight^T;  dweight = x^T @ dy (X first: (in, out))."""
-    x, weight = cache
     (dx, _) = linear_input_backward(dy, cache)
-    dweight = x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
-    return dx, dweight
+    return dx, linear_param_backward(dy, cache)[1]
+
+
+def linear_param_backward(dy: np.ndarray, cache):
+    """linear_backward's weight gradient alone: (None, dweight), the same product (the same bits).
+    Made when read where a replay leaves it out (xt_core.recompute.DeferredParams)."""
+    x = cache[0]
+    return None, x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
 
 
 def linear_input_backward(dy: np.ndarray, cache):
@@ -115,6 +120,11 @@ def linear_bias_backward(dy: np.ndarray, cache):
     return dx, dweight, np.sum(dy.reshape(-1, dy.shape[-1]), axis=0)
 
 
+def linear_bias_param_backward(dy: np.ndarray, cache):
+    """linear_bias_backward's parameter gradients alone: (None, dweight, dbias), the same bits."""
+    return None, linear_param_backward(dy, cache)[1], np.sum(dy.reshape(-1, dy.shape[-1]), axis=0)
+
+
 def linear_bias_input_backward(dy: np.ndarray, cache):
     """linear_bias_backward without the parameters' gradients: (dx, None, None)."""
     return linear_input_backward(dy, cache)[0], None, None
@@ -127,6 +137,21 @@ UNEMBED_BACKWARD_TEX = r"\frac{\partial L}{\partial n} = \frac{\partial L}{\part
 
 
 VOCAB_BLOCK = 2048  # rows of the (V, C) weight per matmul in unembed_forward
+
+
+def unembed_blocks(weight: np.ndarray) -> bool:
+    """Whether unembed_forward multiplies `weight` a block of rows at a time (a real vocabulary).
+    Then a float32 weight in a float64 step is cast block by block inside each product, with the
+    bits of the weight cast whole first (and so is its backward's dlogits @ weight), without a
+    float64 (V, C) copy: 226 MB for SmolLM2, whose fresh pages cost 0.04 to 1.4 s on a loaded
+    machine (the float64 twin and every check's replays made one each)."""
+    return weight.shape[0] > VOCAB_BLOCK
+
+
+def read_uncast(kind: str, slot: int, a) -> bool:
+    """Whether a float64 replay (the twin, a check's) hands argument `slot` of an op of this kind to
+    it uncast: a real vocabulary's LM head weight (unembed_blocks), not copied whole to float64."""
+    return kind == "unembed" and slot == 1 and np.ndim(a) == 2 and unembed_blocks(a)
 
 
 def unembed_forward(x: np.ndarray, weight: np.ndarray):
@@ -145,11 +170,16 @@ def unembed_forward(x: np.ndarray, weight: np.ndarray):
 
 def unembed_backward(dlogits: np.ndarray, cache):
     """Forward: logits = x @ weight^T.  dx = dlogits @ weight;  dweight = dlogits^T @ x (V, C)."""
-    x, weight = cache
     (dx, _) = unembed_input_backward(dlogits, cache)
+    return dx, unembed_param_backward(dlogits, cache)[1]
+
+
+def unembed_param_backward(dlogits: np.ndarray, cache):
+    """unembed_backward's weight gradient alone: (None, dweight), the same product (the same bits)."""
+    x, weight = cache
     dweight = reusable_empty(weight.shape, np.result_type(dlogits, x))  # (V, C): 113 MB for SmolLM2
     np.matmul(dlogits.reshape(-1, dlogits.shape[-1]).T, x.reshape(-1, x.shape[-1]), out=dweight)
-    return dx, dweight
+    return None, dweight
 
 
 def unembed_input_backward(dlogits: np.ndarray, cache):

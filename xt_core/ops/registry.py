@@ -22,6 +22,9 @@ class Op:
     # cache -> the rows of its last input (a table) outside which its backward's contribution is
     # zero (an embedding lookup: the batch's tokens), so the tape adds that contribution by rows
     sparse_rows: Callable | None = None
+    # the backward's parameter gradients alone (None for every other input), with the bits the
+    # backward gives them: a replay makes them when read (xt_core.recompute.DeferredParams)
+    param_backward: Callable | None = None
 
 
 # Each entry names its functions and formulas directly, so a reader (or a tool) follows a
@@ -49,6 +52,7 @@ _TABLE = (
         basic.LINEAR_FORWARD_TEX,
         basic.LINEAR_BACKWARD_TEX,
         basic.linear_input_backward,
+        param_backward=basic.linear_param_backward,
     ),
     Op(
         "unembed",
@@ -57,6 +61,7 @@ _TABLE = (
         basic.UNEMBED_FORWARD_TEX,
         basic.UNEMBED_BACKWARD_TEX,
         basic.unembed_input_backward,
+        param_backward=basic.unembed_param_backward,
     ),
     Op(
         "residual",
@@ -151,6 +156,7 @@ _TABLE = (
         basic.LINEAR_BIAS_FORWARD_TEX,
         basic.LINEAR_BIAS_BACKWARD_TEX,
         basic.linear_bias_input_backward,
+        param_backward=basic.linear_bias_param_backward,
     ),
     Op(
         "gelu_tanh",
