@@ -64,7 +64,9 @@ CONFIGS = {
     ),  # fmt: skip
 }
 QWEN = [name for name in CONFIGS if name.startswith("qwen")]
-BATCHES = [(1, 4), (3, 5)]  # (n_seq, T), T < seq_len
+# (n_seq, T), T < seq_len: a batch of 3 (what sums over sequences is summed) in make test, one sequence too in
+# make test-long (a sweep: every family's config twice)
+BATCHES = [pytest.param(3, 5, id="3-5"), pytest.param(1, 4, id="1-4", marks=pytest.mark.long)]
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
