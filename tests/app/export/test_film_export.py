@@ -42,6 +42,9 @@ def test_the_directory_holds_the_film_its_run_and_a_steps_walkthrough(film_expor
     assert manifest["answers"] == "files" and manifest["trace"] is None
     assert manifest["film"] == {"run": FILM_RUN, "pages": {str(FILM_STEP): STEP_PAGE}}
     assert "The walkthrough of one step opens from it: step 8." in film
+    # the note as the page's HTML has it (not its scripts': from file:// a browser refuses them)
+    note = re.search(rf"A static export of the film of the recorded run {FILM_RUN},[^<]*", film).group(0)
+    assert "This folder plays from a web server" in note
     assert 'class="static-export film-page"' in film and _server_urls(film) == []
     # the run's answer, whole: the bytes the app sends (whatever it comes to hold, the page gets)
     with app_client(film_settings(film_export.runs_dir)) as client:  # the app the export drives, no warm-up
@@ -75,6 +78,8 @@ def test_the_single_file_holds_the_film_alone_and_loads_nothing(film_export):
     assert sorted(answers) == [f"runs/{FILM_RUN}", f"runs/{FILM_RUN}/attention"]  # the film and its frames
     assert len(answers[f"runs/{FILM_RUN}"]["step"]) == 16
     assert "No step's walkthrough opens from this file" in single
+    note = re.search(rf"A static export of the film of the recorded run {FILM_RUN} in one file[^<]*", single).group(0)
+    assert "web server" not in note  # the single file plays from file://
 
 
 def test_the_steps_an_export_holds_are_bounded_and_checked():
