@@ -66,7 +66,15 @@ def _lesson(client, name: str) -> dict:
     response = client.get(f"/api/lessons/{name}")
     if response.status_code != 200:
         raise ExportError(response.json().get("detail", f"no lesson named {name!r}"))
-    return response.json()
+    lesson = response.json()
+    if lesson.get("run"):  # its stops are on the film and on several steps' walk pages: no one trace
+        steps = sorted({s["run_step"] for s in lesson["steps"] if s.get("run_step") is not None})
+        raise ExportError(
+            f"lesson {name} is about the recorded run {lesson['run']}: its stops are on the run's film and on "
+            f"the walkthroughs of steps {', '.join(map(str, steps))}, not on one walkthrough; export the film with "
+            f"those steps instead: xt export --run {lesson['run']} --run-steps {','.join(map(str, steps))} --out DIR"
+        )
+    return lesson
 
 
 def _add_lessons(client, collected: Collected, only: str | None, handed_over: bool) -> None:

@@ -8,6 +8,7 @@ trace's id, so the player (static/js/class/lesson.js) knows when a stop takes it
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlencode
@@ -136,10 +137,12 @@ def _marks(path: Path, lesson: LessonFile, steps: list[dict], measured: dict, ru
 
 
 def run_values(run: Run) -> dict[str, int | float]:
-    """The numbers of the run a text may name beside its claims."""
+    """The numbers of the run a text may name beside its claims; uniform_loss is ln V, the loss of a
+    uniform guess over the vocabulary (what a model that reads nothing of its context cannot beat
+    when every token is uniform, as the induction task's are)."""
     plan = run.plan
     return {"run_steps": plan.steps, "batch": plan.batch, "warmup": plan.warmup, "lr": plan.lr,
-            "steepest": int(run.steepest["step"])}  # fmt: skip
+            "steepest": int(run.steepest["step"]), "uniform_loss": math.log(run.cfg.vocab_size)}  # fmt: skip
 
 
 def check(path: Path, lesson: LessonFile, settings: Settings, trace_for) -> cat.Lesson:

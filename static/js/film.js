@@ -37,7 +37,8 @@ function describe(run, step) {
   const i = Math.min(run.step.length - 1, Math.round((step - run.shown.start) / run.shown.stride));
   const induction = bestHead(run.induction[i]);
   const previous = bestHead(run.previous[i]);
-  const checkpoint = run.checkpoints.includes(step);
+  // "a checkpoint: it opens at once" is the server's rebuild; an export says itself which steps open
+  const checkpoint = !filmExported && run.checkpoints.includes(step);
   return t(checkpoint ? "js-film-readout-checkpoint" : "js-film-readout", {
     step,
     loss: local(formatNumber(run.loss[i])),

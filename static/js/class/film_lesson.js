@@ -79,6 +79,14 @@ async function drawMarks(marks) {
   await Plotly.relayout(plot, { annotations: labels });
 }
 
+/** Beside the lesson's panel (a wide screen), the film's three panels scrolled into view under the
+ * sticky scrubber: at 1280×720 the page's top shows the loss alone, and a stop's narration points at
+ * the score panels below it. On a phone the panel is above the film in the flow: nothing moves. */
+function figureInView() {
+  if (!window.matchMedia("(min-width: 901px)").matches) return;
+  if (plot.getBoundingClientRect().bottom > window.innerHeight) plot.scrollIntoView({ block: "end" });
+}
+
 /** The film as a lesson's stage: it shows the film stops of its own run, with their marks. */
 function filmStage(run) {
   return {
@@ -87,6 +95,7 @@ function filmStage(run) {
       scrub.value = String(step.film);
       scrub.dispatchEvent(new Event("input")); // film.js's own scrubbing: the line, the readout, ?step=
       await drawMarks(step.annotations ?? []);
+      figureInView();
     },
   };
 }

@@ -11,7 +11,7 @@ import { local, t } from "../lib/words.js";
 const COLOURS = { wk: "#d62728", wq: "#1f77b4" };
 const WRITE = /^L(\d+)\.(?:head(\d+)|ffn)$/;
 
-/** A write's label: "embedding", "L0 head 1<br>previous token 0.63", "L0 feed-forward"; `previous`
+/** A write's label: "embedding", "layer 0, head 1<br>previous token 0.63", "layer 0, feed-forward"; `previous`
  * (layer, head) the heads' previous-token scores at the step. */
 export function writeLabel(write, previous) {
   if (write === "embedding") return t("film-view-js-write-embedding");

@@ -9,10 +9,11 @@ import base64
 import gzip
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 
-from app.export import ExportError, app_client
+from app.export import ExportError, app_client, collect_walk
 from app.export.film import MAX_FILM_STEPS, carry_film, chosen_steps, export_film
 from app.export.keys import file_name
 from tests.helpers.export import FILM_RUN, FILM_STEP, film_settings
@@ -42,6 +43,9 @@ def test_the_directory_holds_the_film_its_run_and_a_steps_walkthrough(film_expor
     assert manifest["answers"] == "files" and manifest["trace"] is None
     assert manifest["film"] == {"run": FILM_RUN, "pages": {str(FILM_STEP): STEP_PAGE}}
     assert "The walkthrough of one step opens from it: step 8." in film
+    # the note as the page's HTML has it (not its scripts': from file:// a browser refuses them)
+    note = re.search(rf"A static export of the film of the recorded run {FILM_RUN},[^<]*", film).group(0)
+    assert "This folder plays from a web server" in note
     assert 'class="static-export film-page"' in film and _server_urls(film) == []
     # the run's answer, whole: the bytes the app sends (whatever it comes to hold, the page gets)
     with app_client(film_settings(film_export.runs_dir)) as client:  # the app the export drives, no warm-up
@@ -75,6 +79,8 @@ def test_the_single_file_holds_the_film_alone_and_loads_nothing(film_export):
     assert sorted(answers) == [f"runs/{FILM_RUN}", f"runs/{FILM_RUN}/attention"]  # the film and its frames
     assert len(answers[f"runs/{FILM_RUN}"]["step"]) == 16
     assert "No step's walkthrough opens from this file" in single
+    note = re.search(rf"A static export of the film of the recorded run {FILM_RUN} in one file[^<]*", single).group(0)
+    assert "web server" not in note  # the single file plays from file://
 
 
 def test_the_steps_an_export_holds_are_bounded_and_checked():
@@ -142,3 +148,18 @@ def test_xt_export_refuses_what_it_cannot_export(film_export, tmp_path, capsys):
         assert said in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
     assert xt_cli.main(["export", "--run", str(film_export.runs_dir / FILM_RUN)]) == 2  # neither --out nor a file
+
+
+def test_a_run_lessons_export_is_refused_naming_the_film_to_export_instead():
+    """A lesson about a run plays on its film and on several steps' walk pages, never one trace: its
+    export is refused before anything is built, naming the command that exports those pages."""
+    lesson = {"run": "induction", "spec": {"run": "induction", "run_step": 500},
+              "steps": [{"film": 0, "run_step": None, "index": None}, {"film": None, "run_step": 1000, "index": 9},
+                        {"film": None, "run_step": 500, "index": 27}]}  # fmt: skip
+    asked = []
+    client = SimpleNamespace(get=lambda url: asked.append(url) or SimpleNamespace(status_code=200, json=lambda: lesson))
+    with pytest.raises(
+        ExportError, match=r"steps 500, 1000, not on one .*: xt export --run induction --run-steps 500,1000 --out DIR"
+    ):
+        collect_walk(client, None, "induction-head", None)
+    assert asked == ["/api/lessons/induction-head"]

@@ -52,6 +52,11 @@ def test_the_shipped_run_lesson_holds_and_names_the_runs_numbers(shipped):
     texts = [en["summary"], *(s[k] for s in en["steps"] for k in ("takeaway", "narration"))]
     assert not any("{" in text for text in texts)
     assert "from step 100 to step 665" in en["steps"][1]["narration"]
+    # the plateau's loss against ln V, a uniform guess (the run's value, not typed): below it, the
+    # model reads its context already
+    assert "at a loss near 3.03: below 3.26 (ln 26," in en["steps"][1]["narration"]
+    assert by_id["plateau"]["loss"] < np.log(26) < by_id["start"]["loss"]
+    assert "(step 746)" in en["steps"][6]["narration"]  # the induction head rises after the previous-token head
     # a film stop's marks: the steps its claims measured
     assert en["steps"][1]["annotations"] == [{"kind": "steps", "from": 100, "to": 665, "label": "the plateau"}]
     assert [(m["from"], m["to"]) for m in en["steps"][5]["annotations"]] == [(600, 700), (900, 1000)]
@@ -70,7 +75,7 @@ def test_the_shipped_run_lesson_speaks_russian(shipped):
         assert r["narration"] != e["narration"]
         assert [c["values"] for c in r["claims"]] == [c["values"] for c in e["claims"]]
         for text in (r["takeaway"], r["narration"], *(c["claimed"] + c["measured"] for c in r["claims"])):
-            assert english_words(text, {"induction", "docs"}) == [], text
+            assert english_words(text, {"induction", "docs", "ln"}) == [], text  # ln: the logarithm
 
 
 def _run(loss, induction, previous=None, steepest=None) -> SimpleNamespace:

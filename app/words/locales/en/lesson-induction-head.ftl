@@ -25,8 +25,9 @@ lesson-induction-head-film-400 =
         A plateau is a stretch where the loss, averaged over { $plateau-window } steps, falls by less than
         { FORMAT($plateau-max_fall, spec: ".2g") } per 100 steps.
         Here it runs from step { $plateau-first } to step { $plateau-last }, at a loss near
-        { FORMAT($plateau-loss, spec: ".2f") }: the model predicts the letters' frequencies and nothing of
-        the repeats. Point at the two score panels: every line stays low.
+        { FORMAT($plateau-loss, spec: ".2f") }: below { FORMAT($uniform_loss, spec: ".2f") } (ln { $V }, a uniform
+        guess among the { $V } letters), so the model already uses which letters the sequence has shown, but
+        not yet where they repeat. Point at the two score panels: every line stays low.
     .next = Open step { $prev_early-at }, on the plateau: what does layer 0's attention do?
     .mark-0 = the plateau
 
@@ -77,20 +78,25 @@ lesson-induction-head-film-801 =
     .takeaway = Layer 1's best induction score passes { FORMAT($passes-above, spec: ".2g") } at step { $passes }.
     .narration =
         In the middle panel, layer 1's solid lines climb together, head { $passes-head } first past { FORMAT($passes-above, spec: ".2g") } at
-        step { $passes } ({ FORMAT($passes-score, spec: ".2f") }), a few dozen steps after layer 0's
-        previous-token head: the two heads form together, one reading the other.
+        step { $passes } ({ FORMAT($passes-score, spec: ".2f") }), soon after layer 0's previous-token head
+        passed { FORMAT($prev_rise-above, spec: ".2g") } (step { $prev_rise }): the two kinds of head form
+        together, one reading the other.
     .next = Which gradient builds it? Open step { $steepest }'s backward.
     .mark-0 = induction score past { FORMAT($passes-above, spec: ".2g") }
 
 lesson-induction-head-step-769-backward-layers-1-attention-k =
     .takeaway = The gradient of layer 1's W_K reads the previous-token heads: K-composition.
     .narration =
-        Layer 1's keys read the residual stream, the sum of what layer 0's heads and feed-forward wrote.
-        The gradient of W_K splits into one part per write (docs/film.md). Over the { $kcomp-ahead } steps
-        from step { $kcomp-step }, the parts reading layer 0's heads { $kcomp-heads } carry a share of
-        { FORMAT($kcomp, spec: ".2f") }, and each points closer to where W_K actually moved (cosine at least
-        { FORMAT($kcomp-cosine, spec: ".2f") }) than the other heads' parts (at most
-        { FORMAT($kcomp-others, spec: ".2f") }): layer 1's keys learn to read the token before.
+        Layer 1's keys are its input times W_K, its key weights; that input is the residual stream, the
+        sum of what the token embedding, layer 0's heads and its feed-forward wrote. So the gradient of
+        W_K splits into one part per write (docs/film.md). Over the { $kcomp-ahead } steps from step
+        { $kcomp-step }, the parts reading layer 0's heads { $kcomp-heads } carry a share of
+        { FORMAT($kcomp, spec: ".2f") } of the whole gradient (their projection onto it, as a fraction of its
+        length; all parts' shares add up to 1), and each points closer to where W_K actually moved than
+        the other heads' parts: its cosine with W_K's change (1 would be the same direction, 0 unrelated) is
+        at least { FORMAT($kcomp-cosine, spec: ".2f") }, theirs at most { FORMAT($kcomp-others, spec: ".2f") }.
+        Layer 1's keys learn to read the token before: K-composition, a head of layer 1 reading through
+        its keys what a head of layer 0 wrote. The film's "Which gradients build the head" draws every part.
     .next = After the drop, open step { $prev_heads-at }.
 
 lesson-induction-head-step-1000-forward-layers-0-attention-probs =

@@ -22,7 +22,7 @@ lesson-run-claim-score-induction = индукционная оценка гол�
 lesson-run-claim-score-previous = оценка предыдущего токена головы { $head } слоя { $layer } на шаге { $step } { $condition }
 lesson-run-claim-heads-induction = на шаге { $step } индукционная оценка выше { FORMAT($above, spec: ".3g") } у таких голов слоя { $layer }: { $heads }
 lesson-run-claim-heads-previous = на шаге { $step } оценка предыдущего токена выше { FORMAT($above, spec: ".3g") } у таких голов слоя { $layer }: { $heads }
-lesson-run-measured-heads = у голов: { $heads }
+lesson-run-measured-heads = измерено: { $heads }
 lesson-run-claim-composition-summed = за { $ahead } { $ahead ->
         [one] шаг
         [few] шага
