@@ -1,5 +1,5 @@
 // The film page (templates/film.html, docs/film.md): a recorded run's loss and head scores over
-// its steps (GET /api/runs/{name}), a scrubber moved by the keyboard (←/→ a step, PageUp/PageDown
+// its steps (GET /api/runs/{name}), a scrubber moved by the keyboard (←/→ a step, PageDown/PageUp
 // a twentieth of the run, Home/End its ends) or by a click on the figure, and "open this step" in
 // the walkthrough (/walk?run=&run_step=). The scrubbed step stays in the address (?step=). While it
 // moves, the chosen heads' attention on the probe sequence follows (film/frames.js); which gradients
@@ -107,7 +107,8 @@ function startFrames(run, answer, step) {
 /** The step a key moves to, or null for a key the film does not take. */
 function keyedStep(key, step) {
   const page = Math.max(1, Math.round((last + 1) / 20));
-  const moves = { ArrowLeft: step - 1, ArrowRight: step + 1, PageUp: step + page, PageDown: step - page };
+  // PageDown is a presenter's clicker's "next": later in the run (a native range input goes the other way)
+  const moves = { ArrowLeft: step - 1, ArrowRight: step + 1, PageDown: step + page, PageUp: step - page };
   if (key in moves) return moves[key];
   if (key === "Home") return 0;
   if (key === "End") return last;

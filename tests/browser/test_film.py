@@ -37,7 +37,7 @@ def test_the_film_scrubs_by_keyboard_and_opens_a_step_and_back(session, axe):
     _fits(page, 1280)
     assert page.evaluate("document.getElementById('film-plot').data.length") == 1 + 2 * 8  # loss, 8 heads twice
     assert _scrub(page, "End") == 1499 and _scrub(page, "Home") == 0
-    assert _scrub(page, "PageUp", "PageUp") == 150  # a twentieth of 1,500 steps each
+    assert _scrub(page, "PageDown", "PageDown") == 150  # a twentieth of 1,500 steps each: a clicker's "next"
     assert _scrub(page, "ArrowLeft") == 149 and "?run=induction&step=149" in page.url
     _fits(page, 390)
     page.evaluate(
