@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 from app.figures.pooling import max_abs_pool, plan_pooling, pool_labels
 from app.figures.style import as_float32, axis_style, base_layout, colour_scale, hover_template, reference_line
 from app.words import t
+from app.words.numbers import with_separator
 
 
 def heatmap(
@@ -97,7 +98,7 @@ def bars(
         layout["shapes"] = [reference_line(mean, vertical=False)]
         layout["annotations"] = [
             {
-                "text": t(lang, "names-figure-mean", mean=f"{mean:.6g}"),
+                "text": t(lang, "names-figure-mean", mean=with_separator(f"{mean:.6g}", lang)),
                 "xref": "paper",
                 "x": 1,
                 "xanchor": "right",

@@ -57,7 +57,7 @@ def _error_bars(
     checked = [i for i, p in enumerate(passed) if p is not None]
     shown = np.array([errors[i] for i in checked], dtype=np.float64)
     heights = np.where(np.isnan(shown), ERROR_CEILING, np.clip(shown, ERROR_FLOOR, ERROR_CEILING))
-    exact = [(t(lang, "names-buglab-not-run") if math.isnan(e) else f"{e:.3g}") for e in shown]
+    exact = [(t(lang, "names-buglab-not-run") if math.isnan(e) else with_separator(f"{e:.3g}", lang)) for e in shown]
     verdicts = {True: t(lang, "names-buglab-passed"), False: t(lang, "names-buglab-failed")}
     bars = go.Bar(
         x=checked,

@@ -99,7 +99,7 @@ def parameter_bars(
         layout["shapes"] = [reference_line(reference, vertical=True)]
         layout["annotations"] = [
             {
-                "text": reference_label or f"{reference:g}",
+                "text": reference_label or with_separator(f"{reference:g}", lang),
                 "x": math.log10(reference),
                 "xref": "x",
                 "y": 1,
@@ -237,7 +237,7 @@ def line_search(
         shapes.append(reference_line(lr, vertical=True, color="#d93025"))
         layout["annotations"] = [
             {
-                "text": f"SGD lr = {lr:g}",
+                "text": f"SGD lr = {with_separator(f'{lr:g}', lang)}",
                 "x": math.log10(lr),
                 "xref": "x",
                 "y": 1,

@@ -67,6 +67,8 @@ class Lesson:
     texts: dict[str, dict] = field(default_factory=dict)
     said: list[list[tuple]] = field(default_factory=list)
     run: str | None = None  # a recorded run's lesson (app.lessons.run_lesson): `spec` is its first run step's
+    # each walkthrough stop's step title by language (None: a film stop, titled by its words)
+    titles: list[dict[str, str] | None] = field(default_factory=list)
 
     def language(self, lang: str) -> str:
         """The language the lesson answers in when asked for `lang`: that one if it has it, else its first."""
@@ -82,6 +84,8 @@ class Lesson:
             lesson_words.with_words(step, words_of_step, said, lang)
             for step, words_of_step, said in zip(self.steps, text["steps"], self.said, strict=True)
         ]
+        if self.titles:  # a walkthrough stop's title is its step's, in `lang` (the page's own title of it)
+            steps = [s if ti is None else s | {"title": ti[lang]} for s, ti in zip(steps, self.titles, strict=True)]
         return text["title"], text["summary"], steps
 
     def brief(self, lang: str = words.DEFAULT) -> dict:
@@ -185,6 +189,7 @@ def check_step(ctx: TraceContext, step: LessonStep) -> dict:
         "name": step.name,
         "phase": step.phase,
         "title": title(record),
+        "titles": {lang: title(record, lang) for lang in words.LANGUAGES},
         "annotations": annotations,
     }
 
@@ -230,7 +235,8 @@ def finish(path: Path, lesson: LessonFile, spec: ResolvedSpec, steps: list[dict]
     warnings = (
         [] if low <= len(steps) <= high else [f"{len(steps)} steps: a lesson is a path of {low}–{high} key steps"]
     )
-    checked = Lesson(path.stem, "", "", spec, steps, warnings, texts, said)
+    titles = [step.pop("titles", None) for step in steps]
+    checked = Lesson(path.stem, "", "", spec, steps, warnings, texts, said, titles=titles)
     checked.title, checked.summary, checked.steps = checked.in_language(words.DEFAULT)
     return checked
 

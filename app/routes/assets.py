@@ -27,9 +27,14 @@ router = APIRouter(include_in_schema=False)
 
 PLOTLY_JS = Path(__file__).resolve().parent.parent / "vendor" / "plotly" / "plotly-xt.min.js"
 FLUENT_DIR = Path(__file__).resolve().parent.parent / "vendor" / "fluent"
-# Plotly's own words (the mode bar's) by language: plotly.js 4.1.1's dist/plotly-locale-<lang>.js,
-# vendored beside the bundle; English is the bundle's own.
-PLOTLY_LOCALES = {"ru": PLOTLY_JS.parent / "plotly-locale-ru.js"}
+# Plotly's own words (the mode bar's) and its figures' decimal mark by language: plotly.js 4.1.1's
+# dist/plotly-locale-<lang>.js, vendored beside the bundle (a new language's is one file dropped
+# there: docs/translating.md); English is the bundle's own.
+PLOTLY_LOCALE_PREFIX = "plotly-locale-"
+PLOTLY_LOCALES = {
+    path.stem.removeprefix(PLOTLY_LOCALE_PREFIX): path
+    for path in sorted(PLOTLY_JS.parent.glob(f"{PLOTLY_LOCALE_PREFIX}*.js"))
+}
 IMMUTABLE = "public, max-age=31536000, immutable"
 # The first line of the bundle's banner names the plotly.js release it was built from.
 _BANNER_VERSION = re.compile(rb"plotly\.js v(\d+\.\d+\.\d+)")

@@ -173,7 +173,10 @@ def _loss_entry(ctx: TraceContext, lang: str) -> dict:
         "loss",
         update_figures.loss_curve(trace.train_losses, update.loss_before, after, title=loss_title, lang=lang),
         ctx.table(
-            np.array([*trace.train_losses, update.loss_before, after]), _loss_index(n_train, lang), ["loss"], lang
+            np.array([*trace.train_losses, update.loss_before, after]),
+            _loss_index(n_train, lang),
+            [t(lang, "names-update-loss-column")],
+            lang,
         ),
     )
 
@@ -186,7 +189,9 @@ def _line_search_entry(ctx: TraceContext, search: dict, sgd_lr: float | None, la
         search["eta"], search["loss"], search["first_order"], ctx.trace.loss, title=title, lr=sgd_lr, lang=lang
     )
     matrix = np.stack([search["loss"], search["first_order"]], axis=1)
-    tab = ctx.table(matrix, [f"{e:.3g}" for e in search["eta"]], ["loss(W − η·g)", "loss − η‖g‖²"], lang)
+    etas = [with_separator(f"{e:.3g}", lang) for e in search["eta"]]
+    columns = [t(lang, "names-update-measured-column"), t(lang, "names-update-first-order-column")]
+    tab = ctx.table(matrix, etas, columns, lang)
     return ctx.entry("update.line_search", title, "check", fig, tab)
 
 

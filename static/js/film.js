@@ -12,7 +12,7 @@ import { filmFigure, stepLine } from "./film/figure.js";
 import { createFrames, firstHeads, loadFrames, wireHeads } from "./film/frames.js";
 import { request } from "./lib/api.js";
 import { formatNumber, isTyping } from "./lib/dom.js";
-import { local, t } from "./lib/words.js";
+import { local, plotLocale, t } from "./lib/words.js";
 
 const film = document.getElementById("film");
 const scrub = document.getElementById("film-scrub");
@@ -146,7 +146,11 @@ async function start() {
   const step = openingStep(Number(film.dataset.step));
   if (window.Plotly) {
     const figure = filmFigure(run, step, plotDiv.clientWidth || window.innerWidth);
-    await window.Plotly.newPlot(plotDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
+    await window.Plotly.newPlot(plotDiv, figure.data, figure.layout, {
+      responsive: true,
+      displaylogo: false,
+      ...plotLocale,
+    });
     plotDiv.on("plotly_click", (event) => event?.points?.length && show(run, event.points[0].x));
   }
   scrub.disabled = false;

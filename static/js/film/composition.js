@@ -6,7 +6,7 @@
 
 import { request } from "../lib/api.js";
 import { formatNumber } from "../lib/dom.js";
-import { local, t } from "../lib/words.js";
+import { local, plotLocale, t } from "../lib/words.js";
 
 const COLOURS = { wk: "#d62728", wq: "#1f77b4" };
 const WRITE = /^L(\d+)\.(?:head(\d+)|ffn)$/;
@@ -82,7 +82,11 @@ export function wireComposition(name, chosen, replayed) {
       const query = new URLSearchParams({ step: String(step), layer: "1", ahead: String(steps) });
       const answer = await request(`/api/runs/${encodeURIComponent(name)}/composition?${query}`);
       const figure = compositionFigure(answer, plotDiv.clientWidth || window.innerWidth);
-      await window.Plotly.react(plotDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
+      await window.Plotly.react(plotDiv, figure.data, figure.layout, {
+        responsive: true,
+        displaylogo: false,
+        ...plotLocale,
+      });
       caption.textContent = t("film-view-js-plot", { layer: 1, step, ahead: answer.ahead });
       status.textContent = measuredText(answer);
       plotDiv.dataset.step = String(step);

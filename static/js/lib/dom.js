@@ -1,7 +1,8 @@
 // DOM helpers. Every string goes in through textContent or setAttribute: tokens and texts
 // are user input. The one exception (server-generated MathML) lives in walk/step_view.js.
 
-import { t } from "./words.js";
+import { compactNumber, errorSize } from "./numbers.js";
+import { lang, t } from "./words.js";
 
 /** h("p", {className: "x", "aria-label": "y"}, "text", childNode) -> element. */
 export function h(tag, props = {}, ...children) {
@@ -55,23 +56,17 @@ export function isTyping(target) {
   );
 }
 
-/** A table cell's number: compact, aligned, "—" for missing values. */
+/** A table cell's number: compact, aligned, "—" for missing values, in the page's language. */
 export function formatNumber(x) {
   if (x === null || x === undefined || Number.isNaN(x)) return "—";
   if (typeof x !== "number") return String(x);
-  if (x === 0) return "0";
-  const abs = Math.abs(x);
-  if (abs < 1e-3 || abs >= 1e5) return x.toExponential(2);
-  return x
-    .toPrecision(4)
-    .replace(/(\.\d*?)0+$/, "$1")
-    .replace(/\.$/, "");
+  return compactNumber(x, lang);
 }
 
-/** An error size: 3.2e-08. */
+/** An error size: 3.2e-8 (Russian: 3,2e-8). */
 export function formatError(x) {
-  if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
-  return Number(x).toExponential(1);
+  if (x === null || x === undefined || Number.isNaN(x)) return t("js-error-size-missing");
+  return errorSize(x, lang);
 }
 
 /** "4 × 47 × 47" */

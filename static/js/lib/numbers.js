@@ -36,3 +36,21 @@ export function formatNumber(value, lang, places = null) {
   if (/^-[0.]*$/.test(text)) text = text.slice(1); // a tiny negative value rounded away
   return text.replace(".", DECIMAL_SEPARATOR[lang] || ".");
 }
+
+/** A table cell's number in `lang`: four significant digits, trailing zeros dropped; an exponent
+ * below 1e-3 and from 1e5 ("1,23e-5" in Russian). lib/dom.js's formatNumber, for the page. */
+export function compactNumber(value, lang) {
+  if (value === 0) return "0";
+  const abs = Math.abs(value);
+  if (abs < 1e-3 || abs >= 1e5) return withSeparator(value.toExponential(2), lang);
+  const text = value
+    .toPrecision(4)
+    .replace(/(\.\d*?)0+$/, "$1")
+    .replace(/\.$/, "");
+  return withSeparator(text, lang);
+}
+
+/** An error size in `lang`: "3.2e-8", in Russian "3,2e-8". */
+export function errorSize(value, lang) {
+  return withSeparator(Number(value).toExponential(1), lang);
+}

@@ -65,11 +65,15 @@ export function t(id, values = {}) {
   return text;
 }
 
-/** A number already written with a point (a table's compact "1.234e-5", lib/dom.js) as the page's
+/** A number already written with a point (JS's toPrecision, toFixed: "1.234e-5") as the page's
  * language writes it inside a sentence. */
 export function local(text) {
   return withSeparator(String(text), lang);
 }
+
+/** Plotly's config in the page's language: its vendored locale (loaded by the page's template
+ * for a language other than English) writes the mode bar's words and the axes' decimal comma. */
+export const plotLocale = lang === "en" ? {} : { locale: lang };
 
 /** `value` with exactly `places` decimals, in the page's language (a score "0.80"). */
 export function fixed(value, places) {

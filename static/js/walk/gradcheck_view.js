@@ -126,7 +126,7 @@ export function gradcheckDetails(check, phase = "forward") {
       "tr",
       { className: passed ? "" : "failed" },
       h("th", { scope: "row", translate: "no", text: c.tensor }),
-      [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? v.toPrecision(8) : "—" })),
+      [c.analytic, c.numeric].map((v) => h("td", { text: typeof v === "number" ? local(v.toPrecision(8)) : "—" })),
       h("td", { text: errorText(c.rel_error, c.resolution, passed) }),
     );
   });

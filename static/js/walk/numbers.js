@@ -4,7 +4,7 @@
 
 import { request } from "../lib/api.js";
 import { formatNumber, h } from "../lib/dom.js";
-import { t } from "../lib/words.js";
+import { local, t } from "../lib/words.js";
 
 const PAGE_ROWS = 32;
 const PAGE_COLS = 16;
@@ -75,7 +75,7 @@ function pageTable(page, picked) {
       row.map((v, c) =>
         h("td", {
           text: formatNumber(v),
-          title: v === null ? t("js-numbers-not-finite") : String(v),
+          title: v === null ? t("js-numbers-not-finite") : local(String(v)),
           className: picked(r, c) ? "picked" : null,
           dataset: { r: String(r), c: String(c) },
         }),

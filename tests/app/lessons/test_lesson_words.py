@@ -63,7 +63,7 @@ ALLOWED = {
     *("attention", "attn", "dL", "dP", "dS", "dW", "dWq", "dX", "dY", "dgate", "dout", "dup", "dlogits", "dscores"),
     *("dheads", "dprobs", "Wk", "Wo", "Wq", "Wv", "j′", "x′"),
     # gpt2-and-llama: the model families' and their ops' names, the feed-forward's weight and bias
-    *("GPT", "Llama", "LayerNorm", "GELU", "W1", "W3", "b1", "db2", "dW2", "g′"),
+    *("GPT", "Llama", "LayerNorm", "GELU", "W1", "W2", "W3", "b1", "b2", "db2", "dW2", "g′"),
     # float16-loss-scaling: the number formats' names, a float's infinity
     *("float16", "bfloat16", "float32", "float64", "inf", "dgate", "dembedding"),
 }
@@ -73,7 +73,8 @@ TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_′]*(?:\.[A-Za-z0-9_]+)*")
 def _texts(shown: dict) -> list[str]:
     out = [shown["title"], shown["summary"]]
     for step in shown["steps"]:
-        out += [step["takeaway"], step["narration"], step["next"], *(a["label"] for a in step["annotations"])]
+        out += [step["title"], step["takeaway"], step["narration"], step["next"]]
+        out += [a["label"] for a in step["annotations"]]
         out += [f"{c['claimed']} {c['measured']} {c['against']}" for c in step["claims"]]
     return out
 

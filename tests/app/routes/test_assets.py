@@ -118,3 +118,13 @@ def test_a_russian_walk_page_loads_plotlys_russian_locale_after_the_bundle(clien
     assert locale.status_code == 200 and locale.headers["content-type"].startswith("text/javascript")
     assert b'name:"ru"' in locale.content and b"Plotly.register(locale)" in locale.content
     assert client.get("/assets/plotly-locale-xx.js").status_code == 404
+
+
+def test_plotlys_locales_are_the_vendored_files_of_xts_languages():
+    """A language's Plotly locale is one file dropped beside the bundle (docs/translating.md): the
+    server finds it there, and every one it finds is for a language xt speaks."""
+    from app.routes.assets import PLOTLY_LOCALES
+    from app.words import LANGUAGES
+
+    assert "ru" in PLOTLY_LOCALES and set(PLOTLY_LOCALES) <= set(LANGUAGES) - {"en"}
+    assert all(path.name == f"plotly-locale-{lang}.js" and path.is_file() for lang, path in PLOTLY_LOCALES.items())

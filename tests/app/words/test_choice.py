@@ -22,8 +22,8 @@ def page_lang(client, url: str, **headers) -> str:
     [
         ("/", None, None, "en"),  # the default
         ("/", None, "ru-RU,ru;q=0.9,en;q=0.8", "ru"),  # the browser's language
-        ("/", None, "de-DE,de;q=0.9", "en"),  # one xt has not: the default
-        ("/", None, "de,ru;q=0.5,en;q=0.7", "en"),  # by q-value, not by order
+        ("/", None, "qaa-QM,qaa;q=0.9", "en"),  # one xt has not (ISO 639 qaa: reserved for local use): the default
+        ("/", None, "qaa,ru;q=0.5,en;q=0.7", "en"),  # by q-value, not by order
         ("/", None, "ru;q=0,en", "en"),  # q=0: not this one
         ("/", "ru", "en", "ru"),  # the cookie before the browser
         ("/", "xx", "ru", "ru"),  # an unknown cookie is skipped

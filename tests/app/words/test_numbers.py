@@ -66,3 +66,41 @@ def test_how_numbers_read():
     assert format_number(0.8, "ru", 2) == "0,80"
     with pytest.raises(TypeError):
         format_number(True, "en")
+
+
+def js_table_numbers(values: list[float]) -> dict[str, list[list[str]]]:
+    """The page's table cells (compactNumber) and error sizes (errorSize) of `values`, by language."""
+    separators = {lang: words.t(lang, "number-decimal-separator") for lang in words.LANGUAGES}
+    script = f"""
+        import {{ compactNumber, errorSize, useDecimalSeparator }} from {json.dumps(str(ROOT / "static/js/lib/numbers.js"))};
+        const marks = {json.dumps(separators)};
+        for (const [lang, mark] of Object.entries(marks)) useDecimalSeparator(lang, mark);
+        const values = JSON.parse(process.argv[1]);
+        const out = {{}};
+        for (const lang of Object.keys(marks)) out[lang] = [values.map((v) => compactNumber(v, lang)), values.map((v) => errorSize(v, lang))];
+        console.log(JSON.stringify(out));
+    """
+    out = subprocess.run(
+        [node(), "--input-type=module", "-e", script, json.dumps(values)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    return json.loads(out.stdout)
+
+
+def test_the_pages_tables_write_numbers_in_the_pages_language():
+    """A figure's numbers table, the whole tensor's pages, the Jacobian's rows and the gradient
+    check's table (lib/dom.js formatNumber, formatError) carry the language's decimal mark: in a
+    Russian page a comma, as in its sentences; English as before."""
+    values = [0, 0.5, -1.25, 3.14159, 1.2e-5, 123456.0, 42.0]
+    cells = js_table_numbers(values)
+    assert cells["en"] == [
+        ["0", "0.5", "-1.25", "3.142", "1.20e-5", "1.23e+5", "42"],
+        ["0.0e+0", "5.0e-1", "-1.3e+0", "3.1e+0", "1.2e-5", "1.2e+5", "4.2e+1"],
+    ]
+    assert cells["ru"] == [
+        ["0", "0,5", "-1,25", "3,142", "1,20e-5", "1,23e+5", "42"],
+        ["0,0e+0", "5,0e-1", "-1,3e+0", "3,1e+0", "1,2e-5", "1,2e+5", "4,2e+1"],
+    ]

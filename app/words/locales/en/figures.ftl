@@ -117,3 +117,7 @@ names-buglab-correct = correct backward
 names-buglab-difference = difference: faulty − correct
 names-buglab-identical = 0 everywhere:<br>identical
 names-buglab-difference-bar = faulty − correct
+# The update step's numbers tables: their columns (app/steps/update.py)
+names-update-loss-column = loss
+names-update-measured-column = loss(W − η·g)
+names-update-first-order-column = loss − η‖g‖²

@@ -3,7 +3,7 @@ film-page-title = Training as a film
 film-page-lede = The recorded run { $run }: { $steps ->
         [one] { $steps } step
        *[other] { $steps } steps
-    } of training. Above, the loss; below it, every head's induction score and previous-token score at each step.
+    } of training. Above, the loss; below it, every head's induction score and previous-token score at each step. A head's induction score is the attention it puts on the token that followed an earlier copy of the current one; its previous-token score, the attention it puts on the token just before (both measured at every step on the same repeated random tokens).
 film-page-scrub = Step
 film-page-loading = Reading the run…
 film-page-open = Open this step in the walkthrough

@@ -36,3 +36,5 @@ js-scale-control = Colour scale
 js-figure-numbers-of = { $caption }: numbers
 js-figure-numbers = Numbers
 js-figure-enlarge = Enlarge:
+# An error size that was not measured (a table cell, a comparison)
+js-error-size-missing = n/a

@@ -130,3 +130,7 @@ names-buglab-correct = верный обратный проход
 names-buglab-difference = разность: ошибочный − верный
 names-buglab-identical = 0 всюду:<br>совпадают
 names-buglab-difference-bar = ошибочный − верный
+# Столбцы таблиц чисел шага обновления (app/steps/update.py)
+names-update-loss-column = потеря
+names-update-measured-column = L(W − η·g)
+names-update-first-order-column = L − η‖g‖²

@@ -6,7 +6,7 @@ js-compare-no-update = в этой трассе нет шага обновлен
 js-compare-give-n = укажите N — сколько шагов обучения B делает сначала
 js-compare-identical = { $label } для { $name }: в A и B совпадает
 js-compare-difference = { $label } для { $name } ({ $dtypeA } | { $dtypeB }): ‖B − A‖₂/‖A‖₂ = { $rel }, max |B − A| = { $maxAbs } ({ $maxRel } от max |A|)
-js-compare-optimizer = { $name }, шаг обучения { $lr }
+js-compare-optimizer = { $name }, скорость обучения { $lr }
 js-compare-no-optimizer = без оптимизатора
 js-compare-side = { $name }: { $dtype }, { $optimizer }, шагов обучения до этого: { $steps }, потери { $loss }
 js-compare-running = строится B и выполняется сравнение…

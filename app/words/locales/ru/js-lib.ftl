@@ -37,3 +37,5 @@ js-scale-control = Цветовая шкала
 js-figure-numbers-of = { $caption }: числа
 js-figure-numbers = Числа
 js-figure-enlarge = Увеличить:
+# Размер ошибки, который не измерен (ячейка таблицы, сравнение)
+js-error-size-missing = н/д
