@@ -28,7 +28,6 @@ import pytest
 
 import xt_core
 from tests.helpers.env import skip_unless_installed
-from tests.helpers.hf_reference import rms_norm_float64, rope_float64
 from tests.helpers.specs import make_batch
 from xt_core.checkpoint import CheckpointError, export_hf, import_hf, import_llama2c
 
@@ -144,6 +143,8 @@ def normwise(a, b) -> float:
 
 @pytest.fixture
 def float64_reference(monkeypatch):
+    from tests.helpers.hf_reference import rms_norm_float64, rope_float64  # torch: imported where it is used
+
     monkeypatch.setattr(transformers.models.llama.modeling_llama.LlamaRMSNorm, "forward", rms_norm_float64)
     monkeypatch.setattr(transformers.models.llama.modeling_llama.LlamaRotaryEmbedding, "forward", rope_float64)
 
