@@ -235,3 +235,25 @@ def test_the_exported_film_plays_offline(browser, film_export):
             assert outside == [] and errors == []
     finally:
         server.stop()
+
+
+def test_the_exported_run_lesson_plays_its_first_film_stop_offline(browser, run_lesson_export):
+    """A lesson about a recorded run exported (`xt export --lesson`) behind `python -m http.server`, every
+    other request refused: the film opens on the lesson (#lesson=NAME, the page's manifest), its panel
+    beside the film at the first stop, the scrubber at that stop's step; Next leads to the exported page
+    of the next stop (a run step's walkthrough), not a server's. One page load."""
+    server = StaticServer(run_lesson_export.directory)
+    try:
+        with guarded(browser, (server.base + "/",)) as (page, outside, errors):
+            page.goto(f"{server.base}/index.html")
+            page.wait_for_selector('#lesson-panel[data-drawn="0"]')
+            assert page.text_content("#lesson-takeaway") == "The loss at step 3."
+            assert "A tiny run" in page.text_content(".lesson-title")
+            assert int(page.input_value("#film-scrub")) == 3 and page.evaluate(FILM_LINE) == 3
+            assert page.evaluate("document.getElementById('film-plot').data.length") == 1 + 2 * 2
+            page.route(f"{server.base}/film-*", lambda route: route.fulfill(body="<p>the step's page</p>"))
+            page.get_by_role("button", name="Next").click()
+            page.wait_for_url(f"{server.base}/film-{FILM_RUN}-step-{FILM_STEP:06d}.html#lesson=tiny-run&stop=1")
+            assert outside == [] and errors == []
+    finally:
+        server.stop()
