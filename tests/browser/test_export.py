@@ -3,7 +3,7 @@ served by `python -m http.server` with every request outside it refused, and the
 file:// with the network off, each walked with the keyboard (every step under `make test-long`), a
 head enlarged, a Jacobian row opened and the lesson's narration shown; the sealed quiz's verdict only
 after an answer; the film of a recorded run exported (`xt export --run`) played from its directory, scrubbed
-with the keyboard."""
+with the keyboard; a lesson about a run exported playing its first film stop."""
 
 from __future__ import annotations
 
