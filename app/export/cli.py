@@ -20,7 +20,7 @@ def add_export(sub) -> None:
     export.add_argument("--tensors", action="store_true", help="the directory also holds every tensor as .npy")
     export.add_argument("--lang", default="en", help="the page's language: en (default) or ru")
     export.add_argument("--run-steps", metavar="S,S,...", help="with --run: the steps whose walkthroughs the directory holds (default: the run's checkpoints, at most 8; '' for none)")  # fmt: skip
-    export.add_argument("--runs", type=Path, metavar="DIR", help="the recorded runs' folder (default: XT_RUNS_DIR, else runs/, else the shipped runs)")  # fmt: skip
+    export.add_argument("--runs", type=Path, metavar="DIR", help="the recorded runs' folder (default: XT_RUNS_DIR, else runs/; for --lesson, else the shipped runs)")  # fmt: skip
     export.set_defaults(run=run_export)
 
 
@@ -70,9 +70,10 @@ class _progress:
         self.bar.__exit__(*exc)
 
 
-def _settings(runs: Path | None):
-    """The app's settings, its runs_dir `runs` when given; without one (no XT_RUNS_DIR, no runs/), the
-    shipped runs (as `xt serve --demo`: the lesson "Watch an induction head form" is about one)."""
+def _settings(runs: Path | None, shipped: bool = False):
+    """The app's settings, its runs_dir `runs` when given; `shipped` (a lesson's export) without one (no
+    XT_RUNS_DIR, no runs/): the shipped runs, as `xt serve --demo` (the lesson "Watch an induction head
+    form" is about one; another export would check that lesson's claims for nothing, a second)."""
     from dataclasses import replace
 
     from app.films.runs import DEMO_RUNS
@@ -80,7 +81,7 @@ def _settings(runs: Path | None):
 
     settings = get_settings()
     if runs is None:
-        return settings if settings.runs_dir.is_dir() else replace(settings, runs_dir=DEMO_RUNS)
+        return replace(settings, runs_dir=DEMO_RUNS) if shipped and not settings.runs_dir.is_dir() else settings
     return replace(settings, runs_dir=runs.expanduser().resolve())
 
 
@@ -93,7 +94,7 @@ def _export_walk(args, spec, progress) -> tuple[str, list[str]]:
         args.out,
         args.single_file,
         progress,
-        settings=_settings(args.runs),
+        settings=_settings(args.runs, shipped=args.lesson is not None),
         tensors=args.tensors,
         lang=args.lang,
     )
