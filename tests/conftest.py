@@ -8,7 +8,7 @@ from _pytest.nodeid import NodeId
 
 import xt_core
 from tests.helpers.env import long_run
-from tests.helpers.export import film_export, quiz_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
+from tests.helpers.export import film_export, quiz_export, run_lesson_export, russian_export, small_export  # noqa: F401  (session fixtures: one export a run)
 from tests.helpers.real_model import link_smollm2
 from tests.helpers.server import LIVE_QUIZ_SECRET, Server, running_server
 
@@ -72,6 +72,7 @@ SHARED_GROUPS |= dict.fromkeys(
         "tests/browser/test_notebook.py",
         "tests/app/export/test_export.py",
         "tests/app/export/test_film_export.py",
+        "tests/app/export/test_run_lesson_export.py",
     ),
     "export",
 )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from app.export import film, page
+from app.export import film, page, run_lesson
 from app.export.answers import MAX_JACOBIAN_ROWS, MAX_SEQS, AppAnswers, Collected, ExportError, Progress, collect
 from app.export.keys import answer_key
 
@@ -67,13 +67,8 @@ def _lesson(client, name: str) -> dict:
     if response.status_code != 200:
         raise ExportError(response.json().get("detail", f"no lesson named {name!r}"))
     lesson = response.json()
-    if lesson.get("run"):  # its stops are on the film and on several steps' walk pages: no one trace
-        steps = sorted({s["run_step"] for s in lesson["steps"] if s.get("run_step") is not None})
-        raise ExportError(
-            f"lesson {name} is about the recorded run {lesson['run']}: its stops are on the run's film and on "
-            f"the walkthroughs of steps {', '.join(map(str, steps))}, not on one walkthrough; export the film with "
-            f"those steps instead: xt export --run {lesson['run']} --run-steps {','.join(map(str, steps))} --out DIR"
-        )
+    if lesson.get("run"):  # its stops are on the film and on several steps' walk pages (export_run_lesson)
+        raise ExportError(f"lesson {name} is about the recorded run {lesson['run']}: not one walkthrough")
     return lesson
 
 
@@ -140,6 +135,11 @@ def export(
         raise ExportError("export one thing: a spec or a lesson")
     check_language(lang)
     with app_client(settings) as client:  # one event loop for every request (and the app's lifespan)
+        about_run = None if lesson is None else run_lesson.run_lesson(client, lesson, lang)
+        if about_run is not None:  # the run's film and its steps' walkthroughs, the lesson playing on each
+            carried = run_lesson.export_run_lesson(client, about_run, out, single, progress, lang)
+            steps = len(about_run["steps"])
+            return Exported(about_run["trace_id"], steps, carried.answers, carried.left_out, films=[carried])
         if trace is not None:
             _hand_over(client, spec, trace)
         collected = collect_walk(client, spec, lesson, progress, lang, handed_over=trace is not None)

@@ -20,7 +20,7 @@ def add_export(sub) -> None:
     export.add_argument("--tensors", action="store_true", help="the directory also holds every tensor as .npy")
     export.add_argument("--lang", default="en", help="the page's language: en (default) or ru")
     export.add_argument("--run-steps", metavar="S,S,...", help="with --run: the steps whose walkthroughs the directory holds (default: the run's checkpoints, at most 8; '' for none)")  # fmt: skip
-    export.add_argument("--runs", type=Path, metavar="DIR", help="the recorded runs' folder (default: XT_RUNS_DIR, else runs/)")  # fmt: skip
+    export.add_argument("--runs", type=Path, metavar="DIR", help="the recorded runs' folder (default: XT_RUNS_DIR, else runs/; for --lesson, else the shipped runs)")  # fmt: skip
     export.set_defaults(run=run_export)
 
 
@@ -70,14 +70,19 @@ class _progress:
         self.bar.__exit__(*exc)
 
 
-def _settings(runs: Path | None):
-    """The app's settings, its runs_dir `runs` when given."""
+def _settings(runs: Path | None, shipped: bool = False):
+    """The app's settings, its runs_dir `runs` when given; `shipped` (a lesson's export) without one (no
+    XT_RUNS_DIR, no runs/): the shipped runs, as `xt serve --demo` (the lesson "Watch an induction head
+    form" is about one; another export would check that lesson's claims for nothing, a second)."""
     from dataclasses import replace
 
+    from app.films.runs import DEMO_RUNS
     from app.settings import get_settings
 
     settings = get_settings()
-    return settings if runs is None else replace(settings, runs_dir=runs.expanduser().resolve())
+    if runs is None:
+        return replace(settings, runs_dir=DEMO_RUNS) if shipped and not settings.runs_dir.is_dir() else settings
+    return replace(settings, runs_dir=runs.expanduser().resolve())
 
 
 def _export_walk(args, spec, progress) -> tuple[str, list[str]]:
@@ -89,10 +94,15 @@ def _export_walk(args, spec, progress) -> tuple[str, list[str]]:
         args.out,
         args.single_file,
         progress,
-        settings=_settings(args.runs),
+        settings=_settings(args.runs, shipped=args.lesson is not None),
         tensors=args.tensors,
         lang=args.lang,
     )
+    if exported.films and exported.films[0].page == "index.html":  # a lesson about a run: its film is the page
+        carried = exported.films[0]
+        held = ", ".join(map(str, sorted(carried.pages)))
+        said = f"the lesson {args.lesson} ({exported.steps} stops) on the film of the run {carried.run} and the walkthroughs of steps {held}"  # fmt: skip
+        return f"{said}, {exported.answers} answers", exported.left_out
     return f"trace {exported.trace_id}: {exported.steps} steps, {exported.answers} answers", exported.left_out
 
 

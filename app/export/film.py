@@ -89,24 +89,31 @@ def carry_film(
     opened: dict[int, str] | None = None,
     name: str | None = None,
     progress: Progress | None = None,
+    lesson: tuple[str, dict[str, bytes]] | None = None,
 ) -> FilmExported:
     """Writes the film of `run` into the export directory `out` as the page `name` (default
     film_page_name(run)), with the walkthroughs of `steps` (None: the run's checkpoints; []: none)
     beside it. `opened`: steps whose walkthroughs `out` already holds, by page (a walkthrough of a
-    run's step: its own index.html); the film opens those too."""
+    run's step: its own index.html); the film opens those too. `lesson`: (a run lesson's name, its
+    answers as the pages read them: app.export.run_lesson), played on every page written."""
     answer, answers = run_answer(client, run, lang)
+    played, lesson_answers = lesson or (None, {})
+    answers |= lesson_answers
     name = name or film_page_name(run)
     pages = dict(opened or {})
     exported = FilmExported(run, name, pages, len(answers))
     for step in chosen_steps(answer, steps):
         if step not in pages:
             pages[step] = step_page_name(run, step)
-            collected = _write_step(client, run, step, out, lang, name, _named(progress, step))
+            collected = _write_step(
+                client, run, step, out, (lang, name, played, lesson_answers), _named(progress, step)
+            )
             exported.answers += len(collected.answers)
             exported.left_out += [f"step {step}: {part}" for part in collected.left_out]
     static_dir = client.app.state.settings.static_dir
     note = _film_note(lang, run, pages, single=False)
-    film_html = _film_page(client, run, lang, {"answers": "files", "film": _film_manifest(run, pages)}, note)
+    manifest = {"answers": "files", "film": _film_manifest(run, pages), "lesson": played}
+    film_html = _film_page(client, run, lang, manifest, note)
     page.write_directory(out, film_html, static_dir, answers, lang, name=name)
     return exported
 
@@ -117,15 +124,18 @@ def _named(progress: Progress | None, step: int) -> Progress | None:
     return lambda done, total, what: progress(done, total, f"step {step}: {what}")
 
 
-def _write_step(client, run: str, step: int, out: Path, lang: str, film: str, progress: Progress | None) -> Collected:
-    """The walkthrough of the run's `step` as the page step_page_name(run, step) of `out`, its way
-    back to the film page `film`; its answers."""
+def _write_step(client, run: str, step: int, out: Path, page_of: tuple, progress: Progress | None) -> Collected:
+    """The walkthrough of the run's `step` as the page step_page_name(run, step) of `out`; `page_of`:
+    (its language, the film page its way back leads to, the run lesson it plays or None, and that
+    lesson's answers); its answers."""
     from app.export import collect_walk
     from app.words import t
 
+    lang, film, played, lesson_answers = page_of
     collected, manifest = collect_walk(client, {"run": run, "run_step": step}, None, progress, lang, STEP_SEQS)
+    collected.answers |= lesson_answers  # the lesson as exported, over the server's (its URLs)
     stem = step_page_name(run, step).removesuffix(".html")
-    manifest |= {"answers": "files", "folder": f"answers/{stem}", "films": {run: film}}
+    manifest |= {"answers": "files", "folder": f"answers/{stem}", "films": {run: film}, "lesson": played}
     query = collected.summary["query"] | ({} if lang == "en" else {"lang": lang})
     note = t(lang, "film-export-step-note", run=run, step=step, seqs=STEP_SEQS)
     html = page.render(client, query, manifest["step"], manifest, note, films={run: film})

@@ -3,7 +3,7 @@ served by `python -m http.server` with every request outside it refused, and the
 file:// with the network off, each walked with the keyboard (every step under `make test-long`), a
 head enlarged, a Jacobian row opened and the lesson's narration shown; the sealed quiz's verdict only
 after an answer; the film of a recorded run exported (`xt export --run`) played from its directory, scrubbed
-with the keyboard."""
+with the keyboard; a lesson about a run exported playing its first film stop."""
 
 from __future__ import annotations
 
@@ -232,6 +232,28 @@ def test_the_exported_film_plays_offline(browser, film_export):
             _film_at(page, FILM_STEP)
             assert page.is_visible("#film-open") and page.text_content(".film-export-step") == ""
             assert page.is_hidden(".film-attention") and f"film of the recorded run {FILM_RUN}" in page.text_content(".export-note")  # fmt: skip
+            assert outside == [] and errors == []
+    finally:
+        server.stop()
+
+
+def test_the_exported_run_lesson_plays_its_first_film_stop_offline(browser, run_lesson_export):
+    """A lesson about a recorded run exported (`xt export --lesson`) behind `python -m http.server`, every
+    other request refused: the film opens on the lesson (#lesson=NAME, the page's manifest), its panel
+    beside the film at the first stop, the scrubber at that stop's step; Next leads to the exported page
+    of the next stop (a run step's walkthrough), not a server's. One page load."""
+    server = StaticServer(run_lesson_export.directory)
+    try:
+        with guarded(browser, (server.base + "/",)) as (page, outside, errors):
+            page.goto(f"{server.base}/index.html")
+            page.wait_for_selector('#lesson-panel[data-drawn="0"]')
+            assert page.text_content("#lesson-takeaway") == "The loss at step 3."
+            assert "A tiny run" in page.text_content(".lesson-title")
+            assert int(page.input_value("#film-scrub")) == 3 and page.evaluate(FILM_LINE) == 3
+            assert page.evaluate("document.getElementById('film-plot').data.length") == 1 + 2 * 2
+            page.route(f"{server.base}/film-*", lambda route: route.fulfill(body="<p>the step's page</p>"))
+            page.get_by_role("button", name="Next").click()
+            page.wait_for_url(f"{server.base}/film-{FILM_RUN}-step-{FILM_STEP:06d}.html#lesson=tiny-run&stop=1")
             assert outside == [] and errors == []
     finally:
         server.stop()

@@ -190,3 +190,53 @@ def exported_texts(export: Export) -> dict[str, str]:
     texts["single file"] = single
     texts["single file's answers"] = gzip.decompress(base64.b64decode(block)).decode()
     return texts
+
+
+# A lesson about the tiny run (docs/lessons.md, "A lesson about a recorded run"): a film stop, a stop on
+# step FILM_STEP's walkthrough, a film stop again; exported as a directory (app/export/run_lesson.py).
+RUN_LESSON = "tiny-run"
+RUN_LESSON_TOML = f"""title = "A tiny run"
+summary = "The tiny run's film and one of its steps."
+run = "{FILM_RUN}"
+
+[[steps]]
+film = 3
+takeaway = "The loss at step 3."
+narration = "Point at the loss."
+
+[[steps]]
+run_step = {FILM_STEP}
+name = "embedding"
+phase = "forward"
+takeaway = "Step {FILM_STEP}'s embedding."
+narration = "One row per position."
+
+[[steps]]
+film = 12
+takeaway = "The loss later."
+narration = "Lower or not: the run says."
+"""
+
+
+@dataclass
+class RunLessonExport:
+    directory: Path
+    settings: object
+    exported: object
+
+
+def run_lesson_settings(root: Path, runs_dir: Path):
+    lessons = root / "lessons"
+    lessons.mkdir(parents=True, exist_ok=True)
+    (lessons / f"{RUN_LESSON}.toml").write_text(RUN_LESSON_TOML, encoding="utf-8")
+    return replace(film_settings(runs_dir), lessons_dir=lessons)
+
+
+@pytest.fixture(scope="session")
+def run_lesson_export(tmp_path_factory, film_export) -> RunLessonExport:
+    from app.export import export
+
+    root = tmp_path_factory.mktemp("export-run-lesson")
+    settings = run_lesson_settings(root, film_export.runs_dir)
+    exported = export(lesson=RUN_LESSON, out=root / "lesson", settings=settings)
+    return RunLessonExport(root / "lesson", settings, exported)

@@ -25,7 +25,7 @@ const DEFAULT_PACE = 30;
 /** The page of a stop of a lesson about a recorded run (its `url`: the film, or a run step's
  * walkthrough), playing the lesson from stop k; the page's own ?lang= goes along. */
 export function stopUrl(lesson, k) {
-  const url = new URL(lesson.steps[k].url, window.location.origin);
+  const url = new URL(lesson.steps[k].url, window.location.href); // an export's page names: beside this page
   const asked = new URLSearchParams(window.location.search).get("lang");
   if (asked) url.searchParams.set("lang", asked);
   url.hash = new URLSearchParams({ lesson: lesson.name, stop: String(k) }).toString();

@@ -9,11 +9,10 @@ import base64
 import gzip
 import json
 import re
-from types import SimpleNamespace
 
 import pytest
 
-from app.export import ExportError, app_client, collect_walk
+from app.export import ExportError, app_client
 from app.export.film import MAX_FILM_STEPS, carry_film, chosen_steps, export_film
 from app.export.keys import file_name
 from tests.helpers.export import FILM_RUN, FILM_STEP, film_settings
@@ -148,18 +147,3 @@ def test_xt_export_refuses_what_it_cannot_export(film_export, tmp_path, capsys):
         assert said in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
     assert xt_cli.main(["export", "--run", str(film_export.runs_dir / FILM_RUN)]) == 2  # neither --out nor a file
-
-
-def test_a_run_lessons_export_is_refused_naming_the_film_to_export_instead():
-    """A lesson about a run plays on its film and on several steps' walk pages, never one trace: its
-    export is refused before anything is built, naming the command that exports those pages."""
-    lesson = {"run": "induction", "spec": {"run": "induction", "run_step": 500},
-              "steps": [{"film": 0, "run_step": None, "index": None}, {"film": None, "run_step": 1000, "index": 9},
-                        {"film": None, "run_step": 500, "index": 27}]}  # fmt: skip
-    asked = []
-    client = SimpleNamespace(get=lambda url: asked.append(url) or SimpleNamespace(status_code=200, json=lambda: lesson))
-    with pytest.raises(
-        ExportError, match=r"steps 500, 1000, not on one .*: xt export --run induction --run-steps 500,1000 --out DIR"
-    ):
-        collect_walk(client, None, "induction-head", None)
-    assert asked == ["/api/lessons/induction-head"]
