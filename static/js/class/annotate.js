@@ -10,6 +10,11 @@ const MARK = "lesson-mark";
 const COLOUR = "#ff6f00";
 const LABEL_ROOM = 260; // px right of its arrow a label needs (about 24 characters at 15 px, Large type)
 const LABEL_RISE = 70; // px above its arrow a label takes
+// A mark's outline is 3 px where cells are large; on small cells (a grid of heads, a phone) it
+// is a quarter of a cell, at least 1 px, and the band unfilled: the narration asks the learner to
+// read the very cells the mark outlines, so neither its line nor its tint may hide their colours.
+const LINE_PX = 3;
+const SMALL_CELL_PX = 12;
 
 /** Resolves once the plot div has been drawn by Plotly (cards below the fold draw when scrolled
  * near, maybe minutes later: a student scrolls down when they do); gives up after ten minutes. */
@@ -54,7 +59,18 @@ function axesOf(plot, index, note) {
   const shownCols = Array.isArray(z) && Array.isArray(z[0]) ? z[0].length : cols;
   const x = mapper(full[axisName(xref, "x")]?.type === "category", Math.max(1, Math.ceil(cols / shownCols)));
   const y = mapper(full[axisName(yref, "y")]?.type === "category", Math.max(1, Math.ceil(rows / shownRows)));
-  return { xref, yref, x, y };
+  const cellPx = Math.min(
+    (full[axisName(xref, "x")]?._length || Infinity) / shownCols,
+    note.bars ? Infinity : (full[axisName(yref, "y")]?._length || Infinity) / shownRows,
+  );
+  return { xref, yref, x, y, cellPx };
+}
+
+/** The outline and tint of a mark over cells `cellPx` wide on screen. */
+function markStyle(cellPx) {
+  if (!(cellPx < SMALL_CELL_PX))
+    return { line: { color: COLOUR, width: LINE_PX }, fillcolor: "rgba(255, 111, 0, 0.12)" };
+  return { line: { color: COLOUR, width: Math.max(1, cellPx / 4) }, fillcolor: "rgba(0, 0, 0, 0)" };
 }
 
 /** A data coordinate as a fraction of its axis' domain: labels placed this way leave the
@@ -67,7 +83,8 @@ function domainFraction(plot, ref, letter, value) {
 
 /** Where a mark's label goes from the point it points at: up and to the right, unless the label
  * would then leave the figure (a mark at the right edge or the top; Large type's larger label):
- * then to the left, or below. Plotly clips what leaves the figure. */
+ * then to the left, or below; centred over the figure where neither side has the room (a phone).
+ * Plotly clips what leaves the figure. */
 function labelSide(plot, at, xref, yref) {
   const full = plot._fullLayout;
   const xaxis = full?.[axisName(xref, "x")];
@@ -75,16 +92,17 @@ function labelSide(plot, at, xref, yref) {
   if (!xaxis?._length || !yaxis?._length) return { xanchor: "left", ax: 56, ay: -44 };
   const arrowX = xaxis._offset + at.x * xaxis._length; // px from the figure's left
   const arrowY = yaxis._offset + (1 - at.y) * yaxis._length; // px from its top
-  const left = full.width - arrowX < LABEL_ROOM && arrowX > full.width - arrowX;
-  const below = arrowY < LABEL_RISE;
-  return { xanchor: left ? "right" : "left", ax: left ? -56 : 56, ay: below ? 44 : -44 };
+  const ay = arrowY < LABEL_RISE ? 44 : -44;
+  if (full.width - arrowX >= LABEL_ROOM) return { xanchor: "left", ax: 56, ay };
+  if (arrowX >= LABEL_ROOM) return { xanchor: "right", ax: -56, ay };
+  return { xanchor: "center", ax: full.width / 2 - arrowX, ay }; // a phone: room on neither side
 }
 
 function marks(plot, note) {
   const shapes = [];
   const labels = [];
   for (const [n, index] of panelsOf(plot, note).entries()) {
-    const { xref, yref, x, y } = axesOf(plot, index, note);
+    const { xref, yref, x, y, cellPx } = axesOf(plot, index, note);
     for (const polygon of note.polygons) {
       const xs = polygon.map(([u]) => x(u));
       const ys = note.bars ? [0, 0, 1, 1] : polygon.map(([, v]) => y(v));
@@ -95,8 +113,7 @@ function marks(plot, note) {
         path: `${path} Z`,
         xref,
         yref: note.bars ? `${yref} domain` : yref,
-        line: { color: COLOUR, width: 3 },
-        fillcolor: "rgba(255, 111, 0, 0.12)",
+        ...markStyle(cellPx),
       });
     }
     if (n === 0 && note.label && note.polygons.length) {
