@@ -33,12 +33,12 @@ export function startStop(lesson, page, stage) {
   );
 }
 
-/** The walkthrough id of the class the fragment follows or presents (null without one). */
-async function classWalkthrough(fragment) {
+/** The state of the class the fragment follows or presents (null without one). */
+async function classState(fragment) {
   const code = fragment.get("follow") || fragment.get("present");
   if (!code) return null;
   try {
-    return (await getSession(code, fragment.get("present") ? storedKey(code) : null)).walkthrough;
+    return await getSession(code, fragment.get("present") ? storedKey(code) : null);
   } catch {
     return null; // following or presenting says why it cannot
   }
@@ -146,7 +146,9 @@ export async function startClassroom({ trace, go, state }) {
   const lessons = createLessons(page, select);
   const fragment = new URLSearchParams(window.location.hash.slice(1));
   try {
-    page.walkthrough = await classWalkthrough(fragment);
+    const joined = await classState(fragment);
+    page.walkthrough = joined?.walkthrough ?? null;
+    page.filmRun = joined?.run ?? null; // a class on a run's film: this page is one of its steps (film/class.js)
     await fillLessonList(select, page);
     select.addEventListener("change", () => (select.value ? lessons.play(select.value) : lessons.stop()));
     presentButton.disabled = false;
