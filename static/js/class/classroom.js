@@ -164,7 +164,9 @@ export async function startClassroom({ trace, go, state }) {
     if (following) return await follow(page, following, { playLesson: lessons.play });
     if (fragment.get("lesson")) await lessons.play(fragment.get("lesson"));
     const resumed = fragment.get("present");
-    const key = resumed && storedKey(resumed);
+    // a class of this page's walkthrough, or of a run's film (this page one of its steps: it says which)
+    const mine = Boolean(joined?.run) || joined?.trace_id === trace.id;
+    const key = resumed && mine && storedKey(resumed);
     if (key) {
       const invite = takeInvite(resumed); // opened on the page before: its code is shown here
       const joinUrl = invite || `${window.location.origin}/join/${resumed}`;
