@@ -7,6 +7,10 @@ from the presenter's POST to that follower's event (fan-out latency). Meanwhile 
 probed every 20 ms from a process of its own. Targets: p95 < 250 ms, every /healthz < 100 ms.
 
     python benchmarks/sse_fanout.py --followers 200 --moves 20
+
+With --film RUN the class is a film class on that recorded run (the shipped one: --film induction) and
+each move is the presenter's scrubbing (`film_step`), one every 100 ms as a drag sends them at most
+(static/js/film/class.js): the followers' films follow a drag.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from tests.helpers.server import HOST, finish_prober, pct, running_server, start
 SPEC = {"model": "text", "text": "the cat sat on the mat."}
 
 
+MOVED = "step"  # the field a move sets and an event is read by: "film_step" for a film class (--film)
+
+
 async def follow(port: int, code: str, arrivals: dict[int, list[float]], connected: asyncio.Event, counter: list[int]):
     reader, writer = await asyncio.open_connection(HOST, port)
     # HTTP/1.0: the body streams unchunked until the server closes it
@@ -41,7 +48,7 @@ async def follow(port: int, code: str, arrivals: dict[int, list[float]], connect
                 return
             if line.startswith(b"data:"):
                 at = time.perf_counter()
-                step = json.loads(line[5:])["step"]
+                step = json.loads(line[5:])[MOVED]
                 arrivals.setdefault(step, []).append(at)
                 if step == 0:
                     counter[0] += 1
@@ -64,9 +71,9 @@ async def wait_followers(client: httpx.AsyncClient, code: str, key: str, count: 
     return seen
 
 
-async def run(base: str, port: int, followers: int, moves: int) -> tuple[list[float], int, int]:
+async def run(base: str, port: int, followers: int, moves: int, film: str) -> tuple[list[float], int, int]:
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-        created = (await client.post("/api/sessions", json={"spec": SPEC})).json()
+        created = (await client.post("/api/sessions", json={"run": film} if film else {"spec": SPEC})).json()
         code, key = created["code"], created["presenter_key"]
         arrivals: dict[int, list[float]] = {}
         connected, counter = asyncio.Event(), [0]
@@ -77,7 +84,7 @@ async def run(base: str, port: int, followers: int, moves: int) -> tuple[list[fl
             step = 40 + move  # distinct steps: each move is recognisable
             sent = time.perf_counter()
             response = await client.post(
-                f"/api/sessions/{code}/state", json={"step": step}, headers={"X-Presenter-Key": key}
+                f"/api/sessions/{code}/state", json={MOVED: step}, headers={"X-Presenter-Key": key}
             )
             response.raise_for_status()
             deadline = sent + 10
@@ -86,7 +93,7 @@ async def run(base: str, port: int, followers: int, moves: int) -> tuple[list[fl
             got = arrivals.get(step, [])
             missing += followers - len(got)
             latencies += [at - sent for at in got]
-            await asyncio.sleep(0.25)  # a presenter talks between moves
+            await asyncio.sleep(0.1 if film else 0.25)  # a drag's pace; a presenter talks between steps
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -98,14 +105,21 @@ def main() -> int:
     parser.add_argument("--followers", type=int, default=200)
     parser.add_argument("--moves", type=int, default=20)
     parser.add_argument("--redis", default="", help="XT_REDIS_URL for the server (default: in-process sessions)")
+    parser.add_argument("--film", default="", help="a film class on this run of the shipped runs (induction)")
     args = parser.parse_args()
     env = {"XT_REDIS_URL": args.redis} if args.redis else {}
+    if args.film:
+        from app.films.runs import DEMO_RUNS
+
+        global MOVED
+        MOVED = "film_step"
+        env["XT_RUNS_DIR"] = str(DEMO_RUNS)
     # every follower comes from 127.0.0.1: one address's share of streams is the class's here
     env["XT_MAX_CLIENT_STREAMS"] = str(args.followers + 16)
     with running_server(env) as server:
         prober = start_prober(server.port, 0.02)
         started = time.perf_counter()
-        latencies, counted, missing = asyncio.run(run(server.base, server.port, args.followers, args.moves))
+        latencies, counted, missing = asyncio.run(run(server.base, server.port, args.followers, args.moves, args.film))
         elapsed = time.perf_counter() - started
         health, failures = finish_prober(prober)
     ms = [x * 1000 for x in latencies]

@@ -45,7 +45,7 @@ from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
 from app.routes.pages import templates
 from app.schemas.sessions import Answered, Lesson, Lessons, SessionEnded, SessionOpened, SessionState
-from app.sessions import rules
+from app.sessions import film, rules
 from app.sessions.service import Sessions
 from app.sessions.state import AnswerBody, PollAction, SessionCreate, StateUpdate, closed_poll
 from app.sessions.store import StoreUnavailable
@@ -154,7 +154,12 @@ async def create_session(
     lang: LangDep,
 ) -> JSONResponse:
     """`lang` (the presenter's page's language) becomes the class's. A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
-    fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough."""
+    fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough.
+    With `run` in place of `spec`, a film class (app.sessions.film): `film_url` is the presenter's page."""
+    if (body.spec is None) == (body.run is None):
+        raise SpecError(("body", "spec" if body.spec is None else "run"), Said("error-class-spec-or-run"))
+    if body.run is not None:
+        return await _create_film(request, body, services, settings, sessions, catalogue, lang)
     spec = resolve(body.spec, settings)
     if spec.quiz is not None:
         spec = resolve(body.spec.model_copy(update={"quiz": new_class_quiz()}), settings)
@@ -173,6 +178,16 @@ async def create_session(
     answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key, "spec": spec.canonical}
     walk = _walk_url(spec_to_query(spec.canonical), first, f"present={code}")
     return JSONResponse(answer | {"trace_id": spec.id, "walk_url": walk}, status_code=201)
+
+
+async def _create_film(request, body: SessionCreate, services, settings, sessions, catalogue, lang) -> JSONResponse:
+    steps = await film.film_of(services, settings, body.run, body.film_step)
+    if body.lesson is not None:
+        rules.check_lesson(body.lesson, {"run": body.run}, catalogue.lessons)
+    code, key = await sessions.create_film(body.run, steps, body.film_step, body.lesson, lang)
+    page = f"/film?{urlencode({'run': body.run, 'step': str(body.film_step)})}#present={code}"
+    answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key}
+    return JSONResponse(answer | {"spec": None, "trace_id": None, "walk_url": None, "film_url": page}, status_code=201)
 
 
 async def _session(request: Request, sessions: Sessions, code: str) -> dict:
@@ -234,11 +249,19 @@ async def set_state(
     update: StateUpdate,
     sessions: SessionsDep,
     catalogue: CatalogueDep,
+    services: ServicesDep,
+    settings: SettingsDep,
     key: PresenterKey = None,
 ) -> dict:
+    """A film class's `run_step` opens the run's step into the walkthrough (its trace built, as every
+    build): `step`, `jacobian` and `head` given with it are checked against that walkthrough."""
     fields = await _session(request, sessions, code)
     sessions.require_presenter(fields, key)
-    return await sessions.change(fields, rules.checked_changes(update, fields, catalogue.lessons))
+    opened = {}
+    if "run_step" in update.model_fields_set:
+        opened = await film.opened_from_film(request, services, settings, fields, update.run_step)
+    changes = rules.checked_changes(update, fields | opened, catalogue.lessons)
+    return await sessions.change(fields, opened | changes)
 
 
 @router.delete(
@@ -416,18 +439,24 @@ async def join_form(request: Request, code: str = "") -> Response:
 
 @router.get("/join/{code}", response_class=HTMLResponse, include_in_schema=False)
 async def join(request: Request, code: str, sessions: SessionsDep, services: ServicesDep) -> Response:
-    """A student's way in: the walk page of the session's spec, following the presenter, with a
+    """A student's way in: the walk page of the session's spec (a film class on its film: the film),
+    following the presenter, with a
     learner identity if the browser has none (past the address's bound: none, the page works)."""
     try:
         fields = await _session(request, sessions, code)
     except HTTPException as exc:
         return _join_page(request, exc.status_code, _join_error(request, exc, code[:12]), code[:12])
-    query = spec_to_query(fields["spec"])
+    language = {}
     if request.cookies.get(choice.COOKIE) is None and not choice.asked_language(request):
-        query |= {choice.QUERY_KEY: fields.get("lang", words.DEFAULT)}  # the class's, unless they chose
+        language = {choice.QUERY_KEY: fields.get("lang", words.DEFAULT)}  # the class's, unless they chose
     elif choice.asked_language(request):
-        query |= {choice.QUERY_KEY: choice.asked_language(request)}
-    response = RedirectResponse(_walk_url(query, fields["step"], f"follow={fields['code']}"), 303)
+        language = {choice.QUERY_KEY: choice.asked_language(request)}
+    if fields["spec"] is None:  # a film class on its film
+        query = {"run": fields["run"], "step": str(fields["film_step"])} | language
+        page = f"/film?{urlencode(query)}#follow={fields['code']}"
+    else:
+        page = _walk_url(spec_to_query(fields["spec"]) | language, fields["step"], f"follow={fields['code']}")
+    response = RedirectResponse(page, 303)
     if services.voters.seat_of(request, fields["code"]) is None:
         remember_seat(response, fields["code"], services.voters.new_seat(fields["code"]))
     if services.voters.of(request) is None:

@@ -18,9 +18,12 @@ class SessionOpened(Answer):
     code: str = Field(description="what students type at /join")
     join_url: str
     presenter_key: str = Field(description="the X-Presenter-Key of the presenter's requests: shown once")
-    spec: CanonicalSpec = Field(description="the class's walkthrough (a quiz's: with the class's own quiz number)")
-    trace_id: str
-    walk_url: str = Field(description="the presenter's page of the class's walkthrough")
+    spec: CanonicalSpec | None = Field(
+        description="the class's walkthrough (a quiz's: with the class's own quiz number); a film class: null"
+    )
+    trace_id: str | None
+    walk_url: str | None = Field(description="the presenter's page of the class's walkthrough; a film class: null")
+    film_url: str | None = Field(None, description="a film class: the presenter's page, the film")
 
 
 class Reveal(Answer):
@@ -51,17 +54,26 @@ class SessionState(Answer):
     lang: str = Field(
         description="the presenter's language: the class's, and a joining student's unless they chose one"
     )
-    spec: CanonicalSpec
+    spec: CanonicalSpec | None = Field(
+        description="the walkthrough the class is on (a film class: its opened run step's; null on the film)"
+    )
     lesson: str | None
-    step: int = Field(description="the step the presenter shows")
+    step: int = Field(description="the step the presenter shows (of the walkthrough; a film class on its film: 0)")
     lesson_step: int | None = Field(description="position in the lesson")
     jacobian: JacobianRef | None = Field(description="the softmax row the presenter's Jacobian panel shows")
     head: HeadRef | None = Field(description="the attention head the presenter enlarged")
     followers: int
     poll: Poll
-    trace_id: str
-    walkthrough: str = Field(description="the id every quiz of this walkthrough shares (a lesson's `walkthrough`)")
+    trace_id: str | None
+    walkthrough: str | None = Field(
+        description="the id every quiz of this walkthrough shares (a lesson's `walkthrough`); null on a film"
+    )
     buglab: bool = Field(description="the walkthrough plants a bug: the poll can open")
+    run: str | None = Field(None, description="a film class: the recorded run whose film it follows")
+    film_step: int | None = Field(None, description="a film class: the run's step the presenter scrubbed to")
+    run_step: int | None = Field(
+        None, description="a film class: the run's step opened into the walkthrough (null: the class is on the film)"
+    )
     version: int = Field(description="bumped by every change (a late, older state is dropped)")
 
 

@@ -46,18 +46,55 @@ def session_walkthrough(fields: dict) -> str:
     return fields.get("walkthrough", fields["trace_id"])
 
 
-def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson]) -> dict:
-    """The fields a state update changes, each checked; SpecError (422) naming the field."""
-    changes = update.model_dump(exclude_unset=True)
-    limits = fields["limits"]
+def _walk_limits(fields: dict, field: str) -> dict:
+    """The limits of the walkthrough the class is on; a film class on its film has none (SpecError)."""
+    if fields.get("limits") is None:
+        raise SpecError(("body", field), Said("error-film-class-on-film", field=field))
+    return fields["limits"]
+
+
+def _check_walk_moves(changes: dict, fields: dict) -> None:
     if "step" in changes:
-        _check_step(changes["step"], limits)
+        _check_step(changes["step"], _walk_limits(fields, "step"))
+    if changes.get("jacobian") is not None:
+        _check_jacobian(changes["jacobian"], _walk_limits(fields, "jacobian"))
+    if changes.get("head") is not None:
+        limits = _walk_limits(fields, "head")
+        _between(("head", "head"), changes["head"]["head"], limits["n_head"], Said("error-why-the-model-heads"))
+
+
+def check_lesson(name: str, fields: dict, lessons: dict[str, Lesson]) -> None:
+    """A walkthrough class plays a lesson of its walkthrough; a film class, a lesson about its run."""
+    lesson = lessons.get(name)
+    if lesson is None:
+        raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(name)))
+    if fields.get("run") is not None:
+        if lesson.run != fields["run"]:
+            raise SpecError(("body", "lesson"), Said("error-film-class-lesson", lesson=repr(name), run=fields["run"]))
+    elif walkthrough_id(lesson.spec) != session_walkthrough(fields):
+        raise SpecError(("body", "lesson"), Said("error-session-lesson-other-spec", lesson=repr(lesson.name)))
+
+
+def check_film_step(field: str, value: int | None, fields: dict) -> None:
+    """`value` (film_step or run_step) a step of the film class's run; a walkthrough class has no film."""
+    if fields.get("run") is None:
+        raise SpecError(("body", field), Said("error-film-class-no-film", field=field))
+    if value is not None:
+        why = Said("error-why-the-run-steps", run=fields["run"])
+        _between((field,), value, fields["run_steps"], why)
+
+
+def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson]) -> dict:
+    """The fields a state update changes, each checked; SpecError (422) naming the field. `fields`:
+    the session's, with a step opened from the film (`run_step`) already in them (the route's)."""
+    changes = update.model_dump(exclude_unset=True)
+    if "film_step" in changes:
+        if changes["film_step"] is None:
+            raise SpecError(("body", "film_step"), Said("error-film-step-null"))
+        check_film_step("film_step", changes["film_step"], fields)
+    _check_walk_moves(changes, fields)
     if changes.get("lesson") is not None:
-        lesson = lessons.get(changes["lesson"])
-        if lesson is None:
-            raise SpecError(("body", "lesson"), Said("error-unknown-lesson", lesson=repr(changes["lesson"])))
-        if walkthrough_id(lesson.spec) != session_walkthrough(fields):
-            raise SpecError(("body", "lesson"), Said("error-session-lesson-other-spec", lesson=repr(lesson.name)))
+        check_lesson(changes["lesson"], fields, lessons)
     if changes.get("lesson_step") is not None:
         name = changes.get("lesson", fields["lesson"])
         if name is None or name not in lessons:
@@ -68,12 +105,9 @@ def checked_changes(update: StateUpdate, fields: dict, lessons: dict[str, Lesson
             len(lessons[name].steps),
             Said("error-why-lesson-steps", lesson=repr(name)),
         )
-    if changes.get("jacobian") is not None:
-        _check_jacobian(changes["jacobian"], limits)
-    if changes.get("head") is not None:
-        _between(("head", "head"), changes["head"]["head"], limits["n_head"], Said("error-why-the-model-heads"))
     if "lesson" in changes and changes["lesson"] is None:
         changes["lesson_step"] = None
+    changes.pop("run_step", None)  # the route's: the walkthrough it opens is in `fields`
     return changes
 
 

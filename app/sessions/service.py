@@ -35,6 +35,29 @@ _NOTHING_NEW = object()  # a beat passed with no new state to send
 CODE_TRIES = 8  # a fresh code colliding with an open one 8 times in a row: the cap, not bad luck
 
 
+def walk_fields(spec: ResolvedSpec, steps: list) -> dict:
+    """The fields of the walkthrough a class follows: `spec` and its trace's `steps` (its records)."""
+    cfg = spec.cfg
+    limits = {
+        "n_steps": len(steps),
+        "backward": [r.index for r in steps if r.phase == "backward"],
+        "T": int(spec.inputs.shape[1]),
+        "n_head": cfg.n_head,
+        "n_layer": cfg.n_layer,
+    }
+    return {
+        "spec": spec.canonical,
+        "trace_id": spec.id,
+        "walkthrough": walkthrough_id(spec),
+        "limits": limits,
+        "buglab": bool(spec.faults),
+    }
+
+
+# A film class on its film: no walkthrough (a step opened from the film fills these: walk_fields).
+ON_THE_FILM = {"spec": None, "trace_id": None, "walkthrough": None, "limits": None, "buglab": False, "step": 0}
+
+
 class Sessions:
     def __init__(self, settings: Settings, on_reveal: Callable[[str], None] | None = None):
         """`on_reveal(trace_id)` runs in every process whose hub a revealed state reaches (the
@@ -57,25 +80,22 @@ class Sessions:
     ) -> tuple[str, str]:
         """A new session for `spec` (whose trace has `steps`, its records): (code, presenter key).
         `lang`: the presenter's language, the class's (app/routes/sessions.py)."""
+        fields = {**walk_fields(spec, steps), "run": None, "run_steps": None, "film_step": None, "run_step": None}
+        return await self._create(fields | {"lesson": lesson, "step": first_step}, lang)
+
+    async def create_film(
+        self, run: str, run_steps: int, film_step: int, lesson: str | None, lang: str = "en"
+    ) -> tuple[str, str]:
+        """A new film class on the recorded run `run` (of `run_steps` steps), its film at `film_step`:
+        no walkthrough until the presenter opens one of the run's steps (state `run_step`)."""
+        fields = {**ON_THE_FILM, "run": run, "run_steps": run_steps, "film_step": film_step, "lesson": lesson}
+        return await self._create(fields, lang)
+
+    async def _create(self, fields: dict, lang: str) -> tuple[str, str]:
         s, key = self.settings, new_presenter_key()
-        cfg = spec.cfg
-        limits = {
-            "n_steps": len(steps),
-            "backward": [r.index for r in steps if r.phase == "backward"],
-            "T": int(spec.inputs.shape[1]),
-            "n_head": cfg.n_head,
-            "n_layer": cfg.n_layer,
-        }
-        fields = {
+        fields = fields | {
             "key": key_digest(key),
-            "spec": spec.canonical,
-            "trace_id": spec.id,
-            "walkthrough": walkthrough_id(spec),
-            "lesson": lesson,
-            "limits": limits,
-            "buglab": bool(spec.faults),
-            "step": first_step,
-            "lesson_step": 0 if lesson else None,
+            "lesson_step": 0 if fields["lesson"] else None,
             "jacobian": None,
             "head": None,
             "poll": closed_poll(lang),

@@ -7,6 +7,11 @@ Stored fields (one flat mapping, JSON values; a Redis hash or a dict):
   every quiz of the same walkthrough shares: app.sessions.rules.walkthrough_id), lesson, limits
   ({n_steps, backward, T, n_head, n_layer}), buglab, step, lesson_step, jacobian, head, poll,
   version (bumped by every change: a listener drops an older state arriving late).
+A film class (a recorded run's film, docs/film.md) also keeps run (the run's name), run_steps (its
+step count), film_step (the step the presenter scrubbed to) and run_step (the run's step the class
+opened into the walkthrough; null: the class is on the film, and spec, trace_id, walkthrough and
+limits are null too). A walkthrough class keeps run, film_step and run_step null; a session stored
+before film classes has none of them (read as null).
 """
 
 from __future__ import annotations
@@ -26,11 +31,17 @@ POLL_QUESTION = "class-poll-question"
 
 
 class SessionCreate(BaseModel):
-    """The body of POST /api/sessions."""
+    """The body of POST /api/sessions: a walkthrough's class (`spec`) or a film's (`run`), not both."""
 
     model_config = ConfigDict(extra="forbid")
-    spec: TraceSpec = Field(description="the walkthrough the class follows (as POST /api/traces)")
+    spec: TraceSpec | None = Field(None, description="the walkthrough the class follows (as POST /api/traces)")
+    run: str | None = Field(
+        None, max_length=64, description="a film class: the recorded run whose film it follows (GET /api/runs)"
+    )
+    film_step: int = Field(0, ge=0, description="a film class: the run's step the film opens on")
     lesson: str | None = Field(None, max_length=100, description="a lesson name from GET /api/lessons")
+
+    _numbers = field_validator("film_step", mode="before")(not_a_boolean)
 
 
 class JacobianRef(BaseModel):
@@ -56,16 +67,20 @@ class HeadRef(BaseModel):
 
 class StateUpdate(BaseModel):
     """The body of POST /api/sessions/{code}/state: only the keys given change (null clears
-    lesson, lesson_step, jacobian and head)."""
+    lesson, lesson_step, jacobian and head; run_step null takes a film class back to its film)."""
 
     model_config = ConfigDict(extra="forbid")
     step: int | None = Field(None, ge=0, description="index into the trace's steps")
+    film_step: int | None = Field(None, ge=0, description="a film class: the run's step the film is scrubbed to")
+    run_step: int | None = Field(
+        None, ge=0, description="a film class: the run's step opened into the walkthrough (null: back to the film)"
+    )
     lesson: str | None = Field(None, max_length=100)
     lesson_step: int | None = Field(None, ge=0, description="position in the lesson (0-based)")
     jacobian: JacobianRef | None = None
     head: HeadRef | None = None
 
-    _numbers = field_validator("step", "lesson_step", mode="before")(not_a_boolean)
+    _numbers = field_validator("step", "lesson_step", "film_step", "run_step", mode="before")(not_a_boolean)
 
 
 class PollAction(BaseModel):
@@ -108,6 +123,9 @@ def compose(fields: dict, answers: dict[str, int], followers: int, by_address: d
         "trace_id": fields["trace_id"],
         "walkthrough": fields.get("walkthrough", fields["trace_id"]),
         "buglab": fields["buglab"],
+        "run": fields.get("run"),
+        "film_step": fields.get("film_step"),
+        "run_step": fields.get("run_step"),
         "version": fields["version"],
     }
 

@@ -16,6 +16,7 @@ class Asgi:
         self.app = app
         self.leaving: list[asyncio.Event] = []
         self.seats: list[str] = []  # the seats student() was given, in turn
+        self.streams: list[list[bytes]] = []  # each event stream's chunks so far, in the order opened
         self.tasks: list[asyncio.Task] = []
 
     async def call(self, method: str, path: str, address: str, headers: dict | None = None, body=None):
@@ -55,6 +56,7 @@ class Asgi:
         if dict(answer_headers).get("content-type", "").startswith("text/event-stream"):
             # its first state sent: the stream has joined the class (a deadline for a hung stream, not a measure)
             await asyncio.wait_for(asyncio.shield(first_chunk), 10)
+            self.streams.append(chunks)
             return status, answer_headers, b""
         await task
         return status, answer_headers, b"".join(chunks)

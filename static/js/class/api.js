@@ -12,6 +12,9 @@ const sessionUrl = (code, suffix = "") => `/api/sessions/${encodeURIComponent(co
 
 export const createSession = (spec, lesson = null) =>
   call("/api/sessions", { method: "POST", json: lesson ? { spec, lesson } : { spec } });
+/** A class on a recorded run's film (docs/lessons.md, "A class on the film"), its film at `filmStep`. */
+export const createFilmSession = (run, filmStep) =>
+  call("/api/sessions", { method: "POST", json: { run, film_step: filmStep } });
 export const getSession = (code, key = null) => call(sessionUrl(code), { key });
 export const setState = (code, key, partial) =>
   call(sessionUrl(code, "/state"), { method: "POST", json: partial, key });

@@ -33,12 +33,12 @@ export function startStop(lesson, page, stage) {
   );
 }
 
-/** The walkthrough id of the class the fragment follows or presents (null without one). */
-async function classWalkthrough(fragment) {
+/** The state of the class the fragment follows or presents (null without one). */
+async function classState(fragment) {
   const code = fragment.get("follow") || fragment.get("present");
   if (!code) return null;
   try {
-    return (await getSession(code, fragment.get("present") ? storedKey(code) : null)).walkthrough;
+    return await getSession(code, fragment.get("present") ? storedKey(code) : null);
   } catch {
     return null; // following or presenting says why it cannot
   }
@@ -146,7 +146,9 @@ export async function startClassroom({ trace, go, state }) {
   const lessons = createLessons(page, select);
   const fragment = new URLSearchParams(window.location.hash.slice(1));
   try {
-    page.walkthrough = await classWalkthrough(fragment);
+    const joined = await classState(fragment);
+    page.walkthrough = joined?.walkthrough ?? null;
+    page.filmRun = joined?.run ?? null; // a class on a run's film: this page is one of its steps (film/class.js)
     await fillLessonList(select, page);
     select.addEventListener("change", () => (select.value ? lessons.play(select.value) : lessons.stop()));
     presentButton.disabled = false;
@@ -162,7 +164,9 @@ export async function startClassroom({ trace, go, state }) {
     if (following) return await follow(page, following, { playLesson: lessons.play });
     if (fragment.get("lesson")) await lessons.play(fragment.get("lesson"));
     const resumed = fragment.get("present");
-    const key = resumed && storedKey(resumed);
+    // a class of this page's walkthrough, or of a run's film (this page one of its steps: it says which)
+    const mine = Boolean(joined?.run) || joined?.trace_id === trace.id;
+    const key = resumed && mine && storedKey(resumed);
     if (key) {
       const invite = takeInvite(resumed); // opened on the page before: its code is shown here
       const joinUrl = invite || `${window.location.origin}/join/${resumed}`;

@@ -15,7 +15,7 @@ const MARKED = "lesson-mark"; // the traces a stop's marks add (meta), removed a
 const AXES = ["yaxis", "yaxis2", "yaxis3"]; // the film's panels: the loss, the induction and previous-token scores
 
 /** Resolves once film.js has read the run and wired its scrubber (#film[data-ready]). */
-function filmReady() {
+export function filmReady() {
   return new Promise((resolve) => {
     if (film.dataset.ready === "1") return resolve();
     const observer = new MutationObserver(() => {

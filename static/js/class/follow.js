@@ -1,10 +1,12 @@
 // A student's side: the page follows the presenter's step, lesson step, Jacobian row and
-// enlarged head as they arrive over Server-Sent Events. Moving on one's own detaches (the
+// enlarged head as they arrive over Server-Sent Events (a class on a run's film: to the film and
+// the run's other steps too, class/film_pages.js). Moving on one's own detaches (the
 // presenter's moves are still received, not applied) until "Back to presenter".
 
 import { h } from "../lib/dom.js";
 import { t } from "../lib/words.js";
 import { followEvents, getSession } from "./api.js";
+import { filmClassPage } from "./film_pages.js";
 import {
   jacobianShown,
   onStepChange,
@@ -45,6 +47,11 @@ export async function follow(page, code, { playLesson }) {
     follower.latest = state;
     updatePoll(state.poll);
     if (follower.detached) return;
+    const elsewhere = filmClassPage(state, code, page.spec.run ? page.spec.run_step : undefined); // a film class moved on
+    if (elsewhere) {
+      window.location.assign(elsewhere);
+      return;
+    }
     const drawn = await moveTo(page, follower, state, playLesson);
     if (!drawn || follower.latest !== state || follower.detached) return;
     showPanels(follower, state);

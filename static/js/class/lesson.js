@@ -23,12 +23,16 @@ export function revealStart() {
 const DEFAULT_PACE = 30;
 
 /** The page of a stop of a lesson about a recorded run (its `url`: the film, or a run step's
- * walkthrough), playing the lesson from stop k; the page's own ?lang= goes along. */
+ * walkthrough), playing the lesson from stop k; the page's own ?lang= goes along, and a presenter of
+ * a class on the run's film goes on presenting there (#present=CODE: the class follows to that page). */
 export function stopUrl(lesson, k) {
   const url = new URL(lesson.steps[k].url, window.location.href); // an export's page names: beside this page
   const asked = new URLSearchParams(window.location.search).get("lang");
   if (asked) url.searchParams.set("lang", asked);
-  url.hash = new URLSearchParams({ lesson: lesson.name, stop: String(k) }).toString();
+  const hash = new URLSearchParams({ lesson: lesson.name, stop: String(k) });
+  const presenting = new URLSearchParams(window.location.hash.slice(1)).get("present");
+  if (presenting) hash.set("present", presenting);
+  url.hash = hash.toString();
   return url.toString();
 }
 

@@ -5,6 +5,7 @@
 // again); leaving presenter mode while a class runs asks whether to end it. The presenter key
 // stays in this browser (localStorage, by code); it is never put in a URL.
 
+import { sleep } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { t } from "../lib/words.js";
 import { createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
@@ -21,7 +22,7 @@ export function storedKey(code) {
   }
 }
 
-function forgetKey(code) {
+export function forgetKey(code) {
   try {
     window.localStorage.removeItem(keyName(code));
   } catch {
@@ -29,7 +30,7 @@ function forgetKey(code) {
   }
 }
 
-function storeKey(code, key) {
+export function storeKey(code, key) {
   try {
     window.localStorage.setItem(keyName(code), key);
   } catch {
@@ -37,8 +38,9 @@ function storeKey(code, key) {
   }
 }
 
-/** One state update in flight at a time; changes made meanwhile are merged into the next. */
-function stateSender(code, key, onError) {
+/** One state update in flight at a time, and one every `gapMs` at most; changes made meanwhile are
+ * merged into the next (the newest of each field is always sent). */
+export function stateSender(code, key, onError, gapMs = 0) {
   let pending = null;
   let sending = false;
   async function flush() {
@@ -46,11 +48,13 @@ function stateSender(code, key, onError) {
     sending = true;
     const body = pending;
     pending = null;
+    const started = performance.now();
     try {
       await setState(code, key, body);
     } catch (error) {
       onError(error);
     }
+    if (gapMs > 0) await sleep(Math.max(0, gapMs - (performance.now() - started)));
     sending = false;
     flush();
   }
@@ -154,7 +158,10 @@ export function present(page, session, { lesson, onEnded }) {
   });
   onJacobian((row) => row && sendLive({ jacobian: row }));
   onHead((ref) => sendLive({ head: ref }));
-  sendLive({ step: page.state.index });
+  // A film class (page.filmRun): this page is a run's step opened from the film; the class comes here.
+  const opened = page.filmRun ? { run_step: page.spec.run_step } : {};
+  sendLive({ ...opened, step: page.state.index });
+  if (page.filmRun) carryPresenting(document.getElementById("film-back"), code);
 
   const stopEvents = presenterEvents(code, key, {
     onState: (state) => {
@@ -199,6 +206,18 @@ export function present(page, session, { lesson, onEnded }) {
     onEnded();
   }
   return { send: sendLive, stop, end };
+}
+
+/** A link to another page of a film class (the film, a run step's walkthrough) that goes on
+ * presenting there (#present=CODE: the key stays in this browser). */
+export function carryPresenting(link, code) {
+  link?.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    const url = new URL(link.href, window.location.href);
+    url.hash = new URLSearchParams({ present: code }).toString();
+    window.location.assign(url);
+  });
 }
 
 /** The join URL of a session this browser opened and has not shown yet (null otherwise). */

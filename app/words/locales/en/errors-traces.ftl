@@ -15,6 +15,7 @@ error-why-the-model-heads = the model's heads
 error-why-the-trace-positions = the trace's positions
 error-why-the-trace-steps = the trace's steps
 error-why-lesson-steps = lesson { $lesson }'s steps
+error-why-the-run-steps = the steps of the run { $run }
 
 ## A trace and its steps (app/services.py, app/answers.py)
 
@@ -72,6 +73,11 @@ error-store-held = { $free } MB cached and free, { $in_use } MB in use by reques
 error-step-null = step cannot be null: the class is always on some step
 error-session-lesson-other-spec = lesson { $lesson } walks through another spec than this session's
 error-lesson-step-no-lesson = lesson_step needs a lesson: this session plays none
+error-class-spec-or-run = a class follows a walkthrough (spec) or a recorded run's film (run): give one of them
+error-film-class-on-film = { $field } needs a walkthrough: this class is on its run's film (open one of the run's steps with run_step first)
+error-film-class-no-film = { $field } is a film class's: this class follows a walkthrough, not a recorded run's film
+error-film-class-lesson = lesson { $lesson } is not about the run { $run } this class follows
+error-film-step-null = film_step cannot be null: the film is always at some step
 error-answer-not-backward = step { $step } is not a backward step: the bug is in one of steps { $first } to { $last }
 error-no-lesson = no lesson named { $lesson }; GET /api/lessons lists them
 error-no-lesson-short = no lesson named { $lesson }

@@ -25,6 +25,6 @@ lesson-run-claim-composition-one-step = at step { $step }, the part of layer { $
 lesson-run-claim-composition-one-step-best = at step { $step }, the part of layer { $layer }'s gradient of { $weight } that reads heads { $heads } of layer { $before } has a share { $condition } of the gradient, and points closer to the change of { $weight } over the next { $ahead } steps than the part of any other head
 lesson-run-measured-composition = share { FORMAT($share, spec: ".3g") }; cosine with the change at least { FORMAT($cosine, spec: ".3g") }, the other heads' at most { FORMAT($others, spec: ".3g") }
 
-lesson-run-no-class = lesson { $lesson } is about a recorded run: its stops are on the film and on several steps' pages, and a class follows one walkthrough (present one of its steps without the lesson)
+lesson-run-no-class = lesson { $lesson } is about a recorded run: its stops are on the film and on several steps' pages, and this class follows one walkthrough (open a class on the run's film instead: POST /api/sessions with run)
 
 js-lesson-run-going = Opening stop { $stop }…

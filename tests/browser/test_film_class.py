@@ -1,0 +1,56 @@
+"""A class on the film (issue 39, docs/lessons.md "A class on the film"): the presenter (1280×720)
+presents the shipped run's film, a student on a 390×844 phone joins with the code and their film
+follows the presenter's keyboard scrubbing (the line, the readout and the frames theirs); the presenter
+opens the step into the walkthrough, the phone goes there too and follows, and both come back to the
+film; axe finds nothing on the phone's film. Checkpoint steps only: each opens at once."""
+
+from __future__ import annotations
+
+from tests.helpers.browser import assert_clean, axe_violations, phone_page
+
+LINE_AT = "() => document.getElementById('film-plot').layout.shapes[0].x0"
+SCRUB_TO = "(step) => { const s = document.getElementById('film-scrub'); s.value = step; s.dispatchEvent(new Event('input')); }"
+
+
+def _on_step(page, step: int) -> None:
+    page.wait_for_selector(f"#film[data-step='{step}']")
+    assert page.input_value("#film-scrub") == str(step) and page.evaluate(LINE_AT) == step
+
+
+def test_a_phone_follows_the_presenters_scrubbing_into_a_step_and_back(session, browser, server, axe):
+    presenter = session.page
+    presenter.set_viewport_size({"width": 1280, "height": 720})
+    session.goto("/film?run=induction&step=1000")
+    presenter.wait_for_selector("#film[data-ready]")
+    presenter.click("#class-present:not([disabled])")
+    presenter.wait_for_selector("#class-dialog[open]")
+    code = presenter.text_content("#class-code").strip()
+    presenter.click("#class-dialog-close")
+    with phone_page(browser, server) as (phone, errors):
+        phone.goto(f"/join/{code}")
+        phone.wait_for_selector("#film[data-ready][data-following='following']")
+        _on_step(phone, 1000)
+        presenter.wait_for_selector("#class-followers[data-count='1']")
+        presenter.focus("#film-scrub")
+        for _ in range(4):
+            presenter.keyboard.press("ArrowRight")  # a drag's moves: the last one always arrives
+        _on_step(phone, 1004)
+        presenter.keyboard.press("PageUp")  # a twentieth of the run back
+        _on_step(phone, 929)
+        assert "Step 929" in phone.text_content("#film-readout")
+        assert phone.locator("#film-frames canvas").count() == 2  # the phone's frames follow too
+        assert phone.evaluate("document.scrollingElement.scrollWidth") <= 390
+        assert axe_violations(phone, axe) == []
+
+        presenter.evaluate(SCRUB_TO, 500)
+        _on_step(phone, 500)
+        presenter.click("#film-open")  # step 500, a checkpoint, into the walkthrough: the class goes there
+        presenter.wait_for_selector("#step[data-rendered]")
+        phone.wait_for_url("**/walk?run=induction&run_step=500*")
+        phone.wait_for_selector("#walk[data-following='following'] #step[data-rendered]")
+        presenter.click("#film-back")  # back to the film: the class comes back too
+        phone.wait_for_url(f"**/film?run=induction&step=500*#follow={code}", wait_until="commit")
+        assert errors == []
+        presenter.wait_for_selector("#film[data-ready]")
+        assert presenter.input_value("#film-scrub") == "500" and "present=" in presenter.url
+    assert_clean(session)
