@@ -174,7 +174,7 @@ class Settings:
     max_record_steps: int = 1500
     # ... and its estimate by the cost model (app/spec/cost.py: a training step and the heads' probes
     # per step), so a task with longer sequences (text: 64 positions) records fewer steps. The demo
-    # recipe is estimated at 177 s (the model covers the slowest machine of its class: ~4x this one).
+    # recipe is estimated at 177 s (the model covers the slowest machine of its class: ~5x this one).
     max_record_seconds: float = 180.0
     # One page run's bound on disk (its plan's max_bytes, checked before anything is written): the
     # shipped run's 5 MB, 1,500 steps with 4 checkpoints.

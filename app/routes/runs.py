@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
+from app import security
 from app.deps import LangDep, ServicesDep, SettingsDep, WriterDep
 from app.encoding import json_safe
 from app.errors import BAD_FIELD, NOT_FOUND
@@ -23,8 +24,9 @@ from app.words.said import in_language
 router = APIRouter(prefix="/api", tags=["runs"])
 RunName = Annotated[str, Path(pattern=runs.RUN_NAME, description="a run's name, as GET /api/runs lists it")]
 REFUSED = {
-    403: "the server is bound beyond loopback and the request carries no admin key",
-    429: "this client already has max_recordings_per_client recordings under way: retry after Retry-After",
+    403: "from another site, or (a server bound beyond loopback) without the admin key",
+    429: "this client already has max_recordings_per_client recordings under way, or too many wrong admin keys "
+    "from this address: retry after Retry-After",
     503: "max_recordings are under way, or the page runs kept fill their bound and none is old enough to go: "
     "retry after Retry-After",
 }
@@ -47,7 +49,7 @@ async def list_runs(services: ServicesDep, settings: SettingsDep) -> dict:
     "/runs",
     status_code=202,
     response_model=RecordStarted,
-    responses={**BAD_FIELD, **RECORD_REFUSED},
+    responses={**BAD_FIELD, **security.BODY_REFUSED, **RECORD_REFUSED},
     summary="Record a run of a demo task on the server (within the settings' limits), a slice per turn of the build queue",
 )
 async def record_run(

@@ -88,9 +88,7 @@ class RecordStarted(Answer):
     warmup: int
     dense: int
     estimated_bytes: int = Field(description="the run's size on disk at most (within max_record_bytes)")
-    estimated_seconds: float = Field(
-        description="the cost model's estimate of its work (this machine: about a quarter)"
-    )
+    estimated_seconds: float = Field(description="the cost model's estimate of its work (this machine: about a fifth)")
     progress: str = Field(description="GET it for where the recording stands")
     film: str = Field(description="the film page of the run, once it is done")
 
