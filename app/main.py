@@ -25,6 +25,7 @@ from app.checkpoints.registry import registry
 from app.connections import Caps, StreamCap
 from app.errors import SpecError, pydantic_message
 from app.guesses import GuessLimiter, PresenterKeyGuesses
+from app.recording.recordings import Recordings
 from app.routes import ROUTERS, assets, docs, pages
 from app.security import Guard, SecurityHeaders
 from app.services import Services
@@ -58,6 +59,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         services.shutdown()
+        await app.state.recordings.stop()  # a recording under way ends at its next step, its folder removed
 
 
 def _full_match(route: BaseRoute, scope: dict, method: str) -> bool:
@@ -158,6 +160,7 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     app.state.settings = settings
     app.state.warm_up = warm_up
     app.state.services = Services(settings)
+    app.state.recordings = Recordings(settings, app.state.services)  # runs recorded from the page (app.films)
     # the admin cookie's value: this process's own unless the settings share one among workers
     app.state.admin_token = settings.admin_token or secrets.token_urlsafe(32)
     app.state.key_guesses = GuessLimiter("error-guess-keys", settings.key_failures_per_minute)

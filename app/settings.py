@@ -165,6 +165,35 @@ class Settings:
     # ---- recorded training runs (`xt train --record`, app.films; docs/film.md)
     runs_dir: Path = ROOT / "runs"  # a run is a folder here; GET /api/runs lists them
     max_run_points: int = 2000  # steps one GET /api/runs/{name} answers at most (a stretch and a stride)
+    # ---- runs recorded from the page (POST /api/runs, app/recording/recordings.py; docs/film.md, "Recording
+    # from the page"). They live here, never in runs_dir (shipped or served by the person serving), each
+    # named by the server; GET /api/runs lists both folders. Writing needs the admin key beyond loopback.
+    recorded_runs_dir: Path = ROOT / "data" / "runs"
+    # Training steps one page recording trains at most: the docs' demo recipe (1,500 steps of the
+    # induction task, batch 16), about 40 s of wall time on 2 shared cores (docs/film.md).
+    max_record_steps: int = 1500
+    # ... and its estimate by the cost model (app/spec/cost.py: a training step and the heads' probes
+    # per step), so a task with longer sequences (text: 64 positions) records fewer steps. The demo
+    # recipe is estimated at 177 s (the model covers the slowest machine of its class: ~5x this one).
+    max_record_seconds: float = 180.0
+    # One page run's bound on disk (its plan's max_bytes, checked before anything is written): the
+    # shipped run's 5 MB, 1,500 steps with 4 checkpoints.
+    max_record_bytes: int = 5_000_000
+    # Page runs kept, and their bytes together: a new recording first removes the oldest page runs
+    # (never runs_dir's) until it fits both ...
+    max_recorded_runs: int = 8
+    max_recorded_bytes: int = 40_000_000
+    # ... but none younger than this (someone may be watching it): with no page run old enough to
+    # remove, a new recording is a 503 + Retry-After (the seconds until the oldest may go).
+    min_recorded_run_seconds: int = 600
+    # Recordings under way at once on the server (one more: 503 + Retry-After), and for one client
+    # (its learner identity, else its address: the build queue's client; one more: 429).
+    max_recordings: int = 1
+    max_recordings_per_client: int = 1
+    # A recording enters the build queue a slice at a time, each slice estimated at about this many
+    # seconds (at least one step): between two slices the other clients' builds take their turns
+    # (round robin), and a small build always has its own lane (app/traces/admission.py).
+    record_slice_seconds: float = 2.0
     # Empty: sessions live in this process. redis://host:port/db: in Redis (state keys with
     # expiry, pub/sub for events), so several workers or hosts serve one class.
     redis_url: str = ""

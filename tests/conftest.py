@@ -181,7 +181,13 @@ def live_runs_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def live_server(live_models_dir, live_runs_dir) -> Server:
+def live_recorded_runs_dir(tmp_path_factory) -> Path:
+    """Where the live server keeps the runs recorded from the page (POST /api/runs): never the repo's data/."""
+    return tmp_path_factory.mktemp("page-runs")
+
+
+@pytest.fixture(scope="session")
+def live_server(live_models_dir, live_runs_dir, live_recorded_runs_dir) -> Server:
     """One `uvicorn app.main:app` on 127.0.0.1 with default settings for the run (browser,
     load and determinism tests), always stopped. Uploads made by the tests go to a fresh
     directory, never to the repo's data/models. Its quiz secret is known (LIVE_QUIZ_SECRET):
@@ -191,6 +197,7 @@ def live_server(live_models_dir, live_runs_dir) -> Server:
     env = {
         "XT_MODELS_DIR": str(live_models_dir),
         "XT_RUNS_DIR": str(live_runs_dir),
+        "XT_RECORDED_RUNS_DIR": str(live_recorded_runs_dir),
         "XT_QUIZ_SECRET": LIVE_QUIZ_SECRET,
         "XT_QUIZ_PROBES_PER_ADDRESS": "1000",
     }

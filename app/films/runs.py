@@ -1,5 +1,6 @@
-"""The runs this server offers: the folders of settings.runs_dir holding a run.json, read with every
-check xt_core.film.files makes, and a run's steps answered as JSON, at most settings.max_run_points
+"""The runs this server offers: the folders of settings.runs_dir holding a run.json, and those of
+settings.recorded_runs_dir (recorded from the page: app/recording/recordings.py), read with every check
+xt_core.film.files makes, and a run's steps answered as JSON, at most settings.max_run_points
 of them at once (a stretch of steps and a stride)."""
 
 from __future__ import annotations
@@ -24,12 +25,20 @@ RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a folder's name: no path, nev
 MAX_LISTED = 100  # runs listed at once
 
 
+def run_folders(settings: Settings) -> dict[str, Path]:
+    """name -> folder: runs_dir's runs, then the page's (a name in both is runs_dir's), at most MAX_LISTED."""
+    found: dict[str, Path] = {}
+    for parent in (Path(settings.runs_dir), Path(settings.recorded_runs_dir)):
+        if parent.is_dir():
+            named = sorted(
+                p.name for p in parent.iterdir() if re.match(RUN_NAME, p.name) and (p / "run.json").is_file()
+            )
+            found |= {name: parent / name for name in named if name not in found}
+    return {name: found[name] for name in sorted(found)[:MAX_LISTED]}
+
+
 def run_names(settings: Settings) -> list[str]:
-    folder = Path(settings.runs_dir)
-    if not folder.is_dir():
-        return []
-    names = sorted(p.name for p in folder.iterdir() if re.match(RUN_NAME, p.name) and (p / "run.json").is_file())
-    return names[:MAX_LISTED]
+    return list(run_folders(settings))
 
 
 class RunNotOpened(Exception):
@@ -41,12 +50,13 @@ class RunNotOpened(Exception):
 
 
 def open_run(settings: Settings, name: str) -> Run:
-    """The run `name` of settings.runs_dir, read and checked (RunNotOpened naming the runs there are)."""
-    if name not in run_names(settings):
+    """The run `name` of this server, read and checked (RunNotOpened naming the runs there are)."""
+    folders = run_folders(settings)
+    if name not in folders:
         known = ", ".join(entry["name"] for entry in listing(settings)["runs"]) or "-"
         raise RunNotOpened(Said("film-error-unknown-run", name=name, known=known))
     try:
-        return read_run(Path(settings.runs_dir) / name)
+        return read_run(folders[name])
     except (RunError, RunTooLarge, OSError, ValueError) as exc:
         raise RunNotOpened(Said("film-error-unreadable-run", name=name)) from exc
 
@@ -60,9 +70,9 @@ def opened(settings: Settings, name: str) -> Run:
 
 def listing(settings: Settings) -> dict:
     runs = []
-    for name in run_names(settings):
+    for name, folder in run_folders(settings).items():
         try:
-            run = read_meta(Path(settings.runs_dir) / name)  # run.json and the size: no arrays read
+            run = read_meta(folder)  # run.json and the size: no arrays read
         except (RunError, RunTooLarge, OSError, ValueError):
             continue  # a damaged run is not offered; GET /api/runs/{name} says it cannot be read
         runs.append({"name": name, "task": run.plan.task, "steps": run.plan.steps, "bytes": folder_bytes(run.folder)})

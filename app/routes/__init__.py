@@ -8,7 +8,7 @@
 | checkpoints | GET, POST /api/models; GET /api/tokenize |
 | training | GET /api/traces/{id}/progress, /api/traces/{id}/queue, /api/traces/{id}/update |
 | precision | GET /api/traces/{id}/precision (a bfloat16 or float16 step's numbers' health) |
-| runs | GET /api/runs, /api/runs/{name} (recorded training runs: docs/film.md) |
+| runs | GET /api/runs, /api/runs/{name}; POST /api/runs, GET /api/runs/{name}/progress (recorded training runs, one recorded from the page: docs/film.md) |
 | film | GET /film (a recorded run as a film: its curves and a scrubber) |
 | film_api | GET /api/runs/{name}/attention, /api/runs/{name}/composition (the film's frames; which gradients build the head) |
 | bench | GET /api/traces/{id}/tensors/{name}/slice, /api/traces/{a}/steps/{i}/compare/{b} |

@@ -133,17 +133,18 @@ class Admission:
     def waiting(self) -> int:
         return sum(len(q) for q in self.queues.values())
 
-    def admit(self, spec: ResolvedSpec, client: str = "") -> Ticket:
+    def admit(self, spec: ResolvedSpec, client: str = "", cost: Cost | None = None) -> Ticket:
         """A place in the queue for building `spec` (await wait(ticket) for its turn), or refused when
-        the queue is full (Overloaded, 503) or the client has its share queued (TooManyQueued, 429)."""
+        the queue is full (Overloaded, 503) or the client has its share queued (TooManyQueued, 429).
+        `cost` given: a job of its own (a recorded run's slice, app.recording.recordings), never small."""
         running = self.running.get(spec.id)
         if running is not None or self.store.building(spec.id):
             return self._joined(running)  # it waits for the build already under way
         if (queued := next((t for q in self.queues.values() for t in q if t.spec_id == spec.id), None)) is not None:
             return self._joined(queued)
-        cost = spec_cost(spec)
+        small, cost = cost is None, cost or spec_cost(spec)
         self._check_room(cost, client)
-        small = cost.seconds <= self.settings.small_build_seconds and cost.nbytes <= self.settings.small_build_bytes
+        small &= cost.seconds <= self.settings.small_build_seconds and cost.nbytes <= self.settings.small_build_bytes
         ticket = Ticket(cost, None, spec_id=spec.id, client=client, small=small, seq=next(self._seq))
         self.queues.setdefault(client, deque()).append(ticket)
         self._start_next()

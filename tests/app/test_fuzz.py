@@ -46,6 +46,7 @@ from tests.helpers.specs import SMALL_CONFIG
 SMALL_LIMITS = dict(
     max_n_layer=2, max_n_embd=64, max_ffn_hidden=192, max_seq_len=64, max_params=120_000, max_train_steps=3
 )
+SMALL_LIMITS["max_record_steps"] = 3  # a fuzzed POST /api/runs that passes records 3 steps at most
 ADMIN_KEY = "fuzz-admin-key"
 WRITER = {"X-Admin-Key": ADMIN_KEY}
 # Every request comes from one address: past the guessing limits (app/guesses.py) the fuzzer's

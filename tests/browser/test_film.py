@@ -74,3 +74,23 @@ def test_the_film_scrubs_by_keyboard_and_opens_a_step_and_back(session, axe):
     assert page.input_value("#film-scrub") == "769" and page.evaluate(LINE_AT) == 769
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     assert_clean(session)
+
+
+def test_a_run_recorded_from_the_page_opens_as_a_film(session, axe):
+    """/film's "Record a training run" at 390×844: a tiny run of the induction task (4 steps) POSTed,
+    its progress followed, then its film opened; axe finds nothing on the form or the film."""
+    page = session.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    session.goto("/film")
+    page.wait_for_selector("#film-record-form")
+    assert axe_violations(page, axe) == []
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.select_option("#film-record-task", "induction")
+    page.fill("#film-record-steps", "4")
+    page.click("#film-record-start")
+    page.wait_for_url("**/film?run=induction-*")
+    page.wait_for_selector("#film[data-ready]")
+    assert page.get_attribute("#film-scrub", "max") == "3" and page.evaluate(LINE_AT) == 0
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert axe_violations(page, axe) == []
+    assert_clean(session)

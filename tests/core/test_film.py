@@ -20,7 +20,7 @@ from xt_core.film.files import (
 )
 from xt_core.film.plan import PROBE_SEED, RunTooLarge
 from xt_core.film.rebuild import batch_at, rebuild_step, replay, replayed_steps
-from xt_core.film.record import dense_steps, record, steepest
+from xt_core.film.record import Recording, dense_steps, record, steepest
 from xt_core.lab.probes import induction_scores, previous_token_scores
 from xt_core.lab.tasks import TASKS
 from xt_core.training.loop import lr_schedule
@@ -110,6 +110,22 @@ def test_a_run_over_its_bound_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(RunTooLarge, match=rf"max_bytes = {need - 1:,}"):
         record(small_plan(max_bytes=need - 1), folder)
     assert not folder.exists()
+
+
+def test_a_run_recorded_a_slice_at_a_time_is_the_same_run(run, tmp_path):
+    """Recording(plan).advance(n) a few steps at a time (a server's page recording, between other
+    builds) writes the bytes one record() call writes; next_steps says each slice's steps beforehand."""
+    recording = Recording(small_plan(), tmp_path / "sliced")
+    slices = []
+    while not recording.finished:
+        planned = recording.next_steps(5)
+        trained = recording.step
+        recording.advance(5)
+        slices.append(planned if recording.finished else recording.step - trained)
+    assert slices[:-1] == [5, 5, 5, 5, 4] and slices[-1] == recording.finishing_replays() > 0
+    for path in sorted(p.relative_to(run.folder) for p in run.folder.rglob("*.npz")):
+        assert (tmp_path / "sliced" / path).read_bytes() == (run.folder / path).read_bytes(), path
+    assert read_run(tmp_path / "sliced").summary() == run.summary()
 
 
 def test_the_estimate_bounds_the_folder_written(run):

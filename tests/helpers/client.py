@@ -15,9 +15,10 @@ TEST_HOSTS = ("testserver", *Settings().allowed_hosts)
 
 
 def make_client(*, follow_redirects: bool = True, **overrides) -> TestClient:
-    """A client of a new app with Settings(**overrides). Uploads go to a fresh directory, never
-    to the repo's data/models."""
+    """A client of a new app with Settings(**overrides). Uploads and runs recorded from the page go to
+    fresh directories, never to the repo's data/."""
     overrides.setdefault("models_dir", Path(tempfile.mkdtemp(prefix="xt-test-models-")))
+    overrides.setdefault("recorded_runs_dir", Path(tempfile.mkdtemp(prefix="xt-test-runs-")))
     overrides.setdefault("allowed_hosts", TEST_HOSTS)
     return TestClient(create_app(Settings(**overrides)), follow_redirects=follow_redirects)
 

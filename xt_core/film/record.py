@@ -38,29 +38,10 @@ STEEPEST_WINDOW = 20  # the loss is smoothed over steps / this many steps to fin
 
 def record(plan: RunPlan, folder, progress: Callable[[int, float], None] | None = None) -> Run:
     """Trains `plan` and writes the run to `folder` (new or empty); progress(step, loss) after each step."""
-    need = plan.check_bound()
-    folder = new_folder(folder)
-    cfg = plan.config()
-    params = init_params(cfg, seed=plan.seed, dtype=PARAM_DTYPE)
-    log = StepLog.empty(plan.steps, len(params), cfg)
-    run = Run(folder, plan, cfg, list(params), plan.checkpoint_steps(), [], {}, log)
-    (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
-    probe = attention.probe_tokens(plan, cfg)
-    frames = _train(run, params, progress, probe)
-    run.steepest = steepest(log.loss)
-    run.dense = dense_steps(plan, run.steepest, run.checkpoints)
-    for step in run.dense:  # the second pass: each replayed from the checkpoint before it, digest checked
-        weights, state, _ = replay(run, step)
-        write_checkpoint(folder, step, weights, state)
-        run.checkpoints = sorted({*run.checkpoints, step})
-    if plan.attention_frames:
-        frames |= _dense_frames(run, attention.dense_steps(plan, run.steepest, sorted(frames)), probe)
-        attention.write_frames(folder, frames, probe[0][0])
-    write_run(run, need)
-    size = folder_bytes(folder)
-    if size > need:  # the estimate is an upper bound by construction: this is a bug, never a user's error
-        raise RunError(f"{folder}: {size:,} bytes written, over the {need:,} estimated")
-    return run
+    recording = Recording(plan, folder, progress)
+    while not recording.advance(plan.steps):
+        pass
+    return recording.run
 
 
 def new_folder(folder) -> Path:
@@ -71,31 +52,104 @@ def new_folder(folder) -> Path:
     return folder
 
 
-def _train(run: Run, params: dict, progress, probe) -> dict[int, np.ndarray]:
-    """The run trained and logged; returns the attention frames taken on the way (attention.regular_steps)."""
-    plan, cfg, log = run.plan, run.cfg, run.log
-    regular, framed, frames = set(run.checkpoints), set(attention.regular_steps(plan)), {}
-    rng = plan.first_rng()
-    batches = plan.stream(0, rng)
-    state: dict = {}
-    for step in range(plan.steps):
-        if step in regular:
-            write_checkpoint(run.folder, step, params, state)
-        log.digest[step] = digest(params)
+class Recording:
+    """A run being recorded a slice at a time: advance(n) trains up to n more steps, and once every
+    step is trained the next call finishes it (the second pass, then run.json). The same ops in the
+    same order as one record() call, so the same bits; a server records a page's run this way, a
+    slice per turn of its build queue (app/films/recording.py). Its bound is checked before anything
+    is written (RunTooLarge)."""
+
+    def __init__(self, plan: RunPlan, folder, progress: Callable[[int, float], None] | None = None):
+        self.need = plan.check_bound()
+        folder = new_folder(folder)
+        cfg = plan.config()
+        self.params = init_params(cfg, seed=plan.seed, dtype=PARAM_DTYPE)
+        self.run = Run(folder, plan, cfg, list(self.params), plan.checkpoint_steps(), [], {}, None)
+        self.run.log = StepLog.empty(plan.steps, len(self.params), cfg)
+        (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
+        self.progress, self.probe = progress, attention.probe_tokens(plan, cfg)
+        self.regular, self.framed = set(self.run.checkpoints), set(attention.regular_steps(plan))
+        self.rng = plan.first_rng()
+        self.batches = plan.stream(0, self.rng)
+        self.state: dict = {}
+        self.frames: dict[int, np.ndarray] = {}
+        self.step = 0  # the next step to train
+        self.finished = False
+
+    def next_steps(self, most: int) -> int:
+        """The training steps the next advance(most) runs, the second pass's replays included."""
+        plan = self.run.plan
+        if self.step < plan.steps:
+            return min(most, plan.steps - self.step)
+        return 0 if self.finished else self.finishing_replays()
+
+    def advance(self, most: int) -> bool:
+        """Trains up to `most` more steps; with every step trained, finishes the run. True once written."""
+        plan = self.run.plan
+        if self.step < plan.steps:
+            for _ in range(min(most, plan.steps - self.step)):
+                self._train_step()
+            if self.step == plan.steps:
+                self.run.log.digest[plan.steps] = digest(self.params)
+            return False
+        if not self.finished:
+            self._finish()
+        return True
+
+    def _train_step(self) -> None:
+        run, step, log = self.run, self.step, self.run.log
+        plan, cfg = run.plan, run.cfg
+        if step in self.regular:
+            write_checkpoint(run.folder, step, self.params, self.state)
+        log.digest[step] = digest(self.params)
         log.induction[step], log.previous[step] = head_scores(
-            cfg, params, plan.probe_period, plan.probe_seqs, PROBE_SEED
+            cfg, self.params, plan.probe_period, plan.probe_seqs, PROBE_SEED
         )
-        if step in framed:
-            frames[step] = attention.frame_of(cfg, params, probe)
-        log.stream[step] = stream_row(rng)  # before it draws step's batch
-        inputs, targets = next(batches)
-        params, state, log.loss[step], log.grad_norm[step], log.update_norm[step] = advance(
-            cfg, params, state, plan.optimizer_at(step), inputs, targets
+        if step in self.framed:
+            self.frames[step] = attention.frame_of(cfg, self.params, self.probe)
+        log.stream[step] = stream_row(self.rng)  # before it draws step's batch
+        inputs, targets = next(self.batches)
+        self.params, self.state, log.loss[step], log.grad_norm[step], log.update_norm[step] = advance(
+            cfg, self.params, self.state, plan.optimizer_at(step), inputs, targets
         )
-        if progress:
-            progress(step, float(log.loss[step]))
-    log.digest[plan.steps] = digest(params)
-    return frames
+        self.step += 1
+        if self.progress:
+            self.progress(step, float(log.loss[step]))
+
+    def _second_pass(self) -> tuple[list[int], list[int]]:
+        """(the dense checkpoints, the frames taken after the run): known once the loss is."""
+        run = self.run
+        run.steepest = steepest(run.log.loss)
+        dense = dense_steps(run.plan, run.steepest, sorted(self.regular))
+        if not run.plan.attention_frames:
+            return dense, []
+        return dense, attention.dense_steps(run.plan, run.steepest, sorted(self.frames))
+
+    def finishing_replays(self) -> int:
+        """The steps the second pass replays: to each dense checkpoint, and over the frames' window."""
+        dense, frames = self._second_pass()
+        starts = sorted(self.regular)
+        replays = sum(s - max(c for c in starts if c <= s) for s in dense)
+        if frames:
+            replays += frames[-1] - max(c for c in sorted({*starts, *dense}) if c <= frames[0])
+        return replays
+
+    def _finish(self) -> None:
+        run, folder = self.run, self.run.folder
+        dense, frame_steps = self._second_pass()
+        run.dense = dense
+        for step in run.dense:  # the second pass: each replayed from the checkpoint before it, digest checked
+            weights, state, _ = replay(run, step)
+            write_checkpoint(folder, step, weights, state)
+            run.checkpoints = sorted({*run.checkpoints, step})
+        if run.plan.attention_frames:
+            frames = self.frames | _dense_frames(run, frame_steps, self.probe)
+            attention.write_frames(folder, frames, self.probe[0][0])
+        write_run(run, self.need)
+        size = folder_bytes(folder)
+        if size > self.need:  # the estimate is an upper bound by construction: this is a bug, never a user's error
+            raise RunError(f"{folder}: {size:,} bytes written, over the {self.need:,} estimated")
+        self.finished = True
 
 
 def _dense_frames(run: Run, steps: list[int], probe) -> dict[int, np.ndarray]:

@@ -16,7 +16,7 @@ film-page-run = { $run } ({ $task }, { $steps ->
         [one] { $steps } step
        *[other] { $steps } steps
     })
-film-page-none = This server offers no recorded runs. Record one with xt train --record RUN and serve it with xt serve --runs DIR.
+film-page-none = This server offers no recorded runs yet. Record one below, or with xt train --record RUN and serve it with xt serve --runs DIR.
 # The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
 film-walk-back = Back to the film at step { $step }
 film-walk-trained = { $steps ->

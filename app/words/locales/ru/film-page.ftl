@@ -18,7 +18,7 @@ film-page-run = { $run } ({ $task }, { $steps } { $steps ->
         [few] шага
        *[many] шагов
     })
-film-page-none = На этом сервере нет записанных прогонов. Запишите прогон командой xt train --record RUN и откройте его через xt serve --runs DIR.
+film-page-none = На этом сервере пока нет записанных прогонов. Запишите прогон ниже или командой xt train --record RUN и откройте его через xt serve --runs DIR.
 # The walk page of a run's step (templates/_training_bar.html, templates/_walk_summary.html)
 film-walk-back = Вернуться к фильму на шаге { $step }
 film-walk-trained = { $steps ->
