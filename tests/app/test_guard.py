@@ -125,9 +125,10 @@ def test_without_an_admin_key_a_loopback_server_lets_its_user_write(tmp_path, up
         assert c.get("/", params={"key": "anything"}).status_code == 200  # no login without a key
 
 
-def test_the_admin_key_is_a_declared_security_scheme_of_uploads_and_presenting_only():
-    """Uploading a checkpoint and opening a classroom session declare the key (training checks
-    it in the route only when the spec trains, so POST /api/traces does not declare it)."""
+def test_the_admin_key_is_a_declared_security_scheme_of_uploads_presenting_and_recording_only():
+    """Uploading a checkpoint, opening a classroom session and recording a run declare the key
+    (training checks it in the route only when the spec trains, so POST /api/traces does not
+    declare it)."""
     with make_client() as c:
         schema = c.get("/openapi.json").json()
     schemes = schema["components"]["securitySchemes"]
@@ -135,7 +136,7 @@ def test_the_admin_key_is_a_declared_security_scheme_of_uploads_and_presenting_o
     secured = [
         (path, method) for path, ops in schema["paths"].items() for method, op in ops.items() if op.get("security")
     ]
-    assert sorted(secured) == [("/api/models", "post"), ("/api/sessions", "post")]
+    assert sorted(secured) == [("/api/models", "post"), ("/api/runs", "post"), ("/api/sessions", "post")]
 
 
 def test_xt_serve_beyond_loopback_allows_the_named_hosts_and_makes_a_key(monkeypatch):
