@@ -155,7 +155,8 @@ async def create_session(
 ) -> JSONResponse:
     """`lang` (the presenter's page's language) becomes the class's. A quiz's session draws its own quiz number (a class quiz: app.spec.faults): its hidden
     fault is the class's own, and the answer's `spec` and `walk_url` are the class's walkthrough.
-    With `run` in place of `spec`, a film class (app.sessions.film): `film_url` is the presenter's page."""
+    With `run` in place of `spec`, a film class (app.sessions.film): `film_url` is the presenter's page
+    (with `lesson`: playing it, from its first film stop, so the class follows the lesson's stops)."""
     if (body.spec is None) == (body.run is None):
         raise SpecError(("body", "spec" if body.spec is None else "run"), Said("error-class-spec-or-run"))
     if body.run is not None:
@@ -185,7 +186,8 @@ async def _create_film(request, body: SessionCreate, services, settings, session
     if body.lesson is not None:
         rules.check_lesson(body.lesson, {"run": body.run}, catalogue.lessons)
     code, key = await sessions.create_film(body.run, steps, body.film_step, body.lesson, lang)
-    page = f"/film?{urlencode({'run': body.run, 'step': str(body.film_step)})}#present={code}"
+    playing = {"lesson": body.lesson} if body.lesson is not None else {}  # the presenter's film plays it
+    page = f"/film?{urlencode({'run': body.run, 'step': str(body.film_step)})}#{urlencode(playing | {'present': code})}"
     answer = {"code": code, "join_url": join_url(request, code), "presenter_key": key}
     return JSONResponse(answer | {"spec": None, "trace_id": None, "walk_url": None, "film_url": page}, status_code=201)
 

@@ -23,7 +23,9 @@ class SessionOpened(Answer):
     )
     trace_id: str | None
     walk_url: str | None = Field(description="the presenter's page of the class's walkthrough; a film class: null")
-    film_url: str | None = Field(None, description="a film class: the presenter's page, the film")
+    film_url: str | None = Field(
+        None, description="a film class: the presenter's page, the film (with a lesson: playing it, #lesson=NAME)"
+    )
 
 
 class Reveal(Answer):

@@ -65,6 +65,7 @@ function createLessons(page, select) {
         current.presenter?.send({ lesson: name, lesson_step: k });
       },
       onLeave: () => stop(),
+      follower,
     });
     current.player.setControlsEnabled(!follower);
     const player = current.player;
@@ -126,6 +127,8 @@ function startPresenting(page, lessons, session) {
   });
   if (lessons.current.name) {
     lessons.current.presenter.send({ lesson: lessons.current.name, lesson_step: lessons.current.player.k });
+  } else if (page.filmRun) {
+    lessons.current.presenter.send({ lesson: null }); // a film class plays the lesson its presenter's page plays
   }
 }
 

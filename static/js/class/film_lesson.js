@@ -3,6 +3,8 @@
 // beside the film. A film stop moves the film's scrubber to its step (film.js draws it as if the
 // learner had moved it); a stop that opens a run step's walkthrough is that walk page, where
 // class/classroom.js plays on. PageDown and PageUp (a clicker's keys) go to the next and previous stop.
+// In a class on the film (film/class.js) the presenter's stops are sent to the class (onFilmLesson),
+// and a student's panel shows the presenter's stop (filmLessonFollower).
 
 import { getLesson } from "./api.js";
 import { setFragment } from "./hooks.js";
@@ -58,8 +60,16 @@ function markTraces(mark) {
   });
 }
 
-/** A film stop's marks (app/lessons/run_lesson.py: {from, to, label}) on the film, the last stop's gone. */
-async function drawMarks(marks) {
+let drawing = Promise.resolve(); // one stop's marks drawn at a time: the last stop's are the ones left
+
+/** A film stop's marks (app/lessons/run_lesson.py: {from, to, label}) on the film, the last stop's
+ * gone. Quick moves (a clicker's, a class's) queue: each removes what the one before drew. */
+function drawMarks(marks) {
+  drawing = drawing.then(() => replaceMarks(marks)).catch(() => null);
+  return drawing;
+}
+
+async function replaceMarks(marks) {
   const Plotly = window.Plotly;
   if (!Plotly || !plot?._fullLayout) return;
   const old = plot.data.flatMap((trace, i) => (trace.meta === MARKED ? [i] : []));
@@ -100,6 +110,57 @@ function filmStage(run) {
   };
 }
 
+/** The stop a student's panel shows: the presenter's, its marks on the film; the student's film
+ * itself moves with the class's film step (film/class.js), never with a stop. */
+function followerStage(run) {
+  return {
+    holds: (step) => step.film != null && run === film.dataset.run,
+    film: (step) => drawMarks(step.annotations ?? []),
+  };
+}
+
+/** A student's lesson panel on the film of a class (film/class.js): `show(name, k)` shows the
+ * presenter's lesson `name` at stop k when k is one of the film's stops (another page's stop: the
+ * class goes there, class/film_pages.js), `stop()` takes the panel away. Its buttons are the
+ * presenter's: hidden, as on a walk page's follower. */
+export function filmLessonFollower() {
+  const current = { name: null, player: null }; // player: a promise (the lesson is read once)
+  function playerOf(name) {
+    if (current.name === name) return current.player;
+    stop();
+    const loading = getLesson(name).then((lesson) => {
+      if (current.player !== loading) return null; // the class moved on meanwhile
+      const player = createLessonPlayer({
+        lesson,
+        page: null,
+        stage: followerStage(lesson.run),
+        slot: { walk: film, body: film },
+        follower: true,
+        onLeave: () => stop(), // back at the next move of the class, as on a walk page
+      });
+      player.setControlsEnabled(false);
+      return { lesson, player };
+    });
+    current.name = name;
+    current.player = loading;
+    return loading;
+  }
+  function stop() {
+    const shown = current.player;
+    current.name = current.player = null;
+    shown?.then((held) => held?.player.remove()).catch(() => null);
+    drawMarks([]);
+  }
+  return {
+    async show(name, k) {
+      const held = await playerOf(name).catch(() => null); // a lesson the server no longer offers: no panel
+      const step = held?.lesson.steps[k];
+      if (step && followerStage(held.lesson.run).holds(step)) await held.player.show(k);
+    },
+    stop,
+  };
+}
+
 function wireClicker(player) {
   const moves = { PageDown: 1, PageUp: -1 };
   window.addEventListener(
@@ -129,15 +190,37 @@ async function start() {
     page: null,
     stage,
     slot: { walk: film, body: film },
-    onMove: (k) => setFragment("stop", String(k)),
+    onMove: (k) => {
+      setFragment("stop", String(k));
+      announce({ name, k }); // before a stop of another page leaves this one
+    },
     onLeave: () => {
       drawMarks([]);
       setFragment("lesson", null);
       setFragment("stop", null);
+      announce(null);
     },
   });
   wireClicker(player);
+  announce({ name, k: stop });
   await player.show(stop);
 }
 
-start();
+// The lesson this page plays ({name, k}: at stop k; null: none), and who is told of its moves.
+const playing = { now: null, listeners: [] };
+const started = start().catch(() => null); // a lesson that cannot be read plays nothing here
+
+function announce(now) {
+  playing.now = now;
+  for (const listener of playing.listeners) listener(now);
+}
+
+/** callback({name, k}) at every stop of the lesson this page plays and callback(null) when it is
+ * left (film/class.js: a presenter's class follows); first told, once the page's lesson (if any)
+ * started, what plays now. */
+export function onFilmLesson(callback) {
+  started.then(() => {
+    playing.listeners.push(callback);
+    callback(playing.now);
+  });
+}

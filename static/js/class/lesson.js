@@ -47,7 +47,9 @@ export function walkStage(page) {
 
 /** `lesson`: GET /api/lessons/{name}. `onMove(k)` is told each lesson step shown by this player's
  * own controls; `onLeave()` when the learner goes back to the full walkthrough. `stage` says which
- * stops this page shows (walkStage; the film's: class/film_lesson.js), `slot` where the panel goes. */
+ * stops this page shows (walkStage; the film's: class/film_lesson.js), `slot` where the panel goes.
+ * A `follower`'s player (a student in a class) never goes to another stop's page: the class takes
+ * the student there (class/film_pages.js), and a stop of another page only shows its words. */
 export function createLessonPlayer({
   lesson,
   page,
@@ -55,6 +57,7 @@ export function createLessonPlayer({
   onLeave = () => {},
   stage = walkStage(page),
   slot = lessonSlot(),
+  follower = false,
 }) {
   const { walk, body } = slot;
   const position = h("span", { className: "lesson-position" });
@@ -153,6 +156,7 @@ export function createLessonPlayer({
     const step = lesson.steps[state.k];
     if (!stage.holds(step)) {
       stopPlaying();
+      if (follower) return;
       offPath.hidden = false;
       offPath.textContent = t("js-lesson-run-going", { stop: state.k + 1 });
       window.location.assign(stopUrl(lesson, state.k));

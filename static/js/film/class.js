@@ -2,7 +2,9 @@
 // "Present to class" opens a film class (POST /api/sessions {run, film_step}) and sends the presenter's
 // scrubbing to it; a student who joined (/join/CODE lands on #follow=CODE) sees their film follow.
 // "Open this step" takes the class into that step's walkthrough (the walk page's classroom says which
-// step: class/present.js) and its way back to the film brings the class back here. film.js knows
+// step: class/present.js) and its way back to the film brings the class back here. A lesson about the
+// run played here (class/film_lesson.js) is the class's: each stop is sent (lesson, lesson_step) and
+// a student's panel shows it, its marks on their film (filmLessonFollower). film.js knows
 // nothing of the class: the scrubbed step is read from #film[data-step], which film.js writes at every
 // move, and set through the scrubber's own input event, as a lesson's film stop sets it.
 //
@@ -11,7 +13,7 @@
 // the hub hands each student only the newest state it has not sent yet (app/sessions/hub.py).
 
 import { createFilmSession, endSession, followEvents, getSession, presenterEvents } from "../class/api.js";
-import { filmReady } from "../class/film_lesson.js";
+import { filmLessonFollower, filmReady, onFilmLesson } from "../class/film_lesson.js";
 import { filmClassPage } from "../class/film_pages.js";
 import {
   carryPresenting,
@@ -85,6 +87,8 @@ function present(session) {
   showCode.addEventListener("click", () => showJoinDialog(session));
   send({ run_step: null, film_step: shownStep() });
   onFilmStep((step) => over || send({ film_step: step }));
+  // The lesson this page plays is the class's (none: none, as the presenter's screen shows).
+  onFilmLesson((now) => over || send(now ? { lesson: now.name, lesson_step: now.k } : { lesson: null }));
   carryPresenting(document.getElementById("film-open"), code);
   const stopEvents = presenterEvents(code, key, {
     onState: (state) => showFollowers(state.followers),
@@ -119,6 +123,7 @@ async function follow(code) {
   tools.replaceChildren(back, detach);
   presentButton.hidden = true;
   const follower = { latest: null, detached: false, expected: null, over: false };
+  const lesson = filmLessonFollower();
   const setDetached = (detached) => {
     follower.detached = detached;
     film.dataset.following = detached ? "detached" : "following";
@@ -133,9 +138,12 @@ async function follow(code) {
     if (elsewhere) return window.location.assign(elsewhere);
     if (state.run !== film.dataset.run) return window.location.assign(`/join/${encodeURIComponent(code)}`); // its page
     follower.expected = state.film_step;
-    if (shownStep() === state.film_step) return null;
-    scrub.value = String(state.film_step);
-    scrub.dispatchEvent(new Event("input")); // film.js's own scrubbing: the line, the readout, the frames
+    if (shownStep() !== state.film_step) {
+      scrub.value = String(state.film_step);
+      scrub.dispatchEvent(new Event("input")); // film.js's own scrubbing: the line, the readout, the frames
+    }
+    if (state.lesson) lesson.show(state.lesson, state.lesson_step);
+    else lesson.stop();
     return null;
   };
   const leave = (message) => {

@@ -18,6 +18,7 @@ from tests.app.sessions.conftest import SPEC
 from tests.helpers.aio import run_async
 from tests.helpers.asgi import Asgi, seat_of
 from tests.helpers.client import TEST_HOSTS, make_client
+from tests.helpers.export import FILM_RUN, RUN_LESSON, RUN_LESSON_TOML
 from tests.helpers.film import small_plan
 from xt_core.film.record import record
 
@@ -148,3 +149,39 @@ def test_a_bad_film_move_is_422_naming_the_field(client, film, body, loc, words)
     assert response.json()["detail"][0]["loc"] == loc and words in response.json()["detail"][0]["msg"]
     state = client.get(f"/api/sessions/{created['code']}").json()
     assert state["version"] == 0  # nothing moved
+
+
+@pytest.fixture(scope="module")
+def lesson_client(runs_dir, tmp_path_factory):
+    """A server whose one lesson is about the run small (tests/helpers/export.py's tiny run lesson:
+    film 3, run step 8's embedding, film 12)."""
+    lessons = tmp_path_factory.mktemp("lessons")
+    (lessons / f"{RUN_LESSON}.toml").write_text(RUN_LESSON_TOML.replace(f'run = "{FILM_RUN}"', 'run = "small"'))
+    with make_client(runs_dir=runs_dir, lessons_dir=lessons) as c:
+        yield c
+
+
+def test_a_film_class_plays_a_lesson_about_its_run_stop_by_stop(lesson_client):
+    """The presenter's page plays the lesson (film_url: #lesson=NAME), each stop a move of the class:
+    a film stop on the film, a walkthrough stop in its run step, back; a stop past the lesson's is 422."""
+    client = lesson_client
+    created = client.post("/api/sessions", json={"run": "small", "film_step": 3, "lesson": RUN_LESSON}).json()
+    code, key = created["code"], {"X-Presenter-Key": created["presenter_key"]}
+    assert created["film_url"] == f"/film?run=small&step=3#lesson={RUN_LESSON}&present={code}"
+
+    def move(body: dict) -> dict:
+        response = client.post(f"/api/sessions/{code}/state", json=body, headers=key)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    first = client.get(f"/api/sessions/{code}").json()
+    assert (first["lesson"], first["lesson_step"], first["film_step"]) == (RUN_LESSON, 0, 3)
+    stop = client.get(f"/api/lessons/{RUN_LESSON}").json()["steps"][1]
+    walked = move({"lesson": RUN_LESSON, "lesson_step": 1, "run_step": stop["run_step"], "step": stop["index"]})
+    assert (walked["lesson_step"], walked["run_step"], walked["step"]) == (1, 8, stop["index"])
+    assert walked["trace_id"] == stop["trace_id"]
+    back = move({"run_step": None, "film_step": 12, "lesson_step": 2})
+    assert (back["lesson"], back["lesson_step"], back["spec"], back["film_step"]) == (RUN_LESSON, 2, None, 12)
+    past = client.post(f"/api/sessions/{code}/state", json={"lesson_step": 3}, headers=key)
+    assert past.status_code == 422 and past.json()["detail"][0]["loc"] == ["body", "lesson_step"]
+    assert move({"lesson": None})["lesson_step"] is None
