@@ -35,8 +35,9 @@ test: $(STAMP)
 
 # What is past make test's budget (tests/conftest.py in_long_tier): the sweeps (e.g. the quiz's sealed
 # prose for every fault), the system tests that start and measure servers of their own (one after
-# another), and the tests of the fetched real model (SmolLM2), in the same two workers; .ci/run runs
-# them after make test.
+# another), the tests of the fetched real model (SmolLM2), and the browser's scenarios (make test
+# drives each page once: the tests marked every_run), in the same two workers; .ci/run runs them
+# after make test.
 test-long: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE XT_LONG_TESTS=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder -m long
 

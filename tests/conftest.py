@@ -110,11 +110,22 @@ def pytest_collection_modifyitems(config, items):
 # steps a 135M-parameter model. The random-init GPT-2, Qwen and Llama models checked against
 # transformers stay in `make test`, through the same importers.
 REAL_MODEL_FIXTURES = ("smollm2_models_dir", "smollm2_server")
+# The browser is half of the suite's CPU (chromium drawing the pages about 220 CPU-s of 600, measured
+# with benchmarks/suite_profile.py and a /proc sampler: docs/performance.md "The test suite"). `make
+# test` drives it in the tests marked every_run: each page once (home, walk, bug lab, film, bench,
+# update, export, glossary) and each guarantee only a browser can check (no CSP violation, axe,
+# offline, the keyboard, hostile text inert, the first figure on screen, a follower's page back
+# when the class ends); the scenarios built on them (a class in two browsers, lessons played stop by
+# stop, the exports walked, the pages in Russian, on a phone, in presenter mode) run in `make
+# test-long`, each over server answers `make test` checks without a browser.
+BROWSER_TESTS = "tests/browser/"
 
 
 def in_long_tier(item) -> bool:
-    """Whether `make test-long` runs the item rather than `make test` (the reason above)."""
+    """Whether `make test-long` runs the item rather than `make test` (the reasons above and below)."""
     if item.get_closest_marker("long") or item.get_closest_marker("server"):
+        return True
+    if item.nodeid.startswith(BROWSER_TESTS) and not item.get_closest_marker("every_run"):
         return True
     return any(name in getattr(item, "fixturenames", ()) for name in REAL_MODEL_FIXTURES)
 

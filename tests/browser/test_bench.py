@@ -11,6 +11,7 @@ import math
 import urllib.request
 
 import numpy as np
+import pytest
 
 from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, open_walk, wait_rendered
 
@@ -44,6 +45,7 @@ def probs_step(base: str) -> int:
     return next(s["index"] for s in steps if s["name"] == "layers.0.attention.probs" and s["phase"] == "forward")
 
 
+@pytest.mark.every_run
 def test_the_bench(session):
     """Stats and colour scales, then the numbers pager, then a compare, on one page."""
     page = session.page

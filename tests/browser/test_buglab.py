@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
+import pytest
+
 from app.buglab.catalogue import description
 from tests.helpers.browser import (
     ONE_LAYER,
@@ -42,6 +44,7 @@ def badge_passed(session) -> bool:
     return "badge-ok" in badge.get_attribute("class")
 
 
+@pytest.mark.every_run
 def test_a_planted_fault_turns_the_first_badge_red_at_its_own_step(session):
     page = session.page
     fill_home(session, "the cat sat on the mat.", **ONE_LAYER)
@@ -94,6 +97,7 @@ def test_the_home_picker_greys_out_faults_the_sizes_rule_out(session):
     assert_clean(session)
 
 
+@pytest.mark.every_run
 def test_the_quiz_hides_its_fault_until_answered(session):
     page = session.page
     session.goto(f"/quiz?{urlencode(QUIZ_QUERY)}")

@@ -265,6 +265,7 @@ SESSION = """() => fetch('/api/sessions', {method: 'POST', headers: {'Content-Ty
 ENDED = "event: ended\ndata: {}\n\n"  # what the stream sends once the session expired
 
 
+@pytest.mark.every_run
 def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed(session):
     """The page's context folded (as it opens): the class bar still says what happened, and the
     links a follower lacks (another model or text, training, the bug lab) come back."""
@@ -295,6 +296,7 @@ def test_a_follower_gets_the_page_back_when_the_class_ends_or_cannot_be_followed
     assert_clean(session)
 
 
+@pytest.mark.every_run
 def test_present_to_class_is_one_keypress_and_a_few_tabs_away(session):
     """Tab goes the way the page is drawn: "Find a step", the toggle, what it unfolded, the class."""
     page = session.page

@@ -3,6 +3,8 @@ through attention heatmaps, the Jacobian and an update step draw with no CSP vio
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.browser import assert_clean, click_step, start_walk, step_index
 
 # Runs before any page script (DevTools injects it, so the CSP does not apply to it).
@@ -17,6 +19,7 @@ def violations(session) -> list[str]:
     return session.page.evaluate("window.__csp")
 
 
+@pytest.mark.every_run
 def test_pages_draw_with_no_csp_violation(session):
     page = session.page
     page.add_init_script(RECORD_VIOLATIONS)

@@ -9,6 +9,8 @@ import re
 import urllib.request
 from urllib.parse import urlencode
 
+import pytest
+
 from tests.helpers.browser import assert_clean, shoot, url_step, wait_rendered
 from tests.helpers.specs import DIVERGING_SPEC
 
@@ -25,6 +27,7 @@ def walk_url(base: str, spec: dict) -> str:
     return "/walk?" + urlencode({**query, "step": "1"})
 
 
+@pytest.mark.every_run
 def test_a_diverged_run_shows_where_nan_begins_and_jumps_there(session):
     page = session.page
     session.goto(walk_url(session.base, DIVERGING_SPEC))

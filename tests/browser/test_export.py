@@ -96,19 +96,17 @@ def lesson_played(page) -> None:
     assert page.locator("#jacobian tbody tr").count() == 6  # keys 0..5
 
 
-@pytest.mark.parametrize("walked", [pytest.param("sampled"), pytest.param("every step", marks=pytest.mark.long)])
-def test_the_exported_directory_on_a_static_server(browser, served, axe, walked):
-    """Every step's answer read as the page reads it (each its own file from the server); the
-    first steps with the keyboard and the last (`make test-long`: every step with the keyboard), a
-    head enlarged, the lesson's narration and a Jacobian row; axe on that page (figures, lesson
-    panel, Jacobian)."""
+def test_the_exported_directory_on_a_static_server(browser, served, axe):
+    """Every step's answer read as the page reads it (each its own file from the server); every
+    step with the keyboard, a head enlarged, the lesson's narration and a Jacobian row; axe on that
+    page (figures, lesson panel, Jacobian)."""
     with guarded(browser, (served.base + "/",)) as (page, outside, errors):
         page.goto(f"{served.base}/index.html")
         rendered(page, 0)
         count = page.evaluate("window.xt.trace.steps.length")
         module = f"{served.base}/static/js/lib/static_source.js"
         assert page.evaluate(EVERY_STEP, [module, count]) == [True] * count
-        step_by_step(page, count if walked == "every step" else 6)
+        step_by_step(page, count)
         page.keyboard.press("End")
         rendered(page, count - 1)
         head_enlarged(page)
@@ -132,6 +130,7 @@ EVERY_STEP = """async ([module, count]) => {
 }"""
 
 
+@pytest.mark.every_run
 def test_the_single_file_with_the_network_off(browser, small_export):
     """The single file from file:// offline: every step's answer read in the page, the first
     steps and the last with the keyboard, a head enlarged, the lesson's narration and a Jacobian

@@ -84,7 +84,9 @@ def _short(results: list[dict]) -> dict[str, list]:
     return short
 
 
-@pytest.mark.parametrize("stride", [pytest.param(8), pytest.param(1, marks=pytest.mark.long)])
+@pytest.mark.parametrize(
+    "stride", [pytest.param(8, marks=pytest.mark.every_run), pytest.param(1, marks=pytest.mark.long)]
+)
 def test_the_first_figure_is_on_screen_in_every_mode_and_every_figure_downloads(session, stride):
     """`make test` measures every fourth step and downloads their figures; `make test-long` every step."""
     page = session.page

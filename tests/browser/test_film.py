@@ -8,6 +8,8 @@ finds nothing. Three page loads."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.browser import assert_clean, axe_violations
 
 LINE_AT = "() => document.getElementById('film-plot').layout.shapes[0].x0"
@@ -29,6 +31,7 @@ def _fits(page, width: int) -> None:
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width
 
 
+@pytest.mark.every_run
 def test_the_film_scrubs_by_keyboard_and_opens_a_step_and_back(session, axe):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -229,6 +229,7 @@ def test_the_quiz_probes_backward_steps_only_and_counts_a_comparison_at_once(ses
     assert_clean(session)
 
 
+@pytest.mark.every_run
 def test_the_first_30_seconds_at_1280x720_and_on_a_phone(session):
     """The home page: Start on the screen at 1280×720 under the ways in; every lesson with its length
     and what it is; how a class starts; nothing wider than a phone."""

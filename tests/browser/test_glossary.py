@@ -8,6 +8,8 @@ import math
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.browser import assert_clean, open_step, open_walk
 
 SHOTS = os.environ.get("XT_SHOTS")
@@ -21,6 +23,7 @@ def _shot(session, name: str, selector: str) -> None:
     session.page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
+@pytest.mark.every_run
 def test_a_term_explains_itself_on_focus_hover_and_tap(session):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -45,6 +45,7 @@ def overflow(page) -> dict:
     )
 
 
+@pytest.mark.every_run
 @pytest.mark.parametrize("width", [320, 390])
 def test_a_phone_never_scrolls_sideways_and_start_takes_a_tap(browser, server, width):
     context = browser.new_context(

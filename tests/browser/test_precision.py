@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pytest
+
 from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, axe_violations, steps, wait_rendered
 
 LESSON = "float16-loss-scaling"
@@ -56,6 +58,7 @@ def test_the_float16_lesson_walked_with_its_numbers_health(session, axe):
     assert_clean(session)
 
 
+@pytest.mark.every_run
 def test_a_bfloat16_update_draws_what_bf16_weights_would_lose(session):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -97,10 +97,9 @@ def intersects(a: dict, b: dict) -> bool:
     return across and down
 
 
-@pytest.mark.parametrize("visited", [pytest.param("sampled"), pytest.param("every kind", marks=pytest.mark.long)])
-def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(session, visited):
-    """`make test` visits every eighth kind of step and the ones shot (about a fifth of the
-    sweep's 25 CPU-s); `make test-long` every kind, and Large type on every pair of rules."""
+def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(session):
+    """Every kind of step at 1280×720 in presenter mode, and Large type on every pair of rules (a
+    browser scenario: `make test-long`)."""
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})
     session.goto(walk_url(DEFAULT_WALK, present="1"))
@@ -120,9 +119,6 @@ def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(sess
         step_of(all_steps, "layers.0.attention.probs", "forward"): "present-02-attention-probabilities",
         step_of(all_steps, "loss", "loss"): "present-04-loss",
     }
-    if visited == "sampled":
-        kept = {*shots, softmax_backward, swept[-1]["index"]}  # the last: Shift+Space steps back from it
-        swept = [s for i, s in enumerate(swept) if i % 8 == 0 or s["index"] in kept]
     problems, formulas = sweep(session, swept, shots, jacobian_at=softmax_backward)
     assert not problems, f"at 1280×720 in presenter mode: {problems}"
     page.keyboard.press("Shift+Space")
@@ -142,7 +138,7 @@ def test_presenter_mode_fits_every_kind_of_step_and_formulas_never_overflow(sess
     # Large type, outside presenter mode (both rules shown once unfolded, the formulas' boxes
     # narrowest): every pair of rules the walkthrough showed, on the first step that showed it.
     page.click("#type-size")
-    assert len(formulas) >= (10 if visited == "every kind" else 3), formulas
+    assert len(formulas) >= 10, formulas
     overflowing = {}
     for index in formulas.values():
         page.locator(f'#timeline .cell[data-index="{index}"]').click()
@@ -369,6 +365,7 @@ def test_the_quiz_gives_no_verdict_before_the_answer(session, axe):
     assert_clean(session)
 
 
+@pytest.mark.every_run
 def test_axe_finds_nothing_on_home_and_walk_pages_and_home_fits_the_screen(session, axe):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -26,6 +26,7 @@ def current_cell(session) -> str:
     return session.page.locator("#timeline .cell.current").get_attribute("data-index")
 
 
+@pytest.mark.every_run
 def test_jump_to_a_layer_and_op_on_a_toy_model(session):
     page = session.page
     session.goto(walk_url(TOY))

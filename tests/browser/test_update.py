@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import pytest
+
 import xt_core
 from tests.helpers.browser import ONE_LAYER, TEXT, assert_clean, shoot, steps, wait_rendered
 from tests.helpers.specs import UPDATE_FIGURES
@@ -22,6 +24,7 @@ def query_of(url: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
+@pytest.mark.every_run
 def test_the_update_step_after_training_and_training_more(session):
     page = session.page
     session.goto(walk_url(optimizer="adamw", train_steps="30"))

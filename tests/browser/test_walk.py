@@ -27,6 +27,7 @@ from tests.helpers.specs import class_spec
 HOSTILE = "<script>alert(1)</script> \"onmouseover=alert(2) x' 👋 שלום"
 
 
+@pytest.mark.every_run
 def test_stepping_with_the_keyboard(session):
     """→ ← Home End on the 1-layer walkthrough; that every step of a walkthrough draws (figure,
     title, badge) is checked step by step in tests/browser/test_present.py's presenter sweep."""
@@ -67,6 +68,7 @@ def assert_shown(session, step: dict) -> None:
     assert page.locator(".gradcheck").count() == 1
 
 
+@pytest.mark.every_run
 def test_clicking_an_attention_row_shows_its_jacobian(session):
     open_walk(session)
     page = session.page
@@ -193,6 +195,7 @@ def test_an_invalid_config_shows_the_message_next_to_the_field(session):
     session.screenshot("06-invalid-config")
 
 
+@pytest.mark.every_run
 def test_hostile_text_renders_inert(session):
     start_walk(session, HOSTILE, **ONE_LAYER)
     page = session.page
@@ -326,6 +329,7 @@ LAYOUT = """() => ({
 })"""
 
 
+@pytest.mark.every_run
 def test_the_first_figure_starts_on_a_1280x720_screen_and_the_controls_keep_one_row(session):
     page = session.page
     page.set_viewport_size({"width": 1280, "height": 720})
@@ -358,6 +362,7 @@ PAGE_WORDS = """() => {
 }"""
 
 
+@pytest.mark.every_run
 def test_the_walk_page_in_russian_writes_no_english_word_of_its_own(session):
     """What the page's script writes (static/js: the step's frame, the gradient check, the Jacobian
     panel, the timeline, the keys, Plotly's mode bar) is Russian on a Russian page: every English
