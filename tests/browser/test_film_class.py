@@ -18,15 +18,21 @@ def _on_step(page, step: int) -> None:
     assert page.input_value("#film-scrub") == str(step) and page.evaluate(LINE_AT) == step
 
 
+def _present(presenter) -> str:
+    """Presents the film page to a class: the join code its dialog shows."""
+    presenter.click("#class-present:not([disabled])")
+    presenter.wait_for_selector("#class-dialog[open]")
+    code = presenter.text_content("#class-code").strip()
+    presenter.click("#class-dialog-close")
+    return code
+
+
 def test_a_phone_follows_the_presenters_scrubbing_into_a_step_and_back(session, browser, server, axe):
     presenter = session.page
     presenter.set_viewport_size({"width": 1280, "height": 720})
     session.goto("/film?run=induction&step=1000")
     presenter.wait_for_selector("#film[data-ready]")
-    presenter.click("#class-present:not([disabled])")
-    presenter.wait_for_selector("#class-dialog[open]")
-    code = presenter.text_content("#class-code").strip()
-    presenter.click("#class-dialog-close")
+    code = _present(presenter)
     with phone_page(browser, server) as (phone, errors):
         phone.goto(f"/join/{code}")
         phone.wait_for_selector("#film[data-ready][data-following='following']")
@@ -73,10 +79,7 @@ def test_a_phone_follows_the_run_lessons_stops_onto_a_walk_stop_and_back(session
     presenter.set_viewport_size({"width": 1280, "height": 720})
     session.goto("/lessons/induction-head")  # the film at stop 1, step 0
     _at_stop(presenter, 0)
-    presenter.click("#class-present:not([disabled])")
-    presenter.wait_for_selector("#class-dialog[open]")
-    code = presenter.text_content("#class-code").strip()
-    presenter.click("#class-dialog-close")
+    code = _present(presenter)
     with phone_page(browser, server) as (phone, errors):
         phone.goto(f"/join/{code}")
         phone.wait_for_selector("#film[data-following='following']")

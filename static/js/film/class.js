@@ -15,6 +15,7 @@
 import { createFilmSession, endSession, followEvents, getSession, presenterEvents } from "../class/api.js";
 import { filmLessonFollower, filmReady, onFilmLesson } from "../class/film_lesson.js";
 import { filmClassPage } from "../class/film_pages.js";
+import { setFragment } from "../class/hooks.js";
 import {
   carryPresenting,
   forgetKey,
@@ -45,15 +46,6 @@ function onFilmStep(callback) {
     last = shownStep();
     callback(last);
   }).observe(film, { attributes: true, attributeFilter: ["data-step"] });
-}
-
-function setFragment(key, value) {
-  const url = new URL(window.location.href);
-  const hash = new URLSearchParams(url.hash.slice(1));
-  if (value === null) hash.delete(key);
-  else hash.set(key, value);
-  url.hash = hash.toString();
-  window.history.replaceState(null, "", url);
 }
 
 const button = (id, text, className = "button-quiet") => h("button", { type: "button", className, id, text });
