@@ -15,11 +15,12 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
     working  the memory work on a built trace holds beyond it (a view, a diff, a compare, a
              download, a check: app.traces.working) is held in the same budget (`hold`) before the
-             work starts, ahead of the builds waiting (its end frees traces in use); with nothing
-             else running it starts whatever its size. A small hold (within small_build_bytes: a
-             tiny spec's view) goes past a large one waiting and may take the small lane's bytes,
-             as a small build does. A check job makes way between its steps while something waits
-             for bytes (`wants_room`; app.traces.check_room)
+             work starts, ahead of the builds waiting (its end frees traces in use); a hold that
+             fits never waits behind one that does not; with nothing else running the first left
+             starts whatever its size (counted, past the budget). A small hold (within
+             small_build_bytes: a tiny spec's view) may take the small lane's bytes, as a small
+             build does. A check job makes way between its steps while something waits for bytes
+             (`wants_room`; app.traces.check_room)
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -199,17 +200,20 @@ class Admission:
         return not ticket.after_builds or not any(t.seq < ticket.seq for q in self.queues.values() for t in q)
 
     def _take_holds(self, alone: bool = False) -> bool:
-        """Holds, in order, the waiting holds whose turn it is (alone: the first anyway); False if one
-        does not fit. Past a large one not fitting, only small ones go (the small lane's room)."""
-        fitted = True
+        """Holds the waiting holds whose turn it is and that fit, in order; then, `alone` (nothing else
+        runs), the first left whatever its size. False if one whose turn it is still waits. A hold
+        never waits behind one that does not fit: the traces in use that keep that one from fitting
+        may be held by the very request whose hold waits behind it (a view of the float64 trace)."""
+        waits = False
         for ticket in list(self.working):
-            if (alone or self._turn(ticket)) and (fitted or self._small(ticket)):
-                if self._hold(ticket):
-                    self.working.remove(ticket)
-                    alone = False
-                elif fitted:
-                    fitted = False
-        return fitted
+            if self._turn(ticket) and self._hold(ticket):
+                self.working.remove(ticket)
+            elif self._turn(ticket):
+                waits = True
+        if alone and self.working and not self.holding:
+            self._hold(self.working[0], alone=True)
+            self.working.popleft()
+        return not waits
 
     def _small(self, ticket: Ticket) -> bool:
         return ticket.cost.nbytes <= self.settings.small_build_bytes
@@ -263,12 +267,11 @@ class Admission:
             raise
         return partial(self._let_go, ticket)
 
-    def _hold(self, ticket: Ticket) -> bool:
-        """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
+    def _hold(self, ticket: Ticket, alone: bool = False) -> bool:
+        """Holds a working ticket's bytes if they fit (a small one may take the small lane's room);
+        `alone`, nothing else running, anyway: counted, once every evictable byte has gone."""
         kept = 0 if self._small(ticket) else self._kept(ticket.cost.nbytes)
-        reservation = self.store.reserve(ticket.cost.nbytes, kept)
-        if reservation is None and not (self.builds or self.small_builds or self.holding):
-            reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
+        reservation = self.store.reserve(ticket.cost.nbytes, kept, force=alone)
         if reservation is None:
             return False
         ticket.reservation = reservation

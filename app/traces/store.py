@@ -118,13 +118,14 @@ class TraceStore:
     def reserved(self) -> int:
         return self._reserved
 
-    def reserve(self, nbytes: int, kept: int = 0) -> Reservation | None:
+    def reserve(self, nbytes: int, kept: int = 0, force: bool = False) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
         traces nobody else holds; None, evicting nothing, when the traces in use and the builds
-        already admitted leave too little, or less than `kept` bytes beside it (the small lane's)."""
+        already admitted leave too little, or less than `kept` bytes beside it (the small lane's).
+        `force`: reserved anyway, once everything that can go has (admission's work that runs alone)."""
         with self._lock:
             left = self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes)
-            if kept > left:
+            if kept > left and not force:
                 return None
             # what is left is shared by the kept large buffers (shed first), the recomputed segments,
             # then the cached traces nobody holds

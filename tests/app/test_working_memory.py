@@ -58,7 +58,7 @@ def test_a_hold_past_the_budget_runs_once_alone_and_a_cancelled_one_holds_nothin
         assert len(q.working) == 1 and q.holding == 0
         q.release(running)
         let_go = await huge  # alone, it runs: refusing it would refuse the check for good
-        assert q.holding == 1
+        assert q.holding == 1 and q.store.reserved == 500 * MB  # counted: nothing else fits beside it
         let_go()
         assert q.holding == 0 and q.store.reserved == 0 and not q.working
 
@@ -179,18 +179,22 @@ def test_a_views_job_holds_its_working_bytes_from_its_start_and_a_build_waits_fo
     run_async(scenario())
 
 
-def test_a_small_hold_goes_past_a_large_one_waiting(costs):  # noqa: F811
-    """A tiny spec's view (within small_build_bytes) does not wait behind a SmolLM2 view waiting for
-    bytes: it takes the small lane's room, as a small build does."""
+def test_a_hold_that_fits_never_waits_behind_one_that_does_not(costs):  # noqa: F811
+    """A view waiting behind a check that does not fit may hold the very trace in use that keeps the
+    check from fitting: a hold that fits goes first (a SmolLM2 mix ran the update step's check alone,
+    750 MB past the budget, while the float64 view that would have fitted waited behind it). A tiny
+    spec's view (within small_build_bytes) may take the small lane's room, as a small build does."""
 
     async def scenario():
         q = queue()  # 100 MB, the small lane's 2 MB
-        running = q.admit(costs("a", 90 * MB), "a")
+        running = q.admit(costs("a", 60 * MB), "a")
         large = asyncio.ensure_future(q.hold(50 * MB))
         await asyncio.sleep(0)
-        small = asyncio.ensure_future(q.hold(2 * MB))
+        fits, small = asyncio.ensure_future(q.hold(30 * MB)), asyncio.ensure_future(q.hold(2 * MB))
         await asyncio.sleep(0)
-        assert small.done() and not large.done() and q.holding == 1
+        assert fits.done() and small.done() and not large.done() and q.holding == 2
+        assert q.store.reserved == 92 * MB  # the small one in the lane's room: 60 + 30 + 2 of 100
+        (await fits)()
         (await small)()
         q.release(running)
         (await large)()
