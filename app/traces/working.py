@@ -17,7 +17,7 @@ time, SmolLM2-135M; the mix's texts): `.venv/bin/python benchmarks/working_bytes
 84 positions, float32: views ≤ 140 MiB (the output softmax's and the logits' backward; most
 under 32), a diff ≤ 108 MiB once the correct trace is built, a compare of the logits 242 MiB, the
 embedding's gradient as .npy 169-216 MiB, a step's check 97-376 MiB (481 for the first: the twin),
-the update step's check (AdamW) 547 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
+the update step's check (AdamW) 547-563 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
 preset's largest view: 23 MiB (its norms'); a tiny spec's: 0.6 MiB.
 
 Where a job's bytes are held: a job of the views pool (one thread) holds them in that thread as it
@@ -95,7 +95,7 @@ def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
 def check_bytes(trace: Trace, index: int | None = None) -> int:
     """A gradient check of step `index` (None: of every step, a check job), float32 or float64: the
     twin's build covers the float64 segments every later check replays (≤ 376 MiB for SmolLM2 at 84
-    positions); the update step's check moves the parameters in float64 besides (547 MiB)."""
+    positions); the update step's check moves the parameters in float64 besides (547-563 MiB)."""
     n_seq, T = trace.tokens.shape
     held = twin_build_bytes(trace.cfg, n_seq, T)
     update = trace.update is not None and (index is None or trace.records[index].phase == "update")
