@@ -129,7 +129,7 @@ class Answers:
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
         against it and returns the blocking builder, which runs in the views pool (app.traces.pool)
-        holding its working bytes, `nbytes(ctx)`, in the one budget as it starts (app.traces.working);
+        holding its working bytes, `nbytes(ctx)`, in the one budget (app.traces.working: Room);
         a sealed key's answer goes through `seal` before it is encoded. `check`: the step whose
         gradient check it computes, with the builds instead, its float64 bytes held before its job is
         queued (Services.twin_room; a sealed check computes nothing)."""
@@ -139,9 +139,10 @@ class Answers:
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
         if check is None:
-            compute = self.room.around(nbytes(ctx), compute)
-        async with nullcontext() if check is None or key.sealed else self.twin_room(ctx.trace, check):
-            pool = VIEWS if check is None else BUILDS
+            held, pool = self.room.held(nbytes(ctx)), VIEWS
+        else:
+            held, pool = nullcontext() if key.sealed else self.twin_room(ctx.trace, check), BUILDS
+        async with held:
             encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
@@ -322,10 +323,8 @@ class Answers:
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            held = self.room.around(
-                tensor_bytes(ctx.trace, name, grad), partial(tensors.tensor_array, ctx.trace, name, grad)
-            )
-            array = await self.run(held, pool=VIEWS, request=request)
+            async with self.room.held(tensor_bytes(ctx.trace, name, grad)):
+                array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None

@@ -71,7 +71,9 @@ class Services:
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self._watchers: set[asyncio.Task] = set()  # hold_while_checking's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
-        self.room = Room(self.admission.hold)  # a views job's working bytes, held as it starts (app.traces.working)
+        self.room = Room(
+            self.admission.hold, settings.small_build_bytes
+        )  # a views job's working bytes (app.traces.working)
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
             store=self.store,

@@ -54,9 +54,9 @@ async def get_slice(
         array = tensors.tensor_array(ctx.trace, name, grad)
         return encode(slices.tensor_slice(ctx, name, grad, array, at, rows, cols, find, find_in))
 
-    held = services.room.around(tensor_bytes(ctx.trace, name, grad), cut)  # its bytes held as it starts
     try:
-        body, zipped = await services.run(held, pool=VIEWS, request=request)
+        async with services.room.held(tensor_bytes(ctx.trace, name, grad)):
+            body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
         raise HTTPException(
             404, detail=Said("error-tensor-unknown-short", reason=core_said(str(exc.args[0])), trace=trace_id)
@@ -92,8 +92,7 @@ async def get_compare(
     if param is not None and first.trace.records[index].phase != "update":
         raise SpecError(("query", "param"), Said("error-compare-param"))
     build = partial(compare.compare_view, first, second, index, seq, param, lang)
-    # both traces' replays and B − A count in the one budget: the job waits for them as it starts
-    working = compare_bytes(first.trace, compare.working_bytes(first, index, param))
-    held = services.room.around(working, lambda: encode(build()))
-    body, zipped = await services.run(held, pool=VIEWS, request=request)
+    # both traces' replays and B − A count in the one budget: the compare waits for them
+    async with services.room.held(compare_bytes(first.trace, compare.working_bytes(first, index, param))):
+        body, zipped = await services.run(lambda: encode(build()), pool=VIEWS, request=request)
     return encoded_response(request, body, gzipped=zipped)

@@ -20,18 +20,19 @@ embedding's gradient as .npy 169-216 MiB, a step's check 97-376 MiB (481 for the
 the update step's check (AdamW) 547-563 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
 preset's largest view: 23 MiB (its norms'); a tiny spec's: 0.6 MiB.
 
-Where a job's bytes are held: a job of the views pool (one thread) holds them in that thread as it
-starts (`Room.around`): the jobs queued behind it hold nothing yet, so a build waiting for bytes is
-not kept waiting by views that have not started. A check runs with the builds: a thread of that pool
-waiting for bytes could wait for a build queued behind it, so a check holds its bytes on the event
-loop before its job is queued (app.services: twin_room, hold_checking)."""
+Where a job's bytes are held: on the event loop before the job is queued (`Room.held`; a check:
+app.services twin_room, hold_checking), never in a worker thread (one waiting for bytes would keep
+every job behind it waiting: a tiny spec's summary behind a SmolLM2 view, or a build behind a check).
+A job of the views pool (one thread) past small_build_bytes holds them one at a time: a second one
+held while it waits for the thread would count its bytes twice and keep a build waiting for nothing.
+A small one (a tiny spec's view) holds its bytes at once, past large ones waiting, in the small lane's
+room (app.traces.admission)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from app.spec.cost import largest_param_bytes
 from xt_core import Trace
@@ -45,7 +46,6 @@ MiB = 1 << 20
 VIEW_FLOOR = 32 * MiB
 
 LetGo = Callable[[], None]
-Result = TypeVar("Result")
 
 
 def head_bytes(cfg: Config, n_seq: int, T: int, itemsize: int) -> int:
@@ -103,39 +103,26 @@ def check_bytes(trace: Trace, index: int | None = None) -> int:
 
 
 class Room:
-    """Working bytes held in the one budget by the worker thread that runs the job, through the
-    admission on the event loop (`hold`: Admission.hold, which returns what lets them go)."""
+    """Working bytes held in the one budget for a job of the views pool, through the admission
+    (`hold`: Admission.hold, which returns what lets them go); past `small_bytes`, one job at a time."""
 
-    def __init__(self, hold: Callable[[int], Awaitable[LetGo]]):
+    def __init__(self, hold: Callable[[int], Awaitable[LetGo]], small_bytes: int):
         self.hold = hold
+        self.small_bytes = small_bytes
+        self._turn: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None  # the lock of the loop serving
 
-    def around(self, nbytes: int, job: Callable[[], Result]) -> Callable[[], Result]:
-        """`job` for a worker thread of the views pool, run once `nbytes` are held (its thread waits
-        for them), let go as it returns. Made on the event loop."""
-        loop = asyncio.get_running_loop()
-
-        def held() -> Result:
-            let_go = self._take(loop, nbytes)
+    @contextlib.asynccontextmanager
+    async def held(self, nbytes: int) -> AsyncIterator[None]:
+        """`nbytes` held for the block (waiting for them, and for its turn if large)."""
+        async with contextlib.nullcontext() if nbytes <= self.small_bytes else self._large_turn():
+            let_go = await self.hold(nbytes)
             try:
-                return job()
+                yield
             finally:
                 let_go()
 
-        return held
-
-    def _take(self, loop: asyncio.AbstractEventLoop, nbytes: int) -> LetGo:
-        """In a worker thread: waits until `nbytes` are held; what lets them go (on the loop)."""
-        try:
-            let_go = asyncio.run_coroutine_threadsafe(self.hold(nbytes), loop).result()
-        except RuntimeError:  # the loop has closed (the server stopped): nothing to hold for
-            return _nothing_held
-
-        def on_loop() -> None:
-            with contextlib.suppress(RuntimeError):  # closed meanwhile: nothing to account
-                loop.call_soon_threadsafe(let_go)
-
-        return on_loop
-
-
-def _nothing_held() -> None:
-    pass
+    def _large_turn(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()  # an app's lifespan may end and start again on another loop
+        if self._turn is None or self._turn[0] is not loop:
+            self._turn = (loop, asyncio.Lock())
+        return self._turn[1]

@@ -6,7 +6,6 @@ idle."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from concurrent.futures import Future
 
 from app.main import create_app
@@ -15,7 +14,6 @@ from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve
 from app.steps import view
 from app.traces import freed, tensors
-from app.traces.pool import VIEWS
 from app.traces.working import check_bytes, tensor_bytes, twin_build_bytes, view_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
@@ -144,35 +142,35 @@ def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
     assert not freed.give_back() and trims == [0]  # nothing grew since
 
 
-def test_a_views_job_holds_its_working_bytes_from_its_start_and_a_build_waits_for_them(costs):  # noqa: F811
-    """A job of the views pool holds its bytes in the one budget once its thread starts it (app.traces.
-    working.Room): a build that would pass cache_bytes beside them waits; a job queued behind it holds
-    nothing until it starts; its bytes are let go as it returns."""
+def test_a_views_jobs_working_bytes_are_held_one_large_job_at_a_time_and_a_build_waits_for_them(costs):  # noqa: F811
+    """A job of the views pool holds its bytes in the one budget (app.traces.working.Room): a build that
+    would pass cache_bytes beside them waits; a second large job waits for its turn before it holds
+    anything (the pool's one thread runs one at a time); a small one holds its bytes at once."""
 
     async def scenario():
-        services = Services(Settings(cache_bytes=100 * MB, recompute_bytes=0, small_build_bytes=0))
-        admission, started, finish = services.admission, threading.Event(), threading.Event()
+        services = Services(Settings(cache_bytes=100 * MB, recompute_bytes=0, small_build_bytes=4 * MB))
+        admission, events, finish = services.admission, [], asyncio.Event()
 
-        def drawing() -> str:
-            started.set()
-            finish.wait()
-            return "drawn"
+        async def job(name: str, nbytes: int) -> None:
+            async with services.room.held(nbytes):
+                events.append((name, admission.holding, services.store.reserved // MB))
+                if name == "first":
+                    await finish.wait()
 
-        first = asyncio.ensure_future(services.run(services.room.around(60 * MB, drawing), pool=VIEWS))
-        second = asyncio.ensure_future(services.run(services.room.around(60 * MB, lambda: "second"), pool=VIEWS))
-        for _ in range(1000):  # until the views thread has started the first job
-            if started.is_set():
-                break
-            await asyncio.sleep(0.01)
-        assert admission.holding == 1 and services.store.reserved == 60 * MB  # the second holds nothing yet
+        first = asyncio.ensure_future(job("first", 60 * MB))
+        second = asyncio.ensure_future(job("second", 60 * MB))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert events == [("first", 1, 60)]  # the second holds nothing yet
+        await job("small", 4 * MB)  # a tiny spec's view: at once, beside the first
         build = admission.admit(costs("smollm2", 60 * MB), "b")
         assert not build.started.is_set()  # 60 + 60 MB > 100: it waits for the view's bytes
         finish.set()
-        assert await first == "drawn"
-        await asyncio.wait_for(build.started.wait(), 60)  # the view's bytes let go: the build starts first
-        assert not second.done() and admission.working  # the next view waits for the build's bytes
+        await first
+        assert build.started.is_set() and not second.done()  # the view's bytes let go: the build, then the next view
         admission.release(build)
-        assert await second == "second"
+        await second
+        assert events[1:] == [("small", 2, 64), ("second", 1, 60)]
         assert admission.holding == 0 and services.store.reserved == 0
         services.shutdown()
 
