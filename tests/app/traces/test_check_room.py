@@ -12,11 +12,11 @@ from types import SimpleNamespace
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.traces import checks as checks_module
-from app.traces.working import check_bytes
 from app.traces.cache import LRU
 from app.traces.check_room import CheckRoom
 from app.traces.checks import ChecksRunner
 from app.traces.store import build_trace
+from app.traces.working import check_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.app.test_working_memory import services_with_a_small_trace
 from tests.helpers.aio import run_async
