@@ -43,6 +43,7 @@ from app.traces import tensors
 from app.traces.cache import LRU
 from app.traces.pool import BUILDS, LIGHT, VIEWS
 from app.traces.store import TraceStore
+from app.traces.working import Room, check_bytes, diff_bytes, tensor_bytes, view_bytes
 from app.words.said import Said
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.gradcheck import check_record
@@ -97,6 +98,7 @@ class Answers:
         quiz_ledger: QuizLedger,
         voters: Voters,
         twin_room: Callable[..., AbstractAsyncContextManager],
+        room: Room,
     ):
         self.store = store  # the specs of the ids handed out
         self.trace = trace  # a known id's trace, through admission, rebuilt if evicted; 404 if unknown
@@ -105,7 +107,8 @@ class Answers:
         self.gradchecks = gradchecks  # a step's gradient check, by (trace id, step)
         self.quiz_ledger = quiz_ledger  # a quiz's probes and answer, per trace and learner
         self.voters = voters  # the learner identities a quiz counts by
-        self.twin_room = twin_room  # holds a float32 trace's twin's bytes while a check may build it
+        self.twin_room = twin_room  # holds the float64 bytes a check replays in, before its job is queued
+        self.room = room  # a views job's working bytes, held by its thread as it starts (app.traces.working)
         self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
 
     # ------------------------------------------------------------------ the one path
@@ -121,19 +124,25 @@ class Answers:
         prepare: Prepare,
         seal: Callable[[dict], dict] | None = None,
         ctx: TraceContext | None = None,
-        pool: str = VIEWS,
-        twin: bool = False,
+        nbytes: Callable[[TraceContext], int] = lambda ctx: view_bytes(ctx.trace),
+        check: int | None = None,
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
-        against it and returns the blocking builder, which runs in `pool` (app.traces.pool: an
-        answer made from a built trace, in the views pool by default); a sealed key's answer goes
-        through `seal` before it is encoded. `twin`: a float32 trace's twin's bytes held (Services.twin_room)."""
+        against it and returns the blocking builder, which runs in the views pool (app.traces.pool)
+        holding its working bytes, `nbytes(ctx)`, in the one budget (app.traces.working: Room);
+        a sealed key's answer goes through `seal` before it is encoded. `check`: the step whose
+        gradient check it computes, with the builds instead, its float64 bytes held before its job is
+        queued (Services.twin_room; a sealed check computes nothing)."""
         if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = ctx or await self.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
-        async with self.twin_room(ctx.trace) if twin else nullcontext():
+        if check is None:
+            held, pool = self.room.held(nbytes(ctx)), VIEWS
+        else:
+            held, pool = nullcontext() if key.sealed else self.twin_room(ctx.trace, check), BUILDS
+        async with held:
             encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
 
@@ -191,7 +200,10 @@ class Answers:
         check_range("pos", pos, ctx.T, Said("error-why-trace-positions", count=ctx.T))
         if not kind_of(record).reads_pos:  # one view for every pos
             pos, key = 0, replace(key, args=(index, seq, 0))
-        return await self._answer(request, key, _build(self._step_body, ctx, index, seq, pos, key), ctx=ctx)
+        checked = not (key.sealed or view.check_deferred(ctx))  # a small model's check, in its view
+        held = view_bytes(ctx.trace) + (check_bytes(ctx.trace, index) if checked else 0)
+        prepare = _build(self._step_body, ctx, index, seq, pos, key)
+        return await self._answer(request, key, prepare, ctx=ctx, nbytes=lambda _: held)
 
     def _step_body(self, ctx: TraceContext, index: int, seq: int, pos: int, key: AnswerKey) -> bytes:
         check = None if key.sealed or view.check_deferred(ctx) else self.check_of(ctx, index)
@@ -211,7 +223,7 @@ class Answers:
             return partial(self._check_body, ctx, record, index, lang)
 
         # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
-        return await self._answer(request, key, prepare, pool=BUILDS, twin=not key.sealed)
+        return await self._answer(request, key, prepare, check=index)
 
     def _check_body(self, ctx: TraceContext, record: Record, index: int, lang: str) -> dict:
         check = self.check_of(ctx, index)
@@ -284,7 +296,8 @@ class Answers:
             correct = await self.context(without_faults(ctx.spec), request)
             return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
 
-        return await self._answer(request, AnswerKey("diff", trace_id, (index, seq), lang=lang), prepare)
+        key = AnswerKey("diff", trace_id, (index, seq), lang=lang)
+        return await self._answer(request, key, prepare, nbytes=lambda ctx: diff_bytes(ctx.trace))
 
     async def update(self, request: Request, trace_id: str, param: str, lang: str = "en") -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
@@ -310,7 +323,8 @@ class Answers:
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
+            async with self.room.held(tensor_bytes(ctx.trace, name, grad)):
+                array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None

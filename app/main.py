@@ -34,6 +34,7 @@ from app.timing import ServerTiming
 from app.warmup import settle_heap
 from app.words.choice import chosen_language
 from app.words.said import Said, in_language
+from xt_core import memory
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 # A 422 lists at most this many of pydantic's errors (a 1 MB body of bad token ids would
@@ -149,6 +150,9 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     # The worker pool already keeps the cores busy; BLAS threads on top of it busy-wait
     # and oversubscribe them (first step views measured ~9x slower with the default).
     threadpool_limits(limits=settings.blas_threads, user_api="blas")
+    # One malloc arena for every thread, set before the worker pools start theirs: freed memory kept
+    # once, not per thread (xt_core.memory.share_arenas; issue 35, finding 7)
+    memory.share_arenas()
     app = FastAPI(
         lifespan=lifespan,
         title="xt",

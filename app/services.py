@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from functools import partial
 
-import numpy as np
 from fastapi import HTTPException, Request
 
 from app import security
@@ -31,12 +30,13 @@ from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.steps.context import TraceContext
 from app.traces import freed
-from app.traces.admission import Admission, Overloaded, twin_build_bytes
+from app.traces.admission import Admission, Overloaded
 from app.traces.cache import LRU
 from app.traces.check_room import CheckRoom
 from app.traces.checks import ChecksBusy, ChecksJob, ChecksRunner
 from app.traces.pool import BUILDS, LIGHT, SMALL, VIEWS, DaemonPool
 from app.traces.store import NotBuilt, TraceStore
+from app.traces.working import Room, check_bytes
 from app.words.said import Said
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck
@@ -71,6 +71,9 @@ class Services:
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self._watchers: set[asyncio.Task] = set()  # hold_while_checking's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
+        self.room = Room(
+            self.admission.hold, settings.small_build_bytes
+        )  # a views job's working bytes (app.traces.working)
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
             store=self.store,
@@ -81,6 +84,7 @@ class Services:
             quiz_ledger=self.quiz,
             voters=self.voters,
             twin_room=self.twin_room,
+            room=self.room,
         )
 
     def start(self) -> None:
@@ -156,23 +160,15 @@ class Services:
         raise Overloaded(Said("error-busy-evicted", trace=spec.id, times=JOIN_TRIES))
 
     @contextlib.asynccontextmanager
-    async def twin_room(self, trace: Trace) -> AsyncIterator[None]:
-        """Holds the bytes a float32 trace's float64 twin takes while it is built (its first gradient
-        check's: app.traces.admission.twin_build_bytes) in the one budget for the block, waiting its turn
-        (app.traces.admission: hold). Nothing to hold once it is built whole, nor for a float64 trace."""
-        let_go = await self.hold_twin(trace)
+    async def twin_room(self, trace: Trace, index: int | None = None) -> AsyncIterator[None]:
+        """Holds the bytes a gradient check of step `index` replays in (a float32 trace's float64 twin
+        while its first check builds it, the float64 segments of every later one: app.traces.working.
+        check_bytes) in the one budget for the block, waiting its turn (app.traces.admission: hold)."""
+        let_go = await self.hold_checking(trace, index)
         try:
             yield
         finally:
             let_go()
-
-    async def hold_twin(self, trace: Trace) -> Callable[[], None]:
-        """twin_room's bytes held until the returned callable lets them go (also while part of the
-        twin's backward is still to run: a check of an earlier step runs it)."""
-        if trace.dtype != np.float32 or (trace.float64_twin is not None and not trace.float64_twin.backward_pending):
-            return _nothing_held
-        n_seq, T = trace.tokens.shape
-        return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T))
 
     async def checks_job(self, trace_id: str, request: Request | None = None) -> ChecksJob:
         """The trace's job of every step's check (app.traces.checks): running or done, or started now
@@ -196,13 +192,12 @@ class Services:
         self.hold_while_checking(job.finished, room.end)
         return job
 
-    async def hold_checking(self, trace: Trace, after_builds: bool = False) -> Callable[[], None]:
-        """The bytes a float32 trace's check job replays in (its first check builds the twin, every
-        other one replays float64 segments as large: twin_build_bytes), held (Admission.hold)."""
-        if trace.dtype != np.float32:
-            return _nothing_held
-        n_seq, T = trace.tokens.shape
-        return await self.admission.hold(twin_build_bytes(trace.cfg, n_seq, T), after_builds=after_builds)
+    async def hold_checking(
+        self, trace: Trace, index: int | None = None, after_builds: bool = False
+    ) -> Callable[[], None]:
+        """The bytes a check of step `index` (None: a check job, every step) replays in, held until
+        the returned callable lets them go (Admission.hold; app.traces.working.check_bytes)."""
+        return await self.admission.hold(check_bytes(trace, index), after_builds=after_builds)
 
     async def _retake(self, trace_id: str) -> Trace:
         return (await self.trace(trace_id)).trace
@@ -259,10 +254,6 @@ class Services:
     @property
     def running(self) -> bool:
         return not any(executor.is_shutdown for executor in self.pools.values())
-
-
-def _nothing_held() -> None:
-    pass
 
 
 def _call_on_loop_when_done(job: Future, callback: Callable[[], None]) -> None:

@@ -55,6 +55,26 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
         return _freed_bytes_kept[0]
 
 
+# glibc gives a thread that finds the arena it would use locked an arena of its own (up to 8 per
+# core), and every arena keeps its own freed memory (up to the trim threshold above, at its top,
+# plus what lies between live chunks), reused only by the threads bound to it: a server's worker
+# threads (builds, views, the small lane, a check's replays, the event loop) each held hundreds of
+# MB freed, ~1.1 GB beyond the traces and the jobs the server counts at the peak of a class's mix
+# (benchmarks/memory_mix.py, docs/performance.md). One arena shared by every thread keeps freed
+# memory once, for whichever thread allocates next; numpy allocates with the GIL held, so the
+# arena's lock is seldom contended.
+MALLOC_ARENAS = 1
+M_ARENA_MAX = -8  # glibc's malloc.h
+
+
+def share_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """At most `arenas` malloc arenas for the whole process (glibc; elsewhere nothing): whether it
+    applied. Call it before worker threads start: a thread keeps the arena it was given, but a new
+    thread gets one of the first `arenas`."""
+    mallopt = _mallopt()
+    return bool(mallopt is not None and mallopt(M_ARENA_MAX, arenas))
+
+
 # Arrays from 32 MB up (glibc's mmap threshold cannot be raised past 32 MB) are mapped afresh and
 # returned to the kernel when freed, whatever keep_freed_memory set: a (V, C) gradient of SmolLM2
 # (113 MB) then costs ~28,000 page faults per step, 10-40 ms depending on the machine's load.
@@ -84,6 +104,36 @@ def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
         if len(_large_buffers) < MAX_LARGE_BUFFERS:
             _large_buffers.append(buffer)
         return buffer.view()
+
+
+def kept_bytes() -> int:
+    """Bytes of the large buffers kept and free (no view of them alive): memory this process holds
+    that no trace or job counts (app.traces.store counts it in its budget and sheds it first)."""
+    with _buffers_lock:
+        return sum(_large_buffers[i].nbytes for i in _free_indices())
+
+
+def trim_kept(most: int) -> int:
+    """Drops free kept buffers, largest first, until those left hold at most `most` bytes (their
+    pages go back to the kernel at once: they are mmapped); returns the bytes dropped. The next
+    array of that size is mapped afresh (its page faults: ~10-40 ms for SmolLM2's (V, C))."""
+    with _buffers_lock:
+        free = sorted(_free_indices(), key=lambda i: _large_buffers[i].nbytes, reverse=True)
+        kept = sum(_large_buffers[i].nbytes for i in free)
+        dropped = []
+        for i in free:
+            if kept <= most:
+                break
+            kept -= _large_buffers[i].nbytes
+            dropped.append(i)
+        freed = sum(_large_buffers[i].nbytes for i in dropped)
+        for i in sorted(dropped, reverse=True):
+            del _large_buffers[i]
+        return freed
+
+
+def _free_indices() -> list[int]:  # with _buffers_lock held; indices, so that no name adds a reference
+    return [i for i in range(len(_large_buffers)) if _is_free(_large_buffers[i])]
 
 
 def _is_free(buffer: np.ndarray) -> bool:

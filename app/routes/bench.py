@@ -19,9 +19,9 @@ from app.schemas.bench import StepCompare, TensorSlice
 from app.spec.core_words import core_said
 from app.steps import compare, slices
 from app.traces import tensors
-from app.traces.admission import Overloaded
 from app.traces.pool import VIEWS
-from app.words.said import Grouped, Said
+from app.traces.working import compare_bytes, tensor_bytes
+from app.words.said import Said
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**NOT_FOUND, **BAD_FIELD}, route_class=OffLoopJSONRoute)
 MAX_QUERY_CHARS = 200  # rows, cols, at, find: a few digits (a token's text at most this long)
@@ -55,7 +55,8 @@ async def get_slice(
         return encode(slices.tensor_slice(ctx, name, grad, array, at, rows, cols, find, find_in))
 
     try:
-        body, zipped = await services.run(cut, pool=VIEWS, request=request)
+        async with services.room.held(tensor_bytes(ctx.trace, name, grad)):
+            body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
         raise HTTPException(
             404, detail=Said("error-tensor-unknown-short", reason=core_said(str(exc.args[0])), trace=trace_id)
@@ -91,12 +92,7 @@ async def get_compare(
     if param is not None and first.trace.records[index].phase != "update":
         raise SpecError(("query", "param"), Said("error-compare-param"))
     build = partial(compare.compare_view, first, second, index, seq, param, lang)
-    working = compare.working_bytes(first, index, param)
-    reservation = services.store.reserve(working)  # B − A counts in the one budget, as a build does
-    if reservation is None:
-        raise Overloaded(Said("error-compare-needs", mb=Grouped(round(working / 2**20)), held=services.store.held()))
-    try:
+    # both traces' replays and B − A count in the one budget: the compare waits for them
+    async with services.room.held(compare_bytes(first.trace, compare.working_bytes(first, index, param))):
         body, zipped = await services.run(lambda: encode(build()), pool=VIEWS, request=request)
-    finally:
-        services.store.release(reservation)
     return encoded_response(request, body, gzipped=zipped)

@@ -13,11 +13,14 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              way or queued (a build cannot be interrupted: a NumPy call runs to its end). It
              overtakes the queue's head, which leaves small_build_bytes free for it (`_kept`)
     leaving  a request whose client disconnects while it waits leaves the queue (app.services)
-    working  the memory work on a built trace holds beyond it (a float32 trace's float64 twin
-             while it is built: twin_build_bytes) is held in the same budget (`hold`) before the
-             work starts, ahead of the builds waiting (its end frees traces in use); with nothing
-             else running it starts whatever its size. A check job makes way between its steps
-             while something waits for bytes (`wants_room`; app.traces.check_room)
+    working  the memory work on a built trace holds beyond it (a view, a diff, a compare, a
+             download, a check: app.traces.working) is held in the same budget (`hold`) before the
+             work starts, ahead of the builds waiting (its end frees traces in use); a hold that
+             fits never waits behind one that does not; with nothing else running the first left
+             starts whatever its size (counted, past the budget). A small hold (within
+             small_build_bytes: a tiny spec's view) may take the small lane's bytes, as a small
+             build does. A check job makes way between its steps while something waits for bytes
+             (`wants_room`; app.traces.check_room)
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -45,27 +48,13 @@ from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
-from app.spec.cost import Cost, largest_param_bytes, spec_cost
+from app.spec.cost import Cost, spec_cost
 from app.traces.pool import BUILDS, LIGHT, SMALL
 from app.traces.store import NotBuilt, Reservation, TraceStore
 from app.words.said import Fixed, Said
-from xt_core.checks.twin import KEPT_FORWARD_BYTES
-from xt_core.config import Config
-from xt_core.names import estimate_build_bytes
 
 RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
 MAX_RETRY_AFTER_S = 120
-
-
-def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
-    """The most a float32 trace's float64 twin holds while it is built (xt_core.checks.twin), beyond
-    the boundaries Trace.nbytes counts up front: its latest segments' forward up to
-    KEPT_FORWARD_BYTES, three segments' worth more for its backward, and a float64 copy of the
-    largest parameter. What a first gradient check holds (Admission.hold). SmolLM2: 32 positions
-    442 MiB (tracemalloc peak 356 MB, docs/performance.md), 256 positions 700 MiB (peak 670 MB)."""
-    forward = estimate_build_bytes(cfg, n_seq, T, 8, shared_params=True)
-    segment = forward // max(1, cfg.n_layer)
-    return min(forward, KEPT_FORWARD_BYTES + 3 * segment) + largest_param_bytes(cfg, 8)
 
 
 class Overloaded(HTTPException):
@@ -212,14 +201,23 @@ class Admission:
         return not ticket.after_builds or not any(t.seq < ticket.seq for q in self.queues.values() for t in q)
 
     def _take_holds(self, alone: bool = False) -> bool:
-        """Holds, in order, the waiting holds whose turn it is (alone: the first anyway); False at one not fitting."""
+        """Holds the waiting holds whose turn it is and that fit, in order; then, `alone` (nothing else
+        runs), the first left whatever its size. False if one whose turn it is still waits. A hold
+        never waits behind one that does not fit: the traces in use that keep that one from fitting
+        may be held by the very request whose hold waits behind it (a view of the float64 trace)."""
+        waits = False
         for ticket in list(self.working):
-            if alone or self._turn(ticket):
-                if not self._hold(ticket):
-                    return False
+            if self._turn(ticket) and self._hold(ticket):
                 self.working.remove(ticket)
-                alone = False
-        return True
+            elif self._turn(ticket):
+                waits = True
+        if alone and self.working and not self.holding:
+            self._hold(self.working[0], alone=True)
+            self.working.popleft()
+        return not waits
+
+    def _small(self, ticket: Ticket) -> bool:
+        return ticket.cost.nbytes <= self.settings.small_build_bytes
 
     def _start(self, ticket: Ticket, pool: str) -> bool:
         """Starts a waiting build in `pool` if its bytes fit; False, reserving nothing, if not."""
@@ -270,11 +268,11 @@ class Admission:
             raise
         return partial(self._let_go, ticket)
 
-    def _hold(self, ticket: Ticket) -> bool:
-        """Holds a working ticket's bytes if they fit; or, nothing else running, whatever fits of them."""
-        reservation = self.store.reserve(ticket.cost.nbytes, self._kept(ticket.cost.nbytes))
-        if reservation is None and not (self.builds or self.small_builds or self.holding):
-            reservation = Reservation(0)  # nothing else runs: it does, whatever the traces in use hold
+    def _hold(self, ticket: Ticket, alone: bool = False) -> bool:
+        """Holds a working ticket's bytes if they fit (a small one may take the small lane's room);
+        `alone`, nothing else running, anyway: counted, once every evictable byte has gone."""
+        kept = 0 if self._small(ticket) else self._kept(ticket.cost.nbytes)
+        reservation = self.store.reserve(ticket.cost.nbytes, kept, force=alone)
         if reservation is None:
             return False
         ticket.reservation = reservation

@@ -1,5 +1,5 @@
 """A running check job's memory (app.traces.checks): its trace and the float64 room its steps replay
-in (app.traces.admission.twin_build_bytes) count in the one budget from the job's start to its end.
+in (app.traces.working.check_bytes) count in the one budget from the job's start to its end.
 A SmolLM2 trace's every-step checks take minutes; a build or a hold waiting for bytes does not wait
 them out (issue 35, finding 7: a float64 build waited >900 s behind one job). At a step boundary,
 while something waits for bytes (Admission.wants_room), the job makes way: it lets its room go and

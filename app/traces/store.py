@@ -13,7 +13,7 @@ import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.traces import training
-from app.words.said import Grouped, Said
+from xt_core import memory
 from xt_core.lab import faults
 from xt_core.recompute import RECOMPUTED
 
@@ -44,7 +44,9 @@ class TraceStore:
     takes its reservation's place). A trace counts Trace.nbytes() (its boundaries: xt_core.recompute)
     and the update step's arrays until it is garbage-collected, so evicting a trace in use frees
     nothing in the budget. The process's cache of recomputed segments (its own bound:
-    settings.recompute_bytes) counts in the same budget, and gives its room up first to a build.
+    settings.recompute_bytes) counts in the same budget, and gives its room up to a build before
+    the cached traces do; the large buffers xt_core.memory keeps free for the next step count too,
+    and go first (issue 35, finding 7: two float64 (V, C) buffers of SmolLM2 are 453 MB).
     """
 
     def __init__(self, settings: Settings):
@@ -116,32 +118,22 @@ class TraceStore:
     def reserved(self) -> int:
         return self._reserved
 
-    def reserve(self, nbytes: int, kept: int = 0) -> Reservation | None:
+    def reserve(self, nbytes: int, kept: int = 0, force: bool = False) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
         traces nobody else holds; None, evicting nothing, when the traces in use and the builds
-        already admitted leave too little, or less than `kept` bytes beside it (the small lane's)."""
+        already admitted leave too little, or less than `kept` bytes beside it (the small lane's).
+        `force`: reserved anyway, once everything that can go has (admission's work that runs alone)."""
         with self._lock:
-            if self._live - self._freeable() + self._reserved + nbytes + kept > self.settings.cache_bytes:
+            left = self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes)
+            if kept > left and not force:
                 return None
-            RECOMPUTED.trim(self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes))
+            # what is left is shared by the kept large buffers (shed first), the recomputed segments,
+            # then the cached traces nobody holds
+            memory.trim_kept(left - RECOMPUTED.nbytes)
+            RECOMPUTED.trim(left - memory.kept_bytes())
             self._evict(keep=0, room=nbytes, only_free=True)
             self._reserved += nbytes
             return Reservation(nbytes)
-
-    def held(self) -> str:
-        """The budget's use, for a refusal: what the live traces and the builds hold."""
-        mb = 1 << 20
-        with self._lock:
-            free = self._freeable()
-            in_use = self._live - free
-        return Said(
-            "error-store-held",
-            free=Grouped(round(free / mb)),
-            in_use=Grouped(round(in_use / mb)),
-            reserved=Grouped(round(self._reserved / mb)),
-            recomputed=Grouped(round(RECOMPUTED.nbytes / mb)),
-            total=Grouped(round(self.settings.cache_bytes / mb)),
-        )
 
     def release(self, reservation: Reservation | None) -> None:
         """Gives back what a build reserved and did not use (it failed, hit the cache, or never ran)."""
@@ -190,6 +182,7 @@ class TraceStore:
             self._live += size
             weakref.finalize(trace, self._collected, size)
             self._steps += len(trace.records)
+            memory.trim_kept(self.settings.cache_bytes - (self._live + RECOMPUTED.nbytes + self._reserved))
             self._evict(keep=1)
         if self.freeze_cached:
             gc.collect(1)  # the young cyclic garbage goes first: frozen, it would never be collected
@@ -229,7 +222,8 @@ class TraceStore:
             self._forget(trace_id)  # the last reference, unless the trace is in use: then it still counts
 
     def _over_bounds(self, room: int) -> bool:  # with self._lock held
-        over_bytes = self._live + RECOMPUTED.nbytes + self._reserved + room > self.settings.cache_bytes
+        held = self._live + RECOMPUTED.nbytes + memory.kept_bytes() + self._reserved
+        over_bytes = held + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
 
 

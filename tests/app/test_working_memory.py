@@ -1,22 +1,25 @@
-"""Memory beyond the traces held within the stated bound (issue 35, finding 7): a first gradient
-check's float64 twin is held in the one budget before it is built, and waits (with the builds
-behind it) while the budget has no room for it; freed memory goes back to the kernel once idle."""
+"""Memory beyond the traces held within the stated bound (issue 35, finding 7): a gradient check's
+float64 bytes (a first check's twin) are held in the one budget before it runs, and wait (with the
+builds behind them) while the budget has no room for them; freed memory goes back to the kernel once
+idle."""
 
 from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Future
 
+from app.main import create_app
 from app.services import Services
 from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve
-from app.traces import freed
-from app.traces.admission import twin_build_bytes
+from app.steps import view
+from app.traces import freed, tensors
+from app.traces.working import check_bytes, tensor_bytes, twin_build_bytes, view_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
 from tests.helpers.client import make_client, post_trace
 from tests.helpers.specs import SMALL_SPEC
-from xt_core import Trace
+from xt_core import Trace, memory
 from xt_core.checks.twin import twin_of
 
 MB = 1 << 20
@@ -53,7 +56,7 @@ def test_a_hold_past_the_budget_runs_once_alone_and_a_cancelled_one_holds_nothin
         assert len(q.working) == 1 and q.holding == 0
         q.release(running)
         let_go = await huge  # alone, it runs: refusing it would refuse the check for good
-        assert q.holding == 1
+        assert q.holding == 1 and q.store.reserved == 500 * MB  # counted: nothing else fits beside it
         let_go()
         assert q.holding == 0 and q.store.reserved == 0 and not q.working
 
@@ -67,23 +70,25 @@ async def services_with_a_small_trace() -> tuple[Services, ResolvedSpec, Trace]:
     return services, spec, await services.build(spec)
 
 
-def test_a_float32_traces_first_check_holds_its_twins_bytes_until_let_go():
+def test_a_check_holds_the_float64_bytes_it_replays_in_until_let_go():
+    """A float32 trace's first check builds its twin (twin_build_bytes); every later one replays float64
+    segments as large (SmolLM2: up to 376 MiB after the twin, docs/performance.md), and so do a float64
+    trace's: each holds check_bytes while it runs."""
+
     async def scenario():
         services, _, trace = await services_with_a_small_trace()
         settings = services.settings
         n_seq, T = trace.tokens.shape
-        async with services.twin_room(trace):
-            assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T) > 0
+        async with services.twin_room(trace, 1):
+            assert services.store.reserved == check_bytes(trace, 1) == twin_build_bytes(trace.cfg, n_seq, T) > 0
         assert services.store.reserved == 0
-        twin = twin_of(trace)  # built, its backward still to run (a check of an earlier step runs it)
-        let_go = await services.hold_twin(trace)
-        assert services.store.reserved == twin_build_bytes(trace.cfg, n_seq, T)
-        let_go()
-        twin.grad(trace.nodes[0].name)  # its backward run whole: nothing more to hold
-        (await services.hold_twin(trace))()
-        assert services.store.reserved == 0
+        twin = twin_of(trace)
+        twin.grad(trace.nodes[0].name)  # its backward run whole: the later checks replay as much
+        async with services.twin_room(trace, 1):
+            assert services.store.reserved == check_bytes(trace, 1)
         f64 = await services.build(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))
-        async with services.twin_room(f64):
+        async with services.twin_room(f64, 1):
+            assert services.store.reserved == check_bytes(f64, 1) > 0
             services.shutdown()
 
     run_async(scenario())
@@ -102,7 +107,7 @@ def test_a_quiz_probe_holds_its_twins_bytes_while_its_check_builds_it(monkeypatc
         monkeypatch.setattr(services.answers, "check_of", check_seeing_the_budget)
         assert client.post(f"/api/traces/{quiz['id']}/quiz/probe", json={"step": 1}).status_code == 200
         trace = services.store.get(services.store.spec(quiz["id"]))
-        assert seen == [(1, twin_build_bytes(trace.cfg, *trace.tokens.shape), True)]  # held while it built the twin
+        assert seen == [(1, check_bytes(trace, 1), True)]  # held while it built the twin
         assert services.admission.holding == 0 and services.store.reserved == 0 and trace.float64_twin is not None
 
 
@@ -135,3 +140,95 @@ def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
     rss[0] = 1100 * MB
     assert freed.give_back() and trims == [0]
     assert not freed.give_back() and trims == [0]  # nothing grew since
+
+
+def test_a_views_jobs_working_bytes_are_held_one_large_job_at_a_time_and_a_build_waits_for_them(costs):  # noqa: F811
+    """A job of the views pool holds its bytes in the one budget (app.traces.working.Room): a build that
+    would pass cache_bytes beside them waits; a second large job waits for its turn before it holds
+    anything (the pool's one thread runs one at a time); a small one holds its bytes at once."""
+
+    async def scenario():
+        services = Services(Settings(cache_bytes=100 * MB, recompute_bytes=0, small_build_bytes=4 * MB))
+        admission, events, finish = services.admission, [], asyncio.Event()
+
+        async def job(name: str, nbytes: int) -> None:
+            async with services.room.held(nbytes):
+                events.append((name, admission.holding, services.store.reserved // MB))
+                if name == "first":
+                    await finish.wait()
+
+        first = asyncio.ensure_future(job("first", 60 * MB))
+        second = asyncio.ensure_future(job("second", 60 * MB))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert events == [("first", 1, 60)]  # the second holds nothing yet
+        await job("small", 4 * MB)  # a tiny spec's view: at once, beside the first
+        build = admission.admit(costs("smollm2", 60 * MB), "b")
+        assert not build.started.is_set()  # 60 + 60 MB > 100: it waits for the view's bytes
+        finish.set()
+        await first
+        assert build.started.is_set() and not second.done()  # the view's bytes let go: the build, then the next view
+        admission.release(build)
+        await second
+        assert events[1:] == [("small", 2, 64), ("second", 1, 60)]
+        assert admission.holding == 0 and services.store.reserved == 0
+        services.shutdown()
+
+    run_async(scenario())
+
+
+def test_a_hold_that_fits_never_waits_behind_one_that_does_not(costs):  # noqa: F811
+    """A view waiting behind a check that does not fit may hold the very trace in use that keeps the
+    check from fitting: a hold that fits goes first (a SmolLM2 mix ran the update step's check alone,
+    750 MB past the budget, while the float64 view that would have fitted waited behind it). A tiny
+    spec's view (within small_build_bytes) may take the small lane's room, as a small build does."""
+
+    async def scenario():
+        q = queue()  # 100 MB, the small lane's 2 MB
+        running = q.admit(costs("a", 60 * MB), "a")
+        large = asyncio.ensure_future(q.hold(50 * MB))
+        await asyncio.sleep(0)
+        fits, small = asyncio.ensure_future(q.hold(30 * MB)), asyncio.ensure_future(q.hold(2 * MB))
+        await asyncio.sleep(0)
+        assert fits.done() and small.done() and not large.done() and q.holding == 2
+        assert q.store.reserved == 92 * MB  # the small one in the lane's room: 60 + 30 + 2 of 100
+        (await fits)()
+        (await small)()
+        q.release(running)
+        (await large)()
+        assert q.holding == 0 and q.store.reserved == 0
+
+    run_async(scenario())
+
+
+def test_a_step_view_and_a_download_hold_their_working_bytes_while_they_run(monkeypatch):
+    with make_client() as client:
+        services = client.app.state.services
+        summary = post_trace(client, SMALL_SPEC)
+        trace = services.store.get(services.store.spec(summary["id"]))
+        seen, step_view, tensor_array = [], view.step_view_json, tensors.tensor_array
+
+        def seeing(made):
+            def job(*args, **kwargs):
+                seen.append((services.admission.holding, services.store.reserved))
+                return made(*args, **kwargs)
+
+            return job
+
+        monkeypatch.setattr(view, "step_view_json", seeing(step_view))
+        monkeypatch.setattr(tensors, "tensor_array", seeing(tensor_array))
+        assert client.get(f"/api/traces/{summary['id']}/steps/1").status_code == 200
+        name = trace.param_names[0]
+        assert client.get(f"/api/traces/{summary['id']}/tensors/{name}", params={"grad": "true"}).status_code == 200
+        in_view = view_bytes(trace) + check_bytes(trace, 1)  # a small model's view computes its check
+        assert seen == [(1, in_view), (1, tensor_bytes(trace, name, True))]
+        assert services.admission.holding == 0 and services.store.reserved == 0
+
+
+def test_the_server_shares_one_malloc_arena_between_its_threads(monkeypatch):
+    """create_app sets it before any worker thread starts (xt_core.memory.share_arenas: its effect is
+    tests/core/test_memory.py's)."""
+    calls = []
+    monkeypatch.setattr(memory, "share_arenas", lambda: calls.append("shared") or True)
+    create_app(Settings(), warm_up=False)
+    assert calls == ["shared"]

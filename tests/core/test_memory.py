@@ -1,6 +1,10 @@
 """Large arrays reuse the memory of dropped ones (xt_core.memory.reusable_empty) and the tape adds
 a tied embedding's two (V, C) contributions by rows: neither may change a number of a live trace."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -69,3 +73,54 @@ def test_tied_embedding_sums_by_rows_exactly_and_live_traces_keep_their_numbers(
     xt_core.forward_backward(cfg, params, ids[::-1, 1:], ids[::-1, :-1])
     for name, g in first.grads.items():
         np.testing.assert_array_equal(g, kept[name], err_msg=name)
+
+
+def test_only_free_buffers_count_as_kept_and_the_largest_go_first(empty_pool, monkeypatch):
+    """kept_bytes: the free buffers' bytes, memory no trace counts (app.traces.store counts it and
+    sheds it first); trim_kept drops free ones, largest first, never one a live array still uses."""
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 3)
+    small, large, busy = (memory.reusable_empty((LARGE[0] * k, LARGE[1]), np.float32) for k in (1, 2, 3))
+    sizes = {k: LARGE[0] * k * LARGE[1] * 4 for k in (1, 2, 3)}
+    assert memory.kept_bytes() == 0  # all three in use
+    del small, large
+    assert memory.kept_bytes() == sizes[1] + sizes[2]
+    assert memory.trim_kept(sizes[1]) == sizes[2]  # the larger free one went
+    assert memory.kept_bytes() == sizes[1] and len(empty_pool) == 2
+    assert memory.trim_kept(0) == sizes[1] and memory.kept_bytes() == 0
+    assert len(empty_pool) == 1 and np.shares_memory(busy, empty_pool[0])  # in use: kept
+
+
+def test_one_malloc_arena_is_shared_by_every_thread_started_after():
+    """share_arenas before threads start: six threads allocating at once share one arena (glibc's
+    malloc_info lists each arena as a heap); without it they had seven (one each, and the main one)."""
+    probe = textwrap.dedent(
+        """
+        import ctypes, threading
+        import numpy as np
+        from xt_core import memory
+        libc = ctypes.CDLL(None)
+        if not hasattr(libc, "malloc_info") or not hasattr(libc, "open_memstream"):
+            raise SystemExit(print("no glibc"))
+        memory.share_arenas()
+        barrier = threading.Barrier(6)
+
+        def allocate():
+            barrier.wait()
+            kept = [np.ones(20_000) for _ in range(200)]
+            barrier.wait()
+
+        threads = [threading.Thread(target=allocate) for _ in range(6)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        text, size = ctypes.c_char_p(), ctypes.c_size_t()
+        libc.open_memstream.restype = ctypes.c_void_p
+        stream = ctypes.c_void_p(libc.open_memstream(ctypes.byref(text), ctypes.byref(size)))
+        libc.malloc_info(0, stream)
+        libc.fclose(stream)
+        print(text.value.decode().count("<heap nr="))
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    if ran.stdout.strip() == "no glibc":
+        pytest.skip("malloc arenas are glibc's")
+    assert ran.stdout.strip() == "1"

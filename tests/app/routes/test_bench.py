@@ -5,13 +5,20 @@ that do not align (422 naming what differs) and quizzes (403)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import tempfile
+from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
 
+from app.main import create_app
+from app.settings import Settings
 from app.steps import compare
-from tests.helpers.client import make_client, post_trace
+from tests.helpers.aio import run_async
+from tests.helpers.client import TEST_HOSTS, make_client, post_trace
 from tests.helpers.specs import BATCH_SPEC
 
 TRAINED = {**BATCH_SPEC, "optimizer": {"name": "adamw"}, "train_steps": 1}
@@ -128,33 +135,55 @@ def test_find_in_the_columns_jumps_to_a_vocabulary_token(client, trace):
     )
 
 
-def test_a_compares_difference_is_reserved_in_the_trace_budget(monkeypatch):
-    """B − A (float64, the size of the compared tensor) counts in cache_bytes while it is made:
-    with the budget taken it is a 503 naming what it needs, and while it runs it is reserved. A
-    client of its own: no trace but these two is cached, so none is evicted to make room."""
+def test_a_compares_difference_is_held_in_the_trace_budget(monkeypatch):
+    """B − A (float64, the size of the compared tensor) and both traces' replays count in cache_bytes
+    while the compare runs (app.traces.working), and are let go after it. A client of its own: no
+    trace but these two is cached, so none is evicted to make room."""
     with make_client() as client:
-        check_reserved(client, monkeypatch)
+        batch_trace = post_trace(client, BATCH_SPEC)
+        double = post_trace(client, {**BATCH_SPEC, "dtype": "float64"})
+        url = compare_url(batch_trace, double)
+        services = client.app.state.services
+        seen, made = [], compare.compare_view
+        monkeypatch.setattr(
+            compare,
+            "compare_view",
+            lambda *args: seen.append((services.admission.holding, services.store.reserved)) or made(*args),
+        )
+        before = services.store.reserved
+        assert client.get(url).status_code == 200
+        entries = int(np.prod(npy(client, batch_trace["id"], "logits").shape))
+        assert seen and seen[0][0] == 1 and seen[0][1] - before >= 8 * entries
+        assert services.admission.holding == 0 and services.store.reserved == before
 
 
-def check_reserved(client, monkeypatch) -> None:
-    batch_trace = post_trace(client, BATCH_SPEC)
-    double = post_trace(client, {**BATCH_SPEC, "dtype": "float64"})
-    index = next(s["index"] for s in batch_trace["steps"] if s["name"] == "logits" and s["phase"] == "backward")
-    url = f"/api/traces/{batch_trace['id']}/steps/{index}/compare/{double['id']}"
-    store = client.app.state.services.store
-    seen, made = [], compare.compare_view
-    monkeypatch.setattr(compare, "compare_view", lambda *args: seen.append(store.reserved) or made(*args))
-    before = store.reserved
-    assert client.get(url).status_code == 200
-    entries = int(np.prod(npy(client, batch_trace["id"], "logits").shape))
-    assert seen and seen[0] - before >= 8 * entries and store.reserved == before
-    held = [store.cached(store.spec(t["id"])) for t in (batch_trace, double)]  # in use: never evicted
-    assert all(trace is not None for trace in held)
-    taken = store.reserve(store.settings.cache_bytes - store.live_bytes - store.reserved)  # every byte left
-    assert taken is not None
-    try:
-        refused = client.get(url)
-        assert refused.status_code == 503 and "comparing this step needs" in refused.json()["detail"]
-    finally:
-        store.release(taken)
-    assert client.get(url).status_code == 200
+def compare_url(a: dict, b: dict) -> str:
+    index = next(s["index"] for s in a["steps"] if s["name"] == "logits" and s["phase"] == "backward")
+    return f"/api/traces/{a['id']}/steps/{index}/compare/{b['id']}"
+
+
+def test_a_compare_waits_for_room_in_the_budget_instead_of_a_503():
+    """With the budget held by other work a compare waits for room, as a build does (it answered 503
+    before: issue 35, finding 7), and answers once that work lets its bytes go. No small lane's room
+    kept (small_build_bytes 0): the other work holds every byte left."""
+
+    async def scenario():
+        app = create_app(Settings(models_dir=Path(tempfile.mkdtemp()), allowed_hosts=TEST_HOSTS, small_build_bytes=0))
+        services, store = app.state.services, app.state.services.store
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            a = (await http.post("/api/traces", json=BATCH_SPEC)).json()
+            b = (await http.post("/api/traces", json={**BATCH_SPEC, "dtype": "float64"})).json()
+            traces = [store.cached(store.spec(t["id"])) for t in (a, b)]  # in use: never evicted
+            let_go = await services.admission.hold(store.settings.cache_bytes - store.live_bytes - store.reserved)
+            answer = asyncio.ensure_future(http.get(compare_url(a, b)))
+            for _ in range(1000):  # until the compare's job asks for its bytes (or it answered)
+                if services.admission.working or answer.done():
+                    break
+                await asyncio.sleep(0.01)
+            assert not answer.done() and len(services.admission.working) == 1  # it waits for room
+            let_go()
+            assert (await answer).status_code == 200 and all(t is not None for t in traces)
+        services.shutdown()
+
+    run_async(scenario())

@@ -12,11 +12,11 @@ from types import SimpleNamespace
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.traces import checks as checks_module
-from app.traces.admission import twin_build_bytes
 from app.traces.cache import LRU
 from app.traces.check_room import CheckRoom
 from app.traces.checks import ChecksRunner
 from app.traces.store import build_trace
+from app.traces.working import check_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.app.test_working_memory import services_with_a_small_trace
 from tests.helpers.aio import run_async
@@ -117,7 +117,7 @@ def test_a_started_check_job_holds_its_room_once_until_it_ends():
         job = await services.checks_job(spec.id)
         assert await services.checks_job(spec.id) is job  # a second request: the same job, nothing more held
         assert services.admission.holding == 1
-        assert services.store.reserved == twin_build_bytes(trace.cfg, *trace.tokens.shape)
+        assert services.store.reserved == check_bytes(trace)
         await asyncio.gather(*services._watchers)  # the job's end lets its room go
         assert job.finished.done() and services.admission.holding == 0 and services.store.reserved == 0
         services.shutdown()

@@ -65,8 +65,6 @@ error-differs-steps-update = steps: { $a } in a, { $b } in b (a { $a_update }, b
 error-has-update = has an update step
 error-has-no-update = has no update step
 error-differs-step = step { $index }: { $a_phase } { $a_name } in a, { $b_phase } { $b_name } in b
-error-compare-needs = comparing this step needs { $mb } MB: { $held }
-error-store-held = { $free } MB cached and free, { $in_use } MB in use by requests and checks, { $reserved } MB reserved by builds, { $recomputed } MB of recomputed layers, of { $total } MB (cache_bytes)
 
 ## A classroom session (app/sessions/rules.py, app/routes/sessions.py)
 

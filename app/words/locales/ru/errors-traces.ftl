@@ -93,8 +93,6 @@ error-differs-steps-update = шаги: { $a } в a, { $b } в b (a { $a_update }
 error-has-update = с шагом обновления
 error-has-no-update = без шага обновления
 error-differs-step = шаг { $index }: { $a_phase } { $a_name } в a, { $b_phase } { $b_name } в b
-error-compare-needs = для сравнения этого шага нужно { $mb } МБ: { $held }
-error-store-held = в кэше и свободно { $free } МБ, занято запросами и проверками { $in_use } МБ, зарезервировано сборками { $reserved } МБ, пересчитанные слои занимают { $recomputed } МБ, всего { $total } МБ (cache_bytes)
 
 ## Занятие
 

@@ -1,0 +1,128 @@
+"""The working bytes of the jobs run on a built trace, beyond what the trace keeps (Trace.nbytes),
+and where they are held in the one budget (app.traces.admission: Admission.hold), so that a class's
+mix stays within cache_bytes + 512 MB + the weights (issue 35, finding 7).
+
+    view      a step's view, a head, a Jacobian, an update's figures, a summary: the segment it
+              replays (xt_core.recompute), the figures, their tables and JSON
+    diff      a faulty step against the correct trace's: a view's work on each trace
+    compare   two traces' same step: a view's on each, and B − A (app.steps.compare.working_bytes)
+    tensor    a recorded tensor or its gradient (.npy, JSON, a slice): its segment replayed; a
+              parameter's gradient, every reader's replay and their sum
+    check     a step's gradient check, in float64: the float32 trace's twin while it is built, or
+              the float64 segments a check replays (as large); the update step's check, the
+              parameters moved in float64 besides
+
+Measured with tracemalloc (the peak over what was traced before the request, one request at a
+time, SmolLM2-135M; the mix's texts): `.venv/bin/python benchmarks/working_bytes.py`. SmolLM2 at
+84 positions, float32: views ≤ 140 MiB (the output softmax's and the logits' backward; most
+under 32), a diff ≤ 108 MiB once the correct trace is built, a compare of the logits 242 MiB, the
+embedding's gradient as .npy 169-216 MiB, a step's check 97-376 MiB (481 for the first: the twin),
+the update step's check (AdamW) 547-563 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
+preset's largest view: 23 MiB (its norms'); a tiny spec's: 0.6 MiB.
+
+Where a job's bytes are held: on the event loop before the job is queued (`Room.held`; a check:
+app.services twin_room, hold_checking), never in a worker thread (one waiting for bytes would keep
+every job behind it waiting: a tiny spec's summary behind a SmolLM2 view, or a build behind a check).
+A job of the views pool (one thread) past small_build_bytes holds them one at a time: a second one
+held while it waits for the thread would count its bytes twice and keep a build waiting for nothing.
+A small one (a tiny spec's view) holds its bytes at once, past large ones waiting, in the small lane's
+room (app.traces.admission)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from app.spec.cost import largest_param_bytes
+from xt_core import Trace
+from xt_core.checks.twin import KEPT_FORWARD_BYTES
+from xt_core.config import Config
+from xt_core.names import estimate_build_bytes
+
+MiB = 1 << 20
+# What a view's figures, tables and their JSON take whatever the model (the class preset's norm
+# views: 23 MiB; SmolLM2's feed-forward views: 28 MiB).
+VIEW_FLOOR = 32 * MiB
+
+LetGo = Callable[[], None]
+
+
+def head_bytes(cfg: Config, n_seq: int, T: int, itemsize: int) -> int:
+    """The largest segment a job replays: the head's, its (V, C) weight's gradient (the largest
+    parameter) and two (B, T, V) arrays (the logits and their probabilities)."""
+    return largest_param_bytes(cfg, itemsize) + 2 * n_seq * T * cfg.vocab_size * itemsize
+
+
+def _head(trace: Trace) -> int:
+    n_seq, T = trace.tokens.shape
+    return head_bytes(trace.cfg, n_seq, T, trace.dtype.itemsize)
+
+
+def view_bytes(trace: Trace) -> int:
+    """A view of one of the trace's steps (SmolLM2, 84 positions, float32: 172 MiB; measured ≤ 140)."""
+    return _head(trace) + VIEW_FLOOR
+
+
+def diff_bytes(faulty: Trace) -> int:
+    """A diff: a view's work on the faulty trace and on its correct twin (the same sizes)."""
+    return 2 * view_bytes(faulty)
+
+
+def compare_bytes(a: Trace, difference: int) -> int:
+    """A compare of two aligned traces (the same sizes): a view's work on each, and B − A."""
+    return 2 * view_bytes(a) + difference
+
+
+def tensor_bytes(trace: Trace, name: str, grad: bool) -> int:
+    """A recorded tensor or its gradient: a parameter's gradient sums its readers' (SmolLM2's tied
+    embedding: the embedding's and the head's)."""
+    readers = 2 if grad and name in trace.param_names else 1
+    return readers * _head(trace) + VIEW_FLOOR
+
+
+def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
+    """The most a float32 trace's float64 twin holds while it is built (xt_core.checks.twin), beyond
+    the boundaries Trace.nbytes counts up front: its latest segments' forward up to
+    KEPT_FORWARD_BYTES, three segments' worth more for its backward, and a float64 copy of the
+    largest parameter. SmolLM2: 32 positions 442 MiB (tracemalloc peak 356 MB, docs/performance.md),
+    84 positions 535 MiB (481), 256 positions 700 MiB (peak 670 MB)."""
+    forward = estimate_build_bytes(cfg, n_seq, T, 8, shared_params=True)
+    segment = forward // max(1, cfg.n_layer)
+    return min(forward, KEPT_FORWARD_BYTES + 3 * segment) + largest_param_bytes(cfg, 8)
+
+
+def check_bytes(trace: Trace, index: int | None = None) -> int:
+    """A gradient check of step `index` (None: of every step, a check job), float32 or float64: the
+    twin's build covers the float64 segments every later check replays (≤ 376 MiB for SmolLM2 at 84
+    positions); the update step's check moves the parameters in float64 besides (547-563 MiB)."""
+    n_seq, T = trace.tokens.shape
+    held = twin_build_bytes(trace.cfg, n_seq, T)
+    update = trace.update is not None and (index is None or trace.records[index].phase == "update")
+    return held + (largest_param_bytes(trace.cfg, 8) if update else 0)
+
+
+class Room:
+    """Working bytes held in the one budget for a job of the views pool, through the admission
+    (`hold`: Admission.hold, which returns what lets them go); past `small_bytes`, one job at a time."""
+
+    def __init__(self, hold: Callable[[int], Awaitable[LetGo]], small_bytes: int):
+        self.hold = hold
+        self.small_bytes = small_bytes
+        self._turn: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None  # the lock of the loop serving
+
+    @contextlib.asynccontextmanager
+    async def held(self, nbytes: int) -> AsyncIterator[None]:
+        """`nbytes` held for the block (waiting for them, and for its turn if large)."""
+        async with contextlib.nullcontext() if nbytes <= self.small_bytes else self._large_turn():
+            let_go = await self.hold(nbytes)
+            try:
+                yield
+            finally:
+                let_go()
+
+    def _large_turn(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()  # an app's lifespan may end and start again on another loop
+        if self._turn is None or self._turn[0] is not loop:
+            self._turn = (loop, asyncio.Lock())
+        return self._turn[1]
