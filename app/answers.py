@@ -40,6 +40,7 @@ from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
 from app.steps.registry import kind_of
 from app.traces import tensors
+from app.traces.admission import Held
 from app.traces.cache import LRU
 from app.traces.pool import BUILDS, LIGHT, VIEWS
 from app.traces.store import TraceStore
@@ -297,7 +298,7 @@ class Answers:
             return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
 
         key = AnswerKey("diff", trace_id, (index, seq), lang=lang)
-        return await self._answer(request, key, prepare, nbytes=lambda ctx: diff_bytes(ctx.trace))
+        return await self._answer(request, key, prepare, nbytes=lambda ctx: diff_bytes(ctx.trace, index))
 
     async def update(self, request: Request, trace_id: str, param: str, lang: str = "en") -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
@@ -323,25 +324,35 @@ class Answers:
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            async with self.room.held(tensor_bytes(ctx.trace, name, grad)):
+            async with self.room.held(tensor_bytes(ctx.trace, name, grad)) as held:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
+                # a .npy's array, recomputed or summed, may leave the recompute cache while it streams
+                streaming = None if as_json else held.keep(array.nbytes)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
-        if as_json:
-            too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
-            if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
-                raise SpecError(("query", "format"), too_big)
-            pool = LIGHT if array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
-            answer = partial(tensors.tensor_json, name, array, grad)
-            body, zipped = await self.run(_encoded, answer, None, pool=pool, request=request)
-            return encoded_response(request, body, gzipped=zipped)
-        # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
-        pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
-        length, pieces = await self.run(tensors.npy_stream, array, ctx.trace, pool=pool)
+        if streaming is not None:
+            return await self._npy(ctx, name, grad, array, streaming)
+        too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
+        if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
+            raise SpecError(("query", "format"), too_big)
+        pool = LIGHT if array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
+        answer = partial(tensors.tensor_json, name, array, grad)
+        body, zipped = await self.run(_encoded, answer, None, pool=pool, request=request)
+        return encoded_response(request, body, gzipped=zipped)
+
+    async def _npy(self, ctx: TraceContext, name: str, grad: bool, array, held: Held) -> StreamingResponse:
+        """The array as a .npy file, streamed from its own memory, its bytes held until the last
+        piece is sent (or the client leaves)."""
+        try:  # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
+            pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
+            length, pieces = await self.run(tensors.npy_stream, array, ctx.trace, pool=pool)
+        except BaseException:
+            held()
+            raise
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return StreamingResponse(
-            pieces,
+            tensors.held_while_sent(pieces, held),
             media_type="application/octet-stream",
             headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
         )

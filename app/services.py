@@ -30,7 +30,8 @@ from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.steps.context import TraceContext
 from app.traces import freed
-from app.traces.admission import Admission, Overloaded
+from app.traces.admission import Admission
+from app.traces.busy import Overloaded
 from app.traces.cache import LRU
 from app.traces.check_room import CheckRoom
 from app.traces.checks import ChecksBusy, ChecksJob, ChecksRunner

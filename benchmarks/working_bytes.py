@@ -90,10 +90,14 @@ def other_jobs(client) -> None:
         [lambda: client.get(f"/api/traces/{summary['id']}/steps/{last}/check")],
     )
     summary, trace = traced(client, {"model": SMOL, "text": text(3), "faults": ["softmax_missing_sum_term"]})
-    backward = [s["index"] for s in summary["steps"] if s["phase"] == "backward"]
-    client.get(f"/api/traces/{summary['id']}/steps/{backward[0]}/diff")  # the correct trace built first
-    diffs = [lambda i=i: client.get(f"/api/traces/{summary['id']}/steps/{i}/diff") for i in backward[1::40]]
-    measured("a diff (the correct trace built)", working.diff_bytes(trace), diffs)
+    backward = [s for s in summary["steps"] if s["phase"] == "backward"]
+    in_layers = [s["index"] for s in backward if s["name"].startswith("layers.")]
+    outside = [s["index"] for s in backward if not s["name"].startswith("layers.")]
+    client.get(f"/api/traces/{summary['id']}/steps/{in_layers[0]}/diff")  # the correct trace built first
+    for label, picked in (("a layer's step", in_layers[1::40]), ("a step outside the layers", outside)):
+        diffs = [lambda i=i: client.get(f"/api/traces/{summary['id']}/steps/{i}/diff") for i in picked]
+        estimate = max(working.diff_bytes(trace, i) for i in picked)
+        measured(f"a diff, {label} (the correct trace built)", estimate, diffs)
     summary, trace = traced(client, {"model": SMOL, "text": text(7, repeat=2), "dtype": "float64"})
     layer0 = lambda s: not s["name"].startswith("layers.") or s["name"].startswith("layers.0.")  # noqa: E731
     steps(client, summary, "a view, float64", layer0, working.view_bytes(trace))

@@ -29,7 +29,7 @@ from app.recording import limits as record_limits
 from app.recording.limits import NoRoom, RecordCost
 from app.services import Services
 from app.settings import Settings
-from app.traces.admission import MAX_RETRY_AFTER_S
+from app.traces.busy import MAX_RETRY_AFTER_S
 from app.words.said import Said
 from xt_core.film.plan import RunPlan
 from xt_core.film.record import Recording

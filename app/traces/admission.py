@@ -38,46 +38,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import math
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
-
-from fastapi import HTTPException
 
 from app.settings import Settings
 from app.spec import ResolvedSpec
 from app.spec.cost import Cost, spec_cost
+from app.traces.busy import Overloaded, TooManyQueued
 from app.traces.pool import BUILDS, LIGHT, SMALL
 from app.traces.store import NotBuilt, Reservation, TraceStore
 from app.words.said import Fixed, Said
-
-RETRY_AFTER_S = 2  # an overloaded server's hint when the queue is of cheap jobs
-MAX_RETRY_AFTER_S = 120
-
-
-class Overloaded(HTTPException):
-    """503 + Retry-After: too much work queued. The client may retry; nothing failed."""
-
-    def __init__(self, detail: str | int, retry_after: float = RETRY_AFTER_S):
-        if isinstance(detail, int):  # a count of jobs already running (app.traces.checks.ChecksBusy)
-            detail = Said("error-busy-jobs-running", jobs=detail)
-        seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
-        super().__init__(
-            503, detail=Said("error-busy-retry", reason=detail, seconds=seconds), headers={"Retry-After": str(seconds)}
-        )
-
-
-class TooManyQueued(HTTPException):
-    """429 + Retry-After: this client already has settings.max_queued_per_client builds waiting."""
-
-    def __init__(self, detail: str, retry_after: float):
-        seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))
-        super().__init__(
-            429, detail=Said("error-busy-retry", reason=detail, seconds=seconds), headers={"Retry-After": str(seconds)}
-        )
-
 
 RECHECK_S = 0.25  # builds waiting for bytes are retried this often (a collected trace frees them unannounced)
 SMALL_SLOTS = 1  # builds the small lane runs at once, beside settings.worker_threads
@@ -101,6 +71,21 @@ class Ticket:
     behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
     seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds admitted before it
     after_builds: bool = False
+
+
+@dataclass(eq=False)
+class Held:
+    """Working bytes held (Admission.hold). Called, they go (at most once). `keep(n)` lets all but n
+    go now and returns what holds those (a download's array, held while it streams: app.answers)."""
+
+    admission: Admission
+    ticket: Ticket
+
+    def __call__(self) -> None:
+        self.admission._let_go(self.ticket)
+
+    def keep(self, nbytes: int) -> Held:
+        return self.admission._keep(self.ticket, nbytes)
 
 
 class Admission:
@@ -254,9 +239,9 @@ class Admission:
         self._recheck_due = None
         self._start_next()
 
-    async def hold(self, nbytes: int, after_builds: bool = False) -> Callable[[], None]:
+    async def hold(self, nbytes: int, after_builds: bool = False) -> Held:
         """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
-        returns what lets them go (idempotent). Cancelled while waiting: nothing is held.
+        returns what lets them go (Held). Cancelled while waiting: nothing is held.
         `after_builds`: its turn comes after the builds waiting now (a check job's next step)."""
         ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds)
         self.working.append(ticket)
@@ -266,7 +251,17 @@ class Admission:
         except BaseException:
             self._let_go(ticket)
             raise
-        return partial(self._let_go, ticket)
+        return Held(self, ticket)
+
+    def _keep(self, ticket: Ticket, nbytes: int) -> Held:
+        """Lets all of a held ticket's bytes but `nbytes` go now; the rest held by a ticket of its own."""
+        part = Ticket(Cost(0, 0.0), None, seq=next(self._seq), released=ticket.reservation is None)
+        if ticket.reservation is not None and not ticket.released:
+            part.reservation = self.store.split(ticket.reservation, nbytes)
+            part.cost = Cost(part.reservation.nbytes, 0.0)
+            self.holding += 1
+        self._let_go(ticket)
+        return Held(self, part)
 
     def _hold(self, ticket: Ticket, alone: bool = False) -> bool:
         """Holds a working ticket's bytes if they fit (a small one may take the small lane's room);

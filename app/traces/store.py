@@ -142,6 +142,13 @@ class TraceStore:
         with self._lock:
             self._reserved -= reservation.take()
 
+    def split(self, reservation: Reservation, nbytes: int) -> Reservation:
+        """At most `nbytes` of a reservation as one of its own (held on; the rest stays in the first)."""
+        with self._lock:
+            part = min(nbytes, reservation.nbytes)
+            reservation.nbytes -= part
+            return Reservation(part)
+
     def get(self, spec: ResolvedSpec, reservation: Reservation | None = None, joined: bool = False) -> xt_core.Trace:
         """The trace for a spec, from the cache or built now (blocking: call off the event loop).
         Concurrent requests for one spec build it once. `joined`: admitted at no cost to wait for

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import numpy as np
 
@@ -45,6 +45,16 @@ def npy_stream(array: np.ndarray, owner: object = None) -> tuple[int, Iterator[b
         _ = owner  # referenced to the end: the trace stays alive (and counted in the budget) while it streams
 
     return len(header) + len(data), pieces()
+
+
+async def held_while_sent(pieces: Iterator[bytes | memoryview], let_go: Callable[[], None]) -> AsyncIterator:
+    """The pieces, on the event loop (each a view: nothing to compute), then `let_go`: also when the
+    client leaves mid-way (the response's task is cancelled, the generator closed)."""
+    try:
+        for piece in pieces:
+            yield piece
+    finally:
+        let_go()
 
 
 def check_json_size(name: str, array: np.ndarray, max_entries: int) -> str | None:

@@ -4,10 +4,12 @@ mix stays within cache_bytes + 512 MB + the weights (issue 35, finding 7).
 
     view      a step's view, a head, a Jacobian, an update's figures, a summary: the segment it
               replays (xt_core.recompute), the figures, their tables and JSON
-    diff      a faulty step against the correct trace's: a view's work on each trace
+    diff      a faulty step against the correct trace's: a view's work on each trace, the
+              step's own segment replayed (a layer's, or the head's)
     compare   two traces' same step: a view's on each, and B − A (app.steps.compare.working_bytes)
     tensor    a recorded tensor or its gradient (.npy, JSON, a slice): its segment replayed; a
-              parameter's gradient, every reader's replay and their sum
+              parameter's gradient, every reader's replay and their sum; a .npy's array until
+              its last piece is sent
     check     a step's gradient check, in float64: the float32 trace's twin while it is built, or
               the float64 segments a check replays (as large); the update step's check, the
               parameters moved in float64 besides
@@ -15,8 +17,9 @@ mix stays within cache_bytes + 512 MB + the weights (issue 35, finding 7).
 Measured with tracemalloc (the peak over what was traced before the request, one request at a
 time, SmolLM2-135M; the mix's texts): `.venv/bin/python benchmarks/working_bytes.py`. SmolLM2 at
 84 positions, float32: views ≤ 140 MiB (the output softmax's and the logits' backward; most
-under 32), a diff ≤ 108 MiB once the correct trace is built, a compare of the logits 242 MiB, the
-embedding's gradient as .npy 169-216 MiB, a step's check 97-376 MiB (481 for the first: the twin),
+under 32), a diff ≤ 55 MiB once the correct trace is built (a step outside the layers: ≤ 108), a
+compare of the logits 242 MiB, the embedding's gradient as .npy 169-216 MiB (its array, 108 MiB,
+held on while it streams: Held.keep), a step's check 97-376 MiB (481 for the first: the twin),
 the update step's check (AdamW) 547-563 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
 preset's largest view: 23 MiB (its norms'); a tiny spec's: 0.6 MiB.
 
@@ -34,11 +37,15 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import numpy as np
+
 from app.spec.cost import largest_param_bytes
+from app.traces.admission import Held
 from xt_core import Trace
 from xt_core.checks.twin import KEPT_FORWARD_BYTES
 from xt_core.config import Config
-from xt_core.names import estimate_build_bytes
+from xt_core.model import param_shapes
+from xt_core.names import BUILD_COPIES, estimate_build_bytes, recorded_elements
 
 MiB = 1 << 20
 # What a view's figures, tables and their JSON take whatever the model (the class preset's norm
@@ -64,9 +71,24 @@ def view_bytes(trace: Trace) -> int:
     return _head(trace) + VIEW_FLOOR
 
 
-def diff_bytes(faulty: Trace) -> int:
-    """A diff: a view's work on the faulty trace and on its correct twin (the same sizes)."""
-    return 2 * view_bytes(faulty)
+def step_bytes(trace: Trace, index: int) -> int:
+    """The segment a view of step `index` replays: a layer's values and gradients (BUILD_COPIES of
+    its recorded entries) and its weights' gradients, or, for a step outside the layers (the
+    embedding, the final norm, the head, the loss), the head's (head_bytes)."""
+    layer = trace.records[index].layer
+    if layer is None:
+        return _head(trace)
+    cfg, (n_seq, T), itemsize = trace.cfg, trace.tokens.shape, trace.dtype.itemsize
+    entries = recorded_elements(cfg, n_seq, T, where=lambda row: row.per_layer) // cfg.n_layer
+    prefix = f"layers.{layer}."  # xt_core.recorded.LAYER_PREFIX
+    weights = sum(int(np.prod(shape)) for name, shape in param_shapes(cfg).items() if name.startswith(prefix))
+    return (BUILD_COPIES * entries + weights) * itemsize
+
+
+def diff_bytes(faulty: Trace, index: int) -> int:
+    """A diff of step `index`: a view's work on the faulty trace and on its correct twin (the same
+    sizes), each the step's segment (SmolLM2 at 84 positions, a layer's step: 116 MiB; measured ≤ 108)."""
+    return 2 * (step_bytes(faulty, index) + VIEW_FLOOR)
 
 
 def compare_bytes(a: Trace, difference: int) -> int:
@@ -106,18 +128,19 @@ class Room:
     """Working bytes held in the one budget for a job of the views pool, through the admission
     (`hold`: Admission.hold, which returns what lets them go); past `small_bytes`, one job at a time."""
 
-    def __init__(self, hold: Callable[[int], Awaitable[LetGo]], small_bytes: int):
+    def __init__(self, hold: Callable[[int], Awaitable[Held]], small_bytes: int):
         self.hold = hold
         self.small_bytes = small_bytes
         self._turn: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None  # the lock of the loop serving
 
     @contextlib.asynccontextmanager
-    async def held(self, nbytes: int) -> AsyncIterator[None]:
-        """`nbytes` held for the block (waiting for them, and for its turn if large)."""
+    async def held(self, nbytes: int) -> AsyncIterator[Held]:
+        """`nbytes` held for the block (waiting for them, and for its turn if large); the block may
+        keep part of them past its end (Held.keep: a download's array while it streams)."""
         async with contextlib.nullcontext() if nbytes <= self.small_bytes else self._large_turn():
             let_go = await self.hold(nbytes)
             try:
-                yield
+                yield let_go
             finally:
                 let_go()
 

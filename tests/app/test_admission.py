@@ -28,7 +28,8 @@ from app.services import ClientGone, Services
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.cost import spec_cost
-from app.traces.admission import Admission, Overloaded
+from app.traces.admission import Admission
+from app.traces.busy import Overloaded
 from app.traces.store import TraceStore
 from tests.helpers.aio import run_async
 from tests.helpers.server import (

@@ -9,7 +9,7 @@ import pytest
 
 import app.traces.store
 from app.spec import TraceSpec, resolve
-from app.traces.admission import Overloaded
+from app.traces.busy import Overloaded
 from app.traces.cache import LRU
 from app.traces.store import TraceStore
 from tests.helpers.client import make_client, post_trace

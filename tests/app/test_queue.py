@@ -13,7 +13,8 @@ from app.services import ClientGone, Services
 from app.settings import Settings
 from app.spec.cost import Cost
 from app.traces import admission as admission_module
-from app.traces.admission import Admission, Overloaded, TooManyQueued
+from app.traces.admission import Admission
+from app.traces.busy import Overloaded, TooManyQueued
 from app.traces.store import TraceStore
 from tests.helpers.aio import run_async
 

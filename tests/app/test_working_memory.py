@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import Future
 
+from app.buglab import views as buglab_views
 from app.main import create_app
 from app.services import Services
 from app.settings import Settings
 from app.spec import ResolvedSpec, TraceSpec, resolve
 from app.steps import view
 from app.traces import freed, tensors
-from app.traces.working import check_bytes, tensor_bytes, twin_build_bytes, view_bytes
+from app.traces.working import check_bytes, diff_bytes, tensor_bytes, twin_build_bytes, view_bytes
 from tests.app.test_queue import costs, queue  # noqa: F401 - the fixture and the queue of fake specs
 from tests.helpers.aio import run_async
 from tests.helpers.client import make_client, post_trace
@@ -40,6 +41,23 @@ def test_working_memory_waits_for_room_and_the_builds_wait_behind_it(costs):  # 
         let_go()
         let_go()  # idempotent
         assert q.holding == 0 and q.store.reserved == 10 * MB
+
+    run_async(scenario())
+
+
+def test_a_hold_keeps_part_of_its_bytes_and_what_it_lets_go_starts_a_build(costs):  # noqa: F811
+    async def scenario():
+        q = queue()  # 100 MB
+        held = await q.hold(80 * MB)
+        waiting = q.admit(costs("next", 50 * MB, 1.0), "b")
+        assert not waiting.started.is_set()
+        kept = held.keep(30 * MB)  # the rest goes now: 30 + 50 fit
+        assert waiting.started.is_set() and q.store.reserved == 80 * MB and q.holding == 1
+        held()  # let go already: nothing more
+        assert q.store.reserved == 80 * MB
+        kept()
+        kept()
+        assert q.holding == 0 and q.store.reserved == 50 * MB
 
     run_async(scenario())
 
@@ -232,3 +250,57 @@ def test_the_server_shares_one_malloc_arena_between_its_threads(monkeypatch):
     monkeypatch.setattr(memory, "share_arenas", lambda: calls.append("shared") or True)
     create_app(Settings(), warm_up=False)
     assert calls == ["shared"]
+
+
+def test_a_downloads_array_stays_counted_until_its_last_piece_is_sent(monkeypatch):
+    """The .npy's array (recomputed: it may leave the recompute cache meanwhile) is held while it
+    streams: the rest of the download's working bytes go once it is made, the array's after the
+    last piece; a JSON answer keeps none."""
+    with make_client() as client:
+        services = client.app.state.services
+        summary = post_trace(client, SMALL_SPEC)
+        trace = services.store.get(services.store.spec(summary["id"]))
+        name, sending, npy_stream = trace.param_names[0], [], tensors.npy_stream
+
+        def watched(array, owner=None):
+            length, pieces = npy_stream(array, owner)
+
+            def sent():
+                for piece in pieces:
+                    sending.append((services.admission.holding, services.store.reserved, array.nbytes))
+                    yield piece
+
+            return length, sent()
+
+        monkeypatch.setattr(tensors, "npy_stream", watched)
+        url = f"/api/traces/{summary['id']}/tensors/{name}"
+        assert client.get(url, params={"grad": "true"}).status_code == 200
+        assert len(sending) >= 2 and all(held == 1 and reserved == size for held, reserved, size in sending), sending
+        assert services.admission.holding == 0 and services.store.reserved == 0
+        assert client.get(url, params={"format": "json"}).status_code == 200
+        assert len(sending) >= 2 and services.admission.holding == 0 and services.store.reserved == 0
+
+
+def test_a_diff_holds_its_own_steps_segment_not_the_heads(monkeypatch):
+    """A diff of a layer's step holds that layer's segment on both traces; one of the loss's step,
+    the head's (issue 35: the head's for every step held 344 MiB where 55 were used, SmolLM2)."""
+    with make_client() as client:
+        services = client.app.state.services
+        spec = {
+            **SMALL_SPEC,
+            "config": {**SMALL_SPEC["config"], "vocab_size": 4096, "n_embd": 64},
+            "faults": ["softmax_missing_sum_term"],
+        }
+        summary = post_trace(client, spec)
+        trace = services.store.get(services.store.spec(summary["id"]))
+        backward = [s for s in summary["steps"] if s["phase"] == "backward"]
+        in_layer = next(s["index"] for s in backward if s["name"].startswith("layers."))
+        loss = next(s["index"] for s in backward if not s["name"].startswith("layers."))
+        seen, diff_view = [], buglab_views.diff_view
+        monkeypatch.setattr(
+            buglab_views, "diff_view", lambda *a, **k: seen.append(services.store.reserved) or diff_view(*a, **k)
+        )
+        for index in (in_layer, loss):
+            assert client.get(f"/api/traces/{summary['id']}/steps/{index}/diff").status_code == 200
+        assert seen == [diff_bytes(trace, in_layer), diff_bytes(trace, loss)]
+        assert seen[0] < seen[1]
