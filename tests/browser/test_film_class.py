@@ -104,3 +104,24 @@ def test_a_phone_follows_the_run_lessons_stops_onto_a_walk_stop_and_back(session
         _on_step(phone, 400)
         assert errors == []
     assert_clean(session)
+
+
+def test_presenting_from_a_run_lessons_walk_stop_opens_a_class_on_its_film_there(session, browser, server):
+    """Stop 3 of Watch an induction head form is run step 500's walkthrough: "Present to class" there
+    opens a class on the run's film (not a walkthrough class, which refuses a run lesson), at that
+    step and that stop; a phone that joins lands on the same walk stop, its panel at stop 3."""
+    presenter = session.page
+    presenter.set_viewport_size({"width": 1280, "height": 720})
+    session.goto("/walk?run=induction&run_step=500#lesson=induction-head&stop=2")
+    _at_stop(presenter, 2)
+    code = _present(presenter)
+    state = presenter.evaluate(f"fetch('/api/sessions/{code}').then((r) => r.json())")
+    opened = (state["run"], state["run_step"], state["lesson"], state["lesson_step"])
+    assert opened == ("induction", 500, "induction-head", 2)
+    with phone_page(browser, server) as (phone, errors):
+        phone.goto(f"/join/{code}")
+        phone.wait_for_url("**/walk?run=induction&run_step=500*")
+        phone.wait_for_selector("#walk[data-following='following'] #step[data-rendered]")
+        _at_stop(phone, 2)
+        assert errors == []
+    assert_clean(session)

@@ -12,9 +12,13 @@ const sessionUrl = (code, suffix = "") => `/api/sessions/${encodeURIComponent(co
 
 export const createSession = (spec, lesson = null) =>
   call("/api/sessions", { method: "POST", json: lesson ? { spec, lesson } : { spec } });
-/** A class on a recorded run's film (docs/lessons.md, "A class on the film"), its film at `filmStep`. */
-export const createFilmSession = (run, filmStep) =>
-  call("/api/sessions", { method: "POST", json: { run, film_step: filmStep } });
+/** A class on a recorded run's film (docs/lessons.md, "A class on the film"), its film at `filmStep`,
+ * playing the run's `lesson` if one is given. */
+export const createFilmSession = (run, filmStep, lesson = null) =>
+  call("/api/sessions", {
+    method: "POST",
+    json: lesson ? { run, film_step: filmStep, lesson } : { run, film_step: filmStep },
+  });
 export const getSession = (code, key = null) => call(sessionUrl(code), { key });
 export const setState = (code, key, partial) =>
   call(sessionUrl(code, "/state"), { method: "POST", json: partial, key });

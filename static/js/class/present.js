@@ -8,7 +8,7 @@
 import { sleep } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { t } from "../lib/words.js";
-import { createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
+import { createFilmSession, createSession, endSession, presenterEvents, qrUrl, setPoll, setState } from "./api.js";
 import { onHead, onJacobian, onStepChange, presentToolsSlot } from "./hooks.js";
 import { createPresenterPoll } from "./poll.js";
 
@@ -235,6 +235,7 @@ export function takeInvite(code) {
  * A quiz's session hides its own bug in its own walkthrough (`session.trace_id`): the page moves
  * there (and shows the code once there); null then. */
 export async function openSession(page, lessonName) {
+  if (page.spec.run != null) return openFilmClass(page, lessonName);
   const session = await createSession(page.spec, lessonName);
   storeKey(session.code, session.presenter_key);
   if (session.trace_id !== page.trace.id) {
@@ -247,6 +248,20 @@ export async function openSession(page, lessonName) {
     window.location.assign(`${session.walk_url}${lesson}`);
     return null;
   }
+  return presentedHere(session);
+}
+
+/** A run's step (opened from its film, or a stop of a lesson about the run): a class on the run's
+ * film, here at this step (startPresenting sends run_step, and the lesson's stop if one plays). */
+async function openFilmClass(page, lessonName) {
+  const session = await createFilmSession(page.spec.run, Number(page.spec.run_step), lessonName);
+  storeKey(session.code, session.presenter_key);
+  page.filmRun = page.spec.run;
+  return presentedHere(session);
+}
+
+/** This page presents the class (#present=CODE in its address) and shows the join code. */
+function presentedHere(session) {
   const url = new URL(window.location.href);
   const hash = new URLSearchParams(url.hash.slice(1));
   hash.set("present", session.code);
