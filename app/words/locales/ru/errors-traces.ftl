@@ -33,7 +33,7 @@ error-why-the-model-heads = головы внимания модели
 error-why-the-trace-positions = позиции трассы
 error-why-the-trace-steps = шаги трассы
 error-why-lesson-steps = шаги урока { $lesson }
-error-why-the-run-steps = шаги прогона { $run }
+error-why-the-run-steps = шаги прогона «{ $run }»
 
 ## Трасса и её шаги
 
@@ -102,7 +102,7 @@ error-lesson-step-no-lesson = для lesson_step нужен урок, а это 
 error-class-spec-or-run = класс следует либо за пошаговым разбором (spec), либо за записью обучения (run): укажите одно из двух
 error-film-class-on-film = для { $field } нужен пошаговый разбор, а класс сейчас смотрит запись обучения (сначала откройте один из шагов прогона через run_step)
 error-film-class-no-film = { $field } — поле класса на записи обучения, а этот класс следует за пошаговым разбором
-error-film-class-lesson = урок { $lesson } не о прогоне { $run }, за записью которого следует этот класс
+error-film-class-lesson = урок { $lesson } не о прогоне «{ $run }», за записью которого следует этот класс
 error-film-step-null = film_step не может быть null: запись всегда стоит на каком-то шаге
 error-answer-not-backward = шаг { $step } — не шаг обратного прохода: ошибка в одном из шагов с { $first } по { $last }
 error-no-lesson = урока с именем { $lesson } нет; список уроков — GET /api/lessons

@@ -49,5 +49,5 @@ film-view-js-cached = (взято из прежнего измерения)
 # static/js/walk/compare.js on a recorded run's step
 film-view-js-compare-run-step = другой шаг этого прогона (введите его номер)
 film-view-js-compare-give-step = Введите шаг прогона для сравнения: целое число от 0.
-film-view-js-compare-side = { $name }: шаг { $step } записанного прогона { $run }, на собственном батче, потери { $loss }
+film-view-js-compare-side = { $name }: шаг { $step } записанного прогона «{ $run }», на собственном батче, потери { $loss }
 film-view-error-busy = другое измерение того, какие градиенты строят голову, сейчас повторяет свой прогон (по одному за раз): повторите через { $seconds } с

@@ -7,8 +7,8 @@ film-error-stride = чтобы показать шаги от { $start } до { 
     }), а получено { $value }
 # A recorded run's step as a spec (app/spec/run_step.py: {"run": NAME, "run_step": s})
 film-error-run-alone = { $field } нельзя менять вместе с run: шаг записанного прогона задаётся только полями run и run_step (прогон сам определяет модель, веса, батч и оптимизатор)
-film-error-run-changed = прогон { $run } записали заново после того, как открыли эту страницу: на шаге { $step } теперь другие веса (откройте его из прогона ещё раз)
+film-error-run-changed = прогон «{ $run }» записали заново после того, как открыли эту страницу: на шаге { $step } теперь другие веса (откройте его из прогона ещё раз)
 film-error-run-missing = для run_step нужен run — имя записанного прогона (GET /api/runs)
 film-error-run-step-missing = для run нужен run_step — номер открываемого шага, от 0 до { $last }
 # The walk page's summary of a run's step (templates/_walk_summary.html)
-film-summary-run = шаг { $step } записанного прогона { $run }
+film-summary-run = шаг { $step } записанного прогона «{ $run }»

@@ -1,8 +1,8 @@
 # Урок о записанном прогоне (app/lessons/run_claims.py, run_lesson.py; docs/lessons.md): его
 # утверждения о прогоне, что измерено по прогону, и слова проигрывателя урока для его остановок.
 
-lesson-against-run = прогону { $run }
-lesson-against-run-step = шагу { $step } прогона { $run }
+lesson-against-run = прогону «{ $run }»
+lesson-against-run-step = шагу { $step } прогона «{ $run }»
 lesson-run-film-title = Запись обучения на шаге { $step }
 lesson-run-no-heads = ни одной
 
