@@ -36,7 +36,7 @@ from tests.helpers.server import pct, rss_mb, start_server, stop_server, wait_re
 from tests.helpers.specs import CLASS_CONFIG, CLASS_TEXT, SMALL_SPEC  # noqa: E402
 
 MB = 1 << 20
-IDLE_WAIT_S = 1800  # the checks student's every-step checks of SmolLM2 (1,092 steps): ~14 min on a quiet AMD EPYC core
+IDLE_WAIT_S = 1800  # the checks student's every-step checks of SmolLM2 (1,092 steps): ~14 min on a quiet Intel Xeon core
 SMOL = "smollm2-135m"
 
 
