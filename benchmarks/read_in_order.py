@@ -70,19 +70,18 @@ def xt_reading(cfg, params, tokens: np.ndarray, bound: int, peak: list[int]):
     return run
 
 
-def xt_on_own_server(cfg, params, tokens: np.ndarray, settings: Settings, peak: list[int]):
+def xt_on_own_server(tokens: np.ndarray, settings: Settings, peak: list[int]):
     """As the engineer's own server builds and reads it: its estimate reserved in a fresh
-    TraceStore (which lends the recomputed segments its free room), the trace cached there, read
-    all, then forgotten (the next run's trace is the one alive)."""
+    TraceStore (which lends the recomputed segments its free room), built and cached by it
+    (TraceStore.get: the checkpoint's weights, loaded once), read all, then forgotten (the next
+    run's trace is the one alive)."""
     spec = resolve(TraceSpec.model_validate({"model": NAME, "tokens": tokens[0].tolist()}), settings)
     estimate = spec_cost(spec).nbytes
 
     def run() -> int:
         RECOMPUTED.clear()
         store = TraceStore(settings)
-        reservation = store.reserve(estimate)
-        trace = store.put(spec, xt_core.forward_backward(cfg, params, spec.inputs, spec.targets), reservation)
-        read = read_all(trace, peak)
+        read = read_all(store.get(spec, store.reserve(estimate)), peak)
         with store._lock:
             store._forget(spec.id)  # a store's finalizers hold it while its traces live: none is left
         return read
@@ -169,7 +168,7 @@ def main(argv=None) -> int:
         floor = min(settings.recompute_bytes, settings.cache_bytes // 4)
         peaks = {k: [0] for k in XT_RUNS}
         runs = {
-            XT_RUNS[0]: xt_on_own_server(checkpoint.cfg, checkpoint.params, tokens, settings, peaks[XT_RUNS[0]]),
+            XT_RUNS[0]: xt_on_own_server(tokens, settings, peaks[XT_RUNS[0]]),
             XT_RUNS[1]: xt_reading(checkpoint.cfg, checkpoint.params, tokens, floor, peaks[XT_RUNS[1]]),
             XT_RUNS[2]: xt_reading(checkpoint.cfg, checkpoint.params, tokens, WHOLE_STEP_BYTES, peaks[XT_RUNS[2]]),
             "hooks": hooks_reading(model, tokens),

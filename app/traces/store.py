@@ -9,12 +9,16 @@ import threading
 import weakref
 from collections import OrderedDict
 
+import numpy as np
+
 import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
+from app.spec.cost import steps_and_borrowed
 from app.traces import training
 from xt_core import memory
 from xt_core.lab import faults
+from xt_core.names import estimate_trace_bytes
 from xt_core.recompute import RECOMPUTED
 
 
@@ -29,6 +33,13 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
     if spec.optimizer is not None:  # a training step: spec.train_steps updates, then the recorded one
         return training.build(spec, params, progress, **planted)
     return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **planted)
+
+
+def held_bytes(spec: ResolvedSpec) -> int:
+    """What a spec's trace holds once built (Trace.nbytes(), an upper bound), its weights counted as
+    app.spec.cost.spec_cost counts them: the rest of its build's bytes are gone when it is cached."""
+    (n_seq, T), (steps, borrowed), itemsize = spec.inputs.shape, steps_and_borrowed(spec), np.dtype(spec.dtype).itemsize
+    return estimate_trace_bytes(spec.cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4 and not steps)
 
 
 class TraceStore:
@@ -66,6 +77,8 @@ class TraceStore:
         # in the thread that evicted it, with the lock held
         self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
+        # per build thread: its reservation's bytes beyond what its trace will hold (_build)
+        self._lent = threading.local()
         # A server that froze its heap at startup (app.warmup.settle_heap) freezes each trace it
         # caches too (put): a class's thirty SmolLM2 traces are 175,000 objects (1,092 steps of
         # ~5.5), ~50 ms of every full collection on an idle core and several times that under
@@ -125,10 +138,12 @@ class TraceStore:
 
     def free_room(self) -> int:
         """The budget's bytes no trace alive, reservation or kept buffer takes: the recomputed
-        segments' room beyond their floor. Read without the lock (RECOMPUTED asks with its own
-        held, and reserve holds this one while trimming RECOMPUTED); a count that moves meanwhile
-        is put right by the next reserve or put (_fit_recomputed)."""
-        return self.settings.cache_bytes - (self._live + self._reserved + memory.kept_bytes())
+        segments' room beyond their floor; in a build's own thread, with its reservation's bytes
+        beyond its trace's (_build). Read without the lock (RECOMPUTED asks with its own held, and
+        reserve holds this one while trimming RECOMPUTED); a count that moves meanwhile is put
+        right by the next reserve or put (_fit_recomputed)."""
+        lent = getattr(self._lent, "nbytes", 0)
+        return self.settings.cache_bytes - (self._live + self._reserved + memory.kept_bytes()) + lent
 
     def reserve(self, nbytes: int, kept: int = 0, force: bool = False) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
@@ -180,7 +195,16 @@ class TraceStore:
                     del self._building[spec.id]
 
     def _build(self, spec: ResolvedSpec, reservation: Reservation | None) -> xt_core.Trace:
-        return self.put(spec, build_trace(spec, self.progress), reservation)
+        """Builds and caches. The build's forwards are memory its reservation counts (its peak), and
+        what it does not hand over to the recomputed segments it frees before put: the handover
+        (xt_core.model) may use that room, all of the reservation but the trace's own bytes. Until
+        put they count twice (the reservation's and the segments'): over-counted, never under."""
+        self._lent.nbytes = 0 if reservation is None else max(0, reservation.nbytes - held_bytes(spec))
+        try:
+            trace = build_trace(spec, self.progress)
+        finally:
+            self._lent.nbytes = 0
+        return self.put(spec, trace, reservation)
 
     def put(self, spec: ResolvedSpec, trace: xt_core.Trace, reservation: Reservation | None = None) -> xt_core.Trace:
         """Caches `trace` as the trace of `spec`: one this store built, or one built elsewhere

@@ -10,7 +10,8 @@ import pytest
 
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
-from app.traces.store import TraceStore
+from app.spec.cost import spec_cost
+from app.traces.store import TraceStore, held_bytes
 from tests.helpers.specs import SMALL_SPEC
 from xt_core import memory
 from xt_core.recompute import RECOMPUTED, new_owner
@@ -114,3 +115,17 @@ def test_the_bytes_counted_stay_within_the_budget_or_the_floor_beside_the_rest()
             traces.append(store.get(resolved({**SMALL_SPEC, "seed": step}, settings)))
         floor_beside = store.live_bytes + store.reserved + memory.kept_bytes() + RECOMPUTED.max_bytes
         assert counted(store) <= max(settings.cache_bytes, floor_beside), step
+
+
+def test_a_build_hands_its_forwards_over_in_the_room_its_reservation_gives_back():
+    """A budget its build's reservation fills: no free room while it runs, but its forwards are
+    bytes that reservation counts, and all of it but its trace's is given back when it is cached."""
+    spec = resolved(SMALL_SPEC, Settings())
+    settings = Settings(cache_bytes=spec_cost(spec).nbytes, recompute_bytes=0)
+    store = TraceStore(settings)
+    reservation = store.reserve(spec_cost(spec).nbytes)
+    assert store.free_room() == 0
+    store.get(spec, reservation)
+    assert len(store) == 1 and store.reserved == 0
+    assert RECOMPUTED.nbytes > 0 and counted(store) <= settings.cache_bytes
+    assert RECOMPUTED.nbytes + held_bytes(spec) <= spec_cost(spec).nbytes
