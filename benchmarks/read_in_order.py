@@ -16,7 +16,7 @@ settings.recompute_bytes); and at a bound that holds the whole step. hooks: the 
 hook on every module, the loss, backward, then every kept output and its .grad read; once as torch
 runs it by default (every weight's gradient made too) and once with the weights frozen (the
 activations' gradients only: xt makes a weight's gradient only when it is read). One BLAS/torch
-thread each, interleaved, medians; wall and CPU seconds.
+thread each, interleaved (each repeat in the order rotated by one), medians; wall and CPU seconds.
 """
 
 from __future__ import annotations
@@ -179,10 +179,11 @@ def main(argv=None) -> int:
         with threadpool_limits(limits=1, user_api="blas"):
             for fn in runs.values():
                 fn()
-            for _ in range(args.repeats):
-                for k, fn in runs.items():
+            for repeat in range(args.repeats):
+                names = list(runs)  # each repeat starts one later: no run always follows the same one
+                for k in names[repeat % len(names) :] + names[: repeat % len(names)]:
                     wall, cpu = time.perf_counter(), time.thread_time()
-                    fn()
+                    runs[k]()
                     walls[k].append(time.perf_counter() - wall)
                     cpus[k].append(time.thread_time() - cpu)
         report(T, walls, cpus)
