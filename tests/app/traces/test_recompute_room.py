@@ -56,7 +56,7 @@ def test_the_segments_grow_past_their_floor_into_the_free_room_and_not_past_it()
     assert RECOMPUTED.nbytes == 100 * MB == counted(store)  # the whole budget's free room, no more
 
 
-def test_a_reservation_takes_the_room_back_before_it_is_counted_and_nothing_grows_into_it():
+def test_a_reservation_takes_the_grown_room_back_and_nothing_grows_into_it_while_held():
     store = TraceStore(Settings(cache_bytes=100 * MB, recompute_bytes=SEGMENT))
     owner = recompute(10)
     reservation = store.reserve(60 * MB)
