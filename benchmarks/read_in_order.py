@@ -8,12 +8,15 @@ transformers (a benchmark-only dependency: `pip install -e '.[reference]'`):
 
 xt: forward_backward, then trace[name] for every recorded tensor in the tape's order, then
 trace.grad(name) in the backward's order (the walkthrough's records: forward steps, then backward
-steps), the process's cache of recomputed segments emptied first, at the server's bound
-(settings.recompute_bytes) and at one that holds the whole step. hooks: the model's forward with a
+steps), the process's cache of recomputed segments emptied first, three ways: on the engineer's
+own server (the default Settings, this the one trace alive: the build reserves its estimate in a
+TraceStore, the trace is cached there, and the recomputed segments may grow into the budget's free
+room, app.traces.store); on a busy server, whose traces take that room (the floor alone,
+settings.recompute_bytes); and at a bound that holds the whole step. hooks: the model's forward with a
 hook on every module, the loss, backward, then every kept output and its .grad read; once as torch
 runs it by default (every weight's gradient made too) and once with the weights frozen (the
 activations' gradients only: xt makes a weight's gradient only when it is read). One BLAS/torch
-thread each, interleaved, medians; wall and CPU seconds.
+thread each, interleaved (each repeat in the order rotated by one), medians; wall and CPU seconds.
 """
 
 from __future__ import annotations
@@ -32,25 +35,55 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint, registry  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from app.spec import TraceSpec, resolve  # noqa: E402
+from app.spec.cost import spec_cost  # noqa: E402
+from app.traces.store import TraceStore  # noqa: E402
 from benchmarks.machine import cpu_name, load_average  # noqa: E402
 from xt_core.recompute import RECOMPUTED  # noqa: E402
 
 NAME = "smollm2-135m"
 WHOLE_STEP_BYTES = 8 << 30  # a bound every replay of one step fits under
+XT_RUNS = ("xt, own server", "xt, busy server (floor)", "xt, whole step's bound")
+MB = 1 << 20
 
 
-def xt_reading(cfg, params, tokens: np.ndarray, bound: int):
-    """Build the trace, then read every value in order, then every gradient in the backward's order."""
+def read_all(trace: xt_core.Trace, peak: list[int]) -> int:
+    """Every value in order, then every gradient in the backward's order; the recomputed segments'
+    largest bytes into peak."""
+    read = 0
+    for record in trace.records:
+        value = trace[record.name] if record.phase != "backward" else trace.grad(record.name)
+        read += value.size
+        peak[0] = max(peak[0], RECOMPUTED.nbytes)
+    return read
+
+
+def xt_reading(cfg, params, tokens: np.ndarray, bound: int, peak: list[int]):
+    """Build the trace, then read it all, the recomputed segments bounded by `bound` alone."""
     inputs, targets = tokens[:, :-1], tokens[:, 1:]
 
     def run() -> int:
         RECOMPUTED.clear()
         RECOMPUTED.resize(bound)
-        trace = xt_core.forward_backward(cfg, params, inputs, targets)
-        read = 0
-        for record in trace.records:
-            value = trace[record.name] if record.phase != "backward" else trace.grad(record.name)
-            read += value.size
+        return read_all(xt_core.forward_backward(cfg, params, inputs, targets), peak)
+
+    return run
+
+
+def xt_on_own_server(tokens: np.ndarray, settings: Settings, peak: list[int]):
+    """As the engineer's own server builds and reads it: its estimate reserved in a fresh
+    TraceStore (which lends the recomputed segments its free room), built and cached by it
+    (TraceStore.get: the checkpoint's weights, loaded once), read all, then forgotten (the next
+    run's trace is the one alive)."""
+    spec = resolve(TraceSpec.model_validate({"model": NAME, "tokens": tokens[0].tolist()}), settings)
+    estimate = spec_cost(spec).nbytes
+
+    def run() -> int:
+        RECOMPUTED.clear()
+        store = TraceStore(settings)
+        read = read_all(store.get(spec, store.reserve(estimate)), peak)
+        with store._lock:
+            store._forget(spec.id)  # a store's finalizers hold it while its traces live: none is left
         return read
 
     return run
@@ -126,14 +159,18 @@ def main(argv=None) -> int:
     model = load_hf(Path(info.path))
     torch.set_num_threads(1)
     print(
-        f"CPU: {cpu_name()}; load average {load_average():.1f}; one BLAS/torch thread each; torch {torch.__version__}"
+        f"CPU: {cpu_name()}; load average {load_average():.1f}; one BLAS/torch thread each; torch {torch.__version__}; "
+        f"xt from {Path(xt_core.__file__).parent.parent}"
     )
     rng = np.random.default_rng(0)
     for T in args.positions:
         tokens = rng.integers(0, checkpoint.cfg.vocab_size, (1, T + 1))
+        floor = min(settings.recompute_bytes, settings.cache_bytes // 4)
+        peaks = {k: [0] for k in XT_RUNS}
         runs = {
-            "xt, server's bound": xt_reading(checkpoint.cfg, checkpoint.params, tokens, settings.recompute_bytes),
-            "xt, whole step's bound": xt_reading(checkpoint.cfg, checkpoint.params, tokens, WHOLE_STEP_BYTES),
+            XT_RUNS[0]: xt_on_own_server(tokens, settings, peaks[XT_RUNS[0]]),
+            XT_RUNS[1]: xt_reading(checkpoint.cfg, checkpoint.params, tokens, floor, peaks[XT_RUNS[1]]),
+            XT_RUNS[2]: xt_reading(checkpoint.cfg, checkpoint.params, tokens, WHOLE_STEP_BYTES, peaks[XT_RUNS[2]]),
             "hooks": hooks_reading(model, tokens),
             "hooks, weights frozen": hooks_reading(model, tokens, frozen=True),
         }
@@ -142,14 +179,16 @@ def main(argv=None) -> int:
         with threadpool_limits(limits=1, user_api="blas"):
             for fn in runs.values():
                 fn()
-            for _ in range(args.repeats):
-                for k, fn in runs.items():
+            for repeat in range(args.repeats):
+                names = list(runs)  # each repeat starts one later: no run always follows the same one
+                for k in names[repeat % len(names) :] + names[: repeat % len(names)]:
                     wall, cpu = time.perf_counter(), time.thread_time()
-                    fn()
+                    runs[k]()
                     walls[k].append(time.perf_counter() - wall)
                     cpus[k].append(time.thread_time() - cpu)
         report(T, walls, cpus)
-        print(f"        load average {load_average():.1f}")
+        held = ", ".join(f"{k} {peak[0] / MB:.0f} MB" for k, peak in peaks.items())
+        print(f"        recomputed segments at most: {held}; load average {load_average():.1f}")
     RECOMPUTED.resize(settings.recompute_bytes)
     return 0
 

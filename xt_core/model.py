@@ -191,6 +191,6 @@ def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list
     the weights its update frees one by one: xt_core.training.loop)."""
     if not plain:
         return []
-    room = RECOMPUTED.max_bytes - RECOMPUTED.nbytes
+    room = RECOMPUTED.bound() - RECOMPUTED.nbytes  # a server's: its free room, if more than the floor
     ids = {id(env[name]) for name in (*params, *TOKEN_IDS, *segs.boundaries(nodes))}  # what the trace holds
     return built_forwards(nodes, segs, env, caches, room, lambda a: id(a) in ids)

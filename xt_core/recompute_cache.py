@@ -1,6 +1,7 @@
 """The process's one bounded cache of recomputed segments (RECOMPUTED), shared by every trace and
 float64 twin (xt_core.recompute): an LRU by bytes whose budget the trace store counts
-(app.traces.store)."""
+(app.traces.store). Its bound is a floor (max_bytes) and, where an owner counts the process's
+memory (a server's store), the room that owner says is free: it grows into it and gives it back."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ class RecomputeCache:
     """Recomputed segments by (trace, kind, segment) in an LRU bounded by bytes (max_bytes), the most
     recent always kept (one segment may be larger than the bound: it is still served), a segment's
     forward alone evicted after the other entries (_shrink). Concurrent requests for one entry
-    compute it once."""
+    compute it once.
 
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
+    `room`: the bytes an owner's budget leaves free for these entries now (a server's store: its
+    budget less every trace alive, the reservations and the kept buffers, app.traces.store); the
+    bound is then the larger of max_bytes and that, so reading a step in order keeps every forward
+    until its gradients are read while nothing else wants the memory. The owner takes the room back
+    (trim) before it counts new work. Without one (a notebook, the CLI) max_bytes alone. Called
+    with this cache's lock held: it must take no lock that is held while calling into this cache."""
+
+    def __init__(self, max_bytes: int, room: Callable[[], int] | None = None):
+        self.max_bytes = max_bytes  # the floor: held whatever the owner's room
+        self._room = room
         self._entries: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self._bytes = 0
         # reentrant: a trace's finalizer drops its entries (Trace, Float64Step), and it may run
@@ -32,6 +41,10 @@ class RecomputeCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def bound(self) -> int:
+        """The bytes the entries may hold now: max_bytes, or the owner's free room if larger."""
+        return self.max_bytes if self._room is None else max(self.max_bytes, self._room())
 
     def get(self, key: tuple, compute: Callable[[], tuple[object, int]]):
         """The entry for key, or compute() -> (entry, its bytes), cached."""
@@ -97,14 +110,15 @@ class RecomputeCache:
         no other entry but the newest is left: it waits for its backward (a gradient read turns it
         into the whole replay), while a whole replay has served its reads (reading a step in order,
         the values down the tape then the gradients back up, reads none of them again)."""
-        if self._bytes <= self.max_bytes:
+        bound = self.bound()
+        if self._bytes <= bound:
             return
         newest = next(reversed(self._entries))
         for key in [k for k in self._entries if k[1] != "forward" and k != newest]:
-            if self._bytes <= self.max_bytes:
+            if self._bytes <= bound:
                 return
             self._bytes -= self._entries.pop(key)[1]
-        while self._bytes > self.max_bytes and len(self._entries) > 1:
+        while self._bytes > bound and len(self._entries) > 1:
             _, (_, size) = self._entries.popitem(last=False)
             self._bytes -= size
 
@@ -115,9 +129,10 @@ class RecomputeCache:
                 _, (_, size) = self._entries.popitem(last=False)
                 self._bytes -= size
 
-    def resize(self, max_bytes: int) -> None:
+    def resize(self, max_bytes: int, room: Callable[[], int] | None = None) -> None:
+        """A new floor and owner's room (None: the floor alone, as a process without a server has)."""
         with self._lock:
-            self.max_bytes = max_bytes
+            self.max_bytes, self._room = max_bytes, room
             self._shrink()
 
     def drop(self, owner: int) -> None:

@@ -321,12 +321,13 @@ def _step_peak(build: int, held: int, grads: int, temporaries: int, state: int) 
 def spec_cost(spec: ResolvedSpec) -> Cost:
     """What building a resolved spec's trace costs (a float32 trace borrows a checkpoint's weights
     unless training steps replace them, as app.spec.resolve.check_trace_bytes counts them)."""
-    n_seq, T = spec.inputs.shape
-    borrowed = spec.checkpoint is not None and not spec.train_steps and spec.hidden_weights is None
-    steps = spec.train_steps + (
-        spec.run.replayed if spec.run is not None else 0
-    )  # a run's step replays from its checkpoint
+    (n_seq, T), (steps, borrowed) = spec.inputs.shape, steps_and_borrowed(spec)
     return build_cost(spec.cfg, n_seq, T, spec.dtype, steps, spec.optimizer, borrowed)
+
+
+def steps_and_borrowed(spec: ResolvedSpec) -> tuple[int, bool]:  # a run's step replays from its checkpoint
+    steps = spec.train_steps + (spec.run.replayed if spec.run is not None else 0)
+    return steps, spec.checkpoint is not None and not spec.train_steps and spec.hidden_weights is None
 
 
 def largest_param_bytes(cfg: Config, itemsize: int) -> int:

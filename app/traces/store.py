@@ -9,12 +9,16 @@ import threading
 import weakref
 from collections import OrderedDict
 
+import numpy as np
+
 import xt_core
 from app.settings import Settings
 from app.spec import ResolvedSpec
+from app.spec.cost import steps_and_borrowed
 from app.traces import training
 from xt_core import memory
 from xt_core.lab import faults
+from xt_core.names import estimate_trace_bytes
 from xt_core.recompute import RECOMPUTED
 
 
@@ -31,6 +35,13 @@ def build_trace(spec: ResolvedSpec, progress: training.TrainingProgress | None =
     return xt_core.forward_backward(spec.cfg, params, spec.inputs, spec.targets, **planted)
 
 
+def held_bytes(spec: ResolvedSpec) -> int:
+    """What a spec's trace holds once built (Trace.nbytes(), an upper bound), its weights counted as
+    app.spec.cost.spec_cost counts them: the rest of its build's bytes are gone when it is cached."""
+    (n_seq, T), (steps, borrowed), itemsize = spec.inputs.shape, steps_and_borrowed(spec), np.dtype(spec.dtype).itemsize
+    return estimate_trace_bytes(spec.cfg, n_seq, T, itemsize, shared_params=borrowed and itemsize == 4 and not steps)
+
+
 class TraceStore:
     """Traces in an LRU bounded by bytes (settings.cache_bytes) and by steps (settings.cache_steps:
     the Python objects every full garbage collection walks), and the specs of the ids handed out
@@ -43,10 +54,14 @@ class TraceStore:
     for a build's estimated bytes before it starts, evicting cached traces; the finished trace
     takes its reservation's place). A trace counts Trace.nbytes() (its boundaries: xt_core.recompute)
     and the update step's arrays until it is garbage-collected, so evicting a trace in use frees
-    nothing in the budget. The process's cache of recomputed segments (its own bound:
-    settings.recompute_bytes) counts in the same budget, and gives its room up to a build before
-    the cached traces do; the large buffers xt_core.memory keeps free for the next step count too,
-    and go first (issue 35, finding 7: two float64 (V, C) buffers of SmolLM2 are 453 MB).
+    nothing in the budget. The process's cache of recomputed segments counts in the same budget:
+    it holds up to its floor (settings.recompute_bytes), which it gives up to a build before the
+    cached traces do, and beyond it grows into the budget's free room (`free_room`: what no trace
+    alive, reservation or kept buffer takes), which it gives back first, before anything else is
+    counted, and never takes by evicting a trace (issue 37: reading a SmolLM2 step in order keeps
+    its 773 MB of forwards at 256 positions). The large buffers xt_core.memory keeps free for the
+    next step count too, and go before the floor (issue 35, finding 7: two float64 (V, C) buffers
+    of SmolLM2 are 453 MB).
     """
 
     def __init__(self, settings: Settings):
@@ -62,14 +77,17 @@ class TraceStore:
         # in the thread that evicted it, with the lock held
         self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
+        # per build thread: its reservation's bytes beyond what its trace will hold (_build)
+        self._lent = threading.local()
         # A server that froze its heap at startup (app.warmup.settle_heap) freezes each trace it
         # caches too (put): a class's thirty SmolLM2 traces are 175,000 objects (1,092 steps of
         # ~5.5), ~50 ms of every full collection on an idle core and several times that under
         # load, all of it with the GIL held. A trace holds no reference cycle (tests/app/test_load.py),
         # so an evicted one is freed by its reference count, frozen or not.
         self.freeze_cached = False
-        # the recomputed segments of every trace (one per process), within the same budget
-        RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4))
+        # the recomputed segments of every trace (one per process), within the same budget: the
+        # store's free room, through a weak reference (a store no longer used offers none)
+        RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4), _room_of(weakref.ref(self)))
 
     @property
     def nbytes(self) -> int:
@@ -118,6 +136,15 @@ class TraceStore:
     def reserved(self) -> int:
         return self._reserved
 
+    def free_room(self) -> int:
+        """The budget's bytes no trace alive, reservation or kept buffer takes: the recomputed
+        segments' room beyond their floor; in a build's own thread, with its reservation's bytes
+        beyond its trace's (_build). Read without the lock (RECOMPUTED asks with its own held, and
+        reserve holds this one while trimming RECOMPUTED); a count that moves meanwhile is put
+        right by the next reserve or put (_fit_recomputed)."""
+        lent = getattr(self._lent, "nbytes", 0)
+        return self.settings.cache_bytes - (self._live + self._reserved + memory.kept_bytes()) + lent
+
     def reserve(self, nbytes: int, kept: int = 0, force: bool = False) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
         traces nobody else holds; None, evicting nothing, when the traces in use and the builds
@@ -127,12 +154,14 @@ class TraceStore:
             left = self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes)
             if kept > left and not force:
                 return None
-            # what is left is shared by the kept large buffers (shed first), the recomputed segments,
-            # then the cached traces nobody holds
+            # counted before the recomputed segments give their room back: none grows into it after
+            self._reserved += nbytes
+            self._fit_recomputed()
+            # what is left is shared by the kept large buffers (shed first), the recomputed segments'
+            # floor, then the cached traces nobody holds
             memory.trim_kept(left - RECOMPUTED.nbytes)
             RECOMPUTED.trim(left - memory.kept_bytes())
-            self._evict(keep=0, room=nbytes, only_free=True)
-            self._reserved += nbytes
+            self._evict(keep=0, only_free=True)
             return Reservation(nbytes)
 
     def release(self, reservation: Reservation | None) -> None:
@@ -173,7 +202,16 @@ class TraceStore:
                     del self._building[spec.id]
 
     def _build(self, spec: ResolvedSpec, reservation: Reservation | None) -> xt_core.Trace:
-        return self.put(spec, build_trace(spec, self.progress), reservation)
+        """Builds and caches. The build's forwards are memory its reservation counts (its peak), and
+        what it does not hand over to the recomputed segments it frees before put: the handover
+        (xt_core.model) may use that room, all of the reservation but the trace's own bytes. Until
+        put they count twice (the reservation's and the segments'): over-counted, never under."""
+        self._lent.nbytes = 0 if reservation is None else max(0, reservation.nbytes - held_bytes(spec))
+        try:
+            trace = build_trace(spec, self.progress)
+        finally:
+            self._lent.nbytes = 0
+        return self.put(spec, trace, reservation)
 
     def put(self, spec: ResolvedSpec, trace: xt_core.Trace, reservation: Reservation | None = None) -> xt_core.Trace:
         """Caches `trace` as the trace of `spec`: one this store built, or one built elsewhere
@@ -189,12 +227,18 @@ class TraceStore:
             self._live += size
             weakref.finalize(trace, self._collected, size)
             self._steps += len(trace.records)
+            self._fit_recomputed()  # a trace larger than its estimate: the segments' growth goes first
             memory.trim_kept(self.settings.cache_bytes - (self._live + RECOMPUTED.nbytes + self._reserved))
             self._evict(keep=1)
         if self.freeze_cached:
             gc.collect(1)  # the young cyclic garbage goes first: frozen, it would never be collected
             gc.freeze()
         return trace
+
+    def _fit_recomputed(self) -> None:  # with self._lock held
+        """The recomputed segments back within their floor or the free room, whichever is larger:
+        what they grew beyond it given back, oldest first, before anything else is counted."""
+        RECOMPUTED.trim(max(RECOMPUTED.max_bytes, self.free_room()))
 
     def _freeable(self) -> int:  # with self._lock held
         """Bytes evicting would free: the cached traces nothing else holds."""
@@ -232,6 +276,16 @@ class TraceStore:
         held = self._live + RECOMPUTED.nbytes + memory.kept_bytes() + self._reserved
         over_bytes = held + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
+
+
+def _room_of(store: weakref.ref[TraceStore]):
+    """The store's free room while it is alive, then none."""
+
+    def room() -> int:
+        alive = store()
+        return 0 if alive is None else alive.free_room()
+
+    return room
 
 
 class NotBuilt(Exception):
