@@ -216,14 +216,18 @@ class Services:
             ended.add_done_callback(lambda f: f.cancelled() or f.exception())  # the job's error is its own
             try:
                 while not ended.done():
-                    if not self.pending:  # beside a request's job, a trim would slow it (app.traces.freed)
-                        self.pools[LIGHT].submit(freed.give_back)
+                    self._give_back_if_idle()
                     await asyncio.wait({ended}, timeout=CHECKS_TRIM_S)  # waits, cancels nothing
             finally:
                 let_go()
+                self._give_back_if_idle()  # its last steps' memory too: nothing else may end to trim it
 
         self._watchers.add(task := asyncio.ensure_future(watch()))
         task.add_done_callback(self._watchers.discard)
+
+    def _give_back_if_idle(self) -> None:
+        if not self.pending and self.running:  # beside a request's job, a trim would slow it (app.traces.freed)
+            self.pools[LIGHT].submit(freed.give_back)
 
     def client_key(self, request: Request | None) -> str:
         """Whose build a request asks for, for the queue's fairness: the learner identity the server

@@ -129,23 +129,30 @@ def test_a_quiz_probe_holds_its_twins_bytes_while_its_check_builds_it(monkeypatc
         assert services.admission.holding == 0 and services.store.reserved == 0 and trace.float64_twin is not None
 
 
-def test_a_check_job_holds_its_twins_bytes_until_it_ends():
+def test_a_check_job_holds_its_twins_bytes_until_it_ends_then_its_memory_is_given_back(monkeypatch):
+    """While it runs its freed memory is offered back every CHECKS_TRIM_S; once it ends, once more
+    (its last steps' memory: no request's job may end after it to trim it)."""
+    events = []
+    monkeypatch.setattr(freed, "give_back", lambda: events.append("trim"))
+
     async def scenario():
         services = Services(Settings())
-        job, let_go = Future(), []
-        services.hold_while_checking(job, lambda: let_go.append("gone"))
-        for _ in range(3):
-            await asyncio.sleep(0)
-        assert let_go == []  # the job runs: its bytes stay held
-        job.set_result(None)
-        for _ in range(100):
-            if let_go:
+        job = Future()
+        services.hold_while_checking(job, lambda: events.append("gone"))
+        for _ in range(500):
+            if events:
                 break
-            await asyncio.sleep(0)
-        assert let_go == ["gone"]
+            await asyncio.sleep(0.01)
+        assert events == ["trim"]  # the job runs: its bytes stay held, its freed memory offered back
+        job.set_result(None)
+        for _ in range(500):  # the light pool's thread runs the trim
+            if "gone" in events and events[-1] == "trim":
+                break
+            await asyncio.sleep(0.01)
         services.shutdown()
 
     run_async(scenario())
+    assert "trim" in events[events.index("gone") :], events
 
 
 def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
