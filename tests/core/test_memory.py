@@ -124,3 +124,17 @@ def test_one_malloc_arena_is_shared_by_every_thread_started_after():
     if ran.stdout.strip() == "no glibc":
         pytest.skip("malloc arenas are glibc's")
     assert ran.stdout.strip() == "1"
+
+
+def test_a_step_keeping_its_weights_gradients_lets_the_heap_keep_their_bytes(monkeypatch):
+    """A training step holds a gradient per parameter until it ends: the heap keeps that much freed
+    too, so the next step's gradients reuse it instead of faulting in fresh pages."""
+    asked = []
+    monkeypatch.setattr(xt_core.model, "keep_freed_memory", lambda step_bytes=0: asked.append(step_bytes))
+    cfg = xt_core.Config()
+    params = xt_core.init_params(cfg, seed=0)
+    ids = np.random.default_rng(0).integers(0, cfg.vocab_size, (1, 9))
+    xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:])
+    xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:], keep_param_grads=True)
+    build, step = asked[1], asked[3]  # each step asks once before its forward (0), once after
+    assert step - build == sum(p.nbytes for p in params.values())
