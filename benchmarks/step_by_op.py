@@ -31,7 +31,7 @@ from benchmarks.machine import cpu_name  # noqa: E402
 from benchmarks.real_model import fetched, token_ids  # noqa: E402
 from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
-from xt_core.ops import OPS, basic  # noqa: E402
+from xt_core.ops import OPS, attention, basic  # noqa: E402
 
 spent: dict[tuple, float] = collections.defaultdict(float)
 
@@ -132,6 +132,30 @@ def report(cfg, T: int, theirs: dict[str, float], repeats: int) -> None:
     print("  torch, every other op from 2 ms: " + ", ".join(f"{k} {v:.1f}" for k, v in top))
 
 
+def attention_gemms_ms(cfg, T: int, repeats: int) -> float:
+    """ms per step of the batched GEMMs inside the attention ops (scores, attend: forward and
+    backward, six products a layer), timed apart on arrays of the step's shapes and layouts (the ops
+    multiply inline, so the step's own timers cannot split them from the elementwise work)."""
+    rng = np.random.default_rng(0)
+    H, K, hd = cfg.n_head, cfg.n_kv_head, cfg.head_dim
+
+    def randn(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    qh = attention._split_queries(randn(1, T, H * hd), H, K)  # (1, K, G, T, hd), a strided view
+    kh, vh = attention._split_kv(randn(1, T, K * hd), K), attention._split_kv(randn(1, T, K * hd), K)
+    square, do = randn(1, K, H // K, T, T), randn(1, K, H // K, T, hd)  # scores, probs and their gradients
+    products = [
+        lambda: qh @ kh.swapaxes(-1, -2), lambda: square @ vh, lambda: square @ kh,
+        lambda: square.swapaxes(-1, -2) @ qh, lambda: do @ vh.swapaxes(-1, -2), lambda: square.swapaxes(-1, -2) @ do,
+    ]  # fmt: skip
+    start = time.thread_time()
+    for _ in range(repeats):
+        for product in products:
+            product()
+    return (time.thread_time() - start) / repeats * 1e3 * cfg.n_layer
+
+
 def profile(cfg, params, ids: list[int], repeats: int, no_torch: bool) -> None:
     """xt's step at len(ids) - 1 positions timed op by op (and torch's, unless no_torch), printed."""
     T = len(ids) - 1
@@ -150,6 +174,10 @@ def profile(cfg, params, ids: list[int], repeats: int, no_torch: bool) -> None:
     print(f"xt: GEMMs of the linear and LM-head ops {gemm_ms:.0f} ms; outside them {step_ms - gemm_ms:.0f} ms, "
           f"{100 * (1 - gemm_ms / step_ms):.0f}% of the step (of which outside every op: the tape, summing "
           f"gradients, checks, {step_ms - ops_ms:.0f} ms)")  # fmt: skip
+    attention_ms = attention_gemms_ms(cfg, T, repeats)
+    outside_ms = step_ms - gemm_ms - attention_ms
+    print(f"xt: with the attention ops' batched GEMMs counted too ({attention_ms:.0f} ms, timed apart): outside every "
+          f"GEMM {outside_ms:.0f} ms, {100 * outside_ms / step_ms:.0f}% of the step")  # fmt: skip
     theirs = {} if no_torch else torch_matmuls(cfg, params, inputs, targets, repeats)
     report(cfg, T, theirs, repeats)
 
