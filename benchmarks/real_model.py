@@ -2,7 +2,7 @@
 thread as the server runs). Not part of the test run; needs the fetched model (`make real-model`):
 
     .venv/bin/python benchmarks/real_model.py [--models-dir DIR] [--views all|sample] [--repeats 5]
-    .venv/bin/python benchmarks/real_model.py --torch-only 32 64 128   # the step against torch alone, per T
+    .venv/bin/python benchmarks/real_model.py --torch-only 32 64 128 [--threads 1]   # the step against torch alone, per T
 
 Prints, each with wall-clock and CPU seconds (CPU: every thread of this process; on a shared
 machine wall time also counts waiting for a core, so both are shown, with the load average):
@@ -192,7 +192,7 @@ def memory(client: TestClient, ids: list[int], store) -> None:
           f"{peak / MB:,.0f} MB (target <= {TARGETS['trace_bytes'] / MB:,.0f} MB: {verdict(peak, TARGETS['trace_bytes'])})")  # fmt: skip
 
 
-def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
+def versus_torch(cfg, params, ids: list[int], repeats: int, thread_counts=(1, 2)) -> None:
     try:
         import torch
 
@@ -218,7 +218,7 @@ def versus_torch(cfg, params, ids: list[int], repeats: int) -> None:
     }
     # One thread each, as the server runs a trace (settings.blas_threads); two each, both
     # libraries' default on this machine's two cores.
-    for threads in (1, 2):
+    for threads in thread_counts:
         torch.set_num_threads(threads)
         for what, ours in builds.items():
             with threadpool_limits(limits=threads, user_api="blas"):
@@ -301,6 +301,7 @@ def main(argv=None) -> int:
         metavar="T",
         help="only the recorded step against torch, at these positions",
     )
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="threads each, for --torch-only")
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
     settings, info = fetched(args.models_dir)
@@ -313,7 +314,9 @@ def main(argv=None) -> int:
     print(f"import (once per process): {imported}")
     if args.torch_only:
         for positions in args.torch_only:
-            versus_torch(checkpoint.cfg, checkpoint.params, token_ids(settings, info, positions), args.repeats)
+            versus_torch(
+                checkpoint.cfg, checkpoint.params, token_ids(settings, info, positions), args.repeats, args.threads
+            )
         return 0
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:  # an allowed host
         store = client.app.state.services.store

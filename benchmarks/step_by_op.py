@@ -1,9 +1,9 @@
 """Where SmolLM2's recorded step spends its time, op by op and matmul by matmul, against PyTorch
-autograd's profiler on the same weights and tokens (32 positions, float32, one BLAS/torch thread),
-xt's step making every weight's gradient as torch's does (keep_param_grads=True).
+autograd's profiler on the same weights and tokens (32 positions unless told, float32, one BLAS/torch
+thread), xt's step making every weight's gradient as torch's does (keep_param_grads=True).
 Not part of the test run; needs the fetched model (`make real-model`):
 
-    .venv/bin/python benchmarks/step_by_op.py [--models-dir DIR] [--repeats 7] [--no-torch]
+    .venv/bin/python benchmarks/step_by_op.py [--models-dir DIR] [--repeats 7] [--positions 32 128 256] [--no-torch]
 
 xt: thread CPU time around every op of xt_core.ops.OPS, and around each matmul of the linear and
 LM-head ops (dx through the ops' own input_backward, dW as their backward computes it). torch: the
@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xt_core  # noqa: E402
 from app.checkpoints.registry import load_checkpoint  # noqa: E402
 from benchmarks.machine import cpu_name  # noqa: E402
-from benchmarks.real_model import T, fetched, token_ids  # noqa: E402
+from benchmarks.real_model import fetched, token_ids  # noqa: E402
 from xt_core.checkpoint.zoo import default_models_dir  # noqa: E402
 from xt_core.memory import reusable_empty  # noqa: E402
-from xt_core.ops import OPS, basic  # noqa: E402
+from xt_core.ops import OPS, attention, basic  # noqa: E402
 
 spent: dict[tuple, float] = collections.defaultdict(float)
 
@@ -106,7 +106,7 @@ def torch_matmuls(cfg, params, inputs, targets, repeats: int) -> dict[str, float
     return {f"{e.key} {e.input_shapes}": e.self_cpu_time_total / repeats / 1e3 for e in events}
 
 
-def report(cfg, theirs: dict[str, float], repeats: int) -> None:
+def report(cfg, T: int, theirs: dict[str, float], repeats: int) -> None:
     C, F, V, kv = cfg.n_embd, cfg.ffn_hidden, cfg.vocab_size, cfg.n_kv_head * cfg.head_dim
     ms = {key: value / repeats * 1e3 for key, value in spent.items()}
 
@@ -114,9 +114,9 @@ def report(cfg, theirs: dict[str, float], repeats: int) -> None:
         return theirs.get(f"aten::mm {[list(a), list(b)]}", 0.0)
 
     table = [  # (piece, xt ms, torch ms): torch's matmuls only have shapes, so like products pair up
-        (f"32x{C} @ {C}x{F} (w1, w3 forward; w2 dx)", ms[("fwd", (C, F))] + ms[("dx", (F, C))], mm((T, C), (C, F))),
-        (f"32x{F} @ {F}x{C} (w2 forward; w1, w3 dx)", ms[("fwd", (F, C))] + ms[("dx", (C, F))], mm((T, F), (F, C))),
-        (f"32x{C} @ {C}x{C} (wq, wo forward and dx)", ms[("fwd", (C, C))] + ms[("dx", (C, C))], mm((T, C), (C, C))),
+        (f"{T}x{C} @ {C}x{F} (w1, w3 forward; w2 dx)", ms[("fwd", (C, F))] + ms[("dx", (F, C))], mm((T, C), (C, F))),
+        (f"{T}x{F} @ {F}x{C} (w2 forward; w1, w3 dx)", ms[("fwd", (F, C))] + ms[("dx", (C, F))], mm((T, F), (F, C))),
+        (f"{T}x{C} @ {C}x{C} (wq, wo forward and dx)", ms[("fwd", (C, C))] + ms[("dx", (C, C))], mm((T, C), (C, C))),
         ("wk, wv forward and dx", ms[("fwd", (C, kv))] + ms[("dx", (C, kv))], mm((T, C), (C, kv)) + mm((T, kv), (kv, C))),
         ("weight gradients x^T @ dy", sum(ms[("dW", s)] for s in ((C, F), (F, C), (C, C), (C, kv))),
          mm((C, T), (T, F)) + mm((F, T), (T, C)) + mm((C, T), (T, C)) + mm((C, T), (T, kv))),
@@ -132,10 +132,61 @@ def report(cfg, theirs: dict[str, float], repeats: int) -> None:
     print("  torch, every other op from 2 ms: " + ", ".join(f"{k} {v:.1f}" for k, v in top))
 
 
+def attention_gemms_ms(cfg, T: int, repeats: int) -> float:
+    """ms per step of the batched GEMMs inside the attention ops (scores, attend: forward and
+    backward, six products a layer), timed apart on arrays of the step's shapes and layouts (the ops
+    multiply inline, so the step's own timers cannot split them from the elementwise work)."""
+    rng = np.random.default_rng(0)
+    H, K, hd = cfg.n_head, cfg.n_kv_head, cfg.head_dim
+
+    def randn(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    qh = attention._split_queries(randn(1, T, H * hd), H, K)  # (1, K, G, T, hd), a strided view
+    kh, vh = attention._split_kv(randn(1, T, K * hd), K), attention._split_kv(randn(1, T, K * hd), K)
+    square, do = randn(1, K, H // K, T, T), randn(1, K, H // K, T, hd)  # scores, probs and their gradients
+    products = [
+        lambda: qh @ kh.swapaxes(-1, -2), lambda: square @ vh, lambda: square @ kh,
+        lambda: square.swapaxes(-1, -2) @ qh, lambda: do @ vh.swapaxes(-1, -2), lambda: square.swapaxes(-1, -2) @ do,
+    ]  # fmt: skip
+    start = time.thread_time()
+    for _ in range(repeats):
+        for product in products:
+            product()
+    return (time.thread_time() - start) / repeats * 1e3 * cfg.n_layer
+
+
+def profile(cfg, params, ids: list[int], repeats: int, no_torch: bool) -> None:
+    """xt's step at len(ids) - 1 positions timed op by op (and torch's, unless no_torch), printed."""
+    T = len(ids) - 1
+    inputs, targets = np.array([ids[:-1]]), np.array([ids[1:]])
+    # every weight's gradient made, as torch's backward makes them: like for like
+    xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
+    spent.clear()
+    start = time.thread_time()
+    for _ in range(repeats):
+        xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
+    step_ms = (time.thread_time() - start) / repeats * 1e3
+    print(f"T = {T}; CPU: {cpu_name()}; load average {os.getloadavg()[0]:.1f}; xt: {step_ms:.0f} ms per step with "
+          f"every weight's gradient (thread CPU, timers included)")  # fmt: skip
+    gemm_ms = sum(v for k, v in spent.items() if not isinstance(k[1], str)) / repeats * 1e3
+    ops_ms = sum(spent.values()) / repeats * 1e3
+    print(f"xt: GEMMs of the linear and LM-head ops {gemm_ms:.0f} ms; outside them {step_ms - gemm_ms:.0f} ms, "
+          f"{100 * (1 - gemm_ms / step_ms):.0f}% of the step (of which outside every op: the tape, summing "
+          f"gradients, checks, {step_ms - ops_ms:.0f} ms)")  # fmt: skip
+    attention_ms = attention_gemms_ms(cfg, T, repeats)
+    outside_ms = step_ms - gemm_ms - attention_ms
+    print(f"xt: with the attention ops' batched GEMMs counted too ({attention_ms:.0f} ms, timed apart): outside every "
+          f"GEMM {outside_ms:.0f} ms, {100 * outside_ms / step_ms:.0f}% of the step")  # fmt: skip
+    theirs = {} if no_torch else torch_matmuls(cfg, params, inputs, targets, repeats)
+    report(cfg, T, theirs, repeats)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models-dir", type=Path, default=default_models_dir())
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--positions", type=int, nargs="+", default=[32], metavar="T")
     parser.add_argument("--no-torch", action="store_true")
     args = parser.parse_args(argv)
     threadpool_limits(limits=1, user_api="blas")
@@ -143,23 +194,9 @@ def main(argv=None) -> int:
     if info is None:
         return 1
     checkpoint = load_checkpoint(info)
-    ids = token_ids(settings, info)
-    cfg, params, inputs, targets = checkpoint.cfg, checkpoint.params, np.array([ids[:-1]]), np.array([ids[1:]])
     instrument()
-    # every weight's gradient made, as torch's backward makes them: like for like
-    xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
-    spent.clear()
-    start = time.thread_time()
-    for _ in range(args.repeats):
-        xt_core.forward_backward(cfg, params, inputs, targets, keep_param_grads=True)
-    step_ms = (time.thread_time() - start) / args.repeats * 1e3
-    print(f"CPU: {cpu_name()}; load average {os.getloadavg()[0]:.1f}; xt: {step_ms:.0f} ms per step with every "
-          f"weight's gradient (thread CPU, timers included)")  # fmt: skip
-    gemm_ms = sum(v for k, v in spent.items() if not isinstance(k[1], str)) / args.repeats * 1e3
-    print(f"xt: GEMMs of the linear and LM-head ops {gemm_ms:.0f} ms; outside them {step_ms - gemm_ms:.0f} ms, "
-          f"{100 * (1 - gemm_ms / step_ms):.0f}% of the step")  # fmt: skip
-    theirs = {} if args.no_torch else torch_matmuls(cfg, params, inputs, targets, args.repeats)
-    report(cfg, theirs, args.repeats)
+    for positions in args.positions:
+        profile(checkpoint.cfg, checkpoint.params, token_ids(settings, info, positions), args.repeats, args.no_torch)
     return 0
 
 

@@ -80,7 +80,9 @@ def share_arenas(arenas: int = MALLOC_ARENAS) -> bool:
 # (113 MB) then costs ~28,000 page faults per step, 10-40 ms depending on the machine's load.
 # The few arrays of that size a step makes come from here instead: the memory of a dropped one.
 LARGE_ARRAY_BYTES = 32 << 20
-MAX_LARGE_BUFFERS = 2  # held at most: one step's two (V, C) arrays (226 MB for SmolLM2)
+# held at most: one step's two (V, C) arrays (226 MB for SmolLM2) and its (B, T, V) logits,
+# probabilities and their gradient (50 MB each at 256 positions)
+MAX_LARGE_BUFFERS = 5
 _large_buffers: list[np.ndarray] = []
 _buffers_lock = threading.Lock()
 
@@ -88,8 +90,8 @@ _buffers_lock = threading.Lock()
 def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
     """np.empty(shape, dtype); from LARGE_ARRAY_BYTES up, the memory of an earlier array of this
     shape and dtype once nothing refers to it any more (no view of it is alive), so that no fresh
-    page is faulted in. The buffers stay with the process, as keep_freed_memory's heap does; a
-    free one of another shape makes room for a new one."""
+    page is faulted in. The buffers stay with the process, as keep_freed_memory's heap does; with
+    the pool full, a free one of another shape makes room for a new one."""
     shape, dtype = tuple(shape), np.dtype(dtype)
     if np.prod(shape, dtype=np.int64) * dtype.itemsize < LARGE_ARRAY_BYTES:
         return np.empty(shape, dtype)
@@ -98,7 +100,7 @@ def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
         for i in free:
             if _large_buffers[i].shape == shape and _large_buffers[i].dtype == dtype:
                 return _large_buffers[i].view()
-        if free:
+        if free and len(_large_buffers) >= MAX_LARGE_BUFFERS:  # room, else the step's other shapes churn
             del _large_buffers[free[0]]
         buffer = np.empty(shape, dtype)
         if len(_large_buffers) < MAX_LARGE_BUFFERS:

@@ -162,7 +162,7 @@ def forward_backward(
     env["tokens"], env["targets"] = tokens, targets
     caches = run_forward(nodes, env)
     shapes = {node.name: np.shape(env[node.name]) for node in nodes}
-    keep_freed_memory(sum(a.nbytes for a in env.values() if isinstance(a, np.ndarray) and a.flags.writeable))
+    keep_freed_memory(_step_bytes(env, params, keep_param_grads))
     finite = forward_finite(nodes, env)
     param_grads = {} if keep_param_grads else None
     # the activations' gradients (the parameters' summed into param_grads if kept), a layer at a
@@ -179,6 +179,15 @@ def forward_backward(
     trace.all_finite = finite  # every value and activation gradient (app.steps.nonfinite reads it)
     trace.hold_forwards(forwards)
     return trace
+
+
+def _step_bytes(env: dict, params, keep_param_grads: bool) -> int:
+    """The bytes a step holds at its peak: its forward's arrays, and with keep_param_grads a
+    gradient the size of every parameter. Counted with them, a training step's gradients (SmolLM2's:
+    513 MB) come back from the heap at the next step instead of fresh pages (93,000 page faults a step
+    at 32 positions, a fifth of its time: docs/performance.md)."""
+    forward = sum(a.nbytes for a in env.values() if isinstance(a, np.ndarray) and a.flags.writeable)
+    return forward + (sum(np.asarray(p).nbytes for p in params.values()) if keep_param_grads else 0)
 
 
 def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list, params, plain: bool) -> list:

@@ -10,6 +10,7 @@ import pytest
 
 import xt_core
 from xt_core import memory, tape
+from xt_core.ops import OPS
 
 LARGE = (memory.LARGE_ARRAY_BYTES // 4 // 1024, 1024)  # float32 rows x columns: just over the threshold
 
@@ -124,3 +125,50 @@ def test_one_malloc_arena_is_shared_by_every_thread_started_after():
     if ran.stdout.strip() == "no glibc":
         pytest.skip("malloc arenas are glibc's")
     assert ran.stdout.strip() == "1"
+
+
+def test_a_step_keeping_its_weights_gradients_lets_the_heap_keep_their_bytes(monkeypatch):
+    """A training step holds a gradient per parameter until it ends: the heap keeps that much freed
+    too, so the next step's gradients reuse it instead of faulting in fresh pages."""
+    asked = []
+    monkeypatch.setattr(xt_core.model, "keep_freed_memory", lambda step_bytes=0: asked.append(step_bytes))
+    cfg = xt_core.Config()
+    params = xt_core.init_params(cfg, seed=0)
+    ids = np.random.default_rng(0).integers(0, cfg.vocab_size, (1, 9))
+    xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:])
+    xt_core.forward_backward(cfg, params, ids[:, :-1], ids[:, 1:], keep_param_grads=True)
+    build, step = asked[1], asked[3]  # each step asks once before its forward (0), once after
+    assert step - build == sum(p.nbytes for p in params.values())
+
+
+def test_a_pool_with_room_keeps_a_free_buffer_of_another_shape(empty_pool, monkeypatch):
+    """A step's (V, C) gradients and its (B, T, V) probabilities take turns: neither evicts the other."""
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 3)
+    first = memory.reusable_empty(LARGE, np.float32)
+    del first
+    other = memory.reusable_empty((LARGE[0] + 1, LARGE[1]), np.float32)
+    assert len(empty_pool) == 2 and not np.shares_memory(other, empty_pool[0])
+    again = memory.reusable_empty(LARGE, np.float32)
+    assert np.shares_memory(again, empty_pool[0])
+
+
+def test_a_vocabularys_logits_probabilities_and_their_gradients_reuse_buffers(empty_pool, monkeypatch):
+    """Each (B, T, V) array over the threshold comes from the pool, with the bits of the plain formula."""
+    monkeypatch.setattr(memory, "MAX_LARGE_BUFFERS", 8)
+    rng = np.random.default_rng(0)
+    B, T, V, C = 1, LARGE[0] // 8, LARGE[1] * 8, 4  # (B, T, V) float32: just over the threshold
+    x, weight = rng.standard_normal((B, T, C), dtype=np.float32), rng.standard_normal((V, C), dtype=np.float32)
+    logits, _ = OPS["unembed"].forward(x, weight)
+    probs, cache = OPS["softmax"].forward(logits)
+    targets = rng.integers(0, V, (B, T))
+    _, loss_cache = OPS["token_loss"].forward(probs, targets)
+    (dprobs, _) = OPS["token_loss"].backward(np.full((B, T), 1 / T, dtype=np.float32), loss_cache)
+    (dlogits,) = OPS["softmax"].backward(dprobs, cache)
+    for made in (logits, probs, dprobs, dlogits):
+        assert any(np.shares_memory(made, buffer) for buffer in empty_pool)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    np.testing.assert_array_equal(probs, e / e.sum(axis=-1, keepdims=True))
+    plain = np.zeros_like(dprobs)
+    np.put_along_axis(plain, targets[..., None], (-np.float32(1 / T) / loss_cache[0])[..., None], axis=-1)
+    np.testing.assert_array_equal(dprobs, plain)
+    np.testing.assert_array_equal(dlogits, probs * (plain - np.sum(probs * plain, axis=-1, keepdims=True)))

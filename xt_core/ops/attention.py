@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from xt_core.memory import reusable_empty
+
 # --------------------------------------------------------------------------- RoPE
 
 # q is the pair of a head's query before RoPE, q̃ after (keys alike: app.steps.formulas has their own)
@@ -144,7 +146,9 @@ SOFTMAX_BACKWARD_TEX = r"\frac{\partial L}{\partial z} = J \frac{\partial L}{\pa
 
 def softmax_forward(x: np.ndarray):
     """x (..., N) -> p (..., N), normalized over the last axis; -inf entries get p = 0."""
-    e = x - x.max(axis=-1, keepdims=True)
+    # a vocabulary's (B, T, V) probabilities are over 32 MB: a reused buffer, not fresh pages (50 MB
+    # of SmolLM2's at 256 positions faulted in cost more than the exp: xt_core.memory)
+    e = np.subtract(x, x.max(axis=-1, keepdims=True), out=reusable_empty(x.shape, x.dtype))
     np.exp(e, out=e)
     row_sum = e.sum(axis=-1, keepdims=True)
     e /= row_sum
@@ -156,7 +160,8 @@ def softmax_backward(dp: np.ndarray, cache):
     i.e. dx = p * (dp - sum(p * dp)); dropping the `- sum` term is a classic mistake.
     p is already normalized: dividing by the row sum again is another (the seed warns)."""
     p, _ = cache
-    dx = np.multiply(p, dp)  # (..., N), reused for the result: one buffer instead of three
+    dx = reusable_empty(np.broadcast_shapes(p.shape, dp.shape), np.result_type(p, dp))  # (..., N), as forward's
+    np.multiply(p, dp, out=dx)  # reused for the result: one buffer instead of three
     row = np.sum(dx, axis=-1, keepdims=True)  # (..., 1) = sum(p * dp)
     np.subtract(dp, row, out=dx)
     dx *= p

@@ -160,12 +160,14 @@ def unembed_forward(x: np.ndarray, weight: np.ndarray):
     if weight.shape[0] <= VOCAB_BLOCK:  # a toy vocabulary: nothing to gain below
         return x @ weight.T, (x, weight)
     columns = x.reshape(-1, x.shape[-1]).T  # (C, B*T)
-    logits = np.empty((columns.shape[1], weight.shape[0]), dtype=np.result_type(x, weight))  # (B*T, V)
+    # (B, T, V): over 32 MB from 160 positions, a reused buffer (its shape the probabilities' too)
+    logits = reusable_empty((*x.shape[:-1], weight.shape[0]), np.result_type(x, weight))
+    rows = logits.reshape(columns.shape[1], weight.shape[0])  # (B*T, V), a view
     # weight @ x^T, not x @ weight^T: OpenBLAS packs the (V, C) weight as it lies, ~1.4x faster at
     # 32 rows; block by block so each (block, B*T) result is transposed into logits while in cache
     for start in range(0, weight.shape[0], VOCAB_BLOCK):
-        logits[:, start : start + VOCAB_BLOCK] = (weight[start : start + VOCAB_BLOCK] @ columns).T
-    return logits.reshape(*x.shape[:-1], weight.shape[0]), (x, weight)
+        rows[:, start : start + VOCAB_BLOCK] = (weight[start : start + VOCAB_BLOCK] @ columns).T
+    return logits, (x, weight)
 
 
 def unembed_backward(dlogits: np.ndarray, cache):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xt_core.memory import reusable_empty
+
 TOKEN_LOSS_FORWARD_TEX = r"\ell_{b,t} = -\log p_{b,t,\,y_{b,t}}"
 TOKEN_LOSS_BACKWARD_TEX = (
     r"\frac{\partial L}{\partial p_{b,t,v}} = -\frac{\partial L}{\partial \ell_{b,t}} \frac{[v = y_{b,t}]}{p_{b,t,v}}"
@@ -26,7 +28,8 @@ def token_loss_forward(probs: np.ndarray, targets: np.ndarray):
 def token_loss_backward(dloss: np.ndarray, cache):
     """Forward: l = -log p[target]. Only the target's probability receives a gradient: -dl / p."""
     picked, targets, shape = cache
-    dprobs = np.zeros(shape, dtype=dloss.dtype)
+    dprobs = reusable_empty(shape, dloss.dtype)  # (B, T, V): a vocabulary's is a reused buffer (xt_core.memory)
+    dprobs.fill(0)
     np.put_along_axis(dprobs, targets[..., None], (-dloss / picked)[..., None], axis=-1)
     return dprobs, None
 
