@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from fastapi import HTTPException, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 
 from app.buglab import quiz
 from app.buglab import views as buglab_views
@@ -327,12 +327,14 @@ class Answers:
             async with self.room.held(tensor_bytes(ctx.trace, name, grad)) as held:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
                 # a .npy's array, recomputed or summed, may leave the recompute cache while it streams
-                streaming = None if as_json else held.keep(array.nbytes)
+                # (one the trace keeps, a weight or a boundary, is counted with it already)
+                kept = as_json or ctx.trace.keeps(array)
+                streaming = None if kept else held.keep(array.nbytes)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
-        if streaming is not None:
-            return await self._npy(ctx, name, grad, array, streaming)
+        if not as_json:
+            return await self._npy(ctx, name, grad, array, streaming or _nothing_held)
         too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
         if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
             raise SpecError(("query", "format"), too_big)
@@ -341,9 +343,9 @@ class Answers:
         body, zipped = await self.run(_encoded, answer, None, pool=pool, request=request)
         return encoded_response(request, body, gzipped=zipped)
 
-    async def _npy(self, ctx: TraceContext, name: str, grad: bool, array, held: Held) -> StreamingResponse:
-        """The array as a .npy file, streamed from its own memory, its bytes held until the last
-        piece is sent (or the client leaves)."""
+    async def _npy(self, ctx: TraceContext, name: str, grad: bool, array, held: Held) -> tensors.HeldWhileSent:
+        """The array as a .npy file, streamed from its own memory, its bytes held until the response
+        ends (sent, or the client gone)."""
         try:  # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
             pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
             length, pieces = await self.run(tensors.npy_stream, array, ctx.trace, pool=pool)
@@ -351,11 +353,16 @@ class Answers:
             held()
             raise
         filename = f"{name}{'.grad' if grad else ''}.npy"
-        return StreamingResponse(
-            tensors.held_while_sent(pieces, held),
+        return tensors.HeldWhileSent(
+            pieces,
+            held,
             media_type="application/octet-stream",
             headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
         )
+
+
+def _nothing_held() -> None:
+    pass
 
 
 def _build(fn, *args) -> Prepare:

@@ -142,8 +142,8 @@ def attention_gemms_ms(cfg, T: int, repeats: int) -> float:
     def randn(*shape):
         return rng.standard_normal(shape, dtype=np.float32)
 
-    qh = attention._split_queries(randn(1, T, H * hd), H, K)  # (1, K, G, T, hd), a strided view
-    kh, vh = attention._split_kv(randn(1, T, K * hd), K), attention._split_kv(randn(1, T, K * hd), K)
+    qh = attention.split_queries(randn(1, T, H * hd), H, K)  # (1, K, G, T, hd), a strided view
+    kh, vh = attention.split_kv(randn(1, T, K * hd), K), attention.split_kv(randn(1, T, K * hd), K)
     square, do = randn(1, K, H // K, T, T), randn(1, K, H // K, T, hd)  # scores, probs and their gradients
     products = [
         lambda: qh @ kh.swapaxes(-1, -2), lambda: square @ vh, lambda: square @ kh,

@@ -111,8 +111,16 @@ def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
 def kept_bytes() -> int:
     """Bytes of the large buffers kept and free (no view of them alive): memory this process holds
     that no trace or job counts (app.traces.store counts it in its budget and sheds it first)."""
-    with _buffers_lock:
-        return sum(_large_buffers[i].nbytes for i in _free_indices())
+    # Read without the lock: an estimate, as the store's free room it enters is; the recompute cache
+    # asks for it holding its own lock, and a collection inside _buffers_lock may finalize a trace,
+    # whose finalizer takes the cache's lock (two threads, each waiting for the other's).
+    total = 0
+    for i in range(len(_large_buffers)):
+        try:
+            total += _large_buffers[i].nbytes if _is_free(_large_buffers[i]) else 0
+        except IndexError:  # dropped meanwhile by another thread
+            break
+    return total
 
 
 def trim_kept(most: int) -> int:

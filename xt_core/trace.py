@@ -210,6 +210,11 @@ class Trace:
     def _is_held(self, a: np.ndarray) -> bool:
         return id(a) in self._held_ids
 
+    def keeps(self, array: np.ndarray) -> bool:
+        """Whether `array` is one the trace holds (a parameter, the token ids, a segment's output or
+        its gradient: counted in nbytes), not one recomputed from them."""
+        return self._is_held(array)
+
     def _summed_grad(self, name: str) -> np.ndarray:
         def compute():
             grad = summed_param_grad(self._tape, self._segs, name, self._replayed)

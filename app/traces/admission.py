@@ -71,6 +71,7 @@ class Ticket:
     behind: Ticket | None = None  # the build of the same spec it waits for (queued or under way)
     seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds admitted before it
     after_builds: bool = False
+    working: bool = True  # a hold's bytes in use by running work (Admission.holding), not only kept
 
 
 @dataclass(eq=False)
@@ -254,12 +255,13 @@ class Admission:
         return Held(self, ticket)
 
     def _keep(self, ticket: Ticket, nbytes: int) -> Held:
-        """Lets all of a held ticket's bytes but `nbytes` go now; the rest held by a ticket of its own."""
-        part = Ticket(Cost(0, 0.0), None, seq=next(self._seq), released=ticket.reservation is None)
+        """Lets all of a held ticket's bytes but `nbytes` go now; the rest held by a ticket of its own,
+        counted but no running work (`holding`): a download its client reads slowly, or never, does
+        not keep a hold past the budget from running alone."""
+        part = Ticket(Cost(0, 0.0), None, seq=next(self._seq), released=ticket.reservation is None, working=False)
         if ticket.reservation is not None and not ticket.released:
             part.reservation = self.store.split(ticket.reservation, nbytes)
             part.cost = Cost(part.reservation.nbytes, 0.0)
-            self.holding += 1
         self._let_go(ticket)
         return Held(self, part)
 
@@ -289,7 +291,7 @@ class Admission:
             self.working.remove(ticket)
         elif ticket.reservation is not None:
             self.store.release(ticket.reservation)
-            self.holding -= 1
+            self.holding -= ticket.working
         self._start_next()
 
     def release(self, ticket: Ticket) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
+from fastapi.responses import StreamingResponse
 
 import xt_core
 from app.words.said import Grouped, Said
@@ -47,14 +48,20 @@ def npy_stream(array: np.ndarray, owner: object = None) -> tuple[int, Iterator[b
     return len(header) + len(data), pieces()
 
 
-async def held_while_sent(pieces: Iterator[bytes | memoryview], let_go: Callable[[], None]) -> AsyncIterator:
-    """The pieces, on the event loop (each a view: nothing to compute), then `let_go`: also when the
-    client leaves mid-way (the response's task is cancelled, the generator closed)."""
-    try:
-        for piece in pieces:
-            yield piece
-    finally:
-        let_go()
+class HeldWhileSent(StreamingResponse):
+    """A streamed body whose bytes stay held (`held`: what lets them go) until the response ends,
+    however it ends: sent, or the client gone mid-way or before the first piece (Starlette then
+    cancels the stream, and a body iterator never started would never run a `finally` of its own)."""
+
+    def __init__(self, content: Iterator[bytes | memoryview], held: Callable[[], None], **kwargs):
+        super().__init__(content, **kwargs)
+        self.held = held
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.held()
 
 
 def check_json_size(name: str, array: np.ndarray, max_entries: int) -> str | None:

@@ -77,14 +77,14 @@ SCORES_FORWARD_TEX = r"S_{m,i,j} = \frac{\tilde{q}_{m,i} \cdot \tilde{k}_{\lfloo
 SCORES_BACKWARD_TEX = r"\frac{\partial L}{\partial \tilde{q}_{m,i}} = \frac{1}{\sqrt{d_h}} \sum_{j \le i} \frac{\partial L}{\partial S_{m,i,j}} \tilde{k}_{\lfloor m/G \rfloor,j}, \qquad \frac{\partial L}{\partial \tilde{k}_{\kappa,j}} = \frac{1}{\sqrt{d_h}} \sum_{m:\,\lfloor m/G \rfloor = \kappa} \sum_{i \ge j} \frac{\partial L}{\partial S_{m,i,j}} \tilde{q}_{m,i}"
 
 
-def _split_queries(q: np.ndarray, n_head: int, n_kv_head: int) -> np.ndarray:
+def split_queries(q: np.ndarray, n_head: int, n_kv_head: int) -> np.ndarray:
     """(B, T, H*hd) -> (B, K, G, T, hd)."""
     B, T, width = q.shape
     hd = width // n_head
     return q.reshape(B, T, n_kv_head, n_head // n_kv_head, hd).transpose(0, 2, 3, 1, 4)
 
 
-def _split_kv(k: np.ndarray, n_kv_head: int) -> np.ndarray:
+def split_kv(k: np.ndarray, n_kv_head: int) -> np.ndarray:
     """(B, T, K*hd) -> (B, K, 1, T, hd): the 1 broadcasts over the G query heads of a group."""
     B, T, width = k.shape
     return k.reshape(B, T, n_kv_head, 1, width // n_kv_head).transpose(0, 2, 3, 1, 4)
@@ -116,8 +116,8 @@ def scores_forward(q: np.ndarray, k: np.ndarray, n_head: int, n_kv_head: int):
     B, T, width = q.shape
     hd = width // n_head
     scale = q.dtype.type(1.0 / np.sqrt(hd))
-    qh = _split_queries(q, n_head, n_kv_head)
-    kh = _split_kv(k, n_kv_head)
+    qh = split_queries(q, n_head, n_kv_head)
+    kh = split_kv(k, n_kv_head)
     scores = (qh @ kh.swapaxes(-1, -2)).reshape(B, n_head, T, T)
     scores *= scale
     # copyto with a broadcast mask: one pass (boolean-index assignment gathers indices first, ~4x slower)
@@ -178,7 +178,7 @@ def attend_forward(probs: np.ndarray, v: np.ndarray, n_kv_head: int):
     """probs (B, H, T, T), v (B, T, K*hd) -> heads (B, H, T, hd) = probs @ v per head."""
     B, H, T, _ = probs.shape
     ph = probs.reshape(B, n_kv_head, H // n_kv_head, T, T)
-    vh = _split_kv(v, n_kv_head)
+    vh = split_kv(v, n_kv_head)
     out = ph @ vh
     return out.reshape(B, H, T, out.shape[-1]), (ph, vh)
 
