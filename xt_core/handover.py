@@ -23,7 +23,7 @@ class HandOver(Boundaries):
     arrays in the same order as a replay (an op's input gradient comes from one function whichever
     backward runs: xt_core.ops.basic), so the same bits, and the build's own gradients unchanged.
 
-    A segment is recorded while `room` is left; leaving it, it is kept (`replays`: segment, its
+    A segment the build's backward runs is recorded while `room` is left; leaving it, it is kept (`replays`: segment, its
     Replayed, its bytes but those `held`) if it fits in what is left, less a forward of it already
     handed over (`forwards`: segment -> bytes; the whole replay takes its place)."""
 
@@ -39,7 +39,10 @@ class HandOver(Boundaries):
     # ------------------------------------------------------------------ as Boundaries
 
     def entering(self, span: range) -> None:
-        if self.room > 0:  # its values before Boundaries lets them go
+        # not a segment whose every op the build's backward skips (the embedding's lookup: its table's
+        # gradient is no activation's), so the build makes nothing it did not before; its values
+        # taken before Boundaries lets them go
+        if self.room > 0 and any(self.keep.runs(self.nodes[i]) for i in span):
             self.recording = DeferredParams(span, self.is_param)
             self.segment_values = {self.nodes[i].name: self.values[self.nodes[i].name] for i in span}
         super().entering(span)
