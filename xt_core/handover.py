@@ -23,9 +23,9 @@ class HandOver(Boundaries):
     arrays in the same order as a replay (an op's input gradient comes from one function whichever
     backward runs: xt_core.ops.basic), so the same bits, and the build's own gradients unchanged.
 
-    A segment the build's backward runs is recorded while `room` is left; leaving it, it is kept (`replays`: segment, its
-    Replayed, its bytes but those `held`) if it fits in what is left, less a forward of it already
-    handed over (`forwards`: segment -> bytes; the whole replay takes its place)."""
+    A segment the build's backward runs is recorded while `room` is left; leaving it, it is kept
+    (`replays`: segment, its Replayed, its bytes but those `held`) if it fits in what is left, less a
+    forward of it already handed over (`forwards`: segment -> bytes; the whole replay takes its place)."""
 
     def __init__(self, nodes: list[Node], segs: Segments, values: dict, keep: KeepOnly, room: int, held, forwards):
         super().__init__(nodes, segs, values)
