@@ -15,6 +15,7 @@ import numpy as np
 
 from xt_core.config import Config
 from xt_core.families.registry import family_of
+from xt_core.handover import HandOver
 from xt_core.memory import keep_freed_memory
 from xt_core.names import TOKEN_IDS
 from xt_core.recompute import RECOMPUTED, Boundaries, Segments, activation_of, built_forwards, forward_finite
@@ -171,13 +172,16 @@ def forward_backward(
     keep = KeepOnly(activation_of(params), sink, check_finite=True)
     segs = Segments.of(nodes, params)
     plain = precision is None and not backward_override and not keep_param_grads
-    forwards = _forwards_to_hold(nodes, segs, env, caches, params, plain)
-    at_boundaries = Boundaries(nodes, segs, env)
-    boundary_grads, _ = run_backward(nodes, caches, np.ones((), dtype=dtype), backward_override, keep, at_boundaries)
+    forwards, handover = _to_hand_over(nodes, segs, env, caches, params, keep, plain)
+    # with room left, the backward also records each segment as a gradient's read would replay it
+    at_boundaries = handover or Boundaries(nodes, segs, env)
+    seed = np.ones((), dtype=dtype)
+    boundary_grads, _ = run_backward(nodes, caches, seed, backward_override, handover or keep, at_boundaries)
     finite &= keep.finite
     trace = Trace(cfg, nodes, env, boundary_grads, shapes, list(params), backward_override, param_grads)
     trace.all_finite = finite  # every value and activation gradient (app.steps.nonfinite reads it)
     trace.hold_forwards(forwards)
+    trace.hold_replays(handover.replays if handover else [])
     return trace
 
 
@@ -190,16 +194,20 @@ def _step_bytes(env: dict, params, keep_param_grads: bool) -> int:
     return forward + (sum(np.asarray(p).nbytes for p in params.values()) if keep_param_grads else 0)
 
 
-def _forwards_to_hold(nodes: list[Node], segs: Segments, env: dict, caches: list, params, plain: bool) -> list:
-    """The build's forward of its first segments, handed to the cache of recomputed segments
-    (recompute.built_forwards) in its free room: reading the step in order then replays none of
-    their forwards (each is read before the next replay needs its room: an in-order read evicts
-    only forwards it has read), and no other trace's entry is evicted for them. Not for
-    a low-precision step or an overridden backward (a fault's or an exercise's rule, a rounding
-    policy: none is held to leave its cache unwritten), nor for a training step (its caches hold
-    the weights its update frees one by one: xt_core.training.loop)."""
+def _to_hand_over(nodes: list[Node], segs: Segments, env: dict, caches: list, params, keep: KeepOnly, plain: bool):
+    """What the build hands to the cache of recomputed segments in its free room: the forward of its
+    first segments (recompute.built_forwards), and a HandOver that records, while room is left, each
+    segment's backward as a gradient's read would replay it (xt_core.handover). Reading the step in
+    order then replays no forward and no backward that fit (each is read before the next replay
+    needs its room: an in-order read evicts only what it has read), and no other trace's entry is
+    evicted for them. Not for a low-precision step or an overridden backward (a fault's or an
+    exercise's rule, a rounding policy: none is held to leave its cache unwritten), nor for a
+    training step (its caches hold the weights its update frees one by one: xt_core.training.loop)."""
     if not plain:
-        return []
+        return [], None
     room = RECOMPUTED.bound() - RECOMPUTED.nbytes  # a server's: its free room, if more than the floor
     ids = {id(env[name]) for name in (*params, *TOKEN_IDS, *segs.boundaries(nodes))}  # what the trace holds
-    return built_forwards(nodes, segs, env, caches, room, lambda a: id(a) in ids)
+    held = lambda a: id(a) in ids  # noqa: E731
+    forwards = built_forwards(nodes, segs, env, caches, room, held)
+    room -= sum(size for *_, size in forwards)
+    return forwards, HandOver(nodes, segs, env, keep, room, held, {s: size for s, _, size in forwards})

@@ -207,6 +207,13 @@ class Trace:
         for segment, forwarded, size in forwards:
             RECOMPUTED.get((self._owner, "forward", segment), lambda f=forwarded, n=size: (f, n))
 
+    def hold_replays(self, replays: list[tuple[int, Replayed, int]]) -> None:
+        """The build's whole replays of some segments (xt_core.handover), in place of their forwards."""
+        for segment, done, size in replays:
+            RECOMPUTED.take((self._owner, "forward", segment))  # its values are the whole replay's
+            done.grew = lambda made, key=(self._owner, "segment", segment): RECOMPUTED.grew(key, made)
+            RECOMPUTED.get((self._owner, "segment", segment), lambda d=done, n=size: (d, n))
+
     def _is_held(self, a: np.ndarray) -> bool:
         return id(a) in self._held_ids
 

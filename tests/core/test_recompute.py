@@ -175,9 +175,49 @@ def test_reading_every_value_then_every_gradient_runs_each_segment_forward_once(
     replayed = sorted(forwards, key=lambda span: span[0])
     if bound > 1 << 20:
         assert replayed == []  # every forward was the build's
-        assert RECOMPUTED.nbytes > held  # each forward became its whole replay's, not held beside it
+        assert RECOMPUTED.nbytes == held  # and every whole replay: the gradients' reads made none
     else:  # the first ones were the build's (the embedding's at least), the rest replayed in order
         assert 0 < len(replayed) < len(spans) - 1 and replayed == list(spans[len(spans) - len(replayed) :])
+
+
+def test_a_build_with_room_hands_over_its_backward_and_reading_every_gradient_replays_nothing(monkeypatch):
+    """With room in the cache, the build's backward is each segment's whole replay (xt_core.handover):
+    reading every gradient after it runs no replay, and each, every contribution, parameter gradient
+    and value has the bits a trace built without that room recomputes (and a full recording holds)."""
+    from xt_core import trace as trace_module
+
+    inputs, targets = make_batch(GQA, 1, 8, seed=5)
+    params = xt_core.init_params(GQA, seed=5)
+    RECOMPUTED.clear()
+    RECOMPUTED.resize(0)  # no room: the build hands nothing over, every read replays
+    fresh = xt_core.forward_backward(GQA, params, inputs, targets)
+    assert RECOMPUTED.nbytes == 0
+    RECOMPUTED.resize(1 << 30)  # the fixture restores the bound
+    trace = xt_core.forward_backward(GQA, params, inputs, targets)
+    replays = []
+    for name in ("replay", "replay_forward"):
+        real = getattr(trace_module, name)
+        monkeypatch.setattr(trace_module, name, lambda *a, real=real, **k: replays.append(a[1]) or real(*a, **k))
+    reads = [(r, r.name) for r in trace.records if r.phase == "backward"]
+    got = {name: trace.grad(name) for _, name in reads}
+    assert replays == []
+    # the lookup's table gradient is no activation's: the build never ran that op's backward, so
+    # its contribution, and the tied embedding's gradient, replay the embedding's segment alone
+    contributions = {name: dict(record.contributions) for record, name in reads}
+    got_params = {name: trace.grads[name] for name in trace.param_names}
+    assert replays == [range(0, 1)]
+    _, grads, _ = full_recording(trace)
+    monkeypatch.undo()
+    RECOMPUTED.resize(20_000)
+    for record, name in reads:
+        assert same(got[name], fresh.grad(name)) and same(got[name], grads[name]), f"dL/d {name}"
+        want = fresh.records[record.index].contributions
+        assert sorted(contributions[name]) == sorted(want), name
+        assert all(same(contributions[name][n], want[n]) for n in want), name
+    for name in trace.param_names:
+        assert same(got_params[name], fresh.grads[name]), f"dL/d {name}"
+    for node in trace.nodes:
+        assert same(trace[node.name], fresh[node.name]), node.name
 
 
 def test_a_replay_makes_a_weights_gradient_only_when_it_is_read(monkeypatch):

@@ -14,7 +14,7 @@ from app.spec.cost import spec_cost
 from app.traces.store import TraceStore, held_bytes
 from tests.helpers.specs import SMALL_SPEC
 from xt_core import memory
-from xt_core.recompute import RECOMPUTED, new_owner
+from xt_core.recompute import RECOMPUTED, Segments, new_owner
 
 MB = 1 << 20
 SEGMENT = 10 * MB  # one recomputed segment's bytes here
@@ -88,11 +88,16 @@ def test_a_cached_trace_is_never_evicted_for_recomputed_segments():
     assert len(store) == 2 and counted(store) <= settings.cache_bytes
 
 
-def test_a_build_hands_its_forwards_over_into_the_free_room():
+def test_a_build_hands_its_forwards_and_backward_over_into_the_free_room():
+    """Room for the whole step: each segment held as its whole replay (xt_core.handover), its forward
+    alone given up for it, but the embedding's (the build's backward never runs its lookup's)."""
     settings = Settings(recompute_bytes=0)  # no floor: what it holds is the free room's
     store = TraceStore(settings)
-    store.get(resolved(SMALL_SPEC, settings))
-    assert RECOMPUTED.nbytes > 0 and {key[1] for key in RECOMPUTED._entries} == {"forward"}
+    trace = store.get(resolved(SMALL_SPEC, settings))
+    segments = len(Segments.of(trace.nodes, trace.param_names).spans)
+    assert sorted(key[1:] for key in RECOMPUTED._entries) == [("forward", 0)] + [
+        ("segment", s) for s in range(1, segments)
+    ]
 
 
 def test_the_bytes_counted_stay_within_the_budget_or_the_floor_beside_the_rest():
