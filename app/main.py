@@ -153,6 +153,7 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     # One malloc arena for every thread, set before the worker pools start theirs: freed memory kept
     # once, not per thread (xt_core.memory.share_arenas; issue 35, finding 7)
     memory.share_arenas()
+    memory.limit_freed_memory(settings.kept_freed_bytes)
     app = FastAPI(
         lifespan=lifespan,
         title="xt",

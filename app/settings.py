@@ -36,6 +36,11 @@ class Settings:
     # most a quarter of cache_bytes. SmolLM2's layer replayed at 32 positions is 3.2 MB, its head
     # 24 MB (and 14 MB, 108 MB more once their weights' gradients are read); at 256, 33 and 194 MB.
     recompute_bytes: int = 256 << 20
+    # freed memory the allocator may keep for the next step, beside what the budget counts
+    # (xt_core.memory.limit_freed_memory; a server idle gives it all back: app.traces.freed): a
+    # notebook keeps up to 1.25x its largest step, which in a class's mix sat uncounted past the
+    # stated bound (cache_bytes + 512 MB + the weights)
+    kept_freed_bytes: int = 256 << 20
     # ... and its bound on steps (sum of len(Trace.records)): each cached step is ~5.5 Python
     # objects (its record, its tape node, their closures), ~1 KB beside the arrays Trace.nbytes
     # counts. A server freezes the traces it caches (TraceStore.freeze_cached), so no garbage

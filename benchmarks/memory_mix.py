@@ -142,10 +142,14 @@ async def class_works(base: str) -> dict[str, list[int]]:
     return {s.__name__: answers for s, answers in zip(STUDENTS, done, strict=True)}
 
 
-def run_mix(idle_wait: float = IDLE_WAIT_S) -> dict:
+def run_mix(idle_wait: float = IDLE_WAIT_S, sample: str | None = None) -> dict:
     """One run against a fresh server: every student's answers, the peak and idle RSS (MB)."""
     TINY_SECONDS.clear()
-    server = start_server({"XT_MODELS_DIR": "data/models"})
+    env = {"XT_MODELS_DIR": "data/models"}
+    if sample:  # the server's own accounting beside its RSS (benchmarks/variant_app.py)
+        server = start_server(env | {"XT_BENCH_SAMPLE": sample}, app="benchmarks.variant_app:app")
+    else:
+        server = start_server(env)
     try:
         wait_ready(server, 120)
         with rss_polled(server.pid) as samples:
@@ -170,6 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--idle-wait", type=float, default=IDLE_WAIT_S, help="seconds to wait for an idle server")
+    parser.add_argument("--sample", help="write the server's accounting every 50 ms to SAMPLE.N (run N)")
     args = parser.parse_args()
     bound = Settings().cache_bytes / MB + 512 + SMOLLM2_WEIGHTS_MB
     print(
@@ -177,7 +182,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|")
     for run in range(1, args.runs + 1):
-        mix = run_mix(args.idle_wait)
+        mix = run_mix(args.idle_wait, args.sample and f"{args.sample}.{run}")
         refused = {name: [a for a in answers if a != 200] for name, answers in mix["answers"].items()}
         refused = {name: codes for name, codes in refused.items() if codes} or "none"
         within = "yes" if mix["peak"] <= bound and float(mix["idle"].split()[0].replace(",", "")) <= bound else "**no**"

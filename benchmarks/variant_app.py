@@ -15,3 +15,32 @@ if "notrim" in VARIANT:
     freed.give_back = lambda: False
 
 from app.main import app  # noqa: E402,F401 - made with the variant in place
+
+
+def _sample_accounting(path: str) -> None:
+    """Every 50 ms, a line: seconds, RSS MB, and what the server counts (MB): traces alive,
+    reservations and holds, recomputed segments, kept large buffers; holds running, builds running."""
+    import threading
+    import time
+
+    from app.traces.freed import rss_bytes
+    from xt_core.recompute import RECOMPUTED
+
+    services, mb, started = app.state.services, 1 << 20, time.perf_counter()
+
+    def sample() -> None:
+        with open(path, "w") as out:
+            while True:
+                store, admission = services.store, services.admission
+                counted = (store.live_bytes, store.reserved, RECOMPUTED.nbytes, memory.kept_bytes())
+                mbs = " ".join(f"{n / mb:.0f}" for n in counted)
+                out.write(f"{time.perf_counter() - started:.2f} {rss_bytes() / mb:.0f} {mbs} ")
+                out.write(f"{admission.holding} {admission.builds + admission.small_builds}\n")
+                out.flush()
+                time.sleep(0.05)
+
+    threading.Thread(target=sample, daemon=True).start()
+
+
+if os.environ.get("XT_BENCH_SAMPLE"):
+    _sample_accounting(os.environ["XT_BENCH_SAMPLE"])

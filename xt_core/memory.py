@@ -31,7 +31,21 @@ def _mallopt():
 
 
 _lock = threading.Lock()
-_freed_bytes_kept = [0]  # the trim threshold set so far: only ever raised
+_freed_bytes_kept = [0]  # the trim threshold set so far: only ever raised, up to the cap
+_freed_bytes_most = [2**31 - 1]  # the cap (limit_freed_memory; mallopt takes an int)
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+
+
+def limit_freed_memory(most: int) -> int:
+    """From now on the allocator keeps at most `most` bytes freed (a setting made higher is lowered):
+    a server's budget counts what its traces and jobs hold, not freed memory the heap keeps for the
+    next step. Returns the threshold now in force (0: no glibc)."""
+    mallopt = _mallopt()
+    with _lock:
+        _freed_bytes_most[0] = min(most, 2**31 - 1)
+        if mallopt is not None and _freed_bytes_kept[0] > most and mallopt(M_TRIM_THRESHOLD, most):
+            _freed_bytes_kept[0] = most
+        return _freed_bytes_kept[0] if mallopt is not None else 0
 
 
 def keep_freed_memory(step_bytes: int = 0) -> int:
@@ -45,11 +59,10 @@ def keep_freed_memory(step_bytes: int = 0) -> int:
     to 32 MB come from the heap, and the heap keeps as much freed memory as the largest step so
     far held (at least 256 MB): RSS stays near its high-water mark instead of shrinking."""
     mallopt = _mallopt()
-    want = min(max(256 << 20, step_bytes + step_bytes // 4), 2**31 - 1)  # mallopt takes an int
     with _lock:  # worker threads build steps at once: a smaller value must never land last
+        want = min(max(256 << 20, step_bytes + step_bytes // 4), _freed_bytes_most[0])
         if mallopt is None or want <= _freed_bytes_kept[0]:
             return _freed_bytes_kept[0]
-        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
         if mallopt(M_MMAP_THRESHOLD, 32 << 20) and mallopt(M_TRIM_THRESHOLD, want):
             _freed_bytes_kept[0] = want
         return _freed_bytes_kept[0]
@@ -85,6 +98,19 @@ LARGE_ARRAY_BYTES = 32 << 20
 MAX_LARGE_BUFFERS = 5
 _large_buffers: list[np.ndarray] = []
 _buffers_lock = threading.Lock()
+_pool_room: list = [None]  # what a new kept buffer may take (pool_within); None: no bound
+
+
+def pool_within(room) -> None:
+    """A new large buffer joins the pool only while `room()` (a server's free room in its budget:
+    app.traces.store) has its bytes; without one (a notebook, the CLI) whenever the pool has a place.
+    A buffer not pooled is an array like any other, its pages back to the kernel when it goes."""
+    _pool_room[0] = room
+
+
+def _pooled(nbytes: int) -> bool:  # with _buffers_lock held
+    room = _pool_room[0]
+    return len(_large_buffers) < MAX_LARGE_BUFFERS and (room is None or room() >= nbytes)
 
 
 def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
@@ -103,7 +129,7 @@ def reusable_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
         if free and len(_large_buffers) >= MAX_LARGE_BUFFERS:  # room, else the step's other shapes churn
             del _large_buffers[free[0]]
         buffer = np.empty(shape, dtype)
-        if len(_large_buffers) < MAX_LARGE_BUFFERS:
+        if _pooled(buffer.nbytes):
             _large_buffers.append(buffer)
         return buffer.view()
 

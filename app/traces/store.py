@@ -88,6 +88,7 @@ class TraceStore:
         # the recomputed segments of every trace (one per process), within the same budget: the
         # store's free room, through a weak reference (a store no longer used offers none)
         RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4), _room_of(weakref.ref(self)))
+        memory.pool_within(_room_of(weakref.ref(self)))  # the large buffers kept, too, only in free room
 
     @property
     def nbytes(self) -> int:
@@ -170,6 +171,16 @@ class TraceStore:
             return
         with self._lock:
             self._reserved -= reservation.take()
+            self._shed_kept()
+
+    def _shed_kept(self) -> None:  # with self._lock held
+        """Kept large buffers past the budget let go: a job that ran alone, past the budget, frees its
+        arrays into the pool as it ends, and no reservation comes to make room (issue 35, finding 7:
+        324 MB of them at a mix's peak)."""
+        kept = memory.kept_bytes()
+        over = self._live + self._reserved + RECOMPUTED.nbytes + kept - self.settings.cache_bytes
+        if over > 0 and kept:
+            memory.trim_kept(max(0, kept - over))
 
     def split(self, reservation: Reservation, nbytes: int) -> Reservation:
         """At most `nbytes` of a reservation as one of its own (held on; the rest stays in the first)."""

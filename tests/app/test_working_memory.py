@@ -255,6 +255,13 @@ def test_a_step_view_and_a_download_hold_their_working_bytes_while_they_run(monk
         assert services.admission.holding == 0 and services.store.reserved == 0
 
 
+def test_the_server_caps_the_freed_memory_its_budget_does_not_count(monkeypatch):
+    caps = []
+    monkeypatch.setattr(memory, "limit_freed_memory", caps.append)
+    create_app(Settings(kept_freed_bytes=123 << 20), warm_up=False)
+    assert caps == [123 << 20]
+
+
 def test_the_server_shares_one_malloc_arena_between_its_threads(monkeypatch):
     """create_app sets it before any worker thread starts (xt_core.memory.share_arenas: its effect is
     tests/core/test_memory.py's)."""

@@ -18,6 +18,7 @@ LARGE = (memory.LARGE_ARRAY_BYTES // 4 // 1024, 1024)  # float32 rows x columns:
 @pytest.fixture
 def empty_pool(monkeypatch):
     monkeypatch.setattr(memory, "_large_buffers", [])
+    monkeypatch.setattr(memory, "_pool_room", [None])  # a notebook's: no server's budget
     return memory._large_buffers
 
 
@@ -172,3 +173,29 @@ def test_a_vocabularys_logits_probabilities_and_their_gradients_reuse_buffers(em
     np.put_along_axis(plain, targets[..., None], (-np.float32(1 / T) / loss_cache[0])[..., None], axis=-1)
     np.testing.assert_array_equal(dprobs, plain)
     np.testing.assert_array_equal(dlogits, probs * (plain - np.sum(probs * plain, axis=-1, keepdims=True)))
+
+
+def test_a_servers_cap_on_freed_memory_lowers_the_threshold_and_holds_it(monkeypatch):
+    """limit_freed_memory (a server's kept_freed_bytes) lowers a threshold a large step set, and no
+    later step raises it past the cap (glibc's mallopt, recorded here instead of set)."""
+    calls = []
+    monkeypatch.setattr(memory, "_mallopt", lambda: lambda param, value: calls.append((param, value)) or 1)
+    monkeypatch.setattr(memory, "_freed_bytes_kept", [0])
+    monkeypatch.setattr(memory, "_freed_bytes_most", [2**31 - 1])
+    assert memory.keep_freed_memory(1 << 30) == (1 << 30) + (1 << 28)  # a notebook: 1.25x the step
+    assert memory.limit_freed_memory(256 << 20) == 256 << 20
+    assert calls[-1] == (memory.M_TRIM_THRESHOLD, 256 << 20)
+    assert memory.keep_freed_memory(2 << 30) == 256 << 20  # past the cap: unchanged
+    assert calls[-1] == (memory.M_TRIM_THRESHOLD, 256 << 20)
+
+
+def test_a_new_buffer_joins_the_pool_only_within_the_room_it_is_given(empty_pool):
+    """A server's store gives its budget's free room (app.traces.store): past it, a large array is a
+    plain one, its pages back to the kernel when it goes, and no kept buffer grows uncounted."""
+    room = [0]
+    memory.pool_within(lambda: room[0])
+    first = memory.reusable_empty(LARGE, np.float32)
+    assert empty_pool == [] and first.shape == LARGE
+    room[0] = first.nbytes
+    second = memory.reusable_empty(LARGE, np.float32)
+    assert len(empty_pool) == 1 and np.shares_memory(second, empty_pool[0])

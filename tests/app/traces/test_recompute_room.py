@@ -24,6 +24,7 @@ SEGMENT = 10 * MB  # one recomputed segment's bytes here
 def fresh_recompute_cache(monkeypatch):
     """An empty cache of recomputed segments and no kept buffers; the process's bound restored after."""
     monkeypatch.setattr(memory, "_large_buffers", [])
+    monkeypatch.setattr(memory, "_pool_room", [None])
     saved = RECOMPUTED.max_bytes, RECOMPUTED._room
     RECOMPUTED.clear()
     yield
@@ -134,3 +135,20 @@ def test_a_build_hands_its_forwards_over_in_the_room_its_reservation_gives_back(
     assert len(store) == 1 and store.reserved == 0
     assert RECOMPUTED.nbytes > 0 and counted(store) <= settings.cache_bytes
     assert RECOMPUTED.nbytes + held_bytes(spec) <= spec_cost(spec).nbytes
+
+
+def test_kept_buffers_past_the_budget_go_when_a_reservation_ends(monkeypatch):
+    """A job past the budget (one that ran alone) frees its arrays into the pool as it ends: what the
+    budget has no room for is let go then, not at the next reservation (issue 35, finding 7)."""
+    store = TraceStore(Settings(cache_bytes=100 * MB, recompute_bytes=SEGMENT))
+    kept, trims = [0], []
+    monkeypatch.setattr(memory, "kept_bytes", lambda: kept[0])
+    monkeypatch.setattr(memory, "trim_kept", lambda most: trims.append(most) or 0)
+    job, other = store.reserve(50 * MB), store.reserve(40 * MB)
+    kept[0] = 80 * MB  # the job's arrays, freed into the pool
+    store.release(other)
+    assert trims[-1] == 50 * MB  # 50 reserved + 50 kept: the budget
+    trims.clear()
+    kept[0] = 50 * MB
+    store.release(job)
+    assert trims == []  # within the budget: kept for the next step
