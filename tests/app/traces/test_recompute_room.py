@@ -152,3 +152,15 @@ def test_kept_buffers_past_the_budget_go_when_a_reservation_ends(monkeypatch):
     kept[0] = 50 * MB
     store.release(job)
     assert trims == []  # within the budget: kept for the next step
+
+
+def test_recomputed_segments_past_the_budget_go_when_a_reservation_ends_their_floor_too():
+    store = TraceStore(Settings(cache_bytes=100 * MB, recompute_bytes=4 * SEGMENT))
+    job = store.reserve(90 * MB)
+    other = store.reserve(30 * MB, force=True)  # ran alone, past the budget
+    recompute(3)  # within the floor, beside the rest: 150 MB counted
+    store.release(other)
+    assert RECOMPUTED.nbytes == SEGMENT and counted(store) == 100 * MB
+    store.release(job)
+    recompute(3)
+    assert RECOMPUTED.nbytes == 4 * SEGMENT  # within the budget again: the floor holds them all
