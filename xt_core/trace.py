@@ -144,8 +144,7 @@ class Trace:
         return self._param_grads.pop(name)
 
     def release_param_grads(self) -> None:
-        """Stops holding the parameters' gradients (kept through a training step's update): read
-        again, each is recomputed with its segment."""
+        """Stops holding the parameters' gradients (kept through a training step's update; read again: recomputed)."""
         self._param_grads = None
 
     def _make_records(self, shapes: dict) -> list[Record]:
@@ -188,7 +187,7 @@ class Trace:
             params = self._segs.readers.__contains__  # their weight gradients made when read
             done = replay(self._tape, span, self._held, arriving, self.backward_override, forwarded, params)
             done.grew = lambda size: RECOMPUTED.grew(key, size)
-            return done, done.nbytes(self._is_held)
+            return done, done.nbytes(self.keeps)
 
         return RECOMPUTED.get(key, compute)
 
@@ -197,7 +196,7 @@ class Trace:
 
         def compute():
             done = replay_forward(self._tape, self._segs.spans[segment], self._held)
-            return done, done.nbytes(self._is_held)
+            return done, done.nbytes(self.keeps)
 
         return RECOMPUTED.get((self._owner, "forward", segment), compute)
 
@@ -214,13 +213,9 @@ class Trace:
             done.grew = lambda made, key=(self._owner, "segment", segment): RECOMPUTED.grew(key, made)
             RECOMPUTED.get((self._owner, "segment", segment), lambda d=done, n=size: (d, n))
 
-    def _is_held(self, a: np.ndarray) -> bool:
-        return id(a) in self._held_ids
-
     def keeps(self, array: np.ndarray) -> bool:
-        """Whether `array` is one the trace holds (a parameter, the token ids, a segment's output or
-        its gradient: counted in nbytes), not one recomputed from them."""
-        return self._is_held(array)
+        """Whether `array` is one the trace holds (counted in nbytes), not one recomputed from them."""
+        return id(array) in self._held_ids
 
     def _summed_grad(self, name: str) -> np.ndarray:
         def compute():
