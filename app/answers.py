@@ -328,13 +328,12 @@ class Answers:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
                 # a .npy's array, recomputed or summed, may leave the recompute cache while it streams
                 # (one the trace keeps, a weight or a boundary, is counted with it already)
-                kept = as_json or ctx.trace.keeps(array)
-                streaming = None if kept else held.keep(array.nbytes)
+                streaming = None if as_json else held.keep(0 if ctx.trace.keeps(array) else array.nbytes)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
-        if not as_json:
-            return await self._npy(ctx, name, grad, array, streaming or _nothing_held)
+        if streaming is not None:
+            return await self._npy(ctx, name, grad, array, streaming)
         too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
         if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
             raise SpecError(("query", "format"), too_big)
@@ -359,10 +358,6 @@ class Answers:
             media_type="application/octet-stream",
             headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
         )
-
-
-def _nothing_held() -> None:
-    pass
 
 
 def _build(fn, *args) -> Prepare:

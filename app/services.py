@@ -124,8 +124,8 @@ class Services:
         finally:
             self.pending -= 1
             job.cancel()  # no-op once it ran; a queued job whose request was cancelled never runs
-            if pool != LIGHT and not self.pending and self.running:  # idle: freed memory back to the kernel
-                self.pools[LIGHT].submit(freed.give_back)
+            if pool != LIGHT:  # idle now: freed memory back to the kernel
+                self._give_back_if_idle()
 
     async def build(self, spec: ResolvedSpec, request: Request | None = None) -> Trace:
         """The spec's trace, from the cache or built in its turn (app.traces.admission: a fair queue;

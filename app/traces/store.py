@@ -87,8 +87,9 @@ class TraceStore:
         self.freeze_cached = False
         # the recomputed segments of every trace (one per process), within the same budget: the
         # store's free room, through a weak reference (a store no longer used offers none)
-        RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4), _room_of(weakref.ref(self)))
-        memory.pool_within(_room_of(weakref.ref(self)))  # the large buffers kept, too, only in free room
+        room = _room_of(weakref.ref(self))
+        RECOMPUTED.resize(min(settings.recompute_bytes, settings.cache_bytes // 4), room)
+        memory.pool_within(room)  # the large buffers kept, too, only in free room
 
     @property
     def nbytes(self) -> int:
@@ -171,15 +172,15 @@ class TraceStore:
             return
         with self._lock:
             self._reserved -= reservation.take()
-            self._shed_kept()
+            self._shed_past_budget()
 
-    def _shed_kept(self) -> None:  # with self._lock held
+    def _shed_past_budget(self) -> None:  # with self._lock held
         """What is past the budget once a reservation ends let go, the kept large buffers first, then
         the recomputed segments (their floor too): a job that ran alone, past the budget, frees its
         arrays into the pool and its replays into the cache as it ends, and no reservation comes
         to make room (issue 35, finding 7: 324 MB of buffers and 216 of segments at a mix's peak)."""
         kept = memory.kept_bytes()
-        over = self._live + self._reserved + RECOMPUTED.nbytes + kept - self.settings.cache_bytes
+        over = self._counted() - self.settings.cache_bytes
         if over > 0 and kept:
             memory.trim_kept(max(0, kept - over))
             over -= min(kept, over)
@@ -288,9 +289,13 @@ class TraceStore:
             self._forget(trace_id)  # the last reference, unless the trace is in use: then it still counts
 
     def _over_bounds(self, room: int) -> bool:  # with self._lock held
-        held = self._live + RECOMPUTED.nbytes + memory.kept_bytes() + self._reserved
-        over_bytes = held + room > self.settings.cache_bytes
+        over_bytes = self._counted() + room > self.settings.cache_bytes
         return over_bytes or self._steps > self.settings.cache_steps
+
+    def _counted(self) -> int:
+        """Every byte the budget counts: traces alive, reservations and holds, recomputed segments,
+        kept large buffers."""
+        return self._live + self._reserved + RECOMPUTED.nbytes + memory.kept_bytes()
 
 
 def _room_of(store: weakref.ref[TraceStore]):
