@@ -127,22 +127,24 @@ class Answers:
         ctx: TraceContext | None = None,
         nbytes: Callable[[TraceContext], int] = lambda ctx: view_bytes(ctx.trace),
         check: int | None = None,
+        also: tuple[TraceContext, ...] = (),
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
         against it and returns the blocking builder, which runs in the views pool (app.traces.pool)
         holding its working bytes, `nbytes(ctx)`, in the one budget (app.traces.working: Room);
         a sealed key's answer goes through `seal` before it is encoded. `check`: the step whose
         gradient check it computes, with the builds instead, its float64 bytes held before its job is
-        queued (Services.twin_room; a sealed check computes nothing)."""
+        queued (Services.twin_room; a sealed check computes nothing). While it waits for them, the
+        traces it reads (ctx's, and `also`'s: a diff's correct trace) are let go (app.traces.working Room)."""
         if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = ctx or await self.trace(key.trace_id, request)
         build = await prepare(ctx)
         compute = partial(_encoded, build, seal if key.sealed else None)
         if check is None:
-            held, pool = self.room.held(nbytes(ctx)), VIEWS
+            held, pool = self.room.held(nbytes(ctx), ctx, *also, request=request), VIEWS
         else:
-            held, pool = nullcontext() if key.sealed else self.twin_room(ctx.trace, check), BUILDS
+            held, pool = nullcontext() if key.sealed else self.twin_room(ctx, check, request), BUILDS
         async with held:
             encoded = await self.run(self.cache.get_or_compute, key, compute, pool=pool, request=request)
         return encoded_response(request, encoded[0], gzipped=encoded[1])
@@ -285,20 +287,20 @@ class Answers:
             probe = {"path": f"/api/traces/{trace_id}/quiz/probe", "body": f'{{"step": {index}}}'}
             raise HTTPException(403, detail=Said("error-diff-costs-probe", index=str(index), **probe))
 
-        async def prepare(ctx: TraceContext):
-            if not ctx.spec.faults:
-                raise HTTPException(404, detail=Said("error-diff-no-fault", trace=ctx.spec.id))
-            record = record_at(ctx, index)
-            if record.phase != "backward":
-                raise SpecError(
-                    ("path", "index"), Said("error-diff-not-backward", index=str(index), phase=record.phase)
-                )
-            check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
-            correct = await self.context(without_faults(ctx.spec), request)
-            return partial(buglab_views.diff_view, ctx, correct, index, seq, lang)
-
         key = AnswerKey("diff", trace_id, (index, seq), lang=lang)
-        return await self._answer(request, key, prepare, nbytes=lambda ctx: diff_bytes(ctx.trace, index))
+        if (hit := self._hit(request, key)) is not None:
+            return hit
+        ctx = await self.trace(trace_id, request)
+        if not ctx.spec.faults:
+            raise HTTPException(404, detail=Said("error-diff-no-fault", trace=ctx.spec.id))
+        record = record_at(ctx, index)
+        if record.phase != "backward":
+            raise SpecError(("path", "index"), Said("error-diff-not-backward", index=str(index), phase=record.phase))
+        check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
+        correct = await self.context(without_faults(ctx.spec), request)
+        prepare = _build(buglab_views.diff_view, ctx, correct, index, seq, lang)
+        held = diff_bytes(ctx.trace, index)
+        return await self._answer(request, key, prepare, ctx=ctx, nbytes=lambda _: held, also=(correct,))
 
     async def update(self, request: Request, trace_id: str, param: str, lang: str = "en") -> Response:
         """{param, figures}: one parameter's ΔW beside its gradient on the update step."""
@@ -324,7 +326,7 @@ class Answers:
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
-            async with self.room.held(tensor_bytes(ctx.trace, name, grad)) as held:
+            async with self.room.held(tensor_bytes(ctx.trace, name, grad), ctx, request=request) as held:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
                 # a .npy's array, recomputed or summed, may leave the recompute cache while it streams
                 # (one the trace keeps, a weight or a boundary, is counted with it already)

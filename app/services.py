@@ -72,9 +72,8 @@ class Services:
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self._watchers: set[asyncio.Task] = set()  # hold_while_checking's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
-        self.room = Room(
-            self.admission.hold, settings.small_build_bytes
-        )  # a views job's working bytes (app.traces.working)
+        # a job's working bytes, its traces let go while it waits for them (app.traces.working)
+        self.room = Room(self.admission.hold, settings.small_build_bytes, self.store.cached, self.build)
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
             store=self.store,
@@ -161,11 +160,14 @@ class Services:
         raise Overloaded(Said("error-busy-evicted", trace=spec.id, times=JOIN_TRIES))
 
     @contextlib.asynccontextmanager
-    async def twin_room(self, trace: Trace, index: int | None = None) -> AsyncIterator[None]:
+    async def twin_room(
+        self, ctx: TraceContext, index: int | None = None, request: Request | None = None
+    ) -> AsyncIterator[None]:
         """Holds the bytes a gradient check of step `index` replays in (a float32 trace's float64 twin
         while its first check builds it, the float64 segments of every later one: app.traces.working.
-        check_bytes) in the one budget for the block, waiting its turn (app.traces.admission: hold)."""
-        let_go = await self.hold_checking(trace, index)
+        check_bytes) in the one budget for the block, waiting its turn with its trace let go
+        (app.traces.working Room: ctx.trace is taken again once they are held)."""
+        let_go = await self.hold_checking(ctx, index, request)
         try:
             yield
         finally:
@@ -178,15 +180,15 @@ class Services:
         job = self.checks.get(trace_id)
         if job is not None:
             return job
-        trace = (await self.trace(trace_id, request)).trace
+        ctx = await self.trace(trace_id, request)
         self.ensure_running()  # a cached trace skipped the pool: it may have ended with a lifespan
-        let_go = await self.hold_checking(trace)
+        let_go = await self.hold_checking(ctx, request=request)
         if (job := self.checks.get(trace_id)) is not None:  # a request started it while this one waited
             let_go()
             return job
-        room = CheckRoom(lambda: self.admission.wants_room, self._retake, self._hold_after_builds, let_go)
+        room = CheckRoom(lambda: self.admission.wants_room, self.trace, self._hold_after_builds, let_go)
         try:
-            job = self.checks.start(trace_id, trace, room)
+            job = self.checks.start(trace_id, ctx.trace, room)
         except ChecksBusy as exc:
             let_go()
             raise Overloaded(exc.running) from None
@@ -194,17 +196,16 @@ class Services:
         return job
 
     async def hold_checking(
-        self, trace: Trace, index: int | None = None, after_builds: bool = False
+        self, ctx: TraceContext, index: int | None = None, request: Request | None = None, after_builds: bool = False
     ) -> Callable[[], None]:
         """The bytes a check of step `index` (None: a check job, every step) replays in, held until
-        the returned callable lets them go (Admission.hold; app.traces.working.check_bytes)."""
-        return await self.admission.hold(check_bytes(trace, index), after_builds=after_builds)
+        the returned callable lets them go (Admission.hold; app.traces.working.check_bytes), the
+        trace let go while they are waited for (Room.hold_for)."""
+        nbytes = check_bytes(ctx.trace, index)
+        return await self.room.hold_for(nbytes, ctx, request=request, after_builds=after_builds)
 
-    async def _retake(self, trace_id: str) -> Trace:
-        return (await self.trace(trace_id)).trace
-
-    async def _hold_after_builds(self, trace: Trace) -> Callable[[], None]:
-        return await self.hold_checking(trace, after_builds=True)
+    async def _hold_after_builds(self, ctx: TraceContext) -> Callable[[], None]:
+        return await self.hold_checking(ctx, after_builds=True)
 
     def hold_while_checking(self, job: Future, let_go: Callable[[], None]) -> None:
         """A check job (app.traces.checks) holds its room until it ends (app.traces.check_room: let go

@@ -55,7 +55,7 @@ async def get_slice(
         return encode(slices.tensor_slice(ctx, name, grad, array, at, rows, cols, find, find_in))
 
     try:
-        async with services.room.held(tensor_bytes(ctx.trace, name, grad)):
+        async with services.room.held(tensor_bytes(ctx.trace, name, grad), ctx, request=request):
             body, zipped = await services.run(cut, pool=VIEWS, request=request)
     except KeyError as exc:
         raise HTTPException(
@@ -93,6 +93,7 @@ async def get_compare(
         raise SpecError(("query", "param"), Said("error-compare-param"))
     build = partial(compare.compare_view, first, second, index, seq, param, lang)
     # both traces' replays and B − A count in the one budget: the compare waits for them
-    async with services.room.held(compare_bytes(first.trace, compare.working_bytes(first, index, param))):
+    nbytes = compare_bytes(first.trace, compare.working_bytes(first, index, param))
+    async with services.room.held(nbytes, first, second, request=request):
         body, zipped = await services.run(lambda: encode(build()), pool=VIEWS, request=request)
     return encoded_response(request, body, gzipped=zipped)

@@ -206,7 +206,7 @@ async def probe_quiz(
         state = await services.quiz.probe(ctx.spec.id, learner, client_address(request), probe.step)
     except quiz.ProbesSpent as exc:
         raise HTTPException(409, detail=exc.words(lang)) from None
-    async with services.twin_room(ctx.trace, probe.step):  # its check's float64 bytes (it may build the twin)
+    async with services.twin_room(ctx, probe.step, request):  # its check's float64 bytes (it may build the twin)
         check = await services.run(services.answers.check_of, ctx, probe.step)
     checked = gradcheck_json(check, ctx.spec.canonical["dtype"])
     payload = {"index": probe.step, "gradcheck": checked} | state.json(services.quiz.max_probes)

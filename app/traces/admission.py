@@ -19,8 +19,10 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              fits never waits behind one that does not; with nothing else running the first left
              starts whatever its size (counted, past the budget). A small hold (within
              small_build_bytes: a tiny spec's view) may take the small lane's bytes, as a small
-             build does. A check job makes way between its steps while something waits for bytes
-             (`wants_room`; app.traces.check_room)
+             build does. While a hold waits, its request lets go of the traces its work reads
+             (app.traces.working Room): what runs alone evicts them rather than runs beside them;
+             the hold's own bytes never evict them (`spare`). A check job makes way between its
+             steps while something waits for bytes (`wants_room`; app.traces.check_room)
 
 Refused at once: past settings.max_queued_per_client builds waiting for one learner identity, or
 settings.max_queued_per_address for an address without one (429), and,
@@ -72,6 +74,7 @@ class Ticket:
     seq: int = 0  # when it was admitted: a hold `after_builds` waits for the builds admitted before it
     after_builds: bool = False
     working: bool = True  # a hold's bytes in use by running work (Admission.holding), not only kept
+    spare: frozenset[str] = frozenset()  # a hold's traces, let go while it waits: not evicted for its own bytes
 
 
 @dataclass(eq=False)
@@ -240,11 +243,13 @@ class Admission:
         self._recheck_due = None
         self._start_next()
 
-    async def hold(self, nbytes: int, after_builds: bool = False) -> Held:
+    async def hold(self, nbytes: int, after_builds: bool = False, spare: frozenset[str] = frozenset()) -> Held:
         """Holds `nbytes` of working memory in the one budget, once they fit (or nothing else runs);
         returns what lets them go (Held). Cancelled while waiting: nothing is held.
-        `after_builds`: its turn comes after the builds waiting now (a check job's next step)."""
-        ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds)
+        `after_builds`: its turn comes after the builds waiting now (a check job's next step).
+        `spare`: the ids of the traces the work reads, which its request let go while it waits
+        (app.traces.working Room): its own bytes never evict them, anything else's may."""
+        ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds, spare=spare)
         self.working.append(ticket)
         self._start_next()
         try:
@@ -269,7 +274,7 @@ class Admission:
         """Holds a working ticket's bytes if they fit (a small one may take the small lane's room);
         `alone`, nothing else running, anyway: counted, once every evictable byte has gone."""
         kept = 0 if self._small(ticket) else self._kept(ticket.cost.nbytes)
-        reservation = self.store.reserve(ticket.cost.nbytes, kept, force=alone)
+        reservation = self.store.reserve(ticket.cost.nbytes, kept, force=alone, spare=ticket.spare)
         if reservation is None:
             return False
         ticket.reservation = reservation

@@ -4,8 +4,9 @@ A SmolLM2 trace's every-step checks take minutes; a build or a hold waiting for 
 them out (issue 35, finding 7: a float64 build waited >900 s behind one job). At a step boundary,
 while something waits for bytes (Admission.wants_room), the job makes way: it lets its room go and
 drops its trace (it stays cached, evictable), takes its trace again (a cache hit, or rebuilt in its
-turn) and holds its room again behind the builds admitted before (Admission.hold, after_builds),
-then goes on where it stopped (its checks done so far are cached per step)."""
+turn) and holds its room again behind the builds admitted before (Admission.hold, after_builds; the
+trace let go again while it waits: app.traces.working Room), then goes on where it stopped (its
+checks done so far are cached per step)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,22 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 
-from xt_core import Trace
+from app.traces.working import Reads
 
 LetGo = Callable[[], None]
 
 
 class CheckRoom:
     """What one running check job holds, let go and taken again at its step boundaries. `wants_room()`:
-    whether something waits for bytes; `retake(trace_id)`: the trace again (through admission);
-    `hold(trace)`: its room, held behind the builds waiting; `let_go`: the room held at the start."""
+    whether something waits for bytes; `retake(trace_id)`: the trace again (through admission), with
+    its spec; `hold(reads)`: its room, held behind the builds waiting (`reads.trace` let go while it
+    waits, then taken again); `let_go`: the room held at the start."""
 
     def __init__(
         self,
         wants_room: Callable[[], bool],
-        retake: Callable[[str], Awaitable[Trace]],
-        hold: Callable[[Trace], Awaitable[LetGo]],
+        retake: Callable[[str], Awaitable[Reads]],
+        hold: Callable[[Reads], Awaitable[LetGo]],
         let_go: LetGo,
     ):
         self.loop = asyncio.get_running_loop()  # made on the loop that holds the room; steps end in worker threads
@@ -43,9 +45,9 @@ class CheckRoom:
     async def _make_way(self, job) -> None:
         trace_id, job.trace = job.trace_id, None  # unreferenced first: its bytes count as evictable
         self.end()
-        trace = await self.retake(trace_id)
-        self.let_go = await self.hold(trace)
-        job.trace = trace
+        reads = await self.retake(trace_id)
+        self.let_go = await self.hold(reads)
+        job.trace = reads.trace
 
     def end(self) -> None:
         """Lets the room held go (the job ended, or makes way)."""

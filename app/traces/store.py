@@ -147,13 +147,17 @@ class TraceStore:
         lent = getattr(self._lent, "nbytes", 0)
         return self.settings.cache_bytes - (self._live + self._reserved + memory.kept_bytes()) + lent
 
-    def reserve(self, nbytes: int, kept: int = 0, force: bool = False) -> Reservation | None:
+    def reserve(
+        self, nbytes: int, kept: int = 0, force: bool = False, spare: frozenset[str] = frozenset()
+    ) -> Reservation | None:
         """Room for a build of `nbytes` (estimated) within cache_bytes, made now by evicting cached
         traces nobody else holds; None, evicting nothing, when the traces in use and the builds
         already admitted leave too little, or less than `kept` bytes beside it (the small lane's).
-        `force`: reserved anyway, once everything that can go has (admission's work that runs alone)."""
+        `force`: reserved anyway, once everything that can go has (admission's work that runs alone).
+        `spare`: the ids of traces the work will take again as it starts (a request that let them go
+        while it waited: app.traces.working Room), counted as in use and not evicted."""
         with self._lock:
-            left = self.settings.cache_bytes - (self._live - self._freeable() + self._reserved + nbytes)
+            left = self.settings.cache_bytes - (self._live - self._freeable(spare) + self._reserved + nbytes)
             if kept > left and not force:
                 return None
             # counted before the recomputed segments give their room back: none grows into it after
@@ -163,7 +167,7 @@ class TraceStore:
             # floor, then the cached traces nobody holds
             memory.trim_kept(left - RECOMPUTED.nbytes)
             RECOMPUTED.trim(left - memory.kept_bytes())
-            self._evict(keep=0, only_free=True)
+            self._evict(keep=0, only_free=True, spare=spare)
             return Reservation(nbytes)
 
     def release(self, reservation: Reservation | None) -> None:
@@ -256,10 +260,10 @@ class TraceStore:
         what they grew beyond it given back, oldest first, before anything else is counted."""
         RECOMPUTED.trim(max(RECOMPUTED.max_bytes, self.free_room()))
 
-    def _freeable(self) -> int:  # with self._lock held
-        """Bytes evicting would free: the cached traces nothing else holds."""
+    def _freeable(self, spare: frozenset[str] = frozenset()) -> int:  # with self._lock held
+        """Bytes evicting would free: the cached traces nothing else holds (but those spared)."""
         return sum(
-            entry[1] for trace_id, entry in self._traces.items() if not self._in_use(trace_id)
+            entry[1] for trace_id, entry in self._traces.items() if trace_id not in spare and not self._in_use(trace_id)
         )  # no name binds a trace
 
     def _in_use(self, trace_id: str) -> bool:  # with self._lock held
@@ -278,13 +282,15 @@ class TraceStore:
         with self._lock:
             self._live -= size
 
-    def _evict(self, keep: int, room: int = 0, only_free: bool = False) -> None:  # with self._lock held
+    def _evict(
+        self, keep: int, room: int = 0, only_free: bool = False, spare: frozenset[str] = frozenset()
+    ) -> None:  # with self._lock held
         """Evicts the oldest cached traces while over the bounds, keeping the `keep` newest (and,
-        only_free, every trace in use: evicting it would free nothing)."""
+        only_free, every trace in use: evicting it would free nothing; and those spared)."""
         for trace_id in list(self._traces):
             if not self._over_bounds(room) or len(self._traces) <= keep:
                 return
-            if only_free and self._in_use(trace_id):
+            if trace_id in spare or (only_free and self._in_use(trace_id)):
                 continue
             self._forget(trace_id)  # the last reference, unless the trace is in use: then it still counts
 

@@ -99,19 +99,21 @@ def test_a_check_holds_the_float64_bytes_it_replays_in_until_let_go():
     trace's: each holds check_bytes while it runs."""
 
     async def scenario():
-        services, _, trace = await services_with_a_small_trace()
+        services, spec, trace = await services_with_a_small_trace()
         settings = services.settings
         n_seq, T = trace.tokens.shape
-        async with services.twin_room(trace, 1):
+        ctx = await services.context(spec)
+        async with services.twin_room(ctx, 1):
             assert services.store.reserved == check_bytes(trace, 1) == twin_build_bytes(trace.cfg, n_seq, T) > 0
+            assert ctx.trace is trace  # let go while it waited, taken again from the cache
         assert services.store.reserved == 0
         twin = twin_of(trace)
         twin.grad(trace.nodes[0].name)  # its backward run whole: the later checks replay as much
-        async with services.twin_room(trace, 1):
+        async with services.twin_room(ctx, 1):
             assert services.store.reserved == check_bytes(trace, 1)
-        f64 = await services.build(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))
+        f64 = await services.context(resolve(TraceSpec.model_validate({**SMALL_SPEC, "dtype": "float64"}), settings))
         async with services.twin_room(f64, 1):
-            assert services.store.reserved == check_bytes(f64, 1) > 0
+            assert services.store.reserved == check_bytes(f64.trace, 1) > 0
             services.shutdown()
 
     run_async(scenario())

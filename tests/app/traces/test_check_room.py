@@ -83,10 +83,10 @@ def test_a_check_job_makes_way_between_steps_and_goes_on_where_it_stopped(monkey
 
     async def retake(trace_id):
         events.append(("retake", job.trace))
-        return trace
+        return SimpleNamespace(trace=trace)
 
-    async def hold(held_trace):
-        events.append(("hold again", held_trace is trace))
+    async def hold(reads):
+        events.append(("hold again", reads.trace is trace))
         return lambda: events.append("let go")
 
     async def scenario():
