@@ -19,7 +19,8 @@ from app.main import app  # noqa: E402,F401 - made with the variant in place
 
 def _sample_accounting(path: str) -> None:
     """Every 50 ms, a line: seconds, RSS MB, and what the server counts (MB): traces alive,
-    reservations and holds, recomputed segments, kept large buffers; holds running, builds running."""
+    reservations and holds, recomputed segments, kept large buffers; holds running, builds running;
+    past the budget, the holds and builds waiting and the cached traces (id:MB, * in use)."""
     import threading
     import time
 
@@ -35,7 +36,11 @@ def _sample_accounting(path: str) -> None:
                 counted = (store.live_bytes, store.reserved, RECOMPUTED.nbytes, memory.kept_bytes())
                 mbs = " ".join(f"{n / mb:.0f}" for n in counted)
                 out.write(f"{time.perf_counter() - started:.2f} {rss_bytes() / mb:.0f} {mbs} ")
-                out.write(f"{admission.holding} {admission.builds + admission.small_builds}\n")
+                out.write(f"{admission.holding} {admission.builds + admission.small_builds}")
+                if sum(counted) > services.settings.cache_bytes:  # who holds what, past the budget
+                    cached = " ".join(f"{i[:6]}:{n / mb:.0f}{'*' if used else ''}" for i, n, used in store.inventory())
+                    out.write(f" | waiting holds {len(admission.working)} builds {admission.waiting} | {cached}")
+                out.write("\n")
                 out.flush()
                 time.sleep(0.05)
 

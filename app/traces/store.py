@@ -129,6 +129,12 @@ class TraceStore:
             self._traces.move_to_end(spec.id)
             return hit[0]
 
+    def inventory(self) -> list[tuple[str, int, bool]]:
+        """The cached traces, oldest first: id, bytes counted, whether anything beyond the cache holds it
+        (benchmarks/memory_mix.py --sample reads it at the peaks)."""
+        with self._lock:
+            return [(trace_id, entry[1], self._in_use(trace_id)) for trace_id, entry in self._traces.items()]
+
     def building(self, trace_id: str) -> bool:
         """Whether a build of this id is under way (a second request waits for it)."""
         with self._lock:
