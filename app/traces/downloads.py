@@ -9,11 +9,14 @@ ends. Only the event loop takes and gives back places: no lock."""
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable
 
 from app.traces.busy import RETRY_AFTER_S, TooManyQueued
 from app.words.said import Said
+
+log = logging.getLogger("xt.downloads")
 
 
 class Downloads:
@@ -41,3 +44,8 @@ class Downloads:
                     del self.under_way[client]
 
         return give_back
+
+
+def log_not_taken(seconds: float) -> None:
+    """Why a download's response ended short (uvicorn logs only that it did not complete)."""
+    log.info("a download ended: its client took no piece in %s s (download_send_timeout_seconds)", seconds)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import logging
 import math
 from collections.abc import Callable, Iterator
 
@@ -13,13 +12,12 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Message, Send
 
 import xt_core
+from app.traces import downloads
 from app.words.said import Grouped, Said
 
 # The .npy answer goes out in slices of the array's own memory of this many bytes: no copy of a
 # tensor (SmolLM2's 113 MB embedding) is made per request, only the slice being sent.
 NPY_CHUNK_BYTES = 1 << 20
-
-log = logging.getLogger("xt.downloads")
 
 
 def tensor_array(trace: xt_core.Trace, name: str, grad: bool) -> np.ndarray:
@@ -82,10 +80,7 @@ class HeldWhileSent(StreamingResponse):
         try:
             await super().__call__(scope, receive, self._in_time(send))
         except PieceNotTaken:
-            log.info(
-                "a download ended: its client took no piece in %s s (download_send_timeout_seconds)",
-                self.send_timeout_s,
-            )
+            downloads.log_not_taken(self.send_timeout_s)
         finally:
             self.held()
 

@@ -87,8 +87,9 @@ async def _posted(app) -> tuple[str, str]:
 
 def test_a_client_has_at_most_max_downloads_per_client_under_way(monkeypatch):
     """Two downloads of one client held (their client takes no piece): a third is a 429 naming the
-    setting, before any work (no array is read); another client's is not refused, nor the same
-    client's JSON; once one ends, sent, the client may download again; every place and byte goes."""
+    setting (documented), before any work (no array is read); another client's is not refused, nor
+    the same client's JSON; once one ends, sent, the client may download again; every place and
+    byte goes."""
     app = create_app(Settings(allowed_hosts=TEST_HOSTS, max_downloads_per_client=2), warm_up=False)
     services, read, tensor_array = app.state.services, [], tensors.tensor_array
     monkeypatch.setattr(tensors, "tensor_array", lambda *a: read.append(a[1:]) or tensor_array(*a))
@@ -116,6 +117,7 @@ def test_a_client_has_at_most_max_downloads_per_client_under_way(monkeypatch):
     refusal, headers, reads_before, statuses, length = run_async(run())
     assert "max_downloads_per_client = 2" in refusal["detail"] and headers["retry-after"] == "2", (refusal, headers)
     assert reads_before == 2  # the refused one read nothing
+    assert "429" in app.openapi()["paths"]["/api/traces/{trace_id}/tensors/{name}"]["get"]["responses"]
     assert statuses == [200, 200, 200] and length > 128
     assert services.answers.downloads.under_way == {}
     assert services.store.reserved == 0 and services.admission.holding == 0
