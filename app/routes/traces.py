@@ -158,5 +158,6 @@ async def get_tensor(
         "npy", description="npy: numpy's .npy file; json: {name, shape, dtype, data}"
     ),
 ) -> Response:
-    client, most = services.client_key(request), services.settings.max_downloads_per_client  # a .npy's share
+    # a .npy download counts against its client's max_downloads_per_client (app.traces.downloads)
+    client, most = services.client_key(request), services.settings.max_downloads_per_client
     return await services.answers.tensor(request, trace_id, name, grad, format == "json", client=client, most=most)
