@@ -42,6 +42,7 @@ from app.steps.registry import kind_of
 from app.traces import tensors
 from app.traces.admission import Held
 from app.traces.cache import LRU
+from app.traces.downloads import Downloads
 from app.traces.pool import BUILDS, LIGHT, VIEWS
 from app.traces.store import TraceStore
 from app.traces.working import Room, check_bytes, diff_bytes, tensor_bytes, view_bytes
@@ -111,6 +112,7 @@ class Answers:
         self.twin_room = twin_room  # holds the float64 bytes a check replays in, before its job is queued
         self.room = room  # a views job's working bytes, held by its thread as it starts (app.traces.working)
         self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
+        self.downloads = Downloads()  # the .npy downloads under way, by client (settings.max_downloads_per_client)
 
     # ------------------------------------------------------------------ the one path
 
@@ -319,10 +321,27 @@ class Answers:
 
     # ------------------------------------------------------------------ GET .../tensors/{name}
 
-    async def tensor(self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool) -> Response:
+    async def tensor(
+        self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool, *, client: str, most: int
+    ) -> Response:
         """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
-        Not cached: the trace holds the array already."""
+        Not cached: the trace holds the array already. A .npy download first takes one of the `most`
+        places of its `client` (429 past them, before any work: app.traces.downloads), given back
+        with its bytes when its response ends."""
+        if as_json:
+            return await self._tensor(request, trace_id, name, grad, None)
+        place = self.downloads.take(client, most)
+        try:
+            return await self._tensor(request, trace_id, name, grad, place)
+        except BaseException:
+            place()
+            raise
+
+    async def _tensor(
+        self, request: Request, trace_id: str, name: str, grad: bool, place: Callable[[], None] | None
+    ) -> Response:
+        """`tensor`: a .npy download with its `place` (its client's), JSON without."""
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
@@ -330,12 +349,12 @@ class Answers:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
                 # a .npy's array, recomputed or summed, may leave the recompute cache while it streams
                 # (one the trace keeps, a weight or a boundary, is counted with it already)
-                streaming = None if as_json else held.keep(0 if ctx.trace.keeps(array) else array.nbytes)
+                streaming = None if place is None else held.keep(0 if ctx.trace.keeps(array) else array.nbytes)
         except KeyError as exc:
             message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
             raise HTTPException(404, detail=message) from None
         if streaming is not None:
-            return await self._npy(ctx, name, grad, array, streaming)
+            return await self._npy(ctx, name, grad, array, streaming, place)
         too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
         if too_big is not None:  # SmolLM2's embedding would be 560 MB of JSON
             raise SpecError(("query", "format"), too_big)
@@ -344,19 +363,28 @@ class Answers:
         body, zipped = await self.run(_encoded, answer, None, pool=pool, request=request)
         return encoded_response(request, body, gzipped=zipped)
 
-    async def _npy(self, ctx: TraceContext, name: str, grad: bool, array, held: Held) -> tensors.HeldWhileSent:
-        """The array as a .npy file, streamed from its own memory, its bytes held until the response
-        ends (sent, or the client gone)."""
+    async def _npy(
+        self, ctx: TraceContext, name: str, grad: bool, array, held: Held, place: Callable[[], None]
+    ) -> tensors.HeldWhileSent:
+        """The array as a .npy file, streamed from its own memory, its bytes held (and its client's
+        place taken) until the response ends: sent, the client gone, or a piece it did not take in
+        settings.download_send_timeout_seconds."""
         try:  # only a non-contiguous array is copied (in the pool); every recorded one is contiguous
             pool = LIGHT if array.flags.c_contiguous or array.size <= LIGHT_TENSOR_ENTRIES else VIEWS
             length, pieces = await self.run(tensors.npy_stream, array, ctx.trace, pool=pool)
         except BaseException:
             held()
             raise
+
+        def let_go() -> None:
+            held()
+            place()
+
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return tensors.HeldWhileSent(
             pieces,
-            held,
+            let_go,
+            send_timeout_s=ctx.settings.download_send_timeout_seconds,
             media_type="application/octet-stream",
             headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
         )

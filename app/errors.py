@@ -181,6 +181,9 @@ PROBES_STORE_DOWN = {
 PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
 CLASS_QUIZ = {409: _answer("a class's quiz: its poll answers it and its presenter reveals it")}
 VOTERS_LIMITED = {429: _answer("this address was given voters_per_address learner identities this hour")}
+DOWNLOADS_LIMITED = {
+    429: _answer("this client already has max_downloads_per_client .npy downloads under way: retry after Retry-After")
+}
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),
     415: _answer(f"not multipart/form-data, or not a {' / '.join(UPLOAD_SUFFIXES)} file"),

@@ -71,6 +71,14 @@ class Settings:
     # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding would be 560 MB
     # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
+    # .npy downloads under way for one client (its learner identity, else its address: the build
+    # queue's client). Each holds its array's bytes in cache_bytes until its response ends (SmolLM2's
+    # embedding gradient: 113 MB), so a client reading slowly, or never, holds at most this many;
+    # one more is a 429 + Retry-After before any work (app/traces/downloads.py).
+    max_downloads_per_client: int = 2
+    # A download's piece (1 MB) its client does not take within this ends the response (the
+    # connection closes) and lets its bytes go: a reader that stops holds them this long, not forever.
+    download_send_timeout_seconds: float = 30.0
     quiz_probes: int = 3  # gradient checks a quiz learner may run before answering (app/buglab/quiz.py)
     # New steps the learners of one client address may probe on one quiz together (app/buglab/probes.py):
     # one learner's worth, so identities (60 an hour an address) do not multiply probes. A class

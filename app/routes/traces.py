@@ -11,7 +11,7 @@ from fastapi.responses import Response
 
 from app import security
 from app.deps import FigureSeq, LangDep, OffLoopJSONRoute, ServicesDep, SettingsDep, StepIndex
-from app.errors import BAD_FIELD, NOT_FOUND, QUIZ_WEIGHTS
+from app.errors import BAD_FIELD, DOWNLOADS_LIMITED, NOT_FOUND, QUIZ_WEIGHTS
 from app.schemas.traces import HeadView, JacobianView, StepCheckAnswer, StepView, TensorJSON, TraceSummary
 from app.spec import TraceSpec, resolve
 
@@ -145,7 +145,7 @@ async def get_jacobian(
 @router.get(
     "/traces/{trace_id}/tensors/{name}",
     response_model=TensorJSON,
-    responses={**TENSOR_ANSWER, **QUIZ_WEIGHTS},
+    responses={**TENSOR_ANSWER, **QUIZ_WEIGHTS, **DOWNLOADS_LIMITED},
     summary="One recorded tensor or its gradient, as .npy or JSON",
 )
 async def get_tensor(
@@ -158,4 +158,6 @@ async def get_tensor(
         "npy", description="npy: numpy's .npy file; json: {name, shape, dtype, data}"
     ),
 ) -> Response:
-    return await services.answers.tensor(request, trace_id, name, grad, as_json=format == "json")
+    # a .npy download counts against its client's max_downloads_per_client (app.traces.downloads)
+    client, most = services.client_key(request), services.settings.max_downloads_per_client
+    return await services.answers.tensor(request, trace_id, name, grad, format == "json", client=client, most=most)

@@ -1,5 +1,6 @@
-"""The refusals of a busy server (app.traces.admission, app.services): 503 when too much work is
-queued, 429 when one learner has too much waiting; each with Retry-After, worded in the catalogues."""
+"""The refusals of a busy server (app.traces.admission, app.services, app.traces.downloads): 503
+when too much work is queued, 429 when one learner has too much waiting or downloading; each with
+Retry-After, worded in the catalogues."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class Overloaded(HTTPException):
 
 
 class TooManyQueued(HTTPException):
-    """429 + Retry-After: this client already has settings.max_queued_per_client builds waiting."""
+    """429 + Retry-After: this client already has its share, settings.max_queued_per_client builds
+    waiting or max_downloads_per_client downloads under way (app.traces.downloads)."""
 
     def __init__(self, detail: str, retry_after: float):
         seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Iterator
 
+import anyio
 import numpy as np
 from fastapi.responses import StreamingResponse
+from starlette.types import Message, Send
 
 import xt_core
+from app.traces import downloads
 from app.words.said import Grouped, Said
 
 # The .npy answer goes out in slices of the array's own memory of this many bytes: no copy of a
@@ -48,20 +52,46 @@ def npy_stream(array: np.ndarray, owner: object = None) -> tuple[int, Iterator[b
     return len(header) + len(data), pieces()
 
 
+class PieceNotTaken(Exception):
+    """A download's client took no piece within its send timeout: the response ends there."""
+
+
 class HeldWhileSent(StreamingResponse):
     """A streamed body whose bytes stay held (`held`: what lets them go) until the response ends,
     however it ends: sent, or the client gone mid-way or before the first piece (Starlette then
-    cancels the stream, and a body iterator never started would never run a `finally` of its own)."""
+    cancels the stream, and a body iterator never started would never run a `finally` of its own),
+    or a piece not taken within `send_timeout_s` (settings.download_send_timeout_seconds). uvicorn's
+    send waits while its transport has more than its high-water mark to write (flow.drain): a
+    client that stops reading stops it there. That wait cut short, the app returns with the response
+    unfinished and uvicorn closes the connection (one line in its log, no traceback, no 500)."""
 
-    def __init__(self, content: Iterator[bytes | memoryview], held: Callable[[], None], **kwargs):
+    def __init__(
+        self,
+        content: Iterator[bytes | memoryview],
+        held: Callable[[], None],
+        send_timeout_s: float = math.inf,
+        **kwargs,
+    ):
         super().__init__(content, **kwargs)
         self.held = held
+        self.send_timeout_s = send_timeout_s
 
     async def __call__(self, scope, receive, send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, self._in_time(send))
+        except PieceNotTaken:
+            downloads.log_not_taken(self.send_timeout_s)
         finally:
             self.held()
+
+    def _in_time(self, send: Send) -> Send:
+        async def send_in_time(message: Message) -> None:
+            with anyio.move_on_after(self.send_timeout_s) as waited:
+                await send(message)
+            if waited.cancelled_caught:  # uvicorn wrote nothing of it: its wait for the client comes first
+                raise PieceNotTaken
+
+        return send_in_time
 
 
 def check_json_size(name: str, array: np.ndarray, max_entries: int) -> str | None:

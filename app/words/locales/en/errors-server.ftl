@@ -43,11 +43,12 @@ error-query-too-long = the query string is { $size } bytes, more than the limit 
 error-cross-site = a state-changing request must come from this server's own pages: it came from another site (Origin / Sec-Fetch-Site)
 error-body-too-large = the body is { $size } bytes or more; this server takes at most { $most } ({ $setting })
 
-## A busy server (app/traces/admission.py, app/services.py): the reason, then when to retry
+## A busy server (app/traces/admission.py, app/services.py, app/traces/downloads.py): the reason, then when to retry
 
 error-busy-retry = { $reason }; retry in about { $seconds } s
 error-busy-jobs-running = the server is busy ({ $jobs } jobs running)
 error-busy-jobs-queued = the server is busy ({ $jobs } jobs queued)
 error-busy-client-queued = { $builds } builds of this client already wait ({ $setting } = { $most })
+error-busy-client-downloads = { $downloads } .npy downloads of this client are already under way ({ $setting } = { $most })
 error-busy-queue-full = the server is busy: { $builds } builds wait, the most the queue holds (max_queued_builds)
 error-busy-queued-seconds = the server is busy: about { $queued } s of traces are queued and this one adds about { $adds } s, past the limit of { $most } s (max_queued_seconds)
