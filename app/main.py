@@ -31,6 +31,7 @@ from app.security import Guard, SecurityHeaders
 from app.services import Services
 from app.settings import Settings, get_settings
 from app.timing import ServerTiming
+from app.traces import freed
 from app.warmup import settle_heap
 from app.words.choice import chosen_language
 from app.words.said import Said, in_language
@@ -154,6 +155,7 @@ def create_app(settings: Settings | None = None, warm_up: bool = True) -> FastAP
     # once, not per thread (xt_core.memory.share_arenas; issue 35, finding 7)
     memory.share_arenas()
     memory.limit_freed_memory(settings.kept_freed_bytes)
+    freed.watch(settings.kept_freed_bytes)  # and freed memory between live chunks (app.traces.freed)
     app = FastAPI(
         lifespan=lifespan,
         title="xt",

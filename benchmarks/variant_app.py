@@ -20,7 +20,7 @@ from app.main import app  # noqa: E402,F401 - made with the variant in place
 def _sample_accounting(path: str) -> None:
     """Every 50 ms, a line: seconds, RSS MB, and what the server counts (MB): traces alive,
     reservations and holds, recomputed segments, kept large buffers; holds running, builds running;
-    past the budget, the holds and builds waiting and the cached traces (id:MB, * in use)."""
+    the heap (MB: mapped, in use, free in the arena; glibc's mallinfo2); past the budget, the holds and builds waiting and the cached traces (id:MB, * in use)."""
     import threading
     import time
 
@@ -36,7 +36,7 @@ def _sample_accounting(path: str) -> None:
                 counted = (store.live_bytes, store.reserved, RECOMPUTED.nbytes, memory.kept_bytes())
                 mbs = " ".join(f"{n / mb:.0f}" for n in counted)
                 out.write(f"{time.perf_counter() - started:.2f} {rss_bytes() / mb:.0f} {mbs} ")
-                out.write(f"{admission.holding} {admission.builds + admission.small_builds}")
+                out.write(f"{admission.holding} {admission.builds + admission.small_builds} {_heap_mb()}")
                 if sum(counted) > services.settings.cache_bytes:  # who holds what, past the budget
                     cached = " ".join(f"{i[:6]}:{n / mb:.0f}{'*' if used else ''}" for i, n, used in store.inventory())
                     out.write(f" | waiting holds {len(admission.working)} builds {admission.waiting} | {cached}")
@@ -45,6 +45,25 @@ def _sample_accounting(path: str) -> None:
                 time.sleep(0.05)
 
     threading.Thread(target=sample, daemon=True).start()
+
+
+def _heap_mb() -> str:
+    """glibc's mallinfo2: bytes mmapped apart (hblkhd), in use in the arena (uordblks) and free in it
+    (fordblks), MB; "- - -" without glibc."""
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd")] + [
+            (name, ctypes.c_size_t) for name in ("usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
+        ]
+
+    try:
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return "- - -"
+    mallinfo2.restype = MallInfo2
+    info = mallinfo2()
+    return " ".join(f"{n / (1 << 20):.0f}" for n in (info.hblkhd, info.uordblks, info.fordblks))
 
 
 if os.environ.get("XT_BENCH_SAMPLE"):
