@@ -57,6 +57,9 @@ VIEW_FLOOR = 32 * MiB
 HEAD_ARRAYS = 4
 # float64 (B, T, V) arrays the output softmax's backward view makes at once beside them (view_bytes)
 IDENTITY_ARRAYS = 4
+# What a check of the head's step holds beyond its (B, T, V) and (V, C) arrays: the segment's (B, T, C)
+# values and gradients in float64, a block of the weight cast at a time, its answer (head_check_bytes)
+CHECK_FLOOR = 16 * MiB
 
 LetGo = Callable[[], None]
 
@@ -144,22 +147,23 @@ def twin_build_bytes(cfg: Config, n_seq: int, T: int) -> int:
 
 
 def head_check_bytes(cfg: Config, n_seq: int, T: int, itemsize: int) -> int:
-    """A check of a step outside the layers (xt_core.checks.gradcheck.check_record): the float64
+    """A check of a step of the head's segment (xt_core.checks.gradcheck.check_record): the float64
     twin's head segment replayed (HEAD_ARRAYS float64 (B, T, V) arrays), a float32 trace's own beside
     it (the gradient on screen), and either an activation's check (its input moved both ways and the
     loss replayed from each: HEAD_ARRAYS float64 (B, T, V) arrays more) or, for a weight beyond LARGE
     entries (the LM head's: directional_large), its gradient in both replays, the weight moved whole
-    in float64, the direction's block (BLOCK entries) and the logits and probabilities replayed from
-    it with their temporaries (three float64 (B, T, V) arrays). SmolLM2, float32: 85 positions
-    892 MiB (the logits' backward measured 861), 256 positions 1,468 MiB (1,402)."""
+    in float64, the direction's block (BLOCK entries, drawn in float32 then cast) and the logits and
+    probabilities replayed from the moved weight with their temporaries (three float64 (B, T, V)
+    arrays); CHECK_FLOOR besides. SmolLM2, float32: 85 positions 908 MiB (the logits' backward
+    measured 861), 256 positions 1,484 MiB (1,402)."""
     one, shown = vocab_elements(cfg, n_seq, T), itemsize < 8
     replays = HEAD_ARRAYS * one * (8 + (itemsize if shown else 0))
     activation = HEAD_ARRAYS * one * 8
     weight = 0
     if largest_param_bytes(cfg, 1) > LARGE:
         on_screen = largest_param_bytes(cfg, itemsize) if shown else 0
-        weight = 2 * largest_param_bytes(cfg, 8) + on_screen + BLOCK * 8 + 3 * one * 8
-    return replays + max(activation, weight)
+        weight = 2 * largest_param_bytes(cfg, 8) + on_screen + BLOCK * 8 + max(BLOCK * 4, 3 * one * 8)
+    return replays + max(activation, weight) + CHECK_FLOOR
 
 
 def _last_layer_node(trace: Trace) -> int:
