@@ -3,25 +3,33 @@ and where they are held in the one budget (app.traces.admission: Admission.hold)
 mix stays within cache_bytes + 512 MB + the weights (issue 35, finding 7).
 
     view      a step's view, a head, a Jacobian, an update's figures, a summary: the segment it
-              replays (xt_core.recompute), the figures, their tables and JSON
+              replays (xt_core.recompute; the head's keeps four (B, T, V) arrays), the figures,
+              their tables and JSON (the output softmax's backward: four float64 (B, T, V) more)
     diff      a faulty step against the correct trace's: a view's work on each trace, the
               step's own segment replayed (a layer's, or the head's)
-    compare   two traces' same step: a view's on each, and B − A (app.steps.compare.working_bytes)
+    compare   two traces' same step: the segment replayed on each, and B − A
+              (app.steps.compare.working_bytes)
     tensor    a recorded tensor or its gradient (.npy, JSON, a slice): its segment replayed; a
-              parameter's gradient, every reader's replay and their sum; a .npy's array until
+              parameter's gradient, a second reader's part and their sum; a .npy's array until
               its last piece is sent
     check     a step's gradient check, in float64: the float32 trace's twin while it is built, or
-              the float64 segments a check replays (as large); the update step's check, the
-              parameters moved in float64 besides
+              the float64 segments a check replays (as large); a step of the head's, its float64
+              replays, the LM head's weight moved whole and a direction's block; the update
+              step's check, its two replays at θ ± h u besides
 
-Measured with tracemalloc (the peak over what was traced before the request, one request at a
-time, SmolLM2-135M; the mix's texts): `.venv/bin/python benchmarks/working_bytes.py`. SmolLM2 at
-84 positions, float32: views ≤ 140 MiB (the output softmax's and the logits' backward; most
-under 32), a diff ≤ 55 MiB once the correct trace is built (a step outside the layers: ≤ 108), a
-compare of the logits 242 MiB, the embedding's gradient as .npy 169-216 MiB (its array, 108 MiB,
-held on while it streams: Held.keep), a step's check 97-376 MiB (481 for the first: the twin),
-the update step's check (AdamW) 547-563 MiB; at 42 positions in float64, views ≤ 216 MiB. The class
-preset's largest view: 23 MiB (its norms'); a tiny spec's: 0.6 MiB.
+Measured with tracemalloc (the peak over what was traced before the request, one request at a time,
+its segment replayed afresh: no recomputed segment, no free kept buffer; SmolLM2-135M):
+`.venv/bin/python benchmarks/working_bytes.py` (the mix's texts: 85 positions, float64 43) and
+`... --positions 256` (float64 55, the most it takes). SmolLM2, float32, 85 / 256 positions: views
+≤ 204 / 590 MiB (the output softmax's backward: its replay's four (B, T, V) arrays and the identity
+check's four float64 ones; the logits' backward 198 / 350: the (V, C) weight's gradient), a diff
+≤ 73 / 121 MiB for a layer's step, ≤ 361 / 652 for the head's, a compare of the logits 242 / 630,
+the logits' gradient as .npy 66 / 196, the embedding's 391 / 521 (its array, 108 MiB, held on
+while it streams: Held.keep), a check of a layer's step ≤ 485 / 679 (481 / 580 for the first: the
+twin), of the head's 345-861 / 606-1,402 (the LM head's weight), the update step's check (AdamW, 85
+positions) 736-980 MiB over seven runs; float64 at 43 / 55 positions: views ≤ 306 / 325, the head's
+checks ≤ 593 / 621 MiB. Each under its estimate (the benchmark's table). The class preset's view
+with its check: 39 MiB.
 
 Where a job's bytes are held: on the event loop before the job is queued (`Room.held`; a check:
 app.services twin_room, hold_checking), never in a worker thread (one waiting for bytes would keep
@@ -90,8 +98,8 @@ def view_bytes(trace: Trace) -> int:
     of one sequence, which picks the vocabulary's columns drawn: app.steps.axes) or the output
     softmax's (Trace.logits_identity_error in float64: the probabilities cast, (p − onehot)/N,
     dL/dlogits minus that, and its |·|: IDENTITY_ARRAYS at once, one fewer in a float64 trace, whose
-    probabilities are not cast). SmolLM2, float32: 85 positions 224 MiB (measured ≤ 204), 256
-    positions 608 MiB (≤ 580); float64, 43 positions: 328 MiB (≤ 306)."""
+    probabilities are not cast). SmolLM2, float32: 85 positions 223 MiB (measured ≤ 204), 256
+    positions 608 MiB (≤ 590); float64, 43 positions 329 MiB (≤ 306)."""
     n_seq, T = trace.tokens.shape
     cfg, itemsize = trace.cfg, trace.dtype.itemsize
     one = vocab_elements(cfg, n_seq, T)
@@ -116,8 +124,8 @@ def step_bytes(trace: Trace, index: int) -> int:
 
 def diff_bytes(faulty: Trace, index: int) -> int:
     """A diff of step `index`: a view's work on the faulty trace and on its correct twin (the same
-    sizes), each the step's segment (SmolLM2 at 85 positions: a layer's step 116 MiB, measured ≤ 73;
-    the logits' backward 408, measured 361; at 256 positions 664, measured ≤ 588)."""
+    sizes), each the step's segment (SmolLM2 at 85 positions: a layer's step 107 MiB, measured ≤ 73,
+    a step of the head's 408, measured ≤ 361; at 256 positions 152 and 664, measured ≤ 121 and 652)."""
     return 2 * (step_bytes(faulty, index) + VIEW_FLOOR)
 
 
@@ -154,7 +162,7 @@ def head_check_bytes(cfg: Config, n_seq: int, T: int, itemsize: int) -> int:
     entries (the LM head's: directional_large), its gradient in both replays, the weight moved whole
     in float64, the direction's block (BLOCK entries, drawn in float32 then cast) and the logits and
     probabilities replayed from the moved weight with their temporaries (three float64 (B, T, V)
-    arrays); CHECK_FLOOR besides. SmolLM2, float32: 85 positions 908 MiB (the logits' backward
+    arrays); CHECK_FLOOR besides. SmolLM2, float32: 85 positions 907 MiB (the logits' backward
     measured 861), 256 positions 1,484 MiB (1,402)."""
     one, shown = vocab_elements(cfg, n_seq, T), itemsize < 8
     replays = HEAD_ARRAYS * one * (8 + (itemsize if shown else 0))
