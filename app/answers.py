@@ -206,7 +206,7 @@ class Answers:
         if not kind_of(record).reads_pos:  # one view for every pos
             pos, key = 0, replace(key, args=(index, seq, 0))
         checked = not (key.sealed or view.check_deferred(ctx))  # a small model's check, in its view
-        held = view_bytes(ctx.trace) + (check_bytes(ctx.trace, index) if checked else 0)
+        held = view_bytes(ctx.trace, index) + (check_bytes(ctx.trace, index) if checked else 0)
         prepare = _build(self._step_body, ctx, index, seq, pos, key)
         return await self._answer(request, key, prepare, ctx=ctx, nbytes=lambda _: held)
 
@@ -252,7 +252,8 @@ class Answers:
             check_range("seq", seq, ctx.n_seq, Said("error-why-trace-sequences", count=ctx.n_seq))
             return partial(heads.head_view, ctx, index, figure or grids[0], head, seq, lang)
 
-        return await self._answer(request, AnswerKey("head", trace_id, (index, figure, head, seq), lang=lang), prepare)
+        key = AnswerKey("head", trace_id, (index, figure, head, seq), lang=lang)
+        return await self._answer(request, key, prepare, nbytes=lambda ctx: view_bytes(ctx.trace, index))
 
     # ------------------------------------------------------------------ GET .../jacobian, .../diff, .../update
 

@@ -114,6 +114,16 @@ def steps(client, summary: dict, label: str, pick, estimate: int) -> None:
     measured(label, estimate, [lambda s=s: client.get(f"{url}/{s['index']}") for s in chosen], client, [summary["id"]])
 
 
+def views(client, summary: dict, trace, tag: str) -> None:
+    """Two rows: the views of layer 0's steps (each holds its layer's segment) and of the steps outside
+    the layers (the embedding, the final norm, the head, the loss: the head's)."""
+    layer0 = next(s["index"] for s in summary["steps"] if s["name"].startswith("layers.0."))
+    in_layer0 = lambda s: s["name"].startswith("layers.0.")  # noqa: E731
+    steps(client, summary, f"a view, {tag}, layer 0's steps", in_layer0, working.view_bytes(trace, layer0))
+    outside = lambda s: not s["name"].startswith("layers.")  # noqa: E731
+    steps(client, summary, f"a view, {tag}, a step outside the layers", outside, working.view_bytes(trace))
+
+
 def head_steps(summary: dict, phase: str | None = None) -> list[dict]:
     """The head's and the loss's steps (of one phase)."""
     return [s for s in summary["steps"] if s["name"] in HEAD_STEPS and phase in (None, s["phase"])]
@@ -159,14 +169,7 @@ def head_diffs(client, positions: int | None) -> None:
 def float32_jobs(client, positions: int | None) -> None:
     summary, trace = traced(client, {"model": SMOL, "text": positions_text(1, positions)})
     print(f"| float32: {trace.tokens.shape[1]} positions | | |", flush=True)
-    layer0 = lambda s: not s["name"].startswith("layers.") or s["name"].startswith("layers.0.")  # noqa: E731
-    steps(
-        client,
-        summary,
-        "a view, float32 (every kind: layer 0, embedding, head, loss)",
-        layer0,
-        working.view_bytes(trace),
-    )
+    views(client, summary, trace, "float32")
     url = f"/api/traces/{summary['id']}"
     first = summary["steps"][0]["index"]
     measured(
@@ -221,8 +224,7 @@ def float64_jobs(client, positions: int | None) -> None:
     words = (lambda k: text(k, repeat=2)) if float64 is None else (lambda k: positions_text(k, float64))
     summary, trace = traced(client, {"model": SMOL, "text": words(7), "dtype": "float64"})
     print(f"| float64: {trace.tokens.shape[1]} positions | | |", flush=True)
-    layer0 = lambda s: not s["name"].startswith("layers.") or s["name"].startswith("layers.0.")  # noqa: E731
-    steps(client, summary, "a view, float64", layer0, working.view_bytes(trace))
+    views(client, summary, trace, "float64")
     head_jobs(client, {"model": SMOL, "text": words(9), "dtype": "float64"}, "float64")
 
 
