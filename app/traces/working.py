@@ -106,15 +106,23 @@ def view_bytes(trace: Trace, index: int | None = None) -> int:
     probabilities are not cast). SmolLM2, float32: 85 positions 223 MiB (measured ≤ 204), 256
     positions 608 MiB (≤ 590); float64, 43 positions 329 MiB (≤ 306)."""
     if index is not None and trace.records[index].layer is not None:
-        return (
-            step_bytes(trace, index) + VIEW_FLOOR
-        )  # SmolLM2: 54 MiB at 85 positions (measured ≤ 41), 76 at 256 (≤ 65)
+        return _layer_view(trace, index)
     n_seq, T = trace.tokens.shape
     cfg, itemsize = trace.cfg, trace.dtype.itemsize
     one = vocab_elements(cfg, n_seq, T)
     logits = largest_param_bytes(cfg, itemsize) + T * cfg.vocab_size * itemsize
     identity = (IDENTITY_ARRAYS - (itemsize == 8)) * one * 8
-    return HEAD_ARRAYS * one * itemsize + max(logits, identity) + VIEW_FLOOR
+    head = HEAD_ARRAYS * one * itemsize + max(logits, identity) + VIEW_FLOOR
+    layer_step = next((r.index for r in trace.records if r.layer is not None), None) if index is None else None
+    return (
+        head if layer_step is None else max(head, _layer_view(trace, layer_step))
+    )  # a small model's layer may weigh more
+
+
+def _layer_view(trace: Trace, index: int) -> int:
+    """A view of a layer's step: its segment replayed and its figures (SmolLM2: 54 MiB at 85
+    positions, measured ≤ 41; 76 at 256, ≤ 65)."""
+    return step_bytes(trace, index) + VIEW_FLOOR
 
 
 def step_bytes(trace: Trace, index: int) -> int:
