@@ -33,6 +33,7 @@ from app.buglab.quiz import QuizLedger
 from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
 from app.errors import SpecError, check_range
 from app.sessions.voters import Voters
+from app.settings import Settings
 from app.spec import ResolvedSpec, without_faults
 from app.spec.core_words import core_said
 from app.steps import heads, jacobian, summary, update, view
@@ -44,8 +45,9 @@ from app.traces.admission import Held
 from app.traces.cache import LRU
 from app.traces.downloads import Downloads
 from app.traces.pool import BUILDS, LIGHT, VIEWS
+from app.traces.room import Room
 from app.traces.store import TraceStore
-from app.traces.working import Room, check_bytes, diff_bytes, tensor_bytes, view_bytes
+from app.traces.working import check_bytes, diff_bytes, tensor_bytes, view_bytes
 from app.words.said import Said
 from xt_core.checks.directional import StepCheck
 from xt_core.checks.gradcheck import check_record
@@ -222,15 +224,16 @@ class Answers:
         key = AnswerKey("check", trace_id, (index,), self.sealed(request, trace_id, index), lang)
 
         async def prepare(ctx: TraceContext):
-            record = record_at(ctx, index)
+            record_at(ctx, index)  # 404 for a step the trace has not
             if key.sealed:
                 return lambda: {"index": index, "gradcheck": quiz.SEALED_CHECK, "warning": None}
-            return partial(self._check_body, ctx, record, index, lang)
+            return partial(self._check_body, ctx, index, lang)
 
         # a deferred check (a real model's) is seconds of float64 work: with the builds, not the views
         return await self._answer(request, key, prepare, check=index)
 
-    def _check_body(self, ctx: TraceContext, record: Record, index: int, lang: str) -> dict:
+    def _check_body(self, ctx: TraceContext, index: int, lang: str) -> dict:
+        record = ctx.trace.records[index]  # the trace's as the job runs: it may have been rebuilt meanwhile
         check = self.check_of(ctx, index)
         warning = view.failed_check_warning(ctx, record, check, lang)
         return {"index": index, "gradcheck": gradcheck_json(check, ctx.spec.canonical["dtype"]), "warning": warning}
@@ -323,16 +326,16 @@ class Answers:
     # ------------------------------------------------------------------ GET .../tensors/{name}
 
     async def tensor(
-        self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool, *, client: str, most: int
+        self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool, *, client: str, settings: Settings
     ) -> Response:
         """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
-        Not cached: the trace holds the array already. A .npy download first takes one of the `most`
-        places of its `client` (429 past them, before any work: app.traces.downloads), given back
-        with its bytes when its response ends."""
+        Not cached: the trace holds the array already. A .npy download first takes one of its
+        `client`'s places (`settings`' max_downloads_per_client or _per_address; 429 past them, before
+        any work: app.traces.downloads), given back with its bytes when its response ends."""
         if as_json:
             return await self._tensor(request, trace_id, name, grad, None)
-        place = self.downloads.take(client, most)
+        place = self.downloads.take(client, settings)
         try:
             return await self._tensor(request, trace_id, name, grad, place)
         except BaseException:
@@ -378,8 +381,10 @@ class Answers:
             raise
 
         def let_go() -> None:
-            held()
-            place()
+            try:
+                held()
+            finally:
+                place()
 
         filename = f"{name}{'.grad' if grad else ''}.npy"
         return tensors.HeldWhileSent(

@@ -36,8 +36,9 @@ from app.traces.cache import LRU
 from app.traces.check_room import CheckRoom
 from app.traces.checks import ChecksBusy, ChecksJob, ChecksRunner
 from app.traces.pool import BUILDS, LIGHT, SMALL, VIEWS, DaemonPool
+from app.traces.room import Room
 from app.traces.store import NotBuilt, TraceStore
-from app.traces.working import Room, check_bytes
+from app.traces.working import check_bytes
 from app.words.said import Said
 from xt_core import Trace
 from xt_core.checks.directional import StepCheck

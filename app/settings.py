@@ -76,6 +76,10 @@ class Settings:
     # embedding gradient: 113 MB), so a client reading slowly, or never, holds at most this many;
     # one more is a 429 + Retry-After before any work (app/traces/downloads.py).
     max_downloads_per_client: int = 2
+    # ... for an address without a learner identity, which may be a class behind one router (the
+    # page asks no identity before a download): more, as max_queued_per_address; a client that drops
+    # its cookie holds at most this many arrays, each for download_send_timeout_seconds if unread
+    max_downloads_per_address: int = 8
     # A download's piece (1 MB) its client does not take within this ends the response (the
     # connection closes) and lets its bytes go: a reader that stops holds them this long, not forever.
     download_send_timeout_seconds: float = 30.0

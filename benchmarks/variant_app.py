@@ -20,7 +20,7 @@ from app.main import app  # noqa: E402,F401 - made with the variant in place
 def _sample_accounting(path: str) -> None:
     """Every 50 ms, a line: seconds, RSS MB, and what the server counts (MB): traces alive,
     reservations and holds, recomputed segments, kept large buffers; holds running, builds running;
-    the heap (MB: mapped, in use, free in the arena; glibc's mallinfo2); past the budget, the holds and builds waiting and the cached traces (id:MB, * in use)."""
+    the heap (MB: mapped, in use, free between its chunks; glibc's mallinfo2); past the budget, the holds and builds waiting and the cached traces (id:MB, * in use)."""
     import threading
     import time
 
@@ -48,22 +48,9 @@ def _sample_accounting(path: str) -> None:
 
 
 def _heap_mb() -> str:
-    """glibc's mallinfo2: bytes mmapped apart (hblkhd), in use in the arena (uordblks) and free in it
-    (fordblks), MB; "- - -" without glibc."""
-    import ctypes
-
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd")] + [
-            (name, ctypes.c_size_t) for name in ("usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
-        ]
-
-    try:
-        mallinfo2 = ctypes.CDLL(None).mallinfo2
-    except (OSError, AttributeError):
-        return "- - -"
-    mallinfo2.restype = MallInfo2
-    info = mallinfo2()
-    return " ".join(f"{n / (1 << 20):.0f}" for n in (info.hblkhd, info.uordblks, info.fordblks))
+    """The heap (app.traces.freed.heap_bytes), MB: mapped apart, in use, free between its chunks."""
+    heap = freed.heap_bytes()
+    return "- - -" if heap is None else " ".join(f"{n / (1 << 20):.0f}" for n in heap)
 
 
 if os.environ.get("XT_BENCH_SAMPLE"):

@@ -40,6 +40,7 @@ from markupsafe import Markup
 from sse_starlette import EventSourceResponse
 
 from app import security, words
+from app.buglab.views import revealed_faults
 from app.deps import LangDep, ServicesDep, SettingsDep, WriterDep
 from app.errors import BAD_BODY, BAD_FIELD, SpecError
 from app.lessons import Catalogue, load_all
@@ -288,12 +289,14 @@ def _conflict(detail: str) -> JSONResponse:
 async def _reveal(services, settings, fields: dict) -> dict:
     spec = resolve(SessionCreate.model_validate({"spec": fields["spec"]}).spec, settings)
     ctx = await services.context(spec)  # admitted, as every trace build
+    faults = revealed_faults(ctx, fields.get("lang", words.DEFAULT))
+    del ctx  # not kept while the checks job waits for its room (it lets its own go: app.traces.room)
     services.quiz.reveal(spec.id)  # every learner of the class's trace sees every verdict
     job = await services.checks_job(spec.id)  # holding its room, as every check job
     # past the wait, reveal what is known: the fault and its step (first_failing may be None)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.finished)), REVEAL_WAIT_S)
-    return rules.reveal(ctx, job, fields.get("lang", words.DEFAULT))
+    return rules.reveal(faults, job)
 
 
 @router.post(

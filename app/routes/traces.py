@@ -159,5 +159,7 @@ async def get_tensor(
     ),
 ) -> Response:
     # a .npy download counts against its client's max_downloads_per_client (app.traces.downloads)
-    client, most = services.client_key(request), services.settings.max_downloads_per_client
-    return await services.answers.tensor(request, trace_id, name, grad, format == "json", client=client, most=most)
+    client, settings = services.client_key(request), services.settings
+    return await services.answers.tensor(
+        request, trace_id, name, grad, format == "json", client=client, settings=settings
+    )

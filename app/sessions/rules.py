@@ -3,12 +3,10 @@ positions, heads and layers) and the lessons; and what the bug hunt reveals."""
 
 from __future__ import annotations
 
-from app.buglab.views import revealed_faults
 from app.errors import SpecError
 from app.lessons import Lesson
 from app.sessions.state import StateUpdate
 from app.spec import ResolvedSpec, spec_id
-from app.steps.context import TraceContext
 from app.traces.checks import ChecksJob
 from app.words.said import Said
 
@@ -120,11 +118,10 @@ def check_answer(step: int, fields: dict) -> None:
         )
 
 
-def reveal(ctx: TraceContext, job: ChecksJob | None, lang: str = "en") -> dict:
-    """The planted fault(s) with their steps, and the first backward step whose gradient check
-    fails (None when the checks had not got that far); described in the class's language `lang`
-    (each fault's `name` lets a student's page in another language say it in its own)."""
-    faults = revealed_faults(ctx, lang)
+def reveal(faults: list[dict], job: ChecksJob | None) -> dict:
+    """The planted fault(s) with their steps (app.buglab.views.revealed_faults, in the class's
+    language: each fault's `name` lets a student's page in another language say it in its own), and
+    the first backward step whose gradient check fails (None when the checks had not got that far)."""
     first = job.first_failing()[0] if job is not None else None
     return {
         "faults": faults,

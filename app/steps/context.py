@@ -50,7 +50,8 @@ def _vocab(tokenizer, vocab_size: int) -> list[str]:
 
 @dataclass
 class TraceContext:
-    """A trace with the spec it was built from and the server's display limits."""
+    """A trace with the spec it was built from and the server's display limits. `trace` is None while
+    a request waits for its job's working bytes (app.traces.room: let go, then taken again)."""
 
     spec: ResolvedSpec
     trace: xt_core.Trace

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 
-from app.traces.working import Reads
+from app.traces.room import Reads
 
 LetGo = Callable[[], None]
 

@@ -3,7 +3,8 @@ A download holds its array's bytes in the one budget until its response ends
 (app.traces.tensors.HeldWhileSent), so a client that opened many and read them slowly, or never,
 would hold that many arrays (SmolLM2's embedding gradient is 113 MB) while everyone else's work
 waited for room (issue 35). One client (its learner identity, else its address: Services.client_key)
-has at most settings.max_downloads_per_client under way; one more is a 429 + Retry-After before
+has at most settings.max_downloads_per_client under way (an address without one,
+max_downloads_per_address); one more is a 429 + Retry-After before
 any work or hold. A download's place is given back where its bytes are let go, however its response
 ends. Only the event loop takes and gives back places: no lock."""
 
@@ -13,6 +14,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 
+from app.settings import Settings
 from app.traces.busy import RETRY_AFTER_S, TooManyQueued
 from app.words.said import Said
 
@@ -23,14 +25,14 @@ class Downloads:
     def __init__(self) -> None:
         self.under_way: Counter[str] = Counter()  # client -> its downloads whose response has not ended
 
-    def take(self, client: str, most: int) -> Callable[[], None]:
-        """A place for one more download of `client`, or TooManyQueued (429) when it has `most` under
-        way already; what is returned gives the place back (at most once)."""
-        mine = self.under_way[client]
+    def take(self, client: str, settings: Settings) -> Callable[[], None]:
+        """A place for one more download of `client`, or TooManyQueued (429) when it has its most under
+        way already (max_downloads_per_client; an address without a learner identity, maybe a class
+        behind one router, max_downloads_per_address); what is returned gives the place back (at most once)."""
+        setting = "max_downloads_per_address" if client.startswith("address:") else "max_downloads_per_client"
+        mine, most = self.under_way[client], getattr(settings, setting)
         if mine >= most:
-            said = Said(
-                "error-busy-client-downloads", downloads=mine, setting="max_downloads_per_client", most=str(most)
-            )
+            said = Said("error-busy-client-downloads", downloads=mine, setting=setting, most=str(most))
             raise TooManyQueued(said, RETRY_AFTER_S)
         self.under_way[client] += 1
         given_back = False

@@ -31,8 +31,8 @@ positions) 736-980 MiB over seven runs; float64 at 43 / 55 positions: views ≤ 
 checks ≤ 593 / 621 MiB. Each under its estimate (the benchmark's table). The class preset's view
 with its check: 39 MiB.
 
-Where a job's bytes are held: on the event loop before the job is queued (`Room.held`; a check:
-app.services twin_room, hold_checking), never in a worker thread (one waiting for bytes would keep
+Where a job's bytes are held (app.traces.room): on the event loop before the job is queued
+(`Room.held`; a check: app.services twin_room, hold_checking), never in a worker thread (one waiting for bytes would keep
 every job behind it waiting: a tiny spec's summary behind a SmolLM2 view, or a build behind a check).
 A job of the views pool (one thread) past small_build_bytes holds them one at a time: a second one
 held while it waits for the thread would count its bytes twice and keep a build waiting for nothing.
@@ -42,17 +42,9 @@ the traces the job reads (Room.hold_for): they stay cached and evictable."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Protocol
-
 import numpy as np
-from fastapi import Request
 
-from app.spec import ResolvedSpec
 from app.spec.cost import largest_param_bytes
-from app.traces.admission import Held
 from xt_core import Trace
 from xt_core.checks.directions import BLOCK
 from xt_core.checks.f64 import LARGE
@@ -72,8 +64,6 @@ IDENTITY_ARRAYS = 4
 # What a check of the head's step holds beyond its (B, T, V) and (V, C) arrays: the segment's (B, T, C)
 # values and gradients in float64, a block of the weight cast at a time, its answer (head_check_bytes)
 CHECK_FLOOR = 16 * MiB
-
-LetGo = Callable[[], None]
 
 
 def vocab_elements(cfg: Config, n_seq: int, T: int) -> int:
@@ -210,79 +200,3 @@ def check_bytes(trace: Trace, index: int | None = None) -> int:
     update = trace.update is not None and (record is None or record.phase == "update")
     sides = 2 * largest_param_bytes(cfg, 8) + 2 * 2 * vocab_elements(cfg, n_seq, T) * 8 if update else 0
     return max(twin_build_bytes(cfg, n_seq, T) + sides, outside)
-
-
-class Reads(Protocol):
-    """What a job reads: a trace (let go while the job waits for its bytes) and the spec it is built from."""
-
-    spec: ResolvedSpec
-    trace: Trace | None
-
-
-class Room:
-    """Working bytes held in the one budget for a job, through the admission (`hold`: Admission.hold,
-    which returns what lets them go); past `small_bytes`, a views job holds them one at a time.
-
-    While a job waits for its bytes (or its turn), its request lets go of the traces the job reads
-    (`Reads.trace` set to None): they stay cached, and work that runs past the budget because nothing
-    else can (a hold alone) may evict them instead of running beside them (issue 35, finding 7: a
-    mix's peak had 1.1 GB of traces pinned by requests waiting their turn beside an AdamW check run
-    alone). Its own bytes never evict them (Admission.hold `spare`). Once held, the job takes them
-    again from the cache (`cached`); one evicted meanwhile is rebuilt (`rebuild`, through the
-    admission) with the bytes let go first (a build never waits behind bytes its own request holds),
-    and then the bytes are waited for once more, the traces kept this time."""
-
-    def __init__(
-        self,
-        hold: Callable[..., Awaitable[Held]],
-        small_bytes: int,
-        cached: Callable[[ResolvedSpec], Trace | None],
-        rebuild: Callable[[ResolvedSpec, Request | None], Awaitable[Trace]],
-    ):
-        self.hold, self.cached, self.rebuild = hold, cached, rebuild
-        self.small_bytes = small_bytes
-        self._turn: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None  # the lock of the loop serving
-
-    @contextlib.asynccontextmanager
-    async def held(self, nbytes: int, *reads: Reads, request: Request | None = None) -> AsyncIterator[Held]:
-        """`nbytes` held for the block, a views job's (waiting for them, and for its turn if large, with
-        `reads`' traces let go); the block may keep part of them past its end (Held.keep: a download's
-        array while it streams)."""
-        for job in reads:
-            job.trace = None  # before its turn too: a large job may wait out another's whole run
-        async with contextlib.nullcontext() if nbytes <= self.small_bytes else self._large_turn():
-            let_go = await self.hold_for(nbytes, *reads, request=request)
-            try:
-                yield let_go
-            finally:
-                let_go()
-
-    async def hold_for(
-        self, nbytes: int, *reads: Reads, request: Request | None = None, after_builds: bool = False
-    ) -> Held:
-        """`nbytes` held (Admission.hold), the traces `reads` read let go while it waits and taken again
-        once held (rebuilt if evicted meanwhile); returns what lets the bytes go."""
-        spare = frozenset(job.spec.id for job in reads)
-        for job in reads:
-            job.trace = None
-        held = await self.hold(nbytes, after_builds=after_builds, spare=spare)
-        if self._retaken(reads):
-            return held
-        held()  # a build waits for bytes: none held by its own request
-        for job in reads:
-            job.trace = await self.rebuild(job.spec, request)
-        return await self.hold(nbytes, after_builds=after_builds)  # its traces kept: no second round
-
-    def _retaken(self, reads: tuple[Reads, ...]) -> bool:
-        traces = [self.cached(job.spec) for job in reads]
-        if any(trace is None for trace in traces):
-            return False
-        for job, trace in zip(reads, traces, strict=True):
-            job.trace = trace
-        return True
-
-    def _large_turn(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()  # an app's lifespan may end and start again on another loop
-        if self._turn is None or self._turn[0] is not loop:
-            self._turn = (loop, asyncio.Lock())
-        return self._turn[1]

@@ -12,11 +12,14 @@ import socket
 import threading
 import time
 
+import pytest
 import uvicorn
 
 from app.main import create_app
 from app.settings import Settings
 from app.traces import tensors
+from app.traces.busy import TooManyQueued
+from app.traces.downloads import Downloads
 from tests.helpers.aio import run_async
 from tests.helpers.client import TEST_HOSTS
 from tests.helpers.server import HOST, free_port
@@ -85,12 +88,13 @@ async def _posted(app) -> tuple[str, str]:
     return trace_id, services.store.get(services.store.spec(trace_id)).param_names[0]
 
 
-def test_a_client_has_at_most_max_downloads_per_client_under_way(monkeypatch):
+def test_a_client_has_at_most_max_downloads_per_address_under_way(monkeypatch):
     """Two downloads of one client held (their client takes no piece): a third is a 429 naming the
     setting (documented), before any work (no array is read); another client's is not refused, nor
     the same client's JSON; once one ends, sent, the client may download again; every place and
-    byte goes."""
-    app = create_app(Settings(allowed_hosts=TEST_HOSTS, max_downloads_per_client=2), warm_up=False)
+    byte goes. A client without a learner identity is its address (max_downloads_per_address)."""
+    settings = Settings(allowed_hosts=TEST_HOSTS, max_downloads_per_address=2, max_downloads_per_client=1)
+    app = create_app(settings, warm_up=False)
     services, read, tensor_array = app.state.services, [], tensors.tensor_array
     monkeypatch.setattr(tensors, "tensor_array", lambda *a: read.append(a[1:]) or tensor_array(*a))
 
@@ -115,7 +119,7 @@ def test_a_client_has_at_most_max_downloads_per_client_under_way(monkeypatch):
         return refusal, third.headers, reads_before, statuses, len(again.body)
 
     refusal, headers, reads_before, statuses, length = run_async(run())
-    assert "max_downloads_per_client = 2" in refusal["detail"] and headers["retry-after"] == "2", (refusal, headers)
+    assert "max_downloads_per_address = 2" in refusal["detail"] and headers["retry-after"] == "2", (refusal, headers)
     assert reads_before == 2  # the refused one read nothing
     assert "429" in app.openapi()["paths"]["/api/traces/{trace_id}/tensors/{name}"]["get"]["responses"]
     assert statuses == [200, 200, 200] and length > 128
@@ -260,3 +264,18 @@ def test_a_client_that_stops_reading_has_its_download_ended_and_its_bytes_let_go
     assert after == (0, 0)
     assert received < length
     assert not any(r.exc_info for r in caplog.records), [r.getMessage() for r in caplog.records if r.exc_info]
+
+
+def test_a_learner_identity_has_max_downloads_per_client_and_an_address_without_one_more():
+    settings, downloads = Settings(max_downloads_per_client=1, max_downloads_per_address=3), Downloads()
+    downloads.take("voter:abc", settings)
+    with pytest.raises(TooManyQueued) as refused:
+        downloads.take("voter:abc", settings)
+    assert "max_downloads_per_client" in str(refused.value.detail)
+    places = [downloads.take("address:10.0.0.1", settings) for _ in range(3)]  # a class behind one router
+    with pytest.raises(TooManyQueued) as refused:
+        downloads.take("address:10.0.0.1", settings)
+    assert "max_downloads_per_address" in str(refused.value.detail)
+    places[0]()
+    places[0]()  # given back once
+    assert downloads.under_way == {"voter:abc": 1, "address:10.0.0.1": 2}

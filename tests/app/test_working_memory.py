@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Future
-from types import SimpleNamespace
 
 from app.buglab import views as buglab_views
 from app.main import create_app
@@ -141,6 +140,7 @@ def test_a_check_job_holds_its_twins_bytes_until_it_ends_then_its_memory_is_give
     """While it runs its freed memory is offered back every CHECKS_TRIM_S; once it ends, once more
     (its last steps' memory: no request's job may end after it to trim it)."""
     events = []
+    monkeypatch.setattr(freed, "_watched", [1 << 62])  # the process's watch trims nothing meanwhile
     monkeypatch.setattr(freed, "give_back", lambda: events.append("trim"))
 
     async def scenario():
@@ -161,32 +161,6 @@ def test_a_check_job_holds_its_twins_bytes_until_it_ends_then_its_memory_is_give
 
     run_async(scenario())
     assert "trim" in events[events.index("gone") :], events
-
-
-def test_freed_memory_is_given_back_once_grown_enough(monkeypatch):
-    trims, rss = [], [0]
-    monkeypatch.setattr(freed, "_malloc_trim", lambda: trims.append)
-    monkeypatch.setattr(freed, "rss_bytes", lambda: rss[0])
-    monkeypatch.setattr(freed, "_after_last_trim", [1000 * MB])
-    rss[0] = 1010 * MB  # grown 10 MB: not worth a trim
-    assert not freed.give_back() and trims == []
-    rss[0] = 1100 * MB
-    assert freed.give_back() and trims == [0]
-    assert not freed.give_back() and trims == [0]  # nothing grew since
-
-
-def test_freed_memory_past_the_kept_bytes_is_given_back_whatever_runs(monkeypatch):
-    """The trim threshold bounds the heap's free top only: free memory between live chunks past
-    kept_freed_bytes goes back too (a class's mix kept 0.5-0.9 GB of it, resident)."""
-    trims, rss, free = [], [1100 * MB], [100 * MB]
-    monkeypatch.setattr(freed, "_malloc_trim", lambda: trims.append)
-    monkeypatch.setattr(freed, "rss_bytes", lambda: rss[0])
-    monkeypatch.setattr(freed, "heap_free_bytes", lambda: free[0])
-    monkeypatch.setattr(freed, "_after_last_trim", [1000 * MB])
-    assert not freed.give_back_past(256 * MB) and trims == []  # within what the heap may keep
-    free[0] = 300 * MB
-    assert freed.give_back_past(256 * MB) and trims == [0]
-    assert not freed.give_back_past(256 * MB) and trims == [0]  # the RSS has not grown since
 
 
 def test_a_views_jobs_working_bytes_are_held_one_large_job_at_a_time_and_a_build_waits_for_them(costs):  # noqa: F811
@@ -359,13 +333,3 @@ def test_a_downloads_bytes_go_when_its_client_left_before_the_first_piece():
     scope = {"type": "http", "asgi": {"spec_version": "2.4"}, "method": "GET", "path": "/", "headers": []}
     run_async(response(scope, gone, send))
     assert let_go == ["gone"]
-
-
-def test_the_server_watches_the_heaps_free_memory_from_one_thread(monkeypatch):
-    started = []
-    monkeypatch.setattr(freed, "_watched", [0])
-    monkeypatch.setattr(freed.threading, "Thread", lambda **kw: SimpleNamespace(start=lambda: started.append(kw)))
-    freed.watch(256 * MB)
-    freed.watch(128 * MB)  # a second app in the process: the same thread, the latest bound
-    assert [kw["name"] for kw in started] == ["xt-freed-watch"] and freed._watched == [128 * MB]
-    assert freed.heap_free_bytes() > 0  # glibc's mallinfo2 read (this machine's libc)

@@ -7,12 +7,14 @@ them. Bookkeeping and event order only."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 from app.services import Services
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.cost import spec_cost
 from app.steps.context import TraceContext
+from app.traces.room import Room
 from tests.helpers.aio import run_async
 from tests.helpers.specs import SMALL_SPEC
 
@@ -103,5 +105,50 @@ def test_a_views_job_waiting_for_the_large_turn_lets_its_trace_go_and_reads_it_o
         assert seen_a == [services.store.cached(spec_a)] and seen_b == [services.store.cached(spec_b)]
         assert services.store.reserved == 0
         services.shutdown()
+
+    run_async(scenario())
+
+
+def test_a_large_job_whose_trace_was_evicted_rebuilds_it_without_its_turn():
+    """While its trace is rebuilt (a build behind the class's queue), the other large views run."""
+
+    async def scenario():
+        events, rebuilt = [], asyncio.Event()
+        spec_a, spec_b = (SimpleNamespace(id=name) for name in ("a", "b"))
+        cache = {"b": "trace b"}  # a's was evicted while it waited
+
+        async def hold(nbytes, after_builds=False, spare=frozenset()):
+            events.append(("hold", sorted(spare)))
+            return lambda: events.append("let go")
+
+        async def rebuild(spec, request):
+            events.append(("rebuild", spec.id))
+            await rebuilt.wait()
+            cache[spec.id] = f"trace {spec.id}"
+            return cache[spec.id]
+
+        room = Room(hold, small_bytes=0, cached=lambda spec: cache.get(spec.id), rebuild=rebuild)
+        a, b = SimpleNamespace(spec=spec_a, trace="old a"), SimpleNamespace(spec=spec_b, trace="trace b")
+
+        async def view(job):
+            async with room.held(1, job):
+                events.append(("view", job.trace))
+
+        first = asyncio.ensure_future(view(a))
+        await asyncio.sleep(0)
+        await asyncio.wait_for(view(b), 30)  # its turn comes while a's trace is rebuilt (before: never)
+        rebuilt.set()
+        await first
+        assert events == [
+            ("hold", ["a"]),
+            "let go",  # a's bytes and turn let go before its build
+            ("rebuild", "a"),
+            ("hold", ["b"]),
+            ("view", "trace b"),
+            "let go",
+            ("hold", []),  # a's second round: its trace kept
+            ("view", "trace a"),
+            "let go",
+        ]
 
     run_async(scenario())
