@@ -11,6 +11,7 @@ from app.errors import BAD_FIELD, NOT_FOUND, QUIZ_HEALTH, SpecError
 from app.schemas.precision import PrecisionHealth
 from app.traces.pool import VIEWS
 from app.traces.precision import precision_json
+from app.traces.working import check_bytes, view_bytes
 from app.words.said import Said
 
 router = APIRouter(prefix="/api", tags=["traces"])
@@ -32,4 +33,7 @@ async def precision_health(request: Request, services: ServicesDep, ctx: TraceDe
         raise HTTPException(403, detail=Said("error-precision-quiz"))
     if ctx.trace.precision is None:
         raise SpecError(("path", "trace_id"), Said("error-precision-not-low", trace=ctx.spec.id, dtype=ctx.spec.dtype))
-    return json_safe(await services.answers.run(precision_json, ctx.trace, pool=VIEWS, request=request))
+    # every segment replayed beside its float64 twin's, as a job of every step's checks, and a view's work
+    nbytes = check_bytes(ctx.trace) + view_bytes(ctx.trace)
+    async with services.room.held(nbytes, ctx, request=request):
+        return json_safe(await services.answers.run(precision_json, ctx.trace, pool=VIEWS, request=request))

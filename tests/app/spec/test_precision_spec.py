@@ -8,7 +8,9 @@ import pytest
 from app.settings import Settings
 from app.spec import TraceSpec, resolve
 from app.spec.query import spec_from_query, spec_to_query
+from app.traces.precision import precision_json
 from app.traces.store import build_trace
+from app.traces.working import check_bytes, view_bytes
 from tests.helpers.client import post_trace
 
 SMALL = {"n_layer": 1, "n_head": 2, "n_kv_head": 2, "n_embd": 16, "ffn_hidden": 24, "seq_len": 16}
@@ -154,3 +156,20 @@ def test_a_real_model_s_parameter_gradients_are_left_out(monkeypatch):
     assert len(precision.precision_json(trace)["params"]) == len(trace.param_names)
     monkeypatch.setattr(precision, "PARAM_HEALTH_MAX_PARAMS", trace.cfg.n_params() - 1)
     assert precision.precision_json(trace)["params"] is None
+
+
+def test_the_numbers_health_holds_its_working_bytes_while_it_runs(client, monkeypatch):
+    """Its float64 twin's replays of every segment count in the one budget, as a check job's do."""
+    services = client.app.state.services
+    summary = post_trace(client, {"config": SMALL, "text": "the cat sat on", "dtype": "bfloat16"})
+    trace = services.store.get(services.store.spec(summary["id"]))
+    seen, made = [], precision_json
+
+    def seeing(held_trace):
+        seen.append((services.admission.holding, services.store.reserved))
+        return made(held_trace)
+
+    monkeypatch.setattr("app.routes.precision.precision_json", seeing)
+    assert client.get(f"/api/traces/{summary['id']}/precision").status_code == 200
+    assert seen == [(1, check_bytes(trace) + view_bytes(trace))]
+    assert services.admission.holding == 0 and services.store.reserved == 0
