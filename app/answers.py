@@ -40,7 +40,7 @@ from app.steps import heads, jacobian, summary, update, view
 from app.steps.context import TraceContext
 from app.steps.gradcheck import gradcheck_json
 from app.steps.registry import kind_of
-from app.traces import tensors
+from app.traces import downloads, tensors
 from app.traces.admission import Held
 from app.traces.cache import LRU
 from app.traces.downloads import Downloads
@@ -114,7 +114,7 @@ class Answers:
         self.twin_room = twin_room  # holds the float64 bytes a check replays in, before its job is queued
         self.room = room  # a views job's working bytes, held by its thread as it starts (app.traces.working)
         self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
-        self.downloads = Downloads()  # the .npy downloads under way, by client (settings.max_downloads_per_client)
+        self.downloads = Downloads()  # the .npy downloads under way, by client (settings.max_download_bytes_per_client)
 
     # ------------------------------------------------------------------ the one path
 
@@ -330,24 +330,27 @@ class Answers:
     ) -> Response:
         """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
-        Not cached: the trace holds the array already. A .npy download first takes one of its
-        `client`'s places (`settings`' max_downloads_per_client or _per_address; 429 past them, before
+        Not cached: the trace holds the array already. A .npy download first takes its place among
+        its `client`'s (`settings`' max_download_bytes_per_client or _per_address; 429 past them, before
         any work: app.traces.downloads), given back with its bytes when its response ends."""
+        ctx = await self.trace(trace_id, request)
+        self.refuse_hidden_weights(request, ctx, name, grad)
         if as_json:
-            return await self._tensor(request, trace_id, name, grad, None)
-        place = self.downloads.take(client, settings)
+            return await self._tensor(request, ctx, name, grad, None)
         try:
-            return await self._tensor(request, trace_id, name, grad, place)
+            place = self.downloads.take(client, downloads.array_bytes(ctx.trace, name), settings)
+        except KeyError as exc:
+            raise _unknown_tensor(exc, trace_id) from None
+        try:
+            return await self._tensor(request, ctx, name, grad, place)
         except BaseException:
             place()
             raise
 
     async def _tensor(
-        self, request: Request, trace_id: str, name: str, grad: bool, place: Callable[[], None] | None
+        self, request: Request, ctx: TraceContext, name: str, grad: bool, place: Callable[[], None] | None
     ) -> Response:
         """`tensor`: a .npy download with its `place` (its client's), JSON without."""
-        ctx = await self.trace(trace_id, request)
-        self.refuse_hidden_weights(request, ctx, name, grad)
         try:  # in the pool: a tensor inside a layer is recomputed with it (xt_core.recompute)
             async with self.room.held(tensor_bytes(ctx.trace, name, grad), ctx, request=request) as held:
                 array = await self.run(tensors.tensor_array, ctx.trace, name, grad, pool=VIEWS, request=request)
@@ -355,8 +358,7 @@ class Answers:
                 # (one the trace keeps, a weight or a boundary, is counted with it already)
                 streaming = None if place is None else held.keep(0 if ctx.trace.keeps(array) else array.nbytes)
         except KeyError as exc:
-            message = Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id)
-            raise HTTPException(404, detail=message) from None
+            raise _unknown_tensor(exc, ctx.spec.id) from None
         if streaming is not None:
             return await self._npy(ctx, name, grad, array, streaming, place)
         too_big = tensors.check_json_size(name, array, ctx.settings.max_json_tensor_entries)
@@ -394,6 +396,10 @@ class Answers:
             media_type="application/octet-stream",
             headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Length": str(length)},
         )
+
+
+def _unknown_tensor(exc: KeyError, trace_id: str) -> HTTPException:
+    return HTTPException(404, detail=Said("error-tensor-unknown", reason=core_said(str(exc.args[0])), trace=trace_id))
 
 
 def _build(fn, *args) -> Prepare:

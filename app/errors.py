@@ -182,7 +182,9 @@ PROBES_SPENT = {409: _answer("every probe of this quiz is spent")}
 CLASS_QUIZ = {409: _answer("a class's quiz: its poll answers it and its presenter reveals it")}
 VOTERS_LIMITED = {429: _answer("this address was given voters_per_address learner identities this hour")}
 DOWNLOADS_LIMITED = {
-    429: _answer("this client already has max_downloads_per_client .npy downloads under way: retry after Retry-After")
+    429: _answer(
+        "this client's .npy downloads under way would pass max_download_bytes_per_client: retry after Retry-After"
+    )
 }
 UPLOAD_REFUSED = {
     413: _answer("the upload is larger than max_upload_bytes"),

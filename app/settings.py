@@ -71,15 +71,17 @@ class Settings:
     # encode and 0.3 s to gzip while holding the GIL (SmolLM2's 28.3 M-entry embedding would be 560 MB
     # and 25 s, +2.2 GB RSS, stalling every other request). The .npy format has no limit: it streams.
     max_json_tensor_entries: int = 1 << 18
-    # .npy downloads under way for one client (its learner identity, else its address: the build
-    # queue's client). Each holds its array's bytes in cache_bytes until its response ends (SmolLM2's
-    # embedding gradient: 113 MB), so a client reading slowly, or never, holds at most this many;
-    # one more is a 429 + Retry-After before any work (app/traces/downloads.py).
-    max_downloads_per_client: int = 2
-    # ... for an address without a learner identity, which may be a class behind one router (the
-    # page asks no identity before a download): more, as max_queued_per_address; a client that drops
-    # its cookie holds at most this many arrays, each for download_send_timeout_seconds if unread
-    max_downloads_per_address: int = 8
+    # Bytes of the .npy downloads under way for one client (its learner identity, else its address:
+    # the build queue's client), counted by their arrays' sizes before any work. Each holds its array
+    # in cache_bytes until its response ends (SmolLM2's embedding gradient: 113 MB), so a client
+    # reading slowly, or never, holds at most this much; past it, a 429 + Retry-After (a client's
+    # first download is never refused: app/traces/downloads.py). Small arrays barely count: a class
+    # downloading a tiny spec's tensors all at once is not refused.
+    max_download_bytes_per_client: int = 256 << 20
+    # ... for an address without a learner identity, which may be a class behind one router (the page
+    # asks no identity before a download): more; a client that drops its cookie holds at most this,
+    # each array for at most download_send_timeout_seconds unread
+    max_download_bytes_per_address: int = 512 << 20
     # A download's piece (1 MB) its client does not take within this ends the response (the
     # connection closes) and lets its bytes go: a reader that stops holds them this long, not forever.
     download_send_timeout_seconds: float = 30.0

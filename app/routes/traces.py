@@ -158,7 +158,7 @@ async def get_tensor(
         "npy", description="npy: numpy's .npy file; json: {name, shape, dtype, data}"
     ),
 ) -> Response:
-    # a .npy download counts against its client's max_downloads_per_client (app.traces.downloads)
+    # a .npy download counts against its client's max_download_bytes_per_client (app.traces.downloads)
     client, settings = services.client_key(request), services.settings
     return await services.answers.tensor(
         request, trace_id, name, grad, format == "json", client=client, settings=settings

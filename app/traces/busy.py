@@ -28,7 +28,7 @@ class Overloaded(HTTPException):
 
 class TooManyQueued(HTTPException):
     """429 + Retry-After: this client already has its share, settings.max_queued_per_client builds
-    waiting or max_downloads_per_client downloads under way (app.traces.downloads)."""
+    waiting or max_download_bytes_per_client of downloads under way (app.traces.downloads)."""
 
     def __init__(self, detail: str, retry_after: float):
         seconds = min(MAX_RETRY_AFTER_S, max(1, math.ceil(retry_after)))

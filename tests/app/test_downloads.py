@@ -1,6 +1,6 @@
 """A class one student cannot stall with downloads (issue 35): a .npy download holds its array's bytes
-in the one budget until its response ends, so one client has at most max_downloads_per_client under
-way (one more: 429 before any work), its place given back however the response ends; a client that
+in the one budget until its response ends, so one client has at most max_download_bytes_per_client of
+arrays under way (past them: 429 before any work), its place given back however the response ends; a client that
 stops reading has its response ended after download_send_timeout_seconds, and the bytes go."""
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ import uvicorn
 
 from app.main import create_app
 from app.settings import Settings
-from app.traces import tensors
+from app.spec import TraceSpec, resolve
+from app.traces import downloads, tensors
 from app.traces.busy import TooManyQueued
 from app.traces.downloads import Downloads
+from app.traces.store import build_trace
 from tests.helpers.aio import run_async
 from tests.helpers.client import TEST_HOSTS
 from tests.helpers.server import HOST, free_port
 from tests.helpers.specs import SMALL_SPEC
 
 DEADLINE_S = 30  # a hung test's bound, never a measure
+SMALL_TRACE = build_trace(resolve(TraceSpec.model_validate(SMALL_SPEC), Settings()))
+PARAM_BYTES = SMALL_TRACE[SMALL_TRACE.param_names[0]].nbytes  # what a download of _posted's parameter counts
 
 
 class Download:
@@ -88,12 +92,12 @@ async def _posted(app) -> tuple[str, str]:
     return trace_id, services.store.get(services.store.spec(trace_id)).param_names[0]
 
 
-def test_a_client_has_at_most_max_downloads_per_address_under_way(monkeypatch):
-    """Two downloads of one client held (their client takes no piece): a third is a 429 naming the
-    setting (documented), before any work (no array is read); another client's is not refused, nor
-    the same client's JSON; once one ends, sent, the client may download again; every place and
-    byte goes. A client without a learner identity is its address (max_downloads_per_address)."""
-    settings = Settings(allowed_hosts=TEST_HOSTS, max_downloads_per_address=2, max_downloads_per_client=1)
+def test_a_client_has_at_most_max_download_bytes_per_address_under_way(monkeypatch):
+    """Two downloads of one client held (their client takes no piece): a third, past the bytes, is a
+    429 naming the setting (documented), before any work (no array is read); another client's is not
+    refused, nor the same client's JSON; once one ends, sent, the client may download again; every
+    place and byte goes. A client without a learner identity is its address (_per_address)."""
+    settings = Settings(allowed_hosts=TEST_HOSTS, max_download_bytes_per_address=2 * PARAM_BYTES)
     app = create_app(settings, warm_up=False)
     services, read, tensor_array = app.state.services, [], tensors.tensor_array
     monkeypatch.setattr(tensors, "tensor_array", lambda *a: read.append(a[1:]) or tensor_array(*a))
@@ -103,7 +107,7 @@ def test_a_client_has_at_most_max_downloads_per_address_under_way(monkeypatch):
         url = f"/api/traces/{trace_id}/tensors/{name}"
         held = [Download(app, url, "10.0.0.1") for _ in range(2)]
         assert [await d.started() for d in held] == [200, 200]
-        assert services.answers.downloads.under_way == {"address:10.0.0.1": 2}
+        assert services.answers.downloads.under_way == {"address:10.0.0.1": 2 * PARAM_BYTES}
         third = Download(app, url, "10.0.0.1", taking=True)
         assert await third.ended() == 429
         refusal, reads_before = json.loads(third.body), len(read)
@@ -119,7 +123,7 @@ def test_a_client_has_at_most_max_downloads_per_address_under_way(monkeypatch):
         return refusal, third.headers, reads_before, statuses, len(again.body)
 
     refusal, headers, reads_before, statuses, length = run_async(run())
-    assert "max_downloads_per_address = 2" in refusal["detail"] and headers["retry-after"] == "2", (refusal, headers)
+    assert "max_download_bytes_per_address = " in refusal["detail"] and headers["retry-after"] == "2", refusal
     assert reads_before == 2  # the refused one read nothing
     assert "429" in app.openapi()["paths"]["/api/traces/{trace_id}/tensors/{name}"]["get"]["responses"]
     assert statuses == [200, 200, 200] and length > 128
@@ -130,7 +134,7 @@ def test_a_client_has_at_most_max_downloads_per_address_under_way(monkeypatch):
 def test_a_download_gives_its_place_back_when_its_client_leaves():
     """Before the first piece (Starlette cancels the stream) or mid-way: the place and the bytes go,
     and the client may download again."""
-    app = create_app(Settings(allowed_hosts=TEST_HOSTS, max_downloads_per_client=1), warm_up=False)
+    app = create_app(Settings(allowed_hosts=TEST_HOSTS, max_download_bytes_per_address=1), warm_up=False)
     services = app.state.services
 
     async def run():
@@ -149,7 +153,7 @@ def test_a_download_gives_its_place_back_when_its_client_leaves():
 
     after_first, during, again = run_async(run())
     assert after_first == [{}, b""]
-    assert during == {"address:10.0.0.1": 1} and again == 200
+    assert during == {"address:10.0.0.1": PARAM_BYTES} and again == 200
     assert services.answers.downloads.under_way == {}
     assert services.store.reserved == 0 and services.admission.holding == 0
 
@@ -240,7 +244,7 @@ def test_a_client_that_stops_reading_has_its_download_ended_and_its_bytes_let_go
     # logits of 4 sequences of 256 positions over 4,096 tokens: 16 MB, past what the sockets buffer
     config = {**SMALL_SPEC["config"], "seq_len": 256, "vocab_size": 4096}
     spec = {"config": config, "tokens": [[(7 * i + row) % 4096 for i in range(257)] for row in range(4)], "seed": 1}
-    settings = Settings(allowed_hosts=TEST_HOSTS, download_send_timeout_seconds=0.5, max_downloads_per_client=1)
+    settings = Settings(allowed_hosts=TEST_HOSTS, download_send_timeout_seconds=0.5)
     with _Served(settings) as served:
         services = served.app.state.services
         seen = _Seen(lambda: (dict(services.answers.downloads.under_way), services.store.reserved))
@@ -260,22 +264,30 @@ def test_a_client_that_stops_reading_has_its_download_ended_and_its_bytes_let_go
     assert length == 4 * 256 * 4096 * 4 + 128
     [(said, (under_way, reserved))] = seen.seen  # as the response ended: still held
     assert "download_send_timeout_seconds" in said
-    assert under_way == {"address:127.0.0.1": 1} and reserved >= length - 128
+    assert under_way == {"address:127.0.0.1": length - 128} and reserved >= length - 128
     assert after == (0, 0)
     assert received < length
     assert not any(r.exc_info for r in caplog.records), [r.getMessage() for r in caplog.records if r.exc_info]
 
 
-def test_a_learner_identity_has_max_downloads_per_client_and_an_address_without_one_more():
-    settings, downloads = Settings(max_downloads_per_client=1, max_downloads_per_address=3), Downloads()
-    downloads.take("voter:abc", settings)
+def test_a_learner_identity_has_max_download_bytes_per_client_and_an_address_without_one_more():
+    settings, downloads = Settings(max_download_bytes_per_client=100, max_download_bytes_per_address=300), Downloads()
+    downloads.take("voter:abc", 1000, settings)  # a client's first download is never refused, however large
     with pytest.raises(TooManyQueued) as refused:
-        downloads.take("voter:abc", settings)
-    assert "max_downloads_per_client" in str(refused.value.detail)
-    places = [downloads.take("address:10.0.0.1", settings) for _ in range(3)]  # a class behind one router
+        downloads.take("voter:abc", 1, settings)
+    assert "max_download_bytes_per_client" in str(refused.value.detail)
+    places = [downloads.take("address:10.0.0.1", 100, settings) for _ in range(3)]  # a class behind one router
     with pytest.raises(TooManyQueued) as refused:
-        downloads.take("address:10.0.0.1", settings)
-    assert "max_downloads_per_address" in str(refused.value.detail)
+        downloads.take("address:10.0.0.1", 1, settings)
+    assert "max_download_bytes_per_address" in str(refused.value.detail)
     places[0]()
     places[0]()  # given back once
-    assert downloads.under_way == {"voter:abc": 1, "address:10.0.0.1": 2}
+    assert downloads.under_way == {"voter:abc": 1000, "address:10.0.0.1": 200}
+
+
+def test_a_downloads_bytes_are_counted_from_the_recorded_shapes_before_any_work():
+    trace = SMALL_TRACE
+    for name in ("logits", "layers.0.attention.probs", trace.param_names[0], "tokens"):
+        assert downloads.array_bytes(trace, name) == trace[name].nbytes
+    with pytest.raises(KeyError):
+        downloads.array_bytes(trace, "no.such.tensor")

@@ -49,6 +49,6 @@ error-busy-retry = { $reason }; retry in about { $seconds } s
 error-busy-jobs-running = the server is busy ({ $jobs } jobs running)
 error-busy-jobs-queued = the server is busy ({ $jobs } jobs queued)
 error-busy-client-queued = { $builds } builds of this client already wait ({ $setting } = { $most })
-error-busy-client-downloads = { $downloads } .npy downloads of this client are already under way ({ $setting } = { $most })
+error-busy-client-downloads = this client's .npy downloads under way hold { $held } bytes and this one adds { $adds }, past { $setting } = { $most } bytes
 error-busy-queue-full = the server is busy: { $builds } builds wait, the most the queue holds (max_queued_builds)
 error-busy-queued-seconds = the server is busy: about { $queued } s of traces are queued and this one adds about { $adds } s, past the limit of { $most } s (max_queued_seconds)

@@ -56,7 +56,7 @@ error-busy-retry = { $reason }; повторите примерно через {
 error-busy-jobs-running = сервер занят (выполняется заданий: { $jobs })
 error-busy-jobs-queued = сервер занят (заданий в очереди: { $jobs })
 error-busy-client-queued = построений этого клиента уже ждут: { $builds } ({ $setting } = { $most })
-error-busy-client-downloads = скачиваний .npy этого клиента уже идёт: { $downloads } ({ $setting } = { $most })
+error-busy-client-downloads = скачивания .npy этого клиента уже держат { $held } байт, а это добавит { $adds }: больше, чем { $setting } = { $most } байт
 error-busy-queue-full = сервер занят: ждут { $builds } { $builds ->
         [one] построение
         [few] построения
