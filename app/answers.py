@@ -33,7 +33,6 @@ from app.buglab.quiz import QuizLedger
 from app.encoding import GZIP_MIN_BYTES, compact_json, encoded_response, json_safe
 from app.errors import SpecError, check_range
 from app.sessions.voters import Voters
-from app.settings import Settings
 from app.spec import ResolvedSpec, without_faults
 from app.spec.core_words import core_said
 from app.steps import heads, jacobian, summary, update, view
@@ -112,7 +111,9 @@ class Answers:
         self.quiz_ledger = quiz_ledger  # a quiz's probes and answer, per trace and learner
         self.voters = voters  # the learner identities a quiz counts by
         self.twin_room = twin_room  # holds the float64 bytes a check replays in, before its job is queued
-        self.room = room  # a views job's working bytes, held by its thread as it starts (app.traces.working)
+        self.room = (
+            room  # a job's working bytes, held before it is queued, its traces let go meanwhile (app.traces.room)
+        )
         self.cache: LRU[Encoded] = LRU(MAX_ANSWERS, cache_bytes, sizeof=lambda v: len(v[0]) + len(v[1] or b""))
         self.downloads = Downloads()  # the .npy downloads under way, by client (settings.max_download_bytes_per_client)
 
@@ -135,11 +136,11 @@ class Answers:
     ) -> Response:
         """The cached answer of `key`, or: the trace (admitted), `prepare(ctx)` checks the request
         against it and returns the blocking builder, which runs in the views pool (app.traces.pool)
-        holding its working bytes, `nbytes(ctx)`, in the one budget (app.traces.working: Room);
+        holding its working bytes, `nbytes(ctx)`, in the one budget (app.traces.room);
         a sealed key's answer goes through `seal` before it is encoded. `check`: the step whose
         gradient check it computes, with the builds instead, its float64 bytes held before its job is
         queued (Services.twin_room; a sealed check computes nothing). While it waits for them, the
-        traces it reads (ctx's, and `also`'s: a diff's correct trace) are let go (app.traces.working Room)."""
+        traces it reads (ctx's, and `also`'s: a diff's correct trace) are let go (app.traces.room)."""
         if (hit := self._hit(request, key)) is not None:
             return hit
         ctx = ctx or await self.trace(key.trace_id, request)
@@ -326,19 +327,19 @@ class Answers:
     # ------------------------------------------------------------------ GET .../tensors/{name}
 
     async def tensor(
-        self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool, *, client: str, settings: Settings
+        self, request: Request, trace_id: str, name: str, grad: bool, as_json: bool, *, client: str
     ) -> Response:
         """A recorded tensor or its gradient: a .npy file streamed from the array's own memory,
         or JSON (refused past settings.max_json_tensor_entries before a list is made of it).
         Not cached: the trace holds the array already. A .npy download first takes its place among
-        its `client`'s (`settings`' max_download_bytes_per_client or _per_address; 429 past them, before
+        its `client`'s (settings.max_download_bytes_per_client or _per_address; 429 past them, before
         any work: app.traces.downloads), given back with its bytes when its response ends."""
         ctx = await self.trace(trace_id, request)
         self.refuse_hidden_weights(request, ctx, name, grad)
         if as_json:
             return await self._tensor(request, ctx, name, grad, None)
         try:
-            place = self.downloads.take(client, downloads.array_bytes(ctx.trace, name), settings)
+            place = self.downloads.take(client, downloads.array_bytes(ctx.trace, name), ctx.settings)
         except KeyError as exc:
             raise _unknown_tensor(exc, trace_id) from None
         try:

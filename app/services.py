@@ -73,7 +73,7 @@ class Services:
         self.pending = 0  # jobs run() has queued or running; only the event loop thread touches it
         self._watchers: set[asyncio.Task] = set()  # hold_while_checking's, kept from the collector
         self.admission = Admission(settings, self.store)  # trace builds by estimated seconds and bytes
-        # a job's working bytes, its traces let go while it waits for them (app.traces.working)
+        # a job's working bytes, its traces let go while it waits for them (app.traces.room)
         self.room = Room(self.admission.hold, settings.small_build_bytes, self.store.cached, self.build)
         self.answers = Answers(  # every answer built from a trace, encoded once and cached
             settings.step_cache_bytes,
@@ -167,7 +167,7 @@ class Services:
         """Holds the bytes a gradient check of step `index` replays in (a float32 trace's float64 twin
         while its first check builds it, the float64 segments of every later one: app.traces.working.
         check_bytes) in the one budget for the block, waiting its turn with its trace let go
-        (app.traces.working Room: ctx.trace is taken again once they are held)."""
+        (app.traces.room: ctx.trace is taken again once they are held)."""
         let_go = await self.hold_checking(ctx, index, request)
         try:
             yield

@@ -159,7 +159,5 @@ async def get_tensor(
     ),
 ) -> Response:
     # a .npy download counts against its client's max_download_bytes_per_client (app.traces.downloads)
-    client, settings = services.client_key(request), services.settings
-    return await services.answers.tensor(
-        request, trace_id, name, grad, format == "json", client=client, settings=settings
-    )
+    client = services.client_key(request)
+    return await services.answers.tensor(request, trace_id, name, grad, format == "json", client=client)

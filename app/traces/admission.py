@@ -20,7 +20,7 @@ estimate (app.spec.cost, calibrated on this class of machine) decides what it wa
              starts whatever its size (counted, past the budget). A small hold (within
              small_build_bytes: a tiny spec's view) may take the small lane's bytes, as a small
              build does. While a hold waits, its request lets go of the traces its work reads
-             (app.traces.working Room): what runs alone evicts them rather than runs beside them;
+             (app.traces.room): what runs alone evicts them rather than runs beside them;
              the hold's own bytes never evict them (`spare`). A check job makes way between its
              steps while something waits for bytes (`wants_room`; app.traces.check_room)
 
@@ -248,7 +248,7 @@ class Admission:
         returns what lets them go (Held). Cancelled while waiting: nothing is held.
         `after_builds`: its turn comes after the builds waiting now (a check job's next step).
         `spare`: the ids of the traces the work reads, which its request let go while it waits
-        (app.traces.working Room): its own bytes never evict them, anything else's may."""
+        (app.traces.room): its own bytes never evict them, anything else's may."""
         ticket = Ticket(Cost(nbytes, 0.0), None, seq=next(self._seq), after_builds=after_builds, spare=spare)
         self.working.append(ticket)
         self._start_next()

@@ -5,7 +5,7 @@ them out (issue 35, finding 7: a float64 build waited >900 s behind one job). At
 while something waits for bytes (Admission.wants_room), the job makes way: it lets its room go and
 drops its trace (it stays cached, evictable), takes its trace again (a cache hit, or rebuilt in its
 turn) and holds its room again behind the builds admitted before (Admission.hold, after_builds; the
-trace let go again while it waits: app.traces.working Room), then goes on where it stopped (its
+trace let go again while it waits: app.traces.room), then goes on where it stopped (its
 checks done so far are cached per step)."""
 
 from __future__ import annotations

@@ -79,24 +79,28 @@ class Room:
     ) -> Held:
         """Its turn (if `turn`: acquired on return) and its bytes, `reads`' traces let go while it waits
         and taken again; one evicted meanwhile rebuilt with neither held, then both waited for again."""
-        spare = frozenset(job.spec.id for job in reads)
         for job in reads:
             job.trace = None  # before its turn too: a large job may wait out another's whole run
-        for kept in (False, True):
-            if turn is not None:
-                await turn.acquire()
-            try:
-                held = await self.hold(nbytes, after_builds=after_builds, spare=frozenset() if kept else spare)
-            except BaseException:
-                _release(turn)
-                raise
-            if kept or self._retaken(reads):
-                return held
-            held()  # a build waits for bytes: none held by its own request
+        spare = frozenset(job.spec.id for job in reads)
+        held = await self._turn_and_bytes(nbytes, turn, after_builds, spare)
+        if self._retaken(reads):
+            return held
+        held()  # a build waits for bytes: none held by its own request
+        _release(turn)
+        for job in reads:
+            job.trace = await self.rebuild(job.spec, request)
+        return await self._turn_and_bytes(nbytes, turn, after_builds, frozenset())  # its traces kept
+
+    async def _turn_and_bytes(
+        self, nbytes: int, turn: asyncio.Lock | None, after_builds: bool, spare: frozenset[str]
+    ) -> Held:
+        if turn is not None:
+            await turn.acquire()
+        try:
+            return await self.hold(nbytes, after_builds=after_builds, spare=spare)
+        except BaseException:
             _release(turn)
-            for job in reads:
-                job.trace = await self.rebuild(job.spec, request)
-        raise AssertionError("unreachable: the second round keeps its traces")
+            raise
 
     def _retaken(self, reads: tuple[Reads, ...]) -> bool:
         traces = [self.cached(job.spec) for job in reads]

@@ -161,7 +161,7 @@ class TraceStore:
         already admitted leave too little, or less than `kept` bytes beside it (the small lane's).
         `force`: reserved anyway, once everything that can go has (admission's work that runs alone).
         `spare`: the ids of traces the work will take again as it starts (a request that let them go
-        while it waited: app.traces.working Room), counted as in use and not evicted."""
+        while it waited: app.traces.room), counted as in use and not evicted."""
         with self._lock:
             left = self.settings.cache_bytes - (self._live - self._freeable(spare) + self._reserved + nbytes)
             if kept > left and not force:
